@@ -1,0 +1,141 @@
+import type { TensorData } from '../tensor/data.js';
+import type { Distribution } from '../tensor/distribution.js';
+import type { DType } from '../tensor/dtype.js';
+import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from './ops.js';
+import type {
+  AttentionOptions, AvgPoolOptions, ConvOptions, ConvTransposeOptions, DeformConvOptions,
+  GridSampleOptions, InterpolateOptions, MaxPoolOptions, UnfoldOptions,
+} from './options.js';
+import type { RandomKey } from './rng.js';
+
+/** What every backend's tensor handle exposes; everything else about it is private to the backend. */
+export interface TensorPrimitive {
+  readonly shape: readonly number[];
+  readonly dtype: DType;
+}
+
+/** One dimension of a slice, normalized: the first index, the element count and a signed step. */
+export interface SliceSpec {
+  readonly start: number;
+  readonly size: number;
+  readonly step: number;
+}
+
+/** Which dims and sizes a primitive layout op keeps; see {@link RequiredOps.slice}. */
+export type SliceSpecs = readonly SliceSpec[];
+
+/**
+ * The small set of operations a backend must implement. Every other tensor operation has a
+ * default written over these (see {@link BaseBackend}), so a new backend is this list; it may
+ * override any default to go faster.
+ *
+ * Conventions: ops never mutate their inputs; dims are already normalized (non-negative, in range)
+ * and shapes already checked by the tensor API; reductions keep reduced dims with size 1.
+ */
+export interface RequiredOps<P extends TensorPrimitive = TensorPrimitive> {
+  /** Backend name, e.g. `cpu(js)`. */
+  readonly name: string;
+
+  // --- data ---
+  /** Uploads host data. */
+  fromData(data: TensorData): P;
+  /** Reads a tensor back to the host. */
+  toData(p: P): Promise<TensorData>;
+  /** Reads synchronously, or returns undefined where the backend cannot (WebGPU). */
+  toDataSync(p: P): TensorData | undefined;
+  /** A tensor of `shape` filled with `value` (converted to `dtype`). */
+  fill(shape: readonly number[], value: number, dtype: DType): P;
+
+  // --- layout (views where the backend can) ---
+  reshape(p: P, shape: readonly number[]): P;
+  /** `out.shape[i] = p.shape[axes[i]]`. */
+  permute(p: P, axes: readonly number[]): P;
+  /** Broadcasts size-1 (or missing leading) dims to `shape`. */
+  expand(p: P, shape: readonly number[]): P;
+  /** One spec per dim: element `k` of dim `d` is input index `start + k * step`. */
+  slice(p: P, specs: SliceSpecs): P;
+  /** Returns `p` with the region described by `specs` replaced by `values` (whose shape is the region's). */
+  sliceAssign(p: P, specs: SliceSpecs, values: P): P;
+  /** Concatenates along `dim`; all inputs share dtype and the other sizes. */
+  cat(ps: readonly P[], dim: number): P;
+
+  // --- elementwise ---
+  unary(op: UnaryOp, p: P): P;
+  /** Elementwise predicate, result dtype bool. */
+  predicate(op: PredicateOp, p: P): P;
+  /** Broadcasting binary op; the result has `a`'s dtype. */
+  binary(op: BinaryOp, a: P, b: P): P;
+  /** Broadcasting comparison, result dtype bool. */
+  compare(op: CompareOp, a: P, b: P): P;
+  /** `cond ? a : b` elementwise, broadcasting all three. */
+  where(cond: P, a: P, b: P): P;
+  /** Converts to `dtype` (floats to ints truncate and saturate; NaN becomes 0). */
+  cast(p: P, dtype: DType): P;
+
+  // --- reductions and scans ---
+  reduce(op: ReduceOp, p: P, dims: readonly number[]): P;
+  /** Index of the extreme along `dim`, as `i32`, dim kept with size 1. */
+  argReduce(op: ArgOp, p: P, dim: number): P;
+  /** Inclusive scan along `dim`. */
+  scan(op: ScanOp, p: P, dim: number): P;
+
+  // --- indexing ---
+  /** `out[i][j][k] = p[idx[i][j][k]][j][k]` for dim 0 (PyTorch's gather); out has idx's shape. */
+  gather(p: P, dim: number, indices: P): P;
+  /** `out[idx[i][j][k]][j][k] (op)= values[i][j][k]` for dim 0 (PyTorch's scatter/scatter_reduce). */
+  scatter(op: ScatterOp, p: P, dim: number, indices: P, values: P): P;
+
+  // --- linear algebra, ordering ---
+  /** Batched matrix product with broadcasting over the leading dims (both rank >= 2, same rank). */
+  matmul(a: P, b: P): P;
+  /** Stable sort along `dim`: sorted values and their `i32` source indices. */
+  sort(p: P, dim: number, descending: boolean): [P, P];
+}
+
+/**
+ * The full backend: the required ops plus every op with a default implementation. Tensor methods
+ * call these; decorators (autodiff, fusion) implement the same interface.
+ */
+export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends RequiredOps<P> {
+  // --- creation ---
+  /** Random values from `dist`; the same key gives the same values on every backend. */
+  random(shape: readonly number[], dist: Distribution, dtype: DType, key: RandomKey): P;
+  /** `start, start + step, …` below `end` (exclusive). */
+  arange(start: number, end: number, step: number, dtype: DType): P;
+
+  // --- elementwise with a scalar ---
+  binaryScalar(op: BinaryOp, a: P, scalar: number): P;
+  compareScalar(op: CompareOp, a: P, scalar: number): P;
+  /** Clamps into [min, max]; either bound may be undefined. */
+  clamp(p: P, min: number | undefined, max: number | undefined): P;
+  /** `mask ? value : p`. */
+  maskFill(p: P, mask: P, value: number): P;
+
+  // --- indexing ---
+  /** Selects entries of 1-d `indices` along `dim`. */
+  select(p: P, dim: number, indices: P): P;
+  /** Combines `values` into the positions `indices` (1-d) along `dim`. */
+  selectAssign(op: ScatterOp, p: P, dim: number, indices: P, values: P): P;
+
+  // --- activation ---
+  softmax(p: P, dim: number): P;
+  logSoftmax(p: P, dim: number): P;
+
+  // --- module ops (N spatial dims = rank - 2; NCHW-style layouts) ---
+  conv(x: P, weight: P, bias: P | undefined, options: ConvOptions): P;
+  convTranspose(x: P, weight: P, bias: P | undefined, options: ConvTransposeOptions): P;
+  deformConv2d(x: P, offset: P, weight: P, mask: P | undefined, bias: P | undefined, options: DeformConvOptions): P;
+  /** im2col: `[N, C, H, W]` → `[N, C * kh * kw, L]`. */
+  unfold4d(x: P, kernelSize: readonly number[], options: UnfoldOptions): P;
+  maxPool(x: P, options: MaxPoolOptions): P;
+  /** Max pooling with the flat spatial index (per channel, as PyTorch) of each maximum, as `i32`. */
+  maxPoolWithIndices(x: P, options: MaxPoolOptions): [P, P];
+  avgPool(x: P, options: AvgPoolOptions): P;
+  adaptiveAvgPool(x: P, outputSize: readonly number[]): P;
+  /** Resizes the spatial dims of `[N, C, ...spatial]` to `outputSize`. */
+  interpolate(x: P, outputSize: readonly number[], options: InterpolateOptions): P;
+  /** Samples `[N, C, H, W]` at the normalized coordinates of `grid` `[N, Ho, Wo, 2]`. */
+  gridSample2d(x: P, grid: P, options: GridSampleOptions): P;
+  /** Scaled dot-product attention over `[..., L, E]` queries and `[..., S, E]` keys. */
+  attention(q: P, k: P, v: P, mask: P | undefined, bias: P | undefined, options: AttentionOptions): P;
+}

@@ -1,0 +1,19 @@
+import { TensorData } from '../../tensor/data.js';
+import type { Distribution } from '../../tensor/distribution.js';
+import type { DType } from '../../tensor/dtype.js';
+import { numel } from '../../tensor/shape.js';
+import type { Backend, TensorPrimitive } from '../backend.js';
+import { generateRandom, type RandomKey } from '../rng.js';
+
+/** Random values generated on the host with the shared Philox stream, then uploaded. */
+export function random<P extends TensorPrimitive>(b: Backend<P>, shape: readonly number[], dist: Distribution, dtype: DType, key: RandomKey): P {
+  return b.fromData(new TensorData(generateRandom(numel(shape), dist, dtype, key), shape, dtype));
+}
+
+/** `start, start + step, …` below `end`, built on the host. */
+export function arange<P extends TensorPrimitive>(b: Backend<P>, start: number, end: number, step: number, dtype: DType): P {
+  const n = Math.max(0, Math.ceil((end - start) / step));
+  const values = new Float64Array(n);
+  for (let i = 0; i < n; i++) values[i] = start + i * step;
+  return b.fromData(new TensorData(values, [n], dtype));
+}

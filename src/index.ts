@@ -1,0 +1,24 @@
+/**
+ * burn-ts: Burn, the deep-learning framework, in TypeScript.
+ *
+ * The facade: tensors, data, devices, distributions, kinds and errors, plus the `activation`,
+ * `functional` (Burn's `module::*` ops) and `linalg` namespaces. Backend authors find the
+ * `Backend` interface and `BaseBackend` here too.
+ */
+export { Tensor, type TensorOptions, type DeviceOrOptions } from './tensor/tensor.js';
+export type { SliceArg, IndexingUpdateOp } from './tensor/api/indexing.js';
+export { TensorData } from './tensor/data.js';
+export { Tolerance } from './tensor/tolerance.js';
+export { Distribution } from './tensor/distribution.js';
+export { BurnError } from './tensor/errors.js';
+export { setPrintOptions, getPrintOptions, type PrintOptions } from './tensor/display.js';
+export type { DType, FloatDType, IntDType } from './tensor/dtype.js';
+export type { Float, Int, Bool, Kind, Numeric, KindOf } from './tensor/kind.js';
+export type { Nested } from './tensor/nested.js';
+export type { NumericArray, StorageArray } from './tensor/element.js';
+export { Device, type CpuEngine, type CpuOptions } from './device/device.js';
+export type { Backend, RequiredOps, TensorPrimitive, SliceSpec } from './backend/backend.js';
+export { BaseBackend } from './backend/base.js';
+export type * from './backend/options.js';
+export type { UnaryOp, BinaryOp, CompareOp, ReduceOp, ArgOp, ScanOp, ScatterOp, PredicateOp } from './backend/ops.js';
+export type { RandomKey } from './backend/rng.js';

@@ -1,0 +1,341 @@
+import type { Backend, TensorPrimitive } from '../../backend/backend.js';
+import type { Device } from '../../device/device.js';
+import { TensorData } from '../data.js';
+import { formatTensor, getPrintOptions } from '../display.js';
+import { isFloatDType, isIntDType, type DType } from '../dtype.js';
+import { BurnError, fmt } from '../errors.js';
+import type { Add, Dec, FlattenRank, Inc, Kind, Float, ElementOf, RankOf, Sub } from '../kind.js';
+import { checkBroadcastTo, checkShape, numel, normDim, normDims, resolveReshape, sameShape } from '../shape.js';
+import type { Tensor } from '../tensor.js';
+
+declare const rankBrand: unique symbol;
+
+/** @internal Rank brand: makes `Tensor<2>` and `Tensor<3>` incompatible while `Tensor<number>` fits both. */
+export interface TensorBase<D extends number = number, K extends Kind = Float> {
+  [rankBrand](rank: D): void;
+}
+
+type TensorCtor = new (device: Device, primitive: TensorPrimitive) => Tensor<number, Kind>;
+
+/**
+ * The core of {@link Tensor}: identity, data read-back and shape manipulation. The tensor API is
+ * split by op family into a chain of classes (base → indexing → numeric → float → int/bool →
+ * Tensor), like Burn's `api/*.rs`; user code only ever sees `Tensor`.
+ */
+export class TensorBase<D extends number = number, K extends Kind = Float> {
+  /** @internal Phantom kind marker (never set at run time). */
+  declare readonly __kind?: K;
+  /** @internal The device this tensor lives on. */
+  readonly dev: Device;
+  /** @internal The backend's handle; opaque to users. */
+  readonly primitive: TensorPrimitive;
+
+  /** @internal Use the static constructors (`Tensor.fromFloats`, `Tensor.zeros`, …). */
+  constructor(device: Device, primitive: TensorPrimitive) {
+    this.dev = device;
+    this.primitive = primitive;
+  }
+
+  /** @internal Wraps a primitive on the same device. */
+  wrap<D2 extends number = D, K2 extends Kind = K>(p: TensorPrimitive): Tensor<D2, K2> {
+    return new (this.constructor as TensorCtor)(this.dev, p) as unknown as Tensor<D2, K2>;
+  }
+
+  /** @internal The device's backend. */
+  get backend(): Backend {
+    return this.dev.backend;
+  }
+
+  // --- identity ---
+
+  /** The device this tensor lives on. */
+  device(): Device {
+    return this.dev;
+  }
+
+  /** The size of every dimension. */
+  dims(): number[] {
+    return [...this.primitive.shape];
+  }
+
+  /** The shape (same as {@link dims}). */
+  shape(): number[] {
+    return [...this.primitive.shape];
+  }
+
+  /** Number of dimensions. */
+  rank(): D {
+    return this.primitive.shape.length as D;
+  }
+
+  /** Number of elements. */
+  numel(): number {
+    return numel(this.primitive.shape);
+  }
+
+  /** The element type. */
+  dtype(): DType {
+    return this.primitive.dtype;
+  }
+
+  /** A new handle on the same values (free: tensors are immutable). */
+  clone(): Tensor<D, K> {
+    return this.wrap(this.primitive);
+  }
+
+  /** Moves the tensor to `device` (synchronous when the source can be read synchronously). */
+  toDevice(device: Device): Tensor<D, K> {
+    if (device.equals(this.dev)) return this.wrap(this.primitive);
+    const data = this.backend.toDataSync(this.primitive);
+    if (!data) throw new BurnError('toDevice', `tensor on ${this.dev} cannot be read synchronously; use await tensor.toDeviceAsync(${device})`);
+    return new (this.constructor as TensorCtor)(device, device.backend.fromData(data)) as unknown as Tensor<D, K>;
+  }
+
+  /** Moves the tensor to `device`, waiting for the data where the source is asynchronous. */
+  async toDeviceAsync(device: Device): Promise<Tensor<D, K>> {
+    if (device.equals(this.dev)) return this.wrap(this.primitive);
+    const data = await this.backend.toData(this.primitive);
+    return new (this.constructor as TensorCtor)(device, device.backend.fromData(data)) as unknown as Tensor<D, K>;
+  }
+
+  // --- data ---
+
+  /** Reads the values back to the host (asynchronous on every device). */
+  toData(): Promise<TensorData> {
+    return this.backend.toData(this.primitive);
+  }
+
+  /** Reads the values synchronously; throws a BurnError on devices that cannot (WebGPU). */
+  toDataSync(): TensorData {
+    const data = this.backend.toDataSync(this.primitive);
+    if (!data) throw new BurnError('toDataSync', `${this.dev} cannot read synchronously; use await tensor.toData()`);
+    return data;
+  }
+
+  /** The single value of a one-element tensor. */
+  async intoScalar(): Promise<ElementOf<K>> {
+    return scalarOf(await this.toData(), 'intoScalar') as ElementOf<K>;
+  }
+
+  /** The single value of a one-element tensor, read synchronously. */
+  intoScalarSync(): ElementOf<K> {
+    return scalarOf(this.toDataSync(), 'intoScalarSync') as ElementOf<K>;
+  }
+
+  /** Burn-style display with values (where readable synchronously), shape, device, dtype. */
+  toString(): string {
+    const data = this.backend.toDataSync(this.primitive);
+    return formatTensor(data, this.primitive.shape, this.primitive.dtype, String(this.dev), getPrintOptions());
+  }
+
+  /** @internal Node's util.inspect hook, so console.log shows the display form. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return this.toString();
+  }
+
+  // --- shape ---
+
+  /** Reshapes; `-1` infers a size, `0` keeps the input's size at that position. */
+  reshape<const S extends readonly number[]>(shape: S): Tensor<RankOf<S>, K> {
+    const target = resolveReshape(this.primitive.shape, shape);
+    if (sameShape(target, this.primitive.shape)) return this.wrap(this.primitive);
+    return this.wrap(this.backend.reshape(this.primitive, target));
+  }
+
+  /** Flattens dims `start..=end` into one. */
+  flatten<const S extends number, const E extends number>(start: S, end: E): Tensor<FlattenRank<D, S, E>, K> {
+    const shape = this.primitive.shape;
+    const rank = Math.max(shape.length, 1);
+    const s = normDim(start, rank, 'flatten');
+    const e = normDim(end, rank, 'flatten');
+    if (s > e) throw new BurnError('flatten', `start dim ${start} is after end dim ${end}`);
+    if (shape.length === 0) return this.reshape([1]) as unknown as Tensor<FlattenRank<D, S, E>, K>;
+    const target = [...shape.slice(0, s), numel(shape.slice(s, e + 1)), ...shape.slice(e + 1)];
+    return this.wrap(this.backend.reshape(this.primitive, target));
+  }
+
+  /** Removes every size-1 dim; give the resulting rank as `D2`. */
+  squeeze<D2 extends number = number>(): Tensor<D2, K> {
+    return this.wrap(this.backend.reshape(this.primitive, this.primitive.shape.filter((s) => s !== 1)));
+  }
+
+  /** Removes dim `dim`, which must have size 1. */
+  squeezeDim(dim: number): Tensor<Dec<D>, K> {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'squeezeDim');
+    if (shape[d] !== 1) throw new BurnError('squeezeDim', `dim ${dim} has size ${shape[d]} in shape ${fmt(shape)}; expected size 1`);
+    return this.wrap(this.backend.reshape(this.primitive, shape.filter((_, i) => i !== d)));
+  }
+
+  /** Removes the given size-1 dims (all size-1 dims when `dims` is empty). */
+  squeezeDims<const S extends readonly number[]>(dims: S): Tensor<number extends S['length'] ? number : S['length'] extends 0 ? number : Sub<D, S['length']>, K> {
+    const shape = this.primitive.shape;
+    const ds = dims.length === 0 ? shape.flatMap((s, i) => (s === 1 ? [i] : [])) : normDims(dims, shape.length, 'squeezeDims');
+    for (const d of ds) {
+      if (shape[d] !== 1) throw new BurnError('squeezeDims', `dim ${d} has size ${shape[d]} in shape ${fmt(shape)}; expected size 1`);
+    }
+    return this.wrap(this.backend.reshape(this.primitive, shape.filter((_, i) => !ds.includes(i))));
+  }
+
+  /** Adds leading size-1 dims up to rank `D2` (default: one more). */
+  unsqueeze<D2 extends number = Inc<D>>(rank?: D2): Tensor<D2, K> {
+    const shape = this.primitive.shape;
+    const target = rank ?? shape.length + 1;
+    if (target < shape.length) throw new BurnError('unsqueeze', `target rank ${target} is below the tensor's rank ${shape.length}`);
+    return this.wrap(this.backend.reshape(this.primitive, [...new Array<number>(target - shape.length).fill(1), ...shape]));
+  }
+
+  /** Inserts a size-1 dim at `dim` (negative counts from the end of the result). */
+  unsqueezeDim(dim: number): Tensor<Inc<D>, K> {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length + 1, 'unsqueezeDim');
+    return this.wrap(this.backend.reshape(this.primitive, [...shape.slice(0, d), 1, ...shape.slice(d)]));
+  }
+
+  /** Inserts size-1 dims at the given positions of the result. */
+  unsqueezeDims<const S extends readonly number[]>(dims: S): Tensor<Add<D, RankOf<S>>, K> {
+    const shape = this.primitive.shape;
+    const rank = shape.length + dims.length;
+    const at = normDims(dims, rank, 'unsqueezeDims');
+    const out: number[] = [];
+    let src = 0;
+    for (let i = 0; i < rank; i++) out.push(at.includes(i) ? 1 : shape[src++]!);
+    return this.wrap(this.backend.reshape(this.primitive, out));
+  }
+
+  /** Swaps the last two dims. */
+  transpose(): Tensor<D, K> {
+    const rank = this.primitive.shape.length;
+    if (rank < 2) return this.wrap(this.primitive);
+    return this.swapDims(rank - 2, rank - 1);
+  }
+
+  /** Swaps two dims. */
+  swapDims(dim1: number, dim2: number): Tensor<D, K> {
+    const rank = this.primitive.shape.length;
+    const a = normDim(dim1, rank, 'swapDims');
+    const b = normDim(dim2, rank, 'swapDims');
+    const axes = Array.from({ length: rank }, (_, i) => (i === a ? b : i === b ? a : i));
+    return this.wrap(this.backend.permute(this.primitive, axes));
+  }
+
+  /** Reorders dims: result dim `i` is input dim `axes[i]`. */
+  permute(axes: readonly number[]): Tensor<D, K> {
+    const rank = this.primitive.shape.length;
+    if (axes.length !== rank) throw new BurnError('permute', `${axes.length} axes ${fmt(axes)} for a tensor of rank ${rank}; expected ${rank}`);
+    return this.wrap(this.backend.permute(this.primitive, normDims(axes, rank, 'permute')));
+  }
+
+  /** Moves dims `source` to positions `destination`, keeping the order of the others. */
+  movedim(source: number | readonly number[], destination: number | readonly number[]): Tensor<D, K> {
+    const rank = this.primitive.shape.length;
+    const src = normDims(typeof source === 'number' ? [source] : source, rank, 'movedim');
+    const dst = normDims(typeof destination === 'number' ? [destination] : destination, rank, 'movedim');
+    if (src.length !== dst.length) throw new BurnError('movedim', `${src.length} source dims and ${dst.length} destination dims; expected the same number`);
+    const axes = new Array<number>(rank).fill(-1);
+    dst.forEach((d, i) => (axes[d] = src[i]!));
+    const rest = Array.from({ length: rank }, (_, i) => i).filter((i) => !src.includes(i));
+    for (let i = 0, r = 0; i < rank; i++) if (axes[i] === -1) axes[i] = rest[r++]!;
+    return this.wrap(this.backend.permute(this.primitive, axes));
+  }
+
+  /** Reverses the order of elements along `dims`. */
+  flip(dims: readonly number[]): Tensor<D, K> {
+    const shape = this.primitive.shape;
+    const ds = normDims(dims, shape.length, 'flip');
+    const specs = shape.map((s, d) => (ds.includes(d) ? { start: s - 1, size: s, step: -1 } : { start: 0, size: s, step: 1 }));
+    return this.wrap(this.backend.slice(this.primitive, specs));
+  }
+
+  /** Broadcasts to `shape` (size-1 dims stretch; `-1` keeps a size; new dims are added in front). */
+  expand<const S extends readonly number[]>(shape: S): Tensor<RankOf<S>, K> {
+    const from = this.primitive.shape;
+    const off = shape.length - from.length;
+    const target = shape.map((s, i) => (s === -1 && i >= off ? from[i - off]! : s));
+    checkShape(target, 'expand');
+    checkBroadcastTo(from, target, 'expand');
+    if (sameShape(from, target)) return this.wrap(this.primitive);
+    return this.wrap(this.backend.expand(this.primitive, target));
+  }
+
+  /** Repeats the tensor `sizes[d]` times along every dim `d`. */
+  repeat(sizes: readonly number[]): Tensor<D, K> {
+    const shape = this.primitive.shape;
+    if (sizes.length !== shape.length) throw new BurnError('repeat', `${sizes.length} repeat sizes ${fmt(sizes)} for rank ${shape.length}; expected one per dim`);
+    checkShape(sizes, 'repeat');
+    // [a, b] → [1, a, 1, b] → expand [ra, a, rb, b] → reshape [ra*a, rb*b]
+    const inter = shape.flatMap((s) => [1, s]);
+    const expanded = shape.flatMap((s, i) => [sizes[i]!, s]);
+    const b = this.backend;
+    const p = b.expand(b.reshape(this.primitive, inter), expanded);
+    return this.wrap(b.reshape(p, shape.map((s, i) => s * sizes[i]!)));
+  }
+
+  /** Repeats `times` times along `dim`. */
+  repeatDim(dim: number, times: number): Tensor<D, K> {
+    const rank = this.primitive.shape.length;
+    const d = normDim(dim, rank, 'repeatDim');
+    return this.repeat(Array.from({ length: rank }, (_, i) => (i === d ? times : 1)));
+  }
+
+  /** Rolls elements by `shifts[i]` along `dims[i]` (elements leaving one end re-enter at the other). */
+  roll(shifts: readonly number[], dims: readonly number[]): Tensor<D, K> {
+    if (shifts.length !== dims.length) throw new BurnError('roll', `${shifts.length} shifts for ${dims.length} dims; expected one shift per dim`);
+    let out = this.wrap<D, K>(this.primitive);
+    dims.forEach((dim, i) => (out = out.rollDim(shifts[i]!, dim)));
+    return out;
+  }
+
+  /** Rolls elements by `shift` along `dim`. */
+  rollDim(shift: number, dim: number): Tensor<D, K> {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'rollDim');
+    const size = shape[d]!;
+    if (size === 0) return this.wrap(this.primitive);
+    const s = ((shift % size) + size) % size;
+    if (s === 0) return this.wrap(this.primitive);
+    const b = this.backend;
+    const part = (start: number, len: number) => b.slice(this.primitive, shape.map((n, i) => (i === d ? { start, size: len, step: 1 } : { start: 0, size: n, step: 1 })));
+    return this.wrap(b.cat([part(size - s, s), part(0, size - s)], d));
+  }
+
+  /** Sliding windows of `size` every `step` along `dim`: that dim becomes the window count and a new last dim holds each window. */
+  unfold(dim: number, size: number, step: number): Tensor<Inc<D>, K> {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'unfold');
+    if (!(Number.isInteger(size) && size > 0 && Number.isInteger(step) && step > 0)) {
+      throw new BurnError('unfold', `size ${size} and step ${step}; expected positive integers`);
+    }
+    if (size > shape[d]!) throw new BurnError('unfold', `window size ${size} is larger than dim ${dim} of size ${shape[d]}`);
+    const windows = Math.floor((shape[d]! - size) / step) + 1;
+    const idx = new Int32Array(windows * size);
+    for (let w = 0; w < windows; w++) for (let k = 0; k < size; k++) idx[w * size + k] = w * step + k;
+    const b = this.backend;
+    const ind = b.fromData(dataOf(idx));
+    const picked = b.select(this.primitive, d, ind);
+    const split = b.reshape(picked, [...shape.slice(0, d), windows, size, ...shape.slice(d + 1)]);
+    const rank = shape.length + 1;
+    const axes = [...Array.from({ length: rank }, (_, i) => i).filter((i) => i !== d + 1), d + 1];
+    return this.wrap(b.permute(split, axes));
+  }
+
+  /** Converts to another dtype of the same kind (`'f16'`, `'f64'`, `'i64'`, …). */
+  cast(dtype: DType): Tensor<D, K> {
+    const from = this.primitive.dtype;
+    const same = (isFloatDType(from) && isFloatDType(dtype)) || (isIntDType(from) && isIntDType(dtype)) || from === dtype;
+    if (!same) throw new BurnError('cast', `cannot cast ${from} to ${dtype}; use .int(), .float() or .bool() to change the kind`);
+    if (from === dtype) return this.wrap(this.primitive);
+    return this.wrap(this.backend.cast(this.primitive, dtype));
+  }
+}
+
+/** @internal i32 data for index tensors built on the host. */
+export function dataOf(values: Int32Array, shape: readonly number[] = [values.length]): TensorData {
+  return new TensorData(values, shape, 'i32');
+}
+
+function scalarOf(data: TensorData, op: string): number | boolean {
+  if (data.numElements() !== 1) throw new BurnError(op, `tensor of shape ${fmt(data.shape)} has ${data.numElements()} elements; expected exactly one`);
+  const v = data.toArray()[0]!;
+  return data.dtype === 'bool' ? v !== 0 : v;
+}

@@ -1,0 +1,308 @@
+import type { SliceSpec } from '../../backend/backend.js';
+import type { ScatterOp } from '../../backend/ops.js';
+import { isIntDType } from '../dtype.js';
+import { BurnError, fmt } from '../errors.js';
+import type { Bool, Float, Int, Kind } from '../kind.js';
+import { normDim, numel, sameShape } from '../shape.js';
+import type { Tensor } from '../tensor.js';
+import { dataOf, TensorBase } from './base.js';
+
+/**
+ * One dim of a slice: an index `i` (keeps the dim with size 1), `[start, end]` (end exclusive),
+ * `[start, end, step]`, `{ start, end, step }`, or `null`/`undefined` for the whole dim. Negative
+ * indices count from the end; `null` bounds mean "from the start" / "to the end". A negative step
+ * walks the range backwards (`[0, 5, -1]` selects 4, 3, 2, 1, 0), as in Burn.
+ */
+export type SliceArg =
+  | number
+  | null
+  | undefined
+  | readonly [start?: number | null, end?: number | null, step?: number]
+  | { readonly start?: number | null; readonly end?: number | null; readonly step?: number };
+
+/** The update applied by scatter-like ops (Burn's `IndexingUpdateOp`). */
+export type IndexingUpdateOp = ScatterOp;
+
+/** Resolves user slices into per-dim specs for `shape`; throws a BurnError on bad ranges. */
+export function sliceSpecs(shape: readonly number[], args: readonly SliceArg[], op: string): SliceSpec[] {
+  if (args.length > shape.length) throw new BurnError(op, `${args.length} slices for a tensor of rank ${shape.length}; expected at most ${shape.length}`);
+  return shape.map((n, d) => {
+    const arg = args[d];
+    let start: number | null | undefined, end: number | null | undefined, step = 1;
+    if (arg === null || arg === undefined) {
+      start = 0; end = n;
+    } else if (typeof arg === 'number') {
+      const i = arg < 0 ? arg + n : arg;
+      if (!Number.isInteger(arg) || i < 0 || i >= n) throw new BurnError(op, `index ${arg} is out of bounds for dim ${d} of size ${n}`);
+      return { start: i, size: 1, step: 1 };
+    } else if (Array.isArray(arg)) {
+      [start, end] = arg as [number | null | undefined, number | null | undefined];
+      step = (arg as readonly unknown[])[2] === undefined ? 1 : ((arg as readonly number[])[2] as number);
+    } else {
+      const o = arg as { start?: number | null; end?: number | null; step?: number };
+      start = o.start; end = o.end; step = o.step ?? 1;
+    }
+    const s = resolveBound(start ?? 0, n, d, op, 'start');
+    const e = resolveBound(end ?? n, n, d, op, 'end');
+    if (!Number.isInteger(step) || step === 0) throw new BurnError(op, `step ${step} for dim ${d}; expected a non-zero integer`);
+    const size = e > s ? Math.ceil((e - s) / Math.abs(step)) : 0;
+    if (size === 0) return { start: 0, size: 0, step: 1 };
+    return step > 0 ? { start: s, size, step } : { start: e - 1, size, step };
+  });
+}
+
+function resolveBound(v: number, n: number, dim: number, op: string, which: string): number {
+  if (!Number.isInteger(v) || v < -n || v > n) {
+    throw new BurnError(op, `range ${which} ${v} is out of bounds for dim ${dim} of size ${n}; expected ${-n} <= ${which} <= ${n}`);
+  }
+  return v < 0 ? v + n : v;
+}
+
+/** Indexing, slicing and masking ops (Burn's `api/base.rs` indexing part). */
+export class TensorIndexing<D extends number = number, K extends Kind = Float> extends TensorBase<D, K> {
+  /** @internal Checks that `t` lives on this tensor's device. */
+  sameDevice(t: TensorBase<number, Kind>, op: string): void {
+    if (!t.dev.equals(this.dev)) throw new BurnError(op, `tensors are on different devices (${this.dev} and ${t.dev}); move one with toDevice()`);
+  }
+
+  /** @internal Checks an index tensor. */
+  checkIndices(t: TensorBase<number, Kind>, op: string, rank?: number): void {
+    this.sameDevice(t, op);
+    if (!isIntDType(t.primitive.dtype)) throw new BurnError(op, `indices must be an Int tensor, got ${t.primitive.dtype}`);
+    if (rank !== undefined && t.primitive.shape.length !== rank) {
+      throw new BurnError(op, `indices of shape ${fmt(t.primitive.shape)} have rank ${t.primitive.shape.length}; expected rank ${rank}`);
+    }
+  }
+
+  /** Slices every dim (see {@link SliceArg}); missing trailing dims are kept whole. */
+  slice(ranges: readonly SliceArg[]): Tensor<D, K> {
+    return this.wrap(this.backend.slice(this.primitive, sliceSpecs(this.primitive.shape, ranges, 'slice')));
+  }
+
+  /** Slices one dim. */
+  sliceDim(dim: number, range: SliceArg): Tensor<D, K> {
+    const d = normDim(dim, this.primitive.shape.length, 'sliceDim');
+    const args: SliceArg[] = this.primitive.shape.map((_, i) => (i === d ? range : null));
+    return this.slice(args);
+  }
+
+  /** A copy with the sliced region replaced by `values` (whose shape is the region's). */
+  sliceAssign(ranges: readonly SliceArg[], values: Tensor<D, K>): Tensor<D, K> {
+    this.sameDevice(values, 'sliceAssign');
+    const specs = sliceSpecs(this.primitive.shape, ranges, 'sliceAssign');
+    const region = specs.map((s) => s.size);
+    if (!sameShape(region, values.primitive.shape)) {
+      throw new BurnError('sliceAssign', `values of shape ${fmt(values.primitive.shape)} for a region of shape ${fmt(region)}; expected equal shapes`);
+    }
+    return this.wrap(this.backend.sliceAssign(this.primitive, specs, this.castLike(values.primitive)));
+  }
+
+  /** A copy with the sliced region filled with `value`. */
+  sliceFill(ranges: readonly SliceArg[], value: number | boolean): Tensor<D, K> {
+    const b = this.backend;
+    const specs = sliceSpecs(this.primitive.shape, ranges, 'sliceFill');
+    const region = specs.map((s) => s.size);
+    return this.wrap(b.sliceAssign(this.primitive, specs, b.fill(region, Number(value), this.primitive.dtype)));
+  }
+
+  /** Entries `indices` (1-d Int) along `dim`. */
+  select(dim: number, indices: Tensor<1, Int>): Tensor<D, K> {
+    const d = normDim(dim, this.primitive.shape.length, 'select');
+    this.checkIndices(indices, 'select', 1);
+    return this.wrap(this.backend.select(this.primitive, d, indices.primitive));
+  }
+
+  /** Combines `values` into the entries `indices` along `dim` with `update` (Burn's `select_assign`). */
+  selectAssign(dim: number, indices: Tensor<1, Int>, values: Tensor<D, K>, update: IndexingUpdateOp): Tensor<D, K> {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'selectAssign');
+    this.checkIndices(indices, 'selectAssign', 1);
+    const expected = shape.map((s, i) => (i === d ? indices.primitive.shape[0]! : s));
+    if (!sameShape(expected, values.primitive.shape)) {
+      throw new BurnError('selectAssign', `values of shape ${fmt(values.primitive.shape)}; expected ${fmt(expected)}`);
+    }
+    return this.wrap(this.backend.selectAssign(update, this.primitive, d, indices.primitive, this.castLike(values.primitive)));
+  }
+
+  /** PyTorch's gather: `out[i][j] = self[indices[i][j]][j]` for dim 0; the result has `indices`' shape. */
+  gather(dim: number, indices: Tensor<D, Int>): Tensor<D, K> {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'gather');
+    this.checkIndices(indices, 'gather', shape.length);
+    indices.primitive.shape.forEach((s, i) => {
+      if (i !== d && s > shape[i]!) throw new BurnError('gather', `indices of shape ${fmt(indices.primitive.shape)} exceed the tensor shape ${fmt(shape)} at dim ${i}`);
+    });
+    return this.wrap(this.backend.gather(this.primitive, d, indices.primitive));
+  }
+
+  /** PyTorch's scatter with an update op: `self[indices[i][j]][j] (update)= values[i][j]` for dim 0. */
+  scatter(dim: number, indices: Tensor<D, Int>, values: Tensor<D, K>, update: IndexingUpdateOp): Tensor<D, K> {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'scatter');
+    this.checkIndices(indices, 'scatter', shape.length);
+    this.sameDevice(values, 'scatter');
+    const is = indices.primitive.shape, vs = values.primitive.shape;
+    if (vs.length !== shape.length) throw new BurnError('scatter', `values of rank ${vs.length}; expected ${shape.length}`);
+    is.forEach((s, i) => {
+      if (s > vs[i]! || (i !== d && s > shape[i]!)) {
+        throw new BurnError('scatter', `indices of shape ${fmt(is)} do not fit values ${fmt(vs)} and tensor ${fmt(shape)} at dim ${i}`);
+      }
+    });
+    return this.wrap(this.backend.scatter(update, this.primitive, d, indices.primitive, this.castLike(values.primitive)));
+  }
+
+  /** Multi-dim gather: `indices[..., k]` addresses the leading k dims; the result has shape `indices.shape[:-1] ++ self.shape[k:]`. */
+  gatherNd<DV extends number = number>(indices: Tensor<number, Int>): Tensor<DV, K> {
+    const { flat, k } = this.flatNdIndices(indices, 'gatherNd');
+    const shape = this.primitive.shape;
+    const b = this.backend;
+    const rest = shape.slice(k);
+    const table = b.reshape(this.primitive, [numel(shape.slice(0, k)), ...rest]);
+    const picked = b.select(table, 0, flat);
+    return this.wrap(b.reshape(picked, [...indices.primitive.shape.slice(0, -1), ...rest]));
+  }
+
+  /** Multi-dim scatter (see {@link gatherNd}); `values` has shape `indices.shape[:-1] ++ self.shape[k:]`. */
+  scatterNd(indices: Tensor<number, Int>, values: Tensor<number, K>, update: IndexingUpdateOp): Tensor<D, K> {
+    const { flat, k } = this.flatNdIndices(indices, 'scatterNd');
+    this.sameDevice(values, 'scatterNd');
+    const shape = this.primitive.shape;
+    const rest = shape.slice(k);
+    const expected = [...indices.primitive.shape.slice(0, -1), ...rest];
+    if (!sameShape(expected, values.primitive.shape)) throw new BurnError('scatterNd', `values of shape ${fmt(values.primitive.shape)}; expected ${fmt(expected)}`);
+    const b = this.backend;
+    const rows = numel(shape.slice(0, k));
+    const table = b.reshape(this.primitive, [rows, ...rest]);
+    const vals = b.reshape(this.castLike(values.primitive), [flat.shape[0]!, ...rest]);
+    return this.wrap(b.reshape(b.selectAssign(update, table, 0, flat, vals), shape));
+  }
+
+  private flatNdIndices(indices: Tensor<number, Int>, op: string) {
+    this.checkIndices(indices, op);
+    const is = indices.primitive.shape;
+    const shape = this.primitive.shape;
+    const k = is[is.length - 1];
+    if (is.length < 1 || k === undefined || k > shape.length || k < 1) {
+      throw new BurnError(op, `indices of shape ${fmt(is)} for a tensor of shape ${fmt(shape)}; expected a last dim k with 1 <= k <= ${shape.length}`);
+    }
+    const b = this.backend;
+    const strides = new Int32Array(k);
+    for (let i = k - 1, acc = 1; i >= 0; i--) { strides[i] = acc; acc *= shape[i]!; }
+    const idx = b.cast(indices.primitive, 'i32');
+    const flat = b.reduce('sum', b.binary('mul', idx, b.fromData(dataOf(strides))), [is.length - 1]);
+    return { flat: b.reshape(flat, [numel(is.slice(0, -1))]), k };
+  }
+
+  /** Selects `indices` (any rank) along `dim`; that dim is replaced by the indices' shape. */
+  take<DO extends number = number>(dim: number, indices: Tensor<number, Int>): Tensor<DO, K> {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'take');
+    this.checkIndices(indices, 'take');
+    const b = this.backend;
+    const flat = b.reshape(indices.primitive, [numel(indices.primitive.shape)]);
+    const picked = b.select(this.primitive, d, flat);
+    return this.wrap(b.reshape(picked, [...shape.slice(0, d), ...indices.primitive.shape, ...shape.slice(d + 1)]));
+  }
+
+  /** `mask ? value : self` elementwise (Burn's `mask_where`). */
+  maskWhere(mask: Tensor<D, Bool>, value: Tensor<D, K>): Tensor<D, K> {
+    this.checkMask(mask, 'maskWhere');
+    this.sameDevice(value, 'maskWhere');
+    return this.wrap(this.backend.where(mask.primitive, this.castLike(value.primitive), this.primitive));
+  }
+
+  /** `mask ? value : self` with a scalar. */
+  maskFill(mask: Tensor<D, Bool>, value: number | boolean): Tensor<D, K> {
+    this.checkMask(mask, 'maskFill');
+    return this.wrap(this.backend.maskFill(this.primitive, mask.primitive, Number(value)));
+  }
+
+  /** The elements where `mask` is true, as a 1-d tensor (reads the mask synchronously; see {@link maskSelectAsync}). */
+  maskSelect(mask: Tensor<D, Bool>): Tensor<1, K> {
+    this.checkMask(mask, 'maskSelect');
+    const data = mask.backend.toDataSync(mask.primitive);
+    if (!data) throw new BurnError('maskSelect', `${this.dev} cannot read the mask synchronously; use await tensor.maskSelectAsync(mask)`);
+    return this.maskSelectWith(mask, data.toArray());
+  }
+
+  /** The elements where `mask` is true, as a 1-d tensor. */
+  async maskSelectAsync(mask: Tensor<D, Bool>): Promise<Tensor<1, K>> {
+    this.checkMask(mask, 'maskSelectAsync');
+    const data = await mask.backend.toData(mask.primitive);
+    return this.maskSelectWith(mask, data.toArray());
+  }
+
+  private maskSelectWith(mask: Tensor<D, Bool>, values: ArrayLike<number>): Tensor<1, K> {
+    const b = this.backend;
+    const shape = this.primitive.shape;
+    if (!sameShape(mask.primitive.shape, shape)) {
+      throw new BurnError('maskSelect', `mask of shape ${fmt(mask.primitive.shape)}; expected the tensor's shape ${fmt(shape)}`);
+    }
+    const picked: number[] = [];
+    for (let i = 0; i < values.length; i++) if (values[i]) picked.push(i);
+    const flat = b.reshape(this.primitive, [numel(shape)]);
+    return this.wrap(b.select(flat, 0, b.fromData(dataOf(Int32Array.from(picked)))));
+  }
+
+  private checkMask(mask: TensorBase<number, Kind>, op: string): void {
+    this.sameDevice(mask, op);
+    if (mask.primitive.dtype !== 'bool') throw new BurnError(op, `mask must be a Bool tensor, got ${mask.primitive.dtype}`);
+  }
+
+  /** @internal Casts a same-kind operand to this tensor's dtype. */
+  castLike(p: TensorBase['primitive']): TensorBase['primitive'] {
+    return p.dtype === this.primitive.dtype ? p : this.backend.cast(p, this.primitive.dtype);
+  }
+
+  /** `length` elements from `start` along `dim`. */
+  narrow(dim: number, start: number, length: number): Tensor<D, K> {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'narrow');
+    if (!(Number.isInteger(start) && Number.isInteger(length) && start >= 0 && length >= 0 && start + length <= shape[d]!)) {
+      throw new BurnError('narrow', `start ${start} and length ${length} for dim ${dim} of size ${shape[d]}; expected start + length <= ${shape[d]}`);
+    }
+    return this.sliceDim(d, [start, start + length]);
+  }
+
+  /** Splits into `chunks` pieces along `dim` (PyTorch's chunk: equal sizes, the last smaller). */
+  chunk(chunks: number, dim: number): Tensor<D, K>[] {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'chunk');
+    if (!(Number.isInteger(chunks) && chunks > 0)) throw new BurnError('chunk', `${chunks} chunks; expected a positive integer`);
+    const size = shape[d]!;
+    if (size === 0) return [this.wrap(this.primitive)];
+    return this.split(Math.ceil(size / chunks), d);
+  }
+
+  /** Splits along `dim` into pieces of `splitSize` (the last may be smaller). */
+  split(splitSize: number, dim: number): Tensor<D, K>[] {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'split');
+    if (!(Number.isInteger(splitSize) && splitSize > 0)) throw new BurnError('split', `split size ${splitSize}; expected a positive integer`);
+    const sizes: number[] = [];
+    for (let s = 0; s < shape[d]!; s += splitSize) sizes.push(Math.min(splitSize, shape[d]! - s));
+    return this.splitWithSizes(sizes.length ? sizes : [0], d);
+  }
+
+  /** Splits along `dim` into pieces of the given sizes (which must add up to the dim's size). */
+  splitWithSizes(sizes: readonly number[], dim: number): Tensor<D, K>[] {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'splitWithSizes');
+    const total = sizes.reduce((a, s) => a + s, 0);
+    if (total !== shape[d] || sizes.some((s) => !Number.isInteger(s) || s < 0)) {
+      throw new BurnError('splitWithSizes', `sizes ${fmt(sizes)} add up to ${total}; expected non-negative sizes adding up to ${shape[d]} (dim ${dim})`);
+    }
+    let start = 0;
+    return sizes.map((s) => {
+      const piece = this.sliceDim(d, [start, start + s]);
+      start += s;
+      return piece;
+    });
+  }
+
+  /** Iterates over `dim`, yielding slices that keep the dim with size 1 (Burn's `iter_dim`). */
+  *iterDim(dim: number): IterableIterator<Tensor<D, K>> {
+    const d = normDim(dim, this.primitive.shape.length, 'iterDim');
+    for (let i = 0; i < this.primitive.shape[d]!; i++) yield this.sliceDim(d, [i, i + 1]);
+  }
+}

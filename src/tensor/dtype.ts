@@ -1,0 +1,115 @@
+import { BurnError } from './errors.js';
+
+/** Element data types, written as in Burn's `DType` (`'f32'` is the default float, `'i32'` the default int). */
+export type DType = 'f64' | 'f32' | 'f16' | 'bf16' | 'i64' | 'i32' | 'i16' | 'i8' | 'u32' | 'u16' | 'u8' | 'bool';
+
+/** Floating-point dtypes. */
+export type FloatDType = 'f64' | 'f32' | 'f16' | 'bf16';
+/** Integer dtypes. */
+export type IntDType = 'i64' | 'i32' | 'i16' | 'i8' | 'u32' | 'u16' | 'u8';
+
+/** Every dtype, in Burn's order. */
+export const DTYPES: readonly DType[] = ['f64', 'f32', 'f16', 'bf16', 'i64', 'i32', 'i16', 'i8', 'u32', 'u16', 'u8', 'bool'];
+
+/** Size of one element in bytes. */
+export function dtypeSize(dtype: DType): number {
+  switch (dtype) {
+    case 'f64': case 'i64': return 8;
+    case 'f32': case 'i32': case 'u32': return 4;
+    case 'f16': case 'bf16': case 'i16': case 'u16': return 2;
+    case 'i8': case 'u8': case 'bool': return 1;
+  }
+}
+
+/** True for `f64`, `f32`, `f16`, `bf16`. */
+export function isFloatDType(dtype: DType): dtype is FloatDType {
+  return dtype === 'f32' || dtype === 'f64' || dtype === 'f16' || dtype === 'bf16';
+}
+
+/** True for the signed and unsigned integer dtypes. */
+export function isIntDType(dtype: DType): dtype is IntDType {
+  return dtype !== 'bool' && !isFloatDType(dtype);
+}
+
+/** True for the unsigned integer dtypes. */
+export function isUnsignedDType(dtype: DType): boolean {
+  return dtype === 'u8' || dtype === 'u16' || dtype === 'u32';
+}
+
+/** Checks that `value` names a dtype. */
+export function assertDType(value: unknown, op: string): DType {
+  if (typeof value === 'string' && (DTYPES as readonly string[]).includes(value)) return value as DType;
+  throw new BurnError(op, `unknown dtype ${JSON.stringify(value)}; expected one of ${DTYPES.join(', ')}`);
+}
+
+/** Range of an integer dtype (i64 is limited to the exactly representable doubles). */
+export function intRange(dtype: IntDType): [number, number] {
+  switch (dtype) {
+    case 'i64': return [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+    case 'i32': return [-2147483648, 2147483647];
+    case 'i16': return [-32768, 32767];
+    case 'i8': return [-128, 127];
+    case 'u32': return [0, 4294967295];
+    case 'u16': return [0, 65535];
+    case 'u8': return [0, 255];
+  }
+}
+
+// --- half precision conversion (shared by storage, TensorData and kernels) ---
+
+const f32Buf = new Float32Array(1);
+const u32Buf = new Uint32Array(f32Buf.buffer);
+
+/** Rounds a number to the nearest IEEE binary16 value and returns its bits (round half to even). */
+export function f32ToF16Bits(value: number): number {
+  f32Buf[0] = value;
+  const x = u32Buf[0]!;
+  const sign = (x >>> 16) & 0x8000;
+  const exp = (x >>> 23) & 0xff;
+  let mant = x & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0); // inf / nan
+  let e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00; // overflow -> inf
+  if (e <= 0) {
+    if (e < -10) return sign; // underflow -> signed zero
+    mant |= 0x800000;
+    const shift = 14 - e;
+    const half = 1 << (shift - 1);
+    const rest = mant & ((1 << shift) - 1);
+    let m = mant >>> shift;
+    if (rest > half || (rest === half && (m & 1))) m++;
+    return sign | m;
+  }
+  let m = mant >>> 13;
+  const rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && (m & 1))) {
+    m++;
+    if (m === 0x400) { m = 0; e++; if (e >= 0x1f) return sign | 0x7c00; }
+  }
+  return sign | (e << 10) | m;
+}
+
+/** Decodes IEEE binary16 bits. */
+export function f16BitsToF32(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exp = (bits >>> 10) & 0x1f;
+  const mant = bits & 0x3ff;
+  if (exp === 0) return sign * mant * 2 ** -24;
+  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
+  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
+}
+
+/** Rounds a number to the nearest bfloat16 value and returns its bits (round half to even). */
+export function f32ToBf16Bits(value: number): number {
+  f32Buf[0] = value;
+  const x = u32Buf[0]!;
+  if ((x & 0x7f800000) === 0x7f800000 && (x & 0x7fffff)) return ((x >>> 16) | 0x40) & 0xffff; // quiet nan
+  const rounded = x + 0x7fff + ((x >>> 16) & 1);
+  return (rounded >>> 16) & 0xffff;
+}
+
+/** Decodes bfloat16 bits. */
+export function bf16BitsToF32(bits: number): number {
+  u32Buf[0] = (bits & 0xffff) << 16;
+  return f32Buf[0]!;
+}

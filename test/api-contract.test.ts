@@ -1,0 +1,34 @@
+// Runs the API contract files (../shared/api, vendored in test/api-contract) that the landed
+// issues cover, unchanged, against the built package: `burn-ts` resolves to this package itself.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const vendored = join(root, 'test', 'api-contract');
+const shared = join(root, '..', 'shared', 'api');
+const workdir = join(root, '.api-contract');
+
+/** The contract files whose issues have landed; each must print `<name>: ok`. */
+const COVERED = ['01-tensor'];
+
+describe('API contract', () => {
+  it('the vendored copy matches ../shared/api when it is present', () => {
+    if (!existsSync(shared)) return;
+    for (const name of readdirSync(shared)) {
+      assert.equal(readFileSync(join(vendored, name), 'utf8'), readFileSync(join(shared, name), 'utf8'), `${name} differs from ../shared/api`);
+    }
+  });
+
+  mkdirSync(workdir, { recursive: true });
+  cpSync(existsSync(shared) ? shared : vendored, workdir, { recursive: true });
+  for (const name of COVERED) {
+    it(`${name}.ts runs unchanged and prints "${name}: ok"`, () => {
+      const out = execFileSync(process.execPath, ['--import', 'tsx', join(workdir, `${name}.ts`)], { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+      assert.match(out, new RegExp(`${name}: ok`));
+    });
+  }
+});
