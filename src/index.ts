@@ -6,7 +6,7 @@
  * `Backend` interface and `BaseBackend` here too.
  */
 export { Tensor, type TensorOptions, type DeviceOrOptions } from './tensor/tensor.js';
-export type { SliceArg, IndexingUpdateOp } from './tensor/api/indexing.js';
+export type { SliceArg, IndexingUpdateOp, PadMode } from './tensor/api/indexing.js';
 export { TensorData } from './tensor/data.js';
 export { Tolerance } from './tensor/tolerance.js';
 export { Distribution } from './tensor/distribution.js';

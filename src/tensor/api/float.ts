@@ -68,6 +68,26 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
   /** Logistic sigmoid `1 / (1 + e^-x)`. */
   sigmoid(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('sigmoid'); }
 
+  /** `max(x, 0)`. */
+  relu(this: Tensor<D, Float>): Tensor<D, Float> {
+    this.expectFloat('relu');
+    return this.wrap<D, Float>(this.backend.binaryScalar('max', this.primitive, 0));
+  }
+  /** Gaussian error linear unit, exact form `x · Φ(x)`. */
+  gelu(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.mul(this.div(Math.SQRT2).erf().add(1).mul(0.5));
+  }
+  /** Softmax along `dim`. */
+  softmax(this: Tensor<D, Float>, dim: number): Tensor<D, Float> {
+    this.expectFloat('softmax');
+    return this.wrap<D, Float>(this.backend.softmax(this.primitive, normDim(dim, this.primitive.shape.length, 'softmax')));
+  }
+  /** Log-softmax along `dim`. */
+  logSoftmax(this: Tensor<D, Float>, dim: number): Tensor<D, Float> {
+    this.expectFloat('logSoftmax');
+    return this.wrap<D, Float>(this.backend.logSoftmax(this.primitive, normDim(dim, this.primitive.shape.length, 'logSoftmax')));
+  }
+
   /** `x^y` with a float exponent (scalar or tensor). */
   powf(this: Tensor<D, Float>, exponent: Tensor<D, Float> | number): Tensor<D, Float> {
     this.expectFloat('powf');

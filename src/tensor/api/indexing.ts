@@ -20,6 +20,9 @@ export type SliceArg =
   | readonly [start?: number | null, end?: number | null, step?: number]
   | { readonly start?: number | null; readonly end?: number | null; readonly step?: number };
 
+/** Padding mode of `pad`: a constant fill value, `'reflect'` or `'edge'` (Burn's `PadMode`). */
+export type PadMode = number | 'reflect' | 'edge';
+
 /** The update applied by scatter-like ops (Burn's `IndexingUpdateOp`). */
 export type IndexingUpdateOp = ScatterOp;
 
@@ -252,6 +255,46 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
   /** @internal Casts a same-kind operand to this tensor's dtype. */
   castLike(p: TensorBase['primitive']): TensorBase['primitive'] {
     return p.dtype === this.primitive.dtype ? p : this.backend.cast(p, this.primitive.dtype);
+  }
+
+  /**
+   * Pads the last dims: `padding` is a list of `[before, after]` pairs applied to the last
+   * `padding.length` dims (the first pair to the earliest of them), or Burn's
+   * `[left, right, top, bottom]` for the last two dims. `mode` is a constant value (default 0),
+   * `'reflect'` (mirror without repeating the edge) or `'edge'` (repeat the edge).
+   */
+  pad(padding: readonly (readonly [number, number])[] | readonly [number, number, number, number], mode: PadMode = 0): Tensor<D, K> {
+    const shape = this.primitive.shape;
+    const pairs: (readonly [number, number])[] = typeof padding[0] === 'number'
+      ? (() => { const [l, r, t, b] = padding as readonly number[]; return [[t!, b!], [l!, r!]] as [number, number][]; })()
+      : [...(padding as readonly (readonly [number, number])[])];
+    if (pairs.length > shape.length) throw new BurnError('pad', `${pairs.length} padding pairs for a tensor of rank ${shape.length}`);
+    const first = shape.length - pairs.length;
+    for (const [a, b] of pairs) {
+      if (!(Number.isInteger(a) && Number.isInteger(b) && a >= 0 && b >= 0)) throw new BurnError('pad', `padding [${a}, ${b}]; expected non-negative integers`);
+    }
+    const bk = this.backend;
+    if (typeof mode === 'number') {
+      const out = shape.map((s, d) => (d < first ? s : s + pairs[d - first]![0] + pairs[d - first]![1]));
+      const specs = shape.map((s, d) => ({ start: d < first ? 0 : pairs[d - first]![0], size: s, step: 1 }));
+      return this.wrap(bk.sliceAssign(bk.fill(out, mode, this.primitive.dtype), specs, this.primitive));
+    }
+    let p = this.primitive;
+    pairs.forEach(([before, after], i) => {
+      const d = first + i;
+      const n = p.shape[d]!;
+      if (mode === 'reflect' && (before >= n || after >= n)) {
+        throw new BurnError('pad', `reflect padding [${before}, ${after}] for dim ${d} of size ${n}; expected padding < size`);
+      }
+      if (n === 0 && (before > 0 || after > 0)) throw new BurnError('pad', `cannot ${mode}-pad the empty dim ${d}`);
+      const part = (start: number, size: number, step: number) => bk.slice(p, p.shape.map((s, j) => (j === d ? { start, size, step } : { start: 0, size: s, step: 1 })));
+      const pieces = [];
+      if (before > 0) pieces.push(mode === 'reflect' ? part(before, before, -1) : bk.expand(part(0, 1, 1), p.shape.map((s, j) => (j === d ? before : s))));
+      pieces.push(p);
+      if (after > 0) pieces.push(mode === 'reflect' ? part(n - 2, after, -1) : bk.expand(part(n - 1, 1, 1), p.shape.map((s, j) => (j === d ? after : s))));
+      p = pieces.length > 1 ? bk.cat(pieces, d) : p;
+    });
+    return this.wrap(p);
   }
 
   /** `length` elements from `start` along `dim`. */
