@@ -6,6 +6,7 @@ import type {
   AttentionOptions, AvgPoolOptions, ConvOptions, ConvTransposeOptions, DeformConvOptions,
   GridSampleOptions, InterpolateOptions, MaxPoolOptions, UnfoldOptions,
 } from './options.js';
+import type { AutodiffOps } from './autodiff.js';
 import type { RandomKey } from './rng.js';
 
 /** What every backend's tensor handle exposes; everything else about it is private to the backend. */
@@ -97,6 +98,9 @@ export interface RequiredOps<P extends TensorPrimitive = TensorPrimitive> {
  * call these; decorators (autodiff, fusion) implement the same interface.
  */
 export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends RequiredOps<P> {
+  /** Automatic differentiation, present on autodiff decorators only. */
+  readonly autodiff?: AutodiffOps<P> | undefined;
+
   // --- creation ---
   /** Random values from `dist`; the same key gives the same values on every backend. */
   random(shape: readonly number[], dist: Distribution, dtype: DType, key: RandomKey): P;

@@ -1,5 +1,6 @@
 import type { Backend, TensorPrimitive } from '../backend/backend.js';
 import type { RandomKey } from '../backend/rng.js';
+import { AutodiffBackend } from '../backends/autodiff/backend.js';
 import { CpuBackend } from '../backends/cpu/backend.js';
 import { BurnError } from '../tensor/errors.js';
 
@@ -48,10 +49,44 @@ const cpuDevices = new Map<CpuEngine, Device>();
  */
 export class Device {
   private readonly rng: RandomState;
+  private readonly innerDevice: Device | undefined;
+  private autodiffDevice: Device | undefined;
+  private checkpointingDevice: Device | undefined;
 
-  /** Wraps a backend as a device; `label` is what `toString()` prints. */
-  constructor(readonly backend: Backend<TensorPrimitive>, private readonly label: string, rng?: RandomState) {
-    this.rng = rng ?? new RandomState();
+  /**
+   * Wraps a backend as a device; `label` is what `toString()` prints. Decorator devices pass the
+   * device they wrap as `inner` and share its random state.
+   */
+  constructor(readonly backend: Backend<TensorPrimitive>, private readonly label: string, inner?: Device) {
+    this.innerDevice = inner;
+    this.rng = inner?.rng ?? new RandomState();
+  }
+
+  /** The autodiff device over this device (Burn's `Autodiff<B>`); the same object on every call. */
+  autodiff(): Device {
+    if (this.isAutodiff()) return this;
+    this.autodiffDevice ??= new Device(new AutodiffBackend(this.backend), `autodiff<${this.label}>`, this);
+    return this.autodiffDevice;
+  }
+
+  /**
+   * The autodiff device with gradient checkpointing (Burn's `Balanced` strategy): memory-bound ops
+   * are recomputed during the backward pass instead of keeping their values.
+   */
+  gradientCheckpointing(): Device {
+    const base = this.inner();
+    base.checkpointingDevice ??= new Device(new AutodiffBackend(base.backend, { checkpointing: true }), `autodiff<${base.label}>(checkpointing)`, base);
+    return base.checkpointingDevice;
+  }
+
+  /** True for autodiff devices. */
+  isAutodiff(): boolean {
+    return this.backend.autodiff !== undefined;
+  }
+
+  /** The device an autodiff device wraps; the device itself otherwise. */
+  inner(): Device {
+    return this.isAutodiff() && this.innerDevice ? this.innerDevice : this;
   }
 
   /** The default device: the CPU with its best engine. */

@@ -1,7 +1,7 @@
 import type { TensorPrimitive } from '../backend/backend.js';
 import { Device } from '../device/device.js';
 import { dataOf } from './api/base.js';
-import { TensorIntBool } from './api/int-bool.js';
+import { TensorAutodiff } from './api/autodiff.js';
 import { TensorData } from './data.js';
 import type { Distribution } from './distribution.js';
 import { assertDType, isFloatDType, isIntDType, type DType, type FloatDType, type IntDType } from './dtype.js';
@@ -36,10 +36,18 @@ function resolve<DT extends DType>(options: DeviceOrOptions<DT> | undefined, fal
  * console.log(await b.intoScalar());
  * ```
  */
-export class Tensor<D extends number = number, K extends Kind = Float> extends TensorIntBool<D, K> {
+export class Tensor<D extends number = number, K extends Kind = Float> extends TensorAutodiff<D, K> {
   /** @internal Wraps a backend primitive (used by decorators and modules). */
   static fromPrimitive<D extends number = number, K extends Kind = Float>(primitive: TensorPrimitive, device: Device): Tensor<D, K> {
     return new Tensor<D, K>(device, primitive);
+  }
+
+  /** A tensor of an autodiff device holding the values of `tensor` (from its inner device), untracked. */
+  static fromInner<D extends number, K extends Kind>(tensor: Tensor<D, K>, device: Device): Tensor<D, K> {
+    const ops = device.backend.autodiff;
+    if (!ops) throw new BurnError('Tensor.fromInner', `${device} is not an autodiff device`);
+    if (!tensor.dev.equals(device.inner())) throw new BurnError('Tensor.fromInner', `the tensor lives on ${tensor.dev}; expected ${device.inner()}`);
+    return new Tensor<D, K>(device, ops.fromInner(tensor.primitive));
   }
 
   // --- creation ---

@@ -64,8 +64,8 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
   }
 
   /** Number of dimensions. */
-  rank(): D {
-    return this.primitive.shape.length as D;
+  rank(): number {
+    return this.primitive.shape.length;
   }
 
   /** Number of elements. */
@@ -170,7 +170,8 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
   /** Removes the given size-1 dims (all size-1 dims when `dims` is empty). */
   squeezeDims<const S extends readonly number[]>(dims: S): Tensor<number extends S['length'] ? number : S['length'] extends 0 ? number : Sub<D, S['length']>, K> {
     const shape = this.primitive.shape;
-    const ds = dims.length === 0 ? shape.flatMap((s, i) => (s === 1 ? [i] : [])) : normDims(dims, shape.length, 'squeezeDims');
+    // As Burn: repeated dims are squeezed once.
+    const ds = dims.length === 0 ? shape.flatMap((s, i) => (s === 1 ? [i] : [])) : [...new Set(dims.map((d) => normDim(d, shape.length, 'squeezeDims')))];
     for (const d of ds) {
       if (shape[d] !== 1) throw new BurnError('squeezeDims', `dim ${d} has size ${shape[d]} in shape ${fmt(shape)}; expected size 1`);
     }
@@ -196,7 +197,7 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
   unsqueezeDims<const S extends readonly number[]>(dims: S): Tensor<Add<D, RankOf<S>>, K> {
     const shape = this.primitive.shape;
     const rank = shape.length + dims.length;
-    const at = normDims(dims, rank, 'unsqueezeDims');
+    const at = unsqueezePositions(dims, rank);
     const out: number[] = [];
     let src = 0;
     for (let i = 0; i < rank; i++) out.push(at.includes(i) ? 1 : shape[src++]!);
@@ -327,6 +328,29 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     if (from === dtype) return this.wrap(this.primitive);
     return this.wrap(this.backend.cast(this.primitive, dtype));
   }
+}
+
+/**
+ * Burn's `unsqueeze_dims` positions in a result of rank `rank`: the k-th negative dim counts from
+ * `rank - k` (so `[-1, -1]` adds two trailing dims), and repeated positions insert several dims
+ * (sorted `[0, 0, 3]` becomes `[0, 1, 3]`).
+ */
+function unsqueezePositions(dims: readonly number[], rank: number): number[] {
+  let negOffset = rank;
+  const at = dims.map((d) => {
+    if (!Number.isInteger(d) || d < -rank || d >= rank) {
+      throw new BurnError('unsqueezeDims', `dim ${d} is out of range for a result of rank ${rank}; expected -${rank} <= dim < ${rank}`);
+    }
+    if (d >= 0) return d;
+    negOffset -= 1;
+    return d + negOffset + 1;
+  }).sort((a, b) => a - b);
+  for (let i = 1; i < at.length; i++) if (at[i]! <= at[i - 1]!) at[i] = at[i - 1]! + 1;
+  const last = at[at.length - 1];
+  if (last !== undefined && last >= rank) {
+    throw new BurnError('unsqueezeDims', `dims ${fmt(dims)} insert past the end of a result of rank ${rank}`);
+  }
+  return at;
 }
 
 /** @internal i32 data for index tensors built on the host. */

@@ -1,0 +1,46 @@
+import type { Backend, TensorPrimitive } from '../../../backend/backend.js';
+import type { ScatterOp } from '../../../backend/ops.js';
+import { div, mul, zerosLike } from './shared.js';
+
+/** Backward rules of gather, scatter and sort. */
+
+type P = TensorPrimitive;
+
+/** gather: scatter-add the gradient back to the gathered positions. */
+export function gatherGrad(b: Backend, g: P, input: { shape: readonly number[]; dtype: P['dtype'] }, dim: number, indices: P): P {
+  return b.scatter('add', b.fill(input.shape, 0, input.dtype), dim, indices, g);
+}
+
+/**
+ * scatter: gradients of (target, values). `assign` routes the gradient of overwritten positions to
+ * the values; `add` passes it to both; `mul`, `min` and `max` follow PyTorch's scatter_reduce
+ * (include_self) rules for unique indices.
+ */
+export function scatterGrad(b: Backend, op: ScatterOp, g: P, x: P, dim: number, indices: P, values: P, out: P): [P, P] {
+  const picked = b.gather(g, dim, indices);
+  switch (op) {
+    case 'assign':
+      return [b.scatter('assign', g, dim, indices, b.fill(indices.shape, 0, g.dtype)), picked];
+    case 'add':
+      return [g, picked];
+    case 'mul': {
+      // out = x * v at scattered positions: dx = g * v (there), dv = g * x.
+      const vAt = b.scatter('assign', b.fill(x.shape, 1, x.dtype), dim, indices, values);
+      return [mul(b, g, vAt), mul(b, picked, b.gather(x, dim, indices))];
+    }
+    case 'min':
+    case 'max': {
+      // The gradient goes to whichever of x and the values produced the result (shared on ties).
+      const xHit = b.cast(b.compare('eq', x, out), g.dtype);
+      const vHit = b.cast(b.compare('eq', values, b.gather(out, dim, indices)), g.dtype);
+      const count = b.scatter('add', xHit, dim, indices, vHit);
+      const share = div(b, g, count);
+      return [mul(b, share, xHit), mul(b, b.gather(share, dim, indices), vHit)];
+    }
+  }
+}
+
+/** sort: the sorted values' gradient goes back to the source positions. */
+export function sortGrad(b: Backend, g: P, dim: number, indices: P): P {
+  return b.scatter('add', zerosLike(b, g), dim, indices, g);
+}
