@@ -78,11 +78,12 @@ export function checkBroadcastTo(from: Shape, to: Shape, op: string): void {
 
 /**
  * Resolves a reshape target: `-1` is inferred from the element count, `0` keeps the input's size
- * at that position (as in Burn and ONNX).
+ * at that position (as in Burn and ONNX) — except for an empty input, where `0` is a zero size.
  */
 export function resolveReshape(from: Shape, to: readonly number[], op = 'reshape'): number[] {
+  const empty = numel(from) === 0;
   const out = to.map((s, i) => {
-    if (s === 0) {
+    if (s === 0 && !empty) {
       if (i >= from.length) throw new BurnError(op, `0 at position ${i} keeps an input size, but the input ${fmt(from)} has only ${from.length} dims`);
       return from[i]!;
     }
