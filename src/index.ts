@@ -24,4 +24,5 @@ export type * from './backend/options.js';
 export type { UnaryOp, BinaryOp, CompareOp, ReduceOp, ArgOp, ScanOp, ScatterOp, PredicateOp } from './backend/ops.js';
 export type { RandomKey } from './backend/rng.js';
 export * as activation from './tensor/activation/index.js';
+export * as functional from './tensor/functional/index.js';
 export * as linalg from './tensor/linalg/index.js';

@@ -3,10 +3,16 @@ import type { Distribution } from '../tensor/distribution.js';
 import type { DType } from '../tensor/dtype.js';
 import type { Backend, SliceSpecs, TensorPrimitive } from './backend.js';
 import * as activation from './defaults/activation.js';
+import { attention } from './defaults/attention.js';
+import * as convTranspose from './defaults/conv-transpose.js';
+import * as conv from './defaults/conv.js';
 import * as creation from './defaults/creation.js';
+import { deformConv2d } from './defaults/deform-conv.js';
 import * as elementwise from './defaults/elementwise.js';
+import { gridSample2d } from './defaults/grid-sample.js';
 import * as indexing from './defaults/indexing.js';
-import { notYet } from './defaults/module.js';
+import { interpolate } from './defaults/interpolate.js';
+import * as pool from './defaults/pool.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from './ops.js';
 import type {
   AttentionOptions, AvgPoolOptions, ConvOptions, ConvTransposeOptions, DeformConvOptions,
@@ -76,47 +82,36 @@ export abstract class BaseBackend<P extends TensorPrimitive> implements Backend<
     return activation.logSoftmax(this, p, dim);
   }
   conv(x: P, weight: P, bias: P | undefined, options: ConvOptions): P {
-    void x; void weight; void bias; void options;
-    return notYet('conv');
+    return conv.conv(this, x, weight, bias, options);
   }
   convTranspose(x: P, weight: P, bias: P | undefined, options: ConvTransposeOptions): P {
-    void x; void weight; void bias; void options;
-    return notYet('convTranspose');
+    return convTranspose.convTranspose(this, x, weight, bias, options);
   }
   deformConv2d(x: P, offset: P, weight: P, mask: P | undefined, bias: P | undefined, options: DeformConvOptions): P {
-    void x; void offset; void weight; void mask; void bias; void options;
-    return notYet('deformConv2d');
+    return deformConv2d(this, x, offset, weight, mask, bias, options);
   }
   unfold4d(x: P, kernelSize: readonly number[], options: UnfoldOptions): P {
-    void x; void kernelSize; void options;
-    return notYet('unfold4d');
+    return conv.unfold4d(this, x, kernelSize, options);
   }
   maxPool(x: P, options: MaxPoolOptions): P {
-    void x; void options;
-    return notYet('maxPool');
+    return pool.maxPool(this, x, options);
   }
   maxPoolWithIndices(x: P, options: MaxPoolOptions): [P, P] {
-    void x; void options;
-    return notYet('maxPoolWithIndices');
+    return pool.maxPoolWithIndices(this, x, options);
   }
   avgPool(x: P, options: AvgPoolOptions): P {
-    void x; void options;
-    return notYet('avgPool');
+    return pool.avgPool(this, x, options);
   }
   adaptiveAvgPool(x: P, outputSize: readonly number[]): P {
-    void x; void outputSize;
-    return notYet('adaptiveAvgPool');
+    return pool.adaptiveAvgPool(this, x, outputSize);
   }
   interpolate(x: P, outputSize: readonly number[], options: InterpolateOptions): P {
-    void x; void outputSize; void options;
-    return notYet('interpolate');
+    return interpolate(this, x, outputSize, options);
   }
   gridSample2d(x: P, grid: P, options: GridSampleOptions): P {
-    void x; void grid; void options;
-    return notYet('gridSample2d');
+    return gridSample2d(this, x, grid, options);
   }
   attention(q: P, k: P, v: P, mask: P | undefined, bias: P | undefined, options: AttentionOptions): P {
-    void q; void k; void v; void mask; void bias; void options;
-    return notYet('attention');
+    return attention(this, q, k, v, mask, bias, options);
   }
 }

@@ -1,0 +1,67 @@
+import { broadcastShapes, sameShape } from '../shape.js';
+import { BurnError, fmt } from '../errors.js';
+import type { Bool, Float } from '../kind.js';
+import type { Tensor } from '../tensor.js';
+import { expectFloatOn, expectRank } from './check.js';
+
+/** Options of `attention` (Burn's `attention` arguments and `AttentionModuleOptions`). */
+export interface AttentionFnOptions {
+  /** Bool mask broadcastable to `[B, H, L, S]`: `true` hides that key from that query. */
+  readonly mask?: Tensor<4, Bool>;
+  /** Additive bias broadcastable to `[B, H, L, S]` (ALiBi, relative positions), added after masking. */
+  readonly bias?: Tensor<4, Float>;
+  /** Score scale (default `1 / sqrt(E)`). */
+  readonly scale?: number;
+  /** Soft cap `c`: scores become `c · tanh(scores / c)` before masking (must be positive). */
+  readonly softcap?: number;
+  /** Hide keys after each query's position, aligned at the bottom-right corner (default false). */
+  readonly isCausal?: boolean;
+}
+
+/**
+ * Scaled dot-product attention `softmax(q · kᵀ · scale) · v` (Burn's `attention`). A row whose
+ * keys are all masked gives zeros (Burn's NaN-safe softmax), not NaN.
+ *
+ * @param q queries `[B, H, L, E]`
+ * @param k keys `[B, H, S, E]`
+ * @param v values `[B, H, S, Ev]`
+ * @returns `[B, H, L, Ev]`
+ */
+export function attention(q: Tensor<4, Float>, k: Tensor<4, Float>, v: Tensor<4, Float>, options: AttentionFnOptions = {}): Tensor<4, Float> {
+  const op = 'attention';
+  q.expectFloat(op);
+  expectRank(q, 4, 'query', op, '[B, H, L, E]');
+  expectFloatOn(q, k, 'key', op);
+  expectRank(k, 4, 'key', op, '[B, H, S, E]');
+  expectFloatOn(q, v, 'value', op);
+  expectRank(v, 4, 'value', op, '[B, H, S, Ev]');
+  const [bq, hq, l, e] = q.primitive.shape as [number, number, number, number];
+  const ks = k.primitive.shape, vs = v.primitive.shape;
+  if (ks[0] !== bq || ks[1] !== hq || ks[3] !== e || vs[0] !== bq || vs[1] !== hq || vs[2] !== ks[2]) {
+    throw new BurnError(op, `query ${fmt(q.primitive.shape)}, key ${fmt(ks)}, value ${fmt(vs)}; expected [B, H, L, E], [B, H, S, E] and [B, H, S, Ev]`);
+  }
+  const scores = [bq, hq, l, ks[2]!];
+  const fits = (t: Tensor<4, Float> | Tensor<4, Bool>, name: string) => {
+    const s = t.primitive.shape;
+    let ok = s.length === 4;
+    try { ok &&= sameShape(broadcastShapes(s, scores, op), scores); } catch { ok = false; }
+    if (!ok) throw new BurnError(op, `${name} of shape ${fmt(s)}; expected a shape broadcastable to the scores ${fmt(scores)}`);
+  };
+  const { mask, bias, scale, softcap } = options;
+  if (mask !== undefined) {
+    q.sameDevice(mask, op);
+    if (mask.primitive.dtype !== 'bool') throw new BurnError(op, `mask must be a Bool tensor, got ${mask.primitive.dtype}`);
+    fits(mask, 'mask');
+  }
+  if (bias !== undefined) {
+    expectFloatOn(q, bias, 'bias', op);
+    fits(bias, 'bias');
+  }
+  if (scale !== undefined && !Number.isFinite(scale)) throw new BurnError(op, `scale ${scale}; expected a finite number`);
+  if (softcap !== undefined && !(softcap > 0 && Number.isFinite(softcap))) throw new BurnError(op, `softcap ${softcap}; expected a positive number`);
+  const p = q.backend.attention(
+    q.primitive, q.castLike(k.primitive), q.castLike(v.primitive), mask?.primitive, bias && q.castLike(bias.primitive),
+    { scale, softcap, isCausal: options.isCausal ?? false },
+  );
+  return q.wrap<4, Float>(p);
+}

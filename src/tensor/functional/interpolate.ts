@@ -1,0 +1,39 @@
+import type { InterpolateMode, InterpolateOptions } from '../../backend/options.js';
+import { BurnError } from '../errors.js';
+import type { Float } from '../kind.js';
+import type { Tensor } from '../tensor.js';
+import { expectRank, perDim, type PerDim } from './check.js';
+
+/** Options of `interpolate` (Burn's `InterpolateOptions`). */
+export interface InterpolateFnOptions {
+  /** `'nearest'` (default), `'nearest-exact'`, `'bilinear'` or `'bicubic'`. */
+  readonly mode?: InterpolateMode;
+  /**
+   * Align the corner pixels of input and output (default **true**, as Burn; PyTorch defaults to
+   * false). The nearest modes ignore it, as in Burn and PyTorch.
+   */
+  readonly alignCorners?: boolean;
+}
+
+const MODES: readonly InterpolateMode[] = ['nearest', 'nearest-exact', 'bilinear', 'bicubic'];
+
+/**
+ * Resizes the spatial dims of `[N, C, H, W]` to `outputSize` (Burn's `interpolate`). Coordinates
+ * follow PyTorch's `interpolate`; bicubic uses `A = -0.75` with border clamping.
+ *
+ * @param x `[N, C, H, W]`
+ * @param outputSize `[H_out, W_out]` (or one number for both)
+ * @returns `[N, C, H_out, W_out]`
+ */
+export function interpolate(x: Tensor<4, Float>, outputSize: PerDim, options: InterpolateFnOptions = {}): Tensor<4, Float> {
+  const op = 'interpolate';
+  x.expectFloat(op);
+  expectRank(x, 4, 'input', op, '[N, C, H, W]');
+  const out = perDim(outputSize, 1, 2, 'outputSize', op, 1);
+  const mode = options.mode ?? 'nearest';
+  if (!MODES.includes(mode)) throw new BurnError(op, `mode '${String(mode)}'; expected one of ${MODES.map((m) => `'${m}'`).join(', ')}`);
+  const [, , h, w] = x.primitive.shape as [number, number, number, number];
+  if (h < 1 || w < 1) throw new BurnError(op, `input spatial size [${h}, ${w}]; expected non-empty dims`);
+  const o: InterpolateOptions = { mode, alignCorners: options.alignCorners ?? true };
+  return x.wrap<4, Float>(x.backend.interpolate(x.primitive, out, o));
+}
