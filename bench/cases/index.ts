@@ -1,0 +1,18 @@
+/** Every benchmark case, in table order. */
+import type { BenchCase } from '../lib/types.js';
+import { convCases } from './conv.js';
+import { elementwiseCases } from './elementwise.js';
+import { layoutCases } from './layout.js';
+import { matmulCases } from './matmul.js';
+import { overheadCases } from './overhead.js';
+import { reduceCases } from './reduce.js';
+
+/** All cases; `--filter` selects among them by id or title. */
+export const allCases: readonly BenchCase[] = [
+  ...overheadCases,
+  ...matmulCases,
+  ...elementwiseCases,
+  ...reduceCases,
+  ...layoutCases,
+  ...convCases,
+];

@@ -1,0 +1,72 @@
+/**
+ * burn-ts on the CPU device with the `js` engine, imported from src/ (tsx strips the types; the
+ * code is the same as the built package's, and the type check never depends on a stale dist/).
+ * CPU ops finish inside the call, so a call's return is its synchronization point (`--readback`
+ * adds `toDataSync()`).
+ */
+import { readFileSync } from 'node:fs';
+import * as burn from '../../src/index.js';
+import { Device, Tensor, TensorData } from '../../src/index.js';
+import { inProcessImpl } from '../lib/measure.js';
+import { NotAvailable, type BenchCase, type Impl, type Prepared } from '../lib/types.js';
+
+type FloatTensor = Tensor<number>;
+type Conv2dFn = (x: FloatTensor, weight: FloatTensor, bias: FloatTensor | undefined, options: object) => FloatTensor;
+
+/** `functional.conv2d` when the package exports it (another issue adds the namespace). */
+function conv2dFn(): Conv2dFn {
+  const functional = (burn as Record<string, unknown>)['functional'];
+  const fn = functional !== null && typeof functional === 'object' ? (functional as Record<string, unknown>)['conv2d'] : undefined;
+  if (typeof fn !== 'function') throw new NotAvailable('burn-ts does not export functional.conv2d yet');
+  return fn as Conv2dFn;
+}
+
+function body(c: BenchCase, t: readonly FloatTensor[]): () => FloatTensor {
+  const [a, b] = [t[0]!, t[1]];
+  switch (c.op) {
+    case 'add': return () => a.add(b!);
+    case 'mul': return () => a.mul(b!);
+    case 'mulScalar': { const s = c.attrs?.scalar ?? 2; return () => a.mul(s); }
+    case 'matmul': return () => a.matmul(b!);
+    case 'exp': return () => a.exp();
+    case 'sum': return () => a.sum();
+    case 'softmax': { const dim = c.attrs?.dim ?? -1; return () => a.softmax(dim); }
+    // A transposed tensor is a strided view; flattening it makes the contiguous copy.
+    case 'transposeCopy': return () => a.transpose().flatten(0, 1);
+    case 'conv2d': {
+      const conv2d = conv2dFn();
+      const p = c.attrs?.padding ?? 0;
+      const options = { stride: [1, 1], padding: [p, p], dilation: [1, 1], groups: 1 };
+      return () => conv2d(a, b!, undefined, options);
+    }
+  }
+}
+
+/** The burn-ts column; `readback` adds `toDataSync()` (a copy into `TensorData`) to the timed body. */
+export function burnImpl(options: { readback: boolean }): Impl {
+  const device = Device.cpu({ engine: 'js' });
+  return inProcessImpl({
+    name: 'burn-ts',
+    isBurn: true,
+    async init() {
+      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      return `burn-ts ${pkg.version}, ${device.toString()}, 1 thread`;
+    },
+    async prepare(c, inputs): Promise<Prepared> {
+      const tensors = inputs.map((values, k) => Tensor.fromData<number>(new TensorData(values, c.inputs[k]!.shape, 'f32'), device));
+      const run = body(c, tensors);
+      let last: FloatTensor | undefined;
+      return {
+        run: options.readback ? () => (last = run()).toDataSync() : () => (last = run()),
+        isAsync: false,
+        async output() {
+          const values = (last ?? run()).toDataSync().values;
+          return values instanceof Float32Array ? values : Float32Array.from(values as ArrayLike<number>);
+        },
+        dispose() {
+          last = undefined;
+        },
+      };
+    },
+  });
+}

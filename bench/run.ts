@@ -1,0 +1,111 @@
+/**
+ * `npm run bench`: burn-ts beside its peers, measured in the same run. Every case of
+ * bench/cases/ runs on every available implementation of bench/impls/ (case by case, so all
+ * columns of a row see the same machine load); the table prints medians, spreads and burn-ts's
+ * speed relative to the fastest peer. See bench/README.md.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { allCases } from './cases/index.js';
+import { burnImpl } from './impls/burn.js';
+import { ortImpl } from './impls/ort.js';
+import { tfjsImpl } from './impls/tfjs.js';
+import { torchImpl } from './impls/torch.js';
+import { FULL_CONFIG, parseArgs, QUICK_CONFIG, USAGE } from './lib/cli.js';
+import { inputValues } from './lib/data.js';
+import { errorText } from './lib/measure.js';
+import { unitOf, valueOf } from './lib/metric.js';
+import { ratiosToPeers, renderTable, spreadPercent, fmt, type CaseResult } from './lib/report.js';
+import { summarize } from './lib/stats.js';
+import { NotAvailable, type Impl, type Outcome } from './lib/types.js';
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  if (options.help) {
+    console.log(USAGE);
+    return;
+  }
+  const config = options.quick ? QUICK_CONFIG : FULL_CONFIG;
+  const matches = (text: string, subs: readonly string[]): boolean => subs.length === 0 || subs.some((s) => text.toLowerCase().includes(s.toLowerCase()));
+  const cases = allCases.filter((c) => matches(`${c.id} ${c.title}`, options.filters));
+  if (cases.length === 0) throw new Error(`no case matches --filter ${options.filters.join(',')}`);
+
+  const all: Impl[] = [
+    burnImpl({ readback: options.readback }),
+    tfjsImpl('cpu', { readback: options.readback }),
+    tfjsImpl('wasm', { readback: options.readback }),
+    ortImpl(),
+    torchImpl({ readback: options.readback }),
+  ];
+  const impls = all.filter((impl) => impl.isBurn || matches(impl.name, options.impls));
+  const burn = impls.find((i) => i.isBurn)!.name;
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+  const details = new Map<string, string>();
+  const unavailable = new Map<string, string>();
+  for (const impl of impls) {
+    try {
+      details.set(impl.name, await impl.init());
+    } catch (e) {
+      unavailable.set(impl.name, e instanceof NotAvailable ? e.message : `failed to load: ${errorText(e)}`);
+    }
+    log(`${impl.name}: ${details.get(impl.name) ?? `n/a (${unavailable.get(impl.name)})`}`);
+  }
+
+  const loadBefore = loadavg();
+  const started = Date.now();
+  const results: CaseResult[] = [];
+  for (const [n, c] of cases.entries()) {
+    let cached: readonly Float32Array[] | undefined;
+    const inputs = (): readonly Float32Array[] => (cached ??= c.inputs.map(inputValues));
+    const outcomes = new Map<string, Outcome>();
+    for (const impl of impls) {
+      const missing = unavailable.get(impl.name);
+      const outcome: Outcome = missing !== undefined ? { ok: false, reason: missing } : await impl.measure(c, inputs, config);
+      outcomes.set(impl.name, outcome);
+      const shown = outcome.ok ? `${fmt(valueOf(c, summarize(outcome.samples).median))} ${unitOf(c).unit} ±${spreadPercent(summarize(outcome.samples)).toFixed(0)}% (${outcome.samples.length} samples)` : `n/a (${outcome.reason})`;
+      log(`[${n + 1}/${cases.length}] ${c.title} · ${impl.name}: ${shown}`);
+    }
+    results.push({ case: c, outcomes });
+  }
+  for (const impl of impls) await impl.close();
+  const seconds = (Date.now() - started) / 1000;
+  const loadAfter = loadavg();
+
+  const names = impls.map((i) => i.name);
+  const cpu = cpus();
+  console.log(`\n## burn-ts benchmark${options.quick ? ' (quick)' : ''}\n`);
+  console.log(renderTable(results, names, burn));
+  console.log('');
+  console.log(`Values: median over ${options.quick ? 'a few' : 'repeated'} measurements, ±: half the inter-quartile range of the samples.`);
+  console.log(`Ratio: burn-ts speed ÷ fastest peer's speed (above 1: burn-ts is faster). Checksums compare every output with burn-ts's.`);
+  for (const name of names) console.log(`- ${name}: ${details.get(name) ?? `n/a (${unavailable.get(name)})`}`);
+  console.log(`- machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after; ${seconds.toFixed(0)} s${options.readback ? '; --readback' : ''}`);
+
+  if (options.json) {
+    const raw = {
+      date: new Date().toISOString(),
+      machine: { cpus: cpu.length, model: cpu[0]?.model, node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadAfter },
+      quick: options.quick,
+      readback: options.readback,
+      config,
+      implementations: names.map((name) => ({ name, detail: details.get(name), unavailable: unavailable.get(name) })),
+      results: results.map((r) => ({
+        case: r.case,
+        unit: unitOf(r.case).unit,
+        ratiosToPeers: ratiosToPeers(r, burn),
+        outcomes: Object.fromEntries([...r.outcomes].map(([name, o]) => [name, o.ok
+          ? { ...o, secondsPerCall: summarize(o.samples), value: valueOf(r.case, summarize(o.samples).median) }
+          : o])),
+      })),
+    };
+    writeFileSync(options.json, `${JSON.stringify(raw, null, 2)}\n`);
+    console.log(`\nRaw results: ${options.json}`);
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : e);
+  console.error(USAGE);
+  process.exitCode = 1;
+});
