@@ -99,9 +99,12 @@ export class TensorData {
     this.compare(other, 'TensorData.assertEq', (a, b) => a === b || (Number.isNaN(a) && Number.isNaN(b)));
   }
 
-  /** Asserts equal shape and approximately equal values under `tolerance` (default {@link Tolerance.default}). */
+  /**
+   * Asserts equal shape and approximately equal values under `tolerance` (default
+   * {@link Tolerance.default}); two NaNs count as equal, as in Burn.
+   */
   assertApproxEq(other: TensorData, tolerance: Tolerance = Tolerance.default()): void {
-    this.compare(other, 'TensorData.assertApproxEq', (a, b) => tolerance.approxEq(a, b));
+    this.compare(other, 'TensorData.assertApproxEq', (a, b) => (Number.isNaN(a) && Number.isNaN(b)) || tolerance.approxEq(a, b));
   }
 
   private compare(other: TensorData, op: string, eq: (a: number, b: number) => boolean): void {

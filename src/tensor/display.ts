@@ -32,22 +32,58 @@ export function getPrintOptions(): PrintOptions {
   return options;
 }
 
-/** Shortest decimal that reads back to the same value at the dtype's precision, Rust-style (`1.0`, `0.33333334`). */
-function formatFloat(v: number, dtype: DType, precision: number | undefined): string {
+/**
+ * A float the way Rust's `{:?}` prints it (Burn's display): the shortest decimal that reads back to
+ * the same value at the dtype's precision (f16/bf16 print through f32, as the `half` crate does),
+ * in positional form with at least one fractional digit (`1.0`, `0.33333334`), or in exponential
+ * form (`1e-7`, `1.5e16`) below 1e-4 or from 1e16 on. With a precision it is Rust's `{:.p}`:
+ * positional, exactly `p` digits, ties to even.
+ */
+export function formatFloat(v: number, dtype: DType, precision: number | undefined): string {
   if (Number.isNaN(v)) return 'NaN';
-  if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
-  if (precision !== undefined) return v.toFixed(precision);
-  let s = String(v);
-  if (dtype !== 'f64') {
+  const sign = v < 0 || Object.is(v, -0) ? '-' : '';
+  const abs = Math.abs(v);
+  if (abs === Infinity) return `${sign}inf`;
+  if (precision !== undefined) return sign + fixedTiesEven(abs, precision);
+  const single = dtype !== 'f64';
+  const [digits, exp] = shortestDigits(abs, single);
+  const small = single ? Math.fround(1e-4) : 1e-4;
+  const large = single ? Math.fround(1e16) : 1e16;
+  if (abs !== 0 && (abs < small || abs >= large)) {
+    return `${sign}${digits[0]}${digits.length > 1 ? `.${digits.slice(1)}` : ''}e${exp}`;
+  }
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  const int = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
+  const frac = digits.slice(exp + 1);
+  return `${sign}${int}.${frac || '0'}`;
+}
+
+/** Shortest significant digits (no dot) and decimal exponent that read back to `abs` (as f32 when `single`). */
+function shortestDigits(abs: number, single: boolean): [string, number] {
+  let s = abs.toExponential();
+  if (single) {
     for (let p = 1; p <= 9; p++) {
-      const candidate = v.toPrecision(p);
-      if (Math.fround(Number(candidate)) === Math.fround(v)) {
-        s = String(Number(candidate));
-        break;
-      }
+      const candidate = abs.toExponential(p - 1);
+      if (Math.fround(Number(candidate)) === abs) { s = candidate; break; }
     }
   }
-  return /[.e]/.test(s) || s.includes('Infinity') ? s : `${s}.0`;
+  const [mant, e] = s.split('e') as [string, string];
+  const digits = mant.replace('.', '').replace(/0+$/, '') || '0';
+  return [digits, abs === 0 ? 0 : Number(e)];
+}
+
+/** Rust's `{:.p}` of a non-negative finite value: exact decimal rounded to `p` digits, ties to even. */
+function fixedTiesEven(abs: number, p: number): string {
+  if (abs >= 1e21) return `${BigInt(abs).toString()}${p > 0 ? `.${'0'.repeat(p)}` : ''}`;
+  const up = abs.toFixed(p); // rounds ties away from zero
+  if (p >= 100) return up;
+  const exact = abs.toFixed(100); // exact for every tie at digit p + 1
+  const dot = exact.indexOf('.');
+  const rest = exact.slice(dot + 1 + p);
+  if (!/^50*$/.test(rest)) return up;
+  const down = exact.slice(0, p === 0 ? dot : dot + 1 + p);
+  const last = Number(down[down.length - 1]);
+  return last % 2 === 0 ? down : up;
 }
 
 /** Formats a tensor the way Burn's `Display` does. `data` is undefined when values cannot be read synchronously. */
@@ -75,8 +111,14 @@ export function formatTensor(data: TensorData | undefined, shape: readonly numbe
       const cut = summarize && n > 2 * edge;
       const ids = cut ? [...Array.from({ length: edge }, (_, i) => i), -1, ...Array.from({ length: edge }, (_, i) => n - edge + i)] : Array.from({ length: n }, (_, i) => i);
       if (depth === shape.length - 1) return ids.map((i) => (i < 0 ? '...' : fmtElem(base + i))).join(', ');
+      // As Burn: rows are joined by ",\n " and the elision line has no comma after it.
       const pad = '\n' + ' '.repeat(depth + 1);
-      return ids.map((i) => (i < 0 ? '...' : `[${rec(depth + 1, base + i * strides[depth]!)}]`)).join(`,${pad}`);
+      let out = '';
+      ids.forEach((i, k) => {
+        if (k > 0) out += ids[k - 1]! < 0 ? pad : `,${pad}`;
+        out += i < 0 ? '...' : `[${rec(depth + 1, base + i * strides[depth]!)}]`;
+      });
+      return out;
     };
     body = shape.length === 0 ? rec(0, 0) : `[${rec(0, 0)}]`;
   }

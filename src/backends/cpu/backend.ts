@@ -128,7 +128,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   }
 
   override compareScalar(op: CompareOp, a: CpuTensor, scalar: number): CpuTensor {
-    return this.map(`cs:${op}`, compareExpr(op), 'bool', a.shape, [a], scalar);
+    // As Burn (and the default over `fill`): the scalar is first converted to the tensor's dtype.
+    return this.map(`cs:${op}`, compareExpr(op), 'bool', a.shape, [a], roundScalar(castNumber(scalar, a.dtype), a.dtype));
   }
 
   where(cond: CpuTensor, a: CpuTensor, b: CpuTensor): CpuTensor {

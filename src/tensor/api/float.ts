@@ -98,11 +98,18 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
     this.expectFloat('atan2');
     return this.wrap<D, Float>(this.binaryOp('atan2', other, 'atan2'));
   }
-  /** `sqrt(self² + other²)`. */
+  /**
+   * `sqrt(self² + other²)` without intermediate overflow or underflow (scaled by the larger
+   * magnitude, as Burn's `float_hypot`); an infinite operand gives infinity even beside NaN.
+   */
   hypot(this: Tensor<D, Float>, other: Tensor<D, Float> | number): Tensor<D, Float> {
     this.expectFloat('hypot');
-    const o = typeof other === 'number' ? other * other : other.square();
-    return this.square().add(o).sqrt();
+    const x = this.abs();
+    const y = typeof other === 'number' ? this.fullLike(Math.abs(other)) : other.abs();
+    const big = x.maxPair(y);
+    const ratio = x.minPair(y).div(big.maskFill(big.equal(0), 1));
+    const out = big.mul(ratio.square().add(1).sqrt());
+    return out.maskFill(x.isInf().boolOr(y.isInf()), Infinity);
   }
   /** Remainder with the sign of the dividend (C's `fmod`). */
   fmod(this: Tensor<D, Float>, other: Tensor<D, Float> | number): Tensor<D, Float> {
@@ -204,12 +211,19 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
     const bad = b.binary('or', b.predicate('isnan', this.primitive), b.predicate('isinf', this.primitive));
     return this.wrap<D, Bool>(b.unary('not', bad));
   }
-  /** `|self - other| <= atol + rtol * |other|` elementwise (PyTorch's defaults: rtol 1e-5, atol 1e-8). */
+  /**
+   * `|self - other| <= atol + rtol * |other|` elementwise for finite values; infinities are close
+   * only to the same infinity and NaN to nothing (Burn's `is_close`; PyTorch's defaults: rtol 1e-5,
+   * atol 1e-8).
+   */
   isClose(this: Tensor<D, Float>, other: Tensor<D, Float>, rtol = 1e-5, atol = 1e-8): Tensor<D, Bool> {
     if (!sameShape(this.primitive.shape, other.primitive.shape)) {
       throw new BurnError('isClose', `shapes ${fmt(this.primitive.shape)} and ${fmt(other.primitive.shape)} differ`);
     }
-    return this.sub(other).abs().lowerEqual(other.abs().mul(rtol).add(atol));
+    const bothFinite = this.isFinite().boolAnd(other.isFinite());
+    const closeFinite = this.sub(other).abs().lowerEqual(other.abs().mul(rtol).add(atol)).boolAnd(bothFinite);
+    const sameInf = this.isInf().boolAnd(this.equal(other));
+    return closeFinite.boolOr(sameInf);
   }
   /** True when every element is close (see {@link isClose}). */
   async allClose(this: Tensor<D, Float>, other: Tensor<D, Float>, rtol = 1e-5, atol = 1e-8): Promise<boolean> {
