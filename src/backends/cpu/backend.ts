@@ -8,8 +8,9 @@ import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../tens
 import { binaryExpr, castExpr, compareExpr, predicateExpr, unaryExpr } from './js/expressions.js';
 import { gatherInto, scatterInto, sortInto } from './js/indexing.js';
 import { gemm } from './js/matmul.js';
+import { softmaxRows } from './js/softmax.js';
 import { argReduceInto, reduceInto, scanInto } from './js/reduce.js';
-import { collapse, mapKernel, type Operand } from './js/strided.js';
+import { buildMapKernels, collapse, KernelCache, type MapKernels, type Operand, type OperandName } from './js/strided.js';
 import { allocCpu, CpuTensor, type CpuArray } from './storage.js';
 
 /**
@@ -19,6 +20,12 @@ import { allocCpu, CpuTensor, type CpuArray } from './storage.js';
  */
 export class CpuBackend extends BaseBackend<CpuTensor> {
   readonly name = 'cpu(js)';
+  /** Generated elementwise kernels, by op family, op and dtype signature. */
+  private readonly kernels = {
+    unary: new KernelCache<MapKernels>(), predicate: new KernelCache<MapKernels>(), binary: new KernelCache<MapKernels>(),
+    binaryScalar: new KernelCache<MapKernels>(), compare: new KernelCache<MapKernels>(), compareScalar: new KernelCache<MapKernels>(),
+    where: new KernelCache<MapKernels>(), cast: new KernelCache<MapKernels>(), copy: new KernelCache<MapKernels>(),
+  };
 
   // --- data ---
 
@@ -106,40 +113,42 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   // --- elementwise ---
 
   unary(op: UnaryOp, p: CpuTensor): CpuTensor {
-    return this.map(`u:${op}`, unaryExpr(op, p.dtype), p.dtype, p.shape, [p]);
+    return this.map(this.kernels.unary.get(op, p.dtype, () => buildMapKernels(unaryExpr(op, p.dtype), X)), p.dtype, p.shape, [p]);
   }
 
   predicate(op: PredicateOp, p: CpuTensor): CpuTensor {
-    return this.map(`p:${op}`, predicateExpr(op), 'bool', p.shape, [p]);
+    return this.map(this.kernels.predicate.get(op, p.dtype, () => buildMapKernels(predicateExpr(op), X)), 'bool', p.shape, [p]);
   }
 
   binary(op: BinaryOp, a: CpuTensor, b: CpuTensor): CpuTensor {
     const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
-    return this.map(`b:${op}`, binaryExpr(op, a.dtype), a.dtype, shape, [a, b]);
+    return this.map(this.kernels.binary.get(op, signature(a, b), () => buildMapKernels(binaryExpr(op, a.dtype), XY)), a.dtype, shape, [a, b]);
   }
 
   override binaryScalar(op: BinaryOp, a: CpuTensor, scalar: number): CpuTensor {
-    return this.map(`bs:${op}`, binaryExpr(op, a.dtype), a.dtype, a.shape, [a], roundScalar(castNumber(scalar, a.dtype), a.dtype));
+    const kernels = this.kernels.binaryScalar.get(op, a.dtype, () => buildMapKernels(binaryExpr(op, a.dtype), XS));
+    return this.map(kernels, a.dtype, a.shape, [a], roundScalar(castNumber(scalar, a.dtype), a.dtype));
   }
 
   compare(op: CompareOp, a: CpuTensor, b: CpuTensor): CpuTensor {
     const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
-    return this.map(`c:${op}`, compareExpr(op), 'bool', shape, [a, b]);
+    return this.map(this.kernels.compare.get(op, signature(a, b), () => buildMapKernels(compareExpr(op), XY)), 'bool', shape, [a, b]);
   }
 
   override compareScalar(op: CompareOp, a: CpuTensor, scalar: number): CpuTensor {
     // As Burn (and the default over `fill`): the scalar is first converted to the tensor's dtype.
-    return this.map(`cs:${op}`, compareExpr(op), 'bool', a.shape, [a], roundScalar(castNumber(scalar, a.dtype), a.dtype));
+    const kernels = this.kernels.compareScalar.get(op, a.dtype, () => buildMapKernels(compareExpr(op), XS));
+    return this.map(kernels, 'bool', a.shape, [a], roundScalar(castNumber(scalar, a.dtype), a.dtype));
   }
 
   where(cond: CpuTensor, a: CpuTensor, b: CpuTensor): CpuTensor {
     const shape = broadcastShapes(broadcastShapes(cond.shape, a.shape, 'where'), b.shape, 'where');
-    return this.map('where', '(c ? x : y)', a.dtype, shape, [a, b, cond]);
+    return this.map(this.kernels.where.get('where', signature(a, b), () => buildMapKernels('(c ? x : y)', XYC)), a.dtype, shape, [a, b, cond]);
   }
 
   cast(p: CpuTensor, dtype: DType): CpuTensor {
     if (dtype === p.dtype) return p;
-    return this.map(`cast:${dtype}`, castExpr(p.dtype, dtype), dtype, p.shape, [p]);
+    return this.map(this.kernels.cast.get(p.dtype, dtype, () => buildMapKernels(castExpr(p.dtype, dtype), X)), dtype, p.shape, [p]);
   }
 
   // --- reductions ---
@@ -183,25 +192,56 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   matmul(a: CpuTensor, b: CpuTensor): CpuTensor {
     const rank = a.shape.length;
-    const [m, k] = [a.shape[rank - 2]!, a.shape[rank - 1]!];
-    const n = b.shape[rank - 1]!;
+    const m = a.shape[rank - 2]!, k = a.shape[rank - 1]!, n = b.shape[rank - 1]!;
+    const aRs = a.strides[rank - 2]!, aCs = a.strides[rank - 1]!, bRs = b.strides[rank - 2]!, bCs = b.strides[rank - 1]!;
+    if (rank === 2) {
+      const out = allocCpu(a.dtype, m * n);
+      gemm(m, n, k, a.data, a.offset, aRs, aCs, b.data, b.offset, bRs, bCs, out, 0);
+      return this.finish(out, [m, n], a.dtype);
+    }
     const batch = broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2), 'matmul');
     const shape = [...batch, m, n];
     const out = allocCpu(a.dtype, numel(shape));
-    const ae = this.expand(a, [...batch, m, k]);
-    const be = this.expand(b, [...batch, k, n]);
-    const batchN = numel(batch);
-    const bStr = contiguousStrides(batch);
-    for (let i = 0; i < batchN; i++) {
-      let ao = ae.offset, bo = be.offset;
-      for (let d = 0; d < batch.length; d++) {
-        const idx = Math.floor(i / bStr[d]!) % batch[d]!;
-        ao += idx * ae.strides[d]!;
-        bo += idx * be.strides[d]!;
+    // Batch strides aligned to the broadcast batch shape (0 where an operand is broadcast).
+    const aStr = alignedStrides(new CpuTensor(a.data, a.shape.slice(0, -2), a.strides.slice(0, -2), 0, a.dtype), batch, batch.length);
+    const bStr = alignedStrides(new CpuTensor(b.data, b.shape.slice(0, -2), b.strides.slice(0, -2), 0, b.dtype), batch, batch.length);
+    const idx = new Int32Array(batch.length);
+    let ao = a.offset, bo = b.offset;
+    for (let i = 0, count = numel(batch); i < count; i++) {
+      gemm(m, n, k, a.data, ao, aRs, aCs, b.data, bo, bRs, bCs, out, i * m * n);
+      for (let d = batch.length - 1; d >= 0; d--) {
+        ao += aStr[d]!; bo += bStr[d]!;
+        if (++idx[d]! < batch[d]!) break;
+        idx[d] = 0; ao -= aStr[d]! * batch[d]!; bo -= bStr[d]! * batch[d]!;
       }
-      gemm(m, n, k, ae.data, ao, ae.strides[rank - 2]!, ae.strides[rank - 1]!, be.data, bo, be.strides[rank - 2]!, be.strides[rank - 1]!, out, i * m * n);
     }
     return this.finish(out, shape, a.dtype);
+  }
+
+  // --- fused activations ---
+
+  override softmax(p: CpuTensor, dim: number): CpuTensor {
+    return this.softmaxAlong(p, dim, false);
+  }
+
+  override logSoftmax(p: CpuTensor, dim: number): CpuTensor {
+    return this.softmaxAlong(p, dim, true);
+  }
+
+  /** Moves `dim` last (copying only when needed), runs the fused row kernel, and moves it back. */
+  private softmaxAlong(p: CpuTensor, dim: number, log: boolean): CpuTensor {
+    const rank = p.shape.length;
+    const axes = [...Array.from({ length: rank }, (_, i) => i).filter((i) => i !== dim), dim];
+    const moved = dim === rank - 1 ? p : this.permute(p, axes);
+    const src = moved.isContiguous() ? moved : CpuTensor.contiguous(this.materialize(moved, false), moved.shape, p.dtype);
+    const len = p.shape[dim]!;
+    const out = allocCpu(p.dtype, p.numel);
+    softmaxRows(out, src.data, src.offset, len === 0 ? 0 : p.numel / len, len, log);
+    const result = this.finish(out, moved.shape, p.dtype);
+    if (dim === rank - 1) return result;
+    const inverse = new Array<number>(rank);
+    axes.forEach((a, i) => (inverse[a] = i));
+    return this.permute(result, inverse);
   }
 
   sort(p: CpuTensor, dim: number, descending: boolean): [CpuTensor, CpuTensor] {
@@ -213,19 +253,29 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   // --- helpers ---
 
-  /** Runs a generated elementwise kernel into a fresh contiguous output of `shape`. */
-  private map(op: string, expr: string, dtype: DType, shape: readonly number[], inputs: readonly CpuTensor[], scalar?: number): CpuTensor {
-    const out = allocCpu(dtype, numel(shape));
+  /**
+   * Runs an elementwise kernel into a fresh contiguous output of `shape`: the flat form when every
+   * input is contiguous with the output's shape (the common case, and the per-op fast path), the
+   * strided form over broadcast-aligned, collapsed strides otherwise.
+   */
+  private map(kernels: MapKernels, dtype: DType, shape: readonly number[], inputs: readonly CpuTensor[], scalar?: number): CpuTensor {
+    const n = numel(shape);
+    const out = allocCpu(dtype, n);
+    const x = inputs[0]!, y = inputs[1], c = inputs[2];
+    if (isFlat(x, shape) && (y === undefined || isFlat(y, shape)) && (c === undefined || isFlat(c, shape))) {
+      if (c !== undefined) kernels.flat(n, out, x.data, x.offset, y!.data, y!.offset, c.data, c.offset);
+      else if (y !== undefined) kernels.flat(n, out, x.data, x.offset, y.data, y.offset);
+      else if (scalar !== undefined) kernels.flat(n, out, x.data, x.offset, scalar);
+      else kernels.flat(n, out, x.data, x.offset);
+      return this.finish(out, shape, dtype);
+    }
     const rank = shape.length;
     // Align every input to the output shape (broadcast strides), then collapse dims.
     const strides = [contiguousStrides(shape), ...inputs.map((t) => alignedStrides(t, shape, rank))];
-    const c = collapse(shape, strides);
-    const names = (['x', 'y', 'c'] as const).slice(0, inputs.length);
-    const key = `${op}|${expr}|${dtype}|${inputs.map((t) => t.data.constructor.name).join(',')}${scalar === undefined ? '' : '|s'}`;
-    const kernel = mapKernel(key, expr, scalar === undefined ? names : [...names, 's']);
-    const operands: (Operand | number)[] = inputs.map((t, i) => ({ data: t.data, offset: t.offset, strides: c.strides[i + 1]! }));
+    const col = collapse(shape, strides);
+    const operands: (Operand | number)[] = inputs.map((t, i) => ({ data: t.data, offset: t.offset, strides: col.strides[i + 1]! }));
     if (scalar !== undefined) operands.push(scalar);
-    kernel(c.shape, { data: out, offset: 0, strides: c.strides[0]! }, ...operands);
+    kernels.strided(col.shape, { data: out, offset: 0, strides: col.strides[0]! }, ...operands);
     return this.finish(out, shape, dtype);
   }
 
@@ -249,9 +299,23 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   /** Copies `src` into the (strided) view `dst` of the same shape. */
   private copyInto(dst: CpuTensor, src: CpuTensor): void {
     const c = collapse(dst.shape, [dst.strides, alignedStrides(src, dst.shape, dst.shape.length)]);
-    const key = `copy|${dst.data.constructor.name}|${src.data.constructor.name}`;
-    mapKernel(key, 'x', ['x'])(c.shape, { data: dst.data, offset: dst.offset, strides: c.strides[0]! }, { data: src.data, offset: src.offset, strides: c.strides[1]! });
+    this.kernels.copy.get(dst.dtype, src.dtype, () => buildMapKernels('x', X)).strided(c.shape, { data: dst.data, offset: dst.offset, strides: c.strides[0]! }, { data: src.data, offset: src.offset, strides: c.strides[1]! });
   }
+}
+
+const X: readonly OperandName[] = ['x'];
+const XS: readonly OperandName[] = ['x', 's'];
+const XY: readonly OperandName[] = ['x', 'y'];
+const XYC: readonly OperandName[] = ['x', 'y', 'c'];
+
+/** The kernel signature of two operands: their dtype, or both when they differ. */
+function signature(a: CpuTensor, b: CpuTensor): string {
+  return a.dtype === b.dtype ? a.dtype : `${a.dtype},${b.dtype}`;
+}
+
+/** True when `t` is contiguous with exactly `shape`, so a flat loop can read it. */
+function isFlat(t: CpuTensor, shape: readonly number[]): boolean {
+  return sameShape(t.shape, shape) && t.isContiguous();
 }
 
 /** Strides of `t` aligned to an output of `shape` (0 on broadcast dims). */

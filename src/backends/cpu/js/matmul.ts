@@ -7,7 +7,7 @@
 
 const MR = 4;
 const NR = 4;
-const KC = 256;
+const KC = 128;
 const MC = 128;
 
 let packA = new Float64Array(MC * KC);
@@ -31,9 +31,20 @@ export function gemm(
     for (let i = 0; i < M * N; i++) C[cOff + i] = 0;
     return;
   }
+  if (M * N * K <= 4096) {
+    // Tiny products: packing costs more than it saves.
+    for (let i = 0; i < M; i++) {
+      for (let j = 0; j < N; j++) {
+        let acc = 0;
+        for (let p = 0, ap = aOff + i * aRs, bp = bOff + j * bCs; p < K; p++, ap += aCs, bp += bRs) acc += A[ap]! * B[bp]!;
+        C[cOff + i * N + j] = acc;
+      }
+    }
+    return;
+  }
   const nPanels = Math.ceil(N / NR);
   if (packB.length < nPanels * NR * KC) packB = new Float64Array(nPanels * NR * KC);
-  const acc = new Float64Array(M * N);
+  for (let i = 0; i < M; i++) C.fill(0, cOff + i * N, cOff + i * N + N);
   for (let k0 = 0; k0 < K; k0 += KC) {
     const kc = Math.min(KC, K - k0);
     packPanelsB(B, bOff + k0 * bRs, bRs, bCs, kc, N);
@@ -46,14 +57,10 @@ export function gemm(
         for (let ip = 0; ip * MR < mc; ip++) {
           const i = i0 + ip * MR;
           const mr = Math.min(MR, M - i);
-          micro(kc, ip * MR * kc, jp * NR * kc, acc, i * N + j, N, mr, nr);
+          micro(kc, ip * MR * kc, jp * NR * kc, C, cOff + i * N + j, N, mr, nr);
         }
       }
     }
-  }
-  for (let i = 0; i < M; i++) {
-    const row = i * N;
-    for (let j = 0; j < N; j++) C[cOff + row + j] = acc[row + j]!;
   }
 }
 
@@ -94,7 +101,7 @@ function packPanelsA(A: Arr, off: number, rs: number, cs: number, mc: number, kc
 }
 
 /** 4×4 micro-kernel: acc[i..i+4][j..j+4] += Apanel · Bpanel over kc. */
-function micro(kc: number, ai: number, bi: number, acc: Float64Array, ci: number, ldc: number, mr: number, nr: number): void {
+function micro(kc: number, ai: number, bi: number, acc: Arr, ci: number, ldc: number, mr: number, nr: number): void {
   const a = packA, b = packB;
   let c00 = 0, c01 = 0, c02 = 0, c03 = 0;
   let c10 = 0, c11 = 0, c12 = 0, c13 = 0;

@@ -38,18 +38,33 @@ export function collapse(shape: readonly number[], strides: readonly (readonly n
   return { shape: outShape, strides: outStrides };
 }
 
-type MapKernel = (shape: readonly number[], out: Operand, ...inputs: (Operand | number)[]) => void;
+/** The strided form of an elementwise kernel: operands carry their own strides. */
+export type StridedKernel = (shape: readonly number[], out: Operand, ...inputs: (Operand | number)[]) => void;
+/** The flat form, for contiguous operands of the output's shape: `(n, out, x, xOffset, y, yOffset, …)`. */
+export type FlatKernel = (n: number, out: CpuArray, ...inputs: (CpuArray | number)[]) => void;
 
-const cache = new Map<string, MapKernel>();
+/** Both forms of one generated elementwise kernel. */
+export interface MapKernels {
+  readonly flat: FlatKernel;
+  readonly strided: StridedKernel;
+}
 
-/**
- * Returns the kernel computing `out = expr(x, y, c)` elementwise over strided operands. `inputs`
- * names the operands: `'x'`, `'y'`, `'c'` (strided arrays) or `'s'` for a scalar bound to `y`.
- * `key` must identify the expression and the array types.
- */
-export function mapKernel(key: string, expr: string, inputs: readonly ('x' | 'y' | 'c' | 's')[]): MapKernel {
-  const cached = cache.get(key);
-  if (cached) return cached;
+/** Operand names: `'x'`, `'y'`, `'c'` are arrays; `'s'` is a scalar bound to `y`. */
+export type OperandName = 'x' | 'y' | 'c' | 's';
+
+/** Generates the kernels computing `out = expr(x, y, c)` elementwise. */
+export function buildMapKernels(expr: string, inputs: readonly OperandName[]): MapKernels {
+  return { flat: buildFlat(expr, inputs), strided: buildStrided(expr, inputs) };
+}
+
+function buildFlat(expr: string, inputs: readonly OperandName[]): FlatKernel {
+  const params = inputs.map((v) => (v === 's' ? 'scalar' : `${v.toUpperCase()}, ${v}o`));
+  const reads = inputs.map((v) => (v === 's' ? 'const y = scalar;' : `const ${v} = ${v.toUpperCase()}[${v}o + i];`)).join(' ');
+  const src = `"use strict"; return function flat(n, O, ${params.join(', ')}) { for (let i = 0; i < n; i++) { ${reads} O[i] = ${expr}; } };`;
+  return new Function('H', src)(helpers) as FlatKernel;
+}
+
+function buildStrided(expr: string, inputs: readonly OperandName[]): StridedKernel {
   const arrays = inputs.filter((v) => v !== 's') as ('x' | 'y' | 'c')[];
   const all = ['o', ...arrays];
   const params = ['shape', 'O', ...inputs.map((v) => (v === 's' ? 'scalar' : v.toUpperCase()))];
@@ -79,7 +94,22 @@ for (let r = 0; r < outer; r++) {
     ${all.map((v) => `${v}b -= ${v}s[d] * shape[d];`).join(' ')}
   }
 }`;
-  const kernel = new Function('H', `"use strict"; return function map(${params.join(', ')}) {${body}\n};`)(helpers) as MapKernel;
-  cache.set(key, kernel);
-  return kernel;
+  return new Function('H', `"use strict"; return function map(${params.join(', ')}) {${body}\n};`)(helpers) as StridedKernel;
+}
+
+/**
+ * A cache of generated kernels keyed by two short strings (an op tag and a dtype signature) in
+ * nested maps, so looking one up allocates nothing on the per-op hot path.
+ */
+export class KernelCache<K> {
+  private readonly byOp = new Map<string, Map<string, K>>();
+
+  /** The kernel for (op, signature), built on first use. */
+  get(op: string, signature: string, build: () => K): K {
+    let inner = this.byOp.get(op);
+    if (!inner) this.byOp.set(op, (inner = new Map()));
+    let k = inner.get(signature);
+    if (!k) inner.set(signature, (k = build()));
+    return k;
+  }
 }
