@@ -2,6 +2,7 @@ import type { AutodiffOps, Gradients } from '../../backend/autodiff.js';
 import type { Backend, SliceSpecs, TensorPrimitive } from '../../backend/backend.js';
 import { BaseBackend } from '../../backend/base.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
+import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions } from '../../backend/options.js';
 import type { TensorData } from '../../tensor/data.js';
 import { isFloatDType, type DType } from '../../tensor/dtype.js';
 import { BurnError } from '../../tensor/errors.js';
@@ -10,6 +11,7 @@ import { BINARY_RULES, reduceBinary, UNARY_RULES } from './rules/elementwise.js'
 import { gatherGrad, scatterGrad, sortGrad } from './rules/indexing.js';
 import { catGrad, expandGrad, permuteGrad, reshapeGrad, sliceAssignGrad, sliceGrad, whereGrad } from './rules/layout.js';
 import { matmulGrad } from './rules/linalg.js';
+import { convGrad, convTransposeGrad, maxPoolGrad } from './rules/module.js';
 import { reduceGrad, scanGrad } from './rules/reduce.js';
 import { AdTensor } from './tensor.js';
 
@@ -154,10 +156,11 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
     const grad = r.grad;
     const keep: Keep[] = r.keep.map((k) => (k === 'a' ? 0 : k === 'b' ? 1 : 'out'));
     const aShape = a.shape, bShape = b.shape;
-    const rule: Rule | undefined = grad && ((g, v) => {
+    const rule: Rule | undefined = grad && ((g, v, needs) => {
       const vals = { a: g, b: g, out: g };
       r.keep.forEach((k, i) => (vals[k] = v(i)));
-      return reduceBinary(this.innerBackend, grad(this.innerBackend, g, vals), aShape, bShape);
+      const [ga, gb] = grad(this.innerBackend, g, vals, needs);
+      return reduceBinary(this.innerBackend, [needs[0] ? ga : undefined, needs[1] ? gb : undefined], aShape, bShape);
     });
     return this.record([a, b], forward, 'memory', keep, rule);
   }
@@ -169,7 +172,9 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   }
   where(cond: AdTensor, a: AdTensor, b: AdTensor): AdTensor {
     const aShape = a.shape, bShape = b.shape;
-    return this.record([cond, a, b], ([c, x, y]) => this.innerBackend.where(c!, x!, y!), 'memory', [0], (g, v) => [undefined, ...whereGrad(this.innerBackend, g, v(0), aShape, bShape)]);
+    return this.record([cond, a, b], ([c, x, y]) => this.innerBackend.where(c!, x!, y!), 'memory', [0], (g, v, needs) => [
+      undefined, ...whereGrad(this.innerBackend, g, v(0), aShape, bShape, needs[1]!, needs[2]!),
+    ]);
   }
   cast(p: AdTensor, dtype: DType): AdTensor {
     const from = p.dtype;
@@ -213,7 +218,7 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   // --- matmul, sort ---
 
   matmul(a: AdTensor, b: AdTensor): AdTensor {
-    return this.record([a, b], ([x, y]) => this.innerBackend.matmul(x!, y!), 'compute', [0, 1], (g, v) => matmulGrad(this.innerBackend, g, v(0), v(1)));
+    return this.record([a, b], ([x, y]) => this.innerBackend.matmul(x!, y!), 'compute', [0, 1], (g, v, needs) => matmulGrad(this.innerBackend, g, v(0), v(1), needs));
   }
   sort(p: AdTensor, dim: number, descending: boolean): [AdTensor, AdTensor] {
     const [values, indices] = this.innerBackend.sort(p.inner, dim, descending);
@@ -237,5 +242,25 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
       const b = this.innerBackend;
       return [b.binary('sub', g, b.binary('mul', b.unary('exp', v(0)), b.reduce('sum', g, [dim])))];
     });
+  }
+
+  override conv(x: AdTensor, weight: AdTensor, bias: AdTensor | undefined, options: ConvOptions): AdTensor {
+    const inputs = bias ? [x, weight, bias] : [x, weight];
+    return this.record(inputs, ([a, w, c]) => this.innerBackend.conv(a!, w!, c, options), 'compute', [0, 1], (g, v, needs) =>
+      convGrad(this.innerBackend, g, v(0), v(1), needs, options));
+  }
+  override convTranspose(x: AdTensor, weight: AdTensor, bias: AdTensor | undefined, options: ConvTransposeOptions): AdTensor {
+    const inputs = bias ? [x, weight, bias] : [x, weight];
+    return this.record(inputs, ([a, w, c]) => this.innerBackend.convTranspose(a!, w!, c, options), 'compute', [0, 1], (g, v, needs) =>
+      convTransposeGrad(this.innerBackend, g, v(0), v(1), needs, options));
+  }
+  override maxPool(x: AdTensor, options: MaxPoolOptions): AdTensor {
+    return this.maxPoolWithIndices(x, options)[0];
+  }
+  override maxPoolWithIndices(x: AdTensor, options: MaxPoolOptions): [AdTensor, AdTensor] {
+    const [out, indices] = this.innerBackend.maxPoolWithIndices(x.inner, options);
+    const shape = x.shape;
+    const tracked = this.record([x], () => out, 'compute', [], (g) => [maxPoolGrad(this.innerBackend, g, shape, indices)]);
+    return [tracked, this.plain(indices)];
   }
 }

@@ -20,8 +20,11 @@ export type Stored = TensorPrimitive | Node;
 /** Reads kept value `i` of a node, recomputing it when needed. */
 export type ValueOf = (i: number) => TensorPrimitive;
 
-/** A backward rule: the gradients of the inputs (undefined where none flows) from the output's gradient. */
-export type Rule = (grad: TensorPrimitive, value: ValueOf) => readonly (TensorPrimitive | undefined)[];
+/**
+ * A backward rule: the gradients of the inputs (undefined where none flows) from the output's
+ * gradient. `needs[i]` tells whether input i is tracked, so a rule can skip work nobody reads.
+ */
+export type Rule = (grad: TensorPrimitive, value: ValueOf, needs: readonly boolean[]) => readonly (TensorPrimitive | undefined)[];
 
 let nextId = 1;
 
@@ -120,7 +123,7 @@ export function runBackward(root: Node, rootShape: readonly number[], rootDType:
       const rule = node.rule;
       if (!rule) throw new BurnError('backward', 'the graph behind this tensor was already freed by an earlier backward()');
       const stored = node.stored;
-      const parentGrads = rule(grad, (i) => read(stored[i]!));
+      const parentGrads = rule(grad, (i) => read(stored[i]!), node.parents.map((p) => p !== undefined));
       node.parents.forEach((parent, i) => {
         const g = parentGrads[i];
         if (!parent || g === undefined) return;

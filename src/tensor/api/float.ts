@@ -68,10 +68,11 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
   /** Logistic sigmoid `1 / (1 + e^-x)`. */
   sigmoid(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('sigmoid'); }
 
-  /** `max(x, 0)`. */
+  /** `max(x, 0)`; NaN stays NaN and the gradient at 0 is 0 (as Burn and PyTorch). */
   relu(this: Tensor<D, Float>): Tensor<D, Float> {
     this.expectFloat('relu');
-    return this.wrap<D, Float>(this.backend.binaryScalar('max', this.primitive, 0));
+    const b = this.backend;
+    return this.wrap<D, Float>(b.maskFill(this.primitive, b.compareScalar('le', this.primitive, 0), 0));
   }
   /** Gaussian error linear unit, exact form `x · Φ(x)`. */
   gelu(this: Tensor<D, Float>): Tensor<D, Float> {

@@ -55,7 +55,8 @@ export const UNARY_RULES: { readonly [K in UnaryOp]: UnaryRule } = {
 /** The rule of a binary op: gradients of (a, b) before reduction to their shapes. */
 export interface BinaryRule {
   readonly keep: readonly ('a' | 'b' | 'out')[];
-  readonly grad?: (b: Backend, g: P, v: { a: P; b: P; out: P }) => [P | undefined, P | undefined];
+  /** `needs[i]`: whether operand i is tracked (a rule may skip the other's gradient). */
+  readonly grad?: (b: Backend, g: P, v: { a: P; b: P; out: P }, needs: readonly boolean[]) => [P | undefined, P | undefined];
 }
 
 /** `mask ? x : 0`. */
@@ -88,8 +89,8 @@ export const BINARY_RULES: { readonly [K in BinaryOp]: BinaryRule } = {
     },
   },
   // Ties share the gradient equally, as PyTorch's maximum/minimum.
-  max: { keep: ['a', 'b'], grad: (b, g, v) => pairGrad(b, g, b.compare('gt', v.a, v.b), b.compare('eq', v.a, v.b)) },
-  min: { keep: ['a', 'b'], grad: (b, g, v) => pairGrad(b, g, b.compare('lt', v.a, v.b), b.compare('eq', v.a, v.b)) },
+  max: { keep: ['a', 'b'], grad: (b, g, v, needs) => pairGrad(b, g, b.compare('gt', v.a, v.b), b.compare('eq', v.a, v.b), needs) },
+  min: { keep: ['a', 'b'], grad: (b, g, v, needs) => pairGrad(b, g, b.compare('lt', v.a, v.b), b.compare('eq', v.a, v.b), needs) },
   and: { keep: [] },
   or: { keep: [] },
   xor: { keep: [] },
@@ -97,12 +98,13 @@ export const BINARY_RULES: { readonly [K in BinaryOp]: BinaryRule } = {
   shr: { keep: [] },
 };
 
-function pairGrad(b: Backend, g: P, aWins: P, tie: P): [P, P] {
+function pairGrad(b: Backend, g: P, aWins: P, tie: P, needs: readonly boolean[]): [P | undefined, P | undefined] {
   const half = scale(b, g, 0.5);
-  const zero = zerosLike(b, g);
-  const ga = b.where(tie, half, b.where(aWins, g, zero));
-  const gb = b.where(tie, half, b.where(aWins, zero, g));
-  return [ga, gb];
+  const zero = b.fill([], 0, g.dtype);
+  return [
+    needs[0] ? b.where(tie, half, b.where(aWins, g, zero)) : undefined,
+    needs[1] ? b.where(tie, half, b.where(aWins, zero, g)) : undefined,
+  ];
 }
 
 /** Reduces the two gradients of a broadcasting binary op to the operand shapes. */

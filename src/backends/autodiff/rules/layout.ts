@@ -1,5 +1,5 @@
 import type { Backend, SliceSpecs, TensorPrimitive } from '../../../backend/backend.js';
-import { sumToShape, zerosLike } from './shared.js';
+import { sumToShape } from './shared.js';
 
 /** Backward rules of the layout ops: each maps the output gradient back to the input layout. */
 
@@ -39,7 +39,10 @@ export function catGrad(b: Backend, g: P, sizes: readonly number[], dim: number)
 }
 
 /** where: the chosen branch gets the gradient, reduced to its shape. */
-export function whereGrad(b: Backend, g: P, cond: P, aShape: readonly number[], bShape: readonly number[]): [P, P] {
-  const zero = zerosLike(b, g);
-  return [sumToShape(b, b.where(cond, g, zero), aShape), sumToShape(b, b.where(cond, zero, g), bShape)];
+export function whereGrad(b: Backend, g: P, cond: P, aShape: readonly number[], bShape: readonly number[], needA: boolean, needB: boolean): [P | undefined, P | undefined] {
+  const zero = b.fill([], 0, g.dtype);
+  return [
+    needA ? sumToShape(b, b.where(cond, g, zero), aShape) : undefined,
+    needB ? sumToShape(b, b.where(cond, zero, g), bShape) : undefined,
+  ];
 }

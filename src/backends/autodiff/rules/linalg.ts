@@ -12,6 +12,9 @@ function swapLast(b: Backend, p: P): P {
 }
 
 /** matmul: dA = G Bᵀ, dB = Aᵀ G, each summed over broadcast batch dims. */
-export function matmulGrad(b: Backend, g: P, lhs: P, rhs: P): [P, P] {
-  return [sumToShape(b, b.matmul(g, swapLast(b, rhs)), lhs.shape), sumToShape(b, b.matmul(swapLast(b, lhs), g), rhs.shape)];
+export function matmulGrad(b: Backend, g: P, lhs: P, rhs: P, needs: readonly boolean[]): [P | undefined, P | undefined] {
+  return [
+    needs[0] ? sumToShape(b, b.matmul(g, swapLast(b, rhs)), lhs.shape) : undefined,
+    needs[1] ? sumToShape(b, b.matmul(swapLast(b, lhs), g), rhs.shape) : undefined,
+  ];
 }

@@ -1,0 +1,80 @@
+import type { Backend, TensorPrimitive } from '../../../backend/backend.js';
+import { padSpatial, prod, windows } from '../../../backend/defaults/spatial.js';
+import type { ConvOptions, ConvTransposeOptions } from '../../../backend/options.js';
+
+/**
+ * Dedicated backward rules of the convolution and pooling ops: the gradients are again
+ * convolutions (and a scatter for max pooling), computed with the inner backend's accelerated
+ * ops instead of differentiating the im2col decomposition.
+ */
+
+type P = TensorPrimitive;
+
+/**
+ * im2col of `[N, C, *S]` for a kernel and window geometry: `[G, N·L, (C/G)·kvol]`, the columns of
+ * every sample side by side so one batched matmul (batch = groups) contracts over samples too.
+ */
+function columns(b: Backend, x: P, kernel: readonly number[], stride: readonly number[], padding: readonly number[], dilation: readonly number[], groups: number, out: readonly number[]): P {
+  const [n, c] = x.shape as [number, number];
+  const xp = padSpatial(b, x, padding, padding, 0);
+  const cols = windows(b, xp, kernel, { stride, dilation, out }); // [N, C, kvol, ...out]
+  const kvol = prod(kernel), l = prod(out), cg = c / groups;
+  const grouped = b.reshape(cols, [n, groups, cg * kvol, l]);
+  return b.reshape(b.permute(grouped, [1, 0, 3, 2]), [groups, n * l, cg * kvol]);
+}
+
+/** `[N, G·C, *S]` → `[G, C, N·L]`: per group, channels by (sample, position). */
+function byGroup(b: Backend, x: P, groups: number): P {
+  const [n, c, ...spatial] = x.shape as number[];
+  const l = prod(spatial);
+  const split = b.reshape(x, [n!, groups, c! / groups, l]);
+  return b.reshape(b.permute(split, [1, 2, 0, 3]), [groups, c! / groups, n! * l]);
+}
+
+/** The bias gradient: the output gradient summed over the batch and spatial dims. */
+function biasGrad(b: Backend, g: P): P {
+  const dims = g.shape.map((_, d) => d).filter((d) => d !== 1);
+  return b.reshape(b.reduce('sum', g, dims), [g.shape[1]!]);
+}
+
+/** Gradients of `conv(x, w, bias)`: input (a transposed conv), weight (output gradient × im2col of x), bias. */
+export function convGrad(b: Backend, g: P, x: P, w: P, needs: readonly boolean[], o: ConvOptions): [P | undefined, P | undefined, P | undefined] {
+  const spatial = x.shape.slice(2);
+  const kernel = w.shape.slice(2);
+  const out = g.shape.slice(2);
+  let dx: P | undefined;
+  if (needs[0]) {
+    const paddingOut = spatial.map((s, i) => s - ((out[i]! - 1) * o.stride[i]! - 2 * o.padding[i]! + o.dilation[i]! * (kernel[i]! - 1) + 1));
+    dx = b.convTranspose(g, w, undefined, { ...o, paddingOut });
+  }
+  let dw: P | undefined;
+  if (needs[1]) {
+    // dw[g, co, (ci, k)] = Σ_{n, l} g[n, g, co, l] · cols[n, g, (ci, k), l]
+    const cols = columns(b, x, kernel, o.stride, o.padding, o.dilation, o.groups, out);
+    dw = b.reshape(b.matmul(byGroup(b, g, o.groups), cols), w.shape);
+  }
+  return [dx, dw, needs[2] ? biasGrad(b, g) : undefined];
+}
+
+/** Gradients of `convTranspose(x, w, bias)`: input (a conv), weight (x × im2col of the output gradient), bias. */
+export function convTransposeGrad(b: Backend, g: P, x: P, w: P, needs: readonly boolean[], o: ConvTransposeOptions): [P | undefined, P | undefined, P | undefined] {
+  const kernel = w.shape.slice(2);
+  const dx = needs[0] ? b.conv(g, w, undefined, { stride: o.stride, padding: o.padding, dilation: o.dilation, groups: o.groups }) : undefined;
+  let dw: P | undefined;
+  if (needs[1]) {
+    // dw[(g, ci), (co, k)] = Σ_{n, s} x[n, g, ci, s] · g[n, g, co, s·stride + k·dilation − padding]
+    const cols = columns(b, g, kernel, o.stride, o.padding, o.dilation, o.groups, x.shape.slice(2));
+    dw = b.reshape(b.matmul(byGroup(b, x, o.groups), cols), w.shape);
+  }
+  return [dx, dw, needs[2] ? biasGrad(b, g) : undefined];
+}
+
+/** Gradient of max pooling: each output's gradient goes to the input position of its maximum. */
+export function maxPoolGrad(b: Backend, g: P, inputShape: readonly number[], indices: P): P {
+  const [n, c, ...spatial] = inputShape as number[];
+  const volume = spatial.reduce((a, s) => a * s, 1);
+  const flatG = b.reshape(g, [n!, c!, g.shape.slice(2).reduce((a, s) => a * s, 1)]);
+  const flatI = b.reshape(indices, flatG.shape);
+  const dx = b.scatter('add', b.fill([n!, c!, volume], 0, g.dtype), 2, flatI, flatG);
+  return b.reshape(dx, inputShape);
+}
