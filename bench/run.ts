@@ -15,7 +15,7 @@ import { FULL_CONFIG, parseArgs, QUICK_CONFIG, USAGE } from './lib/cli.js';
 import { inputValues } from './lib/data.js';
 import { errorText } from './lib/measure.js';
 import { unitOf, valueOf } from './lib/metric.js';
-import { ratiosToPeers, renderTable, spreadPercent, fmt, type CaseResult } from './lib/report.js';
+import { describeOutcome, ratiosToPeers, renderTable, rowValues, type CaseResult } from './lib/report.js';
 import { summarize } from './lib/stats.js';
 import { NotAvailable, type Impl, type Outcome } from './lib/types.js';
 
@@ -63,8 +63,7 @@ async function main(): Promise<void> {
       const missing = unavailable.get(impl.name);
       const outcome: Outcome = missing !== undefined ? { ok: false, reason: missing } : await impl.measure(c, inputs, config);
       outcomes.set(impl.name, outcome);
-      const shown = outcome.ok ? `${fmt(valueOf(c, summarize(outcome.samples).median))} ${unitOf(c).unit} ±${spreadPercent(summarize(outcome.samples)).toFixed(0)}% (${outcome.samples.length} samples)` : `n/a (${outcome.reason})`;
-      log(`[${n + 1}/${cases.length}] ${c.title} · ${impl.name}: ${shown}`);
+      log(`[${n + 1}/${cases.length}] ${c.title} · ${impl.name}: ${describeOutcome(c, outcome)}`);
     }
     results.push({ case: c, outcomes });
   }
@@ -79,6 +78,12 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`Values: median over ${options.quick ? 'a few' : 'repeated'} measurements, ±: half the inter-quartile range of the samples.`);
   console.log(`Ratio: burn-ts speed ÷ fastest peer's speed (above 1: burn-ts is faster). Checksums compare every output with burn-ts's.`);
+  if (results.some((r) => r.case.metric.kind === 'step')) {
+    console.log(`Training steps: forward and backward of each run timed separately; "backward ÷ forward" is the median of each run's ratio (lower is better; compare the columns).`);
+  }
+  if (results.some((r) => r.case.metric.kind === 'decorator')) {
+    console.log(`Autodiff decorator: time per op on Device.cpu().autodiff() minus on Device.cpu() (median of interleaved batch pairs).`);
+  }
   for (const name of names) console.log(`- ${name}: ${details.get(name) ?? `n/a (${unavailable.get(name)})`}`);
   console.log(`- machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after; ${seconds.toFixed(0)} s${options.readback ? '; --readback' : ''}`);
 
@@ -94,6 +99,7 @@ async function main(): Promise<void> {
         case: r.case,
         unit: unitOf(r.case).unit,
         ratiosToPeers: ratiosToPeers(r, burn),
+        rows: rowValues(r),
         outcomes: Object.fromEntries([...r.outcomes].map(([name, o]) => [name, o.ok
           ? { ...o, secondsPerCall: summarize(o.samples), value: valueOf(r.case, summarize(o.samples).median) }
           : o])),

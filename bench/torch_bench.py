@@ -5,8 +5,9 @@ Protocol, one JSON object per line: this script first prints a hello line,
 {"hello": true, "detail": "..."} or {"hello": false, "reason": "..."} when torch is missing;
 then, for each request {"case": BenchCase, "config": MeasureConfig, "readback": bool} read from
 stdin, it prints {"ok": true, "samples": [seconds per call...], "checksum": {...}} or
-{"ok": false, "reason": "..."}. Inputs, timing and checksums mirror bench/lib/data.ts and
-bench/lib/measure.ts. PyTorch is eager: an op's return is its synchronization point.
+{"ok": false, "reason": "..."}; step and decorator cases add "phases" (see bench/lib/types.ts).
+Inputs, timing and checksums mirror bench/lib/data.ts and bench/lib/measure.ts. PyTorch is
+eager: an op's return is its synchronization point.
 """
 import json
 import os
@@ -15,6 +16,10 @@ import time
 
 MAX_BATCH_SECONDS = 0.5
 MAX_WARMUP_BATCHES = 100
+
+
+class Unavailable(Exception):
+    """A case this implementation cannot run (an n/a cell with this reason)."""
 
 
 def inputs_of(torch, case):
@@ -26,8 +31,55 @@ def inputs_of(torch, case):
             n *= d
         i = torch.arange(n, dtype=torch.int64)
         u = (i * 0x9E3779B1 + (spec["seed"] & 0xFFFFFFFF)) & 0xFFFFFFFF
-        out.append((u.double() / 2147483648.0 - 1.0).float().reshape(shape).contiguous())
+        x = (u.double() / 2147483648.0 - 1.0).float()
+        if spec.get("scale", 1) != 1:
+            x = x * torch.tensor(spec["scale"], dtype=torch.float32)  # f32 product, as data.ts
+        out.append(x.reshape(shape).contiguous())
     return out
+
+
+def labels_of(torch, n, classes):
+    """Row i has class (7*i + 3) % classes (bench/lib/data.ts labelValues), shape [n, 1]."""
+    return torch.tensor([(7 * i + 3) % classes for i in range(n)], dtype=torch.int64).reshape(n, 1)
+
+
+def step_phases(torch, case, t):
+    """A training step (bench/cases/autodiff.ts): forward until the loss is read, backward until a
+    value of the first parameter's gradient is."""
+    F = torch.nn.functional
+    x, params = t[0], t[1:]
+    for p in params:
+        p.requires_grad_(True)
+    labels = labels_of(torch, x.shape[0], int((case.get("attrs") or {}).get("classes", 10)))
+    op = case["op"]
+    if op == "mlpStep":
+        w1, b1, w2, b2 = params
+
+        def logits():
+            return torch.relu(x @ w1 + b1) @ w2 + b2
+    elif op == "convnetStep":
+        c1, c1b, c2, c2b, fw, fb = params
+
+        def logits():
+            h = torch.relu(F.conv2d(x, c1, c1b))
+            h = torch.relu(F.conv2d(h, c2, c2b))
+            return F.adaptive_avg_pool2d(h, (8, 8)).flatten(1) @ fw + fb
+    else:
+        raise ValueError("unknown step " + op)
+    state = {}
+
+    def forward():
+        for p in params:
+            p.grad = None  # no accumulation across steps (burn-ts's backward returns fresh gradients)
+        loss = -torch.log_softmax(logits(), 1).gather(1, labels).mean()
+        state["loss"] = loss
+        return loss.item()
+
+    def backward():
+        state.pop("loss").backward()
+        return params[0].grad.reshape(-1)[0].item()
+
+    return forward, backward, params[0]
 
 
 def body(torch, case, t):
@@ -78,6 +130,56 @@ def time_overhead(run, cfg):
     return [run_batch(run, calls) for _ in range(cfg["batches"])]
 
 
+def time_decorator(torch, case, t, cfg):
+    """PyTorch's analogue of a tracked decorator case: the op on inputs requiring grad minus the
+    same op on plain inputs, in alternating pairs of batches (bench/lib/measure.ts timeDecorator)."""
+    if not case["metric"].get("tracked"):
+        raise Unavailable("PyTorch has no separate autodiff layer: an op on untracked tensors is the plain op")
+    tracked = [x.clone().requires_grad_(True) for x in t]
+    dec = body(torch, case, tracked)
+    base = body(torch, case, t)
+    probe = run_batch(dec, 100)
+    calls = max(100, min(cfg["batchCalls"], int(MAX_BATCH_SECONDS / max(probe, 1e-9))))
+    start = time.perf_counter()
+    for i in range(MAX_WARMUP_BATCHES):
+        run_batch(dec, calls)
+        run_batch(base, calls)
+        if i + 1 >= cfg["warmupBatches"] and time.perf_counter() - start >= cfg["warmupSeconds"]:
+            break
+    decorated, plain = [], []
+    for i in range(cfg["batches"]):
+        if i % 2 == 0:
+            decorated.append(run_batch(dec, calls))
+            plain.append(run_batch(base, calls))
+        else:
+            plain.append(run_batch(base, calls))
+            decorated.append(run_batch(dec, calls))
+    samples = [d - p for d, p in zip(decorated, plain)]
+    return samples, {"decorated": decorated, "plain": plain}, dec().detach()
+
+
+def time_step(forward, backward, cfg):
+    """Forward and backward seconds of each timed step; warm-up and run count as time_bulk."""
+    def once():
+        return run_once(forward), run_once(backward)
+
+    start = time.perf_counter()
+    for i in range(cfg["maxWarmupRuns"]):
+        once()
+        if i + 1 >= cfg["warmupRuns"] and time.perf_counter() - start >= cfg["warmupSeconds"]:
+            break
+    fwd, bwd = [], []
+    spent = 0.0
+    while len(fwd) < cfg["maxRuns"]:
+        f, b = once()
+        fwd.append(f)
+        bwd.append(b)
+        spent += f + b
+        if len(fwd) >= cfg["minRuns"] and spent >= cfg["budgetSeconds"]:
+            break
+    return fwd, bwd
+
+
 def run_once(run):
     t0 = time.perf_counter_ns()
     run()
@@ -112,6 +214,18 @@ def measure(torch, req):
     case = req["case"]
     cfg = req["config"]
     t = inputs_of(torch, case)
+    kind = case["metric"]["kind"]
+    if kind == "step":
+        forward, backward, first = step_phases(torch, case, t)
+        fwd, bwd = time_step(forward, backward, cfg)
+        loss = forward()
+        backward()
+        out = torch.cat([torch.tensor([loss], dtype=torch.float32), first.grad.detach().reshape(-1)])
+        return {"ok": True, "samples": [f + b for f, b in zip(fwd, bwd)], "phases": {"forward": fwd, "backward": bwd},
+                "checksum": checksum(torch, out)}
+    if kind == "decorator":
+        samples, phases, out = time_decorator(torch, case, t, cfg)
+        return {"ok": True, "samples": samples, "phases": phases, "checksum": checksum(torch, out)}
     op = body(torch, case, t)
     run = (lambda: op().numpy()) if req.get("readback") else op
     if case["metric"]["kind"] == "overhead":
@@ -152,6 +266,8 @@ def main():
         req = json.loads(line)
         try:
             res = measure(torch, req)
+        except Unavailable as e:
+            res = {"ok": False, "reason": str(e)}
         except Exception as e:  # noqa: BLE001 - reported as an n/a cell
             res = {"ok": False, "reason": ("failed: %s" % e).split("\n")[0][:160]}
         print(json.dumps(res), flush=True)

@@ -1,5 +1,6 @@
 /** Every benchmark case, in table order. */
 import type { BenchCase } from '../lib/types.js';
+import { autodiffCases } from './autodiff.js';
 import { convCases } from './conv.js';
 import { elementwiseCases } from './elementwise.js';
 import { layoutCases } from './layout.js';
@@ -15,4 +16,5 @@ export const allCases: readonly BenchCase[] = [
   ...reduceCases,
   ...layoutCases,
   ...convCases,
+  ...autodiffCases,
 ];

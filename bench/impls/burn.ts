@@ -2,12 +2,13 @@
  * burn-ts on the CPU device with the `js` engine, imported from src/ (tsx strips the types; the
  * code is the same as the built package's, and the type check never depends on a stale dist/).
  * CPU ops finish inside the call, so a call's return is its synchronization point (`--readback`
- * adds `toDataSync()`).
+ * adds `toDataSync()`). The autodiff cases are in burn-autodiff.ts.
  */
 import { readFileSync } from 'node:fs';
 import * as burn from '../../src/index.js';
-import { Device, Tensor, TensorData } from '../../src/index.js';
+import { Device, type Tensor } from '../../src/index.js';
 import { inProcessImpl } from '../lib/measure.js';
+import { prepareDecorator, prepareStep, tensorsOf } from './burn-autodiff.js';
 import { NotAvailable, type BenchCase, type Impl, type Prepared } from '../lib/types.js';
 
 type FloatTensor = Tensor<number>;
@@ -39,6 +40,7 @@ function body(c: BenchCase, t: readonly FloatTensor[]): () => FloatTensor {
       const options = { stride: [1, 1], padding: [p, p], dilation: [1, 1], groups: 1 };
       return () => conv2d(a, b!, undefined, options);
     }
+    case 'mlpStep': case 'convnetStep': throw new NotAvailable(`${c.op} is a training step, not a single op`);
   }
 }
 
@@ -53,7 +55,9 @@ export function burnImpl(options: { readback: boolean }): Impl {
       return `burn-ts ${pkg.version}, ${device.toString()}, 1 thread`;
     },
     async prepare(c, inputs): Promise<Prepared> {
-      const tensors = inputs.map((values, k) => Tensor.fromData<number>(new TensorData(values, c.inputs[k]!.shape, 'f32'), device));
+      if (c.metric.kind === 'step') return prepareStep(c, inputs, device);
+      if (c.metric.kind === 'decorator') return prepareDecorator(c, inputs, device, body, options.readback);
+      const tensors = tensorsOf(c, inputs, device);
       const run = body(c, tensors);
       let last: FloatTensor | undefined;
       return {

@@ -33,6 +33,7 @@ function modelOf(c: BenchCase): OneOpModel {
       const [kh, kw] = c.inputs[1]!.shape.slice(2);
       return { ...base, opType: 'Conv', attrs: [{ name: 'kernel_shape', ints: [kh!, kw!] }, { name: 'pads', ints: [p, p, p, p] }, { name: 'strides', ints: [1, 1] }] };
     }
+    case 'mlpStep': case 'convnetStep': throw new NotAvailable('onnxruntime-node runs inference only (no gradients)');
   }
 }
 
@@ -52,6 +53,7 @@ export function ortImpl(): Impl {
       return `onnxruntime-node ${version}, CPU execution provider, ${ORT_THREADS} intra-op threads`;
     },
     async prepare(c, inputs): Promise<Prepared> {
+      if (c.metric.kind === 'decorator') throw new NotAvailable("burn-ts's autodiff decorator only (ONNX Runtime has no such layer)");
       const lib = ort!;
       const session = await lib.InferenceSession.create(encodeOneOpModel(modelOf(c)), {
         executionProviders: ['cpu'],

@@ -48,6 +48,8 @@ function body(tf: Tf, c: BenchCase, t: readonly TfTensor[]): () => TfTensor {
       const p = c.attrs?.padding ?? 0;
       return () => tf.conv2d(a as import('@tensorflow/tfjs-core').Tensor4D, b as import('@tensorflow/tfjs-core').Tensor4D, 1, p, 'NHWC');
     }
+    // tf.variableGrads runs forward and backward in one call: no forward time to divide by.
+    case 'mlpStep': case 'convnetStep': throw new NotAvailable('tfjs runs forward and backward in one call (tf.variableGrads), so there is no separate backward time');
   }
 }
 
@@ -76,6 +78,7 @@ export function tfjsImpl(backend: 'cpu' | 'wasm', options: { readback: boolean }
       return `@tensorflow/tfjs-core ${version}, backend ${backend}${simd}, 1 thread`;
     },
     async prepare(c, inputs): Promise<Prepared> {
+      if (c.metric.kind === 'decorator') throw new NotAvailable("burn-ts's autodiff decorator only (tfjs has no such layer)");
       const lib = tf!;
       await lib.setBackend(backend);
       let tensors = inputs.map((values, k) => lib.tensor(values, [...c.inputs[k]!.shape], 'float32'));

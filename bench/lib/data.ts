@@ -1,7 +1,8 @@
 /**
  * Deterministic inputs and output checksums, reproduced bit for bit by bench/torch_bench.py:
  * element `i` of an input with seed `s` is `u / 2^31 - 1` rounded to f32, where
- * `u = (i * 0x9E3779B1 + s) mod 2^32` (a Weyl sequence: values in [-1, 1), no generator state).
+ * `u = (i * 0x9E3779B1 + s) mod 2^32` (a Weyl sequence: values in [-1, 1), no generator state),
+ * times the input's `scale` in f32 when it has one. Labels of a training step: `labelValues`.
  */
 import type { InputSpec } from './types.js';
 
@@ -19,7 +20,17 @@ export function inputValues(spec: InputSpec): Float32Array {
     const u = (Math.imul(i, 0x9e3779b1) + seed) >>> 0;
     out[i] = u / 2147483648 - 1;
   }
+  if (spec.scale !== undefined && spec.scale !== 1) {
+    // The f64 product of two f32 values is exact, so storing it rounds once: torch's f32 multiply.
+    const scale = Math.fround(spec.scale);
+    for (let i = 0; i < n; i++) out[i] = out[i]! * scale;
+  }
   return out;
+}
+
+/** The class labels of a training step's batch of `n` rows: row `i` has class `(7·i + 3) mod classes`. */
+export function labelValues(n: number, classes: number): Int32Array {
+  return Int32Array.from({ length: n }, (_, i) => (7 * i + 3) % classes);
 }
 
 /**

@@ -7,13 +7,15 @@ export interface UnitInfo {
   readonly higherIsBetter: boolean;
 }
 
-/** The unit a case reports in. */
+/** The unit a case reports in (`step`: of the whole step and of each phase). */
 export function unitOf(c: BenchCase): UnitInfo {
   switch (c.metric.kind) {
     case 'overhead': return { unit: 'µs/op', higherIsBetter: false };
     case 'flops': return { unit: 'GFLOP/s', higherIsBetter: true };
     case 'bytes': return { unit: 'GB/s', higherIsBetter: true };
     case 'time': return { unit: 'ms', higherIsBetter: false };
+    case 'step': return { unit: 'ms', higherIsBetter: false };
+    case 'decorator': return { unit: 'µs/op', higherIsBetter: false };
   }
 }
 
@@ -25,5 +27,7 @@ export function valueOf(c: BenchCase, seconds: number): number {
     case 'flops': return m.flops / seconds / 1e9;
     case 'bytes': return m.bytes / seconds / 1e9;
     case 'time': return seconds * 1e3;
+    case 'step': return seconds * 1e3;
+    case 'decorator': return seconds * 1e6;
   }
 }

@@ -4,13 +4,19 @@
  * timed body or measures a list of cases in its own process (PyTorch).
  */
 
-/** The ops the cases time; every implementation maps each to its own call. */
-export type OpName = 'add' | 'mul' | 'mulScalar' | 'matmul' | 'exp' | 'sum' | 'softmax' | 'transposeCopy' | 'conv2d';
+/**
+ * The ops the cases time; every implementation maps each to its own call. `mlpStep` and
+ * `convnetStep` are whole training steps (see cases/autodiff.ts): the inputs are the batch
+ * followed by the parameters, the first parameter being the first layer's weight.
+ */
+export type OpName = 'add' | 'mul' | 'mulScalar' | 'matmul' | 'exp' | 'sum' | 'softmax' | 'transposeCopy' | 'conv2d' | 'mlpStep' | 'convnetStep';
 
 /** One input: its shape and the seed of its deterministic values (see lib/data.ts). */
 export interface InputSpec {
   readonly shape: readonly number[];
   readonly seed: number;
+  /** Multiplies every value (in f32, as `f32(value) · f32(scale)`); default 1. */
+  readonly scale?: number;
 }
 
 /** Attributes of an op (only the ones the op uses are set). */
@@ -21,18 +27,26 @@ export interface OpAttrs {
   readonly dim?: number;
   /** The symmetric spatial padding of `conv2d`. */
   readonly padding?: number;
+  /** Classes of a training step's labels (`mlpStep`, `convnetStep`; see `labelValues` in lib/data.ts). */
+  readonly classes?: number;
 }
 
 /**
  * What a case reports. `overhead`: microseconds per call, timed over batches of many calls.
  * `flops` / `bytes`: throughput (GFLOP/s, GB/s) of one call doing that much work. `time`:
- * milliseconds per call.
+ * milliseconds per call. `step`: a training step whose forward and backward passes are timed
+ * separately in each run (three rows: forward ms, backward ms, backward ÷ forward). `decorator`:
+ * microseconds per call that the autodiff decorator adds to an overhead-sized op (the op on
+ * `Device.cpu().autodiff()` minus the same op on `Device.cpu()`, batches interleaved); `tracked`:
+ * the inputs require grad, so every call records a graph node.
  */
 export type Metric =
   | { readonly kind: 'overhead' }
   | { readonly kind: 'flops'; readonly flops: number }
   | { readonly kind: 'bytes'; readonly bytes: number }
-  | { readonly kind: 'time' };
+  | { readonly kind: 'time' }
+  | { readonly kind: 'step' }
+  | { readonly kind: 'decorator'; readonly tracked: boolean };
 
 /** A requirement from an issue that this case shows (printed beside the row). */
 export interface Target {
@@ -86,8 +100,16 @@ export interface MeasureConfig {
 /** A measured case on one implementation: seconds per call of each timed sample. */
 export interface Measured {
   readonly ok: true;
-  /** Seconds per call, one entry per timed run (bulk) or batch (overhead). */
+  /**
+   * Seconds per call, one entry per timed run (bulk), batch (overhead) or step (`step`: forward
+   * plus backward); `decorator`: the decorated minus the plain time per call of each batch pair.
+   */
   readonly samples: readonly number[];
+  /**
+   * Parts of each sample, same length and order as `samples`: `forward` and `backward` seconds
+   * of each step (`step`), `decorated` and `plain` seconds per call of each batch (`decorator`).
+   */
+  readonly phases?: Readonly<Record<string, readonly number[]>>;
   /** Weighted checksum of the output (see lib/data.ts), to check that peers computed the same. */
   readonly checksum?: { readonly weighted: number; readonly magnitude: number };
 }
@@ -101,13 +123,28 @@ export interface Unavailable {
 /** The outcome of one case on one implementation. */
 export type Outcome = Measured | Unavailable;
 
+/** The two timed phases of a training step (`step` cases). */
+export interface StepPhases {
+  /** Builds the graph and computes the loss, until its value is on the host. */
+  forward(): unknown;
+  /** Runs the backward pass of the last `forward`, until a gradient value is on the host. */
+  backward(): unknown;
+}
+
 /** A timed body made from a case by an in-process implementation. */
 export interface Prepared {
-  /** One call of the op; a promise when the implementation is asynchronous. */
+  /** One call of the op (`step` cases: forward then backward); a promise when the implementation is asynchronous. */
   run(): unknown;
-  /** True when `run` returns a promise that must be awaited. */
+  /** True when `run` (and the step's phases, the baseline) return a promise that must be awaited. */
   readonly isAsync: boolean;
-  /** The op's output for the checksum (NCHW/row-major like torch), read outside the timing. */
+  /** `step` cases: the phases, timed separately. */
+  readonly step?: StepPhases;
+  /** `decorator` cases: the same op on the undecorated device, timed in batches interleaved with `run`'s. */
+  readonly baseline?: () => unknown;
+  /**
+   * The op's output for the checksum (NCHW/row-major like torch), read outside the timing;
+   * `step` cases: the loss followed by the gradient of the first parameter.
+   */
   output(): Promise<Float32Array>;
   /** Frees what `prepare` made. */
   dispose(): void;

@@ -1,0 +1,208 @@
+import type { Device } from '../device/device.js';
+import { TensorData } from '../tensor/data.js';
+import { BurnError, fmt } from '../tensor/errors.js';
+import type { Kind } from '../tensor/kind.js';
+import { sameShape } from '../tensor/shape.js';
+import { Tensor } from '../tensor/tensor.js';
+import { displayModule } from './display.js';
+import { Param } from './param.js';
+import { unflattenRecord, type ModuleRecord, type RecordItem } from './record.js';
+import { joinPath, mapValue, visitValue, type Leaf, type LeafMapper } from './walk.js';
+
+/** Selects parameters by path: a prefix (`'conv1'` matches `conv1.weight`), a regular expression, or a predicate. */
+export type ParamFilter = string | RegExp | ((path: string) => boolean);
+
+function matches(filter: ParamFilter | undefined, path: string): boolean {
+  if (filter === undefined) return true;
+  if (typeof filter === 'string') return path === filter || path.startsWith(`${filter}.`);
+  if (filter instanceof RegExp) return filter.test(path);
+  return filter(path);
+}
+
+/**
+ * The base class of every model and layer (Burn's `Module`). Parameters and sub-modules are
+ * discovered from the fields: a `Param`, a `RunningState`, a `Module`, or arrays and plain objects
+ * of them (`undefined` for an absent optional one); any other field is a constant. Methods that
+ * change a module return a new module of the same class; untouched tensors are shared.
+ *
+ * Fields are read with `Object.keys`, so declare them as ordinary (not `#private`) fields.
+ */
+export abstract class Module {
+  // --- traversal (used by the walkers; not part of the user API) ---
+
+  /** @internal Rebuilds this module with mapped leaves (no constructor call). */
+  mapLeaves(mapper: LeafMapper, path: string): this {
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
+    for (const key of Object.keys(this)) {
+      (copy as Record<string, unknown>)[key] = mapValue((this as Record<string, unknown>)[key], joinPath(path, key), mapper);
+    }
+    return copy;
+  }
+
+  /** @internal Visits the leaves in field order. */
+  visitLeaves(visitor: (leaf: Leaf, path: string) => void, path: string): void {
+    for (const key of Object.keys(this)) visitValue((this as Record<string, unknown>)[key], joinPath(path, key), visitor);
+  }
+
+  // --- inspection ---
+
+  /** Number of parameter elements (running states are not counted). */
+  numParams(): number {
+    let n = 0;
+    this.visit((p) => (n += p.val().numel()));
+    return n;
+  }
+
+  /** Calls `visitor(param, path)` for every parameter, with paths like `conv1.weight`. */
+  visit(visitor: (param: Param, path: string) => void): void {
+    this.visitLeaves((leaf, path) => {
+      if (leaf instanceof Param) visitor(leaf, path);
+    }, '');
+  }
+
+  /** A new module whose parameters are `mapper(param, path)`. */
+  map(mapper: (param: Param, path: string) => Param): this {
+    return this.mapLeaves({ param: mapper }, '');
+  }
+
+  /** Every parameter by path. */
+  params(): Map<string, Param> {
+    const out = new Map<string, Param>();
+    this.visit((p, path) => out.set(path, p));
+    return out;
+  }
+
+  /** The devices the parameters live on. */
+  devices(): Device[] {
+    const out: Device[] = [];
+    this.visitLeaves((leaf) => {
+      const d = leaf instanceof Param ? leaf.device() : leaf.value().device();
+      if (!out.includes(d)) out.push(d);
+    }, '');
+    return out;
+  }
+
+  // --- devices and gradients ---
+
+  /** The module on `device` (parameters keep their ids and requireGrad flags). */
+  toDevice(device: Device): this {
+    return this.mapLeaves({
+      param: (p) => p.withTensor(p.val().toDevice(device)),
+      state: (s) => s.update(s.value().toDevice(device)),
+      tensor: (t) => t.toDevice(device),
+    }, '');
+  }
+
+  /** The module on `device` with fresh, detached leaves (Burn's `fork`). */
+  fork(device: Device): this {
+    return this.mapLeaves({
+      param: (p) => p.withTensor(p.val().detach().toDevice(device)),
+      state: (s) => s.update(s.value().toDevice(device)),
+      tensor: (t) => t.detach().toDevice(device),
+    }, '');
+  }
+
+  /** The same module with every parameter marked as not requiring grad. */
+  noGrad(): this {
+    return this.freeze();
+  }
+
+  /** Marks the selected parameters (all when no filter) as frozen: no gradients, not updated. */
+  freeze(filter?: ParamFilter): this {
+    return this.map((p, path) => (matches(filter, path) ? p.setRequireGrad(false) : p));
+  }
+
+  /** Marks the selected parameters (all when no filter) as trainable again. */
+  unfreeze(filter?: ParamFilter): this {
+    return this.map((p, path) => (matches(filter, path) ? p.setRequireGrad(true) : p));
+  }
+
+  /** The module on the inner device of its autodiff device, for validation and inference (Burn's `valid`). */
+  valid(): this {
+    return this.mapLeaves({
+      param: (p) => p.withTensor(p.val().inner()),
+      state: (s) => s.update(s.value().inner()),
+      tensor: (t) => t.inner(),
+    }, '');
+  }
+
+  /** The module on the autodiff device over its current device (the reverse of {@link valid}). */
+  train(): this {
+    const to = (t: Tensor<number, Kind>) => {
+      const device = t.device();
+      return device.isAutodiff() ? t : Tensor.fromInner(t, device.autodiff());
+    };
+    return this.mapLeaves({
+      param: (p) => p.withTensor(to(p.val())),
+      state: (s) => s.update(to(s.value())),
+      tensor: (t) => to(t),
+    }, '');
+  }
+
+  /** A copy sharing every tensor. */
+  clone(): this {
+    return this.mapLeaves({}, '');
+  }
+
+  // --- records ---
+
+  /** The parameters and running states as `TensorData`, nested like the module (reads every tensor). */
+  async toRecord(): Promise<ModuleRecord> {
+    const leaves: [string, Tensor<number, Kind>][] = [];
+    this.visitLeaves((leaf, path) => leaves.push([path, leaf instanceof Param ? leaf.val() : leaf.value()]), '');
+    const data = await Promise.all(leaves.map(([, t]) => t.toData()));
+    return unflattenRecord(leaves.map(([path], i) => [path, data[i]!]));
+  }
+
+  /**
+   * A new module with parameters and running states taken from `record` (moved to each
+   * parameter's device; ids and requireGrad kept). A missing entry, or a shape or dtype mismatch,
+   * is a BurnError naming the path.
+   */
+  loadRecord(record: ModuleRecord): this {
+    const load = (path: string, current: Tensor<number, Kind>): Tensor<number, Kind> => {
+      const data = lookup(record, path);
+      if (!(data instanceof TensorData)) throw new BurnError('loadRecord', `no tensor for '${path}' in the record`);
+      if (!sameShape(data.shape, current.dims())) {
+        throw new BurnError('loadRecord', `'${path}' has shape ${fmt(data.shape)} in the record; the module expects ${fmt(current.dims())}`);
+      }
+      if (data.dtype !== current.dtype()) {
+        throw new BurnError('loadRecord', `'${path}' has dtype ${data.dtype} in the record; the module expects ${current.dtype()}`);
+      }
+      return Tensor.fromData(data, current.device());
+    };
+    return this.mapLeaves({
+      param: (p, path) => p.withTensor(load(path, p.val())),
+      state: (s, path) => s.update(load(path, s.value())),
+    }, '');
+  }
+
+  // --- display ---
+
+  /**
+   * One-line attributes for leaf layers (`Linear {dInput: 4, dOutput: 2, bias: true, params: 10}`);
+   * undefined prints the field tree instead.
+   */
+  displayAttributes(): Record<string, unknown> | undefined {
+    return undefined;
+  }
+
+  /** Burn's module tree: fields, attributes and parameter counts. */
+  toString(): string {
+    return displayModule(this);
+  }
+
+  /** @internal Node's util.inspect hook. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return this.toString();
+  }
+}
+
+function lookup(record: ModuleRecord, path: string): RecordItem {
+  let node: RecordItem = record;
+  for (const part of path.split('.')) {
+    if (node === undefined || node instanceof TensorData) return undefined;
+    node = Array.isArray(node) ? (node as readonly RecordItem[])[Number(part)] : (node as ModuleRecord)[part];
+  }
+  return node;
+}
