@@ -3,9 +3,10 @@
 // sampling, attention, norms, ordering, gather/scatter, scans, statistics and linalg.
 //
 // Each case builds `loss = sum(f(inputs) · R)` with the fixture's fixed R and compares the loss and
-// the gradient of every listed input, on autodiff over the CPU backend and over the required-only
-// backend (composite ops differentiated through the shared defaults), in float32 (the fixture's
-// inputs) and in float64 (the same float32 values widened; the reference itself ran in float64).
+// the gradient of every listed input, on autodiff over the CPU backend, over the required-only
+// backend (composite ops differentiated through the shared defaults) and with gradient
+// checkpointing, in float32 (the fixture's inputs; rtol 1e-4, atol 1e-5 against the float64
+// reference) and in float64 (the same float32 values widened; rtol 1e-8, atol 1e-9).
 //
 // Where Burn differs from PyTorch the generator builds the torch side to follow burn-ts: linear's
 // weight is [dIn, dOut]; interpolate's alignCorners defaults to true (the
@@ -274,6 +275,7 @@ describe('PyTorch gradient fixtures: coverage', () => {
 const devices: [string, () => Device][] = [
   ['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff()],
   ['autodiff<required-only>', () => requiredOnlyDevice().autodiff()],
+  ['checkpointing<cpu(js)>', () => Device.cpu({ engine: 'js' }).gradientCheckpointing()],
 ];
 
 for (const [deviceName, device] of devices) {
