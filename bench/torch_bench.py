@@ -218,9 +218,9 @@ def measure(torch, req):
     if kind == "step":
         forward, backward, first = step_phases(torch, case, t)
         fwd, bwd = time_step(forward, backward, cfg)
-        loss = forward()
+        forward()
         backward()
-        out = torch.cat([torch.tensor([loss], dtype=torch.float32), first.grad.detach().reshape(-1)])
+        out = first.grad.detach()  # the first layer's gradient depends on every op of the step
         return {"ok": True, "samples": [f + b for f, b in zip(fwd, bwd)], "phases": {"forward": fwd, "backward": bwd},
                 "checksum": checksum(torch, out)}
     if kind == "decorator":

@@ -77,13 +77,10 @@ export function prepareStep(c: BenchCase, inputs: readonly Float32Array[], devic
     isAsync: true,
     step: { forward, backward },
     async output() {
-      const value = await forward();
+      await forward();
       backward();
-      const g = params[0]!.grad(grads!)!.toDataSync().values as Float32Array;
-      const out = new Float32Array(1 + g.length);
-      out[0] = value;
-      out.set(g, 1);
-      return out;
+      const g = params[0]!.grad(grads!)!.toDataSync().values;
+      return g instanceof Float32Array ? g : Float32Array.from(g as ArrayLike<number>);
     },
     dispose() {
       loss = undefined;

@@ -18,7 +18,8 @@ export interface CliOptions {
 /** The usage text. */
 export const USAGE = `usage: npm run bench -- [options]
   --filter <s>[,<s>…]  run the cases whose id or title contains one of the substrings
-                       (ids: overhead/add-2x2, matmul/1024, elementwise/exp-4M, reduce/sum-4M, …)
+                       (ids: overhead/add-2x2, matmul/1024, elementwise/exp-4M, reduce/sum-4M,
+                       autodiff/mlp-step, autodiff/decorator-add-2x2, …)
   --impl <s>[,<s>…]    run only these peers (burn-ts, tfjs-cpu, tfjs-wasm, onnxruntime, torch)
   --quick              fewer and shorter repeats (a smoke run; numbers are noisier)
   --json <file>        also write the raw results (every sample) as JSON

@@ -143,7 +143,8 @@ export interface Prepared {
   readonly baseline?: () => unknown;
   /**
    * The op's output for the checksum (NCHW/row-major like torch), read outside the timing;
-   * `step` cases: the loss followed by the gradient of the first parameter.
+   * `step` cases: the gradient of the first parameter (it depends on every op of the step; the
+   * loss itself would dominate the checksum).
    */
   output(): Promise<Float32Array>;
   /** Frees what `prepare` made. */

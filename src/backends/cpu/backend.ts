@@ -1,16 +1,19 @@
 import type { SliceSpecs } from '../../backend/backend.js';
 import { BaseBackend } from '../../backend/base.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
+import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
 import { TensorData } from '../../tensor/data.js';
 import { f16BitsToF32, bf16BitsToF32, f32ToF16Bits, f32ToBf16Bits, type DType } from '../../tensor/dtype.js';
 import { castNumber, storageFromNumbers } from '../../tensor/element.js';
 import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../tensor/shape.js';
 import { binaryExpr, castExpr, compareExpr, predicateExpr, unaryExpr } from './js/expressions.js';
 import { gatherInto, scatterInto, sortInto } from './js/indexing.js';
+import { convForward, convTransposeForward, lift3, unfoldForward, type Geometry3 } from './js/conv.js';
 import { gemm } from './js/matmul.js';
 import { softmaxRows } from './js/softmax.js';
 import { argReduceInto, reduceInto, scanInto } from './js/reduce.js';
 import { buildMapKernels, collapse, KernelCache, type MapKernels, type Operand, type OperandName } from './js/strided.js';
+import { isFloatArray, jsEngine, type CpuEngineKernels, type FloatArray } from './engine.js';
 import { allocCpu, CpuTensor, type CpuArray } from './storage.js';
 
 /**
@@ -19,13 +22,19 @@ import { allocCpu, CpuTensor, type CpuArray } from './storage.js';
  * (no copy); every op returns a fresh array or a view and never mutates its inputs.
  */
 export class CpuBackend extends BaseBackend<CpuTensor> {
-  readonly name = 'cpu(js)';
+  readonly name: string;
   /** Generated elementwise kernels, by op family, op and dtype signature. */
   private readonly kernels = {
     unary: new KernelCache<MapKernels>(), predicate: new KernelCache<MapKernels>(), binary: new KernelCache<MapKernels>(),
     binaryScalar: new KernelCache<MapKernels>(), compare: new KernelCache<MapKernels>(), compareScalar: new KernelCache<MapKernels>(),
     where: new KernelCache<MapKernels>(), cast: new KernelCache<MapKernels>(), copy: new KernelCache<MapKernels>(),
   };
+
+  /** `engine`: the accelerated kernels offered each op first (`js`: none, everything runs here). */
+  constructor(readonly engine: CpuEngineKernels = jsEngine) {
+    super();
+    this.name = `cpu(${engine.name})`;
+  }
 
   // --- data ---
 
@@ -113,6 +122,11 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   // --- elementwise ---
 
   unary(op: UnaryOp, p: CpuTensor): CpuTensor {
+    const e = this.engine;
+    if (e.unary && isFloatArray(p.data) && p.isContiguous()) {
+      const out = allocCpu(p.dtype, p.numel) as FloatArray;
+      if (e.unary(op, out, p.data, p.offset, p.numel)) return this.finish(out, p.shape, p.dtype);
+    }
     return this.map(this.kernels.unary.get(op, p.dtype, () => buildMapKernels(unaryExpr(op, p.dtype), X)), p.dtype, p.shape, [p]);
   }
 
@@ -122,10 +136,20 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   binary(op: BinaryOp, a: CpuTensor, b: CpuTensor): CpuTensor {
     const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
+    const e = this.engine;
+    if (e.binary && isFloatArray(a.data) && a.dtype === b.dtype && isFlat(a, shape) && isFlat(b, shape)) {
+      const out = allocCpu(a.dtype, a.numel) as FloatArray;
+      if (e.binary(op, out, a.data, a.offset, b.data as FloatArray, b.offset, a.numel)) return this.finish(out, shape, a.dtype);
+    }
     return this.map(this.kernels.binary.get(op, signature(a, b), () => buildMapKernels(binaryExpr(op, a.dtype), XY)), a.dtype, shape, [a, b]);
   }
 
   override binaryScalar(op: BinaryOp, a: CpuTensor, scalar: number): CpuTensor {
+    const e = this.engine;
+    if (e.binaryScalar && isFloatArray(a.data) && a.isContiguous()) {
+      const out = allocCpu(a.dtype, a.numel) as FloatArray;
+      if (e.binaryScalar(op, out, a.data, a.offset, roundScalar(scalar, a.dtype), a.numel)) return this.finish(out, a.shape, a.dtype);
+    }
     const kernels = this.kernels.binaryScalar.get(op, a.dtype, () => buildMapKernels(binaryExpr(op, a.dtype), XS));
     return this.map(kernels, a.dtype, a.shape, [a], roundScalar(castNumber(scalar, a.dtype), a.dtype));
   }
@@ -157,6 +181,11 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const dtype = op === 'any' || op === 'all' ? 'bool' : p.dtype;
     const shape = p.shape.map((s, d) => (dims.includes(d) ? 1 : s));
     const out = allocCpu(dtype, numel(shape));
+    const last = p.shape.length - 1;
+    if (this.engine.reduceRows && dims.length === 1 && dims[0] === last && isFloatArray(p.data) && isFloatArray(out) && p.isContiguous()) {
+      const len = p.shape[last]!;
+      if (len > 0 && this.engine.reduceRows(op, out, p.data, p.offset, p.numel / len, len)) return this.finish(out, shape, dtype);
+    }
     reduceInto(op, out, p, p.shape, dims, `${p.dtype}>${dtype}`);
     return this.finish(out, shape, dtype);
   }
@@ -194,28 +223,112 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const rank = a.shape.length;
     const m = a.shape[rank - 2]!, k = a.shape[rank - 1]!, n = b.shape[rank - 1]!;
     const aRs = a.strides[rank - 2]!, aCs = a.strides[rank - 1]!, bRs = b.strides[rank - 2]!, bCs = b.strides[rank - 1]!;
-    if (rank === 2) {
-      const out = allocCpu(a.dtype, m * n);
-      gemm(m, n, k, a.data, a.offset, aRs, aCs, b.data, b.offset, bRs, bCs, out, 0);
-      return this.finish(out, [m, n], a.dtype);
-    }
-    const batch = broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2), 'matmul');
+    const batch = rank === 2 ? [] : broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2), 'matmul');
     const shape = [...batch, m, n];
     const out = allocCpu(a.dtype, numel(shape));
-    // Batch strides aligned to the broadcast batch shape (0 where an operand is broadcast).
+    // Batch offsets of each operand (stride 0 where it is broadcast).
+    const aOffsets: number[] = [], bOffsets: number[] = [];
     const aStr = alignedStrides(new CpuTensor(a.data, a.shape.slice(0, -2), a.strides.slice(0, -2), 0, a.dtype), batch, batch.length);
     const bStr = alignedStrides(new CpuTensor(b.data, b.shape.slice(0, -2), b.strides.slice(0, -2), 0, b.dtype), batch, batch.length);
     const idx = new Int32Array(batch.length);
     let ao = a.offset, bo = b.offset;
     for (let i = 0, count = numel(batch); i < count; i++) {
-      gemm(m, n, k, a.data, ao, aRs, aCs, b.data, bo, bRs, bCs, out, i * m * n);
+      aOffsets.push(ao);
+      bOffsets.push(bo);
       for (let d = batch.length - 1; d >= 0; d--) {
         ao += aStr[d]!; bo += bStr[d]!;
         if (++idx[d]! < batch[d]!) break;
         idx[d] = 0; ao -= aStr[d]! * batch[d]!; bo -= bStr[d]! * batch[d]!;
       }
     }
+    const e = this.engine;
+    if (e.gemm && isFloatArray(a.data) && isFloatArray(out) && a.data.constructor === b.data.constructor && out.constructor === a.data.constructor) {
+      const args = { m, n, k, a: a.data, aOffsets, aRowStride: aRs, aColStride: aCs, b: b.data as FloatArray, bOffsets, bRowStride: bRs, bColStride: bCs, c: out };
+      if (e.gemm(args)) return this.finish(out, shape, a.dtype);
+    }
+    for (let i = 0; i < aOffsets.length; i++) gemm(m, n, k, a.data, aOffsets[i]!, aRs, aCs, b.data, bOffsets[i]!, bRs, bCs, out, i * m * n);
     return this.finish(out, shape, a.dtype);
+  }
+
+  // --- module ops the engine may accelerate ---
+
+  override conv(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvOptions): CpuTensor {
+    const e = this.engine;
+    if (e.conv2d && x.shape.length === 4 && isFloatArray(x.data) && x.dtype === weight.dtype && (!bias || bias.dtype === x.dtype)) {
+      const [n, , h, w] = x.shape as [number, number, number, number];
+      const [cOut, , kh, kw] = weight.shape as [number, number, number, number];
+      const oh = Math.floor((h + 2 * options.padding[0]! - options.dilation[0]! * (kh - 1) - 1) / options.stride[0]!) + 1;
+      const ow = Math.floor((w + 2 * options.padding[1]! - options.dilation[1]! * (kw - 1) - 1) / options.stride[1]!) + 1;
+      const outShape = [n, cOut, oh, ow] as const;
+      const out = allocCpu(x.dtype, numel(outShape)) as FloatArray;
+      const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
+      const args = {
+        x: dense(x), xShape: x.shape as [number, number, number, number], w: dense(weight), wShape: weight.shape as [number, number, number, number],
+        bias: bias && dense(bias), out, outShape, options,
+      };
+      if (e.conv2d(args)) return this.finish(out, outShape, x.dtype);
+    }
+    const spatial = x.shape.length - 2;
+    if (spatial < 1 || spatial > 3 || !isFloatArray(x.data) || x.dtype !== weight.dtype) return super.conv(x, weight, bias, options);
+    const [n, cIn, ...inSize] = x.shape as number[];
+    const [cOut, , ...kernel] = weight.shape as number[];
+    const outSize = inSize.map((s, i) => Math.floor((s + 2 * options.padding[i]! - options.dilation[i]! * (kernel[i]! - 1) - 1) / options.stride[i]!) + 1);
+    const g = geometry(inSize, outSize, kernel, options);
+    const out = allocCpu(x.dtype, n! * cOut! * numel(outSize)) as FloatArray;
+    const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
+    convForward(dense(x), n!, cIn!, dense(weight), cOut!, bias && dense(bias), options.groups, g, out);
+    return this.finish(out, [n!, cOut!, ...outSize], x.dtype);
+  }
+
+  override convTranspose(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvTransposeOptions): CpuTensor {
+    const spatial = x.shape.length - 2;
+    if (spatial < 1 || spatial > 3 || !isFloatArray(x.data) || x.dtype !== weight.dtype) return super.convTranspose(x, weight, bias, options);
+    const [n, cIn, ...inSize] = x.shape as number[];
+    const [, cOutG, ...kernel] = weight.shape as number[];
+    const cOut = cOutG! * options.groups;
+    const outSize = inSize.map((s, i) => (s - 1) * options.stride[i]! - 2 * options.padding[i]! + options.dilation[i]! * (kernel[i]! - 1) + options.paddingOut[i]! + 1);
+    // col2im scatters into the output: its geometry is that of a forward conv from output to input.
+    const g = geometry(outSize, inSize, kernel, options);
+    const out = allocCpu(x.dtype, n! * cOut * numel(outSize)) as FloatArray;
+    const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
+    convTransposeForward(dense(x), n!, cIn!, dense(weight), cOut, bias && dense(bias), options.groups, g, out);
+    return this.finish(out, [n!, cOut, ...outSize], x.dtype);
+  }
+
+  override unfold4d(x: CpuTensor, kernelSize: readonly number[], options: UnfoldOptions): CpuTensor {
+    if (!isFloatArray(x.data)) return super.unfold4d(x, kernelSize, options);
+    const [n, c, ...inSize] = x.shape as number[];
+    const outSize = inSize.map((s, i) => Math.floor((s + 2 * options.padding[i]! - options.dilation[i]! * (kernelSize[i]! - 1) - 1) / options.stride[i]!) + 1);
+    const rows = c! * numel(kernelSize), l = numel(outSize);
+    const out = allocCpu(x.dtype, n! * rows * l) as FloatArray;
+    unfoldForward(this.materialize(x, false) as FloatArray, n!, c!, geometry(inSize, outSize, kernelSize, options), out);
+    return this.finish(out, [n!, rows, l], x.dtype);
+  }
+
+  override maxPool(x: CpuTensor, options: MaxPoolOptions): CpuTensor {
+    return this.enginePool(x, options, false)?.[0] ?? super.maxPool(x, options);
+  }
+
+  override maxPoolWithIndices(x: CpuTensor, options: MaxPoolOptions): [CpuTensor, CpuTensor] {
+    return this.enginePool(x, options, true) ?? super.maxPoolWithIndices(x, options);
+  }
+
+  /** 2-d max pooling through the engine, or undefined when it does not handle the case. */
+  private enginePool(x: CpuTensor, o: MaxPoolOptions, withIndices: boolean): [CpuTensor, CpuTensor] | undefined {
+    const e = this.engine;
+    if (!e.maxPool2d || x.shape.length !== 4 || !isFloatArray(x.data)) return undefined;
+    const [n, c, h, w] = x.shape as [number, number, number, number];
+    const size = (i: number, s: number) => {
+      const span = s + 2 * o.padding[i]! - o.dilation[i]! * (o.kernelSize[i]! - 1) - 1;
+      let out = (o.ceilMode ? Math.ceil(span / o.stride[i]!) : Math.floor(span / o.stride[i]!)) + 1;
+      if (o.ceilMode && (out - 1) * o.stride[i]! >= s + o.padding[i]!) out--;
+      return out;
+    };
+    const outShape = [n, c, size(0, h), size(1, w)];
+    const out = allocCpu(x.dtype, numel(outShape)) as FloatArray;
+    const indices = withIndices ? new Int32Array(numel(outShape)) : undefined;
+    if (!e.maxPool2d(this.materialize(x, false) as FloatArray, x.shape, out, outShape, indices, o)) return undefined;
+    return [this.finish(out, outShape, x.dtype), CpuTensor.contiguous(indices ?? new Int32Array(0), indices ? outShape : [0], 'i32')];
   }
 
   // --- fused activations ---
@@ -236,7 +349,11 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const src = moved.isContiguous() ? moved : CpuTensor.contiguous(this.materialize(moved, false), moved.shape, p.dtype);
     const len = p.shape[dim]!;
     const out = allocCpu(p.dtype, p.numel);
-    softmaxRows(out, src.data, src.offset, len === 0 ? 0 : p.numel / len, len, log);
+    const rows = len === 0 ? 0 : p.numel / len;
+    const e = this.engine;
+    if (!(e.softmaxRows && isFloatArray(src.data) && e.softmaxRows(out as FloatArray, src.data, src.offset, rows, len, log))) {
+      softmaxRows(out, src.data, src.offset, rows, len, log);
+    }
     const result = this.finish(out, moved.shape, p.dtype);
     if (dim === rank - 1) return result;
     const inverse = new Array<number>(rank);
@@ -316,6 +433,14 @@ function signature(a: CpuTensor, b: CpuTensor): string {
 /** True when `t` is contiguous with exactly `shape`, so a flat loop can read it. */
 function isFlat(t: CpuTensor, shape: readonly number[]): boolean {
   return sameShape(t.shape, shape) && t.isContiguous();
+}
+
+/** Convolution geometry lifted to 3 spatial dims for the JS im2col kernels. */
+function geometry(inSize: readonly number[], outSize: readonly number[], kernel: readonly number[], o: { stride: readonly number[]; padding: readonly number[]; dilation: readonly number[] }): Geometry3 {
+  return {
+    in: lift3(inSize, 1), out: lift3(outSize, 1), kernel: lift3(kernel, 1),
+    stride: lift3(o.stride, 1), padding: lift3(o.padding, 0), dilation: lift3(o.dilation, 1),
+  };
 }
 
 /** Strides of `t` aligned to an output of `shape` (0 on broadcast dims). */

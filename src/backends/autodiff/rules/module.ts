@@ -16,8 +16,10 @@ type P = TensorPrimitive;
  */
 function columns(b: Backend, x: P, kernel: readonly number[], stride: readonly number[], padding: readonly number[], dilation: readonly number[], groups: number, out: readonly number[]): P {
   const [n, c] = x.shape as [number, number];
-  const xp = padSpatial(b, x, padding, padding, 0);
-  const cols = windows(b, xp, kernel, { stride, dilation, out }); // [N, C, kvol, ...out]
+  // [N, C·kvol, L] (channel-major), through the backend's unfold for 2-d, strided views otherwise.
+  const cols = kernel.length === 2
+    ? b.unfold4d(x, kernel, { stride, padding, dilation })
+    : windows(b, padSpatial(b, x, padding, padding, 0), kernel, { stride, dilation, out });
   const kvol = prod(kernel), l = prod(out), cg = c / groups;
   const grouped = b.reshape(cols, [n, groups, cg * kvol, l]);
   return b.reshape(b.permute(grouped, [1, 0, 3, 2]), [groups, n * l, cg * kvol]);

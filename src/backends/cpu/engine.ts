@@ -1,0 +1,71 @@
+import type { BinaryOp, ReduceOp, UnaryOp } from '../../backend/ops.js';
+import type { ConvOptions, MaxPoolOptions } from '../../backend/options.js';
+
+/** The float arrays accelerated engines work on (f32 and f64 tensors). */
+export type FloatArray = Float32Array | Float64Array;
+
+/** One batched matrix product: batch `i` computes `C[i] = A[i] · B[i]` into contiguous C at `i·m·n`. */
+export interface GemmArgs {
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+  readonly a: FloatArray;
+  /** Element offset of each batch's A (length = batch count). */
+  readonly aOffsets: readonly number[];
+  readonly aRowStride: number;
+  readonly aColStride: number;
+  readonly b: FloatArray;
+  readonly bOffsets: readonly number[];
+  readonly bRowStride: number;
+  readonly bColStride: number;
+  readonly c: FloatArray;
+}
+
+/** A contiguous NCHW 2-d convolution (f32/f64), weight `[Cout, Cin/groups, kh, kw]`. */
+export interface Conv2dArgs {
+  readonly x: FloatArray;
+  readonly xShape: readonly [number, number, number, number];
+  readonly w: FloatArray;
+  readonly wShape: readonly [number, number, number, number];
+  readonly bias: FloatArray | undefined;
+  readonly out: FloatArray;
+  readonly outShape: readonly [number, number, number, number];
+  readonly options: ConvOptions;
+}
+
+/**
+ * The kernels a CPU engine may accelerate. The CPU backend does shapes, strides, views and
+ * broadcasting; for each op it first offers the work to the engine (which returns false when it
+ * does not handle that dtype or layout) and otherwise runs the `js` kernels. Arrays are the
+ * tensors' own typed arrays: an engine works in place on them.
+ *
+ * The `js` engine is the empty set of overrides: every kernel is the backend's own JavaScript.
+ */
+export interface CpuEngineKernels {
+  /** Engine name (`js`, `wasm`, `native`). */
+  readonly name: string;
+  /** Batched matrix product (strided operands, contiguous output). */
+  gemm?(args: GemmArgs): boolean;
+  /** `out[i] = a[aOffset + i] (op) b[bOffset + i]` for `n` contiguous elements. */
+  binary?(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, b: FloatArray, bOffset: number, n: number): boolean;
+  /** `out[i] = a[aOffset + i] (op) scalar`. */
+  binaryScalar?(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, scalar: number, n: number): boolean;
+  /** `out[i] = op(a[aOffset + i])`. */
+  unary?(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean;
+  /** Reduces each of `rows` contiguous rows of `len` elements into `out[row]`. */
+  reduceRows?(op: ReduceOp, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): boolean;
+  /** Softmax (or log-softmax) of each contiguous row. */
+  softmaxRows?(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: boolean): boolean;
+  /** 2-d convolution of contiguous NCHW tensors. */
+  conv2d?(args: Conv2dArgs): boolean;
+  /** 2-d max pooling of a contiguous NCHW tensor into `out` (and the flat per-channel argmax into `indices` when given). */
+  maxPool2d?(x: FloatArray, xShape: readonly number[], out: FloatArray, outShape: readonly number[], indices: Int32Array | undefined, options: MaxPoolOptions): boolean;
+}
+
+/** The reference engine: no overrides, every op runs the backend's JavaScript kernels. */
+export const jsEngine: CpuEngineKernels = { name: 'js' };
+
+/** True for the arrays engines accept. */
+export function isFloatArray(a: unknown): a is FloatArray {
+  return a instanceof Float32Array || a instanceof Float64Array;
+}
