@@ -37,3 +37,148 @@ export function writeTextFileAtomic(path: string, text: string, op: string): voi
     throw new BurnError(op, `cannot write ${path}: ${(e as Error).message}`);
   }
 }
+
+// --- binary files (recorders and stores) ---
+
+/** The parts of `node:fs` binary files use. */
+interface BinaryFs {
+  openSync(path: string, flags: string): number;
+  closeSync(fd: number): void;
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | bigint): number;
+  writeSync(fd: number, buffer: Uint8Array, offset?: number, length?: number): number;
+  fstatSync(fd: number): { size: number };
+  existsSync(path: string): boolean;
+  renameSync(from: string, to: string): void;
+  rmSync(path: string, options: { force: boolean }): void;
+  promises: {
+    readFile(path: string): Promise<Uint8Array>;
+    writeFile(path: string, data: Uint8Array): Promise<void>;
+    rename(from: string, to: string): Promise<void>;
+    rm(path: string, options: { force: boolean }): Promise<void>;
+  };
+}
+
+function binaryFs(op: string): BinaryFs {
+  return fs(op) as unknown as BinaryFs;
+}
+
+/** True when the file system is available (Node.js). */
+export function hasFileSystem(): boolean {
+  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+  return get?.('node:fs') !== undefined;
+}
+
+/** True when `path` exists. */
+export function fileExists(path: string, op: string): boolean {
+  return binaryFs(op).existsSync(path);
+}
+
+/**
+ * A file opened for ranged reads: only the bytes asked for are read, so files larger than memory
+ * (or than 2 GB, the largest single Node.js buffer read) are read piece by piece.
+ */
+export interface FileReader {
+  /** The file's path. */
+  readonly path: string;
+  /** Its size in bytes. */
+  readonly size: number;
+  /** Reads `length` bytes at `offset` (a short read past the end is a BurnError naming the file). */
+  read(offset: number, length: number): Uint8Array;
+  /** Closes the file. */
+  close(): void;
+}
+
+/** Opens a file for ranged reads; `chunkSize` caps each underlying read call (default 1 GiB). */
+export function openFileReader(path: string, op: string, chunkSize = 1 << 30): FileReader {
+  const f = binaryFs(op);
+  let fd: number;
+  try {
+    fd = f.openSync(path, 'r');
+  } catch (e) {
+    throw new BurnError(op, `cannot read ${path}: ${(e as Error).message}`);
+  }
+  const size = f.fstatSync(fd).size;
+  return {
+    path,
+    size,
+    read(offset: number, length: number): Uint8Array {
+      if (offset < 0 || length < 0 || offset + length > size) {
+        throw new BurnError(op, `${path}: cannot read ${length} bytes at byte offset ${offset}; the file has ${size} bytes (truncated?)`);
+      }
+      const out = new Uint8Array(length);
+      let done = 0;
+      while (done < length) {
+        const n = f.readSync(fd, out, done, Math.min(chunkSize, length - done), offset + done);
+        if (n <= 0) throw new BurnError(op, `${path}: unexpected end of file at byte offset ${offset + done}`);
+        done += n;
+      }
+      return out;
+    },
+    close(): void {
+      f.closeSync(fd);
+    },
+  };
+}
+
+/** Reads a whole binary file, or throws a BurnError naming it. */
+export function readBinaryFile(path: string, op: string): Uint8Array {
+  const reader = openFileReader(path, op);
+  try {
+    return reader.read(0, reader.size);
+  } finally {
+    reader.close();
+  }
+}
+
+/** Reads a whole binary file asynchronously, or throws a BurnError naming it. */
+export async function readBinaryFileAsync(path: string, op: string): Promise<Uint8Array> {
+  try {
+    const data = await binaryFs(op).promises.readFile(path);
+    return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  } catch (e) {
+    if (e instanceof BurnError) throw e;
+    throw new BurnError(op, `cannot read ${path}: ${(e as Error).message}`);
+  }
+}
+
+function tmpPath(path: string): string {
+  return `${path}.tmp-${process.pid}-${Date.now()}-${Math.floor(Math.random() * 1e9)}`;
+}
+
+/**
+ * Writes `chunks` one after another to a temporary file beside `path`, then renames it into
+ * place: a failed write leaves the previous file intact and no partial file at `path`.
+ */
+export function writeBinaryFileAtomic(path: string, chunks: Iterable<Uint8Array>, op: string): void {
+  const f = binaryFs(op);
+  const tmp = tmpPath(path);
+  let fd: number | undefined;
+  try {
+    fd = f.openSync(tmp, 'w');
+    for (const chunk of chunks) {
+      let done = 0;
+      while (done < chunk.byteLength) done += f.writeSync(fd, chunk, done, chunk.byteLength - done);
+    }
+    f.closeSync(fd);
+    fd = undefined;
+    f.renameSync(tmp, path);
+  } catch (e) {
+    if (fd !== undefined) f.closeSync(fd);
+    f.rmSync(tmp, { force: true });
+    if (e instanceof BurnError) throw e;
+    throw new BurnError(op, `cannot write ${path}: ${(e as Error).message}`);
+  }
+}
+
+/** Asynchronous {@link writeBinaryFileAtomic}. */
+export async function writeBinaryFileAtomicAsync(path: string, data: Uint8Array, op: string): Promise<void> {
+  const f = binaryFs(op);
+  const tmp = tmpPath(path);
+  try {
+    await f.promises.writeFile(tmp, data);
+    await f.promises.rename(tmp, path);
+  } catch (e) {
+    await f.promises.rm(tmp, { force: true });
+    throw new BurnError(op, `cannot write ${path}: ${(e as Error).message}`);
+  }
+}

@@ -3,16 +3,17 @@ import { isFloatDType } from '../tensor/dtype.js';
 import type { Kind } from '../tensor/kind.js';
 import { Tensor } from '../tensor/tensor.js';
 
-let counter = 0;
-
 /** A stable parameter identifier: kept through map, clone, device moves, save and load. */
 export type ParamId = string;
 
-/** A fresh parameter id (random 64-bit hex plus a process counter, as Burn's random `ParamId`). */
+/**
+ * A fresh parameter id: a random u64 as 16 hex digits, as Burn's random `ParamId`, so it
+ * round-trips through burnpack's `param_id` (a u64) unchanged.
+ */
 export function newParamId(): ParamId {
   const words = new Uint32Array(2);
   globalThis.crypto.getRandomValues(words);
-  return `${words[0]!.toString(16).padStart(8, '0')}${words[1]!.toString(16).padStart(8, '0')}${(counter++).toString(16)}`;
+  return `${words[0]!.toString(16).padStart(8, '0')}${words[1]!.toString(16).padStart(8, '0')}`;
 }
 
 /** Options of a {@link Param}. */

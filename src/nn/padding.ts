@@ -1,36 +1,92 @@
 import { z } from 'zod';
-import { BurnError } from '../tensor/errors.js';
+import { BurnError, fmt } from '../tensor/errors.js';
 
 /**
- * Padding of the 1-d/2-d/3-d layers (Burn's `PaddingConfig{1,2,3}d`): `'valid'` (none),
- * `'same'` (output size = input size for stride 1; odd kernels), or explicit sizes per dim.
+ * Padding of the 1-d/2-d/3-d layers (Burn's `PaddingConfig{1,2,3}d`):
+ * - `'valid'`: none;
+ * - `'same'`: computed from the input size so that `out = ceil(in / stride)` (the input size at
+ *   stride 1); an odd total puts the extra element at the end (bottom/right), as Burn and ONNX;
+ * - `{ explicit }`: one size per spatial dim (the same on both sides), or the starts of every dim
+ *   followed by their ends (Burn's `Explicit(left, right)` in 1-d and `Explicit(top, left, bottom,
+ *   right)` in 2-d).
  */
 export type Padding = 'valid' | 'same' | { readonly explicit: readonly number[] };
 
 /** The zod schema of a padding (for config fields). */
 export const paddingSchema: z.ZodType<Padding> = z.union([z.literal('valid'), z.literal('same'), z.object({ explicit: z.array(z.number().int().nonnegative()) })]);
 
-/** 1-d padding constructors. */
-export const PaddingConfig1d = { Valid: 'valid' as Padding, Same: 'same' as Padding, Explicit: (size: number): Padding => ({ explicit: [size] }) } as const;
-/** 2-d padding constructors. */
-export const PaddingConfig2d = { Valid: 'valid' as Padding, Same: 'same' as Padding, Explicit: (h: number, w: number): Padding => ({ explicit: [h, w] }) } as const;
-/** 3-d padding constructors. */
-export const PaddingConfig3d = { Valid: 'valid' as Padding, Same: 'same' as Padding, Explicit: (d: number, h: number, w: number): Padding => ({ explicit: [d, h, w] }) } as const;
+/** 1-d padding constructors: `Explicit(left, right = left)`. */
+export const PaddingConfig1d = {
+  Valid: 'valid' as Padding,
+  Same: 'same' as Padding,
+  Explicit: (left: number, right: number = left): Padding => ({ explicit: [left, right] }),
+} as const;
 
-/** Resolves a padding to per-dim sizes for the given kernel, stride and dilation. */
-export function resolvePadding(padding: Padding, kernel: readonly number[], stride: readonly number[], dilation: readonly number[], op: string): number[] {
-  if (padding === 'valid') return kernel.map(() => 0);
-  if (padding === 'same') {
-    return kernel.map((k, i) => {
-      const span = dilation[i]! * (k - 1);
-      if (span % 2 !== 0 || stride[i] !== 1) {
-        throw new BurnError(op, `'same' padding needs stride 1 and an odd effective kernel; got kernel ${k}, stride ${stride[i]}, dilation ${dilation[i]}`);
-      }
-      return span / 2;
-    });
+/**
+ * 2-d padding constructors: `Explicit(top, left, bottom, right)` as Burn, or `Explicit(h, w)` for
+ * the same padding on both sides of each dim.
+ */
+export const PaddingConfig2d = {
+  Valid: 'valid' as Padding,
+  Same: 'same' as Padding,
+  Explicit: (top: number, left: number, bottom?: number, right?: number): Padding =>
+    bottom === undefined && right === undefined ? { explicit: [top, left] } : { explicit: [top, left, bottom ?? top, right ?? left] },
+} as const;
+
+/** 3-d padding constructors: `Explicit(depth, height, width)`, the same on both sides (as Burn). */
+export const PaddingConfig3d = {
+  Valid: 'valid' as Padding,
+  Same: 'same' as Padding,
+  Explicit: (depth: number, height: number, width: number): Padding => ({ explicit: [depth, height, width] }),
+} as const;
+
+/** Padding resolved for one input: elements added before and after each spatial dim. */
+export interface ResolvedPadding {
+  readonly start: number[];
+  readonly end: number[];
+}
+
+/**
+ * Padding for `same`: the output keeps `ceil(size / stride)` positions; the window spans
+ * `dilation · (kernel - 1) + 1` elements. Burn ignores the dilation here (so its 'same' output
+ * shrinks when dilation > 1); burn-ts uses the dilated window, as PyTorch.
+ */
+function samePadding(size: number, kernel: number, stride: number, dilation: number): [number, number] {
+  const out = Math.ceil(size / stride);
+  const total = Math.max(0, (out - 1) * stride + dilation * (kernel - 1) + 1 - size);
+  const start = Math.floor(total / 2);
+  return [start, total - start];
+}
+
+/** Checks a padding against the layer's number of spatial dims (at config/init time). */
+export function checkPadding(padding: Padding, nd: number, op: string, allowAsymmetric = true): void {
+  if (typeof padding === 'string') return;
+  const n = padding.explicit.length;
+  if (n !== nd && !(allowAsymmetric && n === 2 * nd)) {
+    const want = allowAsymmetric ? `${nd} (one per spatial dim) or ${2 * nd} (starts, then ends)` : `${nd} (one per spatial dim)`;
+    throw new BurnError(op, `explicit padding ${fmt(padding.explicit)} has ${n} entries; expected ${want}`);
   }
-  if (padding.explicit.length !== kernel.length) throw new BurnError(op, `explicit padding [${padding.explicit.join(', ')}] for ${kernel.length} spatial dims`);
-  return [...padding.explicit];
+}
+
+/**
+ * Resolves a padding for an input of spatial size `sizes` (Burn's `calculate_padding_*`): the
+ * elements to add before and after each spatial dim.
+ */
+export function resolvePadding(padding: Padding, sizes: readonly number[], kernel: readonly number[], stride: readonly number[], dilation: readonly number[], op: string): ResolvedPadding {
+  const nd = kernel.length;
+  if (padding === 'valid') return { start: new Array<number>(nd).fill(0), end: new Array<number>(nd).fill(0) };
+  if (padding === 'same') {
+    const pairs = kernel.map((k, i) => samePadding(sizes[i]!, k, stride[i]!, dilation[i]!));
+    return { start: pairs.map((p) => p[0]), end: pairs.map((p) => p[1]) };
+  }
+  checkPadding(padding, nd, op);
+  const e = padding.explicit;
+  return e.length === nd ? { start: [...e], end: [...e] } : { start: e.slice(0, nd), end: e.slice(nd) };
+}
+
+/** True when both sides of every dim get the same padding. */
+export function isSymmetric(p: ResolvedPadding): boolean {
+  return p.start.every((s, i) => s === p.end[i]);
 }
 
 /** Burn-style display of a padding: `Valid`, `Same`, `Explicit(1, 1)`. */

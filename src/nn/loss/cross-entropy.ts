@@ -2,10 +2,13 @@ import { z } from 'zod';
 import { Config } from '../../config/config.js';
 import type { Device } from '../../device/device.js';
 import { Module } from '../../module/module.js';
-import { isIntDType } from '../../tensor/dtype.js';
 import { BurnError, fmt } from '../../tensor/errors.js';
-import type { Float, Int } from '../../tensor/kind.js';
+import type { Bool, Float, Int } from '../../tensor/kind.js';
 import { Tensor } from '../../tensor/tensor.js';
+import { expectClassIndices, expectFloatArg, expectIntArg, expectRank } from './check.js';
+
+/** The square root of f32's smallest positive normal value: Burn's clamp of probabilities before the log. */
+const PROB_EPS = Math.sqrt(1.1754943508222875e-38);
 
 /** Configuration of {@link CrossEntropyLoss} (Burn's `CrossEntropyLossConfig`). */
 export class CrossEntropyLossConfig extends Config.define({
@@ -24,11 +27,26 @@ export class CrossEntropyLossConfig extends Config.define({
   }
 }
 
-/** Cross-entropy between `[batch, classes]` scores and `[batch]` class indices (Burn's `CrossEntropyLoss`). */
+/**
+ * Cross-entropy between `[batch, classes]` scores and `[batch]` class indices (Burn's
+ * `CrossEntropyLoss`), as a 1-element tensor. With `l_i = -log p_i[y_i]` (or, with smoothing,
+ * `-Σ_c s_ic · log p_ic` over the smoothed targets `s`):
+ * - unweighted: `Σ_i l_i / batch`;
+ * - weighted: `Σ_i w[y_i] · l_i / Σ_i w[y_i]` (with smoothing each class term carries its own weight).
+ *
+ * Padding rows contribute 0 to the numerator but, as in Burn, still count in the denominator
+ * (`batch`, or the sum of the weights of every row) — PyTorch's `ignore_index` leaves them out of
+ * the denominator too. Probabilities (`logits: false`) are clamped at √(f32 min positive) before
+ * the log, except with smoothing (Burn takes their plain log there).
+ */
 export class CrossEntropyLoss extends Module {
+  /** Target values whose rows are ignored. */
   readonly padTokens: readonly number[] | undefined;
+  /** Per-class weights. */
   readonly weights: Tensor<1, Float> | undefined;
+  /** Label smoothing α. */
   readonly smoothing: number | undefined;
+  /** Whether the inputs are logits. */
   readonly logits: boolean;
 
   constructor(config: CrossEntropyLossConfig, device: Device) {
@@ -39,44 +57,48 @@ export class CrossEntropyLoss extends Module {
     this.logits = config.logits;
   }
 
-  /** The mean (or class-weighted mean) loss over the non-padding rows, as a 1-element tensor. */
+  /** The loss of `logits` `[batch, classes]` against class indices `targets` `[batch]`. */
   forward(logits: Tensor<2, Float>, targets: Tensor<1, Int>): Tensor<1, Float> {
-    const dims = logits.dims();
-    if (dims.length !== 2) throw new BurnError('CrossEntropyLoss', `logits of shape ${fmt(dims)}; expected [batch, classes]`);
-    if (!isIntDType(targets.dtype())) throw new BurnError('CrossEntropyLoss', `targets must be an Int tensor of class indices, got ${targets.dtype()}`);
-    const [batch, classes] = dims as [number, number];
+    const L = 'CrossEntropyLoss';
+    expectFloatArg(logits, L, 'logits');
+    expectRank(logits, 2, L, 'logits', '[batch, classes]');
+    expectIntArg(targets, L, 'targets', 'class indices');
+    const [batch, classes] = logits.dims() as [number, number];
     if (targets.dims().length !== 1 || targets.dims()[0] !== batch) {
-      throw new BurnError('CrossEntropyLoss', `targets of shape ${fmt(targets.dims())} for logits of shape ${fmt(dims)}; expected [${batch}]`);
+      throw new BurnError(L, `targets of shape ${fmt(targets.dims())} for logits of shape ${fmt(logits.dims())}; expected [${batch}]`);
     }
     if (this.weights && this.weights.dims()[0] !== classes) {
-      throw new BurnError('CrossEntropyLoss', `${this.weights.dims()[0]} class weights for ${classes} classes`);
+      throw new BurnError(L, `${this.weights.dims()[0]} class weights for ${classes} classes`);
     }
-    const logProbs = this.logits ? logits.logSoftmax(1) : logits.clampMin(Math.sqrt(1.1754943508222875e-38)).log();
-    const keep = this.keepMask(targets);
+    expectClassIndices(targets, classes, L);
+    const weights = this.weights?.toDevice(logits.device());
+    const pad = this.padMask(targets);
     if (this.smoothing !== undefined) {
       const alpha = this.smoothing;
+      const logProbs = this.logits ? logits.logSoftmax(1) : logits.log();
       const smoothed = targets.oneHot(classes).float(logits.dtype()).mul(1 - alpha).add(alpha / classes);
       let perClass = logProbs.mul(smoothed as Tensor<2, Float>);
-      if (this.weights) {
-        perClass = perClass.mul(this.weights.reshape([1, classes]) as Tensor<2, Float>);
-        const w = this.weights.gather(0, targets);
-        return perClass.mul(keep.unsqueezeDim(1) as Tensor<2, Float>).sum().neg().div(w.mul(keep).sum());
-      }
-      return perClass.sumDim(1).squeezeDim(1).mul(keep).sum().neg().div(keep.sum());
+      if (weights) perClass = perClass.mul(weights.reshape([1, classes]) as Tensor<2, Float>);
+      if (pad) perClass = perClass.maskFill(pad.reshape([batch, 1]).expand([batch, classes]) as Tensor<2, Bool>, 0);
+      if (weights) return perClass.sum().neg().div(weights.gather(0, targets).sum());
+      return perClass.sumDim(1).mean().neg();
     }
-    const picked = logProbs.gather(1, targets.reshape([batch, 1])).reshape([batch]);
-    if (this.weights) {
-      const w = this.weights.gather(0, targets);
-      return picked.mul(w).mul(keep).sum().neg().div(w.mul(keep).sum());
-    }
-    return picked.mul(keep).sum().neg().div(keep.sum());
+    const index = targets.reshape([batch, 1]);
+    const picked = (this.logits ? logits.logSoftmax(1).gather(1, index) : logits.clampMin(PROB_EPS).gather(1, index).log()).reshape([batch]) as Tensor<1, Float>;
+    let loss = picked;
+    const w = weights?.gather(0, targets);
+    if (w) loss = loss.mul(w);
+    if (pad) loss = loss.maskFill(pad, 0);
+    return w ? loss.sum().neg().div(w.sum()) : loss.mean().neg();
   }
 
-  /** 1 for rows that count, 0 for padding rows. */
-  private keepMask(targets: Tensor<1, Int>): Tensor<1, Float> {
-    let keep = targets.onesLike().float();
-    for (const pad of this.padTokens ?? []) keep = keep.maskFill(targets.equal(pad), 0);
-    return keep;
+  /** True for padding rows (undefined without pad tokens). */
+  private padMask(targets: Tensor<1, Int>): Tensor<1, Bool> | undefined {
+    const pads = this.padTokens ?? [];
+    if (pads.length === 0) return undefined;
+    let mask = targets.equal(pads[0]!);
+    for (const pad of pads.slice(1)) mask = mask.boolOr(targets.equal(pad));
+    return mask;
   }
 
   override displayAttributes(): Record<string, unknown> {

@@ -1,0 +1,20 @@
+// The generic kernels: plain C++ over 16-byte vector extensions (SSE2 on any x86-64, NEON on
+// arm64, scalar code elsewhere). Always available.
+#define BURN_ISA_NS generic
+#define BURN_ISA_NAME "generic"
+#define BURN_VBYTES 16
+#define BURN_FMA(a, b, c) ((a) * (b) + (c))
+#define BURN_SGEMM_MR 6
+#define BURN_SGEMM_NV 2
+#define BURN_SGEMM_MC 120
+#define BURN_SGEMM_KC 256
+#define BURN_SGEMM_NC 4096
+#define BURN_DGEMM_MR 6
+#define BURN_DGEMM_NV 2
+#define BURN_DGEMM_MC 96
+#define BURN_DGEMM_KC 256
+#define BURN_DGEMM_NC 4096
+#include "kernels.inc"
+namespace burn {
+const Kernels& kernels_generic() { return generic::table; }
+}  // namespace burn

@@ -1,0 +1,57 @@
+import { isFloatDType, isIntDType } from '../../tensor/dtype.js';
+import { BurnError, fmt } from '../../tensor/errors.js';
+import type { Int, Kind } from '../../tensor/kind.js';
+import { sameShape } from '../../tensor/shape.js';
+import type { Tensor } from '../../tensor/tensor.js';
+
+// Input checks shared by the losses: each names the loss, the argument and what was expected.
+
+/** @internal Throws unless `t` is a Float tensor. */
+export function expectFloatArg(t: Tensor<number, Kind>, layer: string, name: string): void {
+  if (!isFloatDType(t.dtype())) throw new BurnError(layer, `${name} must be a Float tensor, got ${t.dtype()}`);
+}
+
+/** @internal Throws unless `t` is an Int tensor (class indices, labels or lengths). */
+export function expectIntArg(t: Tensor<number, Kind>, layer: string, name: string, what: string): void {
+  if (!isIntDType(t.dtype())) throw new BurnError(layer, `${name} must be an Int tensor of ${what}, got ${t.dtype()}`);
+}
+
+/** @internal Throws unless `t` has rank `rank`; `layout` describes the expected dims (`[batch, classes]`). */
+export function expectRank(t: Tensor<number, Kind>, rank: number, layer: string, name: string, layout: string): void {
+  if (t.dims().length !== rank) throw new BurnError(layer, `${name} of shape ${fmt(t.dims())}; expected ${layout}`);
+}
+
+/** @internal Throws unless `a` and `b` have the same shape. */
+export function expectSameShape(a: Tensor<number, Kind>, b: Tensor<number, Kind>, layer: string, nameA: string, nameB: string): void {
+  if (!sameShape(a.dims(), b.dims())) {
+    throw new BurnError(layer, `${nameA} of shape ${fmt(a.dims())} and ${nameB} of shape ${fmt(b.dims())}; expected equal shapes`);
+  }
+}
+
+/** @internal Throws unless the elementwise-loss arguments are Float tensors of one shape. */
+export function expectPair(a: Tensor<number, Kind>, b: Tensor<number, Kind>, layer: string, nameA: string, nameB: string): void {
+  expectFloatArg(a, layer, nameA);
+  expectFloatArg(b, layer, nameB);
+  expectSameShape(a, b, layer, nameA, nameB);
+}
+
+/**
+ * @internal The values of `t` where the device can read them synchronously (CPU), else undefined:
+ * data-dependent checks (negative targets, lengths) run where they cost no device round trip,
+ * as Burn runs them only in debug builds.
+ */
+export function peekValues(t: Tensor<number, Kind>): number[] | undefined {
+  try {
+    return Array.from(t.toDataSync().toArray(), Number);
+  } catch (e) {
+    if (e instanceof BurnError && e.op === 'toDataSync') return undefined;
+    throw e;
+  }
+}
+
+/** @internal Throws when a class index (read where possible) is outside `[0, classes)`. */
+export function expectClassIndices(target: Tensor<number, Int>, classes: number, layer: string): void {
+  const values = peekValues(target);
+  const bad = values?.find((v) => !(v >= 0 && v < classes));
+  if (bad !== undefined) throw new BurnError(layer, `target class index ${bad} is out of range for ${classes} classes; expected 0 <= index < ${classes}`);
+}

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { Config } from '../config/config.js';
+import type { Module } from '../module/module.js';
+import type { Float } from '../tensor/kind.js';
+import type { Tensor } from '../tensor/tensor.js';
+import type { LearningRate, SimpleOptimizer, SimpleStepResult } from './base.js';
+import { gradientClippingSchema } from './clipping.js';
+import { WeightDecay, WeightDecayConfig } from './decay.js';
+import { moduleOptimizer, type ModuleOptimizer } from './module-optimizer.js';
+import { positive, unitOpen } from './schema.js';
+
+type AnyFloat = Tensor<number, Float>;
+
+/**
+ * Configuration of {@link Adam} (Burn's `AdamConfig`). Burn's defaults: β₁ 0.9, β₂ 0.999 and
+ * **ε 1e-5** (PyTorch uses 1e-8); weight decay is L2 (added to the gradient).
+ */
+export class AdamConfig extends Config.define({
+  /** Decay of the first moment. */
+  beta1: unitOpen().default(0.9),
+  /** Decay of the second moment. */
+  beta2: unitOpen().default(0.999),
+  /** Added to the denominator for numerical stability. */
+  epsilon: positive().default(1e-5),
+  /** Use the maximum of past second moments (AMSGrad). */
+  amsgrad: z.boolean().default(false),
+  /** L2 weight decay added to the gradient. */
+  weightDecay: WeightDecayConfig.nested().optional(),
+  /** Gradient clipping. */
+  gradClipping: gradientClippingSchema.optional(),
+}) {
+  /** The per-tensor optimizer (for `ModuleOptimizer.withGroup`); {@link init} also applies the clipping. */
+  build(): Adam {
+    return new Adam(this);
+  }
+
+  /** An optimizer for any module. */
+  init<M extends Module = Module>(): ModuleOptimizer<M> {
+    return moduleOptimizer<M>(this.build(), this.gradClipping);
+  }
+}
+
+/** Adam's moments of one parameter (Burn's `AdaptiveMomentumState`). */
+export type AdaptiveMomentumState = {
+  /** Steps taken. */
+  readonly time: number;
+  readonly moment1: AnyFloat;
+  readonly moment2: AnyFloat;
+  /** Running maximum of `moment2` (AMSGrad only). */
+  readonly maxMoment2: AnyFloat | undefined;
+};
+
+/** The moment settings shared by Adam and AdamW. */
+export interface MomentSettings {
+  readonly beta1: number;
+  readonly beta2: number;
+  readonly epsilon: number;
+  readonly amsgrad: boolean;
+}
+
+/** Updates the moments with `grad` (the first step starts from zero moments). */
+export function updateMoments(s: MomentSettings, grad: AnyFloat, state: AdaptiveMomentumState | undefined): AdaptiveMomentumState {
+  if (state === undefined) {
+    const moment2 = grad.square().mul(1 - s.beta2);
+    return { time: 1, moment1: grad.mul(1 - s.beta1), moment2, maxMoment2: s.amsgrad ? moment2 : undefined };
+  }
+  const moment1 = state.moment1.mul(s.beta1).add(grad.mul(1 - s.beta1));
+  const moment2 = state.moment2.mul(s.beta2).add(grad.square().mul(1 - s.beta2));
+  const maxMoment2 = s.amsgrad ? (state.maxMoment2 ?? state.moment2).maxPair(moment2) : undefined;
+  return { time: state.time + 1, moment1, moment2, maxMoment2 };
+}
+
+/**
+ * Adam's direction (Burn's `AdaptiveMomentum`):
+ * `m̂ / (√v̂ + ε)` written as `m·√(1−β₂ᵗ)/(1−β₁ᵗ) / (√v + ε·√(1−β₂ᵗ))`.
+ */
+function adamDirection<D extends number>(s: MomentSettings, state: AdaptiveMomentumState): Tensor<D, Float> {
+  const t = state.time;
+  const bc2Sqrt = Math.sqrt(1 - s.beta2 ** t);
+  const factor = bc2Sqrt / (1 - s.beta1 ** t);
+  const v = s.amsgrad ? (state.maxMoment2 ?? state.moment2) : state.moment2;
+  return state.moment1.mul(factor).div(v.sqrt().add(s.epsilon * bc2Sqrt)) as Tensor<D, Float>;
+}
+
+/** The state of one parameter of {@link Adam}. */
+export type AdamState = { readonly momentum: AdaptiveMomentumState };
+
+/** Adam (Burn's `Adam`; Kingma & Ba), with optional AMSGrad and L2 weight decay. */
+export class Adam implements SimpleOptimizer<AdamState> {
+  private readonly settings: MomentSettings;
+  private readonly weightDecay: WeightDecay | undefined;
+
+  constructor(config: AdamConfig = new AdamConfig()) {
+    this.settings = { beta1: config.beta1, beta2: config.beta2, epsilon: config.epsilon, amsgrad: config.amsgrad };
+    this.weightDecay = config.weightDecay && new WeightDecay(config.weightDecay);
+  }
+
+  step<D extends number>(lr: LearningRate, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: AdamState | undefined): SimpleStepResult<D, AdamState> {
+    const g = this.weightDecay ? this.weightDecay.transform(grad, tensor) : grad;
+    const momentum = updateMoments(this.settings, g, state?.momentum);
+    const delta = adamDirection<D>(this.settings, momentum).mul(lr);
+    return { tensor: tensor.sub(delta), state: { momentum } };
+  }
+}

@@ -1,0 +1,210 @@
+import { Param, RunningState } from '../module/param.js';
+import { isPlainObject, type Leaf, type LeafMapper, type Mappable } from '../module/walk.js';
+import type { TensorData } from '../tensor/data.js';
+import { isFloatDType, isIntDType, type DType } from '../tensor/dtype.js';
+import type { Kind } from '../tensor/kind.js';
+import { sameShape } from '../tensor/shape.js';
+import { Tensor } from '../tensor/tensor.js';
+import type { ModuleAdapter } from './adapter.js';
+import { ApplyResult, type ApplyError } from './apply-result.js';
+import type { PathFilter } from './filter.js';
+import { snakePath, stripEnumVariants } from './naming.js';
+import { TensorSnapshot } from './snapshot.js';
+
+/** A module as the store sees it (the Module base class). */
+export type ModuleLike = Mappable;
+
+/** A parameter or running state found in a module, with its path and containers. */
+export interface ModuleLeaf {
+  /** The burn-ts path (`norm.runningMean`). */
+  readonly path: string;
+  /** The key written to files: Burn's snake_case (`norm.running_mean`). */
+  readonly key: string;
+  readonly leaf: Leaf;
+  readonly containerStack: readonly string[];
+}
+
+function isMappable(v: unknown): v is Mappable {
+  return typeof v === 'object' && v !== null && typeof (v as Partial<Mappable>).mapLeaves === 'function';
+}
+
+function containerType(v: object): string {
+  const ctor = (Object.getPrototypeOf(v) as { constructor?: { name?: string } } | null)?.constructor;
+  return `Struct:${ctor?.name ?? 'Module'}`;
+}
+
+/** Every parameter and running state of `module`, in field order, with container stacks. */
+export function moduleLeaves(module: ModuleLike): ModuleLeaf[] {
+  const out: ModuleLeaf[] = [];
+  const walk = (value: unknown, path: string[], containers: string[]): void => {
+    if (value instanceof Param || value instanceof RunningState) {
+      const p = path.join('.');
+      out.push({ path: p, key: snakePath(p), leaf: value, containerStack: containers });
+      return;
+    }
+    if (isMappable(value)) {
+      const c = [...containers, containerType(value)];
+      for (const k of Object.keys(value)) walk((value as unknown as Record<string, unknown>)[k], [...path, k], c);
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => walk(v, [...path, String(i)], [...containers, 'Vec']));
+    } else if (isPlainObject(value)) {
+      for (const [k, v] of Object.entries(value)) walk(v, [...path, k], [...containers, 'Map']);
+    }
+  };
+  walk(module, [], []);
+  return out;
+}
+
+function leafTensor(leaf: Leaf): Tensor<number, Kind> {
+  return leaf instanceof Param ? leaf.val() : (leaf.value() as Tensor<number, Kind>);
+}
+
+/** Options of {@link collectSnapshots}. */
+export interface CollectOptions {
+  readonly filter?: PathFilter;
+  readonly adapter?: ModuleAdapter;
+  /** Data already read (by burn-ts path), for devices that read asynchronously. */
+  readonly data?: ReadonlyMap<string, TensorData>;
+}
+
+/**
+ * Snapshots of a module's tensors (Burn's `collect`): keyed by Burn's snake_case names, with
+ * container stacks and parameter ids, filtered and adapted. Data is read when a snapshot's
+ * `toData()` is called (synchronously, unless `data` supplies it).
+ */
+export function collectSnapshots(module: ModuleLike, options: CollectOptions = {}): TensorSnapshot[] {
+  const out: TensorSnapshot[] = [];
+  for (const { path, key, leaf, containerStack } of moduleLeaves(module)) {
+    if (options.filter && !options.filter.matches(key, containerStack.join('.')) && !options.filter.matches(path, containerStack.join('.'))) continue;
+    const tensor = leafTensor(leaf);
+    const pre = options.data?.get(path);
+    const snap = new TensorSnapshot(tensor.dtype(), tensor.dims(), key.split('.'), () => pre ?? tensor.toDataSync(), { containerStack, paramId: leaf.id });
+    out.push(options.adapter ? options.adapter.adapt(snap) : snap);
+  }
+  return out;
+}
+
+/** Reads every tensor of a module asynchronously (for {@link CollectOptions.data}). */
+export async function readModuleData(module: ModuleLike): Promise<Map<string, TensorData>> {
+  const leaves = moduleLeaves(module);
+  const data = await Promise.all(leaves.map((l) => leafTensor(l.leaf).toData()));
+  return new Map(leaves.map((l, i) => [l.path, data[i]!]));
+}
+
+/** Options of {@link applySnapshots}. */
+export interface ApplyOptions {
+  readonly filter?: PathFilter;
+  readonly adapter?: ModuleAdapter;
+  /** Also match source keys with enum-variant segments removed (Rust modules' `feature.BaseConv.weight` → `feature.weight`). */
+  readonly skipEnumVariants?: boolean;
+}
+
+function kindOf(dtype: DType): string {
+  return isFloatDType(dtype) ? 'float' : isIntDType(dtype) ? 'int' : 'bool';
+}
+
+/**
+ * Loads snapshots into a module (Burn's `apply`): each parameter and running state is looked up
+ * by its snake_case key (then its burn-ts path, then the adapter's alternative name), adapted in
+ * its context, checked (shape, kind) and loaded on the parameter's device with the source's
+ * dtype and parameter id. Returns the new module (the input is untouched) and the report.
+ */
+export function applySnapshots<M extends ModuleLike>(module: M, snapshots: readonly TensorSnapshot[], options: ApplyOptions = {}): { module: M; result: ApplyResult } {
+  const byKey = new Map<string, TensorSnapshot>();
+  for (const s of snapshots) byKey.set(s.fullPath(), s);
+  const aliases = new Map<string, string>();
+  if (options.skipEnumVariants) {
+    for (const k of byKey.keys()) {
+      const stripped = stripEnumVariants(k);
+      if (stripped !== k && !byKey.has(stripped)) aliases.set(stripped, k);
+    }
+  }
+  const leaves = new Map(moduleLeaves(module).map((l) => [l.path, l]));
+  const used = new Set<string>();
+  const applied: string[] = [];
+  const skipped: string[] = [];
+  const missing: string[] = [];
+  const missingContainers = new Map<string, string>();
+  const errors: ApplyError[] = [];
+
+  const find = (candidates: string[]): [string, TensorSnapshot] | undefined => {
+    for (const c of candidates) {
+      const s = byKey.get(c);
+      if (s) return [c, s];
+      const a = aliases.get(c);
+      if (a) return [a, byKey.get(a)!];
+    }
+    return undefined;
+  };
+
+  const load = (path: string, current: Tensor<number, Kind>, device: Tensor<number, Kind>): [Tensor<number, Kind>, string | undefined] | undefined => {
+    const info = leaves.get(path);
+    const key = info?.key ?? snakePath(path);
+    const containers = info?.containerStack ?? [];
+    const containerPath = containers.join('.');
+    if (options.filter && !options.filter.matches(key, containerPath) && !options.filter.matches(path, containerPath)) {
+      skipped.push(path);
+      const f = find([key, path]);
+      if (f) used.add(f[0]);
+      return undefined;
+    }
+    let found = find([key, path]);
+    if (!found && options.adapter) {
+      const type = [...containers].reverse().find((c) => c.startsWith('Struct:') || c.startsWith('Enum:'));
+      const parts = key.split('.');
+      const alt = type === undefined ? undefined : options.adapter.alternativeParamName(parts[parts.length - 1]!, type);
+      if (alt !== undefined) found = find([[...parts.slice(0, -1), alt].join('.')]);
+    }
+    if (!found) {
+      missing.push(path);
+      missingContainers.set(path, containerPath);
+      return undefined;
+    }
+    const [sourceKey, raw] = found;
+    used.add(sourceKey);
+    let snap = raw.withContext(key.split('.'), containers);
+    try {
+      if (options.adapter) snap = options.adapter.adapt(snap);
+    } catch (e) {
+      errors.push({ kind: 'AdapterError', path, message: (e as Error).message });
+      return undefined;
+    }
+    if (!sameShape(snap.shape, current.dims())) {
+      errors.push({ kind: 'ShapeMismatch', path, expected: current.dims(), found: [...snap.shape] });
+      return undefined;
+    }
+    if (kindOf(snap.dtype) !== kindOf(current.dtype())) {
+      errors.push({ kind: 'DTypeMismatch', path, expected: current.dtype(), found: snap.dtype });
+      return undefined;
+    }
+    let data: TensorData;
+    try {
+      data = snap.toData();
+    } catch (e) {
+      errors.push({ kind: 'LoadError', path, message: (e as Error).message });
+      return undefined;
+    }
+    if (!sameShape(data.shape, current.dims())) {
+      errors.push({ kind: 'ShapeMismatch', path, expected: current.dims(), found: data.shape });
+      return undefined;
+    }
+    applied.push(path);
+    return [Tensor.fromData(data, device.device()) as Tensor<number, Kind>, snap.paramId];
+  };
+
+  const mapper: LeafMapper = {
+    param: (p, path) => {
+      const r = load(path, p.val(), p.val());
+      return r ? new Param(r[0], { id: r[1] ?? p.id, requireGrad: p.requireGrad }) : p;
+    },
+    state: (s, path) => {
+      const r = load(path, s.value() as Tensor<number, Kind>, s.value() as Tensor<number, Kind>);
+      return r ? new RunningState(r[0], r[1] ?? s.id) : s;
+    },
+  };
+  const mapped = module.mapLeaves(mapper, '') as M;
+  const unused = [...byKey.keys()].filter((k) => !used.has(k)).sort();
+  missing.sort();
+  skipped.sort();
+  return { module: mapped, result: new ApplyResult(applied, skipped, missing, unused, errors, missingContainers) };
+}

@@ -1,0 +1,272 @@
+import type { Device } from '../device/device.js';
+import type { Module } from '../module/module.js';
+import { GradientsAccumulator } from '../optim/grad-accum.js';
+import { GradientsParams } from '../optim/grads.js';
+import { BurnError } from '../tensor/errors.js';
+import type { EarlyStoppingStrategy } from './early-stopping.js';
+import { TrainingInterrupter } from './interrupter.js';
+import type { Learner } from './learner.js';
+import { FileMetricLogger, type Split } from './logger.js';
+import type { Metric, MetricMetadata } from './metric/base.js';
+import type { TrainOutput } from './output.js';
+import type { MetricHistory, MetricsRenderer } from './renderer/base.js';
+import { defaultRenderer } from './renderer/default.js';
+import type { InferenceStep, TrainStep } from './step.js';
+import { TrainingSummary } from './summary.js';
+import type { Checkpointer, CheckpointingStrategy } from './checkpoint/base.js';
+import { FileCheckpointer } from './checkpoint/file.js';
+import { defaultCheckpointingStrategy } from './checkpoint/strategy.js';
+import { writeLearningCurves } from './plot.js';
+
+/** A data loader the training loop can iterate once per epoch (`burn-ts/data`'s DataLoader). */
+export interface TrainingLoader<B> extends AsyncIterable<B> {
+  /** Items per epoch. */
+  numItems(): number;
+  /** The loader producing batches on `device`. */
+  toDevice?(device: Device): TrainingLoader<B>;
+}
+
+/** A model the supervised loop can train and validate. */
+export type TrainableModel<B, TO, VO> = Module & TrainStep<B, TO> & InferenceStep<B, VO>;
+
+/** What `launch` returns: the trained model (on the training device) and the summary. */
+export interface TrainingResult<M> {
+  readonly model: M;
+  readonly summary: TrainingSummary;
+}
+
+/**
+ * Burn's supervised training (`SupervisedTraining` + `Learner`): epochs of training steps and
+ * validation, metrics logged to `<artifactDir>/{train,valid}/epoch-N/`, optional checkpoints,
+ * resume, early stopping, a graceful interrupter, a dashboard (plain lines when not a TTY), a
+ * summary table and learning-curve plots.
+ */
+export class SupervisedTraining<B, TO, VO = TO> {
+  private trainMetrics: Metric<TO>[] = [];
+  private validMetrics: Metric<VO>[] = [];
+  private epochs = 1;
+  private accumulation = 1;
+  private checkpointingOn = false;
+  private checkpointer: Checkpointer | undefined;
+  private strategy: CheckpointingStrategy = defaultCheckpointingStrategy();
+  private resumeEpoch: number | undefined;
+  private stopping: EarlyStoppingStrategy | undefined;
+  private interrupter = new TrainingInterrupter();
+  private customRenderer: MetricsRenderer | undefined;
+  private printSummary = false;
+  private ckptDevice = false;
+
+  constructor(
+    /** Where logs, checkpoints, the summary and plots go. */
+    readonly artifactDir: string,
+    private readonly trainLoader: TrainingLoader<B>,
+    private readonly validLoader: TrainingLoader<B>,
+  ) {}
+
+  /** Numeric metrics, tracked on both splits. */
+  metrics(metrics: readonly (Metric<TO> & Metric<VO>)[]): this {
+    this.trainMetrics.push(...metrics);
+    this.validMetrics.push(...metrics.map((m) => cloneMetric(m)));
+    return this;
+  }
+  /** Metrics shown as text only (Burn's `metrics_text`): the same here, logged but not plotted. */
+  metricsText(metrics: readonly (Metric<TO> & Metric<VO>)[]): this {
+    return this.metrics(metrics);
+  }
+  /** Number of epochs. */
+  numEpochs(n: number): this {
+    if (!(Number.isInteger(n) && n > 0)) throw new BurnError('SupervisedTraining.numEpochs', `${n}; expected a positive integer`);
+    this.epochs = n;
+    return this;
+  }
+  /** Accumulates gradients over `n` steps before each optimizer step. */
+  gradsAccumulation(n: number): this {
+    if (!(Number.isInteger(n) && n > 0)) throw new BurnError('SupervisedTraining.gradsAccumulation', `${n}; expected a positive integer`);
+    this.accumulation = n;
+    return this;
+  }
+  /** Trains with gradient checkpointing (memory-bound ops recomputed in the backward pass). */
+  gradientCheckpointing(): this {
+    this.ckptDevice = true;
+    return this;
+  }
+  /** Saves model, optimizer and scheduler at each epoch end under `<artifactDir>/checkpoint` (burnpack). */
+  withFileCheckpointer(): this {
+    this.checkpointingOn = true;
+    return this;
+  }
+  /** Which checkpoints to keep (default: the last 2 plus the best validation loss). */
+  withCheckpointingStrategy(strategy: CheckpointingStrategy): this {
+    this.strategy = strategy;
+    return this;
+  }
+  /** Resumes from the checkpoint written at the end of `epoch`. */
+  checkpoint(epoch: number): this {
+    if (!(Number.isInteger(epoch) && epoch > 0)) throw new BurnError('SupervisedTraining.checkpoint', `${epoch}; expected a positive epoch number`);
+    this.resumeEpoch = epoch;
+    this.checkpointingOn = true;
+    return this;
+  }
+  /** Stops early when the strategy says so. */
+  earlyStopping(strategy: EarlyStoppingStrategy): this {
+    this.stopping = strategy;
+    return this;
+  }
+  /** Uses `interrupter` (call its `stop()` to end training gracefully). */
+  withInterrupter(interrupter: TrainingInterrupter): this {
+    this.interrupter = interrupter;
+    return this;
+  }
+  /** Replaces the default renderer (dashboard on a TTY, lines otherwise). */
+  renderer(renderer: MetricsRenderer): this {
+    this.customRenderer = renderer;
+    return this;
+  }
+  /** Prints the summary table at the end. */
+  summary(): this {
+    this.printSummary = true;
+    return this;
+  }
+
+  /** Runs the training; resolves with the trained model and the summary. */
+  async launch<M extends TrainableModel<B, TO, VO>>(learner: Learner<M>): Promise<TrainingResult<M>> {
+    const started = Date.now();
+    let model = learner.model;
+    if (this.ckptDevice) {
+      const base = model.devices()[0]?.inner();
+      if (base) model = model.valid().toDevice(base.gradientCheckpointing()).train() as M;
+    }
+    const device = model.devices()[0];
+    if (!device?.isAutodiff()) throw new BurnError('SupervisedTraining.launch', `the model must live on an autodiff device (got ${device}); create it on device.autodiff()`);
+    const { optimizer, scheduler } = learner;
+    const logger = new FileMetricLogger(this.artifactDir);
+    const renderer = this.customRenderer ?? defaultRenderer();
+    const history: MetricHistory = { train: new Map(), valid: new Map() };
+    const checkpointer = this.checkpointer ?? (this.checkpointingOn ? new FileCheckpointer(`${this.artifactDir}/checkpoint`) : undefined);
+    let firstEpoch = 1;
+    if (this.resumeEpoch !== undefined && checkpointer) {
+      const restored = await checkpointer.restore(this.resumeEpoch, { model, optimizer, scheduler });
+      model = restored.model as M;
+      firstEpoch = this.resumeEpoch + 1;
+      this.restoreHistory(logger, history, this.resumeEpoch);
+    }
+    const trainLoader = this.trainLoader.toDevice?.(device) ?? this.trainLoader;
+    const validLoader = this.validLoader.toDevice?.(device.inner()) ?? this.validLoader;
+    const stopOnSignal = () => this.interrupter.stop('interrupted (SIGINT)');
+    process.once('SIGINT', stopOnSignal);
+    renderer.onStopRequest?.(() => this.interrupter.stop('stopped from the dashboard'));
+    let lastEpoch = firstEpoch - 1;
+    try {
+      for (let epoch = firstEpoch; epoch <= this.epochs; epoch++) {
+        // --- training ---
+        const accumulator = new GradientsAccumulator<M>();
+        let iteration = 0, processed = 0, lr = Number.NaN;
+        for await (const batch of trainLoader) {
+          iteration++;
+          const out = model.trainStep(batch) as TrainOutput<TO>;
+          const grads = GradientsParams.fromGrads(out.grads, model);
+          accumulator.accumulate(model, grads);
+          if (accumulator.steps() >= this.accumulation) {
+            lr = scheduler.step();
+            model = optimizer.step(lr, model, accumulator.grads());
+          }
+          processed += batchSize(out.item);
+          const meta = metadata(epoch, this.epochs, iteration, processed, trainLoader.numItems(), lr);
+          await this.updateMetrics('train', this.trainMetrics, out.item, meta, logger, renderer);
+          renderer.render({ split: 'train', epoch, epochTotal: this.epochs, iteration, itemsProcessed: processed, itemsTotal: trainLoader.numItems() });
+          if (this.interrupter.shouldStop()) break;
+        }
+        this.endEpoch('train', epoch, this.trainMetrics, history, logger, renderer);
+        // --- validation ---
+        if (!this.interrupter.shouldStop()) {
+          const valid = model.valid() as unknown as InferenceStep<B, VO>;
+          iteration = 0;
+          processed = 0;
+          for await (const batch of validLoader) {
+            iteration++;
+            const item = valid.inferenceStep(batch);
+            processed += batchSize(item);
+            const meta = metadata(epoch, this.epochs, iteration, processed, validLoader.numItems(), undefined);
+            await this.updateMetrics('valid', this.validMetrics, item, meta, logger, renderer);
+            renderer.render({ split: 'valid', epoch, epochTotal: this.epochs, iteration, itemsProcessed: processed, itemsTotal: validLoader.numItems() });
+            if (this.interrupter.shouldStop()) break;
+          }
+          this.endEpoch('valid', epoch, this.validMetrics, history, logger, renderer);
+        }
+        lastEpoch = epoch;
+        if (checkpointer) {
+          await checkpointer.save(epoch, { model, optimizer, scheduler });
+          const keep = new Set(this.strategy.keep(checkpointer.epochs(), history));
+          for (const old of checkpointer.epochs()) if (!keep.has(old) && old !== epoch) checkpointer.delete(old);
+        }
+        if (this.interrupter.shouldStop()) break;
+        if (this.stopping?.shouldStop(epoch, history)) {
+          this.interrupter.stop(`early stopping after epoch ${epoch}`);
+          break;
+        }
+      }
+    } finally {
+      process.removeListener('SIGINT', stopOnSignal);
+    }
+    const higher = new Map([...this.trainMetrics, ...this.validMetrics].map((m) => [m.name, m.higherIsBetter]));
+    const summary = TrainingSummary.fromHistory(history, higher, lastEpoch, (Date.now() - started) / 1000);
+    writeLearningCurves(this.artifactDir, history, higher);
+    await renderer.close(this.printSummary ? summary.toString() : undefined);
+    return { model, summary };
+  }
+
+  private async updateMetrics<O>(split: Split, metrics: readonly Metric<O>[], item: O, meta: MetricMetadata, logger: FileMetricLogger, renderer: MetricsRenderer): Promise<void> {
+    for (const metric of metrics) {
+      const entry = await metric.update(item, meta);
+      logger.log(split, meta.epoch, entry);
+      renderer.update(split, { name: metric.name, formatted: entry.formatted, value: metric.value(), unit: metric.unit });
+    }
+  }
+
+  private endEpoch<O>(split: Split, epoch: number, metrics: readonly Metric<O>[], history: MetricHistory, logger: FileMetricLogger, renderer: MetricsRenderer): void {
+    for (const metric of metrics) {
+      const values = history[split].get(metric.name) ?? [];
+      values[epoch - 1] = metric.value() ?? Number.NaN;
+      history[split].set(metric.name, values);
+      metric.clear();
+    }
+    logger.flush();
+    renderer.epochEnd(split, epoch, history);
+  }
+
+  /** Rebuilds the per-epoch history of a resumed run from the metric logs. */
+  private restoreHistory(logger: FileMetricLogger, history: MetricHistory, upTo: number): void {
+    for (const [split, metrics] of [['train', this.trainMetrics], ['valid', this.validMetrics]] as const) {
+      for (const metric of metrics) {
+        const values: number[] = [];
+        for (let e = 1; e <= upTo; e++) {
+          const entries = logger.read(split, e, metric.name);
+          const weight = entries.reduce((a, x) => a + x.count, 0);
+          values.push(weight > 0 ? entries.reduce((a, x) => a + x.value * x.count, 0) / weight : Number.NaN);
+        }
+        history[split].set(metric.name, values);
+      }
+    }
+  }
+}
+
+function metadata(epoch: number, epochTotal: number, iteration: number, processed: number, total: number, lr: number | undefined): MetricMetadata {
+  return { epoch, epochTotal, iteration, progress: { itemsProcessed: Math.min(processed, total), itemsTotal: total }, lr };
+}
+
+/** The batch size of an output item (its outputs' first dim), 1 when unknown. */
+function batchSize(item: unknown): number {
+  const output = (item as { output?: { dims?: () => number[] } } | undefined)?.output;
+  return typeof output?.dims === 'function' ? output.dims()[0] ?? 1 : 1;
+}
+
+/** A fresh metric of the same class for the validation split (metrics hold per-split state). */
+function cloneMetric<M extends object>(metric: M): M {
+  return Object.assign(Object.create(Object.getPrototypeOf(metric) as object) as M, structuredCloneState(metric));
+}
+
+function structuredCloneState(metric: object): object {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(metric)) out[k] = Array.isArray(v) ? [...v] : v instanceof Map ? new Map(v) : v;
+  return out;
+}
