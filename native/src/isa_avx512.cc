@@ -4,6 +4,7 @@
 #define BURN_ISA_NAME "avx512"
 #define BURN_VBYTES 64
 #define BURN_FMA(a, b, c) fma_(a, b, c)
+#define BURN_SPLAT(s) splat_(s)
 #define BURN_SGEMM_MR 14
 #define BURN_SGEMM_NV 2
 #define BURN_SGEMM_MC 140
@@ -20,6 +21,8 @@ typedef float vf_ __attribute__((vector_size(64)));
 typedef double vd_ __attribute__((vector_size(64)));
 static inline vf_ fma_(vf_ a, vf_ b, vf_ c) { return (vf_)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c); }
 static inline vd_ fma_(vd_ a, vd_ b, vd_ c) { return (vd_)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c); }
+static inline vf_ splat_(float s) { return (vf_)_mm512_set1_ps(s); }
+static inline vd_ splat_(double s) { return (vd_)_mm512_set1_pd(s); }
 }  // namespace avx512
 }  // namespace burn
 #include "kernels.inc"

@@ -4,6 +4,15 @@
 #define BURN_ISA_NAME "generic"
 #define BURN_VBYTES 16
 #define BURN_FMA(a, b, c) ((a) * (b) + (c))
+#define BURN_SPLAT(s) splat_(s)
+namespace burn {
+namespace generic {
+typedef float vf_ __attribute__((vector_size(16)));
+typedef double vd_ __attribute__((vector_size(16)));
+static inline vf_ splat_(float s) { return vf_{s, s, s, s}; }
+static inline vd_ splat_(double s) { return vd_{s, s}; }
+}  // namespace generic
+}  // namespace burn
 #define BURN_SGEMM_MR 6
 #define BURN_SGEMM_NV 2
 #define BURN_SGEMM_MC 120

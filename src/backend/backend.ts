@@ -101,6 +101,12 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
   /** Automatic differentiation, present on autodiff decorators only. */
   readonly autodiff?: AutodiffOps<P> | undefined;
 
+  // --- memory (backends whose tensors hold device memory, e.g. WebGPU; absent on the CPU) ---
+  /** Releases the device memory `p` holds (idempotent); `p` must not be used afterwards. */
+  dispose?(p: P): void;
+  /** A second handle on `p`'s values that holds its own reference (released with {@link dispose}). */
+  retain?(p: P): P;
+
   // --- creation ---
   /** Random values from `dist`; the same key gives the same values on every backend. */
   random(shape: readonly number[], dist: Distribution, dtype: DType, key: RandomKey): P;

@@ -4,6 +4,11 @@ import { BurnError, fmt } from '../tensor/errors.js';
 import type { Kind } from '../tensor/kind.js';
 import { sameShape } from '../tensor/shape.js';
 import { Tensor } from '../tensor/tensor.js';
+import { DefaultRecorder } from '../record/burnpack-recorder.js';
+import type { Recorder } from '../record/recorder.js';
+import type { ApplyResult } from '../store/apply-result.js';
+import { loadModuleFile, loadModuleFileAsync, moduleFromRecord, moduleToRecord, moduleToRecordAsync, saveModuleFile, saveModuleFileAsync } from '../store/module-file.js';
+import type { ModuleStore } from '../store/store.js';
 import { displayModule } from './display.js';
 import { Param } from './param.js';
 import { unflattenRecord, type ModuleRecord, type RecordItem } from './record.js';
@@ -175,6 +180,79 @@ export abstract class Module {
       param: (p, path) => p.withTensor(load(path, p.val())),
       state: (s, path) => s.update(load(path, s.value())),
     }, '');
+  }
+
+  // --- files and stores (burn-ts/record, burn-ts/store) ---
+
+  /**
+   * Saves the parameters and running states to `path` with `recorder` (default: burnpack,
+   * `.bpk` appended when the path has no extension). Reads tensors synchronously (CPU); use
+   * {@link saveFileAsync} on devices that read asynchronously. Returns the path written.
+   */
+  saveFile(path: string, recorder: Recorder = new DefaultRecorder()): string {
+    return saveModuleFile(this, path, recorder);
+  }
+
+  /** {@link saveFile} on every device. */
+  saveFileAsync(path: string, recorder: Recorder = new DefaultRecorder()): Promise<string> {
+    return saveModuleFileAsync(this, path, recorder);
+  }
+
+  /**
+   * A new module with the tensors of `path` (written by `recorder`, default burnpack) on
+   * `device`: every tensor must be there with the right shape (floats are cast to the module's
+   * dtype) and parameter ids are restored. On any error this module is unchanged.
+   */
+  loadFile(path: string, device?: Device, recorder: Recorder = new DefaultRecorder()): this {
+    return loadModuleFile(this, path, device, recorder);
+  }
+
+  /** Asynchronous {@link loadFile}. */
+  loadFileAsync(path: string, device?: Device, recorder: Recorder = new DefaultRecorder()): Promise<this> {
+    return loadModuleFileAsync(this, path, device, recorder);
+  }
+
+  /** The saved bytes (default recorder: burnpack), without a file system. */
+  toBytes(recorder: Recorder = new DefaultRecorder()): Uint8Array {
+    return recorder.toBytes(moduleToRecord(this));
+  }
+
+  /** {@link toBytes} on every device. */
+  async toBytesAsync(recorder: Recorder = new DefaultRecorder()): Promise<Uint8Array> {
+    return recorder.toBytes(await moduleToRecordAsync(this));
+  }
+
+  /** A new module loaded from bytes written by {@link toBytes} (same rules as {@link loadFile}). */
+  loadBytes(bytes: Uint8Array, device?: Device, recorder: Recorder = new DefaultRecorder()): this {
+    return moduleFromRecord(this, recorder.fromBytes(bytes), device, '<bytes>');
+  }
+
+  /** Saves the tensors into a store (Burn's `save_into`; synchronous reads, CPU). */
+  saveInto(store: ModuleStore): void {
+    store.collectFrom(this);
+  }
+
+  /** {@link saveInto} on every device. */
+  saveIntoAsync(store: ModuleStore): Promise<void> {
+    return store.collectFromAsync(this);
+  }
+
+  /**
+   * Loads tensors from a store into this module, in place (Burn's `load_from(&mut self)`), and
+   * returns the report. When the store refuses the result (errors, or missing tensors without
+   * `allowPartial`) it throws and this module is unchanged.
+   */
+  loadFrom(store: ModuleStore): ApplyResult {
+    const { module, result } = store.applyTo(this);
+    Object.assign(this, module);
+    return result;
+  }
+
+  /** Asynchronous {@link loadFrom}. */
+  async loadFromAsync(store: ModuleStore): Promise<ApplyResult> {
+    const { module, result } = await store.applyToAsync(this);
+    Object.assign(this, module);
+    return result;
   }
 
   // --- display ---

@@ -50,7 +50,7 @@ export function perDimDisplay(values: readonly number[]): number | readonly numb
   return values.length === 1 ? values[0]! : values;
 }
 
-/** A tuple of `n` copies (used to expand a 1-d layer's scalar options). */
+/** A per-dim list from a 1-d layer's scalar option (a list is copied). */
 export function listOf(value: number | readonly number[]): number[] {
   return typeof value === 'number' ? [value] : [...value];
 }

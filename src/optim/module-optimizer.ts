@@ -35,7 +35,7 @@ interface Context {
 
 /** A state loaded from a record, turned into tensors on the parameter's device at its next step. */
 interface Pending {
-  readonly path: string | undefined;
+  readonly path: string;
   readonly data: { readonly [field: string]: StateData };
 }
 
@@ -77,6 +77,8 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
   private readonly groupList: OptimizerGroup[];
   private contexts = new Map<ParamId, Context>();
   private pending = new Map<ParamId, Pending>();
+  /** Module path → id of the pending states. */
+  private pendingPaths = new Map<string, ParamId>();
 
   /** Wraps `optimizer` as the `default` group (all parameters). */
   constructor(optimizer: SimpleOptimizer, options: GroupOptions = {}) {
@@ -97,7 +99,12 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
     const group: OptimizerGroup = { name, filter, optim: optimizer as SimpleOptimizer, gradClipping: toClipping(options.gradClipping) };
     this.groupList.push(group);
     for (const [id, ctx] of this.contexts) if (matchesFilter(filter, ctx.path)) this.contexts.delete(id);
-    for (const [id, p] of this.pending) if (p.path !== undefined && matchesFilter(filter, p.path)) this.pending.delete(id);
+    for (const [id, p] of this.pending) {
+      if (matchesFilter(filter, p.path)) {
+        this.pending.delete(id);
+        this.pendingPaths.delete(p.path);
+      }
+    }
     return this;
   }
 
@@ -185,10 +192,14 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
       state = stateToDevice(ctx.state, inner.device());
     } else {
       group = this.groupFor(path);
-      const loaded = this.pending.get(param.id);
-      if (loaded !== undefined) {
+      // A loaded state is found by id, or else by path: a model rebuilt from its record in
+      // another process has new parameter ids (module records do not keep them).
+      const key = this.pending.has(param.id) ? param.id : this.pendingPaths.get(path);
+      const loaded = key === undefined ? undefined : this.pending.get(key);
+      if (key !== undefined && loaded !== undefined) {
         state = materializeState(loaded.data, inner.device());
-        this.pending.delete(param.id);
+        this.pending.delete(key);
+        this.pendingPaths.delete(loaded.path);
       }
     }
     const clipped = group.gradClipping ? group.gradClipping.clipGradient(grad) : grad;
@@ -230,7 +241,7 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
         else for (const [k, x] of Object.entries(v as { readonly [field: string]: StateData })) walk(x, `${name}.${k}`);
       };
       walk(p.data, id);
-      if (p.path !== undefined) paths[id] = p.path;
+      paths[id] = p.path;
     }
     return { tensors: { ...data, ...(await readTensors(tensors)) }, scalars, paths };
   }
@@ -238,6 +249,8 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
   /**
    * Replaces the state with `record` (Burn's `load_record`). State tensors are created on each
    * parameter's device at its next step; each parameter's group is found again from its path.
+   * A state is matched to its parameter by id, or else by module path (so a model rebuilt from its
+   * record, with new ids, resumes with its saved optimizer state).
    */
   loadRecord(record: OptimizerRecord): this {
     if (typeof record !== 'object' || record === null || typeof record.tensors !== 'object' || typeof record.scalars !== 'object' || typeof record.paths !== 'object') {
@@ -263,7 +276,13 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
     }
     this.contexts = new Map();
     this.pending = new Map();
-    for (const [id, list] of entries) this.pending.set(id, { path: record.paths[id], data: unflattenState(list) });
+    this.pendingPaths = new Map();
+    for (const [id, list] of entries) {
+      const path = record.paths[id];
+      if (typeof path !== 'string') throw new BurnError('ModuleOptimizer.loadRecord', `the path of parameter ${id} is not a string (${String(path)})`);
+      this.pending.set(id, { path, data: unflattenState(list) });
+      this.pendingPaths.set(path, id);
+    }
     return this;
   }
 }

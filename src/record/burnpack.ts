@@ -322,3 +322,11 @@ function parseScalar(v: CborValue, key: string): BurnpackScalar {
   }
   throw new Error(`scalar '${key}': expected {Int|UInt|Float|Bool: value}, found ${describe(v)}`);
 }
+
+/** Appends `.ext` when the last path segment has no extension (Rust's `Path::extension().is_none()`). */
+export function withDefaultExtension(path: string, ext: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 && dot < base.length - 1 ? path : `${path}.${ext}`;
+}
+

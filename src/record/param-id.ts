@@ -63,3 +63,10 @@ export function paramIdFromText(text: string): string | undefined {
   bytes.slice(0, 8).forEach((b, i) => (v |= BigInt(b) << BigInt(8 * i)));
   return u64ToParamId(v);
 }
+
+/** A fresh random id (16 hex digits), for tensors saved without one. */
+export function newIdText(): string {
+  const w = new Uint32Array(2);
+  globalThis.crypto.getRandomValues(w);
+  return `${w[0]!.toString(16).padStart(8, '0')}${w[1]!.toString(16).padStart(8, '0')}`;
+}

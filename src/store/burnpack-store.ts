@@ -1,5 +1,5 @@
 import { fileExists, writeBinaryFileAtomic } from '../config/files.js';
-import { burnpackChunks, encodeBurnpack, planBurnpack, readBurnpack, type BurnpackTensorInput } from '../record/burnpack.js';
+import { burnpackChunks, encodeBurnpack, planBurnpack, readBurnpack, withDefaultExtension, type BurnpackTensorInput } from '../record/burnpack.js';
 import { paramIdToU64, u64ToParamId } from '../record/param-id.js';
 import { bytesSource, fileSource, type ByteSource } from '../record/source.js';
 import { BURN_TS_VERSION } from '../record/version.js';
@@ -7,13 +7,6 @@ import { TensorData } from '../tensor/data.js';
 import { BurnError } from '../tensor/errors.js';
 import { TensorSnapshot } from './snapshot.js';
 import { ModuleStore } from './store.js';
-
-/** Appends `.ext` when the last path segment has no extension (Rust's `Path::extension().is_none()`). */
-export function withDefaultExtension(path: string, ext: string): string {
-  const base = path.slice(path.lastIndexOf('/') + 1);
-  const dot = base.lastIndexOf('.');
-  return dot > 0 && dot < base.length - 1 ? path : `${path}.${ext}`;
-}
 
 /** Snapshots of every tensor of a burnpack source (lazy reads). */
 export function burnpackSnapshots(source: ByteSource, op: string): TensorSnapshot[] {

@@ -1,3 +1,4 @@
+import type { Device } from '../device/device.js';
 import { Param, RunningState } from '../module/param.js';
 import { isPlainObject, type Leaf, type LeafMapper, type Mappable } from '../module/walk.js';
 import type { TensorData } from '../tensor/data.js';
@@ -97,6 +98,10 @@ export interface ApplyOptions {
   readonly adapter?: ModuleAdapter;
   /** Also match source keys with enum-variant segments removed (Rust modules' `feature.BaseConv.weight` → `feature.weight`). */
   readonly skipEnumVariants?: boolean;
+  /** Cast each tensor to the dtype of the parameter it loads into (default: keep the source's dtype, as Burn). */
+  readonly castToModule?: boolean;
+  /** Load onto this device (default: each parameter's current device). */
+  readonly device?: Device;
 }
 
 function kindOf(dtype: DType): string {
@@ -188,8 +193,9 @@ export function applySnapshots<M extends ModuleLike>(module: M, snapshots: reado
       errors.push({ kind: 'ShapeMismatch', path, expected: current.dims(), found: data.shape });
       return undefined;
     }
+    if (options.castToModule && data.dtype !== current.dtype()) data = data.convert(current.dtype());
     applied.push(path);
-    return [Tensor.fromData(data, device.device()) as Tensor<number, Kind>, snap.paramId];
+    return [Tensor.fromData(data, options.device ?? device.device()) as Tensor<number, Kind>, snap.paramId];
   };
 
   const mapper: LeafMapper = {

@@ -208,3 +208,23 @@ describe('DeformConv2d', () => {
     throwsBurn(() => conv.forward(Tensor.zeros([1, 3, 6, 6], cpu), Tensor.zeros([1, 18, 3, 3], cpu)), 'DeformConv2d', 'expected [batch, 2, height, width]');
   });
 });
+
+describe('PaddingConfig1d/2d/3d', () => {
+  it("constructors: Burn's Explicit(left, right) and Explicit(top, left, bottom, right); one size per dim for both sides", () => {
+    assert.deepEqual(PaddingConfig1d.Explicit(2), { explicit: [2, 2] });
+    assert.deepEqual(PaddingConfig1d.Explicit(2, 1), { explicit: [2, 1] });
+    assert.deepEqual(PaddingConfig2d.Explicit(1, 2), { explicit: [1, 2] });
+    assert.deepEqual(PaddingConfig2d.Explicit(1, 2, 3, 4), { explicit: [1, 2, 3, 4] });
+    assert.deepEqual(PaddingConfig3d.Explicit(1, 2, 3), { explicit: [1, 2, 3] });
+    assert.deepEqual([PaddingConfig2d.Same, PaddingConfig2d.Valid], ['same', 'valid']);
+  });
+
+  it("'same' keeps ceil(size / stride) positions for any kernel, stride and dilation", () => {
+    for (const [k, s, d] of [[3, 1, 1], [4, 1, 1], [2, 2, 1], [3, 3, 2], [5, 2, 3], [1, 4, 1]] as const) {
+      for (const size of [5, 8, 9]) {
+        const conv = new Conv1dConfig({ channelsIn: 1, channelsOut: 1, kernelSize: k, stride: s, dilation: d, padding: 'same' }).init(cpu);
+        assert.deepEqual(conv.forward(Tensor.zeros([1, 1, size], cpu)).dims(), [1, 1, Math.ceil(size / s)], `k ${k} s ${s} d ${d} size ${size}`);
+      }
+    }
+  });
+});

@@ -4,7 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Device, Tensor, type Float, type Int } from '../../src/index.js';
-import { EmbeddingConfig, Identity, Initializer, LinearConfig, LinearLayout } from '../../src/nn/index.js';
+import {
+  BatchNormConfig, Conv2dConfig, EmbeddingConfig, GroupNormConfig, Identity, Initializer, LayerNormConfig, LinearConfig, LinearLayout, PaddingConfig2d,
+  RmsNormConfig,
+} from '../../src/nn/index.js';
 import { checkLayer, throwsBurn, values } from './layers-helpers.js';
 
 const cpu = Device.cpu();
@@ -113,5 +116,22 @@ describe('Embedding', () => {
     const layer = new EmbeddingConfig({ nEmbedding: 5, dModel: 2 }).init(cpu);
     throwsBurn(() => layer.forward(Tensor.fromInts([1, 2], cpu) as unknown as Tensor<2, Int>), 'Embedding', '[2]', 'rank 1', '[batch, seqLength]');
     throwsBurn(() => layer.forward(Tensor.zeros([1, 2], cpu) as unknown as Tensor<2, Int>), 'Embedding', 'f32', 'Int indices');
+  });
+});
+
+describe('API contract 09-layers (the parts of this family)', () => {
+  it('runs the calls as ../shared/api/09-layers.ts writes them', () => {
+    const device = Device.default();
+    const linear = new LinearConfig({ dInput: 512, dOutput: 256 }).withBias(true).init(device);
+    assert.deepEqual(linear.forward(Tensor.zeros([4, 512], device)).dims(), [4, 256]);
+    const conv = new Conv2dConfig({ channels: [3, 64], kernelSize: [3, 3] }).withStride([1, 1]).withPadding(PaddingConfig2d.Same).init(device);
+    assert.deepEqual(conv.forward(Tensor.zeros([2, 3, 16, 16], device)).dims(), [2, 64, 16, 16]);
+    assert.deepEqual(new LayerNormConfig({ dModel: 512 }).init(device).forward(Tensor.zeros([4, 512], device)).dims(), [4, 512]);
+    new BatchNormConfig({ numFeatures: 64 }).init(device);
+    new GroupNormConfig({ numGroups: 8, numChannels: 64 }).init(device);
+    new RmsNormConfig({ dModel: 512 }).init(device);
+    const emb = new EmbeddingConfig({ nEmbedding: 100, dModel: 32 }).init(device);
+    assert.deepEqual(emb.forward(Tensor.fromInts([[1, 2, 3]], device)).dims(), [1, 3, 32]);
+    assert.throws(() => linear.forward(Tensor.zeros([4, 300], device)), (e: unknown) => e instanceof Error && /300/.test(e.message) && /512/.test(e.message));
   });
 });

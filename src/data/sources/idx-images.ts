@@ -84,6 +84,16 @@ export class IdxImageDataset extends DatasetBase<MnistItem> {
     return this.labels.length;
   }
 
+  /** Every pixel byte, item after item (`len * rows * cols`). */
+  imagesArray(): Uint8Array {
+    return this.images;
+  }
+
+  /** Every label. */
+  labelsArray(): Uint8Array {
+    return this.labels;
+  }
+
   /** The raw pixel bytes of item `index` (`rows * cols` values, row-major), without building arrays. */
   imageBytes(index: number): Uint8Array | undefined {
     if (!Number.isInteger(index) || index < 0 || index >= this.labels.length) return undefined;

@@ -27,6 +27,10 @@ export class GLU extends Module {
 
   /** Applies the activation; the size along `dim` must be even. */
   forward<D extends number>(input: Tensor<D, Float>): Tensor<D, Float> {
+    const dims = input.dims();
+    const d = this.dim < 0 ? dims.length + this.dim : this.dim;
+    if (d < 0 || d >= dims.length) throw new BurnError('GLU', `dim ${this.dim} is out of range for an input of shape ${fmt(dims)}`);
+    if (dims[d]! % 2 !== 0) throw new BurnError('GLU', `input of shape ${fmt(dims)} has odd size ${dims[d]} at dim ${this.dim}; expected an even size to split in two halves`);
     return activation.glu(input, this.dim);
   }
 

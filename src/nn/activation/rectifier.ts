@@ -5,7 +5,7 @@ import { Module } from '../../module/module.js';
 import { Param } from '../../module/param.js';
 import * as activation from '../../tensor/activation/index.js';
 import { Distribution } from '../../tensor/distribution.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError, fmt } from '../../tensor/errors.js';
 import type { Float } from '../../tensor/kind.js';
 import { Tensor } from '../../tensor/tensor.js';
 
@@ -98,6 +98,11 @@ export class PRelu extends Module {
 
   /** Applies the activation; the input is `[batch, channels, ...]` when there is more than one slope. */
   forward<D extends number>(input: Tensor<D, Float>): Tensor<D, Float> {
+    const n = this.alpha.dims()[0]!;
+    const dims = input.dims();
+    if (n !== 1 && (dims.length < 2 || dims[1] !== n)) {
+      throw new BurnError('PRelu', `input of shape ${fmt(dims)} for ${n} slopes; expected [batch, ${n}, ...] (one slope per channel, dim 1)`);
+    }
     return activation.prelu(input, this.alpha.val());
   }
 

@@ -87,8 +87,10 @@ export class CTCLoss extends Module {
     const none = (width: number): T2 => Tensor.full([batch, width], -Infinity, { device, dtype: logProbs.dtype() }) as T2;
 
     const slots = Tensor.arange(0, ext, device).reshape([1, ext]).expand([batch, ext]);
-    let alpha = frame(0).maskFill(slots.greaterEqual(2), -Infinity);
     const inputs2d = inputLengths.reshape([batch, 1]).expand([batch, ext]);
+    let alpha = frame(0).maskFill(slots.greaterEqual(2), -Infinity);
+    // An empty input emits nothing: only the empty alignment (probability 1) remains.
+    alpha = alpha.maskWhere(inputs2d.equal(0), none(ext).maskFill(slots.equal(0), 0));
     const steps = Math.min(time, maxOf(peekValues(inputLengths)) ?? time);
     for (let t = 1; t < steps; t++) {
       const terms = [alpha];

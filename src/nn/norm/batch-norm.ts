@@ -10,7 +10,7 @@ import { Tensor } from '../../tensor/tensor.js';
 
 /** Configuration of a {@link BatchNorm} layer (Burn's `BatchNormConfig`). */
 export class BatchNormConfig extends Config.define({
-  /** Number of channels (dim 1 of the input). */
+  /** Number of channels (dim 1 of the input; 0 is allowed for a `NormalizationConfig` policy sized later). */
   numFeatures: z.number().int().nonnegative(),
   /** Added to the variance for numerical stability (default 1e-5). */
   epsilon: z.number().nonnegative().default(1e-5),

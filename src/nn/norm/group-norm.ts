@@ -33,7 +33,7 @@ function groupNorm<D extends number>(
 export class GroupNormConfig extends Config.define({
   /** Number of groups the channels are split into. */
   numGroups: z.number().int().positive(),
-  /** Number of channels (dim 1 of the input); divisible by `numGroups`. */
+  /** Number of channels (dim 1 of the input), divisible by `numGroups` (0 is allowed for a policy sized later). */
   numChannels: z.number().int().nonnegative(),
   /** Added to the variance for numerical stability (default 1e-5). */
   epsilon: z.number().nonnegative().default(1e-5),
@@ -86,7 +86,7 @@ export class GroupNorm extends Module {
 
 /** Configuration of an {@link InstanceNorm} layer (Burn's `InstanceNormConfig`). */
 export class InstanceNormConfig extends Config.define({
-  /** Number of channels (dim 1 of the input). */
+  /** Number of channels (dim 1 of the input; 0 is allowed for a policy sized later). */
   numChannels: z.number().int().nonnegative(),
   /** Added to the variance for numerical stability (default 1e-5). */
   epsilon: z.number().nonnegative().default(1e-5),

@@ -10,7 +10,7 @@ import { Tensor } from '../../tensor/tensor.js';
 
 /** Configuration of a {@link LayerNorm} layer (Burn's `LayerNormConfig`). */
 export class LayerNormConfig extends Config.define({
-  /** Size of the last dim. */
+  /** Size of the last dim (0 is allowed for a `NormalizationConfig` policy sized later). */
   dModel: z.number().int().nonnegative(),
   /** Added to the variance for numerical stability (default 1e-5). */
   epsilon: z.number().nonnegative().default(1e-5),

@@ -85,10 +85,16 @@ export class NormalizationConfig {
   }
 
   /** The zod schema for nesting in a config: accepts an instance or its JSON form, yields an instance. */
-  static readonly schema: z.ZodType<NormalizationConfig, NormalizationConfigJson | NormalizationConfig> = z.union([
-    z.custom<NormalizationConfig>((v) => v instanceof NormalizationConfig),
-    jsonSchema.transform((j) => new NormalizationConfig(j.kind, 'config' in j ? j.config : undefined)),
-  ]) as unknown as z.ZodType<NormalizationConfig, NormalizationConfigJson | NormalizationConfig>;
+  static readonly schema: z.ZodType<NormalizationConfig, NormalizationConfigJson | NormalizationConfig> = z.unknown().transform((value, ctx) => {
+    if (value instanceof NormalizationConfig) return value;
+    const result = jsonSchema.safeParse(value);
+    if (!result.success) {
+      for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] });
+      return z.NEVER;
+    }
+    const j = result.data;
+    return 'config' in j ? new NormalizationConfig(j.kind, j.config) : NormalizationConfig.Identity;
+  }) as unknown as z.ZodType<NormalizationConfig, NormalizationConfigJson | NormalizationConfig>;
 
   /** Validates the JSON form (a BurnError names the bad field). */
   static fromJSON(json: unknown): NormalizationConfig {

@@ -9,7 +9,7 @@ import { Tensor } from '../../tensor/tensor.js';
 
 /** Configuration of an {@link RmsNorm} layer (Burn's `RmsNormConfig`). */
 export class RmsNormConfig extends Config.define({
-  /** Size of the last dim. */
+  /** Size of the last dim (0 is allowed for a `NormalizationConfig` policy sized later). */
   dModel: z.number().int().nonnegative(),
   /** Added to the mean square for numerical stability (default 1e-5; must be positive). */
   epsilon: z.number().positive().default(1e-5),

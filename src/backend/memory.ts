@@ -1,0 +1,83 @@
+/**
+ * Scoped release of device memory, for backends whose tensors hold memory the JavaScript garbage
+ * collector cannot see (WebGPU buffers). Such a backend reports every handle it creates with
+ * {@link trackAllocation}; {@link runScope} collects the handles created while a function runs and,
+ * when it returns, releases those that the result cannot reach. CPU tensors are never tracked, so
+ * scopes cost nothing there.
+ */
+
+/** A handle on device memory that can be released once. */
+export interface Releasable {
+  release(): void;
+}
+
+/** Objects carrying this symbol (devices, backends) are not searched for handles. */
+export const NO_SCAN: unique symbol = Symbol.for('burn-ts.noScan');
+
+const scopes: Set<Releasable>[] = [];
+
+/** Records a new handle in the innermost open scope (no-op outside scopes). */
+export function trackAllocation(handle: Releasable): void {
+  const top = scopes[scopes.length - 1];
+  if (top) top.add(handle);
+}
+
+/** True while a scope is open. */
+export function inScope(): boolean {
+  return scopes.length > 0;
+}
+
+/**
+ * Runs `fn` in a scope: every handle created meanwhile is released when `fn` returns, except the
+ * ones reachable from its result (through tensors, arrays, maps, sets and object fields) and
+ * `keep`; kept handles move to the enclosing scope, if any. When `fn` throws, every handle it
+ * created is released.
+ */
+export function runScope<T>(fn: () => T, keep: readonly unknown[] = []): T {
+  const created = new Set<Releasable>();
+  scopes.push(created);
+  let result: T;
+  try {
+    result = fn();
+  } catch (e) {
+    scopes.pop();
+    for (const h of created) h.release();
+    throw e;
+  }
+  scopes.pop();
+  if (created.size === 0) return result;
+  const reachable = reachableHandles([result, ...keep], created);
+  const parent = scopes[scopes.length - 1];
+  for (const h of created) {
+    if (reachable.has(h)) parent?.add(h);
+    else h.release();
+  }
+  return result;
+}
+
+/** Removes `handle` from every open scope, so no scope releases it. */
+export function untrack(handle: Releasable): void {
+  for (const s of scopes) s.delete(handle);
+}
+
+/** The members of `candidates` reachable from `roots` through object fields and collections. */
+function reachableHandles(roots: readonly unknown[], candidates: ReadonlySet<Releasable>): Set<Releasable> {
+  const found = new Set<Releasable>();
+  const seen = new Set<object>();
+  const stack: unknown[] = [...roots];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || seen.has(v)) continue;
+    seen.add(v);
+    if (candidates.has(v as Releasable)) found.add(v as Releasable);
+    if ((v as { [NO_SCAN]?: boolean })[NO_SCAN] || ArrayBuffer.isView(v) || v instanceof ArrayBuffer || v instanceof Promise) continue;
+    if (v instanceof Map) {
+      for (const [k, x] of v) stack.push(k, x);
+    } else if (v instanceof Set || Array.isArray(v)) {
+      for (const x of v) stack.push(x);
+    } else {
+      for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
+    }
+  }
+  return found;
+}

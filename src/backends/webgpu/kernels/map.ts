@@ -1,0 +1,82 @@
+import type { DType } from '../../../tensor/dtype.js';
+import { numel } from '../../../tensor/shape.js';
+import { collapse, isRowMajor, type Operand } from '../layout.js';
+import type { GpuRuntime } from '../runtime.js';
+import type { Expr } from '../wgsl/ops.js';
+import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from '../wgsl/params.js';
+import { castExpr, ctype, storeExpr, storeHelpers, type CType } from '../wgsl/types.js';
+
+/** One input of an elementwise kernel: a strided operand (aligned to the output) read as `name`. */
+export interface MapInput {
+  readonly operand: Operand;
+  /** Variable name in the expression (`x`, `y`, `c`). */
+  readonly name: string;
+  /** The dtype the expression wants the value in (cast from the operand's dtype when it differs). */
+  readonly as: DType;
+}
+
+/** A scalar parameter of an elementwise kernel. */
+export interface MapScalar {
+  readonly name: string;
+  readonly value: number;
+  readonly type: CType;
+}
+
+/**
+ * Runs one elementwise kernel: `dst[m] = store(expr(inputs[m]))` over every position `m` of
+ * `shape`. Inputs and the output are strided views (broadcast inputs have stride 0); dims that
+ * every operand walks together are collapsed first. The shader depends on the collapsed rank,
+ * dtypes and expression only.
+ */
+export function runMap(rt: GpuRuntime, dst: Operand, shape: readonly number[], inputs: readonly MapInput[], scalars: readonly MapScalar[], expr: Expr): void {
+  const n = numel(shape);
+  if (n === 0) return;
+  const col = collapse(shape, [dst.strides, ...inputs.map((x) => x.operand.strides)]);
+  const rank = col.shape.length;
+  const outLinear = isRowMajor(col.shape, col.strides[0]!);
+  const p = new Params();
+  const nExpr = p.u(n);
+  const outOff = p.i(dst.offset);
+  const inOff = inputs.map((x) => p.i(x.operand.offset));
+  const dims: { size: string; out: string; ins: string[] }[] = [];
+  for (let d = 0; d < rank; d++) {
+    dims.push({
+      size: p.u(col.shape[d]!),
+      out: outLinear ? '' : p.i(col.strides[0]![d]!),
+      ins: inputs.map((_, k) => p.i(col.strides[k + 1]![d]!)),
+    });
+  }
+  const scalarExprs = scalars.map((s) => `let ${s.name} = ${s.type === 'f32' ? `bitcast<f32>(${p.u(wordOfScalar(s))})` : s.type === 'i32' ? `bitcast<i32>(${p.u(wordOfScalar(s))})` : p.u(wordOfScalar(s))};`);
+
+  const helpers: string[] = [...expr.helpers, ...storeHelpers(dst.dtype)];
+  const lines: string[] = [];
+  lines.push(`  if (i >= ${nExpr}) { return; }`);
+  lines.push('  var r = i;');
+  lines.push(`  var po: i32 = ${outLinear ? `${outOff} + i32(i)` : outOff};`);
+  inputs.forEach((_, k) => lines.push(`  var p${k}: i32 = ${inOff[k]};`));
+  for (let d = rank - 1; d >= 0; d--) {
+    const dim = dims[d]!;
+    if (d === 0) lines.push('  { let c = i32(r);');
+    else lines.push(`  { let c = i32(r % ${dim.size}); r = r / ${dim.size};`);
+    if (!outLinear) lines.push(`    po = po + c * ${dim.out};`);
+    inputs.forEach((_, k) => lines.push(`    p${k} = p${k} + c * ${dim.ins[k]};`));
+    lines.push('  }');
+  }
+  inputs.forEach((x, k) => {
+    const c = castExpr(x.operand.dtype, x.as, `in${k}[p${k}]`);
+    helpers.push(...c.helpers);
+    lines.push(`  let ${x.name} = ${c.expr};`);
+  });
+  lines.push(...scalarExprs.map((s) => `  ${s}`));
+  lines.push(`  dst[po] = ${storeExpr(dst.dtype, expr.expr)};`);
+  lines.push('}');
+  const bindings: [string, CType, boolean][] = [['dst', ctype(dst.dtype), true], ...inputs.map((x, k): [string, CType, boolean] => [`in${k}`, ctype(x.operand.dtype), false])];
+  const code = shader(helpers, [expr.code ?? '', storageDecls(bindings), p.decl(bindings.length), LINEAR_MAIN, ...lines]);
+  rt.dispatch(code, [dst.buffer, ...inputs.map((x) => x.operand.buffer)], p.words, linearGroups(n));
+}
+
+function wordOfScalar(s: MapScalar): number {
+  if (s.type === 'f32') return new Uint32Array(new Float32Array([s.value]).buffer)[0]!;
+  if (s.type === 'i32') return (s.value | 0) >>> 0;
+  return s.value >>> 0;
+}

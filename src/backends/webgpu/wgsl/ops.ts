@@ -1,0 +1,144 @@
+import type { BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, UnaryOp } from '../../../backend/ops.js';
+import { isUnsignedDType, type DType } from '../../../tensor/dtype.js';
+import { BurnError } from '../../../tensor/errors.js';
+import { ctype } from './types.js';
+
+/**
+ * WGSL expressions of the elementwise ops over compute-type operands `x`, `y`, with the same
+ * semantics as the CPU backend's JavaScript expressions (src/backends/cpu/js/expressions.ts):
+ * ints divide truncating (0 for a zero divisor), `rem` takes the divisor's sign, `fmod` the
+ * dividend's, max/min propagate NaN.
+ */
+export interface Expr {
+  readonly expr: string;
+  readonly helpers: readonly string[];
+  /** Extra WGSL functions the expression calls. */
+  readonly code?: string;
+}
+
+const e = (expr: string, ...helpers: string[]): Expr => ({ expr, helpers });
+
+const FLOAT_UNARY: Record<Exclude<UnaryOp, 'not'>, Expr> = {
+  neg: e('-x'), abs: e('abs(x)'), sign: e('select(select(x, -1.0, x < 0.0), 1.0, x > 0.0)'),
+  exp: e('f_exp(x)', 'f_exp'), expm1: e('f_expm1(x)', 'f_expm1'), log: e('f_log(x)', 'f_log'), log1p: e('f_log1p(x)', 'f_log1p'),
+  sqrt: e('f_sqrt(x)', 'f_sqrt'), recip: e('1.0 / x'), sigmoid: e('f_sigmoid(x)', 'f_sigmoid'),
+  sin: e('f_sin(x)', 'f_sin'), cos: e('f_cos(x)', 'f_cos'), tan: e('f_tan(x)', 'f_tan'),
+  asin: e('f_asin(x)', 'f_asin'), acos: e('f_acos(x)', 'f_acos'), atan: e('f_atan(x)', 'f_atan'),
+  sinh: e('f_sinh(x)', 'f_sinh'), cosh: e('f_cosh(x)', 'f_cosh'), tanh: e('f_tanh(x)', 'f_tanh'),
+  asinh: e('f_asinh(x)', 'f_asinh'), acosh: e('f_acosh(x)', 'f_acosh'), atanh: e('f_atanh(x)', 'f_atanh'),
+  erf: e('f_erf(x)', 'f_erf'), round: e('round(x)'), floor: e('floor(x)'), ceil: e('ceil(x)'), trunc: e('trunc(x)'),
+};
+
+/** The expression of a unary op on `dtype`. */
+export function unaryExpr(op: UnaryOp, dtype: DType): Expr {
+  const t = ctype(dtype, op);
+  if (op === 'not') {
+    if (dtype === 'bool') return e('(1u - x)');
+    if (t === 'f32') throw new BurnError('not', `bitwise not needs an int or bool tensor, got ${dtype}`);
+    return e('~x');
+  }
+  if (dtype === 'bool') throw new BurnError(op, 'needs a numeric tensor, got bool');
+  if (t === 'f32') return FLOAT_UNARY[op];
+  if (op === 'round' || op === 'floor' || op === 'ceil' || op === 'trunc') return e('x');
+  if (t === 'u32') {
+    if (op === 'abs') return e('x');
+    if (op === 'neg') return e('(0u - x)');
+    if (op === 'sign') return e('select(0u, 1u, x > 0u)');
+  } else {
+    if (op === 'abs') return e('abs(x)');
+    if (op === 'neg') return e('-x');
+    if (op === 'sign') return e('sign(x)');
+  }
+  // Other math on ints: computed in f32, truncated back (the CPU truncates its double result).
+  const f = FLOAT_UNARY[op];
+  const conv = t === 'i32' ? 'sat_i32' : 'sat_u32';
+  return { expr: `${conv}(trunc(unary_f(f32(x))))`, helpers: [...f.helpers, conv], code: `fn unary_f(x: f32) -> f32 { return ${f.expr}; }` };
+}
+
+/** The expression of a predicate (result u32 0/1). */
+export function predicateExpr(op: PredicateOp, dtype: DType): Expr {
+  if (ctype(dtype, op) !== 'f32') return e('0u');
+  return op === 'isnan' ? e('select(0u, 1u, is_nan(x))', 'is_nan') : e('select(0u, 1u, is_inf(x))', 'is_inf');
+}
+
+/** The expression of a binary op on `dtype` (both operands in its compute type). */
+export function binaryExpr(op: BinaryOp, dtype: DType): Expr {
+  const t = ctype(dtype, op);
+  if (dtype === 'bool') {
+    switch (op) {
+      case 'and': case 'min': return e('(x & y)');
+      case 'or': case 'max': return e('(x | y)');
+      case 'xor': return e('(x ^ y)');
+      default: throw new BurnError(op, 'is not defined for bool tensors');
+    }
+  }
+  if (t === 'f32') {
+    switch (op) {
+      case 'add': return e('x + y');
+      case 'sub': return e('x - y');
+      case 'mul': return e('x * y');
+      case 'div': return e('x / y');
+      case 'rem': return e('x - floor(x / y) * y');
+      case 'fmod': return e('f_fmod(x, y)', 'f_fmod');
+      case 'pow': return e('f_pow(x, y)', 'f_pow');
+      case 'atan2': return e('f_atan2(x, y)', 'f_atan2');
+      case 'max': return e('f_max(x, y)', 'f_max');
+      case 'min': return e('f_min(x, y)', 'f_min');
+      default: throw new BurnError(op, `needs int or bool tensors, got ${dtype}`);
+    }
+  }
+  const zero = t === 'i32' ? '0' : '0u';
+  const unsigned = isUnsignedDType(dtype);
+  switch (op) {
+    case 'add': return e('x + y');
+    case 'sub': return e('x - y');
+    case 'mul': return e('x * y');
+    case 'div': return e(`select(x / y, ${zero}, y == ${zero})`);
+    case 'rem':
+      if (unsigned) return e(`select(x % y, 0u, y == 0u)`);
+      return e('select(select(x % y, (x % y) + y, (x % y) != 0 && (((x % y) < 0) != (y < 0))), 0, y == 0)');
+    case 'fmod': return e(`select(x % y, ${zero}, y == ${zero})`);
+    case 'pow': return t === 'i32' ? e('i_pow(x, y)', 'i_pow') : e('u_pow(x, y)', 'u_pow');
+    case 'atan2': return t === 'i32' ? e('sat_i32(trunc(f_atan2(f32(x), f32(y))))', 'sat_i32', 'f_atan2') : e('sat_u32(trunc(f_atan2(f32(x), f32(y))))', 'sat_u32', 'f_atan2');
+    case 'max': return e('max(x, y)');
+    case 'min': return e('min(x, y)');
+    case 'and': return e('(x & y)');
+    case 'or': return e('(x | y)');
+    case 'xor': return e('(x ^ y)');
+    case 'shl': return e('(x << (u32(y) & 31u))');
+    case 'shr': return e('(x >> (u32(y) & 31u))');
+  }
+}
+
+const COMPARE: Record<CompareOp, string> = { eq: '==', ne: '!=', gt: '>', ge: '>=', lt: '<', le: '<=' };
+
+/** The expression of a comparison (result u32 0/1). */
+export function compareExpr(op: CompareOp): Expr {
+  return e(`select(0u, 1u, x ${COMPARE[op]} y)`);
+}
+
+/** A reduction's identity, accumulation step (`acc`, `v`) and pairwise combine (`a`, `b`). */
+export interface ReduceCode {
+  readonly init: string;
+  readonly step: string;
+  readonly combine: string;
+  readonly helpers: readonly string[];
+}
+
+/** The accumulation code of a reduction in compute type `t`. */
+export function reduceCode(op: ReduceOp | ScanOp, dtype: DType): ReduceCode {
+  const t = ctype(dtype, op);
+  const z = t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u';
+  const one = t === 'f32' ? '1.0' : t === 'i32' ? '1' : '1u';
+  switch (op) {
+    case 'sum': return { init: z, step: 'acc + v', combine: 'a + b', helpers: [] };
+    case 'prod': return { init: one, step: 'acc * v', combine: 'a * b', helpers: [] };
+    case 'max': case 'min': {
+      const fn = t === 'f32' ? `f_${op}` : dtype === 'bool' ? (op === 'max' ? 'max' : 'min') : op;
+      // The identity is never read: the first element seeds the accumulator.
+      return { init: 'FIRST', step: `${fn}(acc, v)`, combine: `${fn}(a, b)`, helpers: t === 'f32' ? [fn] : [] };
+    }
+    case 'any': return { init: '0u', step: `select(acc, 1u, v != ${z})`, combine: 'max(a, b)', helpers: [] };
+    case 'all': return { init: '1u', step: `select(acc, 0u, v == ${z})`, combine: 'min(a, b)', helpers: [] };
+  }
+}

@@ -1,0 +1,84 @@
+import { Device } from '../../device/device.js';
+import { BurnError } from '../../tensor/errors.js';
+import type { Dataset } from '../dataset/dataset.js';
+import type { Batcher } from './batcher.js';
+import { DataLoader } from './loader.js';
+
+function positive(op: string, name: string, value: number, min: number): number {
+  if (!Number.isSafeInteger(value) || value < min) throw new BurnError(op, `${name} ${value}; expected an integer >= ${min}`);
+  return value;
+}
+
+/**
+ * Builds a {@link DataLoader} (Burn's `DataLoaderBuilder`):
+ *
+ * ```ts
+ * const loader = new DataLoaderBuilder(new MnistBatcher())
+ *   .batchSize(64).shuffle(42).numWorkers(2).setDevice(device)
+ *   .build(MnistDataset.train());
+ * for await (const batch of loader) { … }
+ * ```
+ */
+export class DataLoaderBuilder<I, O> {
+  private size = 1;
+  private seed: number | undefined;
+  private workers = 0;
+  private device: Device | undefined;
+  private ahead: number | undefined;
+
+  constructor(private readonly batcher: Batcher<I, O>) {
+    if (batcher === null || typeof batcher !== 'object' || typeof batcher.batch !== 'function') {
+      throw new BurnError('DataLoaderBuilder', `batcher ${String(batcher)}; expected a Batcher (an object with batch(items, device))`);
+    }
+  }
+
+  /** Items per batch (the last batch of an epoch may be smaller); default 1. */
+  batchSize(size: number): this {
+    this.size = positive('DataLoaderBuilder.batchSize', 'batch size', size, 1);
+    return this;
+  }
+
+  /** Shuffles every epoch, each differently, in an order derived from `seed` (reproducible across runs). */
+  shuffle(seed: number): this {
+    this.seed = positive('DataLoaderBuilder.shuffle', 'seed', seed, 0);
+    return this;
+  }
+
+  /**
+   * Worker threads loading items (0, the default: the main thread). Needs a dataset that can be
+   * reopened in a worker (`workerRecipe()`); other datasets load on the main thread.
+   */
+  numWorkers(n: number): this {
+    this.workers = positive('DataLoaderBuilder.numWorkers', 'numWorkers', n, 0);
+    return this;
+  }
+
+  /** The device batches are made on; default `Device.default()`. */
+  setDevice(device: Device): this {
+    if (!(device instanceof Device)) throw new BurnError('DataLoaderBuilder.setDevice', `device ${String(device)}; expected a Device`);
+    this.device = device;
+    return this;
+  }
+
+  /** Batches requested ahead of the one being consumed; default 2 per worker (1 on the main thread). */
+  prefetch(batches: number): this {
+    this.ahead = positive('DataLoaderBuilder.prefetch', 'prefetch', batches, 0);
+    return this;
+  }
+
+  /** The data loader over `dataset`. */
+  build(dataset: Dataset<I>): DataLoader<O> {
+    if (dataset === null || typeof dataset !== 'object' || typeof dataset.get !== 'function' || typeof dataset.len !== 'function') {
+      throw new BurnError('DataLoaderBuilder.build', `dataset ${String(dataset)}; expected a Dataset (get(index) and len())`);
+    }
+    return new DataLoader<O>({
+      dataset: dataset as Dataset<unknown>,
+      batcher: this.batcher as Batcher<unknown, O>,
+      batchSize: this.size,
+      seed: this.seed,
+      numWorkers: this.workers,
+      device: this.device,
+      prefetch: this.ahead,
+    });
+  }
+}

@@ -1,0 +1,35 @@
+import { getMany, type Dataset } from '../dataset/dataset.js';
+
+/** Where a data loader's items come from: the main thread, or worker threads. */
+export interface ItemSource {
+  /** `main-thread` or `workers`. */
+  readonly mode: 'main-thread' | 'workers';
+  /** Loads the items at `indices`; `slot` is the batch number (workers take turns by it). */
+  load(indices: readonly number[], slot: number): Promise<unknown[]>;
+  /** Releases what the source holds. */
+  close(): Promise<void>;
+}
+
+/**
+ * Loads items on the main thread, each batch in a macrotask of its own, so a batch requested
+ * ahead (prefetched) is read while the consumer awaits something else.
+ */
+export class MainThreadSource implements ItemSource {
+  readonly mode = 'main-thread';
+
+  constructor(private readonly dataset: Dataset<unknown>) {}
+
+  load(indices: readonly number[]): Promise<unknown[]> {
+    return new Promise((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          resolve(getMany(this.dataset, indices, 'DataLoader'));
+        } catch (e) {
+          reject(e as Error);
+        }
+      });
+    });
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,20 @@
+import type { WorkerRecipe } from '../dataset/recipe.js';
+
+/** What a data loader worker receives as `workerData`. */
+export interface WorkerInit {
+  readonly recipe: WorkerRecipe;
+  readonly worker: number;
+}
+
+/** Main thread → worker: load the items at `indices`. */
+export interface LoadRequest {
+  readonly type: 'load';
+  readonly id: number;
+  readonly indices: readonly number[];
+}
+
+/** Worker → main thread. */
+export type WorkerReply =
+  | { readonly type: 'ready'; readonly len: number }
+  | { readonly type: 'items'; readonly id: number; readonly items: unknown[] }
+  | { readonly type: 'error'; readonly id: number | undefined; readonly op: string | undefined; readonly message: string };

@@ -1,0 +1,192 @@
+import { readdirSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import { BurnError } from '../../tensor/errors.js';
+import { DatasetBase } from '../dataset/dataset.js';
+import type { WorkerRecipe } from '../dataset/recipe.js';
+import { readImage } from './image/decode.js';
+
+/** The image file extensions an image folder reads (Burn's `SUPPORTED_FILES`), compared case-insensitively. */
+export const IMAGE_EXTENSIONS: readonly string[] = ['bmp', 'jpg', 'jpeg', 'png'];
+
+/** The annotation of an image (Burn's `Annotation`). */
+export type Annotation =
+  | { readonly kind: 'label'; readonly label: number }
+  | { readonly kind: 'multiLabel'; readonly labels: readonly number[] }
+  | { readonly kind: 'segmentationMask'; readonly mask: readonly number[] };
+
+/** An item of an {@link ImageFolderDataset} (Burn's `ImageDatasetItem`). */
+export interface ImageDatasetItem {
+  /** Interleaved channels, row-major: `imageHeight * imageWidth * channels` values. */
+  readonly image: Uint8Array | Uint16Array;
+  readonly imageWidth: number;
+  readonly imageHeight: number;
+  /** 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA, as stored in the file. */
+  readonly channels: 1 | 2 | 3 | 4;
+  /** 8 (`Uint8Array`) or 16 bits per value (`Uint16Array`). */
+  readonly depth: 8 | 16;
+  readonly annotation: Annotation;
+  readonly imagePath: string;
+}
+
+/** An annotation before class names are mapped to indices (what travels to workers). */
+type RawAnnotation =
+  | { readonly kind: 'label'; readonly name: string }
+  | { readonly kind: 'multiLabel'; readonly names: readonly string[] }
+  | { readonly kind: 'segmentationMask'; readonly maskPath: string };
+
+interface RawItem {
+  readonly imagePath: string;
+  readonly annotation: RawAnnotation;
+}
+
+function checkExtension(op: string, path: string, extensions: readonly string[] = IMAGE_EXTENSIONS): void {
+  const ext = extname(path).slice(1).toLowerCase();
+  if (!extensions.includes(ext)) throw new BurnError(op, `${path}: extension '${ext}' is not supported; expected one of ${extensions.join(', ')}`);
+}
+
+function walk(op: string, dir: string, out: string[]): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch (e) {
+    throw new BurnError(op, `cannot read the folder ${dir}: ${(e as Error).message}`);
+  }
+  for (const name of entries) {
+    const path = join(dir, name);
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory()) walk(op, path, out);
+    else if (st.isFile()) out.push(path);
+  }
+}
+
+/**
+ * Images on disk with their annotations (Burn's vision `ImageFolderDataset`): classification from
+ * a `root/<class>/<image>` tree, multi-label classification, and segmentation masks. Images are
+ * decoded on each `get` (PNG, JPEG, BMP, by pure-JavaScript decoders); a corrupt file gives a
+ * `BurnError` naming it. Only paths are held in memory, and in data loader workers each worker
+ * decodes its own images.
+ */
+export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
+  private readonly classIndex: ReadonlyMap<string, number>;
+
+  private constructor(
+    private readonly items: readonly RawItem[],
+    readonly classes: readonly string[],
+  ) {
+    super();
+    this.classIndex = new Map(classes.map((c, i) => [c, i]));
+    for (const item of items) {
+      const names = item.annotation.kind === 'label' ? [item.annotation.name] : item.annotation.kind === 'multiLabel' ? item.annotation.names : [];
+      for (const name of names) {
+        if (!this.classIndex.has(name)) throw new BurnError('ImageFolderDataset', `${item.imagePath}: class '${name}' is not among the classes [${classes.join(', ')}]`);
+      }
+    }
+  }
+
+  /**
+   * Classification from `root/<class>/…/<image>`: every image (by extension, case-insensitive, in
+   * any depth of sub-folder) labelled by the name of its folder; classes are the sorted folder
+   * names; items are sorted by path.
+   */
+  static newClassification(root: string, options: { readonly extensions?: readonly string[] } = {}): ImageFolderDataset {
+    const op = 'ImageFolderDataset.newClassification';
+    const extensions = (options.extensions ?? IMAGE_EXTENSIONS).map((e) => e.toLowerCase().replace(/^\./, ''));
+    for (const e of extensions) if (!IMAGE_EXTENSIONS.includes(e)) throw new BurnError(op, `extension '${e}' is not supported; expected some of ${IMAGE_EXTENSIONS.join(', ')}`);
+    const files: string[] = [];
+    walk(op, root, files);
+    const images = files.filter((f) => extensions.includes(extname(f).slice(1).toLowerCase())).sort();
+    const items = images.map((imagePath): RawItem => ({ imagePath, annotation: { kind: 'label', name: basename(dirname(imagePath)) } }));
+    const classes = [...new Set(items.map((i) => (i.annotation as { name: string }).name))].sort();
+    return new ImageFolderDataset(items, classes);
+  }
+
+  /** Classification from `[imagePath, className]` pairs; `classes` gives the label of each name (its index). */
+  static newClassificationWithItems(items: readonly (readonly [string, string])[], classes: readonly string[]): ImageFolderDataset {
+    const op = 'ImageFolderDataset.newClassificationWithItems';
+    return new ImageFolderDataset(
+      items.map(([imagePath, name]) => {
+        checkExtension(op, imagePath);
+        return { imagePath, annotation: { kind: 'label', name } };
+      }),
+      classes,
+    );
+  }
+
+  /** Multi-label classification from `[imagePath, classNames]` pairs. */
+  static newMultilabelClassificationWithItems(items: readonly (readonly [string, readonly string[]])[], classes: readonly string[]): ImageFolderDataset {
+    const op = 'ImageFolderDataset.newMultilabelClassificationWithItems';
+    return new ImageFolderDataset(
+      items.map(([imagePath, names]) => {
+        checkExtension(op, imagePath);
+        return { imagePath, annotation: { kind: 'multiLabel', names: [...names] } };
+      }),
+      classes,
+    );
+  }
+
+  /**
+   * Segmentation from `[imagePath, maskPath]` pairs: the mask is an image whose first channel
+   * holds each pixel's class index (`classes` names them).
+   */
+  static newSegmentationWithItems(items: readonly (readonly [string, string])[], classes: readonly string[]): ImageFolderDataset {
+    const op = 'ImageFolderDataset.newSegmentationWithItems';
+    return new ImageFolderDataset(
+      items.map(([imagePath, maskPath]) => {
+        checkExtension(op, imagePath);
+        checkExtension(op, maskPath);
+        return { imagePath, annotation: { kind: 'segmentationMask', maskPath } };
+      }),
+      classes,
+    );
+  }
+
+  get(index: number): ImageDatasetItem | undefined {
+    if (!Number.isInteger(index) || index < 0 || index >= this.items.length) return undefined;
+    const raw = this.items[index]!;
+    const img = readImage(raw.imagePath);
+    return {
+      image: img.data,
+      imageWidth: img.width,
+      imageHeight: img.height,
+      channels: img.channels,
+      depth: img.depth,
+      annotation: this.annotation(raw),
+      imagePath: raw.imagePath,
+    };
+  }
+
+  private annotation(raw: RawItem): Annotation {
+    const a = raw.annotation;
+    if (a.kind === 'label') return { kind: 'label', label: this.classIndex.get(a.name)! };
+    if (a.kind === 'multiLabel') return { kind: 'multiLabel', labels: a.names.map((n) => this.classIndex.get(n)!) };
+    const mask = readImage(a.maskPath);
+    if (mask.width === 0) throw new BurnError('ImageFolderDataset.get', `${a.maskPath}: empty mask`);
+    const values: number[] = new Array(mask.width * mask.height);
+    for (let p = 0; p < values.length; p++) values[p] = mask.data[p * mask.channels]!;
+    return { kind: 'segmentationMask', mask: values };
+  }
+
+  len(): number {
+    return this.items.length;
+  }
+
+  /** Workers receive the paths and annotations and decode the images themselves. */
+  workerRecipe(): WorkerRecipe {
+    return { module: import.meta.url, export: 'openImageFolderDataset', args: { items: this.items, classes: this.classes } };
+  }
+
+  /** @internal Rebuilds a dataset from its recipe's arguments. */
+  static fromRecipe(args: { items: RawItem[]; classes: string[] }): ImageFolderDataset {
+    return new ImageFolderDataset(args.items, args.classes);
+  }
+}
+
+/** Worker factory of {@link ImageFolderDataset}. */
+export function openImageFolderDataset(args: { items: RawItem[]; classes: string[] }): ImageFolderDataset {
+  return ImageFolderDataset.fromRecipe(args);
+}
