@@ -7,8 +7,8 @@
 #define BURN_SPLAT(s) splat_(s)
 #define BURN_SGEMM_MR 6
 #define BURN_SGEMM_NV 2
-#define BURN_SGEMM_MC 144
-#define BURN_SGEMM_KC 256
+#define BURN_SGEMM_MC 96
+#define BURN_SGEMM_KC 512
 #define BURN_SGEMM_NC 4080
 #define BURN_DGEMM_MR 6
 #define BURN_DGEMM_NV 2

@@ -5,15 +5,15 @@
 #define BURN_VBYTES 64
 #define BURN_FMA(a, b, c) fma_(a, b, c)
 #define BURN_SPLAT(s) splat_(s)
-#define BURN_SGEMM_MR 14
-#define BURN_SGEMM_NV 2
-#define BURN_SGEMM_MC 140
-#define BURN_SGEMM_KC 256
+#define BURN_SGEMM_MR 6
+#define BURN_SGEMM_NV 4
+#define BURN_SGEMM_MC 72
+#define BURN_SGEMM_KC 512
 #define BURN_SGEMM_NC 4096
-#define BURN_DGEMM_MR 14
-#define BURN_DGEMM_NV 2
-#define BURN_DGEMM_MC 112
-#define BURN_DGEMM_KC 192
+#define BURN_DGEMM_MR 6
+#define BURN_DGEMM_NV 4
+#define BURN_DGEMM_MC 72
+#define BURN_DGEMM_KC 256
 #define BURN_DGEMM_NC 2048
 namespace burn {
 namespace avx512 {

@@ -25,7 +25,8 @@ describe('ModuleOptimizer groups', () => {
       const next = optim.step({ default: 0.01, head: 0.5 }, model, grads);
       // The head group is plain SGD: θ − 0.5·g exactly.
       for (const name of ['weight', 'bias'] as const) {
-        const expected = values(model.l2[name]!.val().inner().sub(grads.get(model.l2[name]!.id)!.mul(0.5)));
+        const param = model.l2[name]!.val() as Tensor<number, Float>;
+        const expected = values(param.inner().sub(grads.get(model.l2[name]!.id)!.mul(0.5)));
         assert.deepEqual(values(next.l2[name]!.val()), expected, `l2.${name}`);
       }
       // The default group is Adam: its first step moves each component by about lr.

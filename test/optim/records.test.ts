@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BurnError, Device, TensorData } from '../../src/index.js';
-import { AdamConfig, SgdConfig, type ModuleOptimizer, type OptimizerRecord } from '../../src/optim/index.js';
+import { AdamConfig, SgdConfig, type Lbfgs, type ModuleOptimizer, type OptimizerRecord } from '../../src/optim/index.js';
 import { batch, fixture, flatParams, initialMlp, lbfgsConfigOf, lossAndGrads, Mlp, optimizerOf } from './helpers.js';
 
 const device = Device.cpu({ engine: 'js' }).autodiff();
@@ -65,7 +65,7 @@ describe('optimizer records: exact resume', () => {
     const c = fixture['lbfgs_wolfe']!;
     const { x, y } = batch(device, 'f64');
     const closure = (m: Mlp) => lossAndGrads(m, x, y);
-    const run = async (lbfgs: ReturnType<typeof lbfgsConfigOf>['init'] extends () => infer L ? L : never, model: Mlp, steps: number) => {
+    const run = async (lbfgs: Lbfgs<Mlp>, model: Mlp, steps: number) => {
       for (let k = 0; k < steps; k++) ({ module: model } = await lbfgs.step(1, model, closure));
       return model;
     };
