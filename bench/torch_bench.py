@@ -215,6 +215,9 @@ def measure(torch, req):
     cfg = req["config"]
     t = inputs_of(torch, case)
     kind = case["metric"]["kind"]
+    if case["op"] == "adamStep":
+        from torch_optim import measure_optim  # bench/torch_optim.py
+        return measure_optim(torch, case, t, cfg, time_bulk, checksum)
     if kind == "step":
         forward, backward, first = step_phases(torch, case, t)
         fwd, bwd = time_step(forward, backward, cfg)

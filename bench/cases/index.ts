@@ -5,6 +5,7 @@ import { convCases } from './conv.js';
 import { elementwiseCases } from './elementwise.js';
 import { layoutCases } from './layout.js';
 import { matmulCases } from './matmul.js';
+import { optimCases } from './optim.js';
 import { overheadCases } from './overhead.js';
 import { reduceCases } from './reduce.js';
 
@@ -17,4 +18,5 @@ export const allCases: readonly BenchCase[] = [
   ...layoutCases,
   ...convCases,
   ...autodiffCases,
+  ...optimCases,
 ];

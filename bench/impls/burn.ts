@@ -9,6 +9,7 @@ import * as burn from '../../src/index.js';
 import { Device, type Tensor } from '../../src/index.js';
 import { inProcessImpl } from '../lib/measure.js';
 import { prepareDecorator, prepareStep, tensorsOf } from './burn-autodiff.js';
+import { prepareOptim } from './burn-optim.js';
 import { NotAvailable, type BenchCase, type Impl, type Prepared } from '../lib/types.js';
 
 type FloatTensor = Tensor<number>;
@@ -40,7 +41,7 @@ function body(c: BenchCase, t: readonly FloatTensor[]): () => FloatTensor {
       const options = { stride: [1, 1], padding: [p, p], dilation: [1, 1], groups: 1 };
       return () => conv2d(a, b!, undefined, options);
     }
-    case 'mlpStep': case 'convnetStep': throw new NotAvailable(`${c.op} is a training step, not a single op`);
+    case 'mlpStep': case 'convnetStep': case 'adamStep': throw new NotAvailable(`${c.op} is a training step, not a single op`);
   }
 }
 
@@ -56,6 +57,7 @@ export function burnImpl(options: { readback: boolean }): Impl {
     },
     async prepare(c, inputs): Promise<Prepared> {
       if (c.metric.kind === 'step') return prepareStep(c, inputs, device);
+      if (c.op === 'adamStep') return prepareOptim(c, inputs, device);
       if (c.metric.kind === 'decorator') return prepareDecorator(c, inputs, device, body, options.readback);
       const tensors = tensorsOf(c, inputs, device);
       const run = body(c, tensors);

@@ -9,7 +9,7 @@
  * `convnetStep` are whole training steps (see cases/autodiff.ts): the inputs are the batch
  * followed by the parameters, the first parameter being the first layer's weight.
  */
-export type OpName = 'add' | 'mul' | 'mulScalar' | 'matmul' | 'exp' | 'sum' | 'softmax' | 'transposeCopy' | 'conv2d' | 'mlpStep' | 'convnetStep';
+export type OpName = 'add' | 'mul' | 'mulScalar' | 'matmul' | 'exp' | 'sum' | 'softmax' | 'transposeCopy' | 'conv2d' | 'mlpStep' | 'convnetStep' | 'adamStep';
 
 /** One input: its shape and the seed of its deterministic values (see lib/data.ts). */
 export interface InputSpec {

@@ -18,7 +18,7 @@
 
 namespace burn {
 
-/** A thread's growable, 64-byte aligned scratch buffers (slot 0: packed A, 1: packed B, 2: shared B, 3: other). */
+/** A thread's growable, 64-byte aligned scratch buffers (slot 0: packed A, 1: packed B, 2: shared B, 3: split-K partials, 4: convolution columns). */
 void* scratch(int slot, size_t bytes);
 
 /**
@@ -26,6 +26,7 @@ void* scratch(int slot, size_t bytes);
  *   void pack_a(const Gemm<T>&, T* dst, int64_t batch, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const;
  *   void pack_b(const Gemm<T>&, T* dst, int64_t batch, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const;
  *   T* c(int64_t batch) const;   // row stride ldc
+ *   bool init(int64_t batch) const;  // prepares C of a batch before its product; true: accumulate onto it
  */
 template <class T, class Op>
 struct GemmJob {
@@ -66,19 +67,9 @@ void gemm_serial(const GemmJob<T, Op>& job, int64_t b, int64_t i0, int64_t m, in
   }
 }
 
-/** Zeroes (or leaves) C when K is 0. */
-template <class T, class Op>
-void gemm_empty_k(const GemmJob<T, Op>& job, int64_t batch) {
-  if (job.accumulate) return;
-  for (int64_t b = 0; b < batch; b++) {
-    T* c = job.op.c(b);
-    for (int64_t i = 0; i < job.m; i++) std::memset(c + i * job.ldc, 0, sizeof(T) * job.n);
-  }
-}
-
 /** One batch split over M: the threads pack each B block together, then each computes its rows. */
 template <class T, class Op>
-void gemm_team_m(const GemmJob<T, Op>& job, int64_t b, int tid, int nt, T* bshared, Barrier& barrier) {
+void gemm_team_m(const GemmJob<T, Op>& job, int64_t b, int tid, int nt, T* bshared, Barrier& barrier, bool accumulate) {
   const Gemm<T>& g = job.g;
   int64_t r0, r1;
   split_range(job.m, tid, nt, g.mr, &r0, &r1);
@@ -94,7 +85,7 @@ void gemm_team_m(const GemmJob<T, Op>& job, int64_t b, int tid, int nt, T* bshar
       split_range((nc + g.nr - 1) / g.nr, tid, nt, 1, &p0, &p1);
       if (p1 > p0) job.op.pack_b(g, bshared + p0 * g.nr * kc, b, pc, kc, jc + p0 * g.nr, std::min(nc, p1 * g.nr) - p0 * g.nr);
       barrier.wait();
-      const bool acc = job.accumulate || pc > 0;
+      const bool acc = accumulate || pc > 0;
       for (int64_t ic = 0; ic < m; ic += g.mc) {
         const int64_t mc = std::min(g.mc, m - ic);
         job.op.pack_a(g, abuf, b, r0 + ic, mc, pc, kc);
@@ -127,19 +118,23 @@ void gemm_run(const Gemm<T>& g, const Op& op, int64_t batch, int64_t m, int64_t 
   GemmJob<T, Op> job{g, op, m, n, k, ldc, accumulate};
   if (batch == 0 || m == 0 || n == 0) return;
   if (k == 0) {
-    gemm_empty_k(job, batch);
+    for (int64_t b = 0; b < batch; b++) {
+      if (op.init(b) || accumulate) continue;
+      T* c = op.c(b);
+      for (int64_t i = 0; i < m; i++) std::memset(c + i * ldc, 0, sizeof(T) * n);
+    }
     return;
   }
   const double flops = 2.0 * static_cast<double>(batch) * m * n * k;
   const int threads = pool_size();
   if (threads == 1 || flops < kGemmParallelFlops) {
-    for (int64_t b = 0; b < batch; b++) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), accumulate);
+    for (int64_t b = 0; b < batch; b++) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), op.init(b) || accumulate);
     return;
   }
   if (batch >= threads) {
     std::atomic<int64_t> next{0};
     parallel([&](int, int) {
-      for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < batch;) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), accumulate);
+      for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < batch;) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), op.init(b) || accumulate);
     });
     return;
   }
@@ -151,25 +146,27 @@ void gemm_run(const Gemm<T>& g, const Op& op, int64_t batch, int64_t m, int64_t 
     T* bshared = static_cast<T*>(scratch(2, sizeof(T) * round_up(std::min(g.nc, n), g.nr) * std::min(g.kc, k)));
     for (int64_t b = 0; b < batch; b++) {
       Barrier barrier(threads);
+      const bool acc = op.init(b) || accumulate;
       bool ok = true;
       parallel([&](int tid, int nt) {
         if (nt != threads) {  // the pool was busy: run the whole batch here
           ok = false;
           return;
         }
-        gemm_team_m(job, b, tid, nt, bshared, barrier);
+        gemm_team_m(job, b, tid, nt, bshared, barrier, acc);
       });
-      if (!ok) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), accumulate);
+      if (!ok) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), acc);
     }
     return;
   }
   if (splitN) {
     for (int64_t b = 0; b < batch; b++) {
       T* c = op.c(b);
+      const bool acc = op.init(b) || accumulate;
       parallel([&](int tid, int nt) {
         int64_t c0, c1;
         split_range(n, tid, nt, g.nr, &c0, &c1);
-        if (c1 > c0) gemm_serial(job, b, 0, m, c0, c1 - c0, 0, k, c + c0, accumulate);
+        if (c1 > c0) gemm_serial(job, b, 0, m, c0, c1 - c0, 0, k, c + c0, acc);
       });
     }
     return;
@@ -177,12 +174,13 @@ void gemm_run(const Gemm<T>& g, const Op& op, int64_t batch, int64_t m, int64_t 
   // Small M and N: split K, each thread into its own partial product, then sum the partials.
   const int64_t kparts = std::min<int64_t>(threads, (k + 63) / 64);
   if (kparts < 2) {
-    for (int64_t b = 0; b < batch; b++) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), accumulate);
+    for (int64_t b = 0; b < batch; b++) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), op.init(b) || accumulate);
     return;
   }
   T* partials = static_cast<T*>(scratch(3, sizeof(T) * (threads - 1) * m * n));
   for (int64_t b = 0; b < batch; b++) {
     T* c = op.c(b);
+    const bool acc = op.init(b) || accumulate;
     Barrier barrier(threads);
     bool ok = true;
     parallel([&](int tid, int nt) {
@@ -194,8 +192,8 @@ void gemm_run(const Gemm<T>& g, const Op& op, int64_t batch, int64_t m, int64_t 
       split_range(k, tid, nt, 16, &k0, &k1);
       GemmJob<T, Op> part{g, op, m, n, k, tid == 0 ? ldc : n, false};
       if (tid == 0) {
-        if (k1 > k0) gemm_serial(part, b, 0, m, 0, n, k0, k1 - k0, c, accumulate);
-        else if (!accumulate) for (int64_t i = 0; i < m; i++) std::memset(c + i * ldc, 0, sizeof(T) * n);
+        if (k1 > k0) gemm_serial(part, b, 0, m, 0, n, k0, k1 - k0, c, acc);
+        else if (!acc) for (int64_t i = 0; i < m; i++) std::memset(c + i * ldc, 0, sizeof(T) * n);
       } else {
         T* mine = partials + (tid - 1) * m * n;
         if (k1 > k0) gemm_serial(part, b, 0, m, 0, n, k0, k1 - k0, mine, false);
@@ -212,7 +210,7 @@ void gemm_run(const Gemm<T>& g, const Op& op, int64_t batch, int64_t m, int64_t 
         }
       }
     });
-    if (!ok) gemm_serial(job, b, 0, m, 0, n, 0, k, c, accumulate);
+    if (!ok) gemm_serial(job, b, 0, m, 0, n, 0, k, c, acc);
   }
 }
 
@@ -234,6 +232,7 @@ struct StridedOp {
     g.pack_b(dst, bm + static_cast<int64_t>(boff[b]) + k0 * brs + j0 * bcs, brs, bcs, kc, nc);
   }
   T* c(int64_t b) const { return cbase + b * cstride; }
+  bool init(int64_t) const { return false; }
 };
 
 }  // namespace burn

@@ -106,6 +106,10 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
   dispose?(p: P): void;
   /** A second handle on `p`'s values that holds its own reference (released with {@link dispose}). */
   retain?(p: P): P;
+  /** Waits until queued device work has finished (asynchronous backends). */
+  sync?(): Promise<void>;
+  /** Backend details for `device.info()`: adapter, features, limits, memory counters. */
+  info?(): object;
 
   // --- creation ---
   /** Random values from `dist`; the same key gives the same values on every backend. */

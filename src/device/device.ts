@@ -2,7 +2,12 @@ import type { Backend, TensorPrimitive } from '../backend/backend.js';
 import type { RandomKey } from '../backend/rng.js';
 import { AutodiffBackend } from '../backends/autodiff/backend.js';
 import { CpuBackend } from '../backends/cpu/backend.js';
+import { jsEngine, type CpuEngineKernels } from '../backends/cpu/engine.js';
+import { nativeAddon, nativeEngine, nativeUnavailableReason } from '../backends/cpu/native.js';
 import { BurnError } from '../tensor/errors.js';
+import type { WebGpuOptions } from '../backends/webgpu/context.js';
+
+export type { WebGpuOptions } from '../backends/webgpu/context.js';
 
 /** A CPU kernel engine: `js` (plain TypeScript, always available), `wasm`, `native`. */
 export type CpuEngine = 'js' | 'wasm' | 'native';
@@ -42,6 +47,7 @@ class RandomState {
 }
 
 const cpuDevices = new Map<CpuEngine, Device>();
+const webgpuDevices = new Map<string, Promise<Device>>();
 
 /**
  * Where tensors live and which backend runs their ops. Devices are chosen at run time; model
@@ -94,18 +100,43 @@ export class Device {
     return Device.cpu();
   }
 
-  /** The CPU device with the given (or best available) engine; one device per engine. */
+  /**
+   * The CPU device with the given engine, or the best available (`native`, then `wasm`, then
+   * `js`; `BURN_CPU_ENGINE` chooses when no engine is given); one device per engine. Asking for
+   * an engine that is not available throws a `BurnError` that says why.
+   */
   static cpu(options: CpuOptions = {}): Device {
-    const engine = options.engine ?? envEngine() ?? 'js';
-    if (engine !== 'js') {
-      throw new BurnError('Device.cpu', `the '${engine}' engine is not available in this build; available engines: js`);
-    }
+    const engine = options.engine ?? envEngine() ?? bestCpuEngine();
     let device = cpuDevices.get(engine);
     if (!device) {
-      device = new Device(new CpuBackend() as unknown as Backend<TensorPrimitive>, `cpu(${engine})`);
+      device = new Device(new CpuBackend(cpuEngineKernels(engine)) as unknown as Backend<TensorPrimitive>, `cpu(${engine})`);
       cpuDevices.set(engine, device);
     }
     return device;
+  }
+
+  /**
+   * The WebGPU device: Dawn through the optional `webgpu` package in Node, `navigator.gpu` in a
+   * browser; one device per distinct options. Throws a BurnError saying what is missing when there
+   * is no WebGPU implementation or no adapter. The backend is loaded only when asked for.
+   */
+  static webgpu(options: WebGpuOptions = {}): Promise<Device> {
+    const key = JSON.stringify(options);
+    let device = webgpuDevices.get(key);
+    if (!device) {
+      device = import('../backends/webgpu/index.js').then(async (m) => {
+        const backend = await m.createWebGpuBackend(options);
+        return new Device(backend as unknown as Backend<TensorPrimitive>, m.webgpuLabel(backend.info()));
+      });
+      webgpuDevices.set(key, device);
+      device.catch(() => webgpuDevices.delete(key));
+    }
+    return device;
+  }
+
+  /** What the device runs on: its name, the backend, and backend details (adapter, features, limits, memory on WebGPU). */
+  info(): Readonly<Record<string, unknown>> {
+    return { name: this.label, backend: this.backend.name, ...(this.backend.info?.() ?? {}) };
   }
 
   /** Seeds this device's random generator: the same seed gives the same tensors on every run and engine. */
@@ -120,7 +151,8 @@ export class Device {
 
   /** Waits until all queued work on this device has finished. */
   async sync(): Promise<void> {
-    // CPU ops complete synchronously; asynchronous backends override through their primitives' reads.
+    // CPU ops complete synchronously; asynchronous backends (WebGPU) wait for their queue.
+    await this.backend.sync?.();
   }
 
   /** True when both are the same device. */
@@ -132,6 +164,22 @@ export class Device {
   toString(): string {
     return this.label;
   }
+}
+
+/** The fastest engine available here: `native` when its addon loads, otherwise `js`. */
+function bestCpuEngine(): CpuEngine {
+  return nativeAddon() ? 'native' : 'js';
+}
+
+/** The kernels of an engine, or a `BurnError` naming why it is unavailable. */
+function cpuEngineKernels(engine: CpuEngine): CpuEngineKernels {
+  if (engine === 'js') return jsEngine;
+  if (engine === 'native') {
+    const addon = nativeAddon();
+    if (addon) return nativeEngine(addon);
+    throw new BurnError('Device.cpu', `the 'native' engine is not available: ${nativeUnavailableReason()}; available engines: js`);
+  }
+  throw new BurnError('Device.cpu', `the '${engine}' engine is not available in this build; available engines: ${nativeAddon() ? 'js, native' : 'js'}`);
 }
 
 function envEngine(): CpuEngine | undefined {

@@ -19,6 +19,9 @@ export class AdaGradConfig extends Config.define({
   /** Gradient clipping. */
   gradClipping: gradientClippingSchema.optional(),
 }) {
+  /** The nesting schema typed as this class (`optimizer: AdaGradConfig.schema` in another config). */
+  static override readonly schema = AdaGradConfig.nested();
+
   /** The per-tensor optimizer (for `ModuleOptimizer.withGroup`); {@link init} also applies the clipping. */
   build(): AdaGrad {
     return new AdaGrad(this);

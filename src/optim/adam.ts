@@ -29,6 +29,9 @@ export class AdamConfig extends Config.define({
   /** Gradient clipping. */
   gradClipping: gradientClippingSchema.optional(),
 }) {
+  /** The nesting schema typed as this class (`optimizer: AdamConfig.schema` in another config). */
+  static override readonly schema = AdamConfig.nested();
+
   /** The per-tensor optimizer (for `ModuleOptimizer.withGroup`); {@link init} also applies the clipping. */
   build(): Adam {
     return new Adam(this);
@@ -71,13 +74,14 @@ export function updateMoments(s: MomentSettings, grad: AnyFloat, state: Adaptive
 }
 
 /**
- * Adam's direction (Burn's `AdaptiveMomentum`):
- * `m̂ / (√v̂ + ε)` written as `m·√(1−β₂ᵗ)/(1−β₁ᵗ) / (√v + ε·√(1−β₂ᵗ))`.
+ * Adam's update `lr·m̂ / (√v̂ + ε)` (Burn's `AdaptiveMomentum`), written as
+ * `m·lr·√(1−β₂ᵗ)/(1−β₁ᵗ) / (√v + ε·√(1−β₂ᵗ))`.
  */
-function adamDirection<D extends number>(s: MomentSettings, state: AdaptiveMomentumState): Tensor<D, Float> {
+function adamDelta<D extends number>(s: MomentSettings, state: AdaptiveMomentumState, lr: LearningRate): Tensor<D, Float> {
   const t = state.time;
   const bc2Sqrt = Math.sqrt(1 - s.beta2 ** t);
-  const factor = bc2Sqrt / (1 - s.beta1 ** t);
+  // The learning rate joins the scalar factor (one pass over the tensor less than Burn's `·lr` at the end).
+  const factor = (bc2Sqrt / (1 - s.beta1 ** t)) * lr;
   const v = s.amsgrad ? (state.maxMoment2 ?? state.moment2) : state.moment2;
   return state.moment1.mul(factor).div(v.sqrt().add(s.epsilon * bc2Sqrt)) as Tensor<D, Float>;
 }
@@ -98,7 +102,7 @@ export class Adam implements SimpleOptimizer<AdamState> {
   step<D extends number>(lr: LearningRate, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: AdamState | undefined): SimpleStepResult<D, AdamState> {
     const g = this.weightDecay ? this.weightDecay.transform(grad, tensor) : grad;
     const momentum = updateMoments(this.settings, g, state?.momentum);
-    const delta = adamDirection<D>(this.settings, momentum).mul(lr);
+    const delta = adamDelta<D>(this.settings, momentum, lr);
     return { tensor: tensor.sub(delta), state: { momentum } };
   }
 }

@@ -29,6 +29,9 @@ export class AdamWConfig extends Config.define({
   /** Gradient clipping. */
   gradClipping: gradientClippingSchema.optional(),
 }) {
+  /** The nesting schema typed as this class (`optimizer: AdamWConfig.schema` in another config). */
+  static override readonly schema = AdamWConfig.nested();
+
   /** The per-tensor optimizer (for `ModuleOptimizer.withGroup`); {@link init} also applies the clipping. */
   build(): AdamW {
     return new AdamW(this);

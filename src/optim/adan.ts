@@ -27,6 +27,9 @@ export class AdanConfig extends Config.define({
   /** Gradient clipping. */
   gradClipping: gradientClippingSchema.optional(),
 }) {
+  /** The nesting schema typed as this class (`optimizer: AdanConfig.schema` in another config). */
+  static override readonly schema = AdanConfig.nested();
+
   /** The per-tensor optimizer (for `ModuleOptimizer.withGroup`); {@link init} also applies the clipping. */
   build(): Adan {
     return new Adan(this);

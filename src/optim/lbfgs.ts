@@ -10,7 +10,7 @@ import type { LearningRate, OptimizerRecord } from './base.js';
 import type { GradientsParams } from './grads.js';
 import { strongWolfe } from './line-search.js';
 import { intAtLeast, nonNegative } from './schema.js';
-import { flattenState, materializeState, readTensors, unflattenState, type StateData } from './state.js';
+import { asTensorData, flattenState, materializeState, readTensors, unflattenState, type StateData } from './state.js';
 
 type Flat = Tensor<1, Float>;
 
@@ -40,6 +40,9 @@ export class LbfgsConfig extends Config.define({
   /** Line search. */
   lineSearchFn: z.enum(['none', 'strongWolfe']).default('none'),
 }) {
+  /** The nesting schema typed as this class (`optimizer: LbfgsConfig.schema` in another config). */
+  static override readonly schema = LbfgsConfig.nested();
+
   /** The optimizer. */
   init<M extends Module = Module>(): Lbfgs<M> {
     return new Lbfgs<M>(this);
@@ -276,8 +279,9 @@ export class Lbfgs<M extends Module = Module> {
   loadRecord(record: OptimizerRecord): this {
     const entries: [string, TensorData | number][] = [];
     for (const [name, v] of Object.entries(record.tensors ?? {})) {
-      if (!(v instanceof TensorData)) throw new BurnError('Lbfgs.loadRecord', `record tensor '${name}' is not TensorData`);
-      entries.push([name, v]);
+      const data = asTensorData(v);
+      if (data === undefined) throw new BurnError('Lbfgs.loadRecord', `record tensor '${name}' is not TensorData`);
+      entries.push([name, data]);
     }
     for (const [name, v] of Object.entries(record.scalars ?? {})) {
       if (typeof v !== 'number') throw new BurnError('Lbfgs.loadRecord', `record scalar '${name}' is not a number (${String(v)})`);

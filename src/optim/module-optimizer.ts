@@ -8,7 +8,7 @@ import { Tensor } from '../tensor/tensor.js';
 import { DEFAULT_GROUP, type LearningRate, type ModuleLearningRate, type Optimizer, type OptimizerRecord, type SimpleOptimizer } from './base.js';
 import { GradientClipping, type GradientClippingConfig } from './clipping.js';
 import type { GradientsParams } from './grads.js';
-import { flattenState, materializeState, readTensors, stateToDevice, unflattenState, type OptimizerState, type StateData } from './state.js';
+import { asTensorData, flattenState, materializeState, readTensors, stateToDevice, unflattenState, type OptimizerState, type StateData } from './state.js';
 
 type AnyFloat = Tensor<number, Float>;
 
@@ -265,9 +265,10 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
       return [id, name.slice(dot + 1)];
     };
     for (const [name, value] of Object.entries(record.tensors)) {
-      if (!(value instanceof TensorData)) throw new BurnError('ModuleOptimizer.loadRecord', `record tensor '${name}' is not TensorData`);
+      const data = asTensorData(value);
+      if (data === undefined) throw new BurnError('ModuleOptimizer.loadRecord', `record tensor '${name}' is not TensorData`);
       const [id, field] = owner(name);
-      entries.get(id)!.push([field, value]);
+      entries.get(id)!.push([field, data]);
     }
     for (const [name, value] of Object.entries(record.scalars)) {
       if (typeof value !== 'number') throw new BurnError('ModuleOptimizer.loadRecord', `record scalar '${name}' is not a number (${String(value)})`);

@@ -50,6 +50,9 @@ export class MuonConfig extends Config.define({
   /** Learning-rate adjustment by shape. */
   adjustLrFn: z.enum(['original', 'matchRmsAdamW']).default('original'),
 }) {
+  /** The nesting schema typed as this class (`optimizer: MuonConfig.schema` in another config). */
+  static override readonly schema = MuonConfig.nested();
+
   /** The per-tensor optimizer (for `ModuleOptimizer.withGroup`, e.g. with AdamW for biases). */
   build(): Muon {
     return new Muon(this);

@@ -29,6 +29,9 @@ export class RmsPropConfig extends Config.define({
   /** Gradient clipping. */
   gradClipping: gradientClippingSchema.optional(),
 }) {
+  /** The nesting schema typed as this class (`optimizer: RmsPropConfig.schema` in another config). */
+  static override readonly schema = RmsPropConfig.nested();
+
   /** The per-tensor optimizer (for `ModuleOptimizer.withGroup`); {@link init} also applies the clipping. */
   build(): RmsProp {
     return new RmsProp(this);

@@ -17,6 +17,9 @@ export class SgdConfig extends Config.define({
   /** Gradient clipping. */
   gradientClipping: gradientClippingSchema.optional(),
 }) {
+  /** The nesting schema typed as this class (`optimizer: SgdConfig.schema` in another config). */
+  static override readonly schema = SgdConfig.nested();
+
   /** The per-tensor optimizer (for `ModuleOptimizer.withGroup`); {@link init} also applies the clipping. */
   build(): Sgd {
     return new Sgd(this);

@@ -1,6 +1,5 @@
 import type { Device } from '../device/device.js';
 import { TensorData } from '../tensor/data.js';
-import { BurnError } from '../tensor/errors.js';
 import type { Float } from '../tensor/kind.js';
 import { Tensor } from '../tensor/tensor.js';
 
@@ -85,8 +84,14 @@ export async function readTensors(tensors: readonly [string, Tensor<number, Floa
   return out;
 }
 
-/** Checks that a record entry is a number (scalars) — records may come from files. */
-export function expectScalar(value: unknown, name: string, op: string): number {
-  if (typeof value !== 'number') throw new BurnError(op, `record scalar '${name}' is ${value === undefined ? 'missing' : `not a number (${String(value)})`}`);
-  return value;
+/**
+ * `v` as `TensorData`: itself, or a copy when it only looks like one (a record built by another
+ * copy of the package); undefined when it is not tensor data.
+ */
+export function asTensorData(v: unknown): TensorData | undefined {
+  if (v instanceof TensorData) return v;
+  if (typeof v !== 'object' || v === null) return undefined;
+  const d = v as { dtype?: unknown; shape?: unknown; values?: unknown };
+  if (typeof d.dtype !== 'string' || !Array.isArray(d.shape) || !ArrayBuffer.isView(d.values)) return undefined;
+  return new TensorData(d.values as unknown as ArrayLike<number>, d.shape as number[], d.dtype as TensorData['dtype']);
 }

@@ -65,8 +65,9 @@ class In {
     return out;
   }
   str(what: string): string {
+    const b = this.bytes(what);
     try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(this.bytes(what));
+      return new TextDecoder('utf-8', { fatal: true }).decode(b);
     } catch {
       return this.fail(`invalid UTF-8 in ${what} before byte offset ${this.pos}`);
     }

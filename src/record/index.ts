@@ -33,3 +33,12 @@ export {
 export { bytesSource, fileSource, type ByteSource, type FileSourceOptions } from './source.js';
 export { paramIdToU64, u64ToParamId } from './param-id.js';
 export { moduleToRecord, moduleToRecordAsync, moduleFromRecord } from '../store/module-file.js';
+export {
+  toTensorRecord,
+  fromTensorRecord,
+  saveRecordFile,
+  loadRecordFile,
+  saveRecordFileAsync,
+  loadRecordFileAsync,
+  type TensorsWithJson,
+} from './generic.js';

@@ -20,3 +20,22 @@ export { NumericMetric, formatValue, type Metric, type MetricEntry, type MetricM
 export { LossMetric, type LossInput } from './metric/loss.js';
 export { AccuracyMetric, type AccuracyInput, type AccuracyOptions } from './metric/accuracy.js';
 export { LearningRateMetric } from './metric/learning-rate.js';
+export {
+  readClassificationBatch, predictionMask,
+  type ClassReduction, type DecisionRule, type ClassificationMetricConfig, type ConfusionStatsInput, type ClassIndexInput, type ClassificationBatch,
+} from './metric/classification.js';
+export { ConfusionStatsMetric, ConfusionStatsState, confusionCounts, type ConfusionCounts } from './metric/confusion-stats.js';
+export { PrecisionMetric, type BinaryMetricOptions, type MulticlassMetricOptions, type MultilabelMetricOptions } from './metric/precision.js';
+export { RecallMetric } from './metric/recall.js';
+export { FBetaScoreMetric, type FBetaOptions } from './metric/fbeta-score.js';
+export { TopKAccuracyMetric, type TopKAccuracyOptions } from './metric/top-k-accuracy.js';
+export { RankMetric, PredictionAccumulator } from './metric/prediction-accumulator.js';
+export { AurocMetric, rocAuc } from './metric/auroc.js';
+export { AucPrMetric, averagePrecision } from './metric/auc-pr.js';
+export { HammingScore, type HammingScoreInput, type HammingScoreOptions } from './metric/hamming-score.js';
+export { PerplexityMetric, type PerplexityOptions } from './metric/perplexity.js';
+export { CharErrorRate, ErrorRateMetric, editDistance, type ErrorRateInput, type ErrorRateOptions } from './metric/cer.js';
+export { WordErrorRate } from './metric/wer.js';
+export { IterationSpeedMetric, type IterationSpeedOptions } from './metric/iteration-speed.js';
+export { CpuUse, type CpuUseOptions } from './metric/cpu-use.js';
+export { CpuMemory, type CpuMemoryOptions } from './metric/cpu-memory.js';

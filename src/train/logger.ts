@@ -7,6 +7,7 @@ export type Split = 'train' | 'valid';
 interface Fs {
   mkdirSync(path: string, options: { recursive: boolean }): void;
   appendFileSync(path: string, data: string): void;
+  writeFileSync(path: string, data: string): void;
   readFileSync(path: string, encoding: 'utf8'): string;
   existsSync(path: string): boolean;
 }
@@ -19,22 +20,44 @@ export function nodeFs(op: string): Fs {
   return fs;
 }
 
+/** Options of {@link FileMetricLogger}. */
+export interface FileMetricLoggerOptions {
+  /**
+   * Evaluation layout (Burn's `FileMetricLogger::new_eval`): files go straight into the directory,
+   * without `<split>/epoch-N/`.
+   */
+  readonly evaluation?: boolean;
+}
+
+/** One logged numeric entry: `value,count` (aggregated) or `value,final` (the epoch value). */
+export interface LoggedEntry {
+  readonly value: number;
+  readonly count: number;
+  /** True for the epoch's final value (Burn's `NumericEntry::Final`). */
+  readonly final?: boolean;
+}
+
 /**
  * Writes every metric update to Burn's layout: `<dir>/<split>/epoch-<N>/<Metric_Name>.log`, one
- * serialized entry (`value,count`) per line.
+ * serialized entry (`value,count`) per line, then the epoch's final value (`value,final`). Entries
+ * with nothing to log (empty `serialized`) are skipped; a file first written in this run is
+ * replaced, not appended to (a resumed run rewrites the epochs it re-trains).
  */
 export class FileMetricLogger {
   private readonly buffers = new Map<string, string[]>();
+  private readonly written = new Set<string>();
 
-  constructor(readonly directory: string) {}
+  constructor(readonly directory: string, readonly options: FileMetricLoggerOptions = {}) {}
 
   /** The log file of a metric. */
   path(split: Split, epoch: number, name: string): string {
-    return `${this.directory}/${split}/epoch-${epoch}/${name.replace(/ /g, '_')}.log`;
+    const file = `${name.replace(/ /g, '_')}.log`;
+    return this.options.evaluation ? `${this.directory}/${file}` : `${this.directory}/${split}/epoch-${epoch}/${file}`;
   }
 
   /** Buffers one entry (written by {@link flush}). */
   log(split: Split, epoch: number, entry: MetricEntry): void {
+    if (entry.serialized === '') return;
     const path = this.path(split, epoch, entry.name);
     let lines = this.buffers.get(path);
     if (!lines) this.buffers.set(path, (lines = []));
@@ -46,19 +69,33 @@ export class FileMetricLogger {
     const fs = nodeFs('FileMetricLogger');
     for (const [path, lines] of this.buffers) {
       fs.mkdirSync(path.slice(0, path.lastIndexOf('/')), { recursive: true });
-      fs.appendFileSync(path, `${lines.join('\n')}\n`);
+      if (this.written.has(path)) {
+        fs.appendFileSync(path, `${lines.join('\n')}\n`);
+      } else {
+        fs.writeFileSync(path, `${lines.join('\n')}\n`);
+        this.written.add(path);
+      }
     }
     this.buffers.clear();
   }
 
-  /** Reads back the (value, count) entries of a metric for one epoch. */
-  read(split: Split, epoch: number, name: string): { value: number; count: number }[] {
+  /** Reads back the entries of a metric for one epoch. */
+  read(split: Split, epoch: number, name: string): LoggedEntry[] {
     const fs = nodeFs('FileMetricLogger');
     const path = this.path(split, epoch, name);
     if (!fs.existsSync(path)) return [];
     return fs.readFileSync(path, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => {
       const [v, c] = l.split(',');
-      return { value: Number(v), count: Number(c ?? 1) };
+      return c === 'final' ? { value: Number(v), count: 1, final: true } : { value: Number(v), count: Number(c ?? 1) };
     });
+  }
+
+  /** The epoch value of a metric from its log: the final entry, else the count-weighted mean (NaN when absent). */
+  epochValue(split: Split, epoch: number, name: string): number {
+    const entries = this.read(split, epoch, name);
+    const final = entries.findLast((e) => e.final);
+    if (final) return final.value;
+    const weight = entries.reduce((a, x) => a + x.count, 0);
+    return weight > 0 ? entries.reduce((a, x) => a + x.value * x.count, 0) / weight : Number.NaN;
   }
 }

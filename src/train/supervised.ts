@@ -10,7 +10,7 @@ import { FileMetricLogger, type Split } from './logger.js';
 import type { Metric, MetricMetadata } from './metric/base.js';
 import type { TrainOutput } from './output.js';
 import type { MetricHistory, MetricsRenderer } from './renderer/base.js';
-import { defaultRenderer } from './renderer/default.js';
+import { defaultRenderer, preloadDashboard } from './renderer/default.js';
 import type { InferenceStep, TrainStep } from './step.js';
 import { TrainingSummary } from './summary.js';
 import type { Checkpointer, CheckpointingStrategy } from './checkpoint/base.js';
@@ -66,7 +66,7 @@ export class SupervisedTraining<B, TO, VO = TO> {
   /** Numeric metrics, tracked on both splits. */
   metrics(metrics: readonly (Metric<TO> & Metric<VO>)[]): this {
     this.trainMetrics.push(...metrics);
-    this.validMetrics.push(...metrics.map((m) => cloneMetric(m)));
+    this.validMetrics.push(...metrics.map((m) => (m.clone?.() as (Metric<TO> & Metric<VO>) | undefined) ?? cloneMetric(m)));
     return this;
   }
   /** Metrics shown as text only (Burn's `metrics_text`): the same here, logged but not plotted. */
@@ -138,11 +138,24 @@ export class SupervisedTraining<B, TO, VO = TO> {
     }
     const device = model.devices()[0];
     if (!device?.isAutodiff()) throw new BurnError('SupervisedTraining.launch', `the model must live on an autodiff device (got ${device}); create it on device.autodiff()`);
-    const { optimizer, scheduler } = learner;
     const logger = new FileMetricLogger(this.artifactDir);
+    if (!this.customRenderer) await preloadDashboard();
     const renderer = this.customRenderer ?? defaultRenderer();
-    const history: MetricHistory = { train: new Map(), valid: new Map() };
     const checkpointer = this.checkpointer ?? (this.checkpointingOn ? new FileCheckpointer(`${this.artifactDir}/checkpoint`) : undefined);
+    try {
+      return await this.run(learner, model, device, logger, renderer, checkpointer, started);
+    } catch (error) {
+      // Release the terminal (the dashboard holds raw mode) before the error propagates.
+      await renderer.close(undefined);
+      throw error;
+    }
+  }
+
+  private async run<M extends TrainableModel<B, TO, VO>>(learner: Learner<M>, initial: M, device: Device, logger: FileMetricLogger, renderer: MetricsRenderer, checkpointer: Checkpointer | undefined, started: number): Promise<TrainingResult<M>> {
+    let model = initial;
+    const { optimizer, scheduler } = learner;
+    const history: MetricHistory = { train: new Map(), valid: new Map() };
+    const breathe = eventLoopBreather();
     let firstEpoch = 1;
     if (this.resumeEpoch !== undefined && checkpointer) {
       const restored = await checkpointer.restore(this.resumeEpoch, { model, optimizer, scheduler });
@@ -174,6 +187,7 @@ export class SupervisedTraining<B, TO, VO = TO> {
           const meta = metadata(epoch, this.epochs, iteration, processed, trainLoader.numItems(), lr);
           await this.updateMetrics('train', this.trainMetrics, out.item, meta, logger, renderer);
           renderer.render({ split: 'train', epoch, epochTotal: this.epochs, iteration, itemsProcessed: processed, itemsTotal: trainLoader.numItems() });
+          await breathe();
           if (this.interrupter.shouldStop()) break;
         }
         this.endEpoch('train', epoch, this.trainMetrics, history, logger, renderer);
@@ -189,6 +203,7 @@ export class SupervisedTraining<B, TO, VO = TO> {
             const meta = metadata(epoch, this.epochs, iteration, processed, validLoader.numItems(), undefined);
             await this.updateMetrics('valid', this.validMetrics, item, meta, logger, renderer);
             renderer.render({ split: 'valid', epoch, epochTotal: this.epochs, iteration, itemsProcessed: processed, itemsTotal: validLoader.numItems() });
+            await breathe();
             if (this.interrupter.shouldStop()) break;
           }
           this.endEpoch('valid', epoch, this.validMetrics, history, logger, renderer);
@@ -219,15 +234,18 @@ export class SupervisedTraining<B, TO, VO = TO> {
     for (const metric of metrics) {
       const entry = await metric.update(item, meta);
       logger.log(split, meta.epoch, entry);
-      renderer.update(split, { name: metric.name, formatted: entry.formatted, value: metric.value(), unit: metric.unit });
+      renderer.update(split, { name: metric.name, formatted: entry.formatted, value: metric.epochOnly ? undefined : metric.value(), unit: metric.unit, batch: entry.batch, higherIsBetter: metric.higherIsBetter });
     }
   }
 
   private endEpoch<O>(split: Split, epoch: number, metrics: readonly Metric<O>[], history: MetricHistory, logger: FileMetricLogger, renderer: MetricsRenderer): void {
     for (const metric of metrics) {
       const values = history[split].get(metric.name) ?? [];
-      values[epoch - 1] = metric.value() ?? Number.NaN;
+      const value = metric.value();
+      values[epoch - 1] = value ?? Number.NaN;
       history[split].set(metric.name, values);
+      // Burn's `NumericEntry::Final`: the authoritative epoch value, read back on resume.
+      if (value !== undefined) logger.log(split, epoch, { name: metric.name, formatted: '', serialized: `${value},final` });
       metric.clear();
     }
     logger.flush();
@@ -239,11 +257,7 @@ export class SupervisedTraining<B, TO, VO = TO> {
     for (const [split, metrics] of [['train', this.trainMetrics], ['valid', this.validMetrics]] as const) {
       for (const metric of metrics) {
         const values: number[] = [];
-        for (let e = 1; e <= upTo; e++) {
-          const entries = logger.read(split, e, metric.name);
-          const weight = entries.reduce((a, x) => a + x.count, 0);
-          values.push(weight > 0 ? entries.reduce((a, x) => a + x.value * x.count, 0) / weight : Number.NaN);
-        }
+        for (let e = 1; e <= upTo; e++) values.push(logger.epochValue(split, e, metric.name));
         history[split].set(metric.name, values);
       }
     }
@@ -269,4 +283,18 @@ function structuredCloneState(metric: object): object {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(metric)) out[k] = Array.isArray(v) ? [...v] : v instanceof Map ? new Map(v) : v;
   return out;
+}
+
+/**
+ * Lets the event loop run at most every 25 ms: a CPU training loop whose awaits resolve at once
+ * would otherwise never see Ctrl-C (SIGINT), key presses or timers (dashboard redraws).
+ */
+function eventLoopBreather(): () => Promise<void> {
+  let last = Date.now();
+  const schedule = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate ?? ((f: () => void) => setTimeout(f, 0));
+  return async () => {
+    if (Date.now() - last < 25) return;
+    await new Promise<void>((resolve) => void schedule(resolve));
+    last = Date.now();
+  };
 }

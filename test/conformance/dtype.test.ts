@@ -25,7 +25,7 @@ const bitwise = (op: 'bitwiseAnd' | 'bitwiseOr' | 'bitwiseXor' | 'bitwiseLeftShi
 };
 
 const table: Table = {
-  roundTrip: (c) => Tensor.fromData(c.t().toDataSync(), c.device),
+  roundTrip: async (c) => Tensor.fromData(await c.t().toData(), c.device),
   cast: castTo,
   bitwiseAnd: bitwise('bitwiseAnd'),
   bitwiseOr: bitwise('bitwiseOr'),

@@ -1,16 +1,87 @@
-import { Device } from '../../src/index.js';
+import type { Backend, TensorPrimitive } from '../../src/backend/backend.js';
+import { CpuBackend } from '../../src/backends/cpu/backend.js';
+import { nativeAddon, nativeEngine, nativeUnavailableReason } from '../../src/backends/cpu/native.js';
+import { Device, type DType } from '../../src/index.js';
 import { requiredOnlyDevice } from './required-backend.js';
+
+/** One device of the conformance suite. */
+export interface ConformanceDevice {
+  readonly name: string;
+  readonly device: () => Device;
+  /**
+   * The dtypes the device stores, when not all of them: a case using another dtype must throw a
+   * BurnError naming it (WebGPU has no 64-bit types).
+   */
+  readonly dtypes?: ReadonlySet<DType>;
+  /** False for devices that cannot read values synchronously (WebGPU): the sync reads must throw a BurnError saying so. */
+  readonly readsSync?: boolean;
+}
+
+/** The WebGPU device, or why there is none (no `webgpu` package, no adapter). */
+export const webgpu: { device: Device; reason?: undefined } | { device?: undefined; reason: string } = await Device.webgpu().then(
+  (device) => ({ device }),
+  (e: unknown) => ({ reason: e instanceof Error ? e.message : String(e) }),
+);
+
+/** The dtypes the WebGPU backend stores (no f64, no i64). */
+export const WEBGPU_DTYPES: ReadonlySet<DType> = new Set<DType>(['f32', 'f16', 'bf16', 'i32', 'i16', 'i8', 'u32', 'u16', 'u8', 'bool']);
+
+/** One device of the conformance suite; `dtypes`: the dtypes it supports when not all (others must throw a BurnError naming the dtype). */
+export interface ConformanceDevice {
+  readonly name: string;
+  readonly device: () => Device;
+  readonly dtypes?: ReadonlySet<DType>;
+}
+
+let nativeDevice: Device | undefined;
+
+/**
+ * The CPU device on the `native` engine with every size threshold at 0, so that even the tiny
+ * tensors of the conformance suite run the addon's kernels (the default device leaves tiny ops to
+ * the `js` kernels); undefined when the addon does not load (see {@link nativeUnavailableReason}).
+ */
+export function nativeTestDevice(): Device | undefined {
+  const addon = nativeAddon();
+  if (!addon) return undefined;
+  nativeDevice ??= new Device(new CpuBackend(nativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(native)');
+  return nativeDevice;
+}
 
 /**
  * Every device the conformance suite runs on. Each entry is a (name, factory) pair so suites can
  * create tensors per device; devices that need a system component add themselves here and skip
  * (or, under BURN_TEST_STRICT=1, fail) when it is missing. The autodiff decorator runs the whole
  * suite too: its forward values must match its inner device's.
+ *
+ * The `native` engine (a Node addon built by `npm install`) joins when it loads. When it does
+ * not, test/backends/native.test.ts reports a skip; under BURN_TEST_STRICT=1 its entries stay in
+ * the list and every one of their tests fails with the reason.
  */
-export function conformanceDevices(): { name: string; device: () => Device }[] {
-  return [
+export function conformanceDevices(): ConformanceDevice[] {
+  const devices: ConformanceDevice[] = [
     { name: 'cpu(js)', device: () => Device.cpu({ engine: 'js' }) },
     { name: 'required-only', device: requiredOnlyDevice },
     { name: 'autodiff<cpu(js)>', device: () => Device.cpu({ engine: 'js' }).autodiff() },
   ];
+  const strict = process.env['BURN_TEST_STRICT'] === '1';
+  if (nativeAddon() || strict) {
+    const native = (): Device => {
+      const device = nativeTestDevice();
+      if (!device) throw new Error(`the native CPU engine is unavailable: ${nativeUnavailableReason()}`);
+      return device;
+    };
+    devices.push({ name: 'cpu(native)', device: native }, { name: 'autodiff<cpu(native)>', device: () => native().autodiff() });
+  }
+  // WebGPU (SwiftShader serves without a GPU) joins when an adapter is available; otherwise
+  // test/backends/webgpu/availability.test.ts reports a skip, which fails under BURN_TEST_STRICT=1.
+  const gpu = webgpu.device;
+  if (gpu) {
+    devices.push(
+      { name: 'webgpu', device: () => gpu, dtypes: WEBGPU_DTYPES, readsSync: false },
+      { name: 'autodiff<webgpu>', device: () => gpu.autodiff(), dtypes: WEBGPU_DTYPES, readsSync: false },
+    );
+  }
+  // BURN_TEST_DEVICES=name,name narrows the list (for development).
+  const only = process.env['BURN_TEST_DEVICES'];
+  return only ? devices.filter((d) => only.split(',').includes(d.name)) : devices;
 }

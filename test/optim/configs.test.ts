@@ -48,8 +48,10 @@ describe('optimizer configs', () => {
 
   it('nest in other configs (AdamConfig.schema), with plain values or instances, and save / load', () => {
     const a = new TrainingConfig({ optimizer: new AdamConfig({}) });
+    // Typed as AdamConfig without narrowing (the API contract calls config.optimizer.init()).
+    const optim: ModuleOptimizer = a.optimizer.init();
+    assert.ok(optim instanceof ModuleOptimizer);
     assert.ok(a.optimizer instanceof AdamConfig);
-    assert.ok(a.optimizer.init() instanceof ModuleOptimizer);
     const b = new TrainingConfig({ optimizer: { beta1: 0.5, weightDecay: { penalty: 0.01 } }, sgd: { momentum: { nesterov: true } } });
     assert.ok(b.optimizer instanceof AdamConfig && b.optimizer.beta1 === 0.5);
     assert.ok(b.sgd?.momentum instanceof MomentumConfig && b.sgd.momentum.nesterov && b.sgd.momentum.momentum === 0.9);

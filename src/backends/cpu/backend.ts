@@ -3,7 +3,7 @@ import { BaseBackend } from '../../backend/base.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
 import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
 import { TensorData } from '../../tensor/data.js';
-import { f16BitsToF32, bf16BitsToF32, f32ToF16Bits, f32ToBf16Bits, type DType } from '../../tensor/dtype.js';
+import { f16BitsToF32, bf16BitsToF32, f32ToF16Bits, f32ToBf16Bits, isFloatDType, type DType } from '../../tensor/dtype.js';
 import { castNumber, storageFromNumbers } from '../../tensor/element.js';
 import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../tensor/shape.js';
 import { binaryExpr, castExpr, compareExpr, predicateExpr, unaryExpr } from './js/expressions.js';
@@ -123,7 +123,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   unary(op: UnaryOp, p: CpuTensor): CpuTensor {
     const e = this.engine;
-    if (e.unary && isFloatArray(p.data) && p.isContiguous()) {
+    if (e.unary && isEngineFloat(p) && p.isContiguous()) {
       const out = allocCpu(p.dtype, p.numel) as FloatArray;
       if (e.unary(op, out, p.data, p.offset, p.numel)) return this.finish(out, p.shape, p.dtype);
     }
@@ -137,16 +137,26 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   binary(op: BinaryOp, a: CpuTensor, b: CpuTensor): CpuTensor {
     const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
     const e = this.engine;
-    if (e.binary && isFloatArray(a.data) && a.dtype === b.dtype && isFlat(a, shape) && isFlat(b, shape)) {
-      const out = allocCpu(a.dtype, a.numel) as FloatArray;
-      if (e.binary(op, out, a.data, a.offset, b.data as FloatArray, b.offset, a.numel)) return this.finish(out, shape, a.dtype);
+    if (e.binary && isEngineFloat(a) && a.dtype === b.dtype) {
+      if (isFlat(a, shape) && isFlat(b, shape)) {
+        const out = allocCpu(a.dtype, a.numel) as FloatArray;
+        if (e.binary(op, out, a.data, a.offset, b.data as FloatArray, b.offset, a.numel)) return this.finish(out, shape, a.dtype);
+      } else if (e.binaryStrided) {
+        // Broadcast or strided operands: the engine walks the collapsed strides itself.
+        const rank = shape.length;
+        const col = collapse(shape, [alignedStrides(a, shape, rank), alignedStrides(b, shape, rank)]);
+        const out = allocCpu(a.dtype, numel(shape)) as FloatArray;
+        if (col.shape.length > 0 && e.binaryStrided(op, out, col.shape, a.data, a.offset, col.strides[0]!, b.data as FloatArray, b.offset, col.strides[1]!)) {
+          return this.finish(out, shape, a.dtype);
+        }
+      }
     }
     return this.map(this.kernels.binary.get(op, signature(a, b), () => buildMapKernels(binaryExpr(op, a.dtype), XY)), a.dtype, shape, [a, b]);
   }
 
   override binaryScalar(op: BinaryOp, a: CpuTensor, scalar: number): CpuTensor {
     const e = this.engine;
-    if (e.binaryScalar && isFloatArray(a.data) && a.isContiguous()) {
+    if (e.binaryScalar && isEngineFloat(a) && a.isContiguous()) {
       const out = allocCpu(a.dtype, a.numel) as FloatArray;
       if (e.binaryScalar(op, out, a.data, a.offset, roundScalar(scalar, a.dtype), a.numel)) return this.finish(out, a.shape, a.dtype);
     }
@@ -182,7 +192,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const shape = p.shape.map((s, d) => (dims.includes(d) ? 1 : s));
     const out = allocCpu(dtype, numel(shape));
     const last = p.shape.length - 1;
-    if (this.engine.reduceRows && dims.length === 1 && dims[0] === last && isFloatArray(p.data) && isFloatArray(out) && p.isContiguous()) {
+    if (this.engine.reduceRows && dims.length === 1 && dims[0] === last && isEngineFloat(p) && isFloatArray(out) && p.isContiguous()) {
       const len = p.shape[last]!;
       if (len > 0 && this.engine.reduceRows(op, out, p.data, p.offset, p.numel / len, len)) return this.finish(out, shape, dtype);
     }
@@ -242,7 +252,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       }
     }
     const e = this.engine;
-    if (e.gemm && isFloatArray(a.data) && isFloatArray(out) && a.data.constructor === b.data.constructor && out.constructor === a.data.constructor) {
+    if (e.gemm && isEngineFloat(a) && isFloatArray(out) && a.data.constructor === b.data.constructor && out.constructor === a.data.constructor) {
       const args = { m, n, k, a: a.data, aOffsets, aRowStride: aRs, aColStride: aCs, b: b.data as FloatArray, bOffsets, bRowStride: bRs, bColStride: bCs, c: out };
       if (e.gemm(args)) return this.finish(out, shape, a.dtype);
     }
@@ -254,7 +264,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   override conv(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvOptions): CpuTensor {
     const e = this.engine;
-    if (e.conv2d && x.shape.length === 4 && isFloatArray(x.data) && x.dtype === weight.dtype && (!bias || bias.dtype === x.dtype)) {
+    if (e.conv2d && x.shape.length === 4 && isEngineFloat(x) && x.dtype === weight.dtype && (!bias || bias.dtype === x.dtype)) {
       const [n, , h, w] = x.shape as [number, number, number, number];
       const [cOut, , kh, kw] = weight.shape as [number, number, number, number];
       const oh = Math.floor((h + 2 * options.padding[0]! - options.dilation[0]! * (kh - 1) - 1) / options.stride[0]!) + 1;
@@ -281,6 +291,20 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   }
 
   override convTranspose(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvTransposeOptions): CpuTensor {
+    const e = this.engine;
+    if (e.convTranspose2d && x.shape.length === 4 && isEngineFloat(x) && x.dtype === weight.dtype && (!bias || bias.dtype === x.dtype)) {
+      const [n, , h, w] = x.shape as [number, number, number, number];
+      const [, cOutG, kh, kw] = weight.shape as [number, number, number, number];
+      const size = (s: number, k: number, i: number) => (s - 1) * options.stride[i]! - 2 * options.padding[i]! + options.dilation[i]! * (k - 1) + options.paddingOut[i]! + 1;
+      const outShape = [n, cOutG * options.groups, size(h, kh, 0), size(w, kw, 1)] as const;
+      const out = allocCpu(x.dtype, numel(outShape)) as FloatArray;
+      const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
+      const args = {
+        x: dense(x), xShape: x.shape as [number, number, number, number], w: dense(weight), wShape: weight.shape as [number, number, number, number],
+        bias: bias && dense(bias), out, outShape, options,
+      };
+      if (e.convTranspose2d(args)) return this.finish(out, outShape, x.dtype);
+    }
     const spatial = x.shape.length - 2;
     if (spatial < 1 || spatial > 3 || !isFloatArray(x.data) || x.dtype !== weight.dtype) return super.convTranspose(x, weight, bias, options);
     const [n, cIn, ...inSize] = x.shape as number[];
@@ -301,7 +325,9 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const outSize = inSize.map((s, i) => Math.floor((s + 2 * options.padding[i]! - options.dilation[i]! * (kernelSize[i]! - 1) - 1) / options.stride[i]!) + 1);
     const rows = c! * numel(kernelSize), l = numel(outSize);
     const out = allocCpu(x.dtype, n! * rows * l) as FloatArray;
-    unfoldForward(this.materialize(x, false) as FloatArray, n!, c!, geometry(inSize, outSize, kernelSize, options), out);
+    const dense = this.materialize(x, false) as FloatArray;
+    if (this.engine.unfold2d && kernelSize.length === 2 && isEngineFloat(x) && this.engine.unfold2d(dense, x.shape, kernelSize, outSize, options, out)) return this.finish(out, [n!, rows, l], x.dtype);
+    unfoldForward(dense, n!, c!, geometry(inSize, outSize, kernelSize, options), out);
     return this.finish(out, [n!, rows, l], x.dtype);
   }
 
@@ -316,7 +342,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   /** 2-d max pooling through the engine, or undefined when it does not handle the case. */
   private enginePool(x: CpuTensor, o: MaxPoolOptions, withIndices: boolean): [CpuTensor, CpuTensor] | undefined {
     const e = this.engine;
-    if (!e.maxPool2d || x.shape.length !== 4 || !isFloatArray(x.data)) return undefined;
+    if (!e.maxPool2d || x.shape.length !== 4 || !isEngineFloat(x)) return undefined;
     const [n, c, h, w] = x.shape as [number, number, number, number];
     const size = (i: number, s: number) => {
       const span = s + 2 * o.padding[i]! - o.dilation[i]! * (o.kernelSize[i]! - 1) - 1;
@@ -351,7 +377,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const out = allocCpu(p.dtype, p.numel);
     const rows = len === 0 ? 0 : p.numel / len;
     const e = this.engine;
-    if (!(e.softmaxRows && isFloatArray(src.data) && e.softmaxRows(out as FloatArray, src.data, src.offset, rows, len, log))) {
+    if (!(e.softmaxRows && isEngineFloat(src) && e.softmaxRows(out as FloatArray, src.data, src.offset, rows, len, log))) {
       softmaxRows(out, src.data, src.offset, rows, len, log);
     }
     const result = this.finish(out, moved.shape, p.dtype);
@@ -416,6 +442,9 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   /** Copies `src` into the (strided) view `dst` of the same shape. */
   private copyInto(dst: CpuTensor, src: CpuTensor): void {
     const c = collapse(dst.shape, [dst.strides, alignedStrides(src, dst.shape, dst.shape.length)]);
+    const e = this.engine;
+    if (e.copyStrided && dst.dtype === src.dtype && isEngineFloat(dst) && isFloatArray(src.data) && c.shape.length > 0
+      && e.copyStrided(c.shape, dst.data, dst.offset, c.strides[0]!, src.data, src.offset, c.strides[1]!)) return;
     this.kernels.copy.get(dst.dtype, src.dtype, () => buildMapKernels('x', X)).strided(c.shape, { data: dst.data, offset: dst.offset, strides: c.strides[0]! }, { data: src.data, offset: src.offset, strides: c.strides[1]! });
   }
 }
@@ -428,6 +457,11 @@ const XYC: readonly OperandName[] = ['x', 'y', 'c'];
 /** The kernel signature of two operands: their dtype, or both when they differ. */
 function signature(a: CpuTensor, b: CpuTensor): string {
   return a.dtype === b.dtype ? a.dtype : `${a.dtype},${b.dtype}`;
+}
+
+/** True for float tensors (f32, f64, and f16/bf16 in f32 arrays): the only ones offered to an engine (i64 also lives in a Float64Array). */
+function isEngineFloat(t: CpuTensor): t is CpuTensor & { readonly data: FloatArray } {
+  return isFloatDType(t.dtype) && isFloatArray(t.data);
 }
 
 /** True when `t` is contiguous with exactly `shape`, so a flat loop can read it. */

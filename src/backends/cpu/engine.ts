@@ -1,5 +1,5 @@
 import type { BinaryOp, ReduceOp, UnaryOp } from '../../backend/ops.js';
-import type { ConvOptions, MaxPoolOptions } from '../../backend/options.js';
+import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
 
 /** The float arrays accelerated engines work on (f32 and f64 tensors). */
 export type FloatArray = Float32Array | Float64Array;
@@ -34,6 +34,21 @@ export interface Conv2dArgs {
 }
 
 /**
+ * A contiguous NCHW transposed 2-d convolution, weight `[Cin, Cout/groups, kh, kw]`; `outShape` is
+ * already computed from the options (output padding included).
+ */
+export interface ConvTranspose2dArgs {
+  readonly x: FloatArray;
+  readonly xShape: readonly [number, number, number, number];
+  readonly w: FloatArray;
+  readonly wShape: readonly [number, number, number, number];
+  readonly bias: FloatArray | undefined;
+  readonly out: FloatArray;
+  readonly outShape: readonly [number, number, number, number];
+  readonly options: ConvTransposeOptions;
+}
+
+/**
  * The kernels a CPU engine may accelerate. The CPU backend does shapes, strides, views and
  * broadcasting; for each op it first offers the work to the engine (which returns false when it
  * does not handle that dtype or layout) and otherwise runs the `js` kernels. Arrays are the
@@ -50,6 +65,13 @@ export interface CpuEngineKernels {
   binary?(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, b: FloatArray, bOffset: number, n: number): boolean;
   /** `out[i] = a[aOffset + i] (op) scalar`. */
   binaryScalar?(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, scalar: number, n: number): boolean;
+  /**
+   * `out` (contiguous, `shape`) = `a (op) b` for strided operands (stride 0 on broadcast dims);
+   * shape and strides are already collapsed (no size-1 dims, mergeable dims merged).
+   */
+  binaryStrided?(op: BinaryOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], b: FloatArray, bOffset: number, bStrides: readonly number[]): boolean;
+  /** Copies the strided `src` into the strided `dst` over the (collapsed) `shape`; both of one array type. */
+  copyStrided?(shape: readonly number[], dst: FloatArray, dstOffset: number, dstStrides: readonly number[], src: FloatArray, srcOffset: number, srcStrides: readonly number[]): boolean;
   /** `out[i] = op(a[aOffset + i])`. */
   unary?(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean;
   /** Reduces each of `rows` contiguous rows of `len` elements into `out[row]`. */
@@ -58,6 +80,10 @@ export interface CpuEngineKernels {
   softmaxRows?(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: boolean): boolean;
   /** 2-d convolution of contiguous NCHW tensors. */
   conv2d?(args: Conv2dArgs): boolean;
+  /** Transposed 2-d convolution of contiguous NCHW tensors (the input gradient of `conv2d`). */
+  convTranspose2d?(args: ConvTranspose2dArgs): boolean;
+  /** im2col of a contiguous NCHW tensor into `out` `[N, C·kh·kw, OH·OW]` (the weight gradient of `conv2d` uses it). */
+  unfold2d?(x: FloatArray, xShape: readonly number[], kernel: readonly number[], outSpatial: readonly number[], options: UnfoldOptions, out: FloatArray): boolean;
   /** 2-d max pooling of a contiguous NCHW tensor into `out` (and the flat per-channel argmax into `indices` when given). */
   maxPool2d?(x: FloatArray, xShape: readonly number[], out: FloatArray, outShape: readonly number[], indices: Int32Array | undefined, options: MaxPoolOptions): boolean;
 }

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { BurnError } from '../../tensor/errors.js';
 import { recipeModules, type WorkerRecipe } from '../dataset/recipe.js';
+import { decodeItems } from './item-codec.js';
 import type { ItemSource } from './item-source.js';
 import type { LoadRequest, WorkerInit, WorkerReply } from './worker-protocol.js';
 
@@ -71,7 +72,16 @@ export class WorkerPool implements ItemSource {
     if (!pending) return;
     slot.pending.delete(id);
     if (slot.pending.size === 0) slot.worker.unref();
-    if (reply.type === 'items') pending.resolve(reply.items);
+    if (reply.type === 'items') {
+      let items: unknown[];
+      try {
+        items = decodeItems(reply.items);
+      } catch (e) {
+        pending.reject(new BurnError('DataLoader', `cannot decode the items of data loader worker ${k}: ${(e as Error).message}`));
+        return;
+      }
+      pending.resolve(items);
+    }
     else pending.reject(new BurnError(reply.op ?? 'DataLoader', reply.op ? reply.message : `data loader worker ${k}: ${reply.message}`));
   }
 

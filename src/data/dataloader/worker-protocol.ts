@@ -1,4 +1,5 @@
 import type { WorkerRecipe } from '../dataset/recipe.js';
+import type { EncodedItems } from './item-codec.js';
 
 /** What a data loader worker receives as `workerData`. */
 export interface WorkerInit {
@@ -16,5 +17,5 @@ export interface LoadRequest {
 /** Worker → main thread. */
 export type WorkerReply =
   | { readonly type: 'ready'; readonly len: number }
-  | { readonly type: 'items'; readonly id: number; readonly items: unknown[] }
+  | { readonly type: 'items'; readonly id: number; readonly items: EncodedItems }
   | { readonly type: 'error'; readonly id: number | undefined; readonly op: string | undefined; readonly message: string };

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { getMany, type Dataset } from '../dataset/dataset.js';
 import { reviveRecipe } from '../dataset/recipe.js';
+import { encodeItems } from './item-codec.js';
 import type { LoadRequest, WorkerInit, WorkerReply } from './worker-protocol.js';
 
 const init = workerData as WorkerInit;
@@ -15,19 +16,6 @@ function errorReply(id: number | undefined, e: unknown): WorkerReply {
   const isBurn = err?.name === 'BurnError' && typeof err.op === 'string';
   const message = isBurn ? err.message!.slice(err.op!.length + 2) : `${err?.name ?? 'Error'}: ${err?.message ?? String(e)}`;
   return { type: 'error', id, op: isBurn ? err.op : undefined, message };
-}
-
-/** The buffers of typed arrays that own them entirely, directly under each item (moved, not copied). */
-function transferables(items: unknown[]): ArrayBuffer[] {
-  const out = new Set<ArrayBuffer>();
-  const consider = (v: unknown): void => {
-    if (ArrayBuffer.isView(v) && v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength) out.add(v.buffer);
-  };
-  for (const item of items) {
-    consider(item);
-    if (item !== null && typeof item === 'object' && !ArrayBuffer.isView(item)) for (const v of Object.values(item)) consider(v);
-  }
-  return [...out];
 }
 
 const ready: Promise<Dataset<unknown>> = reviveRecipe(init.recipe).then((d) => d as Dataset<unknown>);
@@ -47,7 +35,8 @@ port.on('message', (request: LoadRequest) => {
         return;
       }
       try {
-        port.postMessage({ type: 'items', id: request.id, items } satisfies WorkerReply, transferables(items));
+        const { encoded, transfer } = encodeItems(items);
+        port.postMessage({ type: 'items', id: request.id, items: encoded } satisfies WorkerReply, transfer);
       } catch (e) {
         port.postMessage(errorReply(request.id, new Error(`the items cannot be sent to the main thread (${(e as Error).message}); items must survive a structured clone`)));
       }

@@ -74,7 +74,8 @@ export function decodeItem(format: ItemFormat, value: unknown): unknown {
     return JSON.parse(value);
   }
   if (!(value instanceof Uint8Array)) throw new Error(`expected a MessagePack BLOB, found ${value === null ? 'NULL' : typeof value}`);
-  return decode(value);
+  // A plain Uint8Array view, so binary fields decode as Uint8Array (not as Buffer).
+  return decode(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
 }
 
 /** Split names are table names: letters, digits and `_`, not starting with a digit or `__burn`. */

@@ -36,13 +36,13 @@ type ConfigCtor = (new (values: never) => SchedulerConfigLike) & { fromJSON(json
 /** Burn's variant names of the configs. */
 function variants(): [string, ConfigCtor][] {
   return [
-    ['Linear', LinearLrSchedulerConfig as unknown as ConfigCtor],
-    ['Cosine', CosineAnnealingLrSchedulerConfig as unknown as ConfigCtor],
-    ['Exponential', ExponentialLrSchedulerConfig as unknown as ConfigCtor],
-    ['Noam', NoamLrSchedulerConfig as unknown as ConfigCtor],
-    ['Step', StepLrSchedulerConfig as unknown as ConfigCtor],
-    ['Composed', ComposedLrSchedulerConfig as unknown as ConfigCtor],
-    ['Sequential', SequentialLrSchedulerConfig as unknown as ConfigCtor],
+    ['Linear', LinearLrSchedulerConfig],
+    ['Cosine', CosineAnnealingLrSchedulerConfig],
+    ['Exponential', ExponentialLrSchedulerConfig],
+    ['Noam', NoamLrSchedulerConfig],
+    ['Step', StepLrSchedulerConfig],
+    ['Composed', ComposedLrSchedulerConfig],
+    ['Sequential', SequentialLrSchedulerConfig],
   ];
 }
 
@@ -98,6 +98,9 @@ export class ComposedLrSchedulerConfig extends Config.define({
   /** `'avg'`, `'sum'` or `'prod'`. */
   reduction: z.enum(['avg', 'sum', 'prod']).default('prod'),
 }) {
+  /** The nesting schema typed as this class (`scheduler: ComposedLrSchedulerConfig.schema` in another config). */
+  static override readonly schema = ComposedLrSchedulerConfig.nested();
+
   /** The scheduler. */
   init(): ComposedLrScheduler {
     return new ComposedLrScheduler(this.schedulers.map(buildLrScheduler), this.reduction as SchedulerReduction);
@@ -119,6 +122,9 @@ export class SequentialLrSchedulerConfig extends Config.define({
   /** Positive, strictly increasing step counts. */
   milestones: z.array(z.number().int()),
 }) {
+  /** The nesting schema typed as this class (`scheduler: SequentialLrSchedulerConfig.schema` in another config). */
+  static override readonly schema = SequentialLrSchedulerConfig.nested();
+
   /** The scheduler; wrong milestones are a BurnError. */
   init(): SequentialLrScheduler {
     checkMilestones(this.schedulers.length, this.milestones, 'SequentialLrSchedulerConfig');

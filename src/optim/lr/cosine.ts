@@ -17,6 +17,9 @@ export class CosineAnnealingLrSchedulerConfig extends Config.define({
   /** Steps from the initial to the minimum rate. */
   numIters: intAtLeast(1),
 }) {
+  /** The nesting schema typed as this class (`scheduler: CosineAnnealingLrSchedulerConfig.schema` in another config). */
+  static override readonly schema = CosineAnnealingLrSchedulerConfig.nested();
+
   /** The scheduler; `minLr` above `initialLr` is a BurnError. */
   init(): CosineAnnealingLrScheduler {
     if (this.minLr > this.initialLr) {

@@ -13,6 +13,9 @@ export class ExponentialLrSchedulerConfig extends Config.define({
   /** The factor applied at every step, in (0, 1]. */
   gamma: lrInUnit(),
 }) {
+  /** The nesting schema typed as this class (`scheduler: ExponentialLrSchedulerConfig.schema` in another config). */
+  static override readonly schema = ExponentialLrSchedulerConfig.nested();
+
   /** The scheduler. */
   init(): ExponentialLrScheduler {
     return new ExponentialLrScheduler(this);

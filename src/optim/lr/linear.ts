@@ -15,6 +15,9 @@ export class LinearLrSchedulerConfig extends Config.define({
   /** Steps from the initial to the final rate. */
   numIters: intAtLeast(1),
 }) {
+  /** The nesting schema typed as this class (`scheduler: LinearLrSchedulerConfig.schema` in another config). */
+  static override readonly schema = LinearLrSchedulerConfig.nested();
+
   /** The scheduler. */
   init(): LinearLrScheduler {
     return new LinearLrScheduler(this);

@@ -59,6 +59,9 @@ export class ModuleLrSchedulerConfig extends Config.define({
   /** The schedulers of named groups. */
   groups: z.record(z.string(), lrSchedulerConfigSchema).default({}),
 }) {
+  /** The nesting schema typed as this class (`scheduler: ModuleLrSchedulerConfig.schema` in another config). */
+  static override readonly schema = ModuleLrSchedulerConfig.nested();
+
   /** The scheduler. */
   init(): ModuleLrScheduler {
     const out = new ModuleLrScheduler(buildLrScheduler(this.base));

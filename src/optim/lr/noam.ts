@@ -16,6 +16,9 @@ export class NoamLrSchedulerConfig extends Config.define({
   /** The model size (embedding dimension). */
   modelSize: intAtLeast(1).default(512),
 }) {
+  /** The nesting schema typed as this class (`scheduler: NoamLrSchedulerConfig.schema` in another config). */
+  static override readonly schema = NoamLrSchedulerConfig.nested();
+
   /** The scheduler. */
   init(): NoamLrScheduler {
     return new NoamLrScheduler(this);

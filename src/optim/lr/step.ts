@@ -20,6 +20,9 @@ export class StepLrSchedulerConfig extends Config.define({
   /** The decay factor. */
   gamma: finite().default(0.1),
 }) {
+  /** The nesting schema typed as this class (`scheduler: StepLrSchedulerConfig.schema` in another config). */
+  static override readonly schema = StepLrSchedulerConfig.nested();
+
   /** The scheduler. */
   init(): StepLrScheduler {
     return new StepLrScheduler(this);

@@ -88,6 +88,8 @@ export interface UnpickleOptions {
   readonly persistentLoad?: (pid: PyValue) => PyValue;
   /** The operation named in errors. */
   readonly op?: string;
+  /** Resolves a storage tuple passed inline (not as a persistent id) to `_rebuild_tensor_v2`, as hand-made tar files do. */
+  readonly inlineStorage?: (pid: PyValue) => PyValue;
 }
 
 const MARK = Symbol('mark');
@@ -114,7 +116,7 @@ export function describePy(v: PyValue): string {
   return `${typeof v} ${JSON.stringify(typeof v === 'bigint' ? String(v) : v)}`;
 }
 
-function call(fn: PyGlobal, args: PyValue[]): PyValue {
+function call(fn: PyGlobal, args: PyValue[], inline?: (pid: PyValue) => PyValue): PyValue {
   const q = fn.qualified;
   switch (q) {
     case 'collections.OrderedDict': {
@@ -124,7 +126,8 @@ function call(fn: PyGlobal, args: PyValue[]): PyValue {
     }
     case 'torch._utils._rebuild_tensor':
     case 'torch._utils._rebuild_tensor_v2': {
-      const [storage, offset, size, stride, requiresGrad] = args;
+      const [first, offset, size, stride, requiresGrad] = args;
+      const storage = first instanceof PyTuple && inline ? inline(first) : first;
       if (!(storage instanceof TorchStorage)) throw new Error(`${q}: expected a storage, found ${describePy(storage)}`);
       const tuple = (v: PyValue, what: string) => {
         if (!(v instanceof PyTuple)) throw new Error(`${q}: ${what} must be a tuple, found ${describePy(v)}`);
@@ -250,7 +253,7 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
     if (!(fn instanceof PyGlobal)) fail(`REDUCE on ${describePy(fn)}, which is not an allowed callable`);
     if (!(args instanceof PyTuple)) fail(`REDUCE arguments must be a tuple, found ${describePy(args)}`);
     try {
-      return call(fn as PyGlobal, (args as PyTuple).items);
+      return call(fn as PyGlobal, (args as PyTuple).items, options.inlineStorage);
     } catch (e) {
       return fail((e as Error).message);
     }

@@ -16,8 +16,13 @@ export interface MetricEntry {
   readonly name: string;
   /** e.g. `epoch 93.1 % - batch 95.3 %`. */
   readonly formatted: string;
-  /** The log line: `value,count` for numeric metrics. */
+  /**
+   * The log line: `value,count` for numeric metrics (Burn's aggregated entry); empty when there is
+   * nothing to log yet (rank-based metrics mid-epoch).
+   */
   readonly serialized: string;
+  /** This batch's value, for per-iteration plots (absent when a batch has no meaningful value). */
+  readonly batch?: number;
 }
 
 /**
@@ -31,12 +36,22 @@ export interface Metric<I = unknown> {
   readonly higherIsBetter: boolean;
   /** Unit shown next to values (`%`, `items/s`, …). */
   readonly unit: string | undefined;
+  /**
+   * True when the value exists only over a whole epoch (rank-based metrics such as AUROC, whose
+   * `value()` recomputes over every accumulated score): the loop reads `value()` at epoch ends only.
+   */
+  readonly epochOnly?: boolean;
   /** Updates with one step's output. */
   update(input: I, meta: MetricMetadata): Promise<MetricEntry>;
   /** The epoch value so far (undefined when nothing was recorded or for text metrics). */
   value(): number | undefined;
   /** Resets the epoch state. */
   clear(): void;
+  /**
+   * A fresh metric with the same configuration (the validation split gets its own copy). Without
+   * it, the loop copies the metric's own fields.
+   */
+  clone?(): Metric<I>;
 }
 
 /** Formats a number for display with up to `digits` decimals. */
@@ -67,6 +82,7 @@ export abstract class NumericMetric<I> implements Metric<I> {
       name: this.name,
       formatted: `epoch ${formatValue(epoch, this.unit)} - batch ${formatValue(value, this.unit)}`,
       serialized: `${value},${weight}`,
+      batch: value,
     };
   }
 

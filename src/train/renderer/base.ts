@@ -15,9 +15,13 @@ export interface MetricState {
   readonly name: string;
   /** Display text, e.g. `epoch 93.1 % - batch 95.3 %`. */
   readonly formatted: string;
-  /** The epoch value so far (numeric metrics). */
+  /** The epoch value so far (numeric metrics; undefined mid-epoch for epoch-only metrics such as AUROC). */
   readonly value: number | undefined;
   readonly unit: string | undefined;
+  /** This batch's value, for per-iteration plots. */
+  readonly batch?: number | undefined;
+  /** Whether larger values are better. */
+  readonly higherIsBetter?: boolean;
 }
 
 /** Per-epoch metric values, per split, for plots and summaries. */

@@ -15,8 +15,9 @@ const H: Record<string, Helper> = {
   is_nan: { deps: [], code: 'fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }' },
   is_inf: { deps: [], code: 'fn is_inf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }' },
   is_finite: { deps: [], code: 'fn is_finite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }' },
-  nan: { deps: [], code: 'fn nan() -> f32 { return bitcast<f32>(0x7fc00000u); }' },
-  inf: { deps: [], code: 'fn inf() -> f32 { return bitcast<f32>(0x7f800000u); }' },
+  // Read through private variables: a constant bitcast to a non-finite value is a compile error.
+  nan: { deps: [], code: 'var<private> k_nan: u32 = 0x7fc00000u;\nfn nan() -> f32 { return bitcast<f32>(k_nan); }' },
+  inf: { deps: [], code: 'var<private> k_inf: u32 = 0x7f800000u;\nfn inf() -> f32 { return bitcast<f32>(k_inf); }' },
   copy_sign: { deps: [], code: 'fn copy_sign(m: f32, s: f32) -> f32 { return bitcast<f32>((bitcast<u32>(m) & 0x7fffffffu) | (bitcast<u32>(s) & 0x80000000u)); }' },
   round_f16: {
     deps: [],

@@ -112,9 +112,14 @@ export function binaryExpr(op: BinaryOp, dtype: DType): Expr {
 
 const COMPARE: Record<CompareOp, string> = { eq: '==', ne: '!=', gt: '>', ge: '>=', lt: '<', le: '<=' };
 
-/** The expression of a comparison (result u32 0/1). */
-export function compareExpr(op: CompareOp): Expr {
-  return e(`select(0u, 1u, x ${COMPARE[op]} y)`);
+/**
+ * The expression of a comparison (result u32 0/1) in compute type `t`. Float comparisons test NaN
+ * on the bits: compilers may fold `x != x` or emit ordered compares where IEEE wants unordered.
+ */
+export function compareExpr(op: CompareOp, t: 'f32' | 'i32' | 'u32'): Expr {
+  if (t !== 'f32') return e(`select(0u, 1u, x ${COMPARE[op]} y)`);
+  if (op === 'ne') return e('select(0u, 1u, is_nan(x) || is_nan(y) || x != y)', 'is_nan');
+  return e(`select(0u, 1u, !(is_nan(x) || is_nan(y)) && x ${COMPARE[op]} y)`, 'is_nan');
 }
 
 /** A reduction's identity, accumulation step (`acc`, `v`) and pairwise combine (`a`, `b`). */
@@ -138,7 +143,12 @@ export function reduceCode(op: ReduceOp | ScanOp, dtype: DType): ReduceCode {
       // The identity is never read: the first element seeds the accumulator.
       return { init: 'FIRST', step: `${fn}(acc, v)`, combine: `${fn}(a, b)`, helpers: t === 'f32' ? [fn] : [] };
     }
-    case 'any': return { init: '0u', step: `select(acc, 1u, v != ${z})`, combine: 'max(a, b)', helpers: [] };
-    case 'all': return { init: '1u', step: `select(acc, 0u, v == ${z})`, combine: 'min(a, b)', helpers: [] };
+    // Floats test zero on the bits (±0), so NaN counts as true.
+    case 'any': return { init: '0u', step: `select(acc, 1u, ${nonZero(t)})`, combine: 'max(a, b)', helpers: [] };
+    case 'all': return { init: '1u', step: `select(acc, 0u, !(${nonZero(t)}))`, combine: 'min(a, b)', helpers: [] };
   }
+}
+
+function nonZero(t: 'f32' | 'i32' | 'u32'): string {
+  return t === 'f32' ? '(bitcast<u32>(v) & 0x7fffffffu) != 0u' : t === 'i32' ? 'v != 0' : 'v != 0u';
 }

@@ -44,25 +44,6 @@ export function storeHelpers(dtype: DType): string[] {
   return dtype === 'f16' ? ['round_f16'] : dtype === 'bf16' ? ['round_bf16'] : [];
 }
 
-/** A WGSL literal of `value` in compute type `t` (non-finite floats through bit patterns). */
-export function literal(value: number, t: CType): string {
-  if (t === 'f32') {
-    if (Number.isNaN(value)) return 'bitcast<f32>(0x7fc00000u)';
-    if (value === Infinity) return 'bitcast<f32>(0x7f800000u)';
-    if (value === -Infinity) return 'bitcast<f32>(0xff800000u)';
-    const f = Math.fround(value);
-    if (Object.is(f, -0)) return 'bitcast<f32>(0x80000000u)';
-    // Exact decimal of the f32 value; the bit pattern avoids any parsing doubt.
-    const bits = new Uint32Array(new Float32Array([f]).buffer)[0]!;
-    return `bitcast<f32>(0x${bits.toString(16)}u)`;
-  }
-  if (t === 'i32') {
-    const v = value | 0;
-    return v === -2147483648 ? 'i32(-2147483647 - 1)' : `i32(${v})`;
-  }
-  return `${value >>> 0}u`;
-}
-
 /** The 32-bit word holding `value` as compute type `t` (for parameter arrays). */
 export function wordOf(value: number, t: CType): number {
   if (t === 'f32') return new Uint32Array(new Float32Array([value]).buffer)[0]!;

@@ -1,0 +1,450 @@
+// The N-API surface of the native CPU engine (loaded by src/backends/cpu/native.ts). Every kernel
+// works in place on the tensors' typed arrays (no copies); numeric parameters come as numbers or,
+// for the variable-length ones, in a Float64Array. Every index range is checked against the
+// arrays' lengths before any kernel runs, so a wrong call throws instead of corrupting memory.
+#include <node_api.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "conv.h"
+#include "elementwise.h"
+#include "gemm.h"
+#include "kernels.h"
+#include "pool.h"
+
+namespace burn {
+namespace {
+
+struct Array {
+  napi_typedarray_type type = napi_int8_array;
+  void* data = nullptr;
+  int64_t length = 0;
+  bool present = false;
+};
+
+class Call {
+ public:
+  Call(napi_env env, napi_callback_info info) : env_(env) {
+    argc_ = kMax;
+    napi_get_cb_info(env, info, &argc_, argv_, nullptr, nullptr);
+  }
+
+  bool failed() const { return failed_; }
+
+  napi_value fail(const char* message) {
+    if (!failed_) napi_throw_error(env_, "BURN_NATIVE", message);
+    failed_ = true;
+    return nullptr;
+  }
+
+  double num(size_t i) {
+    double v = 0;
+    if (i >= argc_ || napi_get_value_double(env_, argv_[i], &v) != napi_ok) fail("expected a number argument");
+    return v;
+  }
+
+  int64_t integer(size_t i) {
+    double v = num(i);
+    if (!failed_ && (v != std::floor(v) || std::fabs(v) > 9007199254740992.0)) fail("expected an integer argument");
+    return static_cast<int64_t>(v);
+  }
+
+  /** A typed array argument; `optional` accepts null/undefined. */
+  Array array(size_t i, bool optional = false) {
+    Array a;
+    if (i >= argc_) {
+      if (!optional) fail("missing typed array argument");
+      return a;
+    }
+    napi_valuetype t;
+    napi_typeof(env_, argv_[i], &t);
+    if (optional && (t == napi_null || t == napi_undefined)) return a;
+    bool is = false;
+    napi_is_typedarray(env_, argv_[i], &is);
+    if (!is) {
+      fail("expected a typed array argument");
+      return a;
+    }
+    size_t length = 0;
+    napi_get_typedarray_info(env_, argv_[i], &a.type, &length, &a.data, nullptr, nullptr);
+    a.length = static_cast<int64_t>(length);
+    a.present = true;
+    return a;
+  }
+
+  /** A Float64Array of parameters. */
+  const double* params(size_t i, int64_t need) {
+    Array a = array(i);
+    if (failed_) return nullptr;
+    if (a.type != napi_float64_array || a.length < need) {
+      fail("expected a Float64Array of parameters");
+      return nullptr;
+    }
+    return static_cast<const double*>(a.data);
+  }
+
+  napi_value undefined() {
+    napi_value v;
+    napi_get_undefined(env_, &v);
+    return v;
+  }
+
+  napi_env env() const { return env_; }
+  size_t argc() const { return argc_; }
+  napi_value arg(size_t i) const { return argv_[i]; }
+
+ private:
+  static constexpr size_t kMax = 8;
+  napi_env env_;
+  size_t argc_;
+  napi_value argv_[kMax];
+  bool failed_ = false;
+};
+
+bool is_float(const Array& a) { return a.type == napi_float32_array || a.type == napi_float64_array; }
+
+/** True when every index `off + Σ i_d·stride_d` (0 ≤ i_d < count_d) lies inside [0, len). */
+bool span_ok(int64_t len, int64_t off, int rank, const int64_t* counts, const int64_t* strides) {
+  int64_t lo = off, hi = off;
+  for (int d = 0; d < rank; d++) {
+    if (counts[d] <= 0) return true;  // empty: nothing is read
+    int64_t ext = (counts[d] - 1) * strides[d];
+    if (ext < 0) lo += ext;
+    else hi += ext;
+  }
+  return lo >= 0 && hi < len;
+}
+
+template <class T>
+T* ptr(const Array& a, int64_t off = 0) {
+  return static_cast<T*>(a.data) + off;
+}
+
+#define SAME_FLOAT_TYPE(call, ...)                                                          \
+  do {                                                                                      \
+    const Array* list_[] = {__VA_ARGS__};                                                   \
+    for (const Array* x_ : list_)                                                           \
+      if (x_->present && (x_->type != list_[0]->type || !is_float(*x_)))                    \
+        return call.fail("expected Float32Array or Float64Array arguments of one type");   \
+  } while (0)
+
+napi_value Info(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  napi_value obj, isa, threads;
+  napi_create_object(env, &obj);
+  napi_create_string_utf8(env, kernels().isa, NAPI_AUTO_LENGTH, &isa);
+  napi_create_int32(env, pool_size(), &threads);
+  napi_set_named_property(env, obj, "isa", isa);
+  napi_set_named_property(env, obj, "threads", threads);
+  return obj;
+}
+
+napi_value SetIsa(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  char name[32] = {0};
+  size_t len = 0;
+  if (call.argc() < 1 || napi_get_value_string_utf8(env, call.arg(0), name, sizeof name, &len) != napi_ok) return call.fail("expected an ISA name");
+  napi_value result;
+  napi_get_boolean(env, select_isa(name), &result);
+  return result;
+}
+
+template <class T>
+void gemm_typed(const double* p, int64_t batch, const Array& a, const Array& b, const Array& c) {
+  const int64_t m = p[0], n = p[1], k = p[2];
+  StridedOp<T> op{ptr<T>(a), p + 8, static_cast<int64_t>(p[3]), static_cast<int64_t>(p[4]),
+                  ptr<T>(b), p + 8 + batch, static_cast<int64_t>(p[5]), static_cast<int64_t>(p[6]), ptr<T>(c), m * n};
+  gemm_run(gemm_of<T>(kernels()), op, batch, m, n, k, n, false);
+}
+
+/** gemm(p = [m, n, k, aRs, aCs, bRs, bCs, batch, aOffsets…, bOffsets…], a, b, c). */
+napi_value Gemm(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  const double* p = call.params(0, 8);
+  if (call.failed()) return nullptr;
+  const int64_t batch = static_cast<int64_t>(p[7]);
+  p = call.params(0, 8 + 2 * batch);
+  Array a = call.array(1), b = call.array(2), c = call.array(3);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &a, &b, &c);
+  const int64_t m = p[0], n = p[1], k = p[2];
+  if (m < 0 || n < 0 || k < 0 || c.length < batch * m * n) return call.fail("gemm: output too small");
+  const int64_t ac[2] = {m, k}, as[2] = {static_cast<int64_t>(p[3]), static_cast<int64_t>(p[4])};
+  const int64_t bc[2] = {k, n}, bs[2] = {static_cast<int64_t>(p[5]), static_cast<int64_t>(p[6])};
+  for (int64_t i = 0; i < batch; i++) {
+    if (!span_ok(a.length, static_cast<int64_t>(p[8 + i]), 2, ac, as) || !span_ok(b.length, static_cast<int64_t>(p[8 + batch + i]), 2, bc, bs)) {
+      return call.fail("gemm: operand out of range");
+    }
+  }
+  if (c.type == napi_float32_array) gemm_typed<float>(p, batch, a, b, c);
+  else gemm_typed<double>(p, batch, a, b, c);
+  return call.undefined();
+}
+
+/** binary(op, out, a, aOffset, b, bOffset, n). */
+napi_value Binary(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  const int64_t op = call.integer(0);
+  Array out = call.array(1), a = call.array(2);
+  const int64_t ao = call.integer(3);
+  Array b = call.array(4);
+  const int64_t bo = call.integer(5), n = call.integer(6);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &a, &b);
+  if (op < 0 || op >= kBinaryCount || n < 0 || out.length < n || ao < 0 || ao + n > a.length || bo < 0 || bo + n > b.length) return call.fail("binary: bad arguments");
+  if (out.type == napi_float32_array) ew_binary<float>(op, ptr<float>(out), ptr<float>(a, ao), ptr<float>(b, bo), n);
+  else ew_binary<double>(op, ptr<double>(out), ptr<double>(a, ao), ptr<double>(b, bo), n);
+  return call.undefined();
+}
+
+/** binaryScalar(op, out, a, aOffset, scalar, n). */
+napi_value BinaryScalar(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  const int64_t op = call.integer(0);
+  Array out = call.array(1), a = call.array(2);
+  const int64_t ao = call.integer(3);
+  const double s = call.num(4);
+  const int64_t n = call.integer(5);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &a);
+  if (op < 0 || op >= kBinaryCount || n < 0 || out.length < n || ao < 0 || ao + n > a.length) return call.fail("binaryScalar: bad arguments");
+  if (out.type == napi_float32_array) ew_binary_scalar<float>(op, ptr<float>(out), ptr<float>(a, ao), s, n);
+  else ew_binary_scalar<double>(op, ptr<double>(out), ptr<double>(a, ao), s, n);
+  return call.undefined();
+}
+
+/** unary(op, out, a, aOffset, n). */
+napi_value Unary(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  const int64_t op = call.integer(0);
+  Array out = call.array(1), a = call.array(2);
+  const int64_t ao = call.integer(3), n = call.integer(4);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &a);
+  if (op < 0 || op >= kUnaryCount || n < 0 || out.length < n || ao < 0 || ao + n > a.length) return call.fail("unary: bad arguments");
+  if (out.type == napi_float32_array) ew_unary<float>(op, ptr<float>(out), ptr<float>(a, ao), n);
+  else ew_unary<double>(op, ptr<double>(out), ptr<double>(a, ao), n);
+  return call.undefined();
+}
+
+/** reduceRows(op, out, a, aOffset, rows, len). */
+napi_value ReduceRows(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  const int64_t op = call.integer(0);
+  Array out = call.array(1), a = call.array(2);
+  const int64_t ao = call.integer(3), rows = call.integer(4), len = call.integer(5);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &a);
+  if (op < 0 || op >= kReduceCount || rows < 0 || len < 1 || out.length < rows || ao < 0 || ao + rows * len > a.length) return call.fail("reduceRows: bad arguments");
+  if (out.type == napi_float32_array) ew_reduce_rows<float>(op, ptr<float>(out), ptr<float>(a, ao), rows, len);
+  else ew_reduce_rows<double>(op, ptr<double>(out), ptr<double>(a, ao), rows, len);
+  return call.undefined();
+}
+
+/** softmaxRows(out, a, aOffset, rows, len, log). */
+napi_value SoftmaxRows(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  Array out = call.array(0), a = call.array(1);
+  const int64_t ao = call.integer(2), rows = call.integer(3), len = call.integer(4);
+  const bool log = call.num(5) != 0;
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &a);
+  if (rows < 0 || len < 1 || out.length < rows * len || ao < 0 || ao + rows * len > a.length) return call.fail("softmaxRows: bad arguments");
+  if (out.type == napi_float32_array) ew_softmax_rows<float>(ptr<float>(out), ptr<float>(a, ao), rows, len, log);
+  else ew_softmax_rows<double>(ptr<double>(out), ptr<double>(a, ao), rows, len, log);
+  return call.undefined();
+}
+
+/** Reads `rank, shape…` then per operand `offset, strides…` from a parameter block. */
+struct StridedParams {
+  int rank = 0;
+  int64_t shape[kMaxRank];
+  int64_t off[2];
+  int64_t strides[2][kMaxRank];
+};
+
+bool read_strided(Call& call, size_t index, int first, StridedParams* s) {
+  const double* p = call.params(index, first + 1);
+  if (call.failed()) return false;
+  const int rank = static_cast<int>(p[first]);
+  if (rank < 1 || rank > kMaxRank) {
+    call.fail("strided: rank must be 1..8");
+    return false;
+  }
+  p = call.params(index, first + 1 + rank + 2 * (1 + rank));
+  if (call.failed()) return false;
+  s->rank = rank;
+  const double* q = p + first + 1;
+  for (int d = 0; d < rank; d++) s->shape[d] = static_cast<int64_t>(q[d]);
+  q += rank;
+  for (int o = 0; o < 2; o++) {
+    s->off[o] = static_cast<int64_t>(q[0]);
+    for (int d = 0; d < rank; d++) s->strides[o][d] = static_cast<int64_t>(q[1 + d]);
+    q += 1 + rank;
+  }
+  return true;
+}
+
+int64_t numel(const StridedParams& s) {
+  int64_t n = 1;
+  for (int d = 0; d < s.rank; d++) n *= s.shape[d];
+  return n;
+}
+
+/** binaryStrided(p = [op, rank, shape…, aOffset, aStrides…, bOffset, bStrides…], out, a, b): contiguous out. */
+napi_value BinaryStrided(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  StridedParams s;
+  if (!read_strided(call, 0, 1, &s)) return nullptr;
+  const double* p = call.params(0, 1);
+  const int64_t op = static_cast<int64_t>(p[0]);
+  Array out = call.array(1), a = call.array(2), b = call.array(3);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &a, &b);
+  const int64_t n = numel(s);
+  if (op < 0 || op >= kBinaryCount || out.length < n || !span_ok(a.length, s.off[0], s.rank, s.shape, s.strides[0]) ||
+      !span_ok(b.length, s.off[1], s.rank, s.shape, s.strides[1])) {
+    return call.fail("binaryStrided: bad arguments");
+  }
+  if (n == 0) return call.undefined();
+  if (out.type == napi_float32_array) {
+    ew_binary_strided<float>(op, ptr<float>(out), s.rank, s.shape, ptr<float>(a, s.off[0]), s.strides[0], ptr<float>(b, s.off[1]), s.strides[1]);
+  } else {
+    ew_binary_strided<double>(op, ptr<double>(out), s.rank, s.shape, ptr<double>(a, s.off[0]), s.strides[0], ptr<double>(b, s.off[1]), s.strides[1]);
+  }
+  return call.undefined();
+}
+
+/** copyStrided(p = [rank, shape…, dstOffset, dstStrides…, srcOffset, srcStrides…], dst, src). */
+napi_value CopyStrided(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  StridedParams s;
+  if (!read_strided(call, 0, 0, &s)) return nullptr;
+  Array dst = call.array(1), src = call.array(2);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &dst, &src);
+  if (!span_ok(dst.length, s.off[0], s.rank, s.shape, s.strides[0]) || !span_ok(src.length, s.off[1], s.rank, s.shape, s.strides[1])) {
+    return call.fail("copyStrided: bad arguments");
+  }
+  if (numel(s) == 0) return call.undefined();
+  if (dst.type == napi_float32_array) copy_strided<float>(s.rank, s.shape, ptr<float>(dst, s.off[0]), s.strides[0], ptr<float>(src, s.off[1]), s.strides[1]);
+  else copy_strided<double>(s.rank, s.shape, ptr<double>(dst, s.off[0]), s.strides[0], ptr<double>(src, s.off[1]), s.strides[1]);
+  return call.undefined();
+}
+
+/** [n, cin, h, w, cout, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups] */
+bool read_conv(Call& call, Conv2dShape* s) {
+  const double* p = call.params(0, 16);
+  if (call.failed()) return false;
+  int64_t v[16];
+  for (int i = 0; i < 16; i++) {
+    v[i] = static_cast<int64_t>(p[i]);
+    if (v[i] < 0 || static_cast<double>(v[i]) != p[i]) {
+      call.fail("conv: bad geometry");
+      return false;
+    }
+  }
+  *s = Conv2dShape{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]};
+  if (s->groups < 1 || s->sh < 1 || s->sw < 1 || s->dh < 1 || s->dw < 1 || s->cin % s->groups != 0 || s->cout % s->groups != 0) {
+    call.fail("conv: bad geometry");
+    return false;
+  }
+  return true;
+}
+
+/** conv2d(p, x, w, bias | null, out) and convTranspose2d(p, x, w, bias | null, out). */
+template <bool Transposed>
+napi_value Conv(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  Conv2dShape s;
+  if (!read_conv(call, &s)) return nullptr;
+  Array x = call.array(1), w = call.array(2), bias = call.array(3, true), out = call.array(4);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &x, &w, &bias);
+  const int64_t wlen = Transposed ? s.cin * (s.cout / s.groups) * s.kh * s.kw : s.cout * (s.cin / s.groups) * s.kh * s.kw;
+  if (x.length < s.n * s.cin * s.h * s.w || w.length < wlen || (bias.present && bias.length < s.cout) || out.length < s.n * s.cout * s.oh * s.ow) {
+    return call.fail("conv: arrays too small");
+  }
+  if (Transposed) {
+    // Every output position must be reachable from the geometry (as the JavaScript kernel assumes).
+    if (out.type == napi_float32_array) conv_transpose2d<float>(s, ptr<float>(x), ptr<float>(w), bias.present ? ptr<float>(bias) : nullptr, ptr<float>(out));
+    else conv_transpose2d<double>(s, ptr<double>(x), ptr<double>(w), bias.present ? ptr<double>(bias) : nullptr, ptr<double>(out));
+  } else {
+    if (out.type == napi_float32_array) conv2d<float>(s, ptr<float>(x), ptr<float>(w), bias.present ? ptr<float>(bias) : nullptr, ptr<float>(out));
+    else conv2d<double>(s, ptr<double>(x), ptr<double>(w), bias.present ? ptr<double>(bias) : nullptr, ptr<double>(out));
+  }
+  return call.undefined();
+}
+
+/** unfold2d(p, x, out): out[N, C·kh·kw, OH·OW]. */
+napi_value Unfold(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  Conv2dShape s;
+  if (!read_conv(call, &s)) return nullptr;
+  Array x = call.array(1), out = call.array(2);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &x);
+  if (x.length < s.n * s.cin * s.h * s.w || out.length < s.n * s.cin * s.kh * s.kw * s.oh * s.ow) return call.fail("unfold: arrays too small");
+  if (out.type == napi_float32_array) unfold2d<float>(s, ptr<float>(x), ptr<float>(out));
+  else unfold2d<double>(s, ptr<double>(x), ptr<double>(out));
+  return call.undefined();
+}
+
+/** maxPool2d(p, x, out, indices | null). */
+napi_value MaxPool(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  Conv2dShape s;
+  if (!read_conv(call, &s)) return nullptr;
+  Array x = call.array(1), out = call.array(2), ind = call.array(3, true);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &x);
+  const int64_t n = s.n * s.cin * s.oh * s.ow;
+  if (x.length < s.n * s.cin * s.h * s.w || out.length < n || (ind.present && (ind.type != napi_int32_array || ind.length < n))) {
+    return call.fail("maxPool2d: bad arrays");
+  }
+  int32_t* ip = ind.present ? ptr<int32_t>(ind) : nullptr;
+  if (out.type == napi_float32_array) max_pool2d<float>(s, ptr<float>(x), ptr<float>(out), ip);
+  else max_pool2d<double>(s, ptr<double>(x), ptr<double>(out), ip);
+  return call.undefined();
+}
+
+/** bandwidth(n, reps): bytes/s (read + written) of a multi-threaded copy of n floats. */
+napi_value Bandwidth(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  const int64_t n = call.integer(0), reps = call.integer(1);
+  if (call.failed()) return nullptr;
+  if (n < 16 || reps < 1) return call.fail("bandwidth: bad arguments");
+  napi_value result;
+  napi_create_double(env, copy_bandwidth(n, static_cast<int>(reps)), &result);
+  return result;
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+  const napi_property_descriptor props[] = {
+      {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"setIsa", nullptr, SetIsa, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"gemm", nullptr, Gemm, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"binary", nullptr, Binary, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"binaryScalar", nullptr, BinaryScalar, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"unary", nullptr, Unary, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"reduceRows", nullptr, ReduceRows, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"softmaxRows", nullptr, SoftmaxRows, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"binaryStrided", nullptr, BinaryStrided, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"copyStrided", nullptr, CopyStrided, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"conv2d", nullptr, Conv<false>, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"convTranspose2d", nullptr, Conv<true>, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"unfold2d", nullptr, Unfold, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"maxPool2d", nullptr, MaxPool, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"bandwidth", nullptr, Bandwidth, nullptr, nullptr, nullptr, napi_default, nullptr},
+  };
+  napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
+  return exports;
+}
+
+}  // namespace
+}  // namespace burn
+
+NAPI_MODULE_INIT() { return burn::Init(env, exports); }

@@ -1,0 +1,300 @@
+#include "conv.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "gemm.h"
+
+namespace burn {
+namespace {
+
+/**
+ * Packs columns [j0, j0+nc) × rows [k0, k0+kc) of the im2col matrix of one image group `xg`
+ * (rows: (c, ky, kx); columns: output positions (oy, ox)) into NR-column panels, straight from the
+ * image: along a row of output positions with stride 1 the values are a contiguous run of the image.
+ */
+template <class T>
+void im2col_panels(const Conv2dShape& s, const T* xg, T* dst, int64_t nr, int64_t k0, int64_t kc, int64_t j0, int64_t nc) {
+  const int64_t kvol = s.kh * s.kw, plane = s.h * s.w;
+  for (int64_t p0 = 0; p0 < nc; p0 += nr) {
+    const int64_t np = std::min(nr, nc - p0);
+    T* panel = dst + p0 * kc;
+    const int64_t jstart = j0 + p0;
+    const int64_t oy0 = jstart / s.ow, ox0 = jstart % s.ow;
+    for (int64_t kk = 0; kk < kc; kk++) {
+      const int64_t k = k0 + kk;
+      const int64_t c = k / kvol, r = k - c * kvol;
+      const int64_t ky = r / s.kw, kx = r - ky * s.kw;
+      const T* img = xg + c * plane;
+      T* d = panel + kk * nr;
+      int64_t jj = 0, oy = oy0, ox = ox0;
+      while (jj < np) {
+        const int64_t run = std::min(np - jj, s.ow - ox);
+        const int64_t iy = oy * s.sh + ky * s.dh - s.ph;
+        T* seg = d + jj;
+        if (iy < 0 || iy >= s.h) {
+          std::memset(seg, 0, sizeof(T) * run);
+        } else {
+          const T* row = img + iy * s.w;
+          const int64_t ix0 = ox * s.sw + kx * s.dw - s.pw;
+          if (s.sw == 1) {
+            const int64_t t0 = std::min(run, std::max<int64_t>(0, -ix0));
+            const int64_t t1 = std::max(t0, std::min(run, s.w - ix0));
+            if (t0 > 0) std::memset(seg, 0, sizeof(T) * t0);
+            if (t1 > t0) std::memcpy(seg + t0, row + ix0 + t0, sizeof(T) * (t1 - t0));
+            if (run > t1) std::memset(seg + t1, 0, sizeof(T) * (run - t1));
+          } else {
+            for (int64_t t = 0; t < run; t++) {
+              const int64_t ix = ix0 + t * s.sw;
+              seg[t] = ix >= 0 && ix < s.w ? row[ix] : T(0);
+            }
+          }
+        }
+        jj += run;
+        ox = 0;
+        oy++;
+      }
+      if (np < nr) std::memset(d + np, 0, sizeof(T) * (nr - np));
+    }
+  }
+}
+
+/** The forward convolution as a batched GEMM: batch (n, group), A = the group's weights, B = im2col. */
+template <class T>
+struct ConvOp {
+  const Conv2dShape& s;
+  const T* x;
+  const T* w;
+  const T* bias;
+  T* out;
+  int64_t cig, cog, ck, l;
+  void pack_a(const Gemm<T>& g, T* dst, int64_t b, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const {
+    const int64_t gr = b % s.groups;
+    g.pack_a(dst, w + (gr * cog + i0) * ck + k0, ck, 1, mc, kc);
+  }
+  void pack_b(const Gemm<T>& g, T* dst, int64_t b, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const {
+    const int64_t n = b / s.groups, gr = b % s.groups;
+    im2col_panels(s, x + (n * s.cin + gr * cig) * s.h * s.w, dst, g.nr, k0, kc, j0, nc);
+  }
+  T* c(int64_t b) const {
+    const int64_t n = b / s.groups, gr = b % s.groups;
+    return out + (n * s.cout + gr * cog) * l;
+  }
+  /** Starts the output rows of batch `b` at the bias (then the product accumulates onto it). */
+  bool init(int64_t b) const {
+    if (bias == nullptr) return false;
+    const int64_t gr = b % s.groups;
+    T* rows = c(b);
+    for (int64_t co = 0; co < cog; co++) std::fill(rows + co * l, rows + (co + 1) * l, bias[gr * cog + co]);
+    return true;
+  }
+};
+
+/** out[co, oy, ox] += cols[(co, ky, kx), y·W + x] where (oy, ox) = (y, x)·stride + (ky, kx)·dilation − padding. */
+template <class T>
+void col2im(const Conv2dShape& s, const T* cols, T* out, int64_t c0, int64_t c1) {
+  const int64_t lin = s.h * s.w, lout = s.oh * s.ow;
+  for (int64_t co = c0; co < c1; co++) {
+    T* plane = out + co * lout;
+    for (int64_t ky = 0; ky < s.kh; ky++) {
+      for (int64_t kx = 0; kx < s.kw; kx++) {
+        const T* src = cols + ((co * s.kh + ky) * s.kw + kx) * lin;
+        // x range with 0 <= x·sw + kx·dw − pw < ow
+        const int64_t off = kx * s.dw - s.pw;
+        int64_t x0 = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
+        int64_t x1 = s.ow - off <= 0 ? 0 : std::min(s.w, (s.ow - off + s.sw - 1) / s.sw);
+        if (x1 <= x0) continue;
+        for (int64_t y = 0; y < s.h; y++) {
+          const int64_t oy = y * s.sh + ky * s.dh - s.ph;
+          if (oy < 0 || oy >= s.oh) continue;
+          T* orow = plane + oy * s.ow + off;
+          const T* irow = src + y * s.w;
+          if (s.sw == 1) {
+            for (int64_t x = x0; x < x1; x++) orow[x] += irow[x];
+          } else {
+            for (int64_t x = x0; x < x1; x++) orow[x * s.sw] += irow[x];
+          }
+        }
+      }
+    }
+  }
+}
+
+/** Cols = Wᵀ·x for one (sample, group) of a transposed convolution. */
+template <class T>
+struct ConvTOp {
+  const Conv2dShape& s;
+  const T* x;
+  const T* w;
+  T* cols;
+  int64_t cig, cog, kvol, lin;
+  void pack_a(const Gemm<T>& g, T* dst, int64_t b, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const {
+    const int64_t gr = b % s.groups;
+    const int64_t rowlen = cog * kvol;
+    g.pack_a(dst, w + gr * cig * rowlen + i0 + k0 * rowlen, 1, rowlen, mc, kc);
+  }
+  void pack_b(const Gemm<T>& g, T* dst, int64_t b, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const {
+    const int64_t n = b / s.groups, gr = b % s.groups;
+    g.pack_b(dst, x + (n * s.cin + gr * cig + k0) * lin + j0, lin, 1, kc, nc);
+  }
+  T* c(int64_t) const { return cols; }
+  bool init(int64_t) const { return false; }
+};
+
+}  // namespace
+
+template <class T>
+void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out) {
+  const Gemm<T>& g = gemm_of<T>(kernels());
+  const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups;
+  const int64_t ck = cig * s.kh * s.kw, l = s.oh * s.ow;
+  ConvOp<T> op{s, x, w, bias, out, cig, cog, ck, l};
+  gemm_run(g, op, s.n * s.groups, cog, l, ck, l, false);
+}
+
+template <class T>
+void conv_transpose2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out) {
+  const Gemm<T>& g = gemm_of<T>(kernels());
+  const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups;
+  const int64_t kvol = s.kh * s.kw, lin = s.h * s.w, lout = s.oh * s.ow;
+  const int64_t m = cog * kvol;
+  const int64_t batch = s.n * s.groups;
+  auto start = [&](int64_t b) {
+    const int64_t n = b / s.groups, gr = b % s.groups;
+    T* region = out + (n * s.cout + gr * cog) * lout;
+    for (int64_t co = 0; co < cog; co++) std::fill(region + co * lout, region + (co + 1) * lout, bias ? bias[gr * cog + co] : T(0));
+    return region;
+  };
+  const int threads = pool_size();
+  const double flops = 2.0 * batch * m * lin * cig;
+  if (threads > 1 && batch >= threads && flops >= kGemmParallelFlops) {
+    std::atomic<int64_t> next{0};
+    parallel([&](int, int) {
+      T* cols = static_cast<T*>(scratch(4, sizeof(T) * m * lin));
+      for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < batch;) {
+        ConvTOp<T> op{s, x, w, cols, cig, cog, kvol, lin};
+        GemmJob<T, ConvTOp<T>> job{g, op, m, lin, cig, lin, false};
+        if (cig > 0) gemm_serial(job, b, 0, m, 0, lin, 0, cig, cols, false);
+        else std::memset(cols, 0, sizeof(T) * m * lin);
+        col2im(s, cols, start(b), 0, cog);
+      }
+    });
+    return;
+  }
+  T* cols = static_cast<T*>(scratch(4, sizeof(T) * m * lin));
+  for (int64_t b = 0; b < batch; b++) {
+    // A one-batch op whose batch index is b.
+    struct Shifted {
+      ConvTOp<T> op;
+      int64_t b;
+      void pack_a(const Gemm<T>& g2, T* d, int64_t, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const { op.pack_a(g2, d, b, i0, mc, k0, kc); }
+      void pack_b(const Gemm<T>& g2, T* d, int64_t, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const { op.pack_b(g2, d, b, k0, kc, j0, nc); }
+      T* c(int64_t) const { return op.cols; }
+      bool init(int64_t) const { return false; }
+    } one{ConvTOp<T>{s, x, w, cols, cig, cog, kvol, lin}, b};
+    gemm_run(g, one, 1, m, lin, cig, lin, false);
+    T* region = start(b);
+    parallel([&](int tid, int nt) {
+      int64_t c0, c1;
+      split_range(cog, tid, nt, 1, &c0, &c1);
+      col2im(s, cols, region, c0, c1);
+    }, cog * kvol * lin < 32768);
+  }
+}
+
+template <class T>
+void unfold2d(const Conv2dShape& s, const T* x, T* out) {
+  const int64_t kvol = s.kh * s.kw, l = s.oh * s.ow, plane = s.h * s.w;
+  const int64_t rows = s.n * s.cin;
+  parallel([&](int tid, int nt) {
+    int64_t r0, r1;
+    split_range(rows, tid, nt, 1, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+      const T* img = x + r * plane;
+      T* dst = out + r * kvol * l;
+      for (int64_t ky = 0; ky < s.kh; ky++) {
+        for (int64_t kx = 0; kx < s.kw; kx++, dst += l) {
+          T* d = dst;
+          for (int64_t oy = 0; oy < s.oh; oy++, d += s.ow) {
+            const int64_t iy = oy * s.sh + ky * s.dh - s.ph;
+            if (iy < 0 || iy >= s.h) {
+              std::memset(d, 0, sizeof(T) * s.ow);
+              continue;
+            }
+            const T* row = img + iy * s.w;
+            const int64_t ix0 = kx * s.dw - s.pw;
+            if (s.sw == 1) {
+              const int64_t t0 = std::min(s.ow, std::max<int64_t>(0, -ix0));
+              const int64_t t1 = std::max(t0, std::min(s.ow, s.w - ix0));
+              if (t0 > 0) std::memset(d, 0, sizeof(T) * t0);
+              if (t1 > t0) std::memcpy(d + t0, row + ix0 + t0, sizeof(T) * (t1 - t0));
+              if (s.ow > t1) std::memset(d + t1, 0, sizeof(T) * (s.ow - t1));
+            } else {
+              for (int64_t t = 0; t < s.ow; t++) {
+                const int64_t ix = ix0 + t * s.sw;
+                d[t] = ix >= 0 && ix < s.w ? row[ix] : T(0);
+              }
+            }
+          }
+        }
+      }
+    }
+  }, rows * kvol * l < 32768);
+}
+
+template <class T>
+void max_pool2d(const Conv2dShape& s, const T* x, T* out, int32_t* indices) {
+  const int64_t planes = s.n * s.cin, plane = s.h * s.w, l = s.oh * s.ow;
+  const T ninf = -std::numeric_limits<T>::infinity();
+  parallel([&](int tid, int nt) {
+    int64_t p0, p1;
+    split_range(planes, tid, nt, 1, &p0, &p1);
+    for (int64_t p = p0; p < p1; p++) {
+      const T* img = x + p * plane;
+      T* o = out + p * l;
+      int32_t* ind = indices ? indices + p * l : nullptr;
+      for (int64_t oy = 0; oy < s.oh; oy++) {
+        for (int64_t ox = 0; ox < s.ow; ox++) {
+          T best = ninf;
+          int64_t at = 0;
+          bool first = true, nan = false;
+          for (int64_t ky = 0; ky < s.kh && !nan; ky++) {
+            const int64_t iy = oy * s.sh + ky * s.dh - s.ph;
+            const bool rowIn = iy >= 0 && iy < s.h;
+            for (int64_t kx = 0; kx < s.kw; kx++) {
+              const int64_t ix = ox * s.sw + kx * s.dw - s.pw;
+              const T v = rowIn && ix >= 0 && ix < s.w ? img[iy * s.w + ix] : ninf;
+              if (v != v) {
+                best = v;
+                at = iy * s.w + ix;
+                nan = true;
+                break;
+              }
+              if (first || v > best) {
+                best = v;
+                at = iy * s.w + ix;
+                first = false;
+              }
+            }
+          }
+          o[oy * s.ow + ox] = best;
+          if (ind) ind[oy * s.ow + ox] = static_cast<int32_t>(at);
+        }
+      }
+    }
+  }, planes * l * s.kh * s.kw < 32768);
+}
+
+template void conv2d<float>(const Conv2dShape&, const float*, const float*, const float*, float*);
+template void conv2d<double>(const Conv2dShape&, const double*, const double*, const double*, double*);
+template void conv_transpose2d<float>(const Conv2dShape&, const float*, const float*, const float*, float*);
+template void conv_transpose2d<double>(const Conv2dShape&, const double*, const double*, const double*, double*);
+template void unfold2d<float>(const Conv2dShape&, const float*, float*);
+template void unfold2d<double>(const Conv2dShape&, const double*, double*);
+template void max_pool2d<float>(const Conv2dShape&, const float*, float*, int32_t*);
+template void max_pool2d<double>(const Conv2dShape&, const double*, double*, int32_t*);
+
+}  // namespace burn

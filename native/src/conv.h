@@ -1,0 +1,41 @@
+// 2-d convolution, transposed convolution, unfold (im2col) and max pooling of contiguous NCHW
+// tensors, on the pool.
+#pragma once
+
+#include <cstdint>
+
+namespace burn {
+
+/** The geometry of a 2-d convolution-like op (sizes of the NCHW input, kernel and output). */
+struct Conv2dShape {
+  int64_t n, cin, h, w;      // input
+  int64_t cout, kh, kw;      // output channels, kernel
+  int64_t oh, ow;            // output spatial size
+  int64_t sh, sw, ph, pw, dh, dw;
+  int64_t groups;
+};
+
+/** out[N, Cout, OH, OW] = conv(x[N, Cin, H, W], w[Cout, Cin/G, kh, kw]) (+ bias[Cout]). */
+template <class T>
+void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out);
+
+/**
+ * Transposed convolution: out[N, Cout, OH, OW] from x[N, Cin, H, W] and w[Cin, Cout/G, kh, kw]
+ * (+ bias[Cout]). Here (h, w) is the input's size and (oh, ow) the output's; stride, padding and
+ * dilation are those of the forward convolution it transposes.
+ */
+template <class T>
+void conv_transpose2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out);
+
+/** im2col of a batch: out[N, C·kh·kw, OH·OW] (cin = C; cout and groups unused). */
+template <class T>
+void unfold2d(const Conv2dShape& s, const T* x, T* out);
+
+/**
+ * Max pooling: out[N, C, OH, OW] (cin = C) over windows of kh×kw with padding counted as −∞;
+ * `indices` (optional) gets the flat `iy·W + ix` of each window's first maximum (NaN wins).
+ */
+template <class T>
+void max_pool2d(const Conv2dShape& s, const T* x, T* out, int32_t* indices);
+
+}  // namespace burn

@@ -1,0 +1,31 @@
+// Elementwise ops, row reductions, softmax and strided copies on the pool: the per-ISA kernels of
+// kernels.inc run on contiguous ranges; these functions split the work over threads above a size
+// threshold and walk strided (broadcast) operands as runs of their innermost dim.
+#pragma once
+
+#include <cstdint>
+
+namespace burn {
+
+/** Largest rank of a strided operand (after the caller collapsed its dims). */
+constexpr int kMaxRank = 8;
+
+template <class T> void ew_binary(int op, T* out, const T* a, const T* b, int64_t n);
+template <class T> void ew_binary_scalar(int op, T* out, const T* a, double s, int64_t n);
+template <class T> void ew_unary(int op, T* out, const T* a, int64_t n);
+/** out[r] = reduce(a[r·len .. r·len + len)). */
+template <class T> void ew_reduce_rows(int op, T* out, const T* a, int64_t rows, int64_t len);
+template <class T> void ew_softmax_rows(T* out, const T* a, int64_t rows, int64_t len, bool log);
+
+/** out (contiguous, `shape`) = a op b for strided (possibly broadcast, stride 0) a and b. */
+template <class T>
+void ew_binary_strided(int op, T* out, int rank, const int64_t* shape, const T* a, const int64_t* as, const T* b, const int64_t* bs);
+
+/** dst[i] = src[i] over `shape` for strided dst and src. */
+template <class T>
+void copy_strided(int rank, const int64_t* shape, T* dst, const int64_t* ds, const T* src, const int64_t* ss);
+
+/** Bytes per second of a multi-threaded copy of `n` floats (best of `reps`), counting read + written bytes. */
+double copy_bandwidth(int64_t n, int reps);
+
+}  // namespace burn

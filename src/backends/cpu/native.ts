@@ -1,0 +1,211 @@
+import type { BinaryOp, ReduceOp, UnaryOp } from '../../backend/ops.js';
+import type { MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
+import type { Conv2dArgs, ConvTranspose2dArgs, CpuEngineKernels, FloatArray, GemmArgs } from './engine.js';
+
+/**
+ * The `native` CPU engine: a Node addon (native/, N-API, built by `npm install` through node-gyp)
+ * with AVX-512 / AVX2+FMA / generic kernels chosen at run time and a persistent thread pool
+ * (`BURN_NUM_THREADS`, default: the CPUs). It works in place on the tensors' typed arrays. Tiny
+ * tensors never reach the addon: below a size threshold the `js` kernels are faster than a call
+ * into C, so the engine declines them.
+ */
+
+/** The addon's functions (native/src/addon.cc). */
+export interface NativeAddon {
+  info(): { isa: string; threads: number };
+  setIsa(name: string): boolean;
+  gemm(p: Float64Array, a: FloatArray, b: FloatArray, c: FloatArray): void;
+  binary(op: number, out: FloatArray, a: FloatArray, aOffset: number, b: FloatArray, bOffset: number, n: number): void;
+  binaryScalar(op: number, out: FloatArray, a: FloatArray, aOffset: number, scalar: number, n: number): void;
+  unary(op: number, out: FloatArray, a: FloatArray, aOffset: number, n: number): void;
+  reduceRows(op: number, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): void;
+  softmaxRows(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: number): void;
+  binaryStrided(p: Float64Array, out: FloatArray, a: FloatArray, b: FloatArray): void;
+  copyStrided(p: Float64Array, dst: FloatArray, src: FloatArray): void;
+  conv2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
+  convTranspose2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
+  unfold2d(p: Float64Array, x: FloatArray, out: FloatArray): void;
+  maxPool2d(p: Float64Array, x: FloatArray, out: FloatArray, indices: Int32Array | null): void;
+  bandwidth(n: number, reps: number): number;
+}
+
+/** The addon as built by scripts/build-native.mjs, relative to this file in src/ and in dist/. */
+const ADDON_PATH = '../../../native/build/Release/burn_native.node';
+
+let loaded: { addon: NativeAddon } | { reason: string } | undefined;
+
+/** Loads the addon once; the reason it is unavailable otherwise. */
+function load(): { addon: NativeAddon } | { reason: string } {
+  if (loaded) return loaded;
+  const proc = globalThis.process;
+  const getBuiltin = proc?.getBuiltinModule as ((id: string) => unknown) | undefined;
+  if (typeof getBuiltin !== 'function') {
+    loaded = { reason: proc?.versions?.node ? `Node ${proc.versions.node} cannot load addons from ES modules here (needs Node >= 20.16)` : 'not running in Node' };
+    return loaded;
+  }
+  const mod = getBuiltin('node:module') as { createRequire(url: string | URL): (id: string) => unknown };
+  const fs = getBuiltin('node:fs') as { existsSync(path: URL): boolean };
+  const url = new URL(ADDON_PATH, import.meta.url);
+  if (!fs.existsSync(url)) {
+    loaded = { reason: `the addon is not built (${url.pathname} is missing; run \`npm run build:native\`)` };
+    return loaded;
+  }
+  try {
+    const addon = mod.createRequire(import.meta.url)(ADDON_PATH) as NativeAddon;
+    addon.info();
+    loaded = { addon };
+  } catch (e) {
+    loaded = { reason: `the addon failed to load: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };
+  }
+  return loaded;
+}
+
+/** The loaded addon, or undefined (see {@link nativeUnavailableReason}). */
+export function nativeAddon(): NativeAddon | undefined {
+  const l = load();
+  return 'addon' in l ? l.addon : undefined;
+}
+
+/** Why the native engine is unavailable, or undefined when it loads. */
+export function nativeUnavailableReason(): string | undefined {
+  const l = load();
+  return 'reason' in l ? l.reason : undefined;
+}
+
+const BINARY: Partial<Record<BinaryOp, number>> = { add: 0, sub: 1, mul: 2, div: 3, rem: 4, fmod: 5, pow: 6, atan2: 7, max: 8, min: 9 };
+const UNARY: Partial<Record<UnaryOp, number>> = {
+  neg: 0, abs: 1, sign: 2, exp: 3, expm1: 4, log: 5, log1p: 6, sqrt: 7, recip: 8, sigmoid: 9, sin: 10, cos: 11, tan: 12,
+  asin: 13, acos: 14, atan: 15, sinh: 16, cosh: 17, tanh: 18, asinh: 19, acosh: 20, atanh: 21, erf: 22, round: 23, floor: 24,
+  ceil: 25, trunc: 26,
+};
+const REDUCE: Partial<Record<ReduceOp, number>> = { sum: 0, prod: 1, max: 2, min: 3 };
+/** Unary ops that cost a libm call per element in JavaScript (worth the addon from a few elements). */
+const COSTLY_UNARY = new Set<UnaryOp>(['exp', 'expm1', 'log', 'log1p', 'sigmoid', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'erf']);
+
+/** Thresholds below which the engine declines work (the `js` kernels are faster there). */
+export interface NativeEngineOptions {
+  /** Least elements of a cheap elementwise op, reduction or copy (default 2048). */
+  readonly minElements?: number;
+  /** Least elements of a transcendental elementwise op or softmax (default 128). */
+  readonly minCostlyElements?: number;
+  /** Least multiply-adds (batch·M·N·K) of a matmul (default 4096). */
+  readonly minGemm?: number;
+  /** Instruction set to use (`avx512`, `avx2`, `generic`); default: the best this CPU has. */
+  readonly isa?: string;
+}
+
+/** The native engine over a loaded addon. */
+export function nativeEngine(addon: NativeAddon, options: NativeEngineOptions = {}): CpuEngineKernels {
+  const minElements = options.minElements ?? 2048;
+  const minCostly = options.minCostlyElements ?? 128;
+  const minGemm = options.minGemm ?? 4096;
+  if (options.isa !== undefined && !addon.setIsa(options.isa)) throw new Error(`native engine: this CPU has no ${options.isa} support`);
+  let params = new Float64Array(64);
+  const block = (n: number): Float64Array => (params.length >= n ? params : (params = new Float64Array(Math.max(n, params.length * 2))));
+  const convParams = (xShape: readonly number[], cout: number, kernel: readonly number[], outSpatial: readonly number[], o: { stride: readonly number[]; padding: readonly number[]; dilation: readonly number[] }, groups: number): Float64Array => {
+    const p = block(16);
+    p[0] = xShape[0]!; p[1] = xShape[1]!; p[2] = xShape[2]!; p[3] = xShape[3]!;
+    p[4] = cout; p[5] = kernel[0]!; p[6] = kernel[1]!; p[7] = outSpatial[0]!; p[8] = outSpatial[1]!;
+    p[9] = o.stride[0]!; p[10] = o.stride[1]!; p[11] = o.padding[0]!; p[12] = o.padding[1]!;
+    p[13] = o.dilation[0]!; p[14] = o.dilation[1]!; p[15] = groups;
+    return p;
+  };
+  const stridedParams = (first: number, shape: readonly number[], offsets: readonly number[], strides: readonly (readonly number[])[]): Float64Array => {
+    const rank = shape.length;
+    const p = block(first + 1 + rank + 2 * (1 + rank));
+    let w = first;
+    p[w++] = rank;
+    for (let d = 0; d < rank; d++) p[w++] = shape[d]!;
+    for (let o = 0; o < 2; o++) {
+      p[w++] = offsets[o]!;
+      for (let d = 0; d < rank; d++) p[w++] = strides[o]![d]!;
+    }
+    return p;
+  };
+  const numel = (shape: readonly number[]): number => shape.reduce((a, s) => a * s, 1);
+
+  return {
+    name: 'native',
+    gemm(args: GemmArgs): boolean {
+      const batch = args.aOffsets.length;
+      if (batch * args.m * args.n * args.k < minGemm) return false;
+      const p = block(8 + 2 * batch);
+      p[0] = args.m; p[1] = args.n; p[2] = args.k;
+      p[3] = args.aRowStride; p[4] = args.aColStride; p[5] = args.bRowStride; p[6] = args.bColStride; p[7] = batch;
+      for (let i = 0; i < batch; i++) {
+        p[8 + i] = args.aOffsets[i]!;
+        p[8 + batch + i] = args.bOffsets[i]!;
+      }
+      addon.gemm(p, args.a, args.b, args.c);
+      return true;
+    },
+    binary(op, out, a, aOffset, b, bOffset, n): boolean {
+      const code = BINARY[op];
+      if (code === undefined || n < (code >= 4 && code <= 7 ? minCostly : minElements)) return false;
+      addon.binary(code, out, a, aOffset, b, bOffset, n);
+      return true;
+    },
+    binaryScalar(op, out, a, aOffset, scalar, n): boolean {
+      const code = BINARY[op];
+      if (code === undefined || n < (code >= 4 && code <= 7 ? minCostly : minElements)) return false;
+      addon.binaryScalar(code, out, a, aOffset, scalar, n);
+      return true;
+    },
+    binaryStrided(op, out, shape, a, aOffset, aStrides, b, bOffset, bStrides): boolean {
+      const code = BINARY[op];
+      if (code === undefined || shape.length < 1 || shape.length > 8 || numel(shape) < minElements) return false;
+      addon.binaryStrided(p1(stridedParams(1, shape, [aOffset, bOffset], [aStrides, bStrides]), code), out, a, b);
+      return true;
+    },
+    unary(op, out, a, aOffset, n): boolean {
+      const code = UNARY[op];
+      if (code === undefined || n < (COSTLY_UNARY.has(op) ? minCostly : minElements)) return false;
+      addon.unary(code, out, a, aOffset, n);
+      return true;
+    },
+    reduceRows(op, out, a, aOffset, rows, len): boolean {
+      const code = REDUCE[op];
+      if (code === undefined || rows * len < minElements) return false;
+      addon.reduceRows(code, out, a, aOffset, rows, len);
+      return true;
+    },
+    softmaxRows(out, a, aOffset, rows, len, log): boolean {
+      if (rows * len < minCostly) return false;
+      addon.softmaxRows(out, a, aOffset, rows, len, log ? 1 : 0);
+      return true;
+    },
+    copyStrided(shape, dst, dstOffset, dstStrides, src, srcOffset, srcStrides): boolean {
+      if (shape.length < 1 || shape.length > 8 || numel(shape) < minElements || dst.constructor !== src.constructor) return false;
+      addon.copyStrided(stridedParams(0, shape, [dstOffset, srcOffset], [dstStrides, srcStrides]), dst, src);
+      return true;
+    },
+    conv2d(args: Conv2dArgs): boolean {
+      const [, cout, oh, ow] = args.outShape;
+      if (args.options.padding.length !== 2 || numel(args.outShape) * numel(args.wShape.slice(1)) < minGemm) return false;
+      addon.conv2d(convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups), args.x, args.w, args.bias ?? null, args.out);
+      return true;
+    },
+    convTranspose2d(args: ConvTranspose2dArgs): boolean {
+      const [, cout, oh, ow] = args.outShape;
+      if (args.options.padding.length !== 2 || numel(args.xShape) * numel(args.wShape.slice(1)) < minGemm) return false;
+      addon.convTranspose2d(convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups), args.x, args.w, args.bias ?? null, args.out);
+      return true;
+    },
+    unfold2d(x, xShape, kernel, outSpatial, options: UnfoldOptions, out): boolean {
+      if (out.length < minElements) return false;
+      addon.unfold2d(convParams(xShape, xShape[1]!, kernel, outSpatial, options, 1), x, out);
+      return true;
+    },
+    maxPool2d(x, xShape, out, outShape, indices, o: MaxPoolOptions): boolean {
+      if (out.length * o.kernelSize[0]! * o.kernelSize[1]! < minElements) return false;
+      addon.maxPool2d(convParams(xShape, xShape[1]!, o.kernelSize, outShape.slice(2), o, 1), x, out, indices ?? null);
+      return true;
+    },
+  };
+}
+
+/** Writes `value` at index 0 of a parameter block (the op code of strided calls). */
+function p1(p: Float64Array, value: number): Float64Array {
+  p[0] = value;
+  return p;
+}

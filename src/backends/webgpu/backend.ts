@@ -1,0 +1,471 @@
+import type { SliceSpecs } from '../../backend/backend.js';
+import { BaseBackend } from '../../backend/base.js';
+import { NO_SCAN, runScope, trackAllocation } from '../../backend/memory.js';
+import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
+import type {
+  AttentionOptions, AvgPoolOptions, ConvOptions, ConvTransposeOptions, DeformConvOptions, GridSampleOptions,
+  InterpolateOptions, MaxPoolOptions, UnfoldOptions,
+} from '../../backend/options.js';
+import type { RandomKey } from '../../backend/rng.js';
+import { TensorData } from '../../tensor/data.js';
+import type { Distribution } from '../../tensor/distribution.js';
+import { bf16BitsToF32, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, isFloatDType, isUnsignedDType, type DType } from '../../tensor/dtype.js';
+import { castNumber, storageFromNumbers } from '../../tensor/element.js';
+import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../tensor/shape.js';
+import type { GpuContext, WebGpuInfo } from './context.js';
+import { runGather, runScatter } from './kernels/indexing.js';
+import { runMap, type MapInput, type MapScalar } from './kernels/map.js';
+import { runMatmul } from './kernels/matmul.js';
+import { runRandom } from './kernels/random.js';
+import { runArgReduce, runReduce, runScan } from './kernels/reduce.js';
+import { runSort } from './kernels/sort.js';
+import { alignStrides, type Operand } from './layout.js';
+import type { PoolStats } from './pool.js';
+import { GpuRuntime, type RuntimeStats } from './runtime.js';
+import { GpuStorage, WebGpuTensor, type StorageOwner } from './tensor.js';
+import { binaryExpr, compareExpr, predicateExpr, unaryExpr, type Expr } from './wgsl/ops.js';
+import { ctype, type CType } from './wgsl/types.js';
+import * as modules from './module-ops.js';
+
+/**
+ * The WebGPU backend: every op of the required set in generated WGSL, over strided views of
+ * pooled GPU buffers (transpose, slice, expand and flip are views, as on the CPU). Work is
+ * encoded into command buffers and submitted lazily; reads are asynchronous (`toDataSync`
+ * returns undefined). Composite ops that fall back to the shared defaults run in a memory scope,
+ * so their intermediates go back to the pool as soon as the op returns.
+ */
+export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageOwner {
+  readonly name = 'webgpu';
+  readonly [NO_SCAN] = true;
+  /** @internal The command stream (pipelines, batching, uploads, reads). */
+  readonly rt: GpuRuntime;
+
+  constructor(private readonly ctx: GpuContext) {
+    super();
+    this.rt = new GpuRuntime(ctx.device);
+  }
+
+  // --- memory ---
+
+  /** @internal Returns a storage's buffer to the pool (its last tensor was released). */
+  free(storage: GpuStorage): void {
+    this.rt.pool.release(storage.buffer);
+  }
+
+  /** A new tensor handle over `storage`, reported to the open memory scope. */
+  private view(storage: GpuStorage, shape: readonly number[], strides: readonly number[], offset: number, dtype: DType): WebGpuTensor {
+    const t = new WebGpuTensor(storage, [...shape], [...strides], offset, dtype);
+    trackAllocation(t);
+    return t;
+  }
+
+  /** A fresh contiguous tensor (contents undefined until a kernel writes it). */
+  private alloc(shape: readonly number[], dtype: DType, op = 'webgpu'): WebGpuTensor {
+    ctype(dtype, op);
+    const storage = new GpuStorage(this.rt.pool.acquire(Math.max(1, numel(shape)) * 4), this);
+    return this.view(storage, shape, contiguousStrides(shape), 0, dtype);
+  }
+
+  dispose(p: WebGpuTensor): void {
+    p.release();
+  }
+
+  retain(p: WebGpuTensor): WebGpuTensor {
+    return this.view(p.storage, p.shape, p.strides, p.offset, p.dtype);
+  }
+
+  /** Waits for all queued GPU work. */
+  sync(): Promise<void> {
+    return this.rt.sync();
+  }
+
+  /** Adapter, features, limits, and the buffer pool's and command stream's counters. */
+  info(): WebGpuInfo & { memory: PoolStats; stream: RuntimeStats } {
+    return { ...this.ctx.info, memory: this.rt.pool.stats(), stream: this.rt.stats() };
+  }
+
+  /** The pool's byte counters. */
+  memory(): PoolStats {
+    return this.rt.pool.stats();
+  }
+
+  // --- kernel plumbing ---
+
+  /** `p` as a kernel operand, its strides aligned to an output of `shape` (broadcasting). */
+  private operand(p: WebGpuTensor, shape: readonly number[] = p.shape): Operand {
+    return { buffer: p.buffer, offset: p.offset, strides: alignStrides(p.shape, p.strides, shape), dtype: p.dtype };
+  }
+
+  /** The contiguous operand of a fresh output. */
+  private out(t: WebGpuTensor): Operand {
+    return { buffer: t.buffer, offset: t.offset, strides: t.strides, dtype: t.dtype };
+  }
+
+  /** `dst[m] = expr(...)` for a fresh output of `shape`. */
+  private map(dtype: DType, shape: readonly number[], inputs: readonly [WebGpuTensor, string, DType][], scalars: readonly MapScalar[], expr: Expr, op: string): WebGpuTensor {
+    const out = this.alloc(shape, dtype, op);
+    const ins: MapInput[] = inputs.map(([t, name, as]) => ({ operand: this.operand(t, shape), name, as }));
+    runMap(this.rt, this.out(out), shape, ins, scalars, expr);
+    return out;
+  }
+
+  /** Copies `src` (broadcast to `dst`'s shape, cast to its dtype) into the strided view `dst`. */
+  private copyInto(dst: WebGpuTensor, src: WebGpuTensor): void {
+    runMap(this.rt, { buffer: dst.buffer, offset: dst.offset, strides: dst.strides, dtype: dst.dtype }, dst.shape, [{ operand: this.operand(src, dst.shape), name: 'x', as: dst.dtype }], [], { expr: 'x', helpers: [] });
+  }
+
+  /** A contiguous copy of `p`. */
+  private copy(p: WebGpuTensor): WebGpuTensor {
+    const out = this.alloc(p.shape, p.dtype);
+    this.copyInto(out, p);
+    return out;
+  }
+
+  /** `p` itself when contiguous, else a contiguous copy (the caller releases it when it differs). */
+  private contiguous(p: WebGpuTensor): WebGpuTensor {
+    return p.isContiguous() ? p : this.copy(p);
+  }
+
+  /** Runs a composite default in a memory scope: intermediates are released when it returns. */
+  private scoped<T>(fn: () => T): T {
+    return runScope(fn);
+  }
+
+  // --- data ---
+
+  fromData(data: TensorData): WebGpuTensor {
+    const { dtype, shape } = data;
+    const out = this.alloc(shape, dtype, 'fromData');
+    const n = numel(shape);
+    if (n > 0) this.rt.upload(out.buffer, 0, new Uint8Array(toWords(data).buffer));
+    return out;
+  }
+
+  async toData(p: WebGpuTensor): Promise<TensorData> {
+    const n = p.numel;
+    const c = this.contiguous(p);
+    const pending = this.rt.read(c.buffer, c.offset * 4, n * 4);
+    if (c !== p) c.release();
+    return fromWords(await pending, p.shape, p.dtype);
+  }
+
+  toDataSync(): TensorData | undefined {
+    return undefined;
+  }
+
+  fill(shape: readonly number[], value: number, dtype: DType): WebGpuTensor {
+    const t = ctype(dtype, 'fill');
+    return this.map(dtype, shape, [], [{ name: 's', value: scalarFor(value, dtype), type: t }], { expr: 's', helpers: [] }, 'fill');
+  }
+
+  // --- layout ---
+
+  reshape(p: WebGpuTensor, shape: readonly number[]): WebGpuTensor {
+    if (p.isContiguous()) return this.view(p.storage, shape, contiguousStrides(shape), p.offset, p.dtype);
+    const c = this.copy(p);
+    const v = this.view(c.storage, shape, contiguousStrides(shape), 0, p.dtype);
+    c.release();
+    return v;
+  }
+
+  permute(p: WebGpuTensor, axes: readonly number[]): WebGpuTensor {
+    return this.view(p.storage, axes.map((a) => p.shape[a]!), axes.map((a) => p.strides[a]!), p.offset, p.dtype);
+  }
+
+  expand(p: WebGpuTensor, shape: readonly number[]): WebGpuTensor {
+    return this.view(p.storage, shape, alignStrides(p.shape, p.strides, shape), p.offset, p.dtype);
+  }
+
+  slice(p: WebGpuTensor, specs: SliceSpecs): WebGpuTensor {
+    let offset = p.offset;
+    const shape = [...p.shape];
+    const strides = [...p.strides];
+    specs.forEach((s, d) => {
+      if (s.size > 0) offset += s.start * p.strides[d]!;
+      shape[d] = s.size;
+      strides[d] = p.strides[d]! * s.step;
+    });
+    return this.view(p.storage, shape, strides, offset, p.dtype);
+  }
+
+  sliceAssign(p: WebGpuTensor, specs: SliceSpecs, values: WebGpuTensor): WebGpuTensor {
+    const out = this.copy(p);
+    const region = this.slice(out, specs);
+    this.copyInto(region, values);
+    region.release();
+    return out;
+  }
+
+  cat(ps: readonly WebGpuTensor[], dim: number): WebGpuTensor {
+    const first = ps[0]!;
+    const shape = [...first.shape];
+    shape[dim] = ps.reduce((acc, p) => acc + p.shape[dim]!, 0);
+    const out = this.alloc(shape, first.dtype, 'cat');
+    let start = 0;
+    for (const p of ps) {
+      const size = p.shape[dim]!;
+      if (size > 0) {
+        const region = this.slice(out, shape.map((s, d) => (d === dim ? { start, size, step: 1 } : { start: 0, size: s, step: 1 })));
+        this.copyInto(region, p);
+        region.release();
+      }
+      start += size;
+    }
+    return out;
+  }
+
+  // --- elementwise ---
+
+  unary(op: UnaryOp, p: WebGpuTensor): WebGpuTensor {
+    return this.map(p.dtype, p.shape, [[p, 'x', p.dtype]], [], unaryExpr(op, p.dtype), op);
+  }
+
+  predicate(op: PredicateOp, p: WebGpuTensor): WebGpuTensor {
+    return this.map('bool', p.shape, [[p, 'x', p.dtype]], [], predicateExpr(op, p.dtype), op);
+  }
+
+  binary(op: BinaryOp, a: WebGpuTensor, b: WebGpuTensor): WebGpuTensor {
+    const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
+    return this.map(a.dtype, shape, [[a, 'x', a.dtype], [b, 'y', a.dtype]], [], binaryExpr(op, a.dtype), op);
+  }
+
+  compare(op: CompareOp, a: WebGpuTensor, b: WebGpuTensor): WebGpuTensor {
+    const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
+    const common = commonDType(a.dtype, b.dtype);
+    return this.map('bool', shape, [[a, 'x', common], [b, 'y', common]], [], compareExpr(op, ctype(common, op)), op);
+  }
+
+  where(cond: WebGpuTensor, a: WebGpuTensor, b: WebGpuTensor): WebGpuTensor {
+    const shape = broadcastShapes(broadcastShapes(cond.shape, a.shape, 'where'), b.shape, 'where');
+    return this.map(a.dtype, shape, [[a, 'x', a.dtype], [b, 'y', a.dtype], [cond, 'c', 'bool']], [], { expr: 'select(y, x, c != 0u)', helpers: [] }, 'where');
+  }
+
+  cast(p: WebGpuTensor, dtype: DType): WebGpuTensor {
+    if (dtype === p.dtype) return this.retain(p);
+    return this.map(dtype, p.shape, [[p, 'x', dtype]], [], { expr: 'x', helpers: [] }, 'cast');
+  }
+
+  // --- reductions and scans ---
+
+  reduce(op: ReduceOp, p: WebGpuTensor, dims: readonly number[]): WebGpuTensor {
+    const dtype = op === 'any' || op === 'all' ? 'bool' : p.dtype;
+    const out = this.alloc(p.shape.map((s, d) => (dims.includes(d) ? 1 : s)), dtype, op);
+    runReduce(this.rt, op, this.operand(p), p.shape, dims, out.buffer, dtype);
+    return out;
+  }
+
+  argReduce(op: ArgOp, p: WebGpuTensor, dim: number): WebGpuTensor {
+    const out = this.alloc(p.shape.map((s, d) => (d === dim ? 1 : s)), 'i32', op);
+    runArgReduce(this.rt, op, this.operand(p), p.shape, dim, out.buffer);
+    return out;
+  }
+
+  scan(op: ScanOp, p: WebGpuTensor, dim: number): WebGpuTensor {
+    const out = this.alloc(p.shape, p.dtype, op);
+    runScan(this.rt, op, this.operand(p), p.shape, dim, out.buffer);
+    return out;
+  }
+
+  // --- indexing ---
+
+  gather(p: WebGpuTensor, dim: number, indices: WebGpuTensor): WebGpuTensor {
+    const out = this.alloc(indices.shape, p.dtype, 'gather');
+    runGather(this.rt, this.operand(p), p.shape, dim, this.operand(indices), indices.shape, out.buffer);
+    return out;
+  }
+
+  scatter(op: ScatterOp, p: WebGpuTensor, dim: number, indices: WebGpuTensor, values: WebGpuTensor): WebGpuTensor {
+    const out = this.copy(p);
+    runScatter(this.rt, op, out.buffer, p.dtype, p.shape, dim, this.operand(indices), indices.shape, this.operand(values, indices.shape));
+    return out;
+  }
+
+  // --- matmul, sort ---
+
+  matmul(a: WebGpuTensor, b: WebGpuTensor): WebGpuTensor {
+    const rank = a.shape.length;
+    const batch = rank === 2 ? [] : broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2), 'matmul');
+    const out = this.alloc([...batch, a.shape[rank - 2]!, b.shape[rank - 1]!], a.dtype, 'matmul');
+    if (a.shape[rank - 1] === 0) {
+      runMap(this.rt, this.out(out), out.shape, [], [{ name: 's', value: 0, type: ctype(a.dtype) }], { expr: 's', helpers: [] });
+      return out;
+    }
+    runMatmul(this.rt, this.operand(a), a.shape, this.operand(b), b.shape, batch, out.buffer, a.dtype);
+    return out;
+  }
+
+  sort(p: WebGpuTensor, dim: number, descending: boolean): [WebGpuTensor, WebGpuTensor] {
+    const rank = p.shape.length;
+    const axes = [...Array.from({ length: rank }, (_, i) => i).filter((i) => i !== dim), dim];
+    const moved = this.permute(p, axes);
+    const src = this.contiguous(moved);
+    const n = p.shape[dim]!;
+    const lines = n === 0 ? 0 : p.numel / n;
+    let pow = 1;
+    while (pow < n) pow *= 2;
+    const values = this.alloc(moved.shape, p.dtype, 'sort');
+    const indices = this.alloc(moved.shape, 'i32', 'sort');
+    const keys = this.alloc([lines * pow], p.dtype, 'sort');
+    const idx = this.alloc([lines * pow], 'u32', 'sort');
+    runSort(this.rt, src.buffer, src.offset, p.dtype, lines, n, descending, values.buffer, indices.buffer, keys.buffer, idx.buffer);
+    keys.release();
+    idx.release();
+    if (src !== moved) src.release();
+    moved.release();
+    const inverse = new Array<number>(rank);
+    axes.forEach((a, i) => (inverse[a] = i));
+    const v = this.permute(values, inverse), i = this.permute(indices, inverse);
+    values.release();
+    indices.release();
+    return [v, i];
+  }
+
+  // --- overrides: creation and scalar ops as single kernels ---
+
+  override random(shape: readonly number[], dist: Distribution, dtype: DType, key: RandomKey): WebGpuTensor {
+    const out = this.alloc(shape, dtype, 'random');
+    runRandom(this.rt, out.buffer, numel(shape), dist, dtype, key);
+    return out;
+  }
+
+  override arange(start: number, end: number, step: number, dtype: DType): WebGpuTensor {
+    const n = Math.max(0, Math.ceil((end - start) / step));
+    const t = ctype(dtype, 'arange');
+    const idx = t === 'f32' ? 'f32(i)' : t === 'i32' ? 'i32(i)' : 'i';
+    const startS: MapScalar = { name: 'a', value: castNumber(start, dtype), type: t };
+    const stepS: MapScalar = { name: 'b', value: castNumber(step, dtype), type: t };
+    return this.map(dtype, [n], [], [startS, stepS], { expr: t === 'f32' ? `a + ${idx} * b` : `a + ${idx} * b`, helpers: [] }, 'arange');
+  }
+
+  override binaryScalar(op: BinaryOp, a: WebGpuTensor, scalar: number): WebGpuTensor {
+    return this.map(a.dtype, a.shape, [[a, 'x', a.dtype]], [{ name: 'y', value: scalarFor(scalar, a.dtype), type: ctype(a.dtype, op) }], binaryExpr(op, a.dtype), op);
+  }
+
+  override compareScalar(op: CompareOp, a: WebGpuTensor, scalar: number): WebGpuTensor {
+    return this.map('bool', a.shape, [[a, 'x', a.dtype]], [{ name: 'y', value: scalarFor(scalar, a.dtype), type: ctype(a.dtype, op) }], compareExpr(op, ctype(a.dtype, op)), op);
+  }
+
+  override clamp(p: WebGpuTensor, min: number | undefined, max: number | undefined): WebGpuTensor {
+    const t = ctype(p.dtype, 'clamp');
+    const [mx, mn] = t === 'f32' ? ['f_max', 'f_min'] : ['max', 'min'];
+    let expr = 'x';
+    const scalars: MapScalar[] = [];
+    if (min !== undefined) {
+      expr = `${mx}(${expr}, lo)`;
+      scalars.push({ name: 'lo', value: scalarFor(min, p.dtype), type: t });
+    }
+    if (max !== undefined) {
+      expr = `${mn}(${expr}, hi)`;
+      scalars.push({ name: 'hi', value: scalarFor(max, p.dtype), type: t });
+    }
+    return this.map(p.dtype, p.shape, [[p, 'x', p.dtype]], scalars, { expr, helpers: t === 'f32' ? ['f_max', 'f_min'] : [] }, 'clamp');
+  }
+
+  override maskFill(p: WebGpuTensor, mask: WebGpuTensor, value: number): WebGpuTensor {
+    const shape = broadcastShapes(mask.shape, p.shape, 'maskFill');
+    const s: MapScalar = { name: 's', value: scalarFor(value, p.dtype), type: ctype(p.dtype, 'maskFill') };
+    return this.map(p.dtype, shape, [[p, 'x', p.dtype], [mask, 'c', 'bool']], [s], { expr: 'select(x, s, c != 0u)', helpers: [] }, 'maskFill');
+  }
+
+  // --- composites: dedicated kernels where they exist, the shared defaults in a scope otherwise ---
+
+  override select(p: WebGpuTensor, dim: number, indices: WebGpuTensor): WebGpuTensor {
+    return this.scoped(() => super.select(p, dim, indices));
+  }
+  override selectAssign(op: ScatterOp, p: WebGpuTensor, dim: number, indices: WebGpuTensor, values: WebGpuTensor): WebGpuTensor {
+    return this.scoped(() => super.selectAssign(op, p, dim, indices, values));
+  }
+  override softmax(p: WebGpuTensor, dim: number): WebGpuTensor {
+    return modules.softmax(this.rt, this, p, dim, false) ?? this.scoped(() => super.softmax(p, dim));
+  }
+  override logSoftmax(p: WebGpuTensor, dim: number): WebGpuTensor {
+    return modules.softmax(this.rt, this, p, dim, true) ?? this.scoped(() => super.logSoftmax(p, dim));
+  }
+  override conv(x: WebGpuTensor, weight: WebGpuTensor, bias: WebGpuTensor | undefined, options: ConvOptions): WebGpuTensor {
+    return this.scoped(() => modules.conv(this, x, weight, bias, options) ?? super.conv(x, weight, bias, options));
+  }
+  override convTranspose(x: WebGpuTensor, weight: WebGpuTensor, bias: WebGpuTensor | undefined, options: ConvTransposeOptions): WebGpuTensor {
+    return this.scoped(() => super.convTranspose(x, weight, bias, options));
+  }
+  override deformConv2d(x: WebGpuTensor, offset: WebGpuTensor, weight: WebGpuTensor, mask: WebGpuTensor | undefined, bias: WebGpuTensor | undefined, options: DeformConvOptions): WebGpuTensor {
+    return this.scoped(() => super.deformConv2d(x, offset, weight, mask, bias, options));
+  }
+  override unfold4d(x: WebGpuTensor, kernelSize: readonly number[], options: UnfoldOptions): WebGpuTensor {
+    return this.scoped(() => modules.unfold(this, x, kernelSize, options) ?? super.unfold4d(x, kernelSize, options));
+  }
+  override maxPool(x: WebGpuTensor, options: MaxPoolOptions): WebGpuTensor {
+    return this.scoped(() => modules.maxPool(this, x, options, false)?.[0] ?? super.maxPool(x, options));
+  }
+  override maxPoolWithIndices(x: WebGpuTensor, options: MaxPoolOptions): [WebGpuTensor, WebGpuTensor] {
+    return this.scoped(() => modules.maxPool(this, x, options, true) ?? super.maxPoolWithIndices(x, options));
+  }
+  override avgPool(x: WebGpuTensor, options: AvgPoolOptions): WebGpuTensor {
+    return this.scoped(() => modules.avgPool(this, x, options) ?? super.avgPool(x, options));
+  }
+  override adaptiveAvgPool(x: WebGpuTensor, outputSize: readonly number[]): WebGpuTensor {
+    return this.scoped(() => super.adaptiveAvgPool(x, outputSize));
+  }
+  override interpolate(x: WebGpuTensor, outputSize: readonly number[], options: InterpolateOptions): WebGpuTensor {
+    return this.scoped(() => super.interpolate(x, outputSize, options));
+  }
+  override gridSample2d(x: WebGpuTensor, grid: WebGpuTensor, options: GridSampleOptions): WebGpuTensor {
+    return this.scoped(() => super.gridSample2d(x, grid, options));
+  }
+  override attention(q: WebGpuTensor, k: WebGpuTensor, v: WebGpuTensor, mask: WebGpuTensor | undefined, bias: WebGpuTensor | undefined, options: AttentionOptions): WebGpuTensor {
+    return this.scoped(() => super.attention(q, k, v, mask, bias, options));
+  }
+
+  /** @internal Kernel-level access for the module ops (./module-ops.ts). */
+  kernels(): { alloc: (shape: readonly number[], dtype: DType, op?: string) => WebGpuTensor; operand: (p: WebGpuTensor, shape?: readonly number[]) => Operand; contiguous: (p: WebGpuTensor) => WebGpuTensor } {
+    return { alloc: (s, d, op) => this.alloc(s, d, op), operand: (p, s) => this.operand(p, s), contiguous: (p) => this.contiguous(p) };
+  }
+}
+
+/** The compute dtype two operands of a comparison are read in. */
+function commonDType(a: DType, b: DType): DType {
+  if (a === b) return a;
+  if (isFloatDType(a) || isFloatDType(b)) return 'f32';
+  const ua = isUnsignedDType(a) || a === 'bool', ub = isUnsignedDType(b) || b === 'bool';
+  return ua && ub ? 'u32' : 'i32';
+}
+
+/** A host scalar as the CPU backend converts it for an op on `dtype` (cast, then half-precision rounding). */
+function scalarFor(value: number, dtype: DType): number {
+  const v = castNumber(value, dtype);
+  if (dtype === 'f16') return f16BitsToF32(f32ToF16Bits(v));
+  if (dtype === 'bf16') return bf16BitsToF32(f32ToBf16Bits(v));
+  return v;
+}
+
+/** TensorData values as the 32-bit words the GPU stores. */
+function toWords(data: TensorData): Float32Array | Int32Array | Uint32Array {
+  const v = data.values;
+  const t: CType = ctype(data.dtype, 'fromData');
+  if (data.dtype === 'f16' || data.dtype === 'bf16') {
+    const decode = data.dtype === 'f16' ? f16BitsToF32 : bf16BitsToF32;
+    const out = new Float32Array(v.length);
+    for (let i = 0; i < out.length; i++) out[i] = decode(v[i] as number);
+    return out;
+  }
+  if (t === 'f32') return v instanceof Float32Array ? v : Float32Array.from(v as ArrayLike<number>);
+  if (t === 'i32') return v instanceof Int32Array ? v : Int32Array.from(v as ArrayLike<number>);
+  return v instanceof Uint32Array ? v : Uint32Array.from(v as ArrayLike<number>);
+}
+
+/** 32-bit words read back as TensorData of `dtype`. */
+function fromWords(buf: ArrayBuffer, shape: readonly number[], dtype: DType): TensorData {
+  switch (ctype(dtype)) {
+    case 'f32': {
+      const f = new Float32Array(buf);
+      return new TensorData(dtype === 'f32' ? f : storageFromNumbers(f, dtype), shape, dtype);
+    }
+    case 'i32': {
+      const i = new Int32Array(buf);
+      return new TensorData(dtype === 'i32' ? i : dtype === 'i16' ? Int16Array.from(i) : Int8Array.from(i), shape, dtype);
+    }
+    case 'u32': {
+      const u = new Uint32Array(buf);
+      return new TensorData(dtype === 'u32' ? u : dtype === 'u16' ? Uint16Array.from(u) : Uint8Array.from(u), shape, dtype);
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import type { ScatterOp } from '../../../backend/ops.js';
+import type { DType } from '../../../tensor/dtype.js';
+import { contiguousStrides, numel } from '../../../tensor/shape.js';
+import type { GPUBuffer } from '../gpu-types.js';
+import type { Operand } from '../layout.js';
+import type { GpuRuntime } from '../runtime.js';
+import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from '../wgsl/params.js';
+import { castExpr, ctype, storeExpr, storeHelpers } from '../wgsl/types.js';
+
+/**
+ * Gather and scatter along one dim (PyTorch's semantics). An index outside `[0, size)` cannot
+ * raise on the GPU: gather reads 0 there and scatter skips it (the CPU backend throws).
+ */
+
+/** `dst[m] = src[m with m[dim] = idx[m]]` over idx's shape; `dst` is contiguous. */
+export function runGather(rt: GpuRuntime, src: Operand, srcShape: readonly number[], dim: number, idx: Operand, idxShape: readonly number[], dst: GPUBuffer): void {
+  const n = numel(idxShape);
+  if (n === 0) return;
+  const t = ctype(src.dtype, 'gather');
+  const it = ctype(idx.dtype, 'gather');
+  const p = new Params();
+  const nE = p.u(n), size = p.i(srcShape[dim]!), dimStride = p.i(src.strides[dim]!), sOff = p.i(src.offset), iOff = p.i(idx.offset);
+  const dims = idxShape.map((s, d) => ({ size: p.u(s), src: p.i(d === dim ? 0 : src.strides[d]!), idx: p.i(idx.strides[d]!) }));
+  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', `  var ps: i32 = ${sOff};`, `  var pi: i32 = ${iOff};`];
+  for (let d = dims.length - 1; d >= 0; d--) {
+    const x = dims[d]!;
+    lines.push(`  { let c = i32(r % ${x.size}); r = r / ${x.size}; ps = ps + c * ${x.src}; pi = pi + c * ${x.idx}; }`);
+  }
+  const k = castExpr(idx.dtype, 'i32', 'ix[pi]');
+  lines.push(`  let k = ${k.expr};`);
+  lines.push(`  if (k < 0 || k >= ${size}) { dst[i] = ${t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u'}; return; }`);
+  lines.push(`  dst[i] = src[ps + k * ${dimStride}];`, '}');
+  const code = shader(k.helpers, [storageDecls([['dst', t, true], ['src', t, false], ['ix', it, false]]), p.decl(3), ...lines]);
+  rt.dispatch(code, [dst, src.buffer, idx.buffer], p.words, linearGroups(n));
+}
+
+/**
+ * Combines `values[m]` into `dst[m with m[dim] = idx[m]]` over idx's shape, in place on the
+ * contiguous `dst` (already holding the input's values). Deterministic and equal to the sequential
+ * order: each output element walks the index line that can reach it. When that walk is long, an
+ * `add` on f32/i32/u32 uses atomics instead (floats through a compare-and-swap loop on the bits).
+ */
+export function runScatter(
+  rt: GpuRuntime, op: ScatterOp, dst: GPUBuffer, dtype: DType, outShape: readonly number[], dim: number,
+  idx: Operand, idxShape: readonly number[], values: Operand,
+): void {
+  const nIdx = numel(idxShape);
+  if (nIdx === 0 || numel(outShape) === 0) return;
+  const t = ctype(dtype, 'scatter');
+  const atomic = op === 'add' && (dtype === 'f32' || dtype === 'i32' || dtype === 'u32') && numel(outShape) * idxShape[dim]! > 1 << 24;
+  if (atomic) return runScatterAtomic(rt, dst, dtype, outShape, dim, idx, idxShape, values);
+  const outStrides = contiguousStrides(outShape);
+  const n = numel(outShape);
+  const p = new Params();
+  const nE = p.u(n), line = p.u(idxShape[dim]!), iDim = p.i(idx.strides[dim]!), vDim = p.i(values.strides[dim]!), iOff = p.i(idx.offset), vOff = p.i(values.offset);
+  const dims = outShape.map((s, d) => ({ size: p.u(s), lim: p.u(d === dim ? 0xffffffff : idxShape[d]!), idx: p.i(d === dim ? 0 : idx.strides[d]!), val: p.i(d === dim ? 0 : values.strides[d]!) }));
+  void outStrides;
+  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', `  var pi: i32 = ${iOff};`, `  var pv: i32 = ${vOff};`, '  var tgt: i32 = 0;'];
+  for (let d = dims.length - 1; d >= 0; d--) {
+    const x = dims[d]!;
+    lines.push(`  { let c = r % ${x.size}; r = r / ${x.size}; if (c >= ${x.lim}) { return; } pi = pi + i32(c) * ${x.idx}; pv = pv + i32(c) * ${x.val};${d === dim ? ' tgt = i32(c);' : ''} }`);
+  }
+  const k = castExpr(idx.dtype, 'i32', `ix[pi + i32(j) * ${iDim}]`);
+  const v = castExpr(values.dtype, dtype, `vals[pv + i32(j) * ${vDim}]`);
+  const combine: Record<ScatterOp, string> = {
+    assign: 'v', add: 'acc + v', mul: 'acc * v',
+    min: t === 'f32' ? 'select(acc, v, v < acc || is_nan(v))' : 'min(acc, v)',
+    max: t === 'f32' ? 'select(acc, v, v > acc || is_nan(v))' : 'max(acc, v)',
+  };
+  lines.push('  var acc = dst[i];', '  var hit = false;');
+  lines.push(`  for (var j = 0u; j < ${line}; j = j + 1u) {`, `    if (${k.expr} == tgt) { let v = ${v.expr}; acc = ${combine[op]}; hit = true; }`, '  }');
+  lines.push(`  if (hit) { dst[i] = ${storeExpr(dtype, 'acc')}; }`, '}');
+  const helpers = [...k.helpers, ...v.helpers, ...storeHelpers(dtype), ...(t === 'f32' ? ['is_nan'] : [])];
+  const code = shader(helpers, [storageDecls([['dst', t, true], ['ix', ctype(idx.dtype), false], ['vals', ctype(values.dtype), false]]), p.decl(3), ...lines]);
+  rt.dispatch(code, [dst, idx.buffer, values.buffer], p.words, linearGroups(n));
+}
+
+function runScatterAtomic(rt: GpuRuntime, dst: GPUBuffer, dtype: DType, outShape: readonly number[], dim: number, idx: Operand, idxShape: readonly number[], values: Operand): void {
+  const t = ctype(dtype);
+  const outStrides = contiguousStrides(outShape);
+  const n = numel(idxShape);
+  const p = new Params();
+  const nE = p.u(n), size = p.i(outShape[dim]!), dimStride = p.i(outStrides[dim]!), iOff = p.i(idx.offset), vOff = p.i(values.offset);
+  const dims = idxShape.map((s, d) => ({ size: p.u(s), out: p.i(d === dim ? 0 : outStrides[d]!), idx: p.i(idx.strides[d]!), val: p.i(values.strides[d]!) }));
+  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', '  var po: i32 = 0;', `  var pi: i32 = ${iOff};`, `  var pv: i32 = ${vOff};`];
+  for (let d = dims.length - 1; d >= 0; d--) {
+    const x = dims[d]!;
+    lines.push(`  { let c = i32(r % ${x.size}); r = r / ${x.size}; po = po + c * ${x.out}; pi = pi + c * ${x.idx}; pv = pv + c * ${x.val}; }`);
+  }
+  const k = castExpr(idx.dtype, 'i32', 'ix[pi]');
+  const v = castExpr(values.dtype, dtype, 'vals[pv]');
+  lines.push(`  let k = ${k.expr};`, `  if (k < 0 || k >= ${size}) { return; }`, `  let at = po + k * ${dimStride};`, `  let v = ${v.expr};`);
+  if (t === 'f32') {
+    lines.push('  var old = atomicLoad(&dst[at]);', '  loop {', '    let r2 = atomicCompareExchangeWeak(&dst[at], old, bitcast<u32>(bitcast<f32>(old) + v));', '    if (r2.exchanged) { break; }', '    old = r2.old_value;', '  }');
+  } else {
+    lines.push(`  atomicAdd(&dst[at], ${t === 'i32' ? 'bitcast<u32>(v)' : 'v'});`);
+  }
+  lines.push('}');
+  const decl = `@group(0) @binding(0) var<storage, read_write> dst: array<atomic<u32>>;\n@group(0) @binding(1) var<storage, read> ix: array<${ctype(idx.dtype)}>;\n@group(0) @binding(2) var<storage, read> vals: array<${ctype(values.dtype)}>;`;
+  const code = shader([...k.helpers, ...v.helpers], [decl, p.decl(3), ...lines]);
+  rt.dispatch(code, [dst, idx.buffer, values.buffer], p.words, linearGroups(n));
+}

@@ -1,0 +1,157 @@
+// Elementwise kernels over contiguous f32 arrays, one chunk of elements per job.
+import { exp4, log4, sigmoid4, tanh4 } from './vmath';
+
+// Op codes; the JavaScript side reads them by name from the module's exports.
+export const UNARY_neg: i32 = 0;
+export const UNARY_abs: i32 = 1;
+export const UNARY_sqrt: i32 = 2;
+export const UNARY_recip: i32 = 3;
+export const UNARY_exp: i32 = 4;
+export const UNARY_log: i32 = 5;
+export const UNARY_sigmoid: i32 = 6;
+export const UNARY_tanh: i32 = 7;
+export const UNARY_floor: i32 = 8;
+export const UNARY_ceil: i32 = 9;
+export const UNARY_trunc: i32 = 10;
+export const UNARY_round: i32 = 11;
+export const UNARY_sign: i32 = 12;
+
+export const BINARY_add: i32 = 0;
+export const BINARY_sub: i32 = 1;
+export const BINARY_mul: i32 = 2;
+export const BINARY_div: i32 = 3;
+export const BINARY_max: i32 = 4;
+export const BINARY_min: i32 = 5;
+
+// Argument block (u32 fields): op, n, out, a, b (binary), scalar (f64, binaryScalar), chunk.
+const OP = 0, COUNT = 4, OUT = 8, A = 12, B = 16, CHUNK = 20, SCALAR = 24;
+
+@inline function unary4(op: i32, x: v128): v128 {
+  switch (op) {
+    case UNARY_neg: return f32x4.neg(x);
+    case UNARY_abs: return f32x4.abs(x);
+    case UNARY_sqrt: return f32x4.sqrt(x);
+    case UNARY_recip: return f32x4.div(f32x4.splat(1), x);
+    case UNARY_exp: return exp4(x);
+    case UNARY_log: return log4(x);
+    case UNARY_sigmoid: return sigmoid4(x);
+    case UNARY_tanh: return tanh4(x);
+    case UNARY_floor: return f32x4.floor(x);
+    case UNARY_ceil: return f32x4.ceil(x);
+    case UNARY_trunc: return f32x4.trunc(x);
+    case UNARY_round: return f32x4.nearest(x);
+    default: {
+      // sign: 1, -1, or x itself for ±0 and NaN.
+      const pos = f32x4.gt(x, f32x4.splat(0)), neg = f32x4.lt(x, f32x4.splat(0));
+      return v128.bitselect(f32x4.splat(1), v128.bitselect(f32x4.splat(-1), x, neg), pos);
+    }
+  }
+}
+
+@inline function binary4(op: i32, x: v128, y: v128): v128 {
+  switch (op) {
+    case BINARY_add: return f32x4.add(x, y);
+    case BINARY_sub: return f32x4.sub(x, y);
+    case BINARY_mul: return f32x4.mul(x, y);
+    case BINARY_div: return f32x4.div(x, y);
+    case BINARY_max: return f32x4.max(x, y);
+    default: return f32x4.min(x, y);
+  }
+}
+
+@inline function binary2d(op: i32, x: v128, y: v128): v128 {
+  switch (op) {
+    case BINARY_add: return f64x2.add(x, y);
+    case BINARY_sub: return f64x2.sub(x, y);
+    case BINARY_mul: return f64x2.mul(x, y);
+    case BINARY_div: return f64x2.div(x, y);
+    case BINARY_max: return f64x2.max(x, y);
+    default: return f64x2.min(x, y);
+  }
+}
+
+/** The element range [start, end) of chunk `job`. */
+@inline function range(args: usize, job: i32): u64 {
+  const n = load<i32>(args, COUNT), chunk = load<i32>(args, CHUNK);
+  const start = job * chunk;
+  return (<u64>start << 32) | <u64>min(n, start + chunk);
+}
+
+// The tail (fewer than 4 elements) goes through a zero-padded vector so every lane uses the same code.
+@inline function tailLoad(p: usize, count: i32): v128 {
+  let v = f32x4.splat(0);
+  if (count > 0) v = f32x4.replace_lane(v, 0, load<f32>(p));
+  if (count > 1) v = f32x4.replace_lane(v, 1, load<f32>(p, 4));
+  if (count > 2) v = f32x4.replace_lane(v, 2, load<f32>(p, 8));
+  return v;
+}
+
+@inline function tailStore(p: usize, v: v128, count: i32): void {
+  if (count > 0) store<f32>(p, f32x4.extract_lane(v, 0));
+  if (count > 1) store<f32>(p, f32x4.extract_lane(v, 1), 4);
+  if (count > 2) store<f32>(p, f32x4.extract_lane(v, 2), 8);
+}
+
+/** out[i] = op(a[i]) over one chunk. */
+export function unaryJob(args: usize, job: i32): void {
+  const r = range(args, job);
+  const start = <i32>(r >> 32), end = <i32>r;
+  const op = load<i32>(args, OP);
+  let out = <usize>load<u32>(args, OUT) + <usize>start * 4, a = <usize>load<u32>(args, A) + <usize>start * 4;
+  let i = start;
+  for (; i + 4 <= end; i += 4) {
+    v128.store(out, unary4(op, v128.load(a)));
+    out += 16; a += 16;
+  }
+  if (i < end) tailStore(out, unary4(op, tailLoad(a, end - i)), end - i);
+}
+
+/** out[i] = a[i] (op) b[i] over one chunk. */
+export function binaryJob(args: usize, job: i32): void {
+  const r = range(args, job);
+  const start = <i32>(r >> 32), end = <i32>r;
+  const op = load<i32>(args, OP);
+  let out = <usize>load<u32>(args, OUT) + <usize>start * 4;
+  let a = <usize>load<u32>(args, A) + <usize>start * 4, b = <usize>load<u32>(args, B) + <usize>start * 4;
+  let i = start;
+  for (; i + 4 <= end; i += 4) {
+    v128.store(out, binary4(op, v128.load(a), v128.load(b)));
+    out += 16; a += 16; b += 16;
+  }
+  if (i < end) tailStore(out, binary4(op, tailLoad(a, end - i), tailLoad(b, end - i)), end - i);
+}
+
+/**
+ * out[i] = a[i] (op) s over one chunk. A scalar that is an f32 is applied in f32; any other is
+ * applied in f64 and the result rounded once (as the JavaScript kernels do).
+ */
+export function scalarJob(args: usize, job: i32): void {
+  const r = range(args, job);
+  const start = <i32>(r >> 32), end = <i32>r;
+  const op = load<i32>(args, OP);
+  const s = load<f64>(args, SCALAR);
+  let out = <usize>load<u32>(args, OUT) + <usize>start * 4, a = <usize>load<u32>(args, A) + <usize>start * 4;
+  let i = start;
+  if (<f64><f32>s == s || s != s) {
+    const sv = f32x4.splat(<f32>s);
+    for (; i + 4 <= end; i += 4) {
+      v128.store(out, binary4(op, v128.load(a), sv));
+      out += 16; a += 16;
+    }
+    if (i < end) tailStore(out, binary4(op, tailLoad(a, end - i), sv), end - i);
+  } else {
+    const sd = f64x2.splat(s);
+    for (; i + 4 <= end; i += 4) {
+      const x = v128.load(a);
+      const lo = binary2d(op, f64x2.promote_low_f32x4(x), sd);
+      const hi = binary2d(op, f64x2.promote_low_f32x4(v128.shuffle<f32>(x, x, 2, 3, 0, 1)), sd);
+      v128.store(out, v128.shuffle<f32>(f32x4.demote_f64x2_zero(lo), f32x4.demote_f64x2_zero(hi), 0, 1, 4, 5));
+      out += 16; a += 16;
+    }
+    for (; i < end; i++) {
+      const lo = binary2d(op, f64x2.splat(<f64>load<f32>(a)), sd);
+      store<f32>(out, <f32>f64x2.extract_lane(lo, 0));
+      out += 4; a += 4;
+    }
+  }
+}
