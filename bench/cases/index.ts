@@ -2,12 +2,14 @@
 import type { BenchCase } from '../lib/types.js';
 import { autodiffCases } from './autodiff.js';
 import { convCases } from './conv.js';
+import './data.js'; // the data loader family prints its own table after the main one (see data.ts)
 import { elementwiseCases } from './elementwise.js';
 import { layoutCases } from './layout.js';
 import { matmulCases } from './matmul.js';
 import { optimCases } from './optim.js';
 import { overheadCases } from './overhead.js';
 import { reduceCases } from './reduce.js';
+import { storeCases } from './store.js';
 
 /** All cases; `--filter` selects among them by id or title. */
 export const allCases: readonly BenchCase[] = [
@@ -19,4 +21,5 @@ export const allCases: readonly BenchCase[] = [
   ...convCases,
   ...autodiffCases,
   ...optimCases,
+  ...storeCases,
 ];

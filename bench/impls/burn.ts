@@ -1,5 +1,5 @@
 /**
- * burn-ts on the CPU device with the `js` engine, imported from src/ (tsx strips the types; the
+ * burn-ts on the CPU device with the `js` engine (and, as `burn-ts(native)`, the native addon), imported from src/ (tsx strips the types; the
  * code is the same as the built package's, and the type check never depends on a stale dist/).
  * CPU ops finish inside the call, so a call's return is its synchronization point (`--readback`
  * adds `toDataSync()`). The autodiff cases are in burn-autodiff.ts.
@@ -7,8 +7,11 @@
 import { readFileSync } from 'node:fs';
 import * as burn from '../../src/index.js';
 import { Device, type Tensor } from '../../src/index.js';
+import { nativeAddon, nativeUnavailableReason } from '../../src/backends/cpu/native.js';
+import { wasmRuntime, wasmUnavailableReason } from '../../src/backends/cpu/wasm/index.js';
 import { inProcessImpl } from '../lib/measure.js';
 import { prepareDecorator, prepareStep, tensorsOf } from './burn-autodiff.js';
+import { prepareStore } from './burn-store.js';
 import { prepareOptim } from './burn-optim.js';
 import { NotAvailable, type BenchCase, type Impl, type Prepared } from '../lib/types.js';
 
@@ -42,22 +45,46 @@ function body(c: BenchCase, t: readonly FloatTensor[]): () => FloatTensor {
       return () => conv2d(a, b!, undefined, options);
     }
     case 'mlpStep': case 'convnetStep': case 'adamStep': throw new NotAvailable(`${c.op} is a training step, not a single op`);
+    case 'storeSave': case 'storeLoad': throw new NotAvailable(`${c.op} is a file case (impls/burn-store.ts)`);
   }
 }
 
-/** The burn-ts column; `readback` adds `toDataSync()` (a copy into `TensorData`) to the timed body. */
-export function burnImpl(options: { readback: boolean }): Impl {
-  const device = Device.cpu({ engine: 'js' });
+/**
+ * A burn-ts column: `burn-ts` on the `js` engine (1 thread), `burn-ts(native)` on the native addon
+ * (its thread pool; n/a when the addon is not built), `burn-ts(wasm)` on the WebAssembly engine
+ * (SIMD128, `BURN_NUM_THREADS` worker threads, default the cores). `readback` adds `toDataSync()` (a copy into
+ * `TensorData`) to the timed body.
+ */
+export function burnImpl(options: { readback: boolean; engine?: 'js' | 'native' | 'wasm' }): Impl {
+  const engine = options.engine ?? 'js';
+  let device = undefined as unknown as Device;
   return inProcessImpl({
-    name: 'burn-ts',
+    name: engine === 'js' ? 'burn-ts' : `burn-ts(${engine})`,
     isBurn: true,
     async init() {
       const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-      return `burn-ts ${pkg.version}, ${device.toString()}, 1 thread`;
+      if (engine === 'js') {
+        device = Device.cpu({ engine });
+        return `burn-ts ${pkg.version}, ${device.toString()}, 1 thread`;
+      }
+      if (engine === 'wasm') {
+        const runtime = wasmRuntime();
+        if (!runtime) throw new NotAvailable(`wasm engine unavailable: ${wasmUnavailableReason()}`);
+        device = Device.cpu({ engine });
+        return `burn-ts ${pkg.version}, ${device.toString()}: WebAssembly SIMD128, ${runtime.threads} thread${runtime.threads === 1 ? '' : 's'} (${runtime.variant === 'mt' ? 'shared memory' : 'single-threaded module'})`;
+      }
+      const addon = nativeAddon();
+      if (!addon) throw new NotAvailable(`native engine unavailable: ${nativeUnavailableReason()}`);
+      device = Device.cpu({ engine });
+      const { isa, threads } = addon.info();
+      // Memory bandwidth measured the way the elementwise rows count bytes (read + written), median of 25 copies of 4M f32.
+      const bw = [...Array(25)].map(() => addon.bandwidth(4 * 1024 * 1024, 1)).sort((x, y) => x - y)[12]!;
+      return `burn-ts ${pkg.version}, ${device.toString()}: ${isa} kernels, ${threads} threads; memcpy of 4M f32 (read + written): ${(bw / 1e9).toFixed(1)} GB/s`;
     },
     async prepare(c, inputs): Promise<Prepared> {
       if (c.metric.kind === 'step') return prepareStep(c, inputs, device);
       if (c.op === 'adamStep') return prepareOptim(c, inputs, device);
+      if (c.op === 'storeSave' || c.op === 'storeLoad') return prepareStore(c, inputs, device);
       if (c.metric.kind === 'decorator') return prepareDecorator(c, inputs, device, body, options.readback);
       const tensors = tensorsOf(c, inputs, device);
       const run = body(c, tensors);

@@ -89,6 +89,11 @@ export function rowValues(r: CaseResult): { title: string; unit: string; values:
   });
 }
 
+/** Every `burn-ts…` column is an engine of burn-ts itself, never a peer to compare with. */
+function isPeer(name: string): boolean {
+  return !name.startsWith('burn-ts');
+}
+
 /** The fastest peer of a row (smallest median time; default: the whole case) and burn-ts's speed relative to it. */
 export function ratioToBestPeer(r: CaseResult, burn: string, view: RowView = caseView(r.case)): { peer: string; ratio: number } | undefined {
   const b = medianOf(r.outcomes.get(burn), view);
@@ -96,7 +101,7 @@ export function ratioToBestPeer(r: CaseResult, burn: string, view: RowView = cas
   if (b === undefined || b <= 0) return undefined;
   let best: { peer: string; t: number } | undefined;
   for (const [name, o] of r.outcomes) {
-    if (name === burn) continue;
+    if (name === burn || !isPeer(name)) continue;
     const t = medianOf(o, view);
     if (t !== undefined && t > 0 && (!best || t < best.t)) best = { peer: name, t };
   }
@@ -111,7 +116,7 @@ export function ratiosToPeers(r: CaseResult, burn: string): Record<string, numbe
   if (b === undefined || b <= 0) return out;
   for (const [name, o] of r.outcomes) {
     const t = medianOf(o, view);
-    if (name !== burn && t !== undefined && t > 0) out[name] = t / b;
+    if (name !== burn && isPeer(name) && t !== undefined && t > 0) out[name] = t / b;
   }
   return out;
 }

@@ -9,7 +9,7 @@
  * `convnetStep` are whole training steps (see cases/autodiff.ts): the inputs are the batch
  * followed by the parameters, the first parameter being the first layer's weight.
  */
-export type OpName = 'add' | 'mul' | 'mulScalar' | 'matmul' | 'exp' | 'sum' | 'softmax' | 'transposeCopy' | 'conv2d' | 'mlpStep' | 'convnetStep' | 'adamStep';
+export type OpName = 'add' | 'mul' | 'mulScalar' | 'matmul' | 'exp' | 'sum' | 'softmax' | 'transposeCopy' | 'conv2d' | 'mlpStep' | 'convnetStep' | 'adamStep' | 'storeSave' | 'storeLoad';
 
 /** One input: its shape and the seed of its deterministic values (see lib/data.ts). */
 export interface InputSpec {
@@ -29,6 +29,8 @@ export interface OpAttrs {
   readonly padding?: number;
   /** Classes of a training step's labels (`mlpStep`, `convnetStep`; see `labelValues` in lib/data.ts). */
   readonly classes?: number;
+  /** The file format of `storeSave` / `storeLoad` (cases/store.ts). */
+  readonly format?: 'burnpack' | 'safetensors' | 'pt';
 }
 
 /**

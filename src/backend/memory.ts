@@ -14,12 +14,22 @@ export interface Releasable {
 /** Objects carrying this symbol (devices, backends) are not searched for handles. */
 export const NO_SCAN: unique symbol = Symbol.for('burn-ts.noScan');
 
-const scopes: Set<Releasable>[] = [];
+interface Scope {
+  readonly created: Set<Releasable>;
+  readonly roots: unknown[];
+}
+
+const scopes: Scope[] = [];
 
 /** Records a new handle in the innermost open scope (no-op outside scopes). */
 export function trackAllocation(handle: Releasable): void {
   const top = scopes[scopes.length - 1];
-  if (top) top.add(handle);
+  if (top) top.created.add(handle);
+}
+
+/** Keeps everything reachable from `root` when the innermost scope ends (no-op outside scopes). */
+export function keepInScope(root: unknown): void {
+  scopes[scopes.length - 1]?.roots.push(root);
 }
 
 /** True while a scope is open. */
@@ -35,7 +45,8 @@ export function inScope(): boolean {
  */
 export function runScope<T>(fn: () => T, keep: readonly unknown[] = []): T {
   const created = new Set<Releasable>();
-  scopes.push(created);
+  const scope: Scope = { created, roots: [...keep] };
+  scopes.push(scope);
   let result: T;
   try {
     result = fn();
@@ -46,18 +57,13 @@ export function runScope<T>(fn: () => T, keep: readonly unknown[] = []): T {
   }
   scopes.pop();
   if (created.size === 0) return result;
-  const reachable = reachableHandles([result, ...keep], created);
+  const reachable = reachableHandles([result, ...scope.roots], created);
   const parent = scopes[scopes.length - 1];
   for (const h of created) {
-    if (reachable.has(h)) parent?.add(h);
+    if (reachable.has(h)) parent?.created.add(h);
     else h.release();
   }
   return result;
-}
-
-/** Removes `handle` from every open scope, so no scope releases it. */
-export function untrack(handle: Releasable): void {
-  for (const s of scopes) s.delete(handle);
 }
 
 /** The members of `candidates` reachable from `roots` through object fields and collections. */

@@ -4,7 +4,9 @@ import { AutodiffBackend } from '../backends/autodiff/backend.js';
 import { CpuBackend } from '../backends/cpu/backend.js';
 import { jsEngine, type CpuEngineKernels } from '../backends/cpu/engine.js';
 import { nativeAddon, nativeEngine, nativeUnavailableReason } from '../backends/cpu/native.js';
+import { initWasmEngine, wasmEngine, wasmRuntime, wasmUnavailableReason } from '../backends/cpu/wasm/index.js';
 import { BurnError } from '../tensor/errors.js';
+import { NO_SCAN } from '../backend/memory.js';
 import type { WebGpuOptions } from '../backends/webgpu/context.js';
 
 export type { WebGpuOptions } from '../backends/webgpu/context.js';
@@ -54,6 +56,8 @@ const webgpuDevices = new Map<string, Promise<Device>>();
  * code takes a `Device` and works on every one.
  */
 export class Device {
+  /** @internal Memory scopes do not search devices for tensors. */
+  readonly [NO_SCAN] = true;
   private readonly rng: RandomState;
   private readonly innerDevice: Device | undefined;
   private autodiffDevice: Device | undefined;
@@ -116,6 +120,16 @@ export class Device {
   }
 
   /**
+   * {@link Device.cpu}, after loading the `wasm` engine's WebAssembly module asynchronously. In a
+   * browser (which compiles WebAssembly only asynchronously) call this once instead of
+   * `Device.cpu()`; afterwards `Device.cpu()` is synchronous there too. The same in Node.
+   */
+  static async cpuAsync(options: CpuOptions = {}): Promise<Device> {
+    await initWasmEngine();
+    return Device.cpu(options);
+  }
+
+  /**
    * The WebGPU device: Dawn through the optional `webgpu` package in Node, `navigator.gpu` in a
    * browser; one device per distinct options. Throws a BurnError saying what is missing when there
    * is no WebGPU implementation or no adapter. The backend is loaded only when asked for.
@@ -166,9 +180,30 @@ export class Device {
   }
 }
 
-/** The fastest engine available here: `native` when its addon loads, otherwise `js`. */
+/**
+ * The fastest engine available here: `native` when its addon loads, then `wasm`, then `js`. When
+ * the default has to fall back, one line (once per process) says why.
+ */
 function bestCpuEngine(): CpuEngine {
-  return nativeAddon() ? 'native' : 'js';
+  if (nativeAddon()) return 'native';
+  const native = nativeUnavailableReason();
+  // Outside Node the addon cannot exist: no line for that.
+  const why = globalThis.process?.versions?.node ? `the native CPU engine is unavailable (${native})` : undefined;
+  if (wasmRuntime()) {
+    if (why) fallbackNotice(`burn-ts: ${why}; using the wasm engine`);
+    return 'wasm';
+  }
+  fallbackNotice(`burn-ts: ${why ? `${why} and the` : 'the'} wasm CPU engine is unavailable (${wasmUnavailableReason()}); using the js engine`);
+  return 'js';
+}
+
+let noticed = false;
+
+/** Prints the engine fallback line once per process. */
+function fallbackNotice(line: string): void {
+  if (noticed) return;
+  noticed = true;
+  console.warn(line);
 }
 
 /** The kernels of an engine, or a `BurnError` naming why it is unavailable. */
@@ -179,7 +214,8 @@ function cpuEngineKernels(engine: CpuEngine): CpuEngineKernels {
     if (addon) return nativeEngine(addon);
     throw new BurnError('Device.cpu', `the 'native' engine is not available: ${nativeUnavailableReason()}; available engines: js`);
   }
-  throw new BurnError('Device.cpu', `the '${engine}' engine is not available in this build; available engines: ${nativeAddon() ? 'js, native' : 'js'}`);
+  if (wasmRuntime()) return wasmEngine();
+  throw new BurnError('Device.cpu', `the 'wasm' engine is not available: ${wasmUnavailableReason()}; available engines: ${nativeAddon() ? 'js, native' : 'js'}`);
 }
 
 function envEngine(): CpuEngine | undefined {

@@ -1,5 +1,6 @@
 import type { TensorPrimitive } from '../backend/backend.js';
 import { Device } from '../device/device.js';
+import { keepInScope, runScope } from '../backend/memory.js';
 import { dataOf } from './api/base.js';
 import { TensorAutodiff } from './api/autodiff.js';
 import { TensorData } from './data.js';
@@ -51,6 +52,29 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   }
 
   // --- creation ---
+
+  // --- memory ---
+
+  /**
+   * Runs `fn` and then releases the device memory of every tensor it created that its result does
+   * not reach (through tensors, arrays, maps, sets and object fields) — tfjs's `tidy`. Tensors kept
+   * elsewhere must be returned or passed to {@link Tensor.keep}. Only devices holding memory
+   * outside the JavaScript heap (WebGPU) release anything; on the CPU it just runs `fn`. `fn` must
+   * be synchronous: a scope cannot follow awaits.
+   */
+  static scope<T>(fn: () => T): T {
+    const result = runScope(fn);
+    if (result instanceof Promise) {
+      throw new BurnError('Tensor.scope', 'the function returned a Promise; scopes are synchronous: await outside the scope, or scope the synchronous part');
+    }
+    return result;
+  }
+
+  /** Keeps `value` (and the tensors it reaches) alive past the end of the innermost scope; returns it. */
+  static keep<T>(value: T): T {
+    keepInScope(value);
+    return value;
+  }
 
   /** An uninitialized-by-contract tensor (zeros on the CPU). */
   static empty<const S extends readonly number[], DT extends DType = 'f32'>(shape: S, options?: DeviceOrOptions<DT>): Tensor<RankOf<S>, KindOf<DT>> {

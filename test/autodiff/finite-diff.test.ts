@@ -1,10 +1,12 @@
 // Every differentiable tensor op: autodiff gradients equal central finite differences in float64,
 // on the autodiff decorator over the CPU backend, over the required-only backend (so composite
-// ops are differentiated through the shared defaults), and with gradient checkpointing.
+// ops are differentiated through the shared defaults), with gradient checkpointing, and over
+// WebGPU when an adapter is available (in f32).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Device, Tensor, type Int } from '../../src/index.js';
-import { gradCheck, type GradInput } from '../helpers/grad-check.js';
+import { webgpu } from '../helpers/devices.js';
+import { gradCheck, type GradCheckOptions, type GradInput } from '../helpers/grad-check.js';
 import { requiredOnlyDevice } from '../helpers/required-backend.js';
 
 type T = Tensor<number>;
@@ -95,18 +97,22 @@ const CASES: Case[] = [
   ['cov', [s(3, 5)], (x) => x.cov(1, 1)],
 ];
 
-const devices: [string, () => Device][] = [
-  ['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff()],
-  ['autodiff<required-only>', () => requiredOnlyDevice().autodiff()],
-  ['checkpointing<cpu(js)>', () => Device.cpu({ engine: 'js' }).gradientCheckpointing()],
+// WebGPU has no f64: there the autodiff pass runs in f32 and is checked against the f64 finite
+// differences of the CPU, within f32 accuracy.
+const gpu = webgpu.device;
+const devices: [string, () => Device, GradCheckOptions, number][] = [
+  ['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff(), {}, 1e-5],
+  ['autodiff<required-only>', () => requiredOnlyDevice().autodiff(), {}, 1e-5],
+  ['checkpointing<cpu(js)>', () => Device.cpu({ engine: 'js' }).gradientCheckpointing(), {}, 1e-5],
+  ...(gpu ? [['autodiff<webgpu> (f32)', () => gpu.autodiff(), { dtype: 'f32', reference: Device.cpu({ engine: 'js' }) }, 2e-3] as [string, () => Device, GradCheckOptions, number]] : []),
 ];
 
-for (const [deviceName, device] of devices) {
+for (const [deviceName, device, options, tol] of devices) {
   describe(`finite differences on ${deviceName}`, () => {
     for (const [name, inputs, f] of CASES) {
       it(name, async () => {
-        const err = await gradCheck(device(), inputs, f);
-        assert.ok(err < 1e-5, `${name}: max relative error ${err}`);
+        const err = await gradCheck(device(), inputs, f, 1, options);
+        assert.ok(err < tol, `${name}: max relative error ${err}`);
       });
     }
   });

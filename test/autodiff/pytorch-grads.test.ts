@@ -20,6 +20,7 @@ import { describe, it } from 'node:test';
 import { Device, functional as F, linalg, Tensor, type Bool, type DType, type Float, type Int, type Kind } from '../../src/index.js';
 import type { Norm } from '../../src/tensor/linalg/vector-norm.js';
 import { expectClose, fxTensor, fxValues, loadFixture, type FixtureCase, type Tol } from '../helpers/fixtures.js';
+import { webgpu } from '../helpers/devices.js';
 import { requiredOnlyDevice } from '../helpers/required-backend.js';
 
 type T<D extends number = number> = Tensor<D, Float>;
@@ -272,14 +273,18 @@ describe('PyTorch gradient fixtures: coverage', () => {
   });
 });
 
-const devices: [string, () => Device][] = [
-  ['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff()],
-  ['autodiff<required-only>', () => requiredOnlyDevice().autodiff()],
-  ['checkpointing<cpu(js)>', () => Device.cpu({ engine: 'js' }).gradientCheckpointing()],
+// WebGPU (when an adapter is available) runs the f32 cases: it has no f64.
+const gpu = webgpu.device;
+const BOTH = ['f32', 'f64'] as const satisfies readonly DType[];
+const devices: [string, () => Device, readonly ('f32' | 'f64')[]][] = [
+  ['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff(), BOTH],
+  ['autodiff<required-only>', () => requiredOnlyDevice().autodiff(), BOTH],
+  ['checkpointing<cpu(js)>', () => Device.cpu({ engine: 'js' }).gradientCheckpointing(), BOTH],
+  ...(gpu ? [['autodiff<webgpu>', () => gpu.autodiff(), ['f32']] as [string, () => Device, readonly ('f32' | 'f64')[]]] : []),
 ];
 
-for (const [deviceName, device] of devices) {
-  for (const dtype of ['f32', 'f64'] as const satisfies readonly DType[]) {
+for (const [deviceName, device, dtypes] of devices) {
+  for (const dtype of dtypes) {
     describe(`PyTorch gradients on ${deviceName} (${dtype})`, () => {
       for (const [name, fx] of Object.entries(cases)) {
         it(name, async () => {

@@ -177,7 +177,7 @@ describe('DataLoader workers', () => {
       assert.ok(batches.every((b) => b.threads.every((t) => t === threadId)));
       await new Promise((r) => setImmediate(r));
       assert.equal(warnings.length, 1);
-      assert.match(warnings[0]!, /^BURN_DATALOADER_MAIN_THREAD: PlainDataset cannot be reopened in a worker thread/);
+      assert.match(warnings[0]!, /^BURN_DATALOADER_MAIN_THREAD: PlainDataset cannot be reopened in a worker thread \(it, or a dataset or Mapper inside it, has no workerRecipe\(\)\)/);
     } finally {
       process.off('warning', onWarning);
     }

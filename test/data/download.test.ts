@@ -124,6 +124,20 @@ describe('downloadFile', () => {
     await assert.rejects(downloadFile('http://127.0.0.1:1/x.gz', join(dir, 'x.gz'), { progress: false }), burnError(/cannot download http:\/\/127\.0\.0\.1:1\/x\.gz: fetch failed/));
   });
 
+  it('draws the progress bar on stderr (on a TTY, or when asked)', async () => {
+    const written: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      await downloadFile(`${base}/data.bin`, join(dir, 'bar.bin'), { progress: true, label: 'data.bin' });
+    } finally {
+      process.stderr.write = write;
+    }
+    assert.ok(written.length >= 1);
+    assert.ok(written.every((w) => w.startsWith('\rdata.bin [')));
+    assert.equal(written.at(-1), `\r${renderProgressBar('data.bin', payload.length, payload.length)}\n`);
+  });
+
   it('renders a progress bar', () => {
     assert.equal(renderProgressBar('train-images', 0, 1000, 10), 'train-images [>         ]   0%  0 B / 1000 B');
     assert.equal(renderProgressBar('f', 4_718_592, 9_437_184, 10), 'f [=====>    ]  50%  4.5 MB / 9.0 MB');

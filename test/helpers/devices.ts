@@ -1,7 +1,9 @@
 import type { Backend, TensorPrimitive } from '../../src/backend/backend.js';
 import { CpuBackend } from '../../src/backends/cpu/backend.js';
 import { nativeAddon, nativeEngine, nativeUnavailableReason } from '../../src/backends/cpu/native.js';
-import { Device, type DType } from '../../src/index.js';
+import { wasmEngine, wasmRuntime, wasmUnavailableReason } from '../../src/backends/cpu/wasm/index.js';
+import { it } from 'node:test';
+import { BurnError, Device, type DType } from '../../src/index.js';
 import { requiredOnlyDevice } from './required-backend.js';
 
 /** One device of the conformance suite. */
@@ -47,6 +49,19 @@ export function nativeTestDevice(): Device | undefined {
   return nativeDevice;
 }
 
+let wasmDevice: Device | undefined;
+
+/**
+ * The CPU device on the `wasm` engine with every size threshold at 0, so that even the tiny
+ * tensors of the conformance suite run the WebAssembly kernels (the default device leaves tiny ops
+ * to the `js` kernels); undefined when the module does not load (see {@link wasmUnavailableReason}).
+ */
+export function wasmTestDevice(): Device | undefined {
+  if (!wasmRuntime()) return undefined;
+  wasmDevice ??= new Device(new CpuBackend(wasmEngine({ minElements: 0, minCostlyElements: 0, minGemm: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(wasm)');
+  return wasmDevice;
+}
+
 /**
  * Every device the conformance suite runs on. Each entry is a (name, factory) pair so suites can
  * create tensors per device; devices that need a system component add themselves here and skip
@@ -72,6 +87,17 @@ export function conformanceDevices(): ConformanceDevice[] {
     };
     devices.push({ name: 'cpu(native)', device: native }, { name: 'autodiff<cpu(native)>', device: () => native().autodiff() });
   }
+  // The `wasm` engine (WebAssembly built by `npm install`) joins when its module loads; when it does
+  // not, test/backends/wasm.test.ts reports a skip, and under BURN_TEST_STRICT=1 these entries stay
+  // and every one of their tests fails with the reason.
+  if (wasmRuntime() || strict) {
+    const wasm = (): Device => {
+      const device = wasmTestDevice();
+      if (!device) throw new Error(`the wasm CPU engine is unavailable: ${wasmUnavailableReason()}`);
+      return device;
+    };
+    devices.push({ name: 'cpu(wasm)', device: wasm }, { name: 'autodiff<cpu(wasm)>', device: () => wasm().autodiff() });
+  }
   // WebGPU (SwiftShader serves without a GPU) joins when an adapter is available; otherwise
   // test/backends/webgpu/availability.test.ts reports a skip, which fails under BURN_TEST_STRICT=1.
   const gpu = webgpu.device;
@@ -84,4 +110,24 @@ export function conformanceDevices(): ConformanceDevice[] {
   // BURN_TEST_DEVICES=name,name narrows the list (for development).
   const only = process.env['BURN_TEST_DEVICES'];
   return only ? devices.filter((d) => only.split(',').includes(d.name)) : devices;
+}
+
+/**
+ * `it` for the tests of one conformance device. On a device without some dtypes (WebGPU: no f64,
+ * no i64), a test that stops at the BurnError refusing one of them passes: that refusal is the
+ * specified behaviour, and the cases in the other dtypes run in full as tests of their own.
+ */
+export function itOn(entry: ConformanceDevice): (name: string, fn: () => unknown) => void {
+  const dtypes = entry.dtypes;
+  if (!dtypes) return (name, fn) => it(name, async () => { await fn(); });
+  return (name, fn) =>
+    it(name, async () => {
+      try {
+        await fn();
+      } catch (e) {
+        const m = e instanceof BurnError ? /dtype (\w+) is not supported by the/.exec(e.message) : null;
+        if (m && !dtypes.has(m[1] as DType)) return;
+        throw e;
+      }
+    });
 }

@@ -18,25 +18,35 @@ function values(n: number, seed: number, [lo, hi]: [number, number]): number[] {
   });
 }
 
+/** Options of {@link gradCheck}. */
+export interface GradCheckOptions {
+  /** The dtype of the autodiff pass (default f64; f32 for devices without f64, such as WebGPU). */
+  readonly dtype?: 'f32' | 'f64';
+  /** Where the finite differences run, always in f64 (default: the device's inner device). */
+  readonly reference?: Device;
+}
+
 /**
  * Checks autodiff gradients of `f` against central finite differences in float64. The scalar
  * checked is `sum(f(x) · R)` for a fixed random R, so every output element contributes.
  * Returns the largest relative error (|ad - fd| / max(1, |fd|)).
  */
-export async function gradCheck(device: Device, inputs: readonly GradInput[], f: (...xs: Tensor<number>[]) => Tensor<number>, seed = 1): Promise<number> {
-  const inner = device.inner();
+export async function gradCheck(device: Device, inputs: readonly GradInput[], f: (...xs: Tensor<number>[]) => Tensor<number>, seed = 1, options: GradCheckOptions = {}): Promise<number> {
+  const dtype = options.dtype ?? 'f64';
+  const fdDevice = options.reference ?? device.inner();
   const base = inputs.map((input, k) => input.values ?? values(input.shape.reduce((a, b) => a * b, 1), seed * 31 + k, input.range ?? [-1, 1]));
-  const tensorOf = (vals: number[], k: number, on: Device) => Tensor.fromFloats(new Float64Array(vals), { device: on, dtype: 'f64' }).reshape(inputs[k]!.shape);
+  const tensorOf = (vals: number[], k: number, on: Device, dt: 'f32' | 'f64') => Tensor.fromFloats(new Float64Array(vals), { device: on, dtype: dt }).reshape(inputs[k]!.shape);
   // Fixed projection of the output.
-  const probe = f(...base.map((v, k) => tensorOf(v, k, inner)));
-  const r = Tensor.fromFloats(new Float64Array(values(probe.numel(), seed + 999, [-1, 1])), { device: inner, dtype: 'f64' }).reshape(probe.dims());
-  const objective = (xs: Tensor<number>[], on: Device): Tensor<1> => {
-    const out = f(...xs);
-    return out.mul(on.isAutodiff() ? Tensor.fromInner(r, on) : r).sum();
+  const probe = f(...base.map((v, k) => tensorOf(v, k, fdDevice, 'f64')));
+  const rValues = new Float64Array(values(probe.numel(), seed + 999, [-1, 1]));
+  const rOn = (on: Device, dt: 'f32' | 'f64') => {
+    const r = Tensor.fromFloats(rValues, { device: on.inner(), dtype: dt }).reshape(probe.dims());
+    return on.isAutodiff() ? Tensor.fromInner(r, on) : r;
   };
+  const rFd = rOn(fdDevice, 'f64');
   // Autodiff gradients.
-  const leaves = base.map((v, k) => tensorOf(v, k, device).requireGrad());
-  const grads = objective(leaves, device).backward();
+  const leaves = base.map((v, k) => tensorOf(v, k, device, dtype).requireGrad());
+  const grads = f(...leaves).mul(rOn(device, dtype)).sum().backward();
   let worst = 0;
   for (let k = 0; k < inputs.length; k++) {
     const g = leaves[k]!.grad(grads);
@@ -45,7 +55,7 @@ export async function gradCheck(device: Device, inputs: readonly GradInput[], f:
       const h = 1e-6 * Math.max(1, Math.abs(base[k]![i]!));
       const at = (delta: number) => {
         const shifted = base.map((v, j) => (j === k ? v.map((x, m) => (m === i ? x + delta : x)) : v));
-        return objective(shifted.map((v, j) => tensorOf(v, j, inner)), inner).toDataSync().toArray()[0]!;
+        return f(...shifted.map((v, j) => tensorOf(v, j, fdDevice, 'f64'))).mul(rFd).sum().toDataSync().toArray()[0]!;
       };
       const fd = (at(h) - at(-h)) / (2 * h);
       const err = Math.abs(ad[i]! - fd) / Math.max(1, Math.abs(fd));

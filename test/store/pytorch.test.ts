@@ -258,6 +258,8 @@ describe('PytorchStore: hostile files are refused and nothing is executed', () =
     refused(ptWith([0x80, 2, 0x30, 0x2e]), /stack underflow/);
     refused(ptWith([0x80, 2, 0x82, 1, 0x2e]), /EXT1\/2\/4\) are not allowed/);
     refused(ptWith([0x80, 2, 0x68, 9, 0x2e]), /memo key 9 was never stored/);
+    // A self-containing list used inside a dict key: refused, not a crash.
+    refused(ptWith([0x80, 2, 0x7d, 0x5d, 0x71, 0, 0x68, 0, 0x61, 0x85, 0x4e, 0x73, 0x2e]), /byte offset 11: malformed pickle \(.*circular/);
   });
 
   it('zip bombs, paths escaping the archive and garbage archives are refused', () => {

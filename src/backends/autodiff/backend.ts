@@ -6,6 +6,7 @@ import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions } from '../../ba
 import type { TensorData } from '../../tensor/data.js';
 import { isFloatDType, type DType } from '../../tensor/dtype.js';
 import { BurnError } from '../../tensor/errors.js';
+import { runScope } from '../../backend/memory.js';
 import { Node, runBackward, type Bound, type Rule, type Stored } from './graph.js';
 import { BINARY_RULES, reduceBinary, UNARY_RULES } from './rules/elementwise.js';
 import { gatherGrad, scatterGrad, sortGrad } from './rules/indexing.js';
@@ -52,7 +53,7 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
    * Runs `forward` on the inner values and, when an input is tracked and a rule exists, records a
    * node that keeps what the rule reads (`keep`).
    */
-  private record(inputs: readonly AdTensor[], forward: (vals: P[]) => P, bound: Bound, keep: readonly Keep[], rule: Rule | undefined): AdTensor {
+  private record(inputs: readonly AdTensor[], forward: (vals: P[]) => P, bound: Bound, keep: readonly Keep[], rule: Rule | undefined, extra: readonly P[] = []): AdTensor {
     const out = forward(inputs.map((t) => t.inner));
     if (!rule || !isFloatDType(out.dtype) || !inputs.some((t) => t.node)) return new AdTensor(out, undefined);
     const recomputable = this.checkpointing && bound === 'memory';
@@ -61,13 +62,36 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
       node.forward = forward;
       node.inputs = inputs.map((t) => this.store(t));
     }
-    node.stored = keep.map((k) => (k === 'out' ? (recomputable ? node : out) : this.store(inputs[k]!)));
+    node.stored = [...keep.map((k) => (k === 'out' ? (recomputable ? node : this.keep(out)) : this.store(inputs[k]!))), ...extra.map((p) => this.keep(p))];
     return new AdTensor(out, node);
   }
 
-  /** Keeps a value: a recomputable producer node under checkpointing, the primitive otherwise. */
+  /**
+   * Keeps a value: a recomputable producer node under checkpointing, the primitive otherwise — as
+   * a handle of its own where the inner backend counts references (WebGPU), which the node releases
+   * when the graph is freed.
+   */
   private store(t: AdTensor): Stored {
-    return t.node?.forward ? t.node : t.inner;
+    return t.node?.forward ? t.node : this.keep(t.inner);
+  }
+
+  private keep(p: P): P {
+    return this.innerBackend.retain?.(p) ?? p;
+  }
+
+  // --- memory (forwarded to the inner backend) ---
+
+  dispose(p: AdTensor): void {
+    this.innerBackend.dispose?.(p.inner);
+  }
+  retain(p: AdTensor): AdTensor {
+    return new AdTensor(this.keep(p.inner), p.node);
+  }
+  sync(): Promise<void> {
+    return this.innerBackend.sync?.() ?? Promise.resolve();
+  }
+  info(): object {
+    return this.innerBackend.info?.() ?? {};
   }
 
   /** A result that is never tracked (ints, bools, data). */
@@ -88,7 +112,9 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   }
   backward(p: AdTensor): Gradients {
     if (!p.node) throw new BurnError('backward', 'the tensor is not tracked: no input requires grad (call requireGrad() on a leaf first)');
-    return runBackward(p.node, p.shape, p.dtype, this.innerBackend);
+    // Every intermediate of the backward pass is released when it ends; the gradients stay.
+    const node = p.node;
+    return runScope(() => runBackward(node, p.shape, p.dtype, this.innerBackend));
   }
   nodeId(p: AdTensor): number | undefined {
     return p.node?.id;
@@ -222,7 +248,7 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   }
   sort(p: AdTensor, dim: number, descending: boolean): [AdTensor, AdTensor] {
     const [values, indices] = this.innerBackend.sort(p.inner, dim, descending);
-    const tracked = this.record([p], () => values, 'compute', [], (g) => [sortGrad(this.innerBackend, g, dim, indices)]);
+    const tracked = this.record([p], () => values, 'compute', [], (g, v) => [sortGrad(this.innerBackend, g, dim, v(0))], [indices]);
     return [tracked, this.plain(indices)];
   }
 
@@ -260,7 +286,7 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   override maxPoolWithIndices(x: AdTensor, options: MaxPoolOptions): [AdTensor, AdTensor] {
     const [out, indices] = this.innerBackend.maxPoolWithIndices(x.inner, options);
     const shape = x.shape;
-    const tracked = this.record([x], () => out, 'compute', [], (g) => [maxPoolGrad(this.innerBackend, g, shape, indices)]);
+    const tracked = this.record([x], () => out, 'compute', [], (g, v) => [maxPoolGrad(this.innerBackend, g, shape, v(0))], [indices]);
     return [tracked, this.plain(indices)];
   }
 }

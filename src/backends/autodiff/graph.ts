@@ -63,8 +63,15 @@ export class Node {
     return this.cached;
   }
 
-  /** Drops the rule and every kept value, freeing the graph behind this node. */
-  release(): void {
+  /**
+   * Drops the rule and every kept value, freeing the graph behind this node; `dispose` releases
+   * the kept primitives' memory on backends that count references (WebGPU).
+   */
+  release(dispose?: (p: TensorPrimitive) => void): void {
+    if (dispose) {
+      for (const s of [...this.stored, ...this.inputs]) if (!(s instanceof Node)) dispose(s);
+      if (this.cached) dispose(this.cached);
+    }
     this.rule = undefined;
     this.stored = [];
     this.forward = undefined;
@@ -125,14 +132,17 @@ export function runBackward(root: Node, rootShape: readonly number[], rootDType:
       const stored = node.stored;
       const parentGrads = rule(grad, (i) => read(stored[i]!), node.parents.map((p) => p !== undefined));
       node.parents.forEach((parent, i) => {
-        const g = parentGrads[i];
+        let g = parentGrads[i];
+        // A kept value passed on as a gradient gets a handle of its own: the node releases its handles.
+        if (g !== undefined && stored.includes(g)) g = inner.retain?.(g) ?? g;
         if (!parent || g === undefined) return;
         const prev = pending.get(parent);
         pending.set(parent, prev === undefined ? g : inner.binary('add', prev, g));
       });
     }
   } finally {
-    for (const node of order) if (!node.leaf) node.release();
+    const dispose = inner.dispose?.bind(inner);
+    for (const node of order) if (!node.leaf) node.release(dispose);
   }
   return result;
 }

@@ -123,11 +123,13 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   unary(op: UnaryOp, p: CpuTensor): CpuTensor {
     const e = this.engine;
+    let out: FloatArray | undefined;
     if (e.unary && isEngineFloat(p) && p.isContiguous()) {
-      const out = allocCpu(p.dtype, p.numel) as FloatArray;
+      out = allocCpu(p.dtype, p.numel) as FloatArray;
       if (e.unary(op, out, p.data, p.offset, p.numel)) return this.finish(out, p.shape, p.dtype);
     }
-    return this.map(this.kernels.unary.get(op, p.dtype, () => buildMapKernels(unaryExpr(op, p.dtype), X)), p.dtype, p.shape, [p]);
+    // A declined engine call leaves its fresh output for the js kernel.
+    return this.map(this.kernels.unary.get(op, p.dtype, () => buildMapKernels(unaryExpr(op, p.dtype), X)), p.dtype, p.shape, [p], undefined, out);
   }
 
   predicate(op: PredicateOp, p: CpuTensor): CpuTensor {
@@ -137,31 +139,32 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   binary(op: BinaryOp, a: CpuTensor, b: CpuTensor): CpuTensor {
     const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
     const e = this.engine;
+    let out: FloatArray | undefined;
     if (e.binary && isEngineFloat(a) && a.dtype === b.dtype) {
+      out = allocCpu(a.dtype, numel(shape)) as FloatArray;
       if (isFlat(a, shape) && isFlat(b, shape)) {
-        const out = allocCpu(a.dtype, a.numel) as FloatArray;
         if (e.binary(op, out, a.data, a.offset, b.data as FloatArray, b.offset, a.numel)) return this.finish(out, shape, a.dtype);
       } else if (e.binaryStrided) {
         // Broadcast or strided operands: the engine walks the collapsed strides itself.
         const rank = shape.length;
         const col = collapse(shape, [alignedStrides(a, shape, rank), alignedStrides(b, shape, rank)]);
-        const out = allocCpu(a.dtype, numel(shape)) as FloatArray;
         if (col.shape.length > 0 && e.binaryStrided(op, out, col.shape, a.data, a.offset, col.strides[0]!, b.data as FloatArray, b.offset, col.strides[1]!)) {
           return this.finish(out, shape, a.dtype);
         }
       }
     }
-    return this.map(this.kernels.binary.get(op, signature(a, b), () => buildMapKernels(binaryExpr(op, a.dtype), XY)), a.dtype, shape, [a, b]);
+    return this.map(this.kernels.binary.get(op, signature(a, b), () => buildMapKernels(binaryExpr(op, a.dtype), XY)), a.dtype, shape, [a, b], undefined, out);
   }
 
   override binaryScalar(op: BinaryOp, a: CpuTensor, scalar: number): CpuTensor {
     const e = this.engine;
+    let out: FloatArray | undefined;
     if (e.binaryScalar && isEngineFloat(a) && a.isContiguous()) {
-      const out = allocCpu(a.dtype, a.numel) as FloatArray;
+      out = allocCpu(a.dtype, a.numel) as FloatArray;
       if (e.binaryScalar(op, out, a.data, a.offset, roundScalar(scalar, a.dtype), a.numel)) return this.finish(out, a.shape, a.dtype);
     }
     const kernels = this.kernels.binaryScalar.get(op, a.dtype, () => buildMapKernels(binaryExpr(op, a.dtype), XS));
-    return this.map(kernels, a.dtype, a.shape, [a], roundScalar(castNumber(scalar, a.dtype), a.dtype));
+    return this.map(kernels, a.dtype, a.shape, [a], roundScalar(castNumber(scalar, a.dtype), a.dtype), out);
   }
 
   compare(op: CompareOp, a: CpuTensor, b: CpuTensor): CpuTensor {
@@ -401,9 +404,9 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
    * input is contiguous with the output's shape (the common case, and the per-op fast path), the
    * strided form over broadcast-aligned, collapsed strides otherwise.
    */
-  private map(kernels: MapKernels, dtype: DType, shape: readonly number[], inputs: readonly CpuTensor[], scalar?: number): CpuTensor {
+  private map(kernels: MapKernels, dtype: DType, shape: readonly number[], inputs: readonly CpuTensor[], scalar?: number, into?: CpuArray): CpuTensor {
     const n = numel(shape);
-    const out = allocCpu(dtype, n);
+    const out = into ?? allocCpu(dtype, n);
     const x = inputs[0]!, y = inputs[1], c = inputs[2];
     if (isFlat(x, shape) && (y === undefined || isFlat(y, shape)) && (c === undefined || isFlat(c, shape))) {
       if (c !== undefined) kernels.flat(n, out, x.data, x.offset, y!.data, y!.offset, c.data, c.offset);

@@ -84,11 +84,11 @@ export class DataLoader<O> implements AsyncIterable<O> {
     if (recipe) {
       // Loaded on demand, so that node:worker_threads is only needed when workers are used.
       this.source = new PoolRef(recipe, numWorkers);
-      pools.register(this, this.source);
+      pools.register(this, this.source, this);
     } else {
       if (numWorkers > 0 && !this.warned) {
         this.warned = true;
-        process.emitWarning(`${dataset.constructor.name} cannot be reopened in a worker thread (it has no workerRecipe()), so its items are loaded on the main thread; see burn-ts/data's README`, { code: 'BURN_DATALOADER_MAIN_THREAD' });
+        process.emitWarning(`${dataset.constructor.name} cannot be reopened in a worker thread (it, or a dataset or Mapper inside it, has no workerRecipe()), so its items are loaded on the main thread; see burn-ts/data's README`, { code: 'BURN_DATALOADER_MAIN_THREAD' });
       }
       this.source = new MainThreadSource(dataset);
     }

@@ -279,6 +279,16 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
     at = pos;
     if (pos >= bytes.length) fail('truncated: the pickle ends without a STOP opcode');
     const code = bytes[pos++]!;
+    try {
+      const done = step(code);
+      if (done) return done;
+    } catch (e) {
+      if (e instanceof BurnError) throw e;
+      fail(`malformed pickle (${(e as Error).message})`);
+    }
+  }
+
+  function step(code: number): { value: PyValue; end: number } | undefined {
     switch (code) {
       case 0x80: { // PROTO
         const p = u8();
@@ -289,10 +299,8 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
         need(8);
         pos += 8;
         break;
-      case 0x2e: { // STOP
-        const v = pop();
-        return { value: v, end: pos };
-      }
+      case 0x2e: // STOP
+        return { value: pop(), end: pos };
       case 0x28: stack.push(MARK); break; // MARK
       case 0x30: pop(); break; // POP
       case 0x31: popMark(); break; // POP_MARK
@@ -477,5 +485,6 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
       default:
         fail(`unknown opcode 0x${code.toString(16).padStart(2, '0')} (malformed pickle)`);
     }
+    return undefined;
   }
 }

@@ -78,9 +78,24 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     return this.primitive.dtype;
   }
 
+  /**
+   * Releases the device memory of this tensor now (WebGPU buffers return to the pool); the tensor
+   * must not be used afterwards. A no-op on devices whose memory is garbage-collected (CPU).
+   * Views and clones made before share the buffer and keep it alive.
+   */
+  dispose(): void {
+    this.backend.dispose?.(this.primitive);
+  }
+
+  /** Makes `using t = ...` dispose the tensor at the end of the block. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
   /** A new handle on the same values (free: tensors are immutable). */
   clone(): Tensor<D, K> {
-    return this.wrap(this.primitive);
+    // On backends that count references the clone holds its own, so disposing one keeps the other.
+    return this.wrap(this.backend.retain?.(this.primitive) ?? this.primitive);
   }
 
   /** Moves the tensor to `device` (synchronous when the source can be read synchronously). */

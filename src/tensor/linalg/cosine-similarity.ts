@@ -25,5 +25,6 @@ export function cosineSimilarity<D extends number>(x1: Tensor<D, Float>, x2: Ten
   const dot = x1.mul(x2).sumDim(d);
   const n1 = lpNormAt(x1, 2, d, 'cosineSimilarity').clampMin(eps);
   const n2 = lpNormAt(x2, 2, d, 'cosineSimilarity').clampMin(eps);
-  return dot.div(n1.mul(n2));
+  // Divided one norm at a time: the product of two clamped norms can be subnormal, which GPUs flush to 0.
+  return dot.div(n1).div(n2);
 }

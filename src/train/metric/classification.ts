@@ -77,12 +77,21 @@ export function predictionMask(batch: ClassificationBatch, rule: DecisionRule): 
   const { n, c, scores } = batch;
   const mask = new Uint8Array(n * c);
   if ('threshold' in rule) {
-    for (let i = 0; i < n * c; i++) mask[i] = scores[i]! > rule.threshold ? 1 : 0;
+    const t = thresholdFor(scores, rule.threshold);
+    for (let i = 0; i < n * c; i++) mask[i] = scores[i]! > t ? 1 : 0;
     return mask;
   }
   const k = Math.min(rule.topK, c);
   for (let i = 0; i < n; i++) for (const j of topIndices(scores, i * c, c, k)) mask[i * c + j] = 1;
   return mask;
+}
+
+/**
+ * The threshold in the precision of the scores (f32 scores compare with the f32 threshold, as
+ * Burn's `greater_scalar` on an f32 tensor: a score of 0.3 is not above a threshold of 0.3).
+ */
+export function thresholdFor(scores: NumericArray, threshold: number): number {
+  return scores instanceof Float32Array ? Math.fround(threshold) : threshold;
 }
 
 /** The indices of the `k` highest of `c` scores starting at `offset` (ties: lower index first). */

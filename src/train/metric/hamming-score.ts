@@ -2,6 +2,7 @@ import { BurnError, fmt } from '../../tensor/errors.js';
 import type { Float, Int } from '../../tensor/kind.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { NumericMetric, type MetricEntry } from './base.js';
+import { thresholdFor } from './classification.js';
 
 /** What the Hamming score reads: scores `[batch, labels]` and 0/1 targets of the same shape (`MultiLabelClassificationOutput`). */
 export interface HammingScoreInput {
@@ -50,10 +51,12 @@ export class HammingScore extends NumericMetric<HammingScoreInput> {
     }
     const scores = (await input.output.toData()).toArray();
     const targets = (await input.targets.toData()).toArray();
+    const threshold = thresholdFor(scores, this.threshold);
     let equal = 0;
     for (let i = 0; i < scores.length; i++) {
-      const s = this.sigmoid ? 1 / (1 + Math.exp(-scores[i]!)) : scores[i]!;
-      if ((s > this.threshold) === (targets[i] !== 0)) equal++;
+      const x = scores[i]!;
+      const s = this.sigmoid ? (scores instanceof Float32Array ? Math.fround(1 / (1 + Math.exp(-x))) : 1 / (1 + Math.exp(-x))) : x;
+      if ((s > threshold) === (targets[i] !== 0)) equal++;
     }
     return this.record(scores.length === 0 ? 0 : (100 * equal) / scores.length, dims[0]!);
   }

@@ -4,7 +4,7 @@ import { brailleChart, type ChartSeries } from './chart.js';
 import { formatDuration, type DashboardState, type MetricTrack } from './state.js';
 
 /** What a key press asks the dashboard to do. */
-export type DashboardAction = 'stop' | 'next-metric' | 'previous-metric' | 'toggle-plot';
+export type DashboardAction = 'stop' | 'interrupt' | 'next-metric' | 'previous-metric' | 'next-plot' | 'previous-plot';
 
 /** Props of {@link Dashboard}. */
 export interface DashboardProps {
@@ -12,7 +12,7 @@ export interface DashboardProps {
   /** Terminal size. */
   readonly columns: number;
   readonly rows: number;
-  /** Called on `q` / Ctrl-C (stop), ←/→ (metric) and ↑/↓ (plot kind). */
+  /** Called on `q` (stop), Ctrl-C (stop; a second one exits), ←/→ (metric) and ↑/↓ (plot kind). */
   readonly onAction: (action: DashboardAction) => void;
 }
 
@@ -24,10 +24,12 @@ const SPLIT_LABEL: Record<Split, string> = { train: 'Train', valid: 'Valid' };
 export function Dashboard({ state, columns, rows, onAction }: DashboardProps) {
   const { isRawModeSupported } = useStdin();
   useInput((input, key) => {
-    if (input === 'q' || input === 'Q' || (key.ctrl && input === 'c')) onAction('stop');
+    if (input === 'q' || input === 'Q') onAction('stop');
+    else if (key.ctrl && input === 'c') onAction('interrupt');
     else if (key.rightArrow) onAction('next-metric');
     else if (key.leftArrow) onAction('previous-metric');
-    else if (key.upArrow || key.downArrow) onAction('toggle-plot');
+    else if (key.downArrow) onAction('next-plot');
+    else if (key.upArrow) onAction('previous-plot');
   }, { isActive: isRawModeSupported === true });
   const width = Math.max(40, columns);
   const inner = width - 4;
@@ -48,7 +50,7 @@ export function Dashboard({ state, columns, rows, onAction }: DashboardProps) {
       <Box borderStyle="round" flexDirection="column" paddingX={1}>
         <Plot track={state.selectedTrack()} state={state} width={inner} height={chartHeight} />
       </Box>
-      <Text dimColor> q stop (checkpoint and summary) · ←/→ metric · ↑/↓ plot: full history / recent iterations</Text>
+      <Text dimColor> q stop (checkpoint and summary) · ←/→ metric · ↑/↓ plot: full history / recent iterations / per epoch</Text>
     </Box>
   );
 }
@@ -107,14 +109,14 @@ function MetricTable({ state, width }: { state: DashboardState; width: number })
 function Plot({ track, state, width, height }: { track: MetricTrack | undefined; state: DashboardState; width: number; height: number }) {
   if (!track) return <Text dimColor>No plot yet</Text>;
   const names = state.names();
-  const points = state.kind === 'full' ? track.full : track.recent;
-  const series: ChartSeries[] = (['train', 'valid'] as const).map((s) => ({ points: points[s], color: SPLIT_COLORS[s] }));
+  const points = (s: Split) => (state.kind === 'full' ? track.full[s] : state.kind === 'recent' ? track.recent[s] : track.epochs[s].map((v, i) => [i + 1, v] as const));
+  const series: ChartSeries[] = (['train', 'valid'] as const).map((s) => ({ points: points(s), color: SPLIT_COLORS[s] }));
   const labelWidth = 10;
   const chart = brailleChart(series, width - labelWidth - 1, height);
   const [y0, y1] = chart.yRange, [x0, x1] = chart.xRange;
-  const xLeft = state.kind === 'full' ? `epoch ${trimNum(x0)}` : `iteration ${Math.round(x0)}`;
-  const xRight = state.kind === 'full' ? `epoch ${trimNum(x1)}` : `${Math.round(x1)}`;
-  const title = state.kind === 'full' ? 'full history' : 'recent iterations';
+  const xLeft = state.kind === 'recent' ? `iteration ${Math.round(x0)}` : `epoch ${trimNum(x0)}`;
+  const xRight = state.kind === 'recent' ? `${Math.round(x1)}` : `epoch ${trimNum(x1)}`;
+  const title = { full: 'full history', recent: 'recent iterations', epochs: 'per epoch' }[state.kind];
   return (
     <Box flexDirection="column">
       <Text>

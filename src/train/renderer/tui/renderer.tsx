@@ -10,7 +10,10 @@ export interface TuiRendererOptions {
   readonly stdout?: NodeJS.WriteStream;
   /** Input for key presses (default process.stdin). */
   readonly stdin?: NodeJS.ReadStream;
-  /** Minimum milliseconds between two redraws driven by progress (default 100). */
+  /**
+   * Minimum milliseconds between two redraws driven by progress (default 200; it grows to 4× the
+   * time a redraw takes, so drawing never costs more than a fifth of the training time).
+   */
   readonly intervalMs?: number;
 }
 
@@ -30,12 +33,13 @@ export class TuiRenderer implements MetricsRenderer {
   private instance: Instance | undefined;
   private stop: (() => void) | undefined;
   private lastDraw = 0;
+  private drawCost = 0;
   private closed = false;
 
   constructor(options: TuiRendererOptions = {}) {
     this.stdout = options.stdout ?? process.stdout;
     this.stdin = options.stdin ?? process.stdin;
-    this.intervalMs = options.intervalMs ?? 100;
+    this.intervalMs = options.intervalMs ?? 200;
   }
 
   update(split: Split, metric: MetricState): void {
@@ -71,9 +75,14 @@ export class TuiRenderer implements MetricsRenderer {
 
   /** Handles a key action from the dashboard. */
   private act(action: DashboardAction): void {
-    if (action === 'stop') {
+    if (action === 'interrupt' && this.state.stopping) {
+      // A second Ctrl-C: the terminal is in raw mode (no SIGINT), so leave at once, as Ctrl-C would.
+      this.instance?.unmount();
+      process.exit(130);
+    }
+    if (action === 'stop' || action === 'interrupt') {
       if (!this.state.stopping) {
-        this.state.stopping = 'Stopping: finishing the step, then checkpoint and summary…';
+        this.state.stopping = 'Stopping: finishing the step, then checkpoint and summary… (Ctrl-C again to quit now)';
         this.stop?.();
       }
     } else if (action === 'next-metric') {
@@ -81,7 +90,7 @@ export class TuiRenderer implements MetricsRenderer {
     } else if (action === 'previous-metric') {
       this.state.selectMetric(-1);
     } else {
-      this.state.togglePlot();
+      this.state.cyclePlot(action === 'next-plot' ? 1 : -1);
     }
     this.draw(true);
   }
@@ -89,12 +98,13 @@ export class TuiRenderer implements MetricsRenderer {
   private draw(force: boolean): void {
     if (this.closed && this.instance === undefined) return;
     const now = Date.now();
-    if (!force && now - this.lastDraw < this.intervalMs) return;
-    this.lastDraw = now;
+    if (!force && now - this.lastDraw < Math.max(this.intervalMs, 4 * this.drawCost)) return;
     const element = (
       <Dashboard state={this.state} columns={this.stdout.columns ?? 100} rows={this.stdout.rows ?? 40} onAction={(a) => this.act(a)} />
     );
     if (this.instance) this.instance.rerender(element);
     else this.instance = render(element, { stdout: this.stdout, stdin: this.stdin, exitOnCtrlC: false, patchConsole: true });
+    this.lastDraw = Date.now();
+    this.drawCost = this.lastDraw - now;
   }
 }

@@ -2,8 +2,14 @@ import type { Split } from '../../logger.js';
 import { formatValue } from '../../metric/base.js';
 import type { MetricHistory, MetricState, TrainingProgress } from '../base.js';
 
-/** Which plot the dashboard shows: every iteration so far (x in epochs), or the recent iterations at full resolution. */
-export type PlotKind = 'full' | 'recent';
+/**
+ * Which plot the dashboard shows: every iteration so far (x in epochs, reduced resolution), the
+ * recent iterations at full resolution, or the value of each finished epoch.
+ */
+export type PlotKind = 'full' | 'recent' | 'epochs';
+
+/** The plot kinds in the order ↑/↓ cycle through them. */
+export const PLOT_KINDS: readonly PlotKind[] = ['full', 'recent', 'epochs'];
 
 /** Points kept per split in the recent plot (Burn keeps 1000). */
 export const RECENT_POINTS = 1000;
@@ -152,9 +158,10 @@ export class DashboardState {
     if (n > 0) this.selected = (((this.selected + delta) % n) + n) % n;
   }
 
-  /** Switches between the full and the recent plot. */
-  togglePlot(): void {
-    this.kind = this.kind === 'full' ? 'recent' : 'full';
+  /** Cycles through the plot kinds (`delta` 1: full → recent → epochs → full). */
+  cyclePlot(delta = 1): void {
+    const n = PLOT_KINDS.length;
+    this.kind = PLOT_KINDS[(((PLOT_KINDS.indexOf(this.kind) + delta) % n) + n) % n]!;
   }
 
   /** Fraction done of the current epoch of `split` (0 when unknown). */

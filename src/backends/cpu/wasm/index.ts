@@ -1,0 +1,92 @@
+/**
+ * The `wasm` CPU engine: AssemblyScript kernels (wasm/ at the package root) compiled to
+ * WebAssembly SIMD128, multi-threaded over a shared memory with worker threads where the platform
+ * allows (Node; cross-origin-isolated browser pages), single-threaded otherwise. Threads:
+ * `BURN_NUM_THREADS`, default the number of cores.
+ *
+ * Node loads the module synchronously on first use. Browsers must `await initWasmEngine()` (or
+ * `await Device.cpuAsync()`) before `Device.cpu({ engine: 'wasm' })`.
+ */
+import { BurnError } from '../../../tensor/errors.js';
+import type { CpuEngineKernels } from '../engine.js';
+import { wasmKernels, type WasmEngineOptions } from './kernels.js';
+import { compileAsync, compileSync, nodeBuiltin, preferredVariant, type Compiled } from './loader.js';
+import { WasmRuntime } from './runtime.js';
+
+export type { WasmEngineOptions } from './kernels.js';
+export { WasmRuntime } from './runtime.js';
+
+let loaded: { runtime: WasmRuntime } | { reason: string } | undefined;
+
+/** Threads of the engine: `BURN_NUM_THREADS`, or the number of cores. */
+export function wasmThreads(): number {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['BURN_NUM_THREADS'];
+  if (env !== undefined && env !== '') {
+    const n = Number(env);
+    if (!Number.isInteger(n) || n < 1) throw new BurnError('Device.cpu', `BURN_NUM_THREADS=${env}; expected a positive integer`);
+    return n;
+  }
+  const os = nodeBuiltin()?.('node:os') as { availableParallelism?: () => number; cpus(): unknown[] } | undefined;
+  if (os) return os.availableParallelism?.() ?? os.cpus().length;
+  return Math.max(1, (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1);
+}
+
+function instantiate(compiled: Compiled, threads: number): { runtime: WasmRuntime } | { reason: string } {
+  if ('reason' in compiled) return compiled;
+  try {
+    return { runtime: new WasmRuntime(compiled, threads) };
+  } catch (e) {
+    return { reason: `instantiating the module failed: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };
+  }
+}
+
+/** Loads the module synchronously (Node), once; the single-threaded variant when the threaded one cannot load. */
+function load(): { runtime: WasmRuntime } | { reason: string } {
+  if (loaded) return loaded;
+  const threads = wasmThreads();
+  const variant = preferredVariant(threads);
+  let result = instantiate(compileSync(variant), threads);
+  if ('reason' in result && variant === 'mt') {
+    const single = instantiate(compileSync('st'), 1);
+    if ('runtime' in single) result = single;
+  }
+  // Browsers load asynchronously: a failed synchronous attempt there is not final.
+  if ('runtime' in result || nodeBuiltin()) loaded = result;
+  return result;
+}
+
+/**
+ * Loads and compiles the engine's module asynchronously: required once in browsers (which cannot
+ * compile WebAssembly synchronously on the main thread) before `Device.cpu({ engine: 'wasm' })`;
+ * harmless in Node. Resolves whether or not the engine is available (see {@link wasmUnavailableReason}).
+ */
+export async function initWasmEngine(): Promise<void> {
+  if (loaded && 'runtime' in loaded) return;
+  const threads = wasmThreads();
+  const variant = preferredVariant(threads);
+  let result = instantiate(await compileAsync(variant), threads);
+  if ('reason' in result && variant === 'mt') {
+    const single = instantiate(await compileAsync('st'), 1);
+    if ('runtime' in single) result = single;
+  }
+  loaded = result;
+}
+
+/** The engine's runtime (memory, threads), or undefined when the module cannot load. */
+export function wasmRuntime(): WasmRuntime | undefined {
+  const l = load();
+  return 'runtime' in l ? l.runtime : undefined;
+}
+
+/** Why the engine is unavailable, or undefined when it loads. */
+export function wasmUnavailableReason(): string | undefined {
+  const l = load();
+  return 'reason' in l ? l.reason : undefined;
+}
+
+/** The engine's kernels; throws an Error naming the reason when the module cannot load. */
+export function wasmEngine(options: WasmEngineOptions = {}): CpuEngineKernels {
+  const runtime = wasmRuntime();
+  if (!runtime) throw new Error(wasmUnavailableReason());
+  return wasmKernels(runtime, options);
+}

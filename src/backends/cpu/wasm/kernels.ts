@@ -1,0 +1,306 @@
+/**
+ * The `wasm` engine's kernels: the CPU backend offers each op here first (see ../engine.ts); every
+ * method lays the op out in the module's memory, runs it (on worker threads when it is large) and
+ * returns true, or returns false to leave the op to the JavaScript kernels (f64, unsupported ops,
+ * tensors too small to be worth the trip).
+ *
+ * Where tensor data lives. Tensors stay in ordinary JavaScript typed arrays, garbage collected like
+ * every CPU tensor; an engine call copies its inputs into the module's arena, runs, and copies the
+ * output back. The alternative, tensors allocated inside the module's memory, saves those copies
+ * but needs explicit frees: a FinalizationRegistry runs too late (the JS heap barely grows, so the
+ * GC does not run while the module's memory fills), which would make every loop depend on
+ * `dispose()` or scopes. Measured on this project's 2-core machine (see the engine's report in
+ * README.md): the copies cost a few percent of a 256³ matmul and about 1 % of a 1024³ one, and
+ * transcendental elementwise ops (exp, tanh, …) still gain several times over JavaScript; cheap
+ * elementwise ops (add, mul) are memory-bound, so they gain less, and small ones stay in
+ * JavaScript. Memory use is flat: the arena is reused by every call (test/backends/wasm.test.ts).
+ */
+import type { BinaryOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
+import type { MaxPoolOptions, UnfoldOptions } from '../../../backend/options.js';
+import type { Conv2dArgs, CpuEngineKernels, FloatArray, GemmArgs } from '../engine.js';
+import { MAX_JOBS } from './pool.js';
+import { GEMM_MAX_TILE, type WasmRuntime } from './runtime.js';
+
+/** Size thresholds below which the engine declines work (the JavaScript kernels are faster there). */
+export interface WasmEngineOptions {
+  /** Least elements of a cheap elementwise op (add, neg, …) or a reduction (default 16384). */
+  readonly minElements?: number;
+  /** Least elements of a transcendental elementwise op (exp, log, tanh, sigmoid) or a softmax (default 256). */
+  readonly minCostlyElements?: number;
+  /** Least multiply-adds of a matmul, convolution or pooling (default 4096). */
+  readonly minGemm?: number;
+  /** Least multiply-adds (elements for elementwise ops × 16) from which a task is spread over the threads (default 2^20). */
+  readonly minParallel?: number;
+}
+
+const UNARY_OPS: readonly UnaryOp[] = ['neg', 'abs', 'sqrt', 'recip', 'exp', 'log', 'sigmoid', 'tanh', 'floor', 'ceil', 'trunc', 'round', 'sign'];
+const COSTLY = new Set<UnaryOp>(['exp', 'log', 'sigmoid', 'tanh']);
+const BINARY_OPS: readonly BinaryOp[] = ['add', 'sub', 'mul', 'div', 'max', 'min'];
+const REDUCE_OPS: readonly ReduceOp[] = ['sum', 'prod', 'max', 'min'];
+
+/** The engine's kernels over an instantiated module. */
+export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): CpuEngineKernels {
+  const minElements = options.minElements ?? 16384;
+  const minCostly = options.minCostlyElements ?? 256;
+  const minGemm = options.minGemm ?? 4096;
+  const minParallel = options.minParallel ?? 1 << 20;
+  const codes = <T extends string>(prefix: string, ops: readonly T[]) => new Map(ops.map((op) => [op, rt.constant(`${prefix}_${op}`)] as const));
+  const unaryCodes = codes('UNARY', UNARY_OPS);
+  const binaryCodes = codes('BINARY', BINARY_OPS);
+  const reduceCodes = codes('REDUCE', REDUCE_OPS);
+  const kind = {
+    gemm: rt.constant('KIND_gemm'), unary: rt.constant('KIND_unary'), binary: rt.constant('KIND_binary'), scalar: rt.constant('KIND_scalar'),
+    reduce: rt.constant('KIND_reduce'), softmax: rt.constant('KIND_softmax'), im2col: rt.constant('KIND_im2col'), maxPool: rt.constant('KIND_maxPool'),
+  };
+  const MR = rt.constant('MR'), NR = rt.constant('NR');
+  const threads = rt.threads;
+
+  /** Writes u32 fields at `at`. */
+  const fields = (at: number, values: readonly number[]): void => {
+    rt.u32.set(values, at >>> 2);
+  };
+
+  /** Elements per job of an elementwise task of `n` elements, and whether it goes parallel. */
+  const chunking = (n: number, costPerElement: number): { chunk: number; jobs: number; parallel: boolean } => {
+    const parallel = threads > 1 && n * costPerElement >= minParallel;
+    let chunk = parallel ? Math.max(16384, Math.ceil(n / (threads * 4))) : n;
+    chunk = Math.max(chunk, Math.ceil(n / MAX_JOBS));
+    chunk = Math.ceil(chunk / 16) * 16;
+    return { chunk, jobs: Math.ceil(n / chunk), parallel };
+  };
+
+  /** Rows per job of a row task. */
+  const rowChunking = (rows: number, len: number, costPerElement: number): { per: number; jobs: number; parallel: boolean } => {
+    const parallel = threads > 1 && rows > 1 && rows * len * costPerElement >= minParallel;
+    let per = parallel ? Math.max(1, Math.ceil(rows / (threads * 4))) : rows;
+    per = Math.max(per, Math.ceil(rows / MAX_JOBS));
+    return { per, jobs: Math.ceil(rows / per), parallel };
+  };
+
+  /**
+   * Runs a gemm task over `batches` entries of the table at `table` (A, B, C, bias addresses):
+   * C = A · B (+ bias per row), A `m × k` and B `k × n` with element strides, C with row stride `ldc`.
+   */
+  const gemmTask = (m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, batches: number, args: number): void => {
+    const macs = batches * m * n * k;
+    const parallel = threads > 1 && macs >= minParallel;
+    let mt = Math.min(GEMM_MAX_TILE.m, roundUp(m, MR)), nt = Math.min(GEMM_MAX_TILE.n, roundUp(n, NR));
+    const tiles = () => Math.ceil(m / mt) * Math.ceil(n / nt);
+    if (parallel) {
+      // Enough tiles to keep every thread busy (and balance uneven progress), not so small that packing dominates.
+      while (batches * tiles() < 4 * threads) {
+        if (mt >= 2 * 32 && mt >= nt / 4) mt = roundUp(mt / 2, MR);
+        else if (nt >= 2 * 64) nt = roundUp(nt / 2, NR);
+        else break;
+      }
+    }
+    const perBatch = tiles();
+    const batchesPerTask = Math.max(1, Math.floor(MAX_JOBS / perBatch));
+    for (let b0 = 0; b0 < batches; b0 += batchesPerTask) {
+      const count = Math.min(batchesPerTask, batches - b0);
+      fields(args, [m, n, k, aRs, aCs, bRs, bCs, ldc, table + b0 * 16, mt, nt, Math.ceil(m / mt), Math.ceil(n / nt), rt.scratch, rt.scratchStride]);
+      rt.run(kind.gemm, args, count * perBatch, parallel);
+    }
+  };
+
+  const elementwise = (code: number, taskKind: number, out: FloatArray, a: FloatArray, aOffset: number, n: number, cost: number, b?: FloatArray, bOffset = 0, scalar = 0): boolean => {
+    rt.reset();
+    const aAt = rt.copyIn(a as Float32Array, aOffset, aOffset + n);
+    const bAt = b ? rt.copyIn(b as Float32Array, bOffset, bOffset + n) : 0;
+    const args = rt.alloc(64);
+    if (aAt < 0 || bAt < 0 || args < 0) return false;
+    const { chunk, jobs, parallel } = chunking(n, cost);
+    // The output overwrites the first input in place (each vector is read before it is written).
+    fields(args, [code, n, aAt, aAt, bAt, chunk]);
+    rt.f64[(args + 24) >>> 3] = scalar;
+    rt.run(taskKind, args, jobs, parallel);
+    rt.copyOut(aAt, out as Float32Array, n);
+    return true;
+  };
+
+  return {
+    name: 'wasm',
+
+    gemm(g: GemmArgs): boolean {
+      const { a, b, c, n, k } = g;
+      if (!(a instanceof Float32Array) || !(b instanceof Float32Array) || !(c instanceof Float32Array)) return false;
+      let m = g.m, aOffs = g.aOffsets, bOffs = g.bOffsets;
+      if (m === 0 || n === 0 || k === 0 || aOffs.length * m * n * k < minGemm) return false;
+      // Batches that share B and whose A rows continue one another are one taller product.
+      if (aOffs.length > 1 && bOffs.every((o) => o === bOffs[0]) && aOffs.every((o, i) => o === aOffs[0]! + i * m * g.aRowStride)) {
+        m *= aOffs.length;
+        aOffs = [aOffs[0]!];
+        bOffs = [bOffs[0]!];
+      }
+      const batches = aOffs.length;
+      const aSpan = span(aOffs, m, k, g.aRowStride, g.aColStride);
+      const bSpan = span(bOffs, k, n, g.bRowStride, g.bColStride);
+      rt.reset();
+      let aAt: number, bAt: number;
+      if (a === b) {
+        // One copy serves both operands (x · xᵀ and the like).
+        const lo = Math.min(aSpan.lo, bSpan.lo);
+        aAt = bAt = rt.copyIn(a, lo, Math.max(aSpan.hi, bSpan.hi));
+        aSpan.lo = bSpan.lo = lo;
+      } else {
+        aAt = rt.copyIn(a, aSpan.lo, aSpan.hi);
+        bAt = rt.copyIn(b, bSpan.lo, bSpan.hi);
+      }
+      const cAt = rt.alloc(batches * m * n * 4), table = rt.alloc(batches * 16), args = rt.alloc(64);
+      if (aAt < 0 || bAt < 0 || cAt < 0 || table < 0 || args < 0) return false;
+      const t = table >>> 2;
+      for (let i = 0; i < batches; i++) {
+        rt.u32[t + 4 * i] = aAt + (aOffs[i]! - aSpan.lo) * 4;
+        rt.u32[t + 4 * i + 1] = bAt + (bOffs[i]! - bSpan.lo) * 4;
+        rt.u32[t + 4 * i + 2] = cAt + i * m * n * 4;
+        rt.u32[t + 4 * i + 3] = 0;
+      }
+      gemmTask(m, n, k, g.aRowStride, g.aColStride, g.bRowStride, g.bColStride, n, table, batches, args);
+      rt.copyOut(cAt, c, batches * m * n);
+      return true;
+    },
+
+    unary(op, out, a, aOffset, n): boolean {
+      const code = unaryCodes.get(op);
+      if (code === undefined || !(a instanceof Float32Array) || n < (COSTLY.has(op) ? minCostly : minElements)) return false;
+      return elementwise(code, kind.unary, out, a, aOffset, n, COSTLY.has(op) ? 16 : 2);
+    },
+
+    binary(op, out, a, aOffset, b, bOffset, n): boolean {
+      const code = binaryCodes.get(op);
+      if (code === undefined || !(a instanceof Float32Array) || !(b instanceof Float32Array) || n < minElements) return false;
+      return elementwise(code, kind.binary, out, a, aOffset, n, 2, b, bOffset);
+    },
+
+    binaryScalar(op, out, a, aOffset, scalar, n): boolean {
+      const code = binaryCodes.get(op);
+      if (code === undefined || !(a instanceof Float32Array) || n < minElements) return false;
+      return elementwise(code, kind.scalar, out, a, aOffset, n, 2, undefined, 0, scalar);
+    },
+
+    reduceRows(op, out, a, aOffset, rows, len): boolean {
+      const code = reduceCodes.get(op);
+      if (code === undefined || !(a instanceof Float32Array) || !(out instanceof Float32Array) || rows * len < minElements) return false;
+      return rowTask(rt, kind.reduce, code, out, a, aOffset, rows, len, rowChunking(rows, len, 2), fields);
+    },
+
+    softmaxRows(out, a, aOffset, rows, len, log): boolean {
+      if (!(a instanceof Float32Array) || !(out instanceof Float32Array) || len === 0 || rows * len < minCostly) return false;
+      return rowTask(rt, kind.softmax, log ? 1 : 0, out, a, aOffset, rows, len, rowChunking(rows, len, 16), fields);
+    },
+
+    conv2d(args: Conv2dArgs): boolean {
+      const { x, w, bias, out, options: o } = args;
+      if (!(x instanceof Float32Array) || !(w instanceof Float32Array) || !(out instanceof Float32Array) || (bias && !(bias instanceof Float32Array))) return false;
+      if (o.padding.length !== 2) return false;
+      const [n, c, h, wd] = args.xShape;
+      const [cOut, cg, kh, kw] = args.wShape;
+      const [, , oh, ow] = args.outShape;
+      const groups = o.groups, coutG = cOut / groups, kk = cg * kh * kw, l = oh * ow;
+      if (n === 0 || l === 0 || kk === 0 || cOut === 0 || n * cOut * l * kk < minGemm) return false;
+      rt.reset();
+      const xAt = rt.copyIn(x, 0, n * c * h * wd), wAt = rt.copyIn(w, 0, cOut * kk);
+      const bAt = bias ? rt.copyIn(bias as Float32Array, 0, cOut) : 0;
+      const outAt = rt.alloc(n * cOut * l * 4);
+      // A 1×1 kernel with stride 1 and no padding reads the input as its own column matrix.
+      const direct = kh === 1 && kw === 1 && o.stride[0] === 1 && o.stride[1] === 1 && o.padding[0] === 0 && o.padding[1] === 0;
+      const colPerImage = c * kh * kw * l;
+      const chunk = direct ? n : Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
+      const colAt = direct ? 0 : rt.alloc(chunk * colPerImage * 4);
+      const table = rt.alloc(chunk * groups * 16), imArgs = rt.alloc(128), gemmArgs = rt.alloc(64);
+      if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0) return false;
+      const parallel = threads > 1 && n * cOut * l * kk >= minParallel;
+      for (let n0 = 0; n0 < n; n0 += chunk) {
+        const images = Math.min(chunk, n - n0);
+        if (!direct) im2col(rt, kind.im2col, imArgs, xAt + n0 * c * h * wd * 4, colAt, images, [c, h, wd], [kh, kw], [oh, ow], o, parallel, fields);
+        const t = table >>> 2;
+        for (let i = 0; i < images; i++) {
+          for (let g = 0; g < groups; g++) {
+            const e = t + 4 * (i * groups + g);
+            rt.u32[e] = wAt + g * coutG * kk * 4;
+            rt.u32[e + 1] = direct ? xAt + ((n0 + i) * c + g * cg) * l * 4 : colAt + (i * colPerImage + g * kk * l) * 4;
+            rt.u32[e + 2] = outAt + ((n0 + i) * cOut + g * coutG) * l * 4;
+            rt.u32[e + 3] = bias ? bAt + g * coutG * 4 : 0;
+          }
+        }
+        gemmTask(coutG, l, kk, kk, 1, l, 1, l, table, images * groups, gemmArgs);
+      }
+      rt.copyOut(outAt, out, n * cOut * l);
+      return true;
+    },
+
+    unfold2d(x, xShape, kernel, outSpatial, options: UnfoldOptions, out): boolean {
+      if (!(x instanceof Float32Array) || !(out instanceof Float32Array) || kernel.length !== 2 || out.length < minElements) return false;
+      const [n, c, h, wd] = xShape as [number, number, number, number];
+      rt.reset();
+      const xAt = rt.copyIn(x, 0, n * c * h * wd), outAt = rt.alloc(out.length * 4), args = rt.alloc(128);
+      if (xAt < 0 || outAt < 0 || args < 0) return false;
+      im2col(rt, kind.im2col, args, xAt, outAt, n, [c, h, wd], kernel, outSpatial, options, threads > 1 && out.length * 4 >= minParallel, fields);
+      rt.copyOut(outAt, out, out.length);
+      return true;
+    },
+
+    maxPool2d(x, xShape, out, outShape, indices, o: MaxPoolOptions): boolean {
+      if (!(x instanceof Float32Array) || !(out instanceof Float32Array) || o.kernelSize.length !== 2) return false;
+      const [kh, kw] = o.kernelSize as [number, number];
+      if (out.length * kh * kw < minGemm) return false;
+      const [n, c, h, wd] = xShape as [number, number, number, number];
+      const [, , oh, ow] = outShape as [number, number, number, number];
+      rt.reset();
+      const xAt = rt.copyIn(x, 0, n * c * h * wd), outAt = rt.alloc(out.length * 4), idxAt = indices ? rt.alloc(out.length * 4) : 0, args = rt.alloc(128);
+      if (xAt < 0 || outAt < 0 || idxAt < 0 || args < 0) return false;
+      const planes = n * c;
+      const { per, jobs, parallel } = rowChunking(planes, oh * ow * kh * kw, 1);
+      fields(args, [planes, h, wd, oh, ow, kh, kw, o.stride[0]!, o.stride[1]!, o.padding[0]!, o.padding[1]!, o.dilation[0]!, o.dilation[1]!, xAt, outAt, idxAt, per]);
+      rt.run(kind.maxPool, args, jobs, parallel);
+      rt.copyOut(outAt, out, out.length);
+      if (indices) indices.set(rt.i32.subarray(idxAt >>> 2, (idxAt >>> 2) + out.length));
+      return true;
+    },
+  };
+}
+
+/** Bytes of im2col columns one convolution lays out at a time (images are processed in chunks). */
+const COL_BUDGET = 64 << 20;
+
+function roundUp(v: number, m: number): number {
+  return Math.ceil(v / m) * m;
+}
+
+/** The element range `[lo, hi)` a strided `rows × cols` operand covers over all batch offsets (strides may be negative). */
+function span(offsets: readonly number[], rows: number, cols: number, rs: number, cs: number): { lo: number; hi: number } {
+  const extLo = Math.min(0, (rows - 1) * rs) + Math.min(0, (cols - 1) * cs);
+  const extHi = Math.max(0, (rows - 1) * rs) + Math.max(0, (cols - 1) * cs);
+  let lo = Infinity, hi = -Infinity;
+  for (const o of offsets) {
+    lo = Math.min(lo, o + extLo);
+    hi = Math.max(hi, o + extHi + 1);
+  }
+  return { lo, hi };
+}
+
+/** Runs a row task (reduction or softmax) on a copy of the rows; the output overwrites the input for softmax. */
+function rowTask(rt: WasmRuntime, taskKind: number, op: number, out: Float32Array, a: Float32Array, aOffset: number, rows: number, len: number,
+  plan: { per: number; jobs: number; parallel: boolean }, fields: (at: number, values: readonly number[]) => void): boolean {
+  rt.reset();
+  const n = rows * len;
+  const aAt = rt.copyIn(a, aOffset, aOffset + n), outAt = rt.alloc(out.length * 4), args = rt.alloc(64);
+  if (aAt < 0 || outAt < 0 || args < 0) return false;
+  fields(args, [op, rows, len, outAt, aAt, plan.per]);
+  rt.run(taskKind, args, plan.jobs, plan.parallel);
+  rt.copyOut(outAt, out, out.length);
+  return true;
+}
+
+/** Lays out an im2col task for `images` NCHW images at `xAt` into columns at `colAt` and runs it. */
+function im2col(rt: WasmRuntime, kind: number, args: number, xAt: number, colAt: number, images: number, chw: readonly number[], kernel: readonly number[], outSpatial: readonly number[],
+  o: { stride: readonly number[]; padding: readonly number[]; dilation: readonly number[] }, parallel: boolean, fields: (at: number, values: readonly number[]) => void): void {
+  const [c, h, w] = chw as [number, number, number];
+  // Channel blocks per image: enough jobs for the threads, at most MAX_JOBS in all.
+  const blocks = parallel ? Math.min(c, Math.max(1, Math.ceil(16 / images))) : 1;
+  let per = Math.ceil(c / blocks);
+  per = Math.max(per, Math.ceil((c * images) / MAX_JOBS));
+  const jobsPerImage = Math.ceil(c / per);
+  fields(args, [c, h, w, kernel[0]!, kernel[1]!, o.stride[0]!, o.stride[1]!, o.padding[0]!, o.padding[1]!, o.dilation[0]!, o.dilation[1]!, outSpatial[0]!, outSpatial[1]!, xAt, colAt, per, jobsPerImage]);
+  rt.run(kind, args, images * jobsPerImage, parallel);
+}

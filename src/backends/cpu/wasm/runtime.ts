@@ -1,0 +1,153 @@
+/**
+ * One instance of the engine's module: its memory, the layout of that memory, and task dispatch.
+ *
+ * Memory layout: the module's static data (none today) ends at `heapBase()`; then one gemm scratch
+ * block per thread (packed panels); then the **arena**, where each engine call lays out its
+ * inputs, outputs and argument blocks. An engine call starts with `reset()`: the arena is reused
+ * by every call, so the memory grows only to the largest single call and never with the number of
+ * calls (tensors themselves stay in JavaScript typed arrays, see kernels.ts).
+ */
+import type { Compiled, WasmVariant } from './loader.js';
+import { MAX_JOBS, ThreadPool } from './pool.js';
+import { webAssembly, type WasmMemory, type WasmModule } from './wasm-api.js';
+
+/** The module's exported functions. */
+interface KernelExports {
+  run(kind: number, args: number, job: number, tid: number): void;
+  runRange(kind: number, args: number, first: number, last: number): void;
+  heapBase(): number;
+  gemmScratchBytes(mt: number, nt: number): number;
+}
+
+const PAGE = 65536;
+/** The memory's maximum, in pages (4 GiB: all a 32-bit module can address). */
+const MAX_PAGES = 65536;
+/** Largest gemm tile (rows × columns) one job computes; the per-thread scratch is sized for it. */
+export const GEMM_MAX_TILE = { m: 128, n: 256 } as const;
+
+/** An instantiated engine module with its memory, arena and threads. */
+export class WasmRuntime {
+  readonly memory: WasmMemory;
+  readonly variant: WasmVariant;
+  private readonly kernels: KernelExports;
+  private readonly constants: Map<string, number>;
+  /** Views of the whole memory (refreshed after growth). */
+  f32!: Float32Array;
+  u32!: Uint32Array;
+  i32!: Int32Array;
+  f64!: Float64Array;
+  /** Start of the per-thread gemm scratch, and its size per thread. */
+  readonly scratch: number;
+  readonly scratchStride: number;
+  private readonly arena: number;
+  private top: number;
+  private readonly pool: ThreadPool | undefined;
+  /** Threads used for large tasks (1: everything on the calling thread). */
+  readonly threads: number;
+
+  constructor(compiled: Extract<Compiled, { module: WasmModule }>, threads: number) {
+    const wasm = webAssembly();
+    if (!wasm) throw new Error('this JavaScript environment has no WebAssembly');
+    this.variant = compiled.variant;
+    this.threads = compiled.variant === 'mt' ? Math.max(1, threads) : 1;
+    const shared = compiled.variant === 'mt';
+    this.memory = new wasm.Memory({ initial: 32, maximum: MAX_PAGES, shared });
+    const instance = new wasm.Instance(compiled.module, { env: { memory: this.memory } });
+    this.kernels = instance.exports as unknown as KernelExports;
+    this.constants = new Map();
+    for (const [name, value] of Object.entries(instance.exports)) {
+      if (value instanceof wasm.Global) this.constants.set(name, Number(value.value));
+    }
+    this.refreshViews();
+    this.scratch = align(this.kernels.heapBase());
+    this.scratchStride = align(this.kernels.gemmScratchBytes(GEMM_MAX_TILE.m, GEMM_MAX_TILE.n));
+    this.arena = this.scratch + this.scratchStride * this.threads;
+    this.top = this.arena;
+    this.ensure(this.arena + (1 << 20));
+    this.pool = this.threads > 1 ? new ThreadPool(compiled.module, this.memory, this.threads, this.kernels.run) : undefined;
+  }
+
+  /** A constant the module exports (op codes, task kinds, micro-kernel sizes). */
+  constant(name: string): number {
+    const v = this.constants.get(name);
+    if (v === undefined) throw new Error(`wasm engine: the module exports no constant ${name}`);
+    return v;
+  }
+
+  /** Frees everything the previous engine call laid out in the arena. */
+  reset(): void {
+    this.top = this.arena;
+  }
+
+  /**
+   * Reserves `bytes` (64-byte aligned) in the arena, growing the memory when needed; -1 when the
+   * memory cannot hold it (the caller then declines the op and the JavaScript kernels run).
+   */
+  alloc(bytes: number): number {
+    const at = this.top;
+    const end = align(at + bytes);
+    if (!this.ensure(end)) return -1;
+    this.top = end;
+    return at;
+  }
+
+  /** Copies `src[lo, hi)` into a fresh arena block; its address, or -1. */
+  copyIn(src: Float32Array, lo: number, hi: number): number {
+    const at = this.alloc((hi - lo) * 4);
+    if (at >= 0) this.f32.set(lo === 0 && hi === src.length ? src : src.subarray(lo, hi), at >>> 2);
+    return at;
+  }
+
+  /** Copies `n` floats at `at` into `dst` from index `dstOffset`. */
+  copyOut(at: number, dst: Float32Array, n: number, dstOffset = 0): void {
+    dst.set(this.f32.subarray(at >>> 2, (at >>> 2) + n), dstOffset);
+  }
+
+  /** Runs jobs 0..jobs-1 of a task; spread over the threads when `parallel` and there are several. */
+  run(kind: number, args: number, jobs: number, parallel: boolean): void {
+    if (jobs <= 0) return;
+    if (parallel && this.pool && jobs > 1 && jobs <= MAX_JOBS) this.pool.run(kind, args, jobs);
+    else this.kernels.runRange(kind, args, 0, jobs);
+  }
+
+  /** Bytes the memory holds now (it grows to the largest engine call, never with the number of calls). */
+  get memoryBytes(): number {
+    return this.memory.buffer.byteLength;
+  }
+
+  /** Stops the worker threads (they never keep a Node process alive; this is for explicit cleanup). */
+  close(): void {
+    this.pool?.close();
+  }
+
+  private ensure(end: number): boolean {
+    const have = this.memory.buffer.byteLength;
+    if (end <= have) return true;
+    if (end > MAX_PAGES * PAGE) return false;
+    // Grow geometrically so that a slowly rising high-water mark does not grow the memory per call.
+    const want = Math.min(MAX_PAGES, Math.max(Math.ceil(end / PAGE), Math.ceil((have * 1.5) / PAGE)));
+    try {
+      this.memory.grow(want - have / PAGE);
+    } catch {
+      try {
+        this.memory.grow(Math.ceil(end / PAGE) - have / PAGE);
+      } catch {
+        return false;
+      }
+    }
+    this.refreshViews();
+    return true;
+  }
+
+  private refreshViews(): void {
+    const buffer = this.memory.buffer;
+    this.f32 = new Float32Array(buffer);
+    this.u32 = new Uint32Array(buffer);
+    this.i32 = new Int32Array(buffer);
+    this.f64 = new Float64Array(buffer);
+  }
+}
+
+function align(n: number): number {
+  return Math.ceil(n / 64) * 64;
+}

@@ -1,0 +1,345 @@
+// The `native` CPU engine (native/, a Node addon) against the `js` engine: every accelerated
+// kernel on many shapes (odd sizes around the SIMD widths, non-contiguous and broadcast inputs,
+// tiny and large tensors, f32 and f64), once per instruction set this CPU has (AVX-512, AVX2,
+// generic), plus device selection, threads and the addon's argument checks.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { nativeAddon, nativeUnavailableReason } from '../../src/backends/cpu/native.js';
+import { Device, Tensor, TensorData, functional, type DType, type Float } from '../../src/index.js';
+import { nativeTestDevice } from '../helpers/devices.js';
+
+const addon = nativeAddon();
+const strict = process.env['BURN_TEST_STRICT'] === '1';
+const js = Device.cpu({ engine: 'js' });
+type T = Tensor<number, Float>;
+
+/** Deterministic values in [-1, 1) (a 32-bit LCG), `specials` mixed in at fixed positions. */
+function values(n: number, seed: number, specials: readonly number[] = []): number[] {
+  let s = (seed * 2654435761) >>> 0;
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = s / 2 ** 31 - 1;
+  }
+  specials.forEach((v, k) => { if (n > 0) out[(k * 7919) % n] = v; });
+  return out;
+}
+
+const numel = (shape: readonly number[]): number => shape.reduce((a, s) => a * s, 1);
+
+/** The same tensor on both devices. */
+function pair(shape: readonly number[], seed: number, dtype: DType = 'f32', scale = 1, specials: readonly number[] = []): [T, T] {
+  const data = values(numel(shape), seed, specials).map((v) => (Number.isFinite(v) && Math.abs(v) <= 1 ? v * scale : v));
+  const td = new TensorData(dtype === 'f64' ? Float64Array.from(data) : Float32Array.from(data), [...shape], dtype);
+  return [Tensor.fromData<number, Float>(td, js), Tensor.fromData<number, Float>(td, native())];
+}
+
+function native(): Device {
+  const d = nativeTestDevice();
+  if (!d) throw new Error(`native engine unavailable: ${nativeUnavailableReason()}`);
+  return d;
+}
+
+/** |native − js| ≤ atol + rtol·|js| (+ `bound[i]`), NaN matching NaN and infinities exact. */
+function expectNear(got: T, want: T, label: string, tol: { rtol?: number; atol?: number; bound?: ArrayLike<number> } = {}): void {
+  const g = got.toDataSync(), w = want.toDataSync();
+  assert.deepEqual(g.shape, w.shape, `${label}: shape`);
+  assert.equal(g.dtype, w.dtype, `${label}: dtype`);
+  const a = g.values as Float32Array, b = w.values as Float32Array;
+  const rtol = tol.rtol ?? 0, atol = tol.atol ?? 0;
+  for (let i = 0; i < b.length; i++) {
+    const x = a[i]!, y = b[i]!;
+    if (Number.isNaN(y)) { assert.ok(Number.isNaN(x), `${label}[${i}]: ${x}, expected NaN`); continue; }
+    if (!Number.isFinite(y)) { assert.equal(x, y, `${label}[${i}]`); continue; }
+    const limit = atol + rtol * Math.abs(y) + (tol.bound ? tol.bound[i]! : 0);
+    if (!(Math.abs(x - y) <= limit)) assert.fail(`${label}[${i}]: native ${x}, js ${y} (limit ${limit})`);
+  }
+}
+
+/** f32 accumulation bound of a product over k terms: 2·k·2⁻²⁴·Σ|a||b| (`absProduct` on the js device). */
+function productBound(absProduct: T, k: number, dtype: DType): Float64Array {
+  const eps = dtype === 'f64' ? 2 ** -53 : 2 ** -24;
+  return Float64Array.from(absProduct.toDataSync().values as Float32Array, (v) => 2 * (k + 2) * eps * v + 1e-30);
+}
+
+const ULP32 = 2 ** -23;
+const EDGE = [0, -0, 1, -1, 0.5, -0.5, 1e-30, -1e-30, 3e38, -3e38, Infinity, -Infinity, NaN, 88.7, -88.7, 100, -100, 1e-40];
+
+const isas = addon ? ['avx512', 'avx2', 'generic'].filter((isa) => addon.setIsa(isa)) : [];
+const defaultIsa = addon?.info().isa;
+if (addon && defaultIsa) addon.setIsa(defaultIsa);
+
+describe('native engine availability', () => {
+  it('the addon loads (built by npm install)', { skip: !addon && !strict ? `native engine unavailable: ${nativeUnavailableReason()}` : false }, () => {
+    assert.ok(addon, `native engine unavailable: ${nativeUnavailableReason()}`);
+    const info = addon.info();
+    assert.ok(['avx512', 'avx2', 'generic'].includes(info.isa), info.isa);
+    assert.ok(info.threads >= 1);
+  });
+});
+
+if (addon) {
+  describe('native engine: device selection', () => {
+    it('Device.cpu() picks native; engines are chosen by name or BURN_CPU_ENGINE', () => {
+      assert.equal(Device.cpu().toString(), 'cpu(native)');
+      assert.equal(Device.cpu({ engine: 'native' }), Device.cpu());
+      assert.equal(Device.cpu({ engine: 'js' }).toString(), 'cpu(js)');
+      const src = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
+      for (const [engine, expected] of [['js', 'cpu(js)'], ['native', 'cpu(native)']] as const) {
+        const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `const { Device } = await import(${JSON.stringify(src)}); process.stdout.write(Device.cpu().toString());`], { env: { ...process.env, BURN_CPU_ENGINE: engine }, encoding: 'utf8' });
+        assert.equal(r.stdout, expected, r.stderr);
+      }
+    });
+
+    it('without addons (node --no-addons) native is unavailable: a BurnError says why, the default falls back with one line', () => {
+      const src = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
+      const script = `const { Device, BurnError } = await import(${JSON.stringify(src)});
+        let error = '';
+        try { Device.cpu({ engine: 'native' }); } catch (e) { error = (e instanceof BurnError ? 'BurnError ' : '') + e.message; }
+        const d1 = Device.cpu().toString(), d2 = Device.cpu().toString();
+        process.stdout.write(JSON.stringify({ error, d1, d2 }));`;
+      const r = spawnSync(process.execPath, ['--no-addons', '--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, BURN_CPU_ENGINE: '' }, encoding: 'utf8' });
+      const out = JSON.parse(r.stdout || '{}') as { error: string; d1: string; d2: string };
+      assert.match(out.error, /^BurnError Device\.cpu: the 'native' engine is not available: the addon failed to load: .*addons/i, r.stderr);
+      assert.notEqual(out.d1, 'cpu(native)');
+      assert.equal(out.d1, out.d2);
+      const lines = r.stderr.split('\n').filter((l) => l.startsWith('burn-ts:'));
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0]!, /native CPU engine is unavailable \(the addon failed to load/);
+    });
+
+    it('small ops stay on the js kernels and give the same values', () => {
+      const a = Tensor.fromFloats([[1, 2], [3, 4]], Device.cpu());
+      assert.deepEqual(Array.from(a.add(a).exp().toDataSync().values as Float32Array), [2, 4, 6, 8].map((v) => Math.fround(Math.exp(v))));
+    });
+
+    it('BURN_NUM_THREADS sets the pool size; results do not depend on it', () => {
+      const src = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
+      const script = `const { Device, Tensor, TensorData } = await import(${JSON.stringify(src)});
+        const { nativeAddon } = await import(${JSON.stringify(fileURLToPath(new URL('../../src/backends/cpu/native.ts', import.meta.url)))});
+        const d = Device.cpu({ engine: 'native' });
+        const v = Float32Array.from({ length: 300 * 300 }, (_, i) => Math.sin(i));
+        const a = Tensor.fromData(new TensorData(v, [300, 300], 'f32'), d);
+        const s = a.matmul(a).sum().toDataSync().values[0];
+        process.stdout.write(nativeAddon().info().threads + ' ' + s);`;
+      const runs = [1, 3].map((n) => spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, BURN_NUM_THREADS: String(n) }, encoding: 'utf8' }));
+      assert.deepEqual(runs.map((r) => r.stdout.split(' ')[0]), ['1', '3'], runs.map((r) => r.stderr).join('\n'));
+      const sums = runs.map((r) => Number(r.stdout.split(' ')[1]));
+      assert.ok(Math.abs(sums[0]! - sums[1]!) <= 1e-3 * Math.abs(sums[0]!), `sums ${sums}`);
+    });
+
+    it('the addon rejects out-of-range arguments instead of touching memory', () => {
+      const a = new Float32Array(8), out = new Float32Array(8);
+      assert.throws(() => addon.binary(0, out, a, 4, a, 0, 8), /binary: bad arguments/);
+      assert.throws(() => addon.unary(99, out, a, 0, 8), /unary: bad arguments/);
+      assert.throws(() => addon.binary(0, out, new Float64Array(8), 0, a, 0, 8), /one type/);
+      assert.throws(() => addon.gemm(Float64Array.from([3, 3, 3, 3, 1, 3, 1, 1, 0, 0]), a, a, out), /gemm: output too small|operand out of range/);
+      assert.throws(() => addon.copyStrided(Float64Array.from([1, 9, 0, 1, 0, 1]), out, a), /copyStrided: bad arguments/);
+    });
+  });
+}
+
+for (const isa of isas) {
+  describe(`native engine (${isa}) matches the js engine`, () => {
+    before(() => assert.ok(addon!.setIsa(isa)));
+    after(() => { addon!.setIsa(defaultIsa!); });
+
+    for (const dtype of ['f32', 'f64'] as const) {
+      it(`matmul ${dtype}: odd sizes, transposed and flipped operands, batch broadcasting`, () => {
+        const cases: [number[], number[], (x: T) => T, (y: T) => T][] = [
+          [[1, 1], [1, 1], (x) => x, (y) => y],
+          [[3, 5], [5, 2], (x) => x, (y) => y],
+          [[7, 13], [13, 17], (x) => x, (y) => y],
+          [[33, 65], [65, 31], (x) => x, (y) => y],
+          [[97, 513], [513, 65], (x) => x, (y) => y],
+          [[150, 70], [70, 300], (x) => x, (y) => y],
+          [[16, 3000], [3000, 24], (x) => x, (y) => y], // long K: split over K
+          [[13, 40], [29, 40], (x) => x, (y) => y.transpose()],
+          [[40, 13], [40, 29], (x) => x.transpose(), (y) => y],
+          [[40, 13], [29, 40], (x) => x.transpose(), (y) => y.transpose()],
+          [[21, 34], [34, 19], (x) => x.flip([0, 1]), (y) => y.flip([1])],
+          [[70, 90], [160, 30], (x) => x.slice([[0, 70, 2], [5, 85]]), (y) => y.slice([[0, 160, 2], null])],
+          [[3, 1, 9, 14], [1, 4, 14, 11], (x) => x, (y) => y],
+          [[5, 66, 70], [70, 130], (x) => x, (y) => y],
+          [[2, 3, 12, 20], [2, 3, 11, 20], (x) => x, (y) => y.transpose()],
+        ];
+        cases.forEach(([sa, sb, fa, fb], i) => {
+          const [aj, an] = pair(sa, 10 + i, dtype), [bj, bn] = pair(sb, 50 + i, dtype);
+          const want = fa(aj).matmul(fb(bj));
+          const k = fa(aj).dims().at(-1)!;
+          const bound = productBound(fa(aj).abs().matmul(fb(bj).abs()), k, dtype);
+          expectNear(fa(an).matmul(fb(bn)), want, `matmul #${i} ${sa}×${sb}`, { bound });
+        });
+      });
+
+      it(`elementwise binary ${dtype}: every op, sizes around the vector width, edge values`, () => {
+        const ops = ['add', 'sub', 'mul', 'div', 'remainder', 'fmod', 'powf', 'atan2', 'max', 'min'] as const;
+        for (const n of [1, 15, 16, 17, 33, 257, 5000, 70001]) {
+          const [aj, an] = pair([n], n, dtype, 4, EDGE), [bj, bn] = pair([n], n + 1, dtype, 4, [...EDGE].reverse());
+          for (const op of ops) {
+            const f = (x: T, y: T): T => op === 'max' ? x.maxPair(y) : op === 'min' ? x.minPair(y) : op === 'remainder' ? x.remainder(y) : op === 'fmod' ? x.fmod(y) : op === 'powf' ? x.powf(y) : op === 'atan2' ? x.atan2(y) : x[op](y);
+            const exact = op === 'add' || op === 'sub' || op === 'mul' || op === 'div' || op === 'max' || op === 'min' || op === 'fmod';
+            expectNear(f(an, bn), f(aj, bj), `${op} n=${n}`, exact ? {} : { rtol: dtype === 'f64' ? 1e-14 : ULP32, atol: 1e-300 });
+          }
+        }
+      });
+
+      it(`elementwise with a scalar ${dtype}: exact and inexact scalars`, () => {
+        for (const n of [7, 64, 1001, 100003]) {
+          const [aj, an] = pair([n], 3 * n, dtype, 10, EDGE);
+          for (const s of [2, 0.1, -3.5, 1e-8, 0, Infinity, NaN]) {
+            expectNear(an.add(s), aj.add(s), `add ${s} n=${n}`);
+            expectNear(an.sub(s), aj.sub(s), `sub ${s} n=${n}`);
+            expectNear(an.mul(s), aj.mul(s), `mul ${s} n=${n}`);
+            expectNear(an.div(s), aj.div(s), `div ${s} n=${n}`);
+            expectNear(an.clampMin(s), aj.clampMin(s), `clampMin ${s} n=${n}`);
+            expectNear(an.powf(s), aj.powf(s), `powf ${s} n=${n}`, { rtol: dtype === 'f64' ? 1e-14 : ULP32 });
+          }
+        }
+      });
+
+      it(`elementwise with broadcasting and strided operands ${dtype}`, () => {
+        const cases: [number[], number[], (x: T) => T, (y: T) => T][] = [
+          [[64, 300], [300], (x) => x, (y) => y],
+          [[8, 16, 9, 11], [1, 16, 1, 1], (x) => x, (y) => y],
+          [[8, 16, 9, 11], [8, 16, 1, 11], (x) => x, (y) => y],
+          [[300, 1], [1, 70], (x) => x, (y) => y],
+          [[90, 70], [70, 90], (x) => x, (y) => y.transpose()],
+          [[60, 200], [60, 200], (x) => x.flip([1]), (y) => y.slice([[0, 60], [0, 200]])],
+        ];
+        cases.forEach(([sa, sb, fa, fb], i) => {
+          const [aj, an] = pair(sa, 7 + i, dtype), [bj, bn] = pair(sb, 70 + i, dtype);
+          for (const op of ['add', 'sub', 'mul', 'div'] as const) expectNear(fa(an)[op](fb(bn)), fa(aj)[op](fb(bj)), `${op} #${i}`);
+          expectNear(fb(bn).sub(fa(an)), fb(bj).sub(fa(aj)), `reversed sub #${i}`);
+          expectNear(fa(an).maxPair(fb(bn)), fa(aj).maxPair(fb(bj)), `max #${i}`);
+        });
+      });
+
+      it(`elementwise unary ${dtype}: every op on edge values and odd sizes`, () => {
+        const ops = ['neg', 'abs', 'sign', 'exp', 'expm1', 'log', 'log1p', 'sqrt', 'recip', 'sigmoid', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan',
+          'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'erf', 'round', 'floor', 'ceil', 'trunc'] as const;
+        // Vectorized f32 exp/log/tanh/sigmoid are within 2 ulp; the others compute as JavaScript does.
+        const approx = new Set(['exp', 'log', 'tanh', 'sigmoid']);
+        for (const n of [1, 17, 255, 4099, 65537]) {
+          for (const scale of [1, 30]) {
+            const [aj, an] = pair([n], n + scale, dtype, scale, EDGE);
+            for (const op of ops) {
+              // f64: glibc's libm against V8's (and the js engine's own erf series): a few ulp.
+              const tol = dtype === 'f32' && approx.has(op) ? { rtol: 2 * ULP32, atol: 1e-37 } : dtype === 'f64' ? { rtol: 2e-15, atol: 1e-300 } : { rtol: ULP32 / 2, atol: 1e-45 };
+              expectNear(an[op](), aj[op](), `${op} n=${n} scale=${scale}`, tol);
+            }
+          }
+        }
+      });
+
+      it(`reductions over the last dim ${dtype}: sum, prod, max, min, with NaN and long rows`, () => {
+        for (const shape of [[1, 1], [3, 17], [64, 1000], [1, 1000003], [2, 300001], [1000, 33]]) {
+          const [aj, an] = pair(shape, shape[1]!, dtype, 1, shape[1]! > 1000 ? [] : [NaN]);
+          expectNear(an.sumDim(1), aj.sumDim(1), `sum ${shape}`, { rtol: dtype === 'f64' ? 1e-12 : ULP32, atol: 1e-9 });
+          expectNear(an.add(1).prodDim(1), aj.add(1).prodDim(1), `prod ${shape}`, { rtol: dtype === 'f64' ? 1e-12 : 4 * ULP32, atol: 1e-30 });
+          expectNear(an.maxDim(1), aj.maxDim(1), `max ${shape}`);
+          expectNear(an.minDim(1), aj.minDim(1), `min ${shape}`);
+          expectNear(an.sum(), aj.sum(), `sum all ${shape}`, { rtol: dtype === 'f64' ? 1e-12 : ULP32, atol: 1e-7 });
+        }
+      });
+
+      it(`softmax and log-softmax ${dtype}: odd rows, large values, -inf and NaN`, () => {
+        for (const shape of [[1, 1], [5, 7], [64, 10], [33, 1001], [3, 40000]]) {
+          const [aj, an] = pair(shape, shape[0]! + shape[1]!, dtype, 30, shape[1]! > 20 ? [-Infinity, 80, -80] : []);
+          const tol = { rtol: dtype === 'f64' ? 1e-13 : 4 * ULP32, atol: dtype === 'f64' ? 1e-300 : 1e-30 };
+          // Softmax: f32 exp of (x − max) in f32 with the rounding error of the subtraction compensated.
+          expectNear(an.softmax(1), aj.softmax(1), `softmax ${shape}`, tol);
+          expectNear(an.logSoftmax(1), aj.logSoftmax(1), `logSoftmax ${shape}`, { rtol: tol.rtol, atol: dtype === 'f64' ? 1e-13 : 1e-5 });
+          expectNear(an.softmax(0), aj.softmax(0), `softmax dim 0 ${shape}`, tol);
+        }
+        const [nj, nn] = pair([4, 300], 9, dtype, 1, [NaN]);
+        expectNear(nn.softmax(1), nj.softmax(1), 'softmax with NaN', { rtol: dtype === 'f64' ? 1e-13 : 4 * ULP32 });
+      });
+
+      it(`strided copies ${dtype}: transpose, permute, step slices, flips`, () => {
+        const [aj, an] = pair([40, 30, 20], 5, dtype);
+        const views: ((x: T) => T)[] = [
+          (x) => x.permute([2, 0, 1]), (x) => x.transpose(), (x) => x.slice([[1, 40, 3], null, [0, 20, 2]]), (x) => x.flip([0, 2]),
+          (x) => x.reshape([1200, 20]).transpose(), (x) => x.sliceDim(1, 7).expand([40, 5, 20] as never),
+        ];
+        views.forEach((v, i) => expectNear(v(an).reshape([-1]), v(aj).reshape([-1]), `view #${i}`));
+      });
+
+      it(`conv2d ${dtype}: stride, padding, dilation, groups, bias`, () => {
+        const cases: [number[], number[], object, boolean][] = [
+          [[2, 3, 9, 11], [4, 3, 3, 3], { padding: [1, 1] }, true],
+          [[3, 4, 13, 10], [6, 2, 3, 2], { stride: [2, 1], padding: [1, 0], groups: 2 }, true],
+          [[2, 5, 17, 19], [7, 5, 3, 3], { dilation: [2, 3], padding: [2, 3] }, false],
+          [[1, 8, 30, 30], [16, 8, 5, 5], { stride: [3, 3], padding: [2, 2] }, true],
+          [[4, 6, 12, 12], [6, 1, 3, 3], { padding: [1, 1], groups: 6 }, true],
+          [[9, 32, 28, 28], [64, 32, 3, 3], { padding: [1, 1] }, false],
+          [[2, 3, 5, 5], [4, 3, 5, 5], {}, true],
+        ];
+        cases.forEach(([sx, sw, o, withBias], i) => {
+          const [xj, xn] = pair(sx, 100 + i, dtype), [wj, wn] = pair(sw, 200 + i, dtype), [bj, bn] = pair([sw[0]!], 300 + i, dtype);
+          const want = functional.conv2d(xj as Tensor<4, Float>, wj as Tensor<4, Float>, withBias ? bj as Tensor<1, Float> : undefined, o);
+          const absW = functional.conv2d(xj.abs() as Tensor<4, Float>, wj.abs() as Tensor<4, Float>, withBias ? bj.abs() as Tensor<1, Float> : undefined, o);
+          const got = functional.conv2d(xn as Tensor<4, Float>, wn as Tensor<4, Float>, withBias ? bn as Tensor<1, Float> : undefined, o);
+          expectNear(got, want, `conv2d #${i}`, { bound: productBound(absW, numel(sw.slice(1)), dtype) });
+        });
+      });
+
+      it(`convTranspose2d ${dtype}: stride, padding, output padding, dilation, groups, bias`, () => {
+        const cases: [number[], number[], object, boolean][] = [
+          [[2, 4, 7, 9], [4, 3, 3, 3], { padding: [1, 1] }, true],
+          [[3, 4, 6, 5], [4, 2, 3, 2], { stride: [2, 3], padding: [1, 0], paddingOut: [1, 2], groups: 2 }, true],
+          [[2, 5, 8, 9], [5, 3, 3, 3], { dilation: [2, 1], stride: [2, 2], paddingOut: [1, 0] }, false],
+          [[8, 16, 24, 24], [16, 8, 3, 3], { padding: [1, 1] }, true],
+        ];
+        cases.forEach(([sx, sw, o, withBias], i) => {
+          const [xj, xn] = pair(sx, 400 + i, dtype), [wj, wn] = pair(sw, 500 + i, dtype), [bj, bn] = pair([sw[1]! * ((o as { groups?: number }).groups ?? 1)], 600 + i, dtype);
+          const f = (x: T, w: T, b: T): T => functional.convTranspose2d(x as Tensor<4, Float>, w as Tensor<4, Float>, withBias ? b as Tensor<1, Float> : undefined, o);
+          expectNear(f(xn, wn, bn), f(xj, wj, bj), `convTranspose2d #${i}`, { bound: productBound(f(xj.abs(), wj.abs(), bj.abs()), sx[1]! * 9, dtype) });
+        });
+      });
+
+      it(`unfold4d and max pooling ${dtype}: padding, dilation, ceil mode, indices, NaN`, () => {
+        const [xj, xn] = pair([3, 4, 11, 13], 77, dtype, 1, [NaN]);
+        for (const o of [{}, { stride: [2, 1], padding: [1, 2] }, { dilation: [2, 2], padding: [1, 1] }]) {
+          expectNear(functional.unfold4d(xn as Tensor<4, Float>, [3, 2], o), functional.unfold4d(xj as Tensor<4, Float>, [3, 2], o), `unfold4d ${JSON.stringify(o)}`);
+        }
+        for (const o of [{}, { stride: [1, 1] }, { stride: [2, 3], padding: [1, 1] }, { dilation: [2, 1], ceilMode: true }, { stride: [2, 2], ceilMode: true, padding: [1, 0] }]) {
+          const [vn, in_] = functional.maxPool2dWithIndices(xn as Tensor<4, Float>, [3, 2], o);
+          const [vj, ij] = functional.maxPool2dWithIndices(xj as Tensor<4, Float>, [3, 2], o);
+          expectNear(vn, vj, `maxPool2d ${JSON.stringify(o)}`);
+          assert.deepEqual(Array.from(in_.toDataSync().values as Int32Array), Array.from(ij.toDataSync().values as Int32Array), `indices ${JSON.stringify(o)}`);
+          expectNear(functional.maxPool2d(xn as Tensor<4, Float>, [3, 2], o), vj, `maxPool2d without indices ${JSON.stringify(o)}`);
+        }
+      });
+    }
+  });
+}
+
+if (addon) {
+  describe('native engine: training gradients', () => {
+    it('a small convnet step gives the js engine gradients (f32, default thresholds)', () => {
+      const grads = (device: Device): number[][] => {
+        const dev = device.autodiff();
+        const t = (shape: number[], seed: number, scale: number): T => Tensor.fromData<number, Float>(new TensorData(Float32Array.from(values(numel(shape), seed), (v) => v * scale), shape, 'f32'), dev);
+        const x = t([16, 1, 28, 28], 1, 1);
+        const w1 = t([8, 1, 3, 3], 2, 1 / 3).requireGrad(), b1 = t([8], 3, 0.1).requireGrad();
+        const w2 = t([16, 8, 3, 3], 4, 1 / Math.sqrt(72)).requireGrad(), b2 = t([16], 5, 0.1).requireGrad();
+        const w3 = t([16 * 13 * 13, 10], 6, 1 / 52).requireGrad();
+        let h = functional.conv2d(x as Tensor<4, Float>, w1 as Tensor<4, Float>, b1 as Tensor<1, Float>, { padding: [1, 1] }).relu();
+        h = functional.conv2d(h, w2 as Tensor<4, Float>, b2 as Tensor<1, Float>).relu();
+        h = functional.maxPool2d(h, [2, 2]);
+        const logits = h.reshape([16, -1]).matmul(w3);
+        const loss = logits.logSoftmax(1).sliceDim(1, 3).mean().neg();
+        const g = loss.backward();
+        return [w1, b1, w2, b2, w3].map((p) => Array.from(p.grad(g)!.toDataSync().values as Float32Array));
+      };
+      const want = grads(js), got = grads(Device.cpu({ engine: 'native' }));
+      want.forEach((w, k) => {
+        const scale = Math.max(...w.map(Math.abs));
+        w.forEach((v, i) => assert.ok(Math.abs(got[k]![i]! - v) <= 1e-4 * scale, `param ${k}[${i}]: ${got[k]![i]} vs ${v}`));
+      });
+    });
+  });
+}
