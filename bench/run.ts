@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   const all: Impl[] = [
     burnImpl({ readback: options.readback }),
     burnImpl({ readback: options.readback, engine: 'native' }),
+    burnImpl({ readback: options.readback, engine: 'wasm' }),
     tfjsImpl('cpu', { readback: options.readback }),
     tfjsImpl('wasm', { readback: options.readback }),
     ortImpl(),

@@ -13,9 +13,11 @@
  *   main thread, an epoch takes the sum (10 × (20 + 20) = 400 ms); with workers, close to the
  *   larger of the two (10 × 20 ms = 200 ms, plus the first batch).
  *
- * `npm run bench` runs it after the main table (this module registers itself when
- * bench/cases/index.ts imports it; `--filter data` selects it alone, `--quick` shortens it);
- * `node --import tsx bench/cases/data.ts [--quick]` runs it alone.
+ * `npm run bench` runs it after the main table: this module registers itself when
+ * bench/cases/index.ts imports it, and runs when there is no `--filter` or one of the filters is
+ * part of "data loader mnist overlap" (the main table needs a filter matching its own cases too,
+ * e.g. `--filter add-2x2,data`); `--quick` shortens it. `node --import tsx bench/cases/data.ts
+ * [--quick]` runs it alone.
  */
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';

@@ -262,11 +262,11 @@ napi_value SoftmaxRows(napi_env env, napi_callback_info info) {
 struct StridedParams {
   int rank = 0;
   int64_t shape[kMaxRank];
-  int64_t off[2];
-  int64_t strides[2][kMaxRank];
+  int64_t off[3];
+  int64_t strides[3][kMaxRank];
 };
 
-bool read_strided(Call& call, size_t index, int first, StridedParams* s) {
+bool read_strided(Call& call, size_t index, int first, StridedParams* s, int operands = 2) {
   const double* p = call.params(index, first + 1);
   if (call.failed()) return false;
   const int rank = static_cast<int>(p[first]);
@@ -274,13 +274,19 @@ bool read_strided(Call& call, size_t index, int first, StridedParams* s) {
     call.fail("strided: rank must be 1..8");
     return false;
   }
-  p = call.params(index, first + 1 + rank + 2 * (1 + rank));
+  p = call.params(index, first + 1 + rank + operands * (1 + rank));
   if (call.failed()) return false;
   s->rank = rank;
   const double* q = p + first + 1;
-  for (int d = 0; d < rank; d++) s->shape[d] = static_cast<int64_t>(q[d]);
+  for (int d = 0; d < rank; d++) {
+    s->shape[d] = static_cast<int64_t>(q[d]);
+    if (s->shape[d] < 0) {
+      call.fail("strided: negative size");
+      return false;
+    }
+  }
   q += rank;
-  for (int o = 0; o < 2; o++) {
+  for (int o = 0; o < operands; o++) {
     s->off[o] = static_cast<int64_t>(q[0]);
     for (int d = 0; d < rank; d++) s->strides[o][d] = static_cast<int64_t>(q[1 + d]);
     q += 1 + rank;
@@ -332,6 +338,68 @@ napi_value CopyStrided(napi_env env, napi_callback_info info) {
   if (numel(s) == 0) return call.undefined();
   if (dst.type == napi_float32_array) copy_strided<float>(s.rank, s.shape, ptr<float>(dst, s.off[0]), s.strides[0], ptr<float>(src, s.off[1]), s.strides[1]);
   else copy_strided<double>(s.rank, s.shape, ptr<double>(dst, s.off[0]), s.strides[0], ptr<double>(src, s.off[1]), s.strides[1]);
+  return call.undefined();
+}
+
+/** compareScalar(op, out (Uint8Array), a, aOffset, scalar, n). */
+napi_value CompareScalar(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  const int64_t op = call.integer(0);
+  Array out = call.array(1), a = call.array(2);
+  const int64_t ao = call.integer(3);
+  const double s = call.num(4);
+  const int64_t n = call.integer(5);
+  if (call.failed()) return nullptr;
+  if (out.type != napi_uint8_array || !is_float(a) || op < 0 || op >= kCompareCount || n < 0 || out.length < n || ao < 0 || ao + n > a.length) {
+    return call.fail("compareScalar: bad arguments");
+  }
+  if (a.type == napi_float32_array) ew_compare_scalar<float>(op, ptr<uint8_t>(out), ptr<float>(a, ao), s, n);
+  else ew_compare_scalar<double>(op, ptr<uint8_t>(out), ptr<double>(a, ao), s, n);
+  return call.undefined();
+}
+
+/** whereStrided(p = [rank, shape…, cOffset, cStrides…, aOffset, aStrides…, bOffset, bStrides…], out, cond (Uint8Array), a, b). */
+napi_value WhereStrided(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  StridedParams s;
+  if (!read_strided(call, 0, 0, &s, 3)) return nullptr;
+  Array out = call.array(1), c = call.array(2), a = call.array(3), b = call.array(4);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &a, &b);
+  const int64_t n = numel(s);
+  if (c.type != napi_uint8_array || out.length < n || !span_ok(c.length, s.off[0], s.rank, s.shape, s.strides[0]) ||
+      !span_ok(a.length, s.off[1], s.rank, s.shape, s.strides[1]) || !span_ok(b.length, s.off[2], s.rank, s.shape, s.strides[2])) {
+    return call.fail("whereStrided: bad arguments");
+  }
+  if (n == 0) return call.undefined();
+  const uint8_t* cp = ptr<uint8_t>(c, s.off[0]);
+  if (out.type == napi_float32_array) {
+    ew_where_strided<float>(ptr<float>(out), s.rank, s.shape, cp, s.strides[0], ptr<float>(a, s.off[1]), s.strides[1], ptr<float>(b, s.off[2]), s.strides[2]);
+  } else {
+    ew_where_strided<double>(ptr<double>(out), s.rank, s.shape, cp, s.strides[0], ptr<double>(a, s.off[1]), s.strides[1], ptr<double>(b, s.off[2]), s.strides[2]);
+  }
+  return call.undefined();
+}
+
+/** reduceStrided(p = [op, rank, shape…, aOffset, aStrides…, 0, outStrides…], out, a): out[Σ idx·outStride] (op)= a[…]. */
+napi_value ReduceStrided(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  StridedParams s;
+  if (!read_strided(call, 0, 1, &s)) return nullptr;
+  const int64_t op = static_cast<int64_t>(call.params(0, 1)[0]);
+  Array out = call.array(1), a = call.array(2);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &a);
+  int64_t outMax = 0;
+  for (int d = 0; d < s.rank; d++) {
+    if (s.strides[1][d] < 0) return call.fail("reduceStrided: negative output stride");
+    outMax += (s.shape[d] - 1) * s.strides[1][d];
+  }
+  if (op < 0 || op >= kReduceCount || numel(s) == 0 || s.off[1] != 0 || outMax >= out.length || !span_ok(a.length, s.off[0], s.rank, s.shape, s.strides[0])) {
+    return call.fail("reduceStrided: bad arguments");
+  }
+  if (out.type == napi_float32_array) ew_reduce_strided<float>(op, ptr<float>(out), out.length, s.rank, s.shape, ptr<float>(a, s.off[0]), s.strides[0], s.strides[1]);
+  else ew_reduce_strided<double>(op, ptr<double>(out), out.length, s.rank, s.shape, ptr<double>(a, s.off[0]), s.strides[0], s.strides[1]);
   return call.undefined();
 }
 
@@ -434,6 +502,9 @@ napi_value Init(napi_env env, napi_value exports) {
       {"softmaxRows", nullptr, SoftmaxRows, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"binaryStrided", nullptr, BinaryStrided, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"copyStrided", nullptr, CopyStrided, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"compareScalar", nullptr, CompareScalar, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"whereStrided", nullptr, WhereStrided, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"reduceStrided", nullptr, ReduceStrided, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"conv2d", nullptr, Conv<false>, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"convTranspose2d", nullptr, Conv<true>, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"unfold2d", nullptr, Unfold, nullptr, nullptr, nullptr, napi_default, nullptr},

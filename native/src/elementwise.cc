@@ -160,26 +160,175 @@ void ew_binary_strided(int op, T* out, int rank, const int64_t* shape, const T* 
 }
 
 template <class T>
+void ew_compare_scalar(int op, uint8_t* out, const T* a, double s, int64_t n) {
+  split(n, n < kCheapSerial, [&](int64_t b, int64_t e) {
+    switch (op) {
+      case kEq: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) == s; break;
+      case kNe: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) != s; break;
+      case kGt: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) > s; break;
+      case kGe: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) >= s; break;
+      case kLt: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) < s; break;
+      default: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) <= s; break;
+    }
+  });
+}
+
+template <class T>
+void ew_where_strided(T* out, int rank, const int64_t* shape, const uint8_t* c, const int64_t* cs, const T* a, const int64_t* as, const T* b, const int64_t* bs) {
+  const int64_t inner = shape[rank - 1];
+  int64_t outer = 1;
+  for (int d = 0; d < rank - 1; d++) outer *= shape[d];
+  const int64_t ci = cs[rank - 1], ai = as[rank - 1], bi = bs[rank - 1];
+  const int64_t* strides[3] = {cs, as, bs};
+  split(outer, outer * inner < kCheapSerial || outer == 1, [&](int64_t s, int64_t e) {
+    for_runs(rank, shape, s, e, 3, strides, [&](int64_t r, const int64_t* off) {
+      T* o = out + r * inner;
+      const uint8_t* pc = c + off[0];
+      const T* pa = a + off[1];
+      const T* pb = b + off[2];
+      if (ci == 1 && ai == 0 && bi == 1) {
+        const T va = *pa;
+        for (int64_t j = 0; j < inner; j++) o[j] = pc[j] ? va : pb[j];
+      } else if (ci == 1 && ai == 1 && bi == 0) {
+        const T vb = *pb;
+        for (int64_t j = 0; j < inner; j++) o[j] = pc[j] ? pa[j] : vb;
+      } else if (ci == 1 && ai == 1 && bi == 1) {
+        for (int64_t j = 0; j < inner; j++) o[j] = pc[j] ? pa[j] : pb[j];
+      } else {
+        for (int64_t j = 0; j < inner; j++) o[j] = pc[j * ci] ? pa[j * ai] : pb[j * bi];
+      }
+    });
+  });
+}
+
+namespace {
+
+inline double reduce_identity(int op) {
+  switch (op) {
+    case kSum: return 0.0;
+    case kProd: return 1.0;
+    case kRMax: return -INFINITY;
+    default: return INFINITY;
+  }
+}
+
+inline double reduce_combine(int op, double acc, double v) {
+  switch (op) {
+    case kSum: return acc + v;
+    case kProd: return acc * v;
+    case kRMax: return acc == acc && (v > acc || v != v) ? v : acc;
+    default: return acc == acc && (v < acc || v != v) ? v : acc;
+  }
+}
+
+}  // namespace
+
+template <class T>
+void ew_reduce_strided(int op, T* out, int64_t outN, int rank, const int64_t* shape, const T* a, const int64_t* as, const int64_t* os) {
+  const auto& k = ew_of<T>(kernels());
+  const int64_t inner = shape[rank - 1];
+  int64_t outer = 1;
+  for (int d = 0; d < rank - 1; d++) outer *= shape[d];
+  const int64_t ai = as[rank - 1], oi = os[rank - 1];
+  const int64_t* strides[2] = {as, os};
+  const double identity = reduce_identity(op);
+  const int threads = outer * inner < kCheapSerial || outer == 1 || outN * 8 > outer * inner ? 1 : pool_size();
+  std::vector<double> accs(static_cast<size_t>(threads * outN), identity);
+  parallel([&](int tid, int nt) {
+    int64_t s, e;
+    split_range(outer, tid, nt, 1, &s, &e);
+    if (e <= s) return;
+    double* acc = accs.data() + tid * outN;
+    std::vector<T> tmp;
+    for_runs(rank, shape, s, e, 2, strides, [&](int64_t, const int64_t* off) {
+      const T* p = a + off[0];
+      double* o = acc + off[1];
+      if (oi == 0) {
+        double v;
+        if (ai == 1) {
+          v = k.reduce(op, p, inner);
+        } else {
+          if (tmp.size() < static_cast<size_t>(inner)) tmp.resize(static_cast<size_t>(inner));
+          for (int64_t j = 0; j < inner; j++) tmp[j] = p[j * ai];
+          v = k.reduce(op, tmp.data(), inner);
+        }
+        *o = reduce_combine(op, *o, v);
+      } else if (op == kSum) {
+        for (int64_t j = 0; j < inner; j++) o[j * oi] += static_cast<double>(p[j * ai]);
+      } else {
+        for (int64_t j = 0; j < inner; j++) o[j * oi] = reduce_combine(op, o[j * oi], static_cast<double>(p[j * ai]));
+      }
+    });
+  }, threads == 1);
+  for (int64_t i = 0; i < outN; i++) {
+    double v = accs[i];
+    for (int t = 1; t < threads; t++) v = reduce_combine(op, v, accs[t * outN + i]);
+    out[i] = static_cast<T>(v);
+  }
+}
+
+template <class T>
 void copy_strided(int rank, const int64_t* shape, T* dst, const int64_t* ds, const T* src, const int64_t* ss) {
   const int64_t inner = shape[rank - 1];
   int64_t outer = 1;
   for (int d = 0; d < rank - 1; d++) outer *= shape[d];
   const int64_t di = ds[rank - 1], si = ss[rank - 1];
   const int64_t* strides[2] = {ds, ss};
-  // A transpose-like copy (rank 2, strided source rows) goes through cache-sized tiles.
-  if (rank == 2 && di == 1 && si != 1 && ss[0] == 1) {
-    const int64_t rows = shape[0], cols = shape[1], tile = 32;
-    split((rows + tile - 1) / tile, rows * cols < kCheapSerial, [&](int64_t s, int64_t e) {
-      for (int64_t tr = s * tile; tr < std::min(rows, e * tile); tr += tile) {
-        const int64_t r1 = std::min(rows, tr + tile);
-        for (int64_t tc = 0; tc < cols; tc += tile) {
-          const int64_t c1 = std::min(cols, tc + tile);
-          for (int64_t r = tr; r < r1; r++) {
-            T* d = dst + r * ds[0];
-            const T* p = src + r;
-            for (int64_t c = tc; c < c1; c++) d[c] = p[c * si];
+  // A transpose-like copy (the source's unit-stride dim `u` is not the innermost one): tiles of
+  // dims (u, innermost), so both the reads and the writes stay within cache lines.
+  int u = -1;
+  if (di == 1 && si != 1) {
+    for (int d = rank - 2; d >= 0; d--) {
+      if (ss[d] == 1) {
+        u = d;
+        break;
+      }
+    }
+  }
+  if (u >= 0) {
+    // The other dims form an odometer of blocks; each block is a [shape[u], inner] transpose.
+    int64_t oshape[kMaxRank], odst[kMaxRank], osrc[kMaxRank];
+    int orank = 0;
+    for (int d = 0; d < rank - 1; d++) {
+      if (d == u) continue;
+      oshape[orank] = shape[d];
+      odst[orank] = ds[d];
+      osrc[orank] = ss[d];
+      orank++;
+    }
+    oshape[orank] = 1;  // a unit innermost dim for the odometer helper
+    odst[orank] = 0;
+    osrc[orank] = 0;
+    orank++;
+    int64_t blocks = 1;
+    for (int d = 0; d < orank - 1; d++) blocks *= oshape[d];
+    const int64_t rows = shape[u], cols = inner, dr = ds[u];
+    const int64_t* ostrides[2] = {odst, osrc};
+    constexpr int64_t tile = 32;
+    const int64_t rowTiles = (rows + tile - 1) / tile;
+    // Work items: (block, row tile).
+    split(blocks * rowTiles, blocks * rows * cols < kCheapSerial, [&](int64_t s0, int64_t e0) {
+      int64_t item = s0;
+      while (item < e0) {
+        const int64_t block = item / rowTiles;
+        const int64_t t0 = item % rowTiles;
+        const int64_t t1 = std::min(rowTiles, t0 + (e0 - item));
+        for_runs(orank, oshape, block, block + 1, 2, ostrides, [&](int64_t, const int64_t* off) {
+          T* dblock = dst + off[0];
+          const T* sblock = src + off[1];
+          for (int64_t tr = t0 * tile; tr < std::min(rows, t1 * tile); tr += tile) {
+            const int64_t r1 = std::min(rows, tr + tile);
+            for (int64_t tc = 0; tc < cols; tc += tile) {
+              const int64_t c1 = std::min(cols, tc + tile);
+              for (int64_t r = tr; r < r1; r++) {
+                T* drow = dblock + r * dr;
+                const T* p = sblock + r;
+                for (int64_t c = tc; c < c1; c++) drow[c] = p[c * si];
+              }
+            }
           }
-        }
+        });
+        item += t1 - t0;
       }
     });
     return;
@@ -224,7 +373,10 @@ double copy_bandwidth(int64_t n, int reps) {
   template void ew_reduce_rows<T>(int, T*, const T*, int64_t, int64_t);                                      \
   template void ew_softmax_rows<T>(T*, const T*, int64_t, int64_t, bool);                                    \
   template void ew_binary_strided<T>(int, T*, int, const int64_t*, const T*, const int64_t*, const T*, const int64_t*); \
-  template void copy_strided<T>(int, const int64_t*, T*, const int64_t*, const T*, const int64_t*);
+  template void copy_strided<T>(int, const int64_t*, T*, const int64_t*, const T*, const int64_t*);                \
+  template void ew_compare_scalar<T>(int, uint8_t*, const T*, double, int64_t);                               \
+  template void ew_where_strided<T>(T*, int, const int64_t*, const uint8_t*, const int64_t*, const T*, const int64_t*, const T*, const int64_t*); \
+  template void ew_reduce_strided<T>(int, T*, int64_t, int, const int64_t*, const T*, const int64_t*, const int64_t*);
 BURN_INSTANTIATE(float)
 BURN_INSTANTIATE(double)
 

@@ -21,6 +21,24 @@ template <class T> void ew_softmax_rows(T* out, const T* a, int64_t rows, int64_
 template <class T>
 void ew_binary_strided(int op, T* out, int rank, const int64_t* shape, const T* a, const int64_t* as, const T* b, const int64_t* bs);
 
+/** Comparison ops, in the order of src/backends/cpu/native.ts. */
+enum CompareOp : int { kEq, kNe, kGt, kGe, kLt, kLe, kCompareCount };
+
+/** out[i] = a[i] (op) s ? 1 : 0 (compared as doubles, as JavaScript does). */
+template <class T> void ew_compare_scalar(int op, uint8_t* out, const T* a, double s, int64_t n);
+
+/** out (contiguous, `shape`) = c ? a : b for strided (possibly broadcast) c, a and b. */
+template <class T>
+void ew_where_strided(T* out, int rank, const int64_t* shape, const uint8_t* c, const int64_t* cs, const T* a, const int64_t* as, const T* b, const int64_t* bs);
+
+/**
+ * Reduces the strided `a` over `shape` into `out` (`outN` values): element i goes to
+ * `out[Σ idx_d · os_d]` (os_d = 0 on reduced dims). Sums and products accumulate in double;
+ * max/min propagate NaN.
+ */
+template <class T>
+void ew_reduce_strided(int op, T* out, int64_t outN, int rank, const int64_t* shape, const T* a, const int64_t* as, const int64_t* os);
+
 /** dst[i] = src[i] over `shape` for strided dst and src. */
 template <class T>
 void copy_strided(int rank, const int64_t* shape, T* dst, const int64_t* ds, const T* src, const int64_t* ss);

@@ -24,7 +24,7 @@ export class Learner<M extends Module> {
     /** The model (on an autodiff device). */
     readonly model: M,
     /** The optimizer. */
-    readonly optimizer: Optimizer<M>,
+    readonly optimizer: Optimizer<NoInfer<M>>,
     lr: number | TrainingScheduler,
   ) {
     if (typeof lr === 'number') {

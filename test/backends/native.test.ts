@@ -245,6 +245,37 @@ for (const isa of isas) {
         }
       });
 
+      it(`reductions over any dims ${dtype}: outer, middle, several, strided inputs`, () => {
+        const [aj, an] = pair([9, 16, 13, 17], 31, dtype, 1, [NaN]);
+        const [bj, bn] = pair([64, 16, 24, 24], 32, dtype);
+        const tol = { rtol: dtype === 'f64' ? 1e-12 : ULP32, atol: 1e-6 };
+        for (const [x, y] of [[an, aj], [bn, bj], [an.permute([2, 0, 3, 1]), aj.permute([2, 0, 3, 1])], [bn.flip([1]), bj.flip([1])]] as [T, T][]) {
+          for (const dims of [[0], [1], [2], [0, 2, 3], [0, 1], [1, 3], [0, 1, 2, 3]]) {
+            expectNear(x.sumDims(dims), y.sumDims(dims), `sumDims ${dims} of ${x.dims()}`, tol);
+            expectNear(x.maxDims(dims), y.maxDims(dims), `maxDims ${dims} of ${x.dims()}`);
+            expectNear(x.minDims(dims), y.minDims(dims), `minDims ${dims} of ${x.dims()}`);
+            expectNear(x.mul(0.001).add(1).prodDims(dims), y.mul(0.001).add(1).prodDims(dims), `prodDims ${dims} of ${x.dims()}`, { rtol: dtype === 'f64' ? 1e-12 : 8 * ULP32 });
+          }
+        }
+      });
+
+      it(`comparisons with a scalar, where, maskFill and relu ${dtype}`, () => {
+        for (const n of [5, 4099, 70001]) {
+          const [aj, an] = pair([n], n, dtype, 2, EDGE), [bj, bn] = pair([n], n + 5, dtype, 2);
+          for (const s of [0, 0.5, -1, NaN, Infinity]) {
+            for (const op of ['equal', 'notEqual', 'greater', 'greaterEqual', 'lower', 'lowerEqual'] as const) {
+              assert.deepEqual(an[op](s).toDataSync().values, aj[op](s).toDataSync().values, `${op} ${s} n=${n}`);
+            }
+          }
+          expectNear(an.relu(), aj.relu(), `relu n=${n}`);
+          expectNear(an.maskWhere(an.greater(0.3), bn), aj.maskWhere(aj.greater(0.3), bj), `maskWhere n=${n}`);
+          expectNear(an.maskFill(bn.lower(0), -7), aj.maskFill(bj.lower(0), -7), `maskFill n=${n}`);
+        }
+        const [xj, xn] = pair([64, 30, 20], 3, dtype), [mj, mn] = pair([30, 1], 4, dtype), [yj, yn] = pair([20], 5, dtype);
+        const f = (x: T, m: T, y: T): T => x.transpose().maskWhere(m.transpose().greater(0).expand([64, 20, 30] as never), y.unsqueezeDim(1).expand([64, 20, 30] as never));
+        expectNear(f(xn, mn, yn), f(xj, mj, yj), 'broadcast where');
+      });
+
       it(`softmax and log-softmax ${dtype}: odd rows, large values, -inf and NaN`, () => {
         for (const shape of [[1, 1], [5, 7], [64, 10], [33, 1001], [3, 40000]]) {
           const [aj, an] = pair(shape, shape[0]! + shape[1]!, dtype, 30, shape[1]! > 20 ? [-Infinity, 80, -80] : []);

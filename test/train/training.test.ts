@@ -2,7 +2,7 @@
 // and a hand-written loader: plain (non-TTY) output, metric logs in Burn's layout, learning-curve
 // plots, exact resume from checkpoints, early stopping, the interrupter and gradient accumulation.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -204,6 +204,25 @@ describe('SupervisedTraining: checkpoints, stopping, accumulation', () => {
     assert.equal(lines(join(dir, 'train/epoch-2/Loss.log')).length, 3 + 1);
     assert.ok(!existsSync(join(dir, 'valid/epoch-2')), 'no validation after the stop');
     assert.deepEqual(await parameters(result.model), await parameters((await new TinyClassifier(device).loadFileAsync(join(dir, 'checkpoint/model-2'), device))));
+  });
+
+  it('Ctrl-C (SIGINT) stops a CPU-bound loop gracefully: the loop lets the event loop run', async () => {
+    // Neither the loader nor anything else waits on I/O (no checkpoints), so without yielding to the
+    // event loop the SIGINT handler would only run after the last epoch.
+    const dir = tempDir();
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/train/dashboard-run.ts', dir, '500', '0', '0'], { cwd: root, env: { ...process.env, NODE_OPTIONS: '' } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/\[train\] epoch 3 done/.test(out) && !child.killed) child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0, out.slice(-2000));
+    const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { epochs: number; stopped: string };
+    assert.equal(result.stopped, 'interrupted (SIGINT)');
+    assert.ok(result.epochs >= 3 && result.epochs < 500, `stopped after epoch ${result.epochs}`);
+    assert.match(out, /Training Summary/);
   });
 
   it('gradsAccumulation(2) on batches of 8 equals plain SGD on batches of 16 with twice the rate (gradients are summed)', async () => {

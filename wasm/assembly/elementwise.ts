@@ -96,29 +96,59 @@ const OP = 0, COUNT = 4, OUT = 8, A = 12, B = 16, CHUNK = 20, SCALAR = 24;
 export function unaryJob(args: usize, job: i32): void {
   const r = range(args, job);
   const start = <i32>(r >> 32), end = <i32>r;
-  const op = load<i32>(args, OP);
-  let out = <usize>load<u32>(args, OUT) + <usize>start * 4, a = <usize>load<u32>(args, A) + <usize>start * 4;
-  let i = start;
-  for (; i + 4 <= end; i += 4) {
+  const out = <usize>load<u32>(args, OUT) + <usize>start * 4, a = <usize>load<u32>(args, A) + <usize>start * 4;
+  const n = end - start;
+  // One loop per op (the op is a constant inside each after inlining), so no dispatch per vector.
+  switch (load<i32>(args, OP)) {
+    case UNARY_neg: unaryLoop(UNARY_neg, out, a, n); break;
+    case UNARY_abs: unaryLoop(UNARY_abs, out, a, n); break;
+    case UNARY_sqrt: unaryLoop(UNARY_sqrt, out, a, n); break;
+    case UNARY_recip: unaryLoop(UNARY_recip, out, a, n); break;
+    case UNARY_exp: unaryLoop(UNARY_exp, out, a, n); break;
+    case UNARY_log: unaryLoop(UNARY_log, out, a, n); break;
+    case UNARY_sigmoid: unaryLoop(UNARY_sigmoid, out, a, n); break;
+    case UNARY_tanh: unaryLoop(UNARY_tanh, out, a, n); break;
+    case UNARY_floor: unaryLoop(UNARY_floor, out, a, n); break;
+    case UNARY_ceil: unaryLoop(UNARY_ceil, out, a, n); break;
+    case UNARY_trunc: unaryLoop(UNARY_trunc, out, a, n); break;
+    case UNARY_round: unaryLoop(UNARY_round, out, a, n); break;
+    default: unaryLoop(UNARY_sign, out, a, n); break;
+  }
+}
+
+@inline function unaryLoop(op: i32, out: usize, a: usize, n: i32): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
     v128.store(out, unary4(op, v128.load(a)));
     out += 16; a += 16;
   }
-  if (i < end) tailStore(out, unary4(op, tailLoad(a, end - i)), end - i);
+  if (i < n) tailStore(out, unary4(op, tailLoad(a, n - i)), n - i);
 }
 
 /** out[i] = a[i] (op) b[i] over one chunk. */
 export function binaryJob(args: usize, job: i32): void {
   const r = range(args, job);
   const start = <i32>(r >> 32), end = <i32>r;
-  const op = load<i32>(args, OP);
-  let out = <usize>load<u32>(args, OUT) + <usize>start * 4;
-  let a = <usize>load<u32>(args, A) + <usize>start * 4, b = <usize>load<u32>(args, B) + <usize>start * 4;
-  let i = start;
-  for (; i + 4 <= end; i += 4) {
+  const out = <usize>load<u32>(args, OUT) + <usize>start * 4;
+  const a = <usize>load<u32>(args, A) + <usize>start * 4, b = <usize>load<u32>(args, B) + <usize>start * 4;
+  const n = end - start;
+  switch (load<i32>(args, OP)) {
+    case BINARY_add: binaryLoop(BINARY_add, out, a, b, n); break;
+    case BINARY_sub: binaryLoop(BINARY_sub, out, a, b, n); break;
+    case BINARY_mul: binaryLoop(BINARY_mul, out, a, b, n); break;
+    case BINARY_div: binaryLoop(BINARY_div, out, a, b, n); break;
+    case BINARY_max: binaryLoop(BINARY_max, out, a, b, n); break;
+    default: binaryLoop(BINARY_min, out, a, b, n); break;
+  }
+}
+
+@inline function binaryLoop(op: i32, out: usize, a: usize, b: usize, n: i32): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
     v128.store(out, binary4(op, v128.load(a), v128.load(b)));
     out += 16; a += 16; b += 16;
   }
-  if (i < end) tailStore(out, binary4(op, tailLoad(a, end - i), tailLoad(b, end - i)), end - i);
+  if (i < n) tailStore(out, binary4(op, tailLoad(a, n - i), tailLoad(b, n - i)), n - i);
 }
 
 /**

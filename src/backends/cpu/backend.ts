@@ -174,12 +174,27 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   override compareScalar(op: CompareOp, a: CpuTensor, scalar: number): CpuTensor {
     // As Burn (and the default over `fill`): the scalar is first converted to the tensor's dtype.
+    const s = roundScalar(castNumber(scalar, a.dtype), a.dtype);
+    let out: Uint8Array | undefined;
+    if (this.engine.compareScalar && isEngineFloat(a) && a.isContiguous()) {
+      out = allocCpu('bool', a.numel) as Uint8Array;
+      if (this.engine.compareScalar(op, out, a.data, a.offset, s, a.numel)) return CpuTensor.contiguous(out, [...a.shape], 'bool');
+    }
     const kernels = this.kernels.compareScalar.get(op, a.dtype, () => buildMapKernels(compareExpr(op), XS));
-    return this.map(kernels, 'bool', a.shape, [a], roundScalar(castNumber(scalar, a.dtype), a.dtype));
+    return this.map(kernels, 'bool', a.shape, [a], s, out);
   }
 
   where(cond: CpuTensor, a: CpuTensor, b: CpuTensor): CpuTensor {
     const shape = broadcastShapes(broadcastShapes(cond.shape, a.shape, 'where'), b.shape, 'where');
+    const e = this.engine;
+    if (e.where && isEngineFloat(a) && a.dtype === b.dtype && cond.data instanceof Uint8Array) {
+      const rank = shape.length;
+      const col = collapse(shape, [alignedStrides(cond, shape, rank), alignedStrides(a, shape, rank), alignedStrides(b, shape, rank)]);
+      const out = allocCpu(a.dtype, numel(shape)) as FloatArray;
+      if (col.shape.length > 0 && e.where(out, col.shape, cond.data, cond.offset, col.strides[0]!, a.data, a.offset, col.strides[1]!, b.data as FloatArray, b.offset, col.strides[2]!)) {
+        return this.finish(out, shape, a.dtype);
+      }
+    }
     return this.map(this.kernels.where.get('where', signature(a, b), () => buildMapKernels('(c ? x : y)', XYC)), a.dtype, shape, [a, b, cond]);
   }
 
@@ -198,6 +213,11 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     if (this.engine.reduceRows && dims.length === 1 && dims[0] === last && isEngineFloat(p) && isFloatArray(out) && p.isContiguous()) {
       const len = p.shape[last]!;
       if (len > 0 && this.engine.reduceRows(op, out, p.data, p.offset, p.numel / len, len)) return this.finish(out, shape, dtype);
+    }
+    if (this.engine.reduceStrided && op !== 'any' && op !== 'all' && dims.length > 0 && isEngineFloat(p) && isFloatArray(out) && p.numel > 0) {
+      const outStrides = contiguousStrides(shape).map((s, d) => (dims.includes(d) ? 0 : s));
+      const col = collapse(p.shape, [p.strides, outStrides]);
+      if (col.shape.length > 0 && this.engine.reduceStrided(op, out, col.shape, p.data, p.offset, col.strides[0]!, col.strides[1]!)) return this.finish(out, shape, dtype);
     }
     reduceInto(op, out, p, p.shape, dims, `${p.dtype}>${dtype}`);
     return this.finish(out, shape, dtype);

@@ -1,4 +1,4 @@
-import type { BinaryOp, ReduceOp, UnaryOp } from '../../backend/ops.js';
+import type { BinaryOp, CompareOp, ReduceOp, UnaryOp } from '../../backend/ops.js';
 import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
 
 /** The float arrays accelerated engines work on (f32 and f64 tensors). */
@@ -72,6 +72,15 @@ export interface CpuEngineKernels {
   binaryStrided?(op: BinaryOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], b: FloatArray, bOffset: number, bStrides: readonly number[]): boolean;
   /** Copies the strided `src` into the strided `dst` over the (collapsed) `shape`; both of one array type. */
   copyStrided?(shape: readonly number[], dst: FloatArray, dstOffset: number, dstStrides: readonly number[], src: FloatArray, srcOffset: number, srcStrides: readonly number[]): boolean;
+  /** `out[i] = a[aOffset + i] (op) scalar ? 1 : 0` for `n` contiguous elements; `out` is a bool tensor's array. */
+  compareScalar?(op: CompareOp, out: Uint8Array, a: FloatArray, aOffset: number, scalar: number, n: number): boolean;
+  /** `out` (contiguous, `shape`) = `cond ? a : b` for strided (broadcast) operands; shape and strides collapsed. */
+  where?(out: FloatArray, shape: readonly number[], cond: Uint8Array, cOffset: number, cStrides: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], b: FloatArray, bOffset: number, bStrides: readonly number[]): boolean;
+  /**
+   * Reduces the strided `a` over the (collapsed) `shape` into `out`: the element at index `i`
+   * goes to `out[Σ i_d · outStrides_d]` (`outStrides` is 0 on reduced dims). Not for any/all.
+   */
+  reduceStrided?(op: ReduceOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], outStrides: readonly number[]): boolean;
   /** `out[i] = op(a[aOffset + i])`. */
   unary?(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean;
   /** Reduces each of `rows` contiguous rows of `len` elements into `out[row]`. */

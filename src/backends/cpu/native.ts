@@ -1,4 +1,4 @@
-import type { BinaryOp, ReduceOp, UnaryOp } from '../../backend/ops.js';
+import type { BinaryOp, CompareOp, ReduceOp, UnaryOp } from '../../backend/ops.js';
 import type { MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
 import type { Conv2dArgs, ConvTranspose2dArgs, CpuEngineKernels, FloatArray, GemmArgs } from './engine.js';
 
@@ -26,6 +26,9 @@ export interface NativeAddon {
   convTranspose2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
   unfold2d(p: Float64Array, x: FloatArray, out: FloatArray): void;
   maxPool2d(p: Float64Array, x: FloatArray, out: FloatArray, indices: Int32Array | null): void;
+  compareScalar(op: number, out: Uint8Array, a: FloatArray, aOffset: number, scalar: number, n: number): void;
+  whereStrided(p: Float64Array, out: FloatArray, cond: Uint8Array, a: FloatArray, b: FloatArray): void;
+  reduceStrided(p: Float64Array, out: FloatArray, a: FloatArray): void;
   bandwidth(n: number, reps: number): number;
 }
 
@@ -79,6 +82,7 @@ const UNARY: Partial<Record<UnaryOp, number>> = {
   ceil: 25, trunc: 26,
 };
 const REDUCE: Partial<Record<ReduceOp, number>> = { sum: 0, prod: 1, max: 2, min: 3 };
+const COMPARE: Record<CompareOp, number> = { eq: 0, ne: 1, gt: 2, ge: 3, lt: 4, le: 5 };
 /** Unary ops that cost a libm call per element in JavaScript (worth the addon from a few elements). */
 const COSTLY_UNARY = new Set<UnaryOp>(['exp', 'expm1', 'log', 'log1p', 'sigmoid', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'erf']);
 
@@ -112,11 +116,11 @@ export function nativeEngine(addon: NativeAddon, options: NativeEngineOptions = 
   };
   const stridedParams = (first: number, shape: readonly number[], offsets: readonly number[], strides: readonly (readonly number[])[]): Float64Array => {
     const rank = shape.length;
-    const p = block(first + 1 + rank + 2 * (1 + rank));
+    const p = block(first + 1 + rank + offsets.length * (1 + rank));
     let w = first;
     p[w++] = rank;
     for (let d = 0; d < rank; d++) p[w++] = shape[d]!;
-    for (let o = 0; o < 2; o++) {
+    for (let o = 0; o < offsets.length; o++) {
       p[w++] = offsets[o]!;
       for (let d = 0; d < rank; d++) p[w++] = strides[o]![d]!;
     }
@@ -155,6 +159,22 @@ export function nativeEngine(addon: NativeAddon, options: NativeEngineOptions = 
       const code = BINARY[op];
       if (code === undefined || shape.length < 1 || shape.length > 8 || numel(shape) < minElements) return false;
       addon.binaryStrided(p1(stridedParams(1, shape, [aOffset, bOffset], [aStrides, bStrides]), code), out, a, b);
+      return true;
+    },
+    compareScalar(op, out, a, aOffset, scalar, n): boolean {
+      if (n < minElements) return false;
+      addon.compareScalar(COMPARE[op], out, a, aOffset, scalar, n);
+      return true;
+    },
+    where(out, shape, cond, cOffset, cStrides, a, aOffset, aStrides, b, bOffset, bStrides): boolean {
+      if (shape.length < 1 || shape.length > 8 || numel(shape) < minElements) return false;
+      addon.whereStrided(stridedParams(0, shape, [cOffset, aOffset, bOffset], [cStrides, aStrides, bStrides]), out, cond, a, b);
+      return true;
+    },
+    reduceStrided(op, out, shape, a, aOffset, aStrides, outStrides): boolean {
+      const code = REDUCE[op];
+      if (code === undefined || shape.length < 1 || shape.length > 8 || numel(shape) < minElements) return false;
+      addon.reduceStrided(p1(stridedParams(1, shape, [aOffset, 0], [aStrides, outStrides]), code), out, a);
       return true;
     },
     unary(op, out, a, aOffset, n): boolean {

@@ -42,8 +42,13 @@ const HOW_TO_GET_AN_ADAPTER =
   'install a GPU driver with Vulkan, Metal or D3D12 support; without a GPU, SwiftShader (a CPU Vulkan driver) works: ' +
   'on Debian `apt-get install chromium` ships it, then set VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json';
 
+/** Loads a module by specifier (dynamic `import`, replaceable in tests). */
+export type ModuleLoader = (specifier: string) => Promise<unknown>;
+
+const importModule: ModuleLoader = (specifier) => import(specifier);
+
 /** Finds `navigator.gpu` in a browser, or the `webgpu` package (Dawn) in Node. */
-async function findGpu(options: WebGpuOptions): Promise<{ gpu: GPU; runtime: string }> {
+async function findGpu(options: WebGpuOptions, load: ModuleLoader): Promise<{ gpu: GPU; runtime: string }> {
   const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
   if (nav?.gpu) return { gpu: nav.gpu, runtime: 'browser (navigator.gpu)' };
   const isNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
@@ -51,10 +56,9 @@ async function findGpu(options: WebGpuOptions): Promise<{ gpu: GPU; runtime: str
     throw new BurnError('Device.webgpu', 'this JavaScript environment has no navigator.gpu; use a browser with WebGPU enabled (Chrome, Edge, Safari 26+, Firefox 141+) or Node with the `webgpu` package');
   }
   // A variable specifier keeps bundlers and the type checker from requiring the optional package.
-  const specifier = 'webgpu';
   let mod: { create?: (options: string[]) => GPU };
   try {
-    mod = (await import(specifier)) as typeof mod;
+    mod = (await load('webgpu')) as typeof mod;
   } catch (e) {
     throw new BurnError('Device.webgpu', `WebGPU in Node needs the optional \`webgpu\` package (Dawn): run \`npm install webgpu\` (loading it failed: ${e instanceof Error ? e.message : String(e)})`);
   }
@@ -69,8 +73,8 @@ const RAISED_LIMITS = [
 ];
 
 /** Requests an adapter and a device; throws a BurnError that says what is missing. */
-export async function acquireGpu(options: WebGpuOptions = {}): Promise<GpuContext> {
-  const { gpu, runtime } = await findGpu(options);
+export async function acquireGpu(options: WebGpuOptions = {}, load: ModuleLoader = importModule): Promise<GpuContext> {
+  const { gpu, runtime } = await findGpu(options, load);
   const request: { powerPreference?: 'low-power' | 'high-performance'; forceFallbackAdapter?: boolean } = {};
   if (options.powerPreference) request.powerPreference = options.powerPreference;
   if (options.forceFallbackAdapter) request.forceFallbackAdapter = true;

@@ -49,7 +49,12 @@ export class WorkerPool implements ItemSource {
     const tsx = isTypeScript(entry) || modules.some(isTypeScript) ? tsxApi(modules) : undefined;
     const boot = `(async () => { ${tsx ? `(await import(${JSON.stringify(tsx)})).register();` : ''} await import(${JSON.stringify(entry)}); })().catch((e) => { setImmediate(() => { throw e; }); });`;
     this.slots = Array.from({ length: numWorkers }, (_, k) => {
-      const worker = new Worker(boot, { eval: true, workerData: { recipe, worker: k } satisfies WorkerInit, stdout: false, stderr: false });
+      let worker: Worker;
+      try {
+        worker = new Worker(boot, { eval: true, workerData: { recipe, worker: k } satisfies WorkerInit, stdout: false, stderr: false });
+      } catch (e) {
+        throw new BurnError('DataLoader', `cannot send the dataset to a worker thread (${(e as Error).message}); a recipe's arguments, and the items of in-memory data, must survive a structured clone`);
+      }
       const slot: Slot = { worker, pending: new Map(), failure: undefined };
       worker.unref();
       worker.on('message', (reply: WorkerReply) => this.onReply(slot, k, reply));

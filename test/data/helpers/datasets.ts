@@ -14,11 +14,16 @@ export function busy(ms: number): void {
   while (performance.now() < end);
 }
 
-/** An item that says which thread loaded it. */
+/** An item that says which thread loaded it, and when (ms since the epoch, comparable across threads). */
 export interface Traced {
   readonly index: number;
   readonly thread: number;
+  readonly start?: number;
+  readonly end?: number;
 }
+
+/** Wall-clock milliseconds, comparable between threads. */
+export const now = (): number => performance.timeOrigin + performance.now();
 
 /**
  * `n` items, each taking `ms` to load; `failAt` makes that index throw. Reopenable in workers.
@@ -32,8 +37,9 @@ export class SlowDataset implements Dataset<Traced> {
   get(index: number): Traced | undefined {
     if (index < 0 || index >= this.n) return undefined;
     if (index === this.failAt) throw new Error(`item ${index} is broken`);
+    const start = now();
     sleepSync(this.ms);
-    return { index, thread: threadId };
+    return this.ms > 0 ? { index, thread: threadId, start, end: now() } : { index, thread: threadId };
   }
   len(): number {
     return this.n;

@@ -23,11 +23,11 @@ import { GEMM_MAX_TILE, type WasmRuntime } from './runtime.js';
 
 /** Size thresholds below which the engine declines work (the JavaScript kernels are faster there). */
 export interface WasmEngineOptions {
-  /** Least elements of a cheap elementwise op (add, neg, …) or a reduction (default 16384). */
+  /** Least elements of a cheap elementwise op (add, neg, …) or a reduction (default 1024). */
   readonly minElements?: number;
-  /** Least elements of a transcendental elementwise op (exp, log, tanh, sigmoid) or a softmax (default 256). */
+  /** Least elements of a transcendental elementwise op (exp, log, tanh, sigmoid) or a softmax (default 128). */
   readonly minCostlyElements?: number;
-  /** Least multiply-adds of a matmul, convolution or pooling (default 4096). */
+  /** Least multiply-adds of a matmul, convolution or pooling (default 1024). */
   readonly minGemm?: number;
   /** Least multiply-adds (elements for elementwise ops × 16) from which a task is spread over the threads (default 2^20). */
   readonly minParallel?: number;
@@ -40,9 +40,11 @@ const REDUCE_OPS: readonly ReduceOp[] = ['sum', 'prod', 'max', 'min'];
 
 /** The engine's kernels over an instantiated module. */
 export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): CpuEngineKernels {
-  const minElements = options.minElements ?? 16384;
-  const minCostly = options.minCostlyElements ?? 256;
-  const minGemm = options.minGemm ?? 4096;
+  // Crossovers measured with copies included (CPU time, one thread): add and mul-by-scalar gain from
+  // about 1K elements, exp and softmax from about 128, sums from 64, matmul from about 10³.
+  const minElements = options.minElements ?? 1024;
+  const minCostly = options.minCostlyElements ?? 128;
+  const minGemm = options.minGemm ?? 1024;
   const minParallel = options.minParallel ?? 1 << 20;
   const codes = <T extends string>(prefix: string, ops: readonly T[]) => new Map(ops.map((op) => [op, rt.constant(`${prefix}_${op}`)] as const));
   const unaryCodes = codes('UNARY', UNARY_OPS);

@@ -1,5 +1,5 @@
 import type { RandomKey } from '../../../backend/rng.js';
-import { isFloatDType, type DType } from '../../../tensor/dtype.js';
+import { intRange, isFloatDType, type DType, type IntDType } from '../../../tensor/dtype.js';
 import type { Distribution } from '../../../tensor/distribution.js';
 import type { GPUBuffer } from '../gpu-types.js';
 import type { GpuRuntime } from '../runtime.js';
@@ -59,7 +59,12 @@ export function runRandom(rt: GpuRuntime, dst: GPUBuffer, n: number, dist: Distr
       case 'default':
         if (float) value = 'u';
         else if (dtype === 'bool') { value = '(w & 1u)'; from = 'bool'; }
-        else { value = t === 'i32' ? 'bitcast<i32>(w)' : 'w'; from = t === 'i32' ? 'i32' : 'u32'; }
+        else {
+          // As the CPU: the word as an i32, then converted to the dtype with Burn's saturating rule.
+          const [lo, hi] = intRange(dtype as IntDType);
+          value = t === 'i32' ? `clamp(bitcast<i32>(w), ${i32Literal(lo)}, ${i32Literal(hi)})` : `u32(clamp(bitcast<i32>(w), 0, ${i32Literal(Math.min(hi, 2147483647))}))`;
+          from = t === 'i32' ? 'i32' : 'u32';
+        }
         break;
       case 'uniform': {
         const lo = p.f(dist.low), hi = p.f(dist.high);
@@ -79,4 +84,8 @@ export function runRandom(rt: GpuRuntime, dst: GPUBuffer, n: number, dist: Distr
   lines.push(`  dst[i] = ${storeExpr(dtype, c.expr)};`, '}');
   const code = shader(helpers, [PHILOX, storageDecls([['dst', t, true]]), p.decl(1), ...lines]);
   rt.dispatch(code, [dst], p.words, linearGroups(n));
+}
+
+function i32Literal(v: number): string {
+  return v === -2147483648 ? '(-2147483647 - 1)' : `${v}`;
 }

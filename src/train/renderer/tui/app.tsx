@@ -34,7 +34,8 @@ export function Dashboard({ state, columns, rows, onAction }: DashboardProps) {
   const width = Math.max(40, columns);
   const inner = width - 4;
   const names = state.names();
-  const chartHeight = Math.max(4, Math.min(14, rows - 16 - names.length));
+  // Fit the terminal (an ink frame taller than it redraws the whole screen): 17 fixed lines + one per metric.
+  const chartHeight = Math.max(3, Math.min(16, rows - 17 - names.length));
   return (
     <Box flexDirection="column" width={width}>
       <Box borderStyle="round" flexDirection="column" paddingX={1}>
@@ -50,7 +51,7 @@ export function Dashboard({ state, columns, rows, onAction }: DashboardProps) {
       <Box borderStyle="round" flexDirection="column" paddingX={1}>
         <Plot track={state.selectedTrack()} state={state} width={inner} height={chartHeight} />
       </Box>
-      <Text dimColor> q stop (checkpoint and summary) · ←/→ metric · ↑/↓ plot: full history / recent iterations / per epoch</Text>
+      <Text dimColor> q stop · ←/→ metric · ↑/↓ plot (full history, recent, per epoch)</Text>
     </Box>
   );
 }

@@ -70,7 +70,8 @@ export class TuiRenderer implements MetricsRenderer {
       await this.instance.waitUntilExit();
       this.instance = undefined;
     }
-    if (summary) this.stdout.write(`${summary}\n`);
+    // The last frame stays on screen; the summary goes below it.
+    if (summary) this.stdout.write(`\n${summary}\n`);
   }
 
   /** Handles a key action from the dashboard. */
