@@ -1,15 +1,14 @@
 // Inference from the saved artifacts: load the config and the weights, predict.
 import { join } from 'node:path';
-import { Config, Device } from 'burn-ts';
+import type { Device } from 'burn-ts';
 import { DataLoaderBuilder, type Dataset, type MnistItem } from 'burn-ts/data';
 import { MnistBatcher } from './data.ts';
-import { ModelConfig, type Model } from './model.ts';
-
-class InferenceConfig extends Config.define({ model: ModelConfig.nested() }) {}
+import type { Model } from './model.ts';
+import { TrainingConfig } from './training.ts';
 
 /** Loads the trained model from `artifactDir` onto `device`. */
 export function loadModel(artifactDir: string, device: Device): Model {
-  const config = InferenceConfig.load(join(artifactDir, 'config.json'));
+  const config = TrainingConfig.load(join(artifactDir, 'config.json'));
   return config.model.init(device).loadFile(join(artifactDir, 'model'), device);
 }
 

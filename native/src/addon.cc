@@ -6,7 +6,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "conv.h"
@@ -479,6 +482,105 @@ napi_value MaxPool(napi_env env, napi_callback_info info) {
   return call.undefined();
 }
 
+/**
+ * Large output arrays come from a pool of 64-byte aligned blocks that go back to the pool when
+ * their ArrayBuffer is garbage collected: freshly mapped memory costs a page fault per 4 KiB on
+ * first touch, far more than the op itself, while a reused block is already resident. Blocks are
+ * not zeroed (every kernel writes its whole output). The pool keeps at most BURN_NATIVE_POOL_MB
+ * (default 512) MiB of free blocks, matched by size class.
+ */
+class BufferPool {
+ public:
+  void* take(size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = free_.find(bytes);
+      if (it != free_.end()) {
+        void* p = it->second;
+        free_.erase(it);
+        cached_ -= bytes;
+        return p;
+      }
+    }
+    return std::aligned_alloc(64, bytes);
+  }
+
+  void give(void* p, size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (cached_ + bytes > cap()) {
+      // Drop the largest free blocks first until this one fits (or drop this one).
+      while (!free_.empty() && cached_ + bytes > cap()) {
+        auto last = std::prev(free_.end());
+        cached_ -= last->first;
+        std::free(last->second);
+        free_.erase(last);
+      }
+      if (cached_ + bytes > cap()) {
+        std::free(p);
+        return;
+      }
+    }
+    free_.emplace(bytes, p);
+    cached_ += bytes;
+  }
+
+  static size_t size_class(size_t bytes) {
+    const size_t grain = bytes >= (size_t{1} << 22) ? (size_t{1} << 16) : 4096;
+    return (bytes + grain - 1) / grain * grain;
+  }
+
+ private:
+  size_t cap() {
+    if (cap_ == 0) {
+      const char* env = std::getenv("BURN_NATIVE_POOL_MB");
+      long mb = env != nullptr && *env != '\0' ? std::strtol(env, nullptr, 10) : 512;
+      cap_ = static_cast<size_t>(mb < 0 ? 0 : mb) << 20;
+      if (cap_ == 0) cap_ = 1;
+    }
+    return cap_;
+  }
+
+  std::mutex mutex_;
+  std::multimap<size_t, void*> free_;
+  size_t cached_ = 0;
+  size_t cap_ = 0;
+};
+
+BufferPool* pool_of_buffers() {
+  static BufferPool* pool = new BufferPool();  // never destroyed: finalizers may run at exit
+  return pool;
+}
+
+void release_buffer(napi_env, void* data, void* hint) {
+  pool_of_buffers()->give(data, reinterpret_cast<size_t>(hint));
+}
+
+/** alloc(bytes): an ArrayBuffer of at least `bytes` bytes from the pool (uninitialized), or undefined. */
+napi_value Alloc(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  const int64_t bytes = call.integer(0);
+  if (call.failed()) return nullptr;
+  if (bytes <= 0) return call.fail("alloc: bad size");
+  const size_t size = BufferPool::size_class(static_cast<size_t>(bytes));
+  void* p = pool_of_buffers()->take(size);
+  if (p == nullptr) return call.undefined();
+  napi_value result;
+  if (napi_create_external_arraybuffer(env, p, static_cast<size_t>(bytes), release_buffer, reinterpret_cast<void*>(size), &result) != napi_ok) {
+    // External buffers may be disallowed (a V8 sandbox): the caller allocates normally.
+    pool_of_buffers()->give(p, size);
+    const napi_extended_error_info* err;
+    napi_get_last_error_info(env, &err);
+    bool pending = false;
+    napi_is_exception_pending(env, &pending);
+    if (pending) {
+      napi_value ignored;
+      napi_get_and_clear_last_exception(env, &ignored);
+    }
+    return call.undefined();
+  }
+  return result;
+}
+
 /** bandwidth(n, reps): bytes/s (read + written) of a multi-threaded copy of n floats. */
 napi_value Bandwidth(napi_env env, napi_callback_info info) {
   Call call(env, info);
@@ -509,6 +611,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"convTranspose2d", nullptr, Conv<true>, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"unfold2d", nullptr, Unfold, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"maxPool2d", nullptr, MaxPool, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"alloc", nullptr, Alloc, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"bandwidth", nullptr, Bandwidth, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);

@@ -9,11 +9,11 @@ import { CborFloat, decodeCbor, encodeCbor } from '../../src/record/cbor.js';
 import { encodeBurnpack, readBurnpack, type BurnpackTensorInput } from '../../src/record/burnpack.js';
 import { bytesSource } from '../../src/record/source.js';
 import { TensorData } from '../../src/tensor/data.js';
-import { burnFile, burnMirrorMissing } from '../store/helpers.js';
+import { burnFile, compatDescribe } from '../store/helpers.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
-describe('burnpack: files written by Rust Burn', { skip: burnMirrorMissing }, () => {
+compatDescribe('burnpack: files written by Rust Burn', () => {
   it("reads Burn's mnist model.bpk and re-encodes it byte for byte", () => {
     const bytes = burnFile('examples/mnist-inference-web/model.bpk');
     const c = readBurnpack(bytesSource(bytes, 'model.bpk'));

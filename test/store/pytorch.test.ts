@@ -16,7 +16,7 @@ import { FloatCastAdapter, PyTorchToBurnAdapter, PytorchStore } from '../../src/
 import { readPytorch } from '../../src/store/pytorch/reader.js';
 import { bytesSource } from '../../src/record/source.js';
 import type { FixtureTensor } from '../helpers/fixtures.js';
-import { burnFile, burnMirrorMissing, FIXTURES, fx, storeFixture, tempDir } from './helpers.js';
+import { burnFile, compatDescribe, FIXTURES, fx, storeFixture, tempDir } from './helpers.js';
 
 const device = Device.cpu();
 
@@ -136,7 +136,7 @@ describe('PytorchStore: real PyTorch checkpoints into burn-ts modules', () => {
   });
 });
 
-describe("PytorchStore: Burn's .pt fixtures (tracel-ai/burn crates/burn-store)", { skip: burnMirrorMissing }, () => {
+compatDescribe("PytorchStore: Burn's .pt fixtures (tracel-ai/burn crates/burn-store)", () => {
   const T = 'crates/burn-store/src/pytorch/tests/reader/test_data/';
   const read = (path: string, topLevelKey?: string) => readPytorch(bytesSource(burnFile(path), path), topLevelKey === undefined ? {} : { topLevelKey });
   const vals = (path: string, key = 'tensor') => Array.from(read(path).tensors.get(key)!.toData().toArray());

@@ -15,7 +15,7 @@ import {
 import { encodeSafetensors, readSafetensors } from '../../src/store/safetensors/format.js';
 import { bytesSource } from '../../src/record/source.js';
 import type { FixtureTensor } from '../helpers/fixtures.js';
-import { burnFile, burnMirrorMissing, fx, Small, storeFixture, tempDir, values } from './helpers.js';
+import { burnFile, compatIt, fx, Small, storeFixture, tempDir, values } from './helpers.js';
 
 const device = Device.cpu();
 
@@ -83,7 +83,7 @@ describe('BurnpackStore', () => {
     assert.equal(r.unused.length, 7);
   });
 
-  it("loads Rust Burn's mnist model.bpk into the equivalent burn-ts module (ids restored)", { skip: burnMirrorMissing }, () => {
+  compatIt("loads Rust Burn's mnist model.bpk into the equivalent burn-ts module (ids restored)", () => {
     class ConvBlock extends Module {
       conv: Conv2d;
       norm: BatchNorm;
@@ -123,7 +123,7 @@ describe('BurnpackStore', () => {
 });
 
 describe('SafetensorsStore', () => {
-  it("writes the reference library's bytes (Burn's multi_layer.safetensors, written by Python safetensors)", { skip: burnMirrorMissing }, () => {
+  compatIt("writes the reference library's bytes (Burn's multi_layer.safetensors, written by Python safetensors)", () => {
     const ref = burnFile('crates/burn-store/safetensors-tests/tests/multi_layer/multi_layer.safetensors');
     const c = readSafetensors(bytesSource(ref));
     assert.equal(c.tensors.length, 9);

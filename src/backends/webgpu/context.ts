@@ -36,6 +36,24 @@ export interface GpuContext {
   readonly info: WebGpuInfo;
   /** The `GPU` object the adapter came from (Dawn's instance in Node must stay referenced). */
   readonly gpu: GPU;
+  /** Requests a garbage collection (Node), so dropped tensors reach the finalizer under memory pressure. */
+  readonly collect?: (() => void) | undefined;
+}
+
+/**
+ * Node's `gc()` without the `--expose-gc` flag (the flag set at run time, the function taken from a
+ * fresh context); undefined where that is not possible (browsers).
+ */
+async function nodeCollector(load: ModuleLoader): Promise<(() => void) | undefined> {
+  try {
+    const v8 = (await load('node:v8')) as { setFlagsFromString(flags: string): void };
+    const vm = (await load('node:vm')) as { runInNewContext(code: string): unknown };
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc');
+    return typeof gc === 'function' ? () => (gc as () => void)() : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const HOW_TO_GET_AN_ADAPTER =
@@ -112,5 +130,6 @@ export async function acquireGpu(options: WebGpuOptions = {}, load: ModuleLoader
     shaderF16: wantF16,
     limits,
   };
-  return { device, info, gpu };
+  const collect = runtime.startsWith('node') ? await nodeCollector(load) : undefined;
+  return { device, info, gpu, collect };
 }

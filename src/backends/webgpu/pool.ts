@@ -14,6 +14,8 @@ export interface PoolStats {
   readonly liveBuffers: number;
   /** Buffers created since the start (a reuse hit creates none). */
   readonly created: number;
+  /** Garbage collections requested because dropped tensors held too much memory. */
+  readonly collections: number;
   /** Requests served from the free lists. */
   readonly reused: number;
 }
@@ -47,8 +49,20 @@ export class BufferPool {
   private liveCount = 0;
   private created = 0;
   private reused = 0;
+  private lowSinceCollect = 0;
+  private collections = 0;
 
-  constructor(private readonly device: GPUDevice, private readonly maxFreeBytes = 512 * 1024 * 1024) {}
+  /**
+   * `collect`, when given, asks the JavaScript engine for a garbage collection (Node: `gc()`), so
+   * that tensors dropped without `dispose()` reach the finalizer: it runs when the bytes held by
+   * live tensors exceed both `pressureBytes` and twice their low point since the last collection.
+   */
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly maxFreeBytes = 512 * 1024 * 1024,
+    private readonly collect?: () => void,
+    private readonly pressureBytes = 64 * 1024 * 1024,
+  ) {}
 
   /** A buffer of at least `bytes` bytes (its size is the size class). */
   acquire(bytes: number): GPUBuffer {
@@ -66,6 +80,11 @@ export class BufferPool {
     }
     this.live += size;
     this.liveCount++;
+    if (this.collect && this.live > this.pressureBytes && this.live > 2 * this.lowSinceCollect) {
+      this.collections++;
+      this.lowSinceCollect = this.live;
+      this.collect();
+    }
     return buffer;
   }
 
@@ -74,6 +93,7 @@ export class BufferPool {
     const size = buffer.size;
     this.live -= size;
     this.liveCount--;
+    if (this.live < this.lowSinceCollect) this.lowSinceCollect = this.live;
     if (this.freeBytes + size > this.maxFreeBytes) {
       buffer.destroy();
       this.allocated -= size;
@@ -97,7 +117,7 @@ export class BufferPool {
   stats(): PoolStats {
     return {
       allocatedBytes: this.allocated, liveBytes: this.live, freeBytes: this.freeBytes, peakBytes: this.peak,
-      liveBuffers: this.liveCount, created: this.created, reused: this.reused,
+      liveBuffers: this.liveCount, created: this.created, reused: this.reused, collections: this.collections,
     };
   }
 }
