@@ -551,8 +551,11 @@ BufferPool* pool_of_buffers() {
   return pool;
 }
 
-void release_buffer(napi_env, void* data, void* hint) {
-  pool_of_buffers()->give(data, reinterpret_cast<size_t>(hint));
+void release_buffer(napi_env env, void* data, void* hint) {
+  const size_t size = reinterpret_cast<size_t>(hint);
+  int64_t ignored;
+  napi_adjust_external_memory(env, -static_cast<int64_t>(size), &ignored);
+  pool_of_buffers()->give(data, size);
 }
 
 /** alloc(bytes): an ArrayBuffer of at least `bytes` bytes from the pool (uninitialized), or undefined. */
@@ -578,6 +581,10 @@ napi_value Alloc(napi_env env, napi_callback_info info) {
     }
     return call.undefined();
   }
+  // V8 does not count external buffers on its own: without this, garbage collections (which
+  // return blocks to the pool) would not keep up with the allocations.
+  int64_t total;
+  napi_adjust_external_memory(env, static_cast<int64_t>(size), &total);
   return result;
 }
 

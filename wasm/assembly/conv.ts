@@ -93,3 +93,63 @@ export function maxPoolJob(args: usize, job: i32): void {
     }
   }
 }
+
+// col2im argument block (u32 fields).
+const T_C = 0, T_OH = 4, T_OW = 8, T_H = 12, T_W = 16, T_KH = 20, T_KW = 24, T_SH = 28, T_SW = 32, T_PH = 36, T_PW = 40;
+const T_DH = 44, T_DW = 48, T_COL = 52, T_OUT = 56, T_BIAS = 60, T_CH_PER_JOB = 64, T_JOBS_PER_IMAGE = 68;
+
+/**
+ * col2im of a transposed convolution: for a block of output channels of one image, sums the column
+ * matrix `[C·kh·kw, H·W]` into the output planes (bias first, 0 without): column (iy, ix) of row
+ * (c·kh + ky)·kw + kx lands on (iy·sh - ph + ky·dh, ix·sw - pw + kx·dw) when inside the output.
+ * A job owns its output planes, so jobs never write the same element.
+ */
+export function col2imJob(args: usize, job: i32): void {
+  const c = load<i32>(args, T_C), oh = load<i32>(args, T_OH), ow = load<i32>(args, T_OW), h = load<i32>(args, T_H), w = load<i32>(args, T_W);
+  const kh = load<i32>(args, T_KH), kw = load<i32>(args, T_KW), sh = load<i32>(args, T_SH), sw = load<i32>(args, T_SW);
+  const ph = load<i32>(args, T_PH), pw = load<i32>(args, T_PW), dh = load<i32>(args, T_DH), dw = load<i32>(args, T_DW);
+  const bias = <usize>load<u32>(args, T_BIAS), per = load<i32>(args, T_CH_PER_JOB), jobsPerImage = load<i32>(args, T_JOBS_PER_IMAGE);
+  const image = job / jobsPerImage, c0 = (job % jobsPerImage) * per, c1 = min(c, c0 + per);
+  const l = h * w, planeSize = oh * ow;
+  const colImage = <usize>load<u32>(args, T_COL) + <usize>image * <usize>(c * kh * kw) * <usize>l * 4;
+  const outImage = <usize>load<u32>(args, T_OUT) + <usize>image * <usize>(c * planeSize) * 4;
+  for (let ch = c0; ch < c1; ch++) {
+    const plane = outImage + <usize>(ch * planeSize) * 4;
+    const b: f32 = bias != 0 ? load<f32>(bias + <usize>ch * 4) : 0;
+    for (let i = 0; i < planeSize; i++) store<f32>(plane + <usize>i * 4, b);
+    for (let ky = 0; ky < kh; ky++) {
+      for (let kx = 0; kx < kw; kx++) {
+        const row = colImage + <usize>((ch * kh + ky) * kw + kx) * <usize>l * 4;
+        const xOff = kx * dw - pw;
+        // Input columns ix whose output column ix·sw + xOff lies inside [0, ow).
+        let lo = 0;
+        if (xOff < 0) lo = (-xOff + sw - 1) / sw;
+        const last = ow - 1 - xOff;
+        let hi = last < 0 ? 0 : min(w, last / sw + 1);
+        if (lo > hi) lo = hi;
+        for (let iy = 0; iy < h; iy++) {
+          const oy = iy * sh - ph + ky * dh;
+          if (oy < 0 || oy >= oh) continue;
+          const src = row + <usize>(iy * w) * 4;
+          const dst = plane + <usize>(oy * ow) * 4;
+          if (sw == 1) {
+            let ix = lo;
+            for (; ix + 4 <= hi; ix += 4) {
+              const d = dst + <usize>(ix + xOff) * 4;
+              v128.store(d, f32x4.add(v128.load(d), v128.load(src + <usize>ix * 4)));
+            }
+            for (; ix < hi; ix++) {
+              const d = dst + <usize>(ix + xOff) * 4;
+              store<f32>(d, load<f32>(d) + load<f32>(src + <usize>ix * 4));
+            }
+          } else {
+            for (let ix = lo; ix < hi; ix++) {
+              const d = dst + <usize>(ix * sw + xOff) * 4;
+              store<f32>(d, load<f32>(d) + load<f32>(src + <usize>ix * 4));
+            }
+          }
+        }
+      }
+    }
+  }
+}

@@ -58,8 +58,11 @@ function tile(a: usize, aRs: i32, aCs: i32, b: usize, bRs: i32, bCs: i32, c: usi
     }
     return;
   }
-  for (let k0 = 0; k0 < k; k0 += KC) {
-    const kc = min(KC, k - k0);
+  // K-blocks of equal depth (at most KC): a short last block would spend more on its C updates than on its products.
+  const blocks = (k + KC - 1) / KC;
+  const depth = (k + blocks - 1) / blocks;
+  for (let k0 = 0; k0 < k; k0 += depth) {
+    const kc = min(depth, k - k0);
     packPanelB(b + <usize>(k0 * bRs + j0 * bCs) * 4, bRs, bCs, kc, cols, packB);
     packPanelA(a + <usize>(i0 * aRs + k0 * aCs) * 4, aRs, aCs, rows, kc, packA);
     const first = k0 == 0;

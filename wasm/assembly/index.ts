@@ -5,7 +5,7 @@
 import { gemmJob } from './gemm';
 import { binaryJob, scalarJob, unaryJob } from './elementwise';
 import { reduceJob, softmaxJob } from './rows';
-import { im2colJob, maxPoolJob } from './conv';
+import { col2imJob, im2colJob, maxPoolJob } from './conv';
 
 export { MR, NR, KC, gemmScratchBytes } from './gemm';
 export * from './elementwise';
@@ -19,6 +19,7 @@ export const KIND_reduce: i32 = 4;
 export const KIND_softmax: i32 = 5;
 export const KIND_im2col: i32 = 6;
 export const KIND_maxPool: i32 = 7;
+export const KIND_col2im: i32 = 8;
 
 /** Runs job `job` of a task of `kind` whose argument block is at `args`, on thread `tid`. */
 export function run(kind: i32, args: usize, job: i32, tid: i32): void {
@@ -30,7 +31,8 @@ export function run(kind: i32, args: usize, job: i32, tid: i32): void {
     case KIND_reduce: reduceJob(args, job); break;
     case KIND_softmax: softmaxJob(args, job); break;
     case KIND_im2col: im2colJob(args, job); break;
-    default: maxPoolJob(args, job); break;
+    case KIND_maxPool: maxPoolJob(args, job); break;
+    default: col2imJob(args, job); break;
   }
 }
 

@@ -42,7 +42,7 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
 
   constructor(private readonly ctx: GpuContext) {
     super();
-    this.rt = new GpuRuntime(ctx.device, ctx.collect);
+    this.rt = new GpuRuntime(ctx.device, ctx.collect, ctx.pressureBytes);
   }
 
   // --- memory ---

@@ -11,6 +11,12 @@ export interface WebGpuOptions {
   readonly dawnOptions?: readonly string[];
   /** Use the `shader-f16` feature when the adapter has it (default true). */
   readonly shaderF16?: boolean;
+  /**
+   * Node: when tensors dropped without `dispose()` hold more than this many bytes (and twice the
+   * low point since the last collection), ask the engine for a garbage collection so the finalizer
+   * returns their buffers to the pool (default 64 MiB).
+   */
+  readonly memoryPressureBytes?: number;
 }
 
 /** What `Device.webgpu()` found: the adapter, its features and the device's limits. */
@@ -38,6 +44,8 @@ export interface GpuContext {
   readonly gpu: GPU;
   /** Requests a garbage collection (Node), so dropped tensors reach the finalizer under memory pressure. */
   readonly collect?: (() => void) | undefined;
+  /** See {@link WebGpuOptions.memoryPressureBytes}. */
+  readonly pressureBytes: number;
 }
 
 /**
@@ -131,5 +139,5 @@ export async function acquireGpu(options: WebGpuOptions = {}, load: ModuleLoader
     limits,
   };
   const collect = runtime.startsWith('node') ? await nodeCollector(load) : undefined;
-  return { device, info, gpu, collect };
+  return { device, info, gpu, collect, pressureBytes: options.memoryPressureBytes ?? 64 * 1024 * 1024 };
 }

@@ -42,8 +42,8 @@ export class GpuRuntime {
   private lost: string | undefined;
   private counters = { pipelines: 0, dispatches: 0, submits: 0 };
 
-  constructor(readonly device: GPUDevice, collect?: () => void) {
-    this.pool = new BufferPool(device, undefined, collect);
+  constructor(readonly device: GPUDevice, collect?: () => void, pressureBytes?: number) {
+    this.pool = new BufferPool(device, undefined, collect, pressureBytes);
     this.align = Math.max(16, device.limits.minUniformBufferOffsetAlignment || 256);
     void device.lost.then((info) => {
       this.lost = `${info.reason}: ${info.message}`;

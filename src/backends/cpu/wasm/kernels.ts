@@ -4,20 +4,29 @@
  * returns true, or returns false to leave the op to the JavaScript kernels (f64, unsupported ops,
  * tensors too small to be worth the trip).
  *
- * Where tensor data lives. Tensors stay in ordinary JavaScript typed arrays, garbage collected like
- * every CPU tensor; an engine call copies its inputs into the module's arena, runs, and copies the
- * output back. The alternative, tensors allocated inside the module's memory, saves those copies
- * but needs explicit frees: a FinalizationRegistry runs too late (the JS heap barely grows, so the
- * GC does not run while the module's memory fills), which would make every loop depend on
- * `dispose()` or scopes. Measured on this project's 2-core machine (see the engine's report in
- * README.md): the copies cost a few percent of a 256³ matmul and about 1 % of a 1024³ one, and
- * transcendental elementwise ops (exp, tanh, …) still gain several times over JavaScript; cheap
- * elementwise ops (add, mul) are memory-bound, so they gain less, and small ones stay in
- * JavaScript. Memory use is flat: the arena is reused by every call (test/backends/wasm.test.ts).
+ * Where tensor data lives: in ordinary JavaScript typed arrays, garbage collected like every CPU
+ * tensor. An engine call copies its inputs into the module's arena, runs, and copies the output
+ * back; cheap elementwise ops and reductions stream through a cache-sized window, so their memory
+ * traffic stays the op's own. The alternative, tensors allocated inside the module's memory, saves
+ * the copies but needs explicit frees: a FinalizationRegistry runs too late (the JS heap barely
+ * grows while the module's memory fills, and finalizers wait for the event loop, which a
+ * synchronous training loop never yields to), so every loop would depend on `dispose()` or scopes.
+ * Measured on the project's (shared, loaded) 2-core machine, one thread, CPU time, 4M f32:
+ *
+ * | op | kernel alone (data in wasm memory) | with the copies (this design) | js engine |
+ * |---|---|---|---|
+ * | add | 2.0 ms | 4.3 ms (streamed) | 17 ms |
+ * | exp | 12.3 ms | 15.2 ms | 86 ms |
+ * | tanh | 19.4 ms | 22.5 ms | 152 ms |
+ * | matmul 256³ / 1024³ | – | copies are 1.9 % / 0.5 % of the call | – |
+ *
+ * Compute-bound kernels lose nothing measurable; memory-bound elementwise ops run at about half the
+ * in-memory speed, still several times the js engine. Memory stays flat: the arena is reused by
+ * every call (test/backends/wasm.test.ts runs a 300-step loop without a single dispose()).
  */
 import type { BinaryOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
 import type { MaxPoolOptions, UnfoldOptions } from '../../../backend/options.js';
-import type { Conv2dArgs, CpuEngineKernels, FloatArray, GemmArgs } from '../engine.js';
+import type { Conv2dArgs, ConvTranspose2dArgs, CpuEngineKernels, FloatArray, GemmArgs } from '../engine.js';
 import { MAX_JOBS } from './pool.js';
 import { GEMM_MAX_TILE, type WasmRuntime } from './runtime.js';
 
@@ -53,6 +62,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
   const kind = {
     gemm: rt.constant('KIND_gemm'), unary: rt.constant('KIND_unary'), binary: rt.constant('KIND_binary'), scalar: rt.constant('KIND_scalar'),
     reduce: rt.constant('KIND_reduce'), softmax: rt.constant('KIND_softmax'), im2col: rt.constant('KIND_im2col'), maxPool: rt.constant('KIND_maxPool'),
+    col2im: rt.constant('KIND_col2im'),
   };
   const MR = rt.constant('MR'), NR = rt.constant('NR');
   const threads = rt.threads;
@@ -107,11 +117,32 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
 
   const elementwise = (code: number, taskKind: number, out: FloatArray, a: FloatArray, aOffset: number, n: number, cost: number, b?: FloatArray, bOffset = 0, scalar = 0): boolean => {
     rt.reset();
+    const { chunk, jobs, parallel } = chunking(n, cost);
+    // Cheap ops are memory-bound: streaming on one thread moves a third of the bytes that copying
+    // whole arrays for the worker threads would, so only costly ops (exp, tanh, …) go parallel.
+    if (!parallel || cost < COSTLY_COST) {
+      // Streamed through a cache-sized window: copy a block in, run, copy it out. The copies then
+      // run at cache speed, and the memory traffic is the op's own (inputs read once, output
+      // written once), as if the data lived in the module's memory.
+      const block = Math.min(n, STREAM_BLOCK);
+      const aAt = rt.alloc(block * 4), bAt = b ? rt.alloc(block * 4) : 0, args = rt.alloc(64);
+      if (aAt < 0 || bAt < 0 || args < 0) return false;
+      const f32 = rt.f32;
+      for (let start = 0; start < n; start += block) {
+        const len = Math.min(block, n - start);
+        f32.set((a as Float32Array).subarray(aOffset + start, aOffset + start + len), aAt >>> 2);
+        if (b) f32.set((b as Float32Array).subarray(bOffset + start, bOffset + start + len), bAt >>> 2);
+        fields(args, [code, len, aAt, aAt, bAt, len]);
+        rt.f64[(args + 24) >>> 3] = scalar;
+        rt.run(taskKind, args, 1, false);
+        (out as Float32Array).set(f32.subarray(aAt >>> 2, (aAt >>> 2) + len), start);
+      }
+      return true;
+    }
     const aAt = rt.copyIn(a as Float32Array, aOffset, aOffset + n);
     const bAt = b ? rt.copyIn(b as Float32Array, bOffset, bOffset + n) : 0;
     const args = rt.alloc(64);
     if (aAt < 0 || bAt < 0 || args < 0) return false;
-    const { chunk, jobs, parallel } = chunking(n, cost);
     // The output overwrites the first input in place (each vector is read before it is written).
     fields(args, [code, n, aAt, aAt, bAt, chunk]);
     rt.f64[(args + 24) >>> 3] = scalar;
@@ -165,7 +196,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
     unary(op, out, a, aOffset, n): boolean {
       const code = unaryCodes.get(op);
       if (code === undefined || !(a instanceof Float32Array) || n < (COSTLY.has(op) ? minCostly : minElements)) return false;
-      return elementwise(code, kind.unary, out, a, aOffset, n, COSTLY.has(op) ? 16 : 2);
+      return elementwise(code, kind.unary, out, a, aOffset, n, COSTLY.has(op) ? COSTLY_COST : 2);
     },
 
     binary(op, out, a, aOffset, b, bOffset, n): boolean {
@@ -183,12 +214,13 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
     reduceRows(op, out, a, aOffset, rows, len): boolean {
       const code = reduceCodes.get(op);
       if (code === undefined || !(a instanceof Float32Array) || !(out instanceof Float32Array) || rows * len < minElements) return false;
-      return rowTask(rt, kind.reduce, code, out, a, aOffset, rows, len, rowChunking(rows, len, 2), fields);
+      // Memory-bound: always streamed on the calling thread (no worker would get the data sooner).
+      return rowTask(rt, kind.reduce, code, out, a, aOffset, rows, len, rowChunking(rows, len, 0), fields, op);
     },
 
     softmaxRows(out, a, aOffset, rows, len, log): boolean {
       if (!(a instanceof Float32Array) || !(out instanceof Float32Array) || len === 0 || rows * len < minCostly) return false;
-      return rowTask(rt, kind.softmax, log ? 1 : 0, out, a, aOffset, rows, len, rowChunking(rows, len, 16), fields);
+      return rowTask(rt, kind.softmax, log ? 1 : 0, out, a, aOffset, rows, len, rowChunking(rows, len, COSTLY_COST), fields);
     },
 
     conv2d(args: Conv2dArgs): boolean {
@@ -231,6 +263,51 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
       return true;
     },
 
+    convTranspose2d(args: ConvTranspose2dArgs): boolean {
+      // Per image and group, the column matrix [Cout/g·kh·kw, H·W] = W_gᵀ · x_g (a gemm with a
+      // transposed operand), then col2im sums the columns into the output planes.
+      const { x, w, bias, out, options: o } = args;
+      if (!(x instanceof Float32Array) || !(w instanceof Float32Array) || !(out instanceof Float32Array) || (bias && !(bias instanceof Float32Array))) return false;
+      if (o.padding.length !== 2) return false;
+      const [n, cIn, h, wd] = args.xShape;
+      const [, coutG, kh, kw] = args.wShape;
+      const [, cOut, oh, ow] = args.outShape;
+      const groups = o.groups, cinG = cIn / groups, rowsG = coutG * kh * kw, l = h * wd;
+      if (n === 0 || l === 0 || cinG === 0 || rowsG === 0 || oh * ow === 0 || n * groups * rowsG * l * cinG < minGemm) return false;
+      rt.reset();
+      const xAt = rt.copyIn(x, 0, n * cIn * l), wAt = rt.copyIn(w, 0, cIn * rowsG);
+      const bAt = bias ? rt.copyIn(bias as Float32Array, 0, cOut) : 0;
+      const outAt = rt.alloc(n * cOut * oh * ow * 4);
+      const colPerImage = cOut * kh * kw * l;
+      const chunk = Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
+      const colAt = rt.alloc(chunk * colPerImage * 4);
+      const table = rt.alloc(chunk * groups * 16), colArgs = rt.alloc(128), gemmArgs = rt.alloc(64);
+      if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || colArgs < 0 || gemmArgs < 0) return false;
+      const parallel = threads > 1 && n * groups * rowsG * l * cinG >= minParallel;
+      for (let n0 = 0; n0 < n; n0 += chunk) {
+        const images = Math.min(chunk, n - n0);
+        const t = table >>> 2;
+        for (let i = 0; i < images; i++) {
+          for (let g = 0; g < groups; g++) {
+            const e = t + 4 * (i * groups + g);
+            rt.u32[e] = wAt + g * cinG * rowsG * 4;
+            rt.u32[e + 1] = xAt + ((n0 + i) * cIn + g * cinG) * l * 4;
+            rt.u32[e + 2] = colAt + (i * colPerImage + g * rowsG * l) * 4;
+            rt.u32[e + 3] = 0;
+          }
+        }
+        gemmTask(rowsG, l, cinG, 1, rowsG, l, 1, l, table, images * groups, gemmArgs);
+        const blocks = parallel ? Math.min(cOut, Math.max(1, Math.ceil(16 / images))) : 1;
+        const per = Math.max(Math.ceil(cOut / blocks), Math.ceil((cOut * images) / MAX_JOBS));
+        const jobsPerImage = Math.ceil(cOut / per);
+        fields(colArgs, [cOut, oh, ow, h, wd, kh, kw, o.stride[0]!, o.stride[1]!, o.padding[0]!, o.padding[1]!, o.dilation[0]!, o.dilation[1]!,
+          colAt, outAt + n0 * cOut * oh * ow * 4, bAt, per, jobsPerImage]);
+        rt.run(kind.col2im, colArgs, images * jobsPerImage, parallel);
+      }
+      rt.copyOut(outAt, out, n * cOut * oh * ow);
+      return true;
+    },
+
     unfold2d(x, xShape, kernel, outSpatial, options: UnfoldOptions, out): boolean {
       if (!(x instanceof Float32Array) || !(out instanceof Float32Array) || kernel.length !== 2 || out.length < minElements) return false;
       const [n, c, h, wd] = xShape as [number, number, number, number];
@@ -262,6 +339,12 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
   };
 }
 
+/** Relative cost per element of a transcendental op (a cheap op costs 2, a multiply-add 1). */
+const COSTLY_COST = 16;
+
+/** Elements per block of a streamed elementwise op (128 KiB per operand: fits the L2 cache with room to spare). */
+const STREAM_BLOCK = 32768;
+
 /** Bytes of im2col columns one convolution lays out at a time (images are processed in chunks). */
 const COL_BUDGET = 64 << 20;
 
@@ -281,10 +364,46 @@ function span(offsets: readonly number[], rows: number, cols: number, rs: number
   return { lo, hi };
 }
 
-/** Runs a row task (reduction or softmax) on a copy of the rows; the output overwrites the input for softmax. */
+/**
+ * Runs a row task (reduction or softmax). On one thread the rows stream through a cache-sized
+ * window (whole rows per block; a reduction of rows longer than the window combines the partial
+ * results of its segments); on several threads the whole block is copied in once.
+ */
 function rowTask(rt: WasmRuntime, taskKind: number, op: number, out: Float32Array, a: Float32Array, aOffset: number, rows: number, len: number,
-  plan: { per: number; jobs: number; parallel: boolean }, fields: (at: number, values: readonly number[]) => void): boolean {
+  plan: { per: number; jobs: number; parallel: boolean }, fields: (at: number, values: readonly number[]) => void, reduceOp?: ReduceOp): boolean {
   rt.reset();
+  const outPerRow = out.length / rows;
+  if (!plan.parallel && (len <= STREAM_BLOCK || reduceOp !== undefined)) {
+    const segment = Math.min(len, STREAM_BLOCK);
+    const blockRows = Math.max(1, Math.min(rows, Math.floor(STREAM_BLOCK / len)));
+    const aAt = rt.alloc(blockRows * segment * 4), outAt = rt.alloc(blockRows * outPerRow * 4), args = rt.alloc(64);
+    if (aAt < 0 || outAt < 0 || args < 0) return false;
+    const f32 = rt.f32;
+    if (len <= STREAM_BLOCK) {
+      for (let r0 = 0; r0 < rows; r0 += blockRows) {
+        const count = Math.min(blockRows, rows - r0);
+        f32.set(a.subarray(aOffset + r0 * len, aOffset + (r0 + count) * len), aAt >>> 2);
+        fields(args, [op, count, len, outAt, aAt, count]);
+        rt.run(taskKind, args, 1, false);
+        out.set(f32.subarray(outAt >>> 2, (outAt >>> 2) + count * outPerRow), r0 * outPerRow);
+      }
+      return true;
+    }
+    for (let r = 0; r < rows; r++) {
+      let acc = NaN;
+      for (let s0 = 0; s0 < len; s0 += segment) {
+        const count = Math.min(segment, len - s0);
+        const from = aOffset + r * len + s0;
+        f32.set(a.subarray(from, from + count), aAt >>> 2);
+        fields(args, [op, 1, count, outAt, aAt, 1]);
+        rt.run(taskKind, args, 1, false);
+        const v = f32[outAt >>> 2]!;
+        acc = s0 === 0 ? v : combine(reduceOp!, acc, v);
+      }
+      out[r] = acc;
+    }
+    return true;
+  }
   const n = rows * len;
   const aAt = rt.copyIn(a, aOffset, aOffset + n), outAt = rt.alloc(out.length * 4), args = rt.alloc(64);
   if (aAt < 0 || outAt < 0 || args < 0) return false;
@@ -292,6 +411,16 @@ function rowTask(rt: WasmRuntime, taskKind: number, op: number, out: Float32Arra
   rt.run(taskKind, args, plan.jobs, plan.parallel);
   rt.copyOut(outAt, out, out.length);
   return true;
+}
+
+/** Combines two partial reductions as the JavaScript kernels do (NaN wins for max and min). */
+function combine(op: ReduceOp, acc: number, v: number): number {
+  switch (op) {
+    case 'sum': return acc + v;
+    case 'prod': return acc * v;
+    case 'max': return acc !== acc || v > acc || v !== v ? (acc !== acc ? acc : v) : acc;
+    default: return acc !== acc || v < acc || v !== v ? (acc !== acc ? acc : v) : acc;
+  }
 }
 
 /** Lays out an im2col task for `images` NCHW images at `xAt` into columns at `colAt` and runs it. */
