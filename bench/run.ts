@@ -13,6 +13,7 @@ import { tfjsImpl } from './impls/tfjs.js';
 import { torchImpl } from './impls/torch.js';
 import { FULL_CONFIG, parseArgs, QUICK_CONFIG, USAGE } from './lib/cli.js';
 import { inputValues } from './lib/data.js';
+import { DATA_BENCH_KEYWORDS, runDataBench } from './cases/data.js';
 import { errorText } from './lib/measure.js';
 import { unitOf, valueOf } from './lib/metric.js';
 import { describeOutcome, ratiosToPeers, renderTable, rowValues, type CaseResult } from './lib/report.js';
@@ -28,7 +29,10 @@ async function main(): Promise<void> {
   const config = options.quick ? QUICK_CONFIG : FULL_CONFIG;
   const matches = (text: string, subs: readonly string[]): boolean => subs.length === 0 || subs.some((s) => text.toLowerCase().includes(s.toLowerCase()));
   const cases = allCases.filter((c) => matches(`${c.id} ${c.title}`, options.filters));
-  if (cases.length === 0) throw new Error(`no case matches --filter ${options.filters.join(',')}`);
+  // The data-loader family (bench/cases/data.ts) measures whole epochs and prints its own table.
+  const dataSelected = matches(DATA_BENCH_KEYWORDS, options.filters);
+  if (cases.length === 0 && !dataSelected) throw new Error(`no case matches --filter ${options.filters.join(',')}`);
+  if (cases.length === 0) return runDataBench({ quick: options.quick });
 
   const all: Impl[] = [
     burnImpl({ readback: options.readback }),
@@ -112,6 +116,7 @@ async function main(): Promise<void> {
     writeFileSync(options.json, `${JSON.stringify(raw, null, 2)}\n`);
     console.log(`\nRaw results: ${options.json}`);
   }
+  if (dataSelected) await runDataBench({ quick: options.quick });
 }
 
 main().catch((e: unknown) => {

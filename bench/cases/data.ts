@@ -132,27 +132,11 @@ export async function runDataBench(options: { quick: boolean }): Promise<void> {
   console.log(`- machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average ${load0.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after; ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-const direct = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
-const options = (() => {
-  try {
-    return parseArgs(process.argv.slice(2));
-  } catch {
-    return undefined;
-  }
-})();
-if (direct) {
-  await runDataBench({ quick: options?.quick ?? false });
-} else if (options && !options.help && /bench[/\\]run\.ts$/.test(process.argv[1] ?? '')) {
-  // Imported by bench/cases/index.ts under `npm run bench`: run after the main table, when the
-  // filters select this family (no filter, or one matching "data").
-  const selected = options.filters.length === 0 || options.filters.some((f) => 'data loader mnist overlap'.includes(f.toLowerCase()));
-  if (selected) {
-    process.once('beforeExit', () => {
-      if (process.exitCode !== undefined && process.exitCode !== 0) return;
-      void runDataBench({ quick: options.quick }).catch((e: unknown) => {
-        console.error(`data loader benchmark failed: ${e instanceof Error ? e.message : String(e)}`);
-        process.exitCode = 1;
-      });
-    });
-  }
+/** Filter words that select this family in `npm run bench -- --filter …`. */
+export const DATA_BENCH_KEYWORDS = 'data loader mnist overlap';
+
+// `node --import tsx bench/cases/data.ts [--quick]` runs this family alone.
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const options = parseArgs(process.argv.slice(2));
+  await runDataBench({ quick: options.quick });
 }

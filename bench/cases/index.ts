@@ -2,7 +2,6 @@
 import type { BenchCase } from '../lib/types.js';
 import { autodiffCases } from './autodiff.js';
 import { convCases } from './conv.js';
-import './data.js'; // the data loader family prints its own table after the main one (see data.ts)
 import { elementwiseCases } from './elementwise.js';
 import { layoutCases } from './layout.js';
 import { matmulCases } from './matmul.js';

@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <string>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "conv.h"
 #include "elementwise.h"
@@ -482,112 +484,6 @@ napi_value MaxPool(napi_env env, napi_callback_info info) {
   return call.undefined();
 }
 
-/**
- * Large output arrays come from a pool of 64-byte aligned blocks that go back to the pool when
- * their ArrayBuffer is garbage collected: freshly mapped memory costs a page fault per 4 KiB on
- * first touch, far more than the op itself, while a reused block is already resident. Blocks are
- * not zeroed (every kernel writes its whole output). The pool keeps at most BURN_NATIVE_POOL_MB
- * (default 512) MiB of free blocks, matched by size class.
- */
-class BufferPool {
- public:
-  void* take(size_t bytes) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto it = free_.find(bytes);
-      if (it != free_.end()) {
-        void* p = it->second;
-        free_.erase(it);
-        cached_ -= bytes;
-        return p;
-      }
-    }
-    return std::aligned_alloc(64, bytes);
-  }
-
-  void give(void* p, size_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (cached_ + bytes > cap()) {
-      // Drop the largest free blocks first until this one fits (or drop this one).
-      while (!free_.empty() && cached_ + bytes > cap()) {
-        auto last = std::prev(free_.end());
-        cached_ -= last->first;
-        std::free(last->second);
-        free_.erase(last);
-      }
-      if (cached_ + bytes > cap()) {
-        std::free(p);
-        return;
-      }
-    }
-    free_.emplace(bytes, p);
-    cached_ += bytes;
-  }
-
-  static size_t size_class(size_t bytes) {
-    const size_t grain = bytes >= (size_t{1} << 22) ? (size_t{1} << 16) : 4096;
-    return (bytes + grain - 1) / grain * grain;
-  }
-
- private:
-  size_t cap() {
-    if (cap_ == 0) {
-      const char* env = std::getenv("BURN_NATIVE_POOL_MB");
-      long mb = env != nullptr && *env != '\0' ? std::strtol(env, nullptr, 10) : 512;
-      cap_ = static_cast<size_t>(mb < 0 ? 0 : mb) << 20;
-      if (cap_ == 0) cap_ = 1;
-    }
-    return cap_;
-  }
-
-  std::mutex mutex_;
-  std::multimap<size_t, void*> free_;
-  size_t cached_ = 0;
-  size_t cap_ = 0;
-};
-
-BufferPool* pool_of_buffers() {
-  static BufferPool* pool = new BufferPool();  // never destroyed: finalizers may run at exit
-  return pool;
-}
-
-void release_buffer(napi_env env, void* data, void* hint) {
-  const size_t size = reinterpret_cast<size_t>(hint);
-  int64_t ignored;
-  napi_adjust_external_memory(env, -static_cast<int64_t>(size), &ignored);
-  pool_of_buffers()->give(data, size);
-}
-
-/** alloc(bytes): an ArrayBuffer of at least `bytes` bytes from the pool (uninitialized), or undefined. */
-napi_value Alloc(napi_env env, napi_callback_info info) {
-  Call call(env, info);
-  const int64_t bytes = call.integer(0);
-  if (call.failed()) return nullptr;
-  if (bytes <= 0) return call.fail("alloc: bad size");
-  const size_t size = BufferPool::size_class(static_cast<size_t>(bytes));
-  void* p = pool_of_buffers()->take(size);
-  if (p == nullptr) return call.undefined();
-  napi_value result;
-  if (napi_create_external_arraybuffer(env, p, static_cast<size_t>(bytes), release_buffer, reinterpret_cast<void*>(size), &result) != napi_ok) {
-    // External buffers may be disallowed (a V8 sandbox): the caller allocates normally.
-    pool_of_buffers()->give(p, size);
-    const napi_extended_error_info* err;
-    napi_get_last_error_info(env, &err);
-    bool pending = false;
-    napi_is_exception_pending(env, &pending);
-    if (pending) {
-      napi_value ignored;
-      napi_get_and_clear_last_exception(env, &ignored);
-    }
-    return call.undefined();
-  }
-  // V8 does not count external buffers on its own: without this, garbage collections (which
-  // return blocks to the pool) would not keep up with the allocations.
-  int64_t total;
-  napi_adjust_external_memory(env, static_cast<int64_t>(size), &total);
-  return result;
-}
-
 /** bandwidth(n, reps): bytes/s (read + written) of a multi-threaded copy of n floats. */
 napi_value Bandwidth(napi_env env, napi_callback_info info) {
   Call call(env, info);
@@ -599,7 +495,28 @@ napi_value Bandwidth(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/**
+ * Keeps large freed blocks in the process for reuse (glibc only; BURN_NATIVE_MALLOC=default
+ * opts out). By default glibc maps blocks above a threshold freshly from the kernel and unmaps them
+ * on free, so every large tensor pays a page fault per 4 KiB on first touch — on a VM several times
+ * the cost of the op that fills it. Blocks up to 64 MiB now come from the heap, and up to 512 MiB
+ * of free heap stay mapped (as PyTorch's allocators keep their memory).
+ */
+void tune_malloc() {
+#if defined(__GLIBC__)
+  const char* env = std::getenv("BURN_NATIVE_MALLOC");
+  if (env != nullptr && std::strcmp(env, "default") == 0) return;
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
+}
+
 napi_value Init(napi_env env, napi_value exports) {
+  static bool tuned = false;
+  if (!tuned) {
+    tuned = true;
+    tune_malloc();
+  }
   const napi_property_descriptor props[] = {
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"setIsa", nullptr, SetIsa, nullptr, nullptr, nullptr, napi_default, nullptr},
@@ -618,7 +535,6 @@ napi_value Init(napi_env env, napi_value exports) {
       {"convTranspose2d", nullptr, Conv<true>, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"unfold2d", nullptr, Unfold, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"maxPool2d", nullptr, MaxPool, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"alloc", nullptr, Alloc, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"bandwidth", nullptr, Bandwidth, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);

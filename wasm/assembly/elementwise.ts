@@ -185,3 +185,51 @@ export function scalarJob(args: usize, job: i32): void {
     }
   }
 }
+
+// Strided binary argument block (u32 fields; strides are signed element counts). Shapes have
+// rank 3 (leading dims of size 1 pad smaller ones); a job is a range of the first dim.
+const S_OP = 0, S_D0 = 4, S_D1 = 8, S_D2 = 12, S_A = 16, S_AS0 = 20, S_AS1 = 24, S_AS2 = 28;
+const S_B = 32, S_BS0 = 36, S_BS1 = 40, S_BS2 = 44, S_OUT = 48, S_PER_JOB = 52;
+
+/**
+ * out = a (op) b for strided (broadcast: stride 0) operands over a rank-3 shape into a contiguous
+ * output; the inner loop is vectorized when both inner strides are 1 or one of them is 0.
+ */
+export function stridedJob(args: usize, job: i32): void {
+  const op = load<i32>(args, S_OP), d0 = load<i32>(args, S_D0), d1 = load<i32>(args, S_D1), d2 = load<i32>(args, S_D2);
+  const a = <usize>load<u32>(args, S_A), as0 = load<i32>(args, S_AS0), as1 = load<i32>(args, S_AS1), as2 = load<i32>(args, S_AS2);
+  const b = <usize>load<u32>(args, S_B), bs0 = load<i32>(args, S_BS0), bs1 = load<i32>(args, S_BS1), bs2 = load<i32>(args, S_BS2);
+  const out = <usize>load<u32>(args, S_OUT), per = load<i32>(args, S_PER_JOB);
+  const r1 = min(d0, (job + 1) * per);
+  for (let i0 = job * per; i0 < r1; i0++) {
+    for (let i1 = 0; i1 < d1; i1++) {
+      let pa = a + <usize>(i0 * as0 + i1 * as1) * 4, pb = b + <usize>(i0 * bs0 + i1 * bs1) * 4;
+      let po = out + <usize>((i0 * d1 + i1) * d2) * 4;
+      let i = 0;
+      if (as2 == 1 && bs2 == 1) {
+        for (; i + 4 <= d2; i += 4) {
+          v128.store(po, binary4(op, v128.load(pa), v128.load(pb)));
+          po += 16; pa += 16; pb += 16;
+        }
+      } else if (as2 == 1 && bs2 == 0) {
+        const y = v128.load32_splat(pb);
+        for (; i + 4 <= d2; i += 4) {
+          v128.store(po, binary4(op, v128.load(pa), y));
+          po += 16; pa += 16;
+        }
+      } else if (as2 == 0 && bs2 == 1) {
+        const x = v128.load32_splat(pa);
+        for (; i + 4 <= d2; i += 4) {
+          v128.store(po, binary4(op, x, v128.load(pb)));
+          po += 16; pb += 16;
+        }
+      }
+      // The rest (and any other strides) one element at a time, through the same vector op.
+      const sa = <usize>as2 * 4, sb = <usize>bs2 * 4;
+      for (; i < d2; i++) {
+        store<f32>(po, f32x4.extract_lane(binary4(op, f32x4.splat(load<f32>(pa)), f32x4.splat(load<f32>(pb))), 0));
+        po += 4; pa += sa; pb += sb;
+      }
+    }
+  }
+}

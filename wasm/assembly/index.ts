@@ -3,7 +3,7 @@
 // thread or spreads over worker threads sharing this memory. No allocation happens here: the
 // JavaScript side lays out inputs, outputs, argument blocks and per-thread scratch.
 import { gemmJob } from './gemm';
-import { binaryJob, scalarJob, unaryJob } from './elementwise';
+import { binaryJob, scalarJob, stridedJob, unaryJob } from './elementwise';
 import { reduceJob, softmaxJob } from './rows';
 import { col2imJob, im2colJob, maxPoolJob } from './conv';
 
@@ -20,6 +20,7 @@ export const KIND_softmax: i32 = 5;
 export const KIND_im2col: i32 = 6;
 export const KIND_maxPool: i32 = 7;
 export const KIND_col2im: i32 = 8;
+export const KIND_strided: i32 = 9;
 
 /** Runs job `job` of a task of `kind` whose argument block is at `args`, on thread `tid`. */
 export function run(kind: i32, args: usize, job: i32, tid: i32): void {
@@ -32,7 +33,8 @@ export function run(kind: i32, args: usize, job: i32, tid: i32): void {
     case KIND_softmax: softmaxJob(args, job); break;
     case KIND_im2col: im2colJob(args, job); break;
     case KIND_maxPool: maxPoolJob(args, job); break;
-    default: col2imJob(args, job); break;
+    case KIND_col2im: col2imJob(args, job); break;
+    default: stridedJob(args, job); break;
   }
 }
 
