@@ -1,1 +1,0 @@
-cmd_Release/burn_native.node := ln -f "Release/obj.target/burn_native.node" "Release/burn_native.node" 2>/dev/null || (rm -rf "Release/burn_native.node" && cp -af "Release/obj.target/burn_native.node" "Release/burn_native.node")
