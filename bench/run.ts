@@ -11,6 +11,7 @@ import { burnImpl } from './impls/burn.js';
 import { ortImpl } from './impls/ort.js';
 import { tfjsImpl } from './impls/tfjs.js';
 import { torchImpl } from './impls/torch.js';
+import { webgpuImpl } from './impls/burn-webgpu.js';
 import { FULL_CONFIG, parseArgs, QUICK_CONFIG, USAGE } from './lib/cli.js';
 import { inputValues } from './lib/data.js';
 import { DATA_BENCH_KEYWORDS, runDataBench } from './cases/data.js';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     burnImpl({ readback: options.readback }),
     burnImpl({ readback: options.readback, engine: 'native' }),
     burnImpl({ readback: options.readback, engine: 'wasm' }),
+    webgpuImpl({ readback: options.readback }),
     tfjsImpl('cpu', { readback: options.readback }),
     tfjsImpl('wasm', { readback: options.readback }),
     ortImpl(),
@@ -69,7 +71,8 @@ async function main(): Promise<void> {
     const outcomes = new Map<string, Outcome>();
     for (const impl of impls) {
       const missing = unavailable.get(impl.name);
-      const outcome: Outcome = missing !== undefined ? { ok: false, reason: missing } : await impl.measure(c, inputs, config);
+      const skipped = c.only && !c.only.includes(impl.name) ? 'not run for this case' : missing;
+      const outcome: Outcome = skipped !== undefined ? { ok: false, reason: skipped } : await impl.measure(c, inputs, config);
       outcomes.set(impl.name, outcome);
       log(`[${n + 1}/${cases.length}] ${c.title} · ${impl.name}: ${describeOutcome(c, outcome)}`);
     }

@@ -9,6 +9,7 @@ import { optimCases } from './optim.js';
 import { overheadCases } from './overhead.js';
 import { reduceCases } from './reduce.js';
 import { storeCases } from './store.js';
+import { webgpuCases } from './webgpu.js';
 
 /** All cases; `--filter` selects among them by id or title. */
 export const allCases: readonly BenchCase[] = [
@@ -21,4 +22,5 @@ export const allCases: readonly BenchCase[] = [
   ...autodiffCases,
   ...optimCases,
   ...storeCases,
+  ...webgpuCases,
 ];

@@ -78,6 +78,8 @@ export interface BenchCase {
   readonly checkAbsolute?: number;
   /** Target for burn-ts, when an issue sets one. */
   readonly target?: Target;
+  /** The implementations (column names) that run this case; default: all of them. */
+  readonly only?: readonly string[];
 }
 
 /** How hard to measure; `quick` mode uses smaller numbers. */

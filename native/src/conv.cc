@@ -171,10 +171,9 @@ void conv_transpose2d(const Conv2dShape& s, const T* x, const T* w, const T* bia
   const int threads = pool_size();
   const double flops = 2.0 * batch * m * lin * cig;
   if (threads > 1 && batch >= threads && flops >= kGemmParallelFlops) {
-    std::atomic<int64_t> next{0};
-    parallel([&](int, int) {
+    parallel_for(batch, 1, [&](int64_t b0, int64_t b1, int) {
       T* cols = static_cast<T*>(scratch(4, sizeof(T) * m * lin));
-      for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < batch;) {
+      for (int64_t b = b0; b < b1; b++) {
         ConvTOp<T> op{s, x, w, cols, cig, cog, kvol, lin};
         GemmJob<T, ConvTOp<T>> job{g, op, m, lin, cig, lin, false};
         if (cig > 0) gemm_serial(job, b, 0, m, 0, lin, 0, cig, cols, false);
@@ -197,11 +196,7 @@ void conv_transpose2d(const Conv2dShape& s, const T* x, const T* w, const T* bia
     } one{ConvTOp<T>{s, x, w, cols, cig, cog, kvol, lin}, b};
     gemm_run(g, one, 1, m, lin, cig, lin, false);
     T* region = start(b);
-    parallel([&](int tid, int nt) {
-      int64_t c0, c1;
-      split_range(cog, tid, nt, 1, &c0, &c1);
-      col2im(s, cols, region, c0, c1);
-    }, cog * kvol * lin < 32768);
+    parallel_for(cog, chunk_for(cog, 1, 1), [&](int64_t c0, int64_t c1, int) { col2im(s, cols, region, c0, c1); }, cog * kvol * lin < 32768);
   }
 }
 
@@ -209,9 +204,7 @@ template <class T>
 void unfold2d(const Conv2dShape& s, const T* x, T* out) {
   const int64_t kvol = s.kh * s.kw, l = s.oh * s.ow, plane = s.h * s.w;
   const int64_t rows = s.n * s.cin;
-  parallel([&](int tid, int nt) {
-    int64_t r0, r1;
-    split_range(rows, tid, nt, 1, &r0, &r1);
+  parallel_for(rows, chunk_for(rows, 1, 1), [&](int64_t r0, int64_t r1, int) {
     for (int64_t r = r0; r < r1; r++) {
       const T* img = x + r * plane;
       T* dst = out + r * kvol * l;
@@ -249,9 +242,7 @@ template <class T>
 void max_pool2d(const Conv2dShape& s, const T* x, T* out, int32_t* indices) {
   const int64_t planes = s.n * s.cin, plane = s.h * s.w, l = s.oh * s.ow;
   const T ninf = -std::numeric_limits<T>::infinity();
-  parallel([&](int tid, int nt) {
-    int64_t p0, p1;
-    split_range(planes, tid, nt, 1, &p0, &p1);
+  parallel_for(planes, chunk_for(planes, 1, 1), [&](int64_t p0, int64_t p1, int) {
     for (int64_t p = p0; p < p1; p++) {
       const T* img = x + p * plane;
       T* o = out + p * l;

@@ -25,18 +25,10 @@ bool costly_unary(int op) {
 
 bool costly_binary(int op) { return !(op == kAdd || op == kSub || op == kMul || op == kDiv || op == kMax || op == kMin); }
 
-/** Runs `f(begin, end)` over [0, n) split into cache-line aligned parts, serially when `serial`. */
+/** Runs `f(begin, end)` over [0, n) in dynamically claimed, cache-line aligned chunks; serially when `serial`. */
 template <class F>
-void split(int64_t n, bool serial, F&& f) {
-  if (serial) {
-    f(int64_t{0}, n);
-    return;
-  }
-  parallel([&](int tid, int nt) {
-    int64_t b, e;
-    split_range(n, tid, nt, 16, &b, &e);
-    if (e > b) f(b, e);
-  });
+void split(int64_t n, bool serial, F&& f, int64_t align = 1) {
+  parallel_for(n, serial ? n : chunk_for(n, 1, align), [&](int64_t b, int64_t e, int) { f(b, e); }, serial);
 }
 
 /** Calls `f(outer index, offsets)` for every innermost run of an odometer over dims [0, rank-1). */
@@ -67,19 +59,19 @@ void for_runs(int rank, const int64_t* shape, int64_t begin, int64_t end, int no
 template <class T>
 void ew_binary(int op, T* out, const T* a, const T* b, int64_t n) {
   const auto& k = ew_of<T>(kernels());
-  split(n, n < (costly_binary(op) ? kCostlySerial : kCheapSerial), [&](int64_t s, int64_t e) { k.binary(op, out + s, a + s, b + s, e - s); });
+  split(n, n < (costly_binary(op) ? kCostlySerial : kCheapSerial), [&](int64_t s, int64_t e) { k.binary(op, out + s, a + s, b + s, e - s); }, 16);
 }
 
 template <class T>
 void ew_binary_scalar(int op, T* out, const T* a, double v, int64_t n) {
   const auto& k = ew_of<T>(kernels());
-  split(n, n < (costly_binary(op) ? kCostlySerial : kCheapSerial), [&](int64_t s, int64_t e) { k.binary_scalar(op, out + s, a + s, v, e - s); });
+  split(n, n < (costly_binary(op) ? kCostlySerial : kCheapSerial), [&](int64_t s, int64_t e) { k.binary_scalar(op, out + s, a + s, v, e - s); }, 16);
 }
 
 template <class T>
 void ew_unary(int op, T* out, const T* a, int64_t n) {
   const auto& k = ew_of<T>(kernels());
-  split(n, n < (costly_unary(op) ? kCostlySerial : kCheapSerial), [&](int64_t s, int64_t e) { k.unary(op, out + s, a + s, e - s); });
+  split(n, n < (costly_unary(op) ? kCostlySerial : kCheapSerial), [&](int64_t s, int64_t e) { k.unary(op, out + s, a + s, e - s); }, 16);
 }
 
 template <class T>
@@ -87,25 +79,21 @@ void ew_reduce_rows(int op, T* out, const T* a, int64_t rows, int64_t len) {
   const auto& k = ew_of<T>(kernels());
   const int64_t total = rows * len;
   const int threads = total < kCheapSerial ? 1 : pool_size();
-  if (rows >= threads || threads == 1) {
+  if (rows >= 4 * threads || threads == 1) {
     split(rows, threads == 1, [&](int64_t s, int64_t e) {
       for (int64_t r = s; r < e; r++) out[r] = static_cast<T>(k.reduce(op, a + r * len, len));
     });
     return;
   }
   // Few long rows: each row split over the threads, partial results combined.
-  std::vector<double> parts(static_cast<size_t>(threads));
+  const int64_t chunk = chunk_for(len, 4096, 16);
+  const int64_t nparts = (len + chunk - 1) / chunk;
+  std::vector<double> parts(static_cast<size_t>(nparts));
   for (int64_t r = 0; r < rows; r++) {
     const T* row = a + r * len;
-    int used = 0;
-    parallel([&](int tid, int nt) {
-      if (tid == 0) used = nt;
-      int64_t s, e;
-      split_range(len, tid, nt, 16, &s, &e);
-      parts[tid] = e > s ? k.reduce(op, row + s, e - s) : (op == kSum ? 0.0 : op == kProd ? 1.0 : NAN);
-    });
+    parallel_for(len, chunk, [&](int64_t s, int64_t e, int) { parts[s / chunk] = k.reduce(op, row + s, e - s); });
     double acc = parts[0];
-    for (int t = 1; t < used; t++) {
+    for (int64_t t = 1; t < nparts; t++) {
       const double v = parts[t];
       switch (op) {
         case kSum: acc += v; break;
@@ -170,7 +158,7 @@ void ew_compare_scalar(int op, uint8_t* out, const T* a, double s, int64_t n) {
       case kLt: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) < s; break;
       default: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) <= s; break;
     }
-  });
+  }, 64);
 }
 
 template <class T>
@@ -234,10 +222,7 @@ void ew_reduce_strided(int op, T* out, int64_t outN, int rank, const int64_t* sh
   const double identity = reduce_identity(op);
   const int threads = outer * inner < kCheapSerial || outer == 1 || outN * 8 > outer * inner ? 1 : pool_size();
   std::vector<double> accs(static_cast<size_t>(threads * outN), identity);
-  parallel([&](int tid, int nt) {
-    int64_t s, e;
-    split_range(outer, tid, nt, 1, &s, &e);
-    if (e <= s) return;
+  parallel_for(outer, threads == 1 ? outer : chunk_for(outer, 1, 1), [&](int64_t s, int64_t e, int tid) {
     double* acc = accs.data() + tid * outN;
     std::vector<T> tmp;
     for_runs(rank, shape, s, e, 2, strides, [&](int64_t, const int64_t* off) {
@@ -357,7 +342,7 @@ double copy_bandwidth(int64_t n, int reps) {
   double best = 0;
   for (int r = 0; r < reps; r++) {
     auto t0 = std::chrono::steady_clock::now();
-    split(n, false, [&](int64_t s, int64_t e) { std::memcpy(b + s, a + s, sizeof(float) * (e - s)); });
+    split(n, false, [&](int64_t s, int64_t e) { std::memcpy(b + s, a + s, sizeof(float) * (e - s)); }, 16);
     double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     best = std::max(best, 2.0 * sizeof(float) * n / t);
   }

@@ -1,7 +1,8 @@
 // The GEMM driver: GotoBLAS/BLIS blocking (NC columns of B packed per KC-deep slice, MC rows of A
 // packed per block, the micro-kernel over MR×NR tiles) and the split of one call over the pool:
 // batches across threads, or one product split over M (threads share the packed B block), over N
-// (small M), or over K (small M and N, long K: partial products summed at the end).
+// (small M), or over K (small M and N, long K: partial products summed at the end). Work is
+// handed out dynamically, so a thread that is slow to wake (a busy machine) is never waited for.
 //
 // The operands are abstract "packers", so the same driver runs a strided matrix product and a
 // convolution whose B operand is the im2col matrix of an image, packed straight from the image.
@@ -67,41 +68,6 @@ void gemm_serial(const GemmJob<T, Op>& job, int64_t b, int64_t i0, int64_t m, in
   }
 }
 
-/** One batch split over M: the threads pack each B block together, then each computes its rows. */
-template <class T, class Op>
-void gemm_team_m(const GemmJob<T, Op>& job, int64_t b, int tid, int nt, T* bshared, Barrier& barrier, bool accumulate) {
-  const Gemm<T>& g = job.g;
-  int64_t r0, r1;
-  split_range(job.m, tid, nt, g.mr, &r0, &r1);
-  T* c = job.op.c(b);
-  const int64_t ldc = job.ldc;
-  const int64_t m = r1 - r0;
-  T* abuf = static_cast<T*>(scratch(0, sizeof(T) * round_up(std::max<int64_t>(1, std::min(g.mc, m)), g.mr) * std::min(g.kc, job.k)));
-  for (int64_t jc = 0; jc < job.n; jc += g.nc) {
-    const int64_t nc = std::min(g.nc, job.n - jc);
-    for (int64_t pc = 0; pc < job.k; pc += g.kc) {
-      const int64_t kc = std::min(g.kc, job.k - pc);
-      int64_t p0, p1;
-      split_range((nc + g.nr - 1) / g.nr, tid, nt, 1, &p0, &p1);
-      if (p1 > p0) job.op.pack_b(g, bshared + p0 * g.nr * kc, b, pc, kc, jc + p0 * g.nr, std::min(nc, p1 * g.nr) - p0 * g.nr);
-      barrier.wait();
-      const bool acc = accumulate || pc > 0;
-      for (int64_t ic = 0; ic < m; ic += g.mc) {
-        const int64_t mc = std::min(g.mc, m - ic);
-        job.op.pack_a(g, abuf, b, r0 + ic, mc, pc, kc);
-        for (int64_t jr = 0; jr < nc; jr += g.nr) {
-          const int nr = static_cast<int>(std::min<int64_t>(g.nr, nc - jr));
-          for (int64_t ir = 0; ir < mc; ir += g.mr) {
-            const int mr = static_cast<int>(std::min<int64_t>(g.mr, mc - ir));
-            g.micro(kc, abuf + ir * kc, bshared + jr * kc, c + (r0 + ic + ir) * ldc + jc + jr, ldc, mr, nr, acc);
-          }
-        }
-      }
-      barrier.wait();
-    }
-  }
-}
-
 /** Fraction of useful work when `count` items are split over `parts` threads in `tile` multiples. */
 inline double split_efficiency(int64_t count, int parts, int64_t tile) {
   int64_t per = (count + parts - 1) / parts;
@@ -132,30 +98,47 @@ void gemm_run(const Gemm<T>& g, const Op& op, int64_t batch, int64_t m, int64_t 
     return;
   }
   if (batch >= threads) {
-    std::atomic<int64_t> next{0};
-    parallel([&](int, int) {
-      for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < batch;) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), op.init(b) || accumulate);
+    parallel_for(batch, 1, [&](int64_t b0, int64_t b1, int) {
+      for (int64_t b = b0; b < b1; b++) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), op.init(b) || accumulate);
     });
     return;
   }
   const double effM = split_efficiency(m, threads, g.mr);
   const double effN = split_efficiency(n, threads, g.nr);
-  const bool splitM = m >= 2 * g.mr * threads / 2 && effM >= effN;
+  const bool splitM = m >= g.mr * threads && effM >= effN;
   const bool splitN = !splitM && n >= g.nr * threads;
   if (splitM) {
+    // Per KC×NC block of B: the threads pack its panels together, then take blocks of rows (each
+    // packing its own rows of A). Both phases hand out work dynamically, so a thread that is slow
+    // to wake is not waited for.
     T* bshared = static_cast<T*>(scratch(2, sizeof(T) * round_up(std::min(g.nc, n), g.nr) * std::min(g.kc, k)));
+    const int64_t mblock = std::min(g.mc, round_up((m + 3 * threads - 1) / (3 * threads), g.mr));
     for (int64_t b = 0; b < batch; b++) {
-      Barrier barrier(threads);
-      const bool acc = op.init(b) || accumulate;
-      bool ok = true;
-      parallel([&](int tid, int nt) {
-        if (nt != threads) {  // the pool was busy: run the whole batch here
-          ok = false;
-          return;
+      T* c = op.c(b);
+      const bool acc0 = op.init(b) || accumulate;
+      for (int64_t jc = 0; jc < n; jc += g.nc) {
+        const int64_t nc = std::min(g.nc, n - jc);
+        const int64_t panels = (nc + g.nr - 1) / g.nr;
+        for (int64_t pc = 0; pc < k; pc += g.kc) {
+          const int64_t kc = std::min(g.kc, k - pc);
+          parallel_for(panels, chunk_for(panels, 1, 1, 2), [&](int64_t p0, int64_t p1, int) {
+            op.pack_b(g, bshared + p0 * g.nr * kc, b, pc, kc, jc + p0 * g.nr, std::min(nc, p1 * g.nr) - p0 * g.nr);
+          });
+          const bool acc = acc0 || pc > 0;
+          parallel_for(m, mblock, [&](int64_t r0, int64_t r1, int) {
+            const int64_t mc = r1 - r0;
+            T* abuf = static_cast<T*>(scratch(0, sizeof(T) * round_up(mc, g.mr) * kc));
+            op.pack_a(g, abuf, b, r0, mc, pc, kc);
+            for (int64_t jr = 0; jr < nc; jr += g.nr) {
+              const int nr = static_cast<int>(std::min<int64_t>(g.nr, nc - jr));
+              for (int64_t ir = 0; ir < mc; ir += g.mr) {
+                const int mr = static_cast<int>(std::min<int64_t>(g.mr, mc - ir));
+                g.micro(kc, abuf + ir * kc, bshared + jr * kc, c + (r0 + ir) * ldc + jc + jr, ldc, mr, nr, acc);
+              }
+            }
+          });
         }
-        gemm_team_m(job, b, tid, nt, bshared, barrier, acc);
-      });
-      if (!ok) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), acc);
+      }
     }
     return;
   }
@@ -163,54 +146,43 @@ void gemm_run(const Gemm<T>& g, const Op& op, int64_t batch, int64_t m, int64_t 
     for (int64_t b = 0; b < batch; b++) {
       T* c = op.c(b);
       const bool acc = op.init(b) || accumulate;
-      parallel([&](int tid, int nt) {
-        int64_t c0, c1;
-        split_range(n, tid, nt, g.nr, &c0, &c1);
-        if (c1 > c0) gemm_serial(job, b, 0, m, c0, c1 - c0, 0, k, c + c0, acc);
+      // Column ranges claimed dynamically (each packs its own copy of the small A).
+      parallel_for(n, round_up((n + 2 * threads - 1) / (2 * threads), g.nr), [&](int64_t c0, int64_t c1, int) {
+        gemm_serial(job, b, 0, m, c0, c1 - c0, 0, k, c + c0, acc);
       });
     }
     return;
   }
-  // Small M and N: split K, each thread into its own partial product, then sum the partials.
-  const int64_t kparts = std::min<int64_t>(threads, (k + 63) / 64);
+  // Small M and N, long K: partial products over K ranges, then their sum.
+  const int64_t kchunk = round_up(std::max<int64_t>(256, (k + 2 * threads - 1) / (2 * threads)), 16);
+  const int64_t kparts = (k + kchunk - 1) / kchunk;
   if (kparts < 2) {
     for (int64_t b = 0; b < batch; b++) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), op.init(b) || accumulate);
     return;
   }
-  T* partials = static_cast<T*>(scratch(3, sizeof(T) * (threads - 1) * m * n));
+  T* partials = static_cast<T*>(scratch(3, sizeof(T) * kparts * m * n));
   for (int64_t b = 0; b < batch; b++) {
     T* c = op.c(b);
     const bool acc = op.init(b) || accumulate;
-    Barrier barrier(threads);
-    bool ok = true;
-    parallel([&](int tid, int nt) {
-      if (nt != threads) {
-        ok = false;
-        return;
-      }
-      int64_t k0, k1;
-      split_range(k, tid, nt, 16, &k0, &k1);
-      GemmJob<T, Op> part{g, op, m, n, k, tid == 0 ? ldc : n, false};
-      if (tid == 0) {
-        if (k1 > k0) gemm_serial(part, b, 0, m, 0, n, k0, k1 - k0, c, acc);
-        else if (!acc) for (int64_t i = 0; i < m; i++) std::memset(c + i * ldc, 0, sizeof(T) * n);
-      } else {
-        T* mine = partials + (tid - 1) * m * n;
-        if (k1 > k0) gemm_serial(part, b, 0, m, 0, n, k0, k1 - k0, mine, false);
-        else std::memset(mine, 0, sizeof(T) * m * n);
-      }
-      barrier.wait();
-      int64_t r0, r1;
-      split_range(m, tid, nt, 1, &r0, &r1);
+    GemmJob<T, Op> part{g, op, m, n, k, n, false};
+    parallel_for(k, kchunk, [&](int64_t k0, int64_t k1, int) {
+      gemm_serial(part, b, 0, m, 0, n, k0, k1 - k0, partials + (k0 / kchunk) * m * n, false);
+    });
+    parallel_for(m, chunk_for(m, 1, 1), [&](int64_t r0, int64_t r1, int) {
       for (int64_t i = r0; i < r1; i++) {
         T* row = c + i * ldc;
-        for (int t = 1; t < nt; t++) {
-          const T* p = partials + (t - 1) * m * n + i * n;
+        const T* p0 = partials + i * n;
+        if (acc) {
+          for (int64_t j = 0; j < n; j++) row[j] += p0[j];
+        } else {
+          for (int64_t j = 0; j < n; j++) row[j] = p0[j];
+        }
+        for (int64_t t = 1; t < kparts; t++) {
+          const T* p = partials + t * m * n + i * n;
           for (int64_t j = 0; j < n; j++) row[j] += p[j];
         }
       }
-    });
-    if (!ok) gemm_serial(job, b, 0, m, 0, n, 0, k, c, acc);
+    }, m * n < 16384);
   }
 }
 

@@ -44,6 +44,10 @@ int default_threads() {
   return hc >= 1 ? static_cast<int>(hc) : 1;
 }
 
+/** The high bits of the job state: the job's generation; bit 31: closed; the low bits: workers that joined. */
+constexpr uint64_t kClosed = uint64_t{1} << 31;
+constexpr uint64_t kJoinedMask = kClosed - 1;
+
 class Pool {
  public:
   explicit Pool(int size) : size_(size) {
@@ -58,11 +62,13 @@ class Pool {
     return busy_.compare_exchange_strong(expected, true, std::memory_order_acquire);
   }
 
-  void run(TeamFn fn, void* ctx) {
+  void run(TeamFn fn, void* ctx, bool team) {
     fn_ = fn;
     ctx_ = ctx;
-    remaining_.store(size_ - 1, std::memory_order_relaxed);
-    gen_.fetch_add(1, std::memory_order_seq_cst);
+    left_.store(0, std::memory_order_relaxed);
+    const uint64_t g = ++job_;
+    state_.store((g & 0xffffffffu) << 32, std::memory_order_release);
+    gen_.store(g, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
       std::lock_guard<std::mutex> lock(mutex_);
       cv_.notify_all();
@@ -70,7 +76,13 @@ class Pool {
     tl_in_region = true;
     fn(ctx, 0, size_);
     tl_in_region = false;
-    spin_until_flag(remaining_, 0);
+    if (team) {
+      spin_until_flag(left_, size_ - 1);
+    } else {
+      // Close the job: workers that have not joined yet never will; wait for those that did.
+      const uint64_t s = state_.fetch_or(kClosed, std::memory_order_acq_rel);
+      spin_until_flag(left_, static_cast<int>(s & kJoinedMask));
+    }
     busy_.store(false, std::memory_order_release);
   }
 
@@ -95,15 +107,27 @@ class Pool {
         }
       }
       seen = g;
+      // Join job g unless it has moved on or closed.
+      uint64_t s = state_.load(std::memory_order_acquire);
+      bool joined = false;
+      while ((s >> 32) == (g & 0xffffffffu) && (s & kClosed) == 0) {
+        if (state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) {
+          joined = true;
+          break;
+        }
+      }
+      if (!joined) continue;
       fn_(ctx_, id, size_);
-      remaining_.fetch_sub(1, std::memory_order_acq_rel);
+      left_.fetch_add(1, std::memory_order_acq_rel);
     }
   }
 
   const int size_;
   std::atomic<bool> busy_{false};
+  uint64_t job_ = 0;
   std::atomic<uint64_t> gen_{0};
-  std::atomic<int> remaining_{0};
+  std::atomic<uint64_t> state_{0};
+  std::atomic<int> left_{0};
   std::atomic<int> sleepers_{0};
   TeamFn fn_ = nullptr;
   void* ctx_ = nullptr;
@@ -132,7 +156,7 @@ int pool_size() {
   return pool()->size();
 }
 
-void parallel_run(TeamFn fn, void* ctx, bool serial) {
+void parallel_run(TeamFn fn, void* ctx, bool serial, bool team) {
   Pool* p = serial || tl_in_region ? nullptr : pool();
   if (p == nullptr || p->size() == 1 || !p->try_acquire()) {
     bool outer = tl_in_region;
@@ -141,7 +165,7 @@ void parallel_run(TeamFn fn, void* ctx, bool serial) {
     tl_in_region = outer;
     return;
   }
-  p->run(fn, ctx);
+  p->run(fn, ctx, team);
 }
 
 void spin_until_flag(const std::atomic<int>& flag, int value) {

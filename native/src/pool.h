@@ -20,16 +20,46 @@ int pool_size();
 void pool_configure(int threads);
 
 /**
- * Runs `fn(ctx, tid, n)` on every pool thread and returns when all have finished. Runs
- * `fn(ctx, 0, 1)` inline when the pool has one thread, is already running a region (a nested call
- * or another JS thread), or `serial` is set.
+ * Runs `fn(ctx, tid, n)` on the pool's threads and returns when all that took part have finished.
+ * A `team` region runs on every thread at once (its work may be split statically and synchronized
+ * with a Barrier). Any other region tolerates absent threads: a worker that has not woken up by
+ * the time the caller has finished its part is not waited for, so the region's `fn` must claim its
+ * work dynamically (see parallel_for). Runs `fn(ctx, 0, 1)` inline when the pool has one thread,
+ * is already running a region (a nested call, or another JS thread), or `serial` is set.
  */
-void parallel_run(TeamFn fn, void* ctx, bool serial = false);
+void parallel_run(TeamFn fn, void* ctx, bool serial, bool team);
 
-/** Calls `f(tid, nthreads)` on every thread of a parallel region (a lambda-friendly wrapper). */
+/** A team region: `f(tid, nthreads)` on every thread at once (a lambda-friendly wrapper). */
 template <class F>
-void parallel(F&& f, bool serial = false) {
-  parallel_run([](void* c, int tid, int n) { (*static_cast<F*>(c))(tid, n); }, &f, serial);
+void parallel_team(F&& f, bool serial = false) {
+  parallel_run([](void* c, int tid, int n) { (*static_cast<F*>(c))(tid, n); }, &f, serial, true);
+}
+
+/**
+ * `f(begin, end, tid)` over [0, count) in chunks of `chunk` items, claimed dynamically by whichever
+ * threads are running (the caller alone when the workers are slow to wake).
+ */
+template <class F>
+void parallel_for(int64_t count, int64_t chunk, F&& f, bool serial = false) {
+  if (count <= 0) return;
+  if (chunk < 1) chunk = 1;
+  if (serial || count <= chunk) {
+    f(int64_t{0}, count, 0);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  auto body = [&](int tid, int) {
+    for (int64_t b; (b = next.fetch_add(chunk, std::memory_order_relaxed)) < count;) f(b, b + chunk < count ? b + chunk : count, tid);
+  };
+  parallel_run([](void* c, int tid, int n) { (*static_cast<decltype(body)*>(c))(tid, n); }, &body, false, false);
+}
+
+/** A chunk size giving about `per_thread` chunks per pool thread, at least `min_chunk`, a multiple of `align`. */
+inline int64_t chunk_for(int64_t count, int64_t min_chunk, int64_t align, int per_thread = 4) {
+  const int64_t parts = static_cast<int64_t>(pool_size()) * per_thread;
+  int64_t c = (count + parts - 1) / parts;
+  if (c < min_chunk) c = min_chunk;
+  return (c + align - 1) / align * align;
 }
 
 /** `[begin, end)` of part `tid` of `count` items split into `parts` nearly equal, `align`-multiple ranges. */

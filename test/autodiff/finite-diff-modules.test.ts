@@ -3,8 +3,9 @@
 // over the required-only backend (differentiating the shared default implementations).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { activation, Device, functional as F, linalg, Tensor, type Int } from '../../src/index.js';
-import { gradCheck, type GradInput } from '../helpers/grad-check.js';
+import { activation, Device, functional as F, linalg, Tensor, type FloatDType, type Int } from '../../src/index.js';
+import { webgpu } from '../helpers/devices.js';
+import { gradCheck, type GradCheckOptions, type GradInput } from '../helpers/grad-check.js';
 import { requiredOnlyDevice } from '../helpers/required-backend.js';
 
 type T = Tensor<number>;
@@ -42,7 +43,7 @@ const CASES: Case[] = [
   ['attention mask bias', [s(1, 2, 3, 4), s(1, 2, 5, 4), s(1, 2, 5, 3), s(1, 2, 3, 5)], (q, k, v, b) =>
     F.attention(t4(q), t4(k), t4(v), { mask: Tensor.fromBools([false, true, false, false, true], q.device()).reshape([1, 1, 1, 5]).expand([1, 2, 3, 5]), bias: t4(b), softcap: 2 })],
   ['attention causal', [s(1, 1, 4, 3), s(1, 1, 4, 3), s(1, 1, 4, 2)], (q, k, v) => F.attention(t4(q), t4(k), t4(v), { isCausal: true, scale: 0.7 })],
-  ['batchNorm training', [s(3, 2, 4), s(2), s(2)], (x, g, b) => F.batchNorm(t3(x), Tensor.zeros([2], { device: x.device(), dtype: 'f64' }), Tensor.ones([2], { device: x.device(), dtype: 'f64' }), { training: true, weight: t1(g), bias: t1(b) })],
+  ['batchNorm training', [s(3, 2, 4), s(2), s(2)], (x, g, b) => F.batchNorm(t3(x), Tensor.zeros([2], { device: x.device(), dtype: x.dtype() as FloatDType }), Tensor.ones([2], { device: x.device(), dtype: x.dtype() as FloatDType }), { training: true, weight: t1(g), bias: t1(b) })],
   ['layerNorm', [s(2, 3, 4), s(3, 4), s(3, 4)], (x, g, b) => F.layerNorm(x, [3, 4], { weight: g, bias: b })],
   ['activations', [s(2, 6)], (x) => activation.silu(x).add(activation.mish(x)).add(activation.softplus(x, 2)).add(activation.logSigmoid(x)).add(activation.elu(x, 0.7)).add(activation.selu(x)).add(activation.geluApproximate(x)).add(activation.glu(x, 1).repeat([1, 2]))],
   ['softmin quietSoftmax', [s(2, 5)], (x) => activation.softmin(x, 1).add(activation.quietSoftmax(x, 0))],
@@ -52,17 +53,20 @@ const CASES: Case[] = [
   ['linalg qr', [s(4, 3)], (x) => { const { q, r } = linalg.qr(x as Tensor<2>); return q.sum().add(r.mul(r).sum()); }],
 ];
 
-const devices: [string, () => Device][] = [
-  ['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff()],
-  ['autodiff<required-only>', () => requiredOnlyDevice().autodiff()],
+// WebGPU has no f64: there the autodiff pass runs in f32, checked against the CPU's f64 finite differences.
+const gpu = webgpu.device;
+const devices: [string, () => Device, GradCheckOptions, number][] = [
+  ['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff(), {}, 1e-5],
+  ['autodiff<required-only>', () => requiredOnlyDevice().autodiff(), {}, 1e-5],
+  ...(gpu ? [['autodiff<webgpu> (f32)', () => gpu.autodiff(), { dtype: 'f32', reference: Device.cpu({ engine: 'js' }) }, 2e-3] as [string, () => Device, GradCheckOptions, number]] : []),
 ];
 
-for (const [deviceName, device] of devices) {
+for (const [deviceName, device, options, tol] of devices) {
   describe(`finite differences (module ops, activations, linalg) on ${deviceName}`, () => {
     for (const [name, inputs, f] of CASES) {
       it(name, async () => {
-        const err = await gradCheck(device(), inputs, f);
-        assert.ok(err < 1e-5, `${name}: max relative error ${err}`);
+        const err = await gradCheck(device(), inputs, f, 1, options);
+        assert.ok(err < tol, `${name}: max relative error ${err}`);
       });
     }
   });

@@ -73,10 +73,12 @@ function same(device: Device, label: string, make: (d: Device) => F, rtol?: numb
 describe('wasm engine', { skip }, () => {
   const { device, handled } = counting(runtime ? wasmEngine(ALL) : { name: 'none' });
 
-  it('loads the threaded module in Node, with BURN_NUM_THREADS threads (default: the cores)', () => {
+  it('loads the threaded module in Node, with BURN_NUM_THREADS threads (default: the cores)', async () => {
     assert.equal(runtime!.variant, 'mt');
     assert.ok(runtime!.threads >= 1);
     assert.equal(Device.cpu({ engine: 'wasm' }).toString(), 'cpu(wasm)');
+    // The browser entry point (asynchronous compile) gives the same device.
+    assert.equal(await Device.cpuAsync({ engine: 'wasm' }), Device.cpu({ engine: 'wasm' }));
   });
 
   it('matmul: odd sizes, transposed and strided operands, batch broadcast, a · aᵀ', () => {
@@ -202,6 +204,19 @@ describe('wasm engine', { skip }, () => {
     }
     assert.ok((handled['binary'] ?? 0) - before.binary >= ops.length);
     assert.ok((handled['binaryScalar'] ?? 0) - before.scalar >= 16);
+  });
+
+  it('broadcast and strided binary ops: bias rows, column scales, transposed and flipped operands', () => {
+    const before = handled['binaryStrided'] ?? 0;
+    same(device, 'rows + bias', (d) => tensor([37, 53], 230, d).add(tensor([53], 231, d)), 0, 0);
+    same(device, 'rows · column', (d) => tensor([37, 53], 232, d).mul(tensor([37, 1], 233, d)), 0, 0);
+    same(device, 'column - rows', (d) => tensor([37, 1], 234, d).sub(tensor([37, 53], 235, d)), 0, 0);
+    same(device, 'scalar-like / rows', (d) => tensor([1, 53], 236, d).div(tensor([6, 37, 53], 237, d)), 0, 0);
+    same(device, 'transposed max', (d) => tensor([29, 31], 238, d).transpose().maxPair(tensor([31, 29], 239, d)), 0, 0);
+    same(device, 'flipped min', (d) => tensor([5, 7, 11], 240, d).flip([1]).minPair(tensor([5, 7, 11], 241, d).flip([0, 2])), 0, 0);
+    same(device, 'a + aᵀ', (d) => { const a = tensor([23, 23], 242, d); return a.add(a.transpose()); }, 0, 0);
+    same(device, 'outer sum', (d) => tensor([40, 1], 243, d).add(tensor([1, 41], 244, d)), 0, 0);
+    assert.ok((handled['binaryStrided'] ?? 0) - before >= 7);
   });
 
   it('reductions over the last dim: sum, prod, max, min on odd rows and lengths, NaN', () => {

@@ -28,24 +28,18 @@ export const webgpu: { device: Device; reason?: undefined } | { device?: undefin
 /** The dtypes the WebGPU backend stores (no f64, no i64). */
 export const WEBGPU_DTYPES: ReadonlySet<DType> = new Set<DType>(['f32', 'f16', 'bf16', 'i32', 'i16', 'i8', 'u32', 'u16', 'u8', 'bool']);
 
-/** One device of the conformance suite; `dtypes`: the dtypes it supports when not all (others must throw a BurnError naming the dtype). */
-export interface ConformanceDevice {
-  readonly name: string;
-  readonly device: () => Device;
-  readonly dtypes?: ReadonlySet<DType>;
-}
-
 let nativeDevice: Device | undefined;
 
 /**
  * The CPU device on the `native` engine with every size threshold at 0, so that even the tiny
  * tensors of the conformance suite run the addon's kernels (the default device leaves tiny ops to
- * the `js` kernels); undefined when the addon does not load (see {@link nativeUnavailableReason}).
+ * the `js` kernels) and every float output uninitialized (a kernel that misses an element shows);
+ * undefined when the addon does not load (see {@link nativeUnavailableReason}).
  */
 export function nativeTestDevice(): Device | undefined {
   const addon = nativeAddon();
   if (!addon) return undefined;
-  nativeDevice ??= new Device(new CpuBackend(nativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(native)');
+  nativeDevice ??= new Device(new CpuBackend(nativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0, minAllocBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(native)');
   return nativeDevice;
 }
 

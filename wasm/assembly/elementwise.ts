@@ -98,7 +98,6 @@ export function unaryJob(args: usize, job: i32): void {
   const start = <i32>(r >> 32), end = <i32>r;
   const out = <usize>load<u32>(args, OUT) + <usize>start * 4, a = <usize>load<u32>(args, A) + <usize>start * 4;
   const n = end - start;
-  // One loop per op (the op is a constant inside each after inlining), so no dispatch per vector.
   switch (load<i32>(args, OP)) {
     case UNARY_neg: unaryLoop(UNARY_neg, out, a, n); break;
     case UNARY_abs: unaryLoop(UNARY_abs, out, a, n); break;

@@ -125,7 +125,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const e = this.engine;
     let out: FloatArray | undefined;
     if (e.unary && isEngineFloat(p) && p.isContiguous()) {
-      out = allocCpu(p.dtype, p.numel) as FloatArray;
+      out = this.alloc(p.dtype, p.numel) as FloatArray;
       if (e.unary(op, out, p.data, p.offset, p.numel)) return this.finish(out, p.shape, p.dtype);
     }
     // A declined engine call leaves its fresh output for the js kernel.
@@ -141,7 +141,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const e = this.engine;
     let out: FloatArray | undefined;
     if (e.binary && isEngineFloat(a) && a.dtype === b.dtype) {
-      out = allocCpu(a.dtype, numel(shape)) as FloatArray;
+      out = this.alloc(a.dtype, numel(shape)) as FloatArray;
       if (isFlat(a, shape) && isFlat(b, shape)) {
         if (e.binary(op, out, a.data, a.offset, b.data as FloatArray, b.offset, a.numel)) return this.finish(out, shape, a.dtype);
       } else if (e.binaryStrided) {
@@ -160,7 +160,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const e = this.engine;
     let out: FloatArray | undefined;
     if (e.binaryScalar && isEngineFloat(a) && a.isContiguous()) {
-      out = allocCpu(a.dtype, a.numel) as FloatArray;
+      out = this.alloc(a.dtype, a.numel) as FloatArray;
       if (e.binaryScalar(op, out, a.data, a.offset, roundScalar(scalar, a.dtype), a.numel)) return this.finish(out, a.shape, a.dtype);
     }
     const kernels = this.kernels.binaryScalar.get(op, a.dtype, () => buildMapKernels(binaryExpr(op, a.dtype), XS));
@@ -190,7 +190,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     if (e.where && isEngineFloat(a) && a.dtype === b.dtype && cond.data instanceof Uint8Array) {
       const rank = shape.length;
       const col = collapse(shape, [alignedStrides(cond, shape, rank), alignedStrides(a, shape, rank), alignedStrides(b, shape, rank)]);
-      const out = allocCpu(a.dtype, numel(shape)) as FloatArray;
+      const out = this.alloc(a.dtype, numel(shape)) as FloatArray;
       if (col.shape.length > 0 && e.where(out, col.shape, cond.data, cond.offset, col.strides[0]!, a.data, a.offset, col.strides[1]!, b.data as FloatArray, b.offset, col.strides[2]!)) {
         return this.finish(out, shape, a.dtype);
       }
@@ -208,7 +208,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   reduce(op: ReduceOp, p: CpuTensor, dims: readonly number[]): CpuTensor {
     const dtype = op === 'any' || op === 'all' ? 'bool' : p.dtype;
     const shape = p.shape.map((s, d) => (dims.includes(d) ? 1 : s));
-    const out = allocCpu(dtype, numel(shape));
+    const out = this.alloc(dtype, numel(shape));
     const last = p.shape.length - 1;
     if (this.engine.reduceRows && dims.length === 1 && dims[0] === last && isEngineFloat(p) && isFloatArray(out) && p.isContiguous()) {
       const len = p.shape[last]!;
@@ -258,7 +258,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const aRs = a.strides[rank - 2]!, aCs = a.strides[rank - 1]!, bRs = b.strides[rank - 2]!, bCs = b.strides[rank - 1]!;
     const batch = rank === 2 ? [] : broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2), 'matmul');
     const shape = [...batch, m, n];
-    const out = allocCpu(a.dtype, numel(shape));
+    const out = this.alloc(a.dtype, numel(shape));
     // Batch offsets of each operand (stride 0 where it is broadcast).
     const aOffsets: number[] = [], bOffsets: number[] = [];
     const aStr = alignedStrides(new CpuTensor(a.data, a.shape.slice(0, -2), a.strides.slice(0, -2), 0, a.dtype), batch, batch.length);
@@ -293,7 +293,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       const oh = Math.floor((h + 2 * options.padding[0]! - options.dilation[0]! * (kh - 1) - 1) / options.stride[0]!) + 1;
       const ow = Math.floor((w + 2 * options.padding[1]! - options.dilation[1]! * (kw - 1) - 1) / options.stride[1]!) + 1;
       const outShape = [n, cOut, oh, ow] as const;
-      const out = allocCpu(x.dtype, numel(outShape)) as FloatArray;
+      const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
       const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
       const args = {
         x: dense(x), xShape: x.shape as [number, number, number, number], w: dense(weight), wShape: weight.shape as [number, number, number, number],
@@ -307,7 +307,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const [cOut, , ...kernel] = weight.shape as number[];
     const outSize = inSize.map((s, i) => Math.floor((s + 2 * options.padding[i]! - options.dilation[i]! * (kernel[i]! - 1) - 1) / options.stride[i]!) + 1);
     const g = geometry(inSize, outSize, kernel, options);
-    const out = allocCpu(x.dtype, n! * cOut! * numel(outSize)) as FloatArray;
+    const out = this.alloc(x.dtype, n! * cOut! * numel(outSize)) as FloatArray;
     const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
     convForward(dense(x), n!, cIn!, dense(weight), cOut!, bias && dense(bias), options.groups, g, out);
     return this.finish(out, [n!, cOut!, ...outSize], x.dtype);
@@ -320,7 +320,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       const [, cOutG, kh, kw] = weight.shape as [number, number, number, number];
       const size = (s: number, k: number, i: number) => (s - 1) * options.stride[i]! - 2 * options.padding[i]! + options.dilation[i]! * (k - 1) + options.paddingOut[i]! + 1;
       const outShape = [n, cOutG * options.groups, size(h, kh, 0), size(w, kw, 1)] as const;
-      const out = allocCpu(x.dtype, numel(outShape)) as FloatArray;
+      const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
       const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
       const args = {
         x: dense(x), xShape: x.shape as [number, number, number, number], w: dense(weight), wShape: weight.shape as [number, number, number, number],
@@ -336,7 +336,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const outSize = inSize.map((s, i) => (s - 1) * options.stride[i]! - 2 * options.padding[i]! + options.dilation[i]! * (kernel[i]! - 1) + options.paddingOut[i]! + 1);
     // col2im scatters into the output: its geometry is that of a forward conv from output to input.
     const g = geometry(outSize, inSize, kernel, options);
-    const out = allocCpu(x.dtype, n! * cOut * numel(outSize)) as FloatArray;
+    const out = this.alloc(x.dtype, n! * cOut * numel(outSize)) as FloatArray;
     const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
     convTransposeForward(dense(x), n!, cIn!, dense(weight), cOut, bias && dense(bias), options.groups, g, out);
     return this.finish(out, [n!, cOut, ...outSize], x.dtype);
@@ -347,7 +347,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const [n, c, ...inSize] = x.shape as number[];
     const outSize = inSize.map((s, i) => Math.floor((s + 2 * options.padding[i]! - options.dilation[i]! * (kernelSize[i]! - 1) - 1) / options.stride[i]!) + 1);
     const rows = c! * numel(kernelSize), l = numel(outSize);
-    const out = allocCpu(x.dtype, n! * rows * l) as FloatArray;
+    const out = this.alloc(x.dtype, n! * rows * l) as FloatArray;
     const dense = this.materialize(x, false) as FloatArray;
     if (this.engine.unfold2d && kernelSize.length === 2 && isEngineFloat(x) && this.engine.unfold2d(dense, x.shape, kernelSize, outSize, options, out)) return this.finish(out, [n!, rows, l], x.dtype);
     unfoldForward(dense, n!, c!, geometry(inSize, outSize, kernelSize, options), out);
@@ -374,7 +374,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       return out;
     };
     const outShape = [n, c, size(0, h), size(1, w)];
-    const out = allocCpu(x.dtype, numel(outShape)) as FloatArray;
+    const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
     const indices = withIndices ? new Int32Array(numel(outShape)) : undefined;
     if (!e.maxPool2d(this.materialize(x, false) as FloatArray, x.shape, out, outShape, indices, o)) return undefined;
     return [this.finish(out, outShape, x.dtype), CpuTensor.contiguous(indices ?? new Int32Array(0), indices ? outShape : [0], 'i32')];
@@ -397,7 +397,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const moved = dim === rank - 1 ? p : this.permute(p, axes);
     const src = moved.isContiguous() ? moved : CpuTensor.contiguous(this.materialize(moved, false), moved.shape, p.dtype);
     const len = p.shape[dim]!;
-    const out = allocCpu(p.dtype, p.numel);
+    const out = this.alloc(p.dtype, p.numel);
     const rows = len === 0 ? 0 : p.numel / len;
     const e = this.engine;
     if (!(e.softmaxRows && isEngineFloat(src) && e.softmaxRows(out as FloatArray, src.data, src.offset, rows, len, log))) {
@@ -426,7 +426,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
    */
   private map(kernels: MapKernels, dtype: DType, shape: readonly number[], inputs: readonly CpuTensor[], scalar?: number, into?: CpuArray): CpuTensor {
     const n = numel(shape);
-    const out = into ?? allocCpu(dtype, n);
+    const out = into ?? this.alloc(dtype, n);
     const x = inputs[0]!, y = inputs[1], c = inputs[2];
     if (isFlat(x, shape) && (y === undefined || isFlat(y, shape)) && (c === undefined || isFlat(c, shape))) {
       if (c !== undefined) kernels.flat(n, out, x.data, x.offset, y!.data, y!.offset, c.data, c.offset);
@@ -445,6 +445,11 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     return this.finish(out, shape, dtype);
   }
 
+  /** A fresh array for an output that the op writes completely (the engine may hand out uninitialized memory). */
+  private alloc(dtype: DType, n: number): CpuArray {
+    return this.engine.alloc?.(dtype, n) ?? allocCpu(dtype, n);
+  }
+
   /** Wraps a fresh contiguous output, rounding half-precision values. */
   private finish(out: CpuArray, shape: readonly number[], dtype: DType): CpuTensor {
     if (dtype === 'f16' || dtype === 'bf16') roundHalf(out as Float32Array, dtype);
@@ -457,7 +462,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       const view = p.data.subarray(p.offset, p.offset + p.numel);
       return copy ? view.slice() : view;
     }
-    const out = allocCpu(p.dtype, p.numel);
+    const out = this.alloc(p.dtype, p.numel);
     this.copyInto(CpuTensor.contiguous(out, p.shape, p.dtype), p);
     return out;
   }

@@ -1,5 +1,7 @@
 import type { BinaryOp, CompareOp, ReduceOp, UnaryOp } from '../../backend/ops.js';
 import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
+import type { DType } from '../../tensor/dtype.js';
+import type { CpuArray } from './storage.js';
 
 /** The float arrays accelerated engines work on (f32 and f64 tensors). */
 export type FloatArray = Float32Array | Float64Array;
@@ -59,6 +61,11 @@ export interface ConvTranspose2dArgs {
 export interface CpuEngineKernels {
   /** Engine name (`js`, `wasm`, `native`). */
   readonly name: string;
+  /**
+   * An array of `n` elements of `dtype` for an output the op writes completely; it need not be
+   * zeroed. Undefined: the backend allocates a zeroed typed array itself.
+   */
+  alloc?(dtype: DType, n: number): CpuArray | undefined;
   /** Batched matrix product (strided operands, contiguous output). */
   gemm?(args: GemmArgs): boolean;
   /** `out[i] = a[aOffset + i] (op) b[bOffset + i]` for `n` contiguous elements. */

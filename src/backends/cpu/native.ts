@@ -94,6 +94,8 @@ export interface NativeEngineOptions {
   readonly minCostlyElements?: number;
   /** Least multiply-adds (batch·M·N·K) of a matmul (default 4096). */
   readonly minGemm?: number;
+  /** Outputs of at least this many bytes are allocated without zeroing (default 65536). */
+  readonly minAllocBytes?: number;
   /** Instruction set to use (`avx512`, `avx2`, `generic`); default: the best this CPU has. */
   readonly isa?: string;
 }
@@ -128,8 +130,19 @@ export function nativeEngine(addon: NativeAddon, options: NativeEngineOptions = 
   };
   const numel = (shape: readonly number[]): number => shape.reduce((a, s) => a * s, 1);
 
+  // Large outputs skip the zero fill of `new Float32Array(n)` (every kernel writes its whole output).
+  const unsafe = (globalThis as { Buffer?: { allocUnsafeSlow(size: number): Uint8Array } }).Buffer;
+  const minPooled = options.minAllocBytes ?? 65536;
+
   return {
     name: 'native',
+    alloc(dtype, n) {
+      if (!unsafe || (dtype !== 'f32' && dtype !== 'f64' && dtype !== 'f16' && dtype !== 'bf16')) return undefined;
+      const bytes = (dtype === 'f64' ? 8 : 4) * n;
+      if (bytes < minPooled) return undefined;
+      const buf = unsafe.allocUnsafeSlow(bytes);
+      return dtype === 'f64' ? new Float64Array(buf.buffer, buf.byteOffset, n) : new Float32Array(buf.buffer, buf.byteOffset, n);
+    },
     gemm(args: GemmArgs): boolean {
       const batch = args.aOffsets.length;
       if (batch * args.m * args.n * args.k < minGemm) return false;

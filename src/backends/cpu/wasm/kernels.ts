@@ -62,7 +62,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
   const kind = {
     gemm: rt.constant('KIND_gemm'), unary: rt.constant('KIND_unary'), binary: rt.constant('KIND_binary'), scalar: rt.constant('KIND_scalar'),
     reduce: rt.constant('KIND_reduce'), softmax: rt.constant('KIND_softmax'), im2col: rt.constant('KIND_im2col'), maxPool: rt.constant('KIND_maxPool'),
-    col2im: rt.constant('KIND_col2im'),
+    col2im: rt.constant('KIND_col2im'), strided: rt.constant('KIND_strided'),
   };
   const MR = rt.constant('MR'), NR = rt.constant('NR');
   const threads = rt.threads;
@@ -203,6 +203,35 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
       const code = binaryCodes.get(op);
       if (code === undefined || !(a instanceof Float32Array) || !(b instanceof Float32Array) || n < minElements) return false;
       return elementwise(code, kind.binary, out, a, aOffset, n, 2, b, bOffset);
+    },
+
+    binaryStrided(op, out, shape, a, aOffset, aStrides, b, bOffset, bStrides): boolean {
+      const code = binaryCodes.get(op);
+      const rank = shape.length;
+      if (code === undefined || rank > 3 || !(a instanceof Float32Array) || !(b instanceof Float32Array) || !(out instanceof Float32Array)) return false;
+      const n = out.length;
+      if (n < minElements) return false;
+      // Pad to rank 3 with leading dims of size 1.
+      const pad = (v: readonly number[], fill: number) => [...new Array<number>(3 - rank).fill(fill), ...v];
+      const dims = pad(shape, 1), as = pad(aStrides, 0), bs = pad(bStrides, 0);
+      const aSpan = stridedSpan(aOffset, dims, as), bSpan = stridedSpan(bOffset, dims, bs);
+      rt.reset();
+      let aAt: number, bAt: number;
+      if (a === b) {
+        const lo = Math.min(aSpan.lo, bSpan.lo);
+        aAt = bAt = rt.copyIn(a, lo, Math.max(aSpan.hi, bSpan.hi));
+        aSpan.lo = bSpan.lo = lo;
+      } else {
+        aAt = rt.copyIn(a, aSpan.lo, aSpan.hi);
+        bAt = rt.copyIn(b, bSpan.lo, bSpan.hi);
+      }
+      const outAt = rt.alloc(n * 4), args = rt.alloc(64);
+      if (aAt < 0 || bAt < 0 || outAt < 0 || args < 0) return false;
+      // Negative strides are stored as their 32-bit two's complement (the kernel reads them signed).
+      fields(args, [code, dims[0]!, dims[1]!, dims[2]!, aAt + (aOffset - aSpan.lo) * 4, as[0]!, as[1]!, as[2]!, bAt + (bOffset - bSpan.lo) * 4, bs[0]!, bs[1]!, bs[2]!, outAt, dims[0]!]);
+      rt.run(kind.strided, args, 1, false);
+      rt.copyOut(outAt, out, n);
+      return true;
     },
 
     binaryScalar(op, out, a, aOffset, scalar, n): boolean {
@@ -362,6 +391,17 @@ function span(offsets: readonly number[], rows: number, cols: number, rs: number
     hi = Math.max(hi, o + extHi + 1);
   }
   return { lo, hi };
+}
+
+/** The element range `[lo, hi)` a strided view at `offset` covers (strides may be negative or 0). */
+function stridedSpan(offset: number, dims: readonly number[], strides: readonly number[]): { lo: number; hi: number } {
+  let lo = offset, hi = offset;
+  dims.forEach((d, i) => {
+    const ext = (d - 1) * strides[i]!;
+    if (ext < 0) lo += ext;
+    else hi += ext;
+  });
+  return { lo, hi: hi + 1 };
 }
 
 /**

@@ -35,7 +35,7 @@ function burnWasmWorker(module, memory, sab, tid, spin) {
       if (next >= count) break;
       if (Atomics.compareExchange(state, 0, v, v + 1n) !== v) continue;
       try { run(Atomics.load(ctrl, ${KIND}), Atomics.load(ctrl, ${ARGS}), next, tid); } catch (e) { Atomics.store(ctrl, ${ERROR}, 1); }
-      if (Atomics.add(ctrl, ${DONE}, 1) + 1 === count) Atomics.notify(ctrl, ${DONE});
+      Atomics.add(ctrl, 8 + tid, 1); if (Atomics.add(ctrl, ${DONE}, 1) + 1 === count) Atomics.notify(ctrl, ${DONE});
     }
     if (Atomics.load(ctrl, ${STOP}) !== 0) return;
     for (let s = 0; s < spin && Atomics.load(ctrl, ${WAKE}) === seen; s++);
