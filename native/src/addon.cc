@@ -157,9 +157,25 @@ napi_value SetIsa(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/** Products up to this many multiply-adds run without packing (many tiny batched products). */
+constexpr int64_t kSmallGemm = 16384;
+
 template <class T>
 void gemm_typed(const double* p, int64_t batch, const Array& a, const Array& b, const Array& c) {
   const int64_t m = p[0], n = p[1], k = p[2];
+  if (m * n * k <= kSmallGemm && k > 0) {
+    const Gemm<T>& g = gemm_of<T>(kernels());
+    const T* ap = ptr<T>(a);
+    const T* bp = ptr<T>(b);
+    T* cp = ptr<T>(c);
+    const int64_t ars = p[3], acs = p[4], brs = p[5], bcs = p[6];
+    parallel_for(batch, chunk_for(batch, 1, 1), [&](int64_t b0, int64_t b1, int) {
+      for (int64_t i = b0; i < b1; i++) {
+        g.small(m, n, k, ap + static_cast<int64_t>(p[8 + i]), ars, acs, bp + static_cast<int64_t>(p[8 + batch + i]), brs, bcs, cp + i * m * n, n);
+      }
+    }, batch * m * n * k < 65536);
+    return;
+  }
   StridedOp<T> op{ptr<T>(a), p + 8, static_cast<int64_t>(p[3]), static_cast<int64_t>(p[4]),
                   ptr<T>(b), p + 8 + batch, static_cast<int64_t>(p[5]), static_cast<int64_t>(p[6]), ptr<T>(c), m * n};
   gemm_run(gemm_of<T>(kernels()), op, batch, m, n, k, n, false);

@@ -11,57 +11,6 @@
 namespace burn {
 namespace {
 
-/**
- * Packs columns [j0, j0+nc) × rows [k0, k0+kc) of the im2col matrix of one image group `xg`
- * (rows: (c, ky, kx); columns: output positions (oy, ox)) into NR-column panels, straight from the
- * image: along a row of output positions with stride 1 the values are a contiguous run of the image.
- */
-template <class T>
-void im2col_panels(const Conv2dShape& s, const T* xg, T* dst, int64_t nr, int64_t k0, int64_t kc, int64_t j0, int64_t nc) {
-  const int64_t kvol = s.kh * s.kw, plane = s.h * s.w;
-  for (int64_t p0 = 0; p0 < nc; p0 += nr) {
-    const int64_t np = std::min(nr, nc - p0);
-    T* panel = dst + p0 * kc;
-    const int64_t jstart = j0 + p0;
-    const int64_t oy0 = jstart / s.ow, ox0 = jstart % s.ow;
-    for (int64_t kk = 0; kk < kc; kk++) {
-      const int64_t k = k0 + kk;
-      const int64_t c = k / kvol, r = k - c * kvol;
-      const int64_t ky = r / s.kw, kx = r - ky * s.kw;
-      const T* img = xg + c * plane;
-      T* d = panel + kk * nr;
-      int64_t jj = 0, oy = oy0, ox = ox0;
-      while (jj < np) {
-        const int64_t run = std::min(np - jj, s.ow - ox);
-        const int64_t iy = oy * s.sh + ky * s.dh - s.ph;
-        T* seg = d + jj;
-        if (iy < 0 || iy >= s.h) {
-          std::memset(seg, 0, sizeof(T) * run);
-        } else {
-          const T* row = img + iy * s.w;
-          const int64_t ix0 = ox * s.sw + kx * s.dw - s.pw;
-          if (s.sw == 1) {
-            const int64_t t0 = std::min(run, std::max<int64_t>(0, -ix0));
-            const int64_t t1 = std::max(t0, std::min(run, s.w - ix0));
-            if (t0 > 0) std::memset(seg, 0, sizeof(T) * t0);
-            if (t1 > t0) std::memcpy(seg + t0, row + ix0 + t0, sizeof(T) * (t1 - t0));
-            if (run > t1) std::memset(seg + t1, 0, sizeof(T) * (run - t1));
-          } else {
-            for (int64_t t = 0; t < run; t++) {
-              const int64_t ix = ix0 + t * s.sw;
-              seg[t] = ix >= 0 && ix < s.w ? row[ix] : T(0);
-            }
-          }
-        }
-        jj += run;
-        ox = 0;
-        oy++;
-      }
-      if (np < nr) std::memset(d + np, 0, sizeof(T) * (nr - np));
-    }
-  }
-}
-
 /** The forward convolution as a batched GEMM: batch (n, group), A = the group's weights, B = im2col. */
 template <class T>
 struct ConvOp {
@@ -77,7 +26,33 @@ struct ConvOp {
   }
   void pack_b(const Gemm<T>& g, T* dst, int64_t b, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const {
     const int64_t n = b / s.groups, gr = b % s.groups;
-    im2col_panels(s, x + (n * s.cin + gr * cig) * s.h * s.w, dst, g.nr, k0, kc, j0, nc);
+    const T* xg = x + (n * s.cin + gr * cig) * s.h * s.w;
+    const int64_t kvol = s.kh * s.kw;
+    const int64_t c0 = k0 / kvol, c1 = (k0 + kc - 1) / kvol + 1;
+    Im2col geo{s.h, s.w, s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.ow};
+    if (s.ph == 0 && s.pw == 0 && (s.oh - 1) * s.sh + (s.kh - 1) * s.dh < s.h && (s.ow - 1) * s.sw + (s.kw - 1) * s.dw < s.w) {
+      g.pack_im2col(dst, xg, geo, k0, kc, j0, nc);
+      return;
+    }
+    // Zero-pad the channels this block reads (rows and columns the windows reach past the image too).
+    const int64_t hp = std::max(s.h + 2 * s.ph, (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1);
+    const int64_t wp = std::max(s.w + 2 * s.pw, (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1);
+    T* xp = static_cast<T*>(scratch(5, sizeof(T) * (c1 - c0) * hp * wp));
+    for (int64_t c = c0; c < c1; c++) {
+      T* pl = xp + (c - c0) * hp * wp;
+      const T* src = xg + c * s.h * s.w;
+      std::fill(pl, pl + s.ph * wp, T(0));
+      for (int64_t y = 0; y < s.h; y++) {
+        T* row = pl + (s.ph + y) * wp;
+        std::fill(row, row + s.pw, T(0));
+        std::copy(src + y * s.w, src + (y + 1) * s.w, row + s.pw);
+        std::fill(row + s.pw + s.w, row + wp, T(0));
+      }
+      std::fill(pl + (s.ph + s.h) * wp, pl + hp * wp, T(0));
+    }
+    geo.hp = hp;
+    geo.wp = wp;
+    g.pack_im2col(dst, xp, geo, k0 - c0 * kvol, kc, j0, nc);
   }
   T* c(int64_t b) const {
     const int64_t n = b / s.groups, gr = b % s.groups;

@@ -122,6 +122,10 @@ void ew_binary_strided(int op, T* out, int rank, const int64_t* shape, const T* 
   for (int d = 0; d < rank - 1; d++) outer *= shape[d];
   const int64_t ai = as[rank - 1], bi = bs[rank - 1];
   const int64_t* strides[2] = {as, bs};
+  if (rank == 1 && ai == 1 && bi == 0) {
+    ew_binary_scalar<T>(op, out, a, static_cast<double>(*b), inner);
+    return;
+  }
   const bool serial = outer * inner < (costly_binary(op) ? kCostlySerial : kCheapSerial) || outer == 1;
   split(outer, serial, [&](int64_t s, int64_t e) {
     std::vector<T> tmp;
@@ -149,39 +153,30 @@ void ew_binary_strided(int op, T* out, int rank, const int64_t* shape, const T* 
 
 template <class T>
 void ew_compare_scalar(int op, uint8_t* out, const T* a, double s, int64_t n) {
-  split(n, n < kCheapSerial, [&](int64_t b, int64_t e) {
-    switch (op) {
-      case kEq: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) == s; break;
-      case kNe: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) != s; break;
-      case kGt: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) > s; break;
-      case kGe: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) >= s; break;
-      case kLt: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) < s; break;
-      default: for (int64_t i = b; i < e; i++) out[i] = static_cast<double>(a[i]) <= s; break;
-    }
-  }, 64);
+  const auto& k = ew_of<T>(kernels());
+  split(n, n < kCheapSerial, [&](int64_t b, int64_t e) { k.compare_scalar(op, out + b, a + b, s, e - b); }, 64);
 }
 
 template <class T>
 void ew_where_strided(T* out, int rank, const int64_t* shape, const uint8_t* c, const int64_t* cs, const T* a, const int64_t* as, const T* b, const int64_t* bs) {
+  const auto& k = ew_of<T>(kernels());
   const int64_t inner = shape[rank - 1];
   int64_t outer = 1;
   for (int d = 0; d < rank - 1; d++) outer *= shape[d];
   const int64_t ci = cs[rank - 1], ai = as[rank - 1], bi = bs[rank - 1];
   const int64_t* strides[3] = {cs, as, bs};
+  if (rank == 1 && ci == 1 && (ai == 0 || ai == 1) && (bi == 0 || bi == 1)) {
+    split(inner, inner < kCheapSerial, [&](int64_t s, int64_t e) { k.select(out + s, c + s, a + s * ai, ai, b + s * bi, bi, e - s); }, 16);
+    return;
+  }
   split(outer, outer * inner < kCheapSerial || outer == 1, [&](int64_t s, int64_t e) {
     for_runs(rank, shape, s, e, 3, strides, [&](int64_t r, const int64_t* off) {
       T* o = out + r * inner;
       const uint8_t* pc = c + off[0];
       const T* pa = a + off[1];
       const T* pb = b + off[2];
-      if (ci == 1 && ai == 0 && bi == 1) {
-        const T va = *pa;
-        for (int64_t j = 0; j < inner; j++) o[j] = pc[j] ? va : pb[j];
-      } else if (ci == 1 && ai == 1 && bi == 0) {
-        const T vb = *pb;
-        for (int64_t j = 0; j < inner; j++) o[j] = pc[j] ? pa[j] : vb;
-      } else if (ci == 1 && ai == 1 && bi == 1) {
-        for (int64_t j = 0; j < inner; j++) o[j] = pc[j] ? pa[j] : pb[j];
+      if (ci == 1 && (ai == 0 || ai == 1) && (bi == 0 || bi == 1)) {
+        k.select(o, pc, pa, ai, pb, bi, inner);
       } else {
         for (int64_t j = 0; j < inner; j++) o[j] = pc[j * ci] ? pa[j * ai] : pb[j * bi];
       }
@@ -271,7 +266,8 @@ void copy_strided(int rank, const int64_t* shape, T* dst, const int64_t* ds, con
     }
   }
   if (u >= 0) {
-    // The other dims form an odometer of blocks; each block is a [shape[u], inner] transpose.
+    // The other dims form an odometer of blocks; each block is a [shape[u], inner] transpose,
+    // split into bands of rows for the threads.
     int64_t oshape[kMaxRank], odst[kMaxRank], osrc[kMaxRank];
     int orank = 0;
     for (int d = 0; d < rank - 1; d++) {
@@ -289,31 +285,16 @@ void copy_strided(int rank, const int64_t* shape, T* dst, const int64_t* ds, con
     for (int d = 0; d < orank - 1; d++) blocks *= oshape[d];
     const int64_t rows = shape[u], cols = inner, dr = ds[u];
     const int64_t* ostrides[2] = {odst, osrc};
-    constexpr int64_t tile = 32;
-    const int64_t rowTiles = (rows + tile - 1) / tile;
-    // Work items: (block, row tile).
-    split(blocks * rowTiles, blocks * rows * cols < kCheapSerial, [&](int64_t s0, int64_t e0) {
-      int64_t item = s0;
-      while (item < e0) {
-        const int64_t block = item / rowTiles;
-        const int64_t t0 = item % rowTiles;
-        const int64_t t1 = std::min(rowTiles, t0 + (e0 - item));
+    const int64_t band = 64;
+    const int64_t bands = (rows + band - 1) / band;
+    const auto& k = ew_of<T>(kernels());
+    split(blocks * bands, blocks * rows * cols < kCheapSerial, [&](int64_t s0, int64_t e0) {
+      for (int64_t item = s0; item < e0; item++) {
+        const int64_t block = item / bands, r0 = (item % bands) * band;
+        const int64_t nrows = std::min(band, rows - r0);
         for_runs(orank, oshape, block, block + 1, 2, ostrides, [&](int64_t, const int64_t* off) {
-          T* dblock = dst + off[0];
-          const T* sblock = src + off[1];
-          for (int64_t tr = t0 * tile; tr < std::min(rows, t1 * tile); tr += tile) {
-            const int64_t r1 = std::min(rows, tr + tile);
-            for (int64_t tc = 0; tc < cols; tc += tile) {
-              const int64_t c1 = std::min(cols, tc + tile);
-              for (int64_t r = tr; r < r1; r++) {
-                T* drow = dblock + r * dr;
-                const T* p = sblock + r;
-                for (int64_t c = tc; c < c1; c++) drow[c] = p[c * si];
-              }
-            }
-          }
+          k.transpose(dst + off[0] + r0 * dr, dr, src + off[1] + r0, si, nrows, cols);
         });
-        item += t1 - t0;
       }
     });
     return;

@@ -19,7 +19,7 @@
 
 namespace burn {
 
-/** A thread's growable, 64-byte aligned scratch buffers (slot 0: packed A, 1: packed B, 2: shared B, 3: split-K partials, 4: convolution columns). */
+/** A thread's growable, 64-byte aligned scratch buffers (slot 0: packed A, 1: packed B, 2: shared B, 3: split-K partials, 4: convolution columns, 5: padded image). */
 void* scratch(int slot, size_t bytes);
 
 /**
@@ -78,9 +78,20 @@ inline double split_efficiency(int64_t count, int parts, int64_t tile) {
 /** Products below this many flops run on the calling thread only. */
 constexpr double kGemmParallelFlops = 1.5e6;
 
+/** The micro-kernel for `n` columns: the one-vector-wide one when the wide one would mostly compute padding. */
+template <class T>
+const Gemm<T>& pick_gemm(const Gemm<T>& g, int64_t n) {
+  const Gemm<T>& narrow = narrow_of<T>(kernels());
+  if (narrow.nr >= g.nr || g.micro != gemm_of<T>(kernels()).micro) return g;
+  const double wide = static_cast<double>(round_up(n, g.nr));
+  const double thin = 1.2 * static_cast<double>(round_up(n, narrow.nr));  // the narrow kernel is a little slower per flop
+  return thin < wide ? narrow : g;
+}
+
 /** Runs a batched product on the pool (or inline when small). */
 template <class T, class Op>
-void gemm_run(const Gemm<T>& g, const Op& op, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t ldc, bool accumulate) {
+void gemm_run(const Gemm<T>& gwide, const Op& op, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t ldc, bool accumulate) {
+  const Gemm<T>& g = pick_gemm(gwide, n);
   GemmJob<T, Op> job{g, op, m, n, k, ldc, accumulate};
   if (batch == 0 || m == 0 || n == 0) return;
   if (k == 0) {

@@ -14,6 +14,7 @@
 #define BURN_DGEMM_NV 2
 #define BURN_DGEMM_MC 72
 #define BURN_DGEMM_KC 256
+#define BURN_NARROW_MR 12
 #define BURN_DGEMM_NC 4080
 namespace burn {
 namespace avx2 {

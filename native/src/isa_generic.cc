@@ -22,6 +22,7 @@ static inline vd_ splat_(double s) { return vd_{s, s}; }
 #define BURN_DGEMM_NV 2
 #define BURN_DGEMM_MC 96
 #define BURN_DGEMM_KC 256
+#define BURN_NARROW_MR 8
 #define BURN_DGEMM_NC 4096
 #include "kernels.inc"
 namespace burn {

@@ -20,6 +20,15 @@ enum UnaryOp : int {
 enum ReduceOp : int { kSum, kProd, kRMax, kRMin, kReduceCount };
 
 /**
+ * The geometry of an im2col matrix over a zero-padded image group: `channels` planes of `hp × wp`
+ * (padding already applied), a `kh × kw` kernel with strides and dilations, `ow` output columns.
+ * Row k = (c, ky, kx), column j = (oy, ox): value xp[c][oy·sh + ky·dh][ox·sw + kx·dw].
+ */
+struct Im2col {
+  int64_t hp, wp, kh, kw, sh, sw, dh, dw, ow;
+};
+
+/**
  * The GEMM micro-kernel of one dtype: `C[mr×nr] (+)= Ã·B̃` over `kc`, where Ã is a packed
  * `[kc][MR]` panel and B̃ a packed `[kc][NR]` panel; C has row stride `ldc`. `accumulate` adds to
  * C instead of overwriting it.
@@ -36,6 +45,10 @@ struct Gemm {
   void (*pack_a)(T* dst, const T* a, int64_t rs, int64_t cs, int64_t mc, int64_t kc);
   /** Packs `B[kc×nc]` (row stride rs, column stride cs) into NR-column panels, zero-padded. */
   void (*pack_b)(T* dst, const T* b, int64_t rs, int64_t cs, int64_t kc, int64_t nc);
+  /** Packs rows [k0, k0+kc) × columns [j0, j0+nc) of an im2col matrix into NR-column panels. */
+  void (*pack_im2col)(T* dst, const T* xp, const Im2col& g, int64_t k0, int64_t kc, int64_t j0, int64_t nc);
+  /** A small product without packing: C[m×n] (row stride ldc) = A·B for strided A and B. */
+  void (*small)(int64_t m, int64_t n, int64_t k, const T* a, int64_t ars, int64_t acs, const T* b, int64_t brs, int64_t bcs, T* c, int64_t ldc);
 };
 
 /** Contiguous elementwise kernels, reductions and softmax of one dtype. */
@@ -51,6 +64,12 @@ struct Elementwise {
   double (*reduce)(int op, const T* a, int64_t n);
   /** Softmax (or log-softmax) of one contiguous row. */
   void (*softmax)(T* out, const T* a, int64_t n, bool log);
+  /** `out[i] = a[i] (op) s ? 1 : 0` (ops eq, ne, gt, ge, lt, le), compared as doubles. */
+  void (*compare_scalar)(int op, uint8_t* out, const T* a, double s, int64_t n);
+  /** `dst[r·ldd + c] = src[c·lds + r]` for r < rows, c < cols (a blocked transpose). */
+  void (*transpose)(T* dst, int64_t ldd, const T* src, int64_t lds, int64_t rows, int64_t cols);
+  /** `out[i] = c[i] ? a[i·as] : b[i·bs]` with as, bs ∈ {0, 1}. */
+  void (*select)(T* out, const uint8_t* c, const T* a, int64_t as, const T* b, int64_t bs, int64_t n);
 };
 
 /** Everything one instruction set provides. */
@@ -58,6 +77,9 @@ struct Kernels {
   const char* isa;
   Gemm<float> sgemm;
   Gemm<double> dgemm;
+  /** Micro-kernels one vector wide (and taller), for products with few columns. */
+  Gemm<float> sgemm_narrow;
+  Gemm<double> dgemm_narrow;
   Elementwise<float> f32;
   Elementwise<double> f64;
 };
@@ -78,6 +100,9 @@ bool select_isa(const char* name);
 template <class T> const Gemm<T>& gemm_of(const Kernels& k);
 template <> inline const Gemm<float>& gemm_of<float>(const Kernels& k) { return k.sgemm; }
 template <> inline const Gemm<double>& gemm_of<double>(const Kernels& k) { return k.dgemm; }
+template <class T> const Gemm<T>& narrow_of(const Kernels& k);
+template <> inline const Gemm<float>& narrow_of<float>(const Kernels& k) { return k.sgemm_narrow; }
+template <> inline const Gemm<double>& narrow_of<double>(const Kernels& k) { return k.dgemm_narrow; }
 template <class T> const Elementwise<T>& ew_of(const Kernels& k);
 template <> inline const Elementwise<float>& ew_of<float>(const Kernels& k) { return k.f32; }
 template <> inline const Elementwise<double>& ew_of<double>(const Kernels& k) { return k.f64; }

@@ -11,7 +11,7 @@ struct Slot {
   ~Slot() { std::free(p); }
 };
 
-thread_local Slot tl_slots[5];
+thread_local Slot tl_slots[6];
 
 }  // namespace
 

@@ -272,7 +272,7 @@ describe('wasm engine', { skip }, () => {
     assert.deepEqual(counts, { gemm: 1, unary: 1 });
   });
 
-  it('worker threads: every kernel split over 3 threads matches the single-threaded result', () => {
+  it('worker threads: every kernel split over 3 threads matches the single-threaded result', async () => {
     const compiled = compileSync('mt');
     assert.ok('module' in compiled, 'reason' in compiled ? compiled.reason : '');
     const rt3 = new WasmRuntime(compiled, 3);
@@ -295,6 +295,14 @@ describe('wasm engine', { skip }, () => {
       assert.equal(counts['conv2d'], 3);
       assert.equal(counts['maxPool2d'], 3);
       assert.equal(counts['convTranspose2d'], 3);
+      // The workers take jobs (they start asynchronously and a loaded machine may delay them, so
+      // give them a few chances).
+      const a = tensor([256, 256], 157, threaded), b = tensor([256, 256], 158, threaded);
+      for (let i = 0; i < 50 && rt3.jobsRun().slice(1).every((n) => n === 0); i++) {
+        a.matmul(b);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.ok(rt3.jobsRun().slice(1).some((n) => n > 0), `jobs per thread: ${rt3.jobsRun()}`);
     } finally {
       rt3.close();
     }

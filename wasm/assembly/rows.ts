@@ -1,6 +1,6 @@
 // Row kernels over contiguous [rows, len] f32 blocks: reductions and (log-)softmax. A job is a
 // range of rows.
-import { exp4, log4 } from './vmath';
+import { expNeg4, log4 } from './vmath';
 
 export const REDUCE_sum: i32 = 0;
 export const REDUCE_prod: i32 = 1;
@@ -72,13 +72,13 @@ export function softmaxJob(args: usize, job: i32): void {
     let s = f32x4.splat(0);
     let j = 0;
     for (; j + 4 <= len; j += 4) {
-      const e = exp4(f32x4.sub(v128.load(x + <usize>j * 4), mx));
+      const e = expNeg4(f32x4.sub(v128.load(x + <usize>j * 4), mx));
       s = f32x4.add(s, e);
       if (!log) v128.store(y + <usize>j * 4, e);
     }
     let sum = f32x4.extract_lane(s, 0) + f32x4.extract_lane(s, 1) + f32x4.extract_lane(s, 2) + f32x4.extract_lane(s, 3);
     for (; j < len; j++) {
-      const e = f32x4.extract_lane(exp4(f32x4.splat(load<f32>(x + <usize>j * 4) - f32x4.extract_lane(mx, 0))), 0);
+      const e = f32x4.extract_lane(expNeg4(f32x4.splat(load<f32>(x + <usize>j * 4) - f32x4.extract_lane(mx, 0))), 0);
       sum += e;
       if (!log) store<f32>(y + <usize>j * 4, e);
     }

@@ -290,7 +290,8 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
       runMap(this.rt, this.out(out), out.shape, [], [{ name: 's', value: 0, type: ctype(a.dtype) }], { expr: 's', helpers: [] });
       return out;
     }
-    runMatmul(this.rt, this.operand(a), a.shape, this.operand(b), b.shape, batch, out.buffer, a.dtype);
+    // Software adapters run the register-blocked kernel: workgroup barriers cost them more than they save.
+    runMatmul(this.rt, this.operand(a), a.shape, this.operand(b), b.shape, batch, out.buffer, a.dtype, !this.ctx.info.isFallbackAdapter);
     return out;
   }
 

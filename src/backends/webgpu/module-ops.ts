@@ -1,6 +1,8 @@
 import type { AvgPoolOptions, ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
 import { numel } from '../../tensor/shape.js';
-import type { WebGpuBackend } from './backend.js';
+import type { BinaryOp } from '../../backend/ops.js';
+import type { DType } from '../../tensor/dtype.js';
+import type { Operand } from './layout.js';
 import { grid2 } from './kernels/reduce.js';
 import type { GpuRuntime } from './runtime.js';
 import type { WebGpuTensor } from './tensor.js';
@@ -13,6 +15,15 @@ import { ctype, storeExpr, storeHelpers } from './wgsl/types.js';
  * 3 spatial dims), and the backend then runs the shared default in a memory scope. Spatial ops lift
  * 1-d and 2-d cases to 3-d (size-1 leading dims), as the CPU kernels do.
  */
+
+/** What the module ops need of the backend (kept as an interface, so this file does not import it). */
+export interface KernelHost {
+  readonly rt: GpuRuntime;
+  kernels(): { alloc: (shape: readonly number[], dtype: DType, op?: string) => WebGpuTensor; operand: (p: WebGpuTensor, shape?: readonly number[]) => Operand; contiguous: (p: WebGpuTensor) => WebGpuTensor };
+  reshape(p: WebGpuTensor, shape: readonly number[]): WebGpuTensor;
+  matmul(a: WebGpuTensor, b: WebGpuTensor): WebGpuTensor;
+  binary(op: BinaryOp, a: WebGpuTensor, b: WebGpuTensor): WebGpuTensor;
+}
 
 /** Spatial geometry lifted to 3 dims. */
 interface Geometry {
@@ -29,7 +40,7 @@ function lift(values: readonly number[], fill: number): number[] {
 }
 
 /** Softmax / log-softmax along `dim`: one workgroup per row (tree max and sum), or one thread per short row. */
-export function softmax(rt: GpuRuntime, b: WebGpuBackend, p: WebGpuTensor, dim: number, log: boolean): WebGpuTensor | undefined {
+export function softmax(rt: GpuRuntime, b: KernelHost, p: WebGpuTensor, dim: number, log: boolean): WebGpuTensor | undefined {
   if (ctype(p.dtype) !== 'f32') return undefined;
   const k = b.kernels();
   const len = p.shape[dim]!;
@@ -85,7 +96,7 @@ export function softmax(rt: GpuRuntime, b: WebGpuBackend, p: WebGpuTensor, dim: 
 }
 
 /** im2col over lifted 3-d geometry: `[N, C, ...in]` → contiguous `[N, C · kvol, L]`. */
-function im2col(b: WebGpuBackend, x: WebGpuTensor, g: Geometry, outShape: readonly number[]): WebGpuTensor {
+function im2col(b: KernelHost, x: WebGpuTensor, g: Geometry, outShape: readonly number[]): WebGpuTensor {
   const k = b.kernels();
   const [n, c] = x.shape as [number, number];
   const kvol = numel(g.kernel), l = numel(g.outSize);
@@ -125,7 +136,7 @@ function convGeometry(x: WebGpuTensor, kernel: readonly number[], o: { stride: r
 }
 
 /** N-d convolution (1–3 spatial dims) as im2col + the tiled batched matmul. */
-export function conv(b: WebGpuBackend, x: WebGpuTensor, weight: WebGpuTensor, bias: WebGpuTensor | undefined, o: ConvOptions): WebGpuTensor | undefined {
+export function conv(b: KernelHost, x: WebGpuTensor, weight: WebGpuTensor, bias: WebGpuTensor | undefined, o: ConvOptions): WebGpuTensor | undefined {
   const spatial = x.shape.length - 2;
   if (spatial < 1 || spatial > 3 || ctype(x.dtype) !== 'f32' || x.dtype !== weight.dtype) return undefined;
   const [n, cIn] = x.shape as [number, number];
@@ -142,7 +153,7 @@ export function conv(b: WebGpuBackend, x: WebGpuTensor, weight: WebGpuTensor, bi
 }
 
 /** im2col for `unfold4d`: `[N, C, H, W]` → `[N, C · kh · kw, L]`. */
-export function unfold(b: WebGpuBackend, x: WebGpuTensor, kernelSize: readonly number[], o: UnfoldOptions): WebGpuTensor | undefined {
+export function unfold(b: KernelHost, x: WebGpuTensor, kernelSize: readonly number[], o: UnfoldOptions): WebGpuTensor | undefined {
   const spatial = x.shape.length - 2;
   if (spatial < 1 || spatial > 3) return undefined;
   ctype(x.dtype, 'unfold4d');
@@ -163,7 +174,7 @@ function poolOut(spatial: readonly number[], kernel: readonly number[], stride: 
 }
 
 /** Shared pooling kernel: one thread per output element walks its window. */
-function pool(b: WebGpuBackend, x: WebGpuTensor, kernel: readonly number[], stride: readonly number[], padding: readonly number[], dilation: readonly number[], ceilMode: boolean, mode: 'max' | 'avg', withIndices: boolean, countIncludePad = true): [WebGpuTensor, WebGpuTensor | undefined] | undefined {
+function pool(b: KernelHost, x: WebGpuTensor, kernel: readonly number[], stride: readonly number[], padding: readonly number[], dilation: readonly number[], ceilMode: boolean, mode: 'max' | 'avg', withIndices: boolean, countIncludePad = true): [WebGpuTensor, WebGpuTensor | undefined] | undefined {
   const spatial = x.shape.length - 2;
   if (spatial < 1 || spatial > 3 || ctype(x.dtype) !== 'f32') return undefined;
   const k = b.kernels();
@@ -219,14 +230,14 @@ function pool(b: WebGpuBackend, x: WebGpuTensor, kernel: readonly number[], stri
 }
 
 /** Max pooling with PyTorch's flat per-channel indices (first maximum, NaN wins). */
-export function maxPool(b: WebGpuBackend, x: WebGpuTensor, o: MaxPoolOptions, withIndices: boolean): [WebGpuTensor, WebGpuTensor] | undefined {
+export function maxPool(b: KernelHost, x: WebGpuTensor, o: MaxPoolOptions, withIndices: boolean): [WebGpuTensor, WebGpuTensor] | undefined {
   const r = pool(b, x, o.kernelSize, o.stride, o.padding, o.dilation, o.ceilMode, 'max', withIndices);
   if (!r) return undefined;
   return [r[0], r[1] ?? r[0]];
 }
 
 /** Average pooling (PyTorch's divisor rules). */
-export function avgPool(b: WebGpuBackend, x: WebGpuTensor, o: AvgPoolOptions): WebGpuTensor | undefined {
+export function avgPool(b: KernelHost, x: WebGpuTensor, o: AvgPoolOptions): WebGpuTensor | undefined {
   const ones = o.kernelSize.map(() => 1);
   return pool(b, x, o.kernelSize, o.stride, o.padding, ones, o.ceilMode, 'avg', false, o.countIncludePad)?.[0];
 }

@@ -16,8 +16,8 @@
  * | op | kernel alone (data in wasm memory) | with the copies (this design) | js engine |
  * |---|---|---|---|
  * | add | 2.0 ms | 4.3 ms (streamed) | 17 ms |
- * | exp | 12.3 ms | 15.2 ms | 86 ms |
- * | tanh | 19.4 ms | 22.5 ms | 152 ms |
+ * | exp | 8.1 ms | 10.2 ms | 80 ms |
+ * | tanh | 9.6 ms | 11.7 ms | 95 ms |
  * | matmul 256³ / 1024³ | – | copies are 1.9 % / 0.5 % of the call | – |
  *
  * Compute-bound kernels lose nothing measurable; memory-bound elementwise ops run at about half the

@@ -18,9 +18,9 @@ import type { WasmMemory, WasmModule } from './wasm-api.js';
 /** The most jobs one task may have (the width of the job fields of the state word). */
 export const MAX_JOBS = 0xffff;
 
-// Int32 slots of the control buffer (the 64-bit state word takes slots 0 and 1).
-const WAKE = 2, DONE = 3, KIND = 4, ARGS = 5, ERROR = 6, STOP = 7;
-const CONTROL_BYTES = 64;
+// Int32 slots of the control buffer (the 64-bit state word takes slots 0 and 1); from JOBS on,
+// one counter per thread of the jobs it ran.
+const WAKE = 2, DONE = 3, KIND = 4, ARGS = 5, ERROR = 6, STOP = 7, JOBS = 8;
 
 /** The worker's code, the same in Node and browsers (only the bootstrap differs). */
 const WORKER_MAIN = `
@@ -35,7 +35,8 @@ function burnWasmWorker(module, memory, sab, tid, spin) {
       if (next >= count) break;
       if (Atomics.compareExchange(state, 0, v, v + 1n) !== v) continue;
       try { run(Atomics.load(ctrl, ${KIND}), Atomics.load(ctrl, ${ARGS}), next, tid); } catch (e) { Atomics.store(ctrl, ${ERROR}, 1); }
-      Atomics.add(ctrl, 8 + tid, 1); if (Atomics.add(ctrl, ${DONE}, 1) + 1 === count) Atomics.notify(ctrl, ${DONE});
+      Atomics.add(ctrl, ${JOBS} + tid, 1);
+      if (Atomics.add(ctrl, ${DONE}, 1) + 1 === count) Atomics.notify(ctrl, ${DONE});
     }
     if (Atomics.load(ctrl, ${STOP}) !== 0) return;
     for (let s = 0; s < spin && Atomics.load(ctrl, ${WAKE}) === seen; s++);
@@ -75,7 +76,7 @@ export class ThreadPool {
 
   /** `threads`: the total including the calling thread. */
   constructor(private readonly module: WasmModule, private readonly memory: WasmMemory, readonly threads: number, private readonly runJob: JobRunner) {
-    const sab = new SharedArrayBuffer(CONTROL_BYTES);
+    const sab = new SharedArrayBuffer(4 * (JOBS + threads));
     this.ctrl = new Int32Array(sab);
     this.state = new BigInt64Array(sab, 0, 1);
   }
@@ -120,6 +121,7 @@ export class ThreadPool {
       } catch (e) {
         failed ??= e;
       }
+      ctrl[JOBS]!++;
       Atomics.add(ctrl, DONE, 1);
     }
     // Wait for the jobs other threads took.
@@ -135,6 +137,11 @@ export class ThreadPool {
     }
     if (failed !== undefined) throw failed;
     if (Atomics.load(ctrl, ERROR) !== 0) throw new Error(`wasm engine: a job of task kind ${kind} failed in a worker thread`);
+  }
+
+  /** Jobs each thread has run so far (index 0: the calling thread). */
+  jobsRun(): number[] {
+    return Array.from(this.ctrl.subarray(JOBS, JOBS + this.threads));
   }
 
   /** Stops and terminates the workers. */

@@ -115,6 +115,11 @@ export class WasmRuntime {
     return this.memory.buffer.byteLength;
   }
 
+  /** Jobs each thread has run so far (index 0: the calling thread; just [0] without workers). */
+  jobsRun(): number[] {
+    return this.pool?.jobsRun() ?? [0];
+  }
+
   /** Stops the worker threads (they never keep a Node process alive; this is for explicit cleanup). */
   close(): void {
     this.pool?.close();

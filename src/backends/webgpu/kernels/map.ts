@@ -46,7 +46,7 @@ export function runMap(rt: GpuRuntime, dst: Operand, shape: readonly number[], i
       ins: inputs.map((_, k) => p.i(col.strides[k + 1]![d]!)),
     });
   }
-  const scalarExprs = scalars.map((s) => `let ${s.name} = ${s.type === 'f32' ? `bitcast<f32>(${p.u(wordOfScalar(s))})` : s.type === 'i32' ? `bitcast<i32>(${p.u(wordOfScalar(s))})` : p.u(wordOfScalar(s))};`);
+  const scalarExprs = scalars.map((s) => `let ${s.name} = ${p.of(s.value, s.type)};`);
 
   const helpers: string[] = [...expr.helpers, ...storeHelpers(dst.dtype)];
   const lines: string[] = [];
@@ -73,10 +73,4 @@ export function runMap(rt: GpuRuntime, dst: Operand, shape: readonly number[], i
   const bindings: [string, CType, boolean][] = [['dst', ctype(dst.dtype), true], ...inputs.map((x, k): [string, CType, boolean] => [`in${k}`, ctype(x.operand.dtype), false])];
   const code = shader(helpers, [expr.code ?? '', storageDecls(bindings), p.decl(bindings.length), LINEAR_MAIN, ...lines]);
   rt.dispatch(code, [dst.buffer, ...inputs.map((x) => x.operand.buffer)], p.words, linearGroups(n));
-}
-
-function wordOfScalar(s: MapScalar): number {
-  if (s.type === 'f32') return new Uint32Array(new Float32Array([s.value]).buffer)[0]!;
-  if (s.type === 'i32') return (s.value | 0) >>> 0;
-  return s.value >>> 0;
 }

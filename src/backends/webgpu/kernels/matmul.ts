@@ -10,15 +10,18 @@ import { ctype, storeExpr, storeHelpers } from '../wgsl/types.js';
 const TM = 64, TN = 64, TK = 16, RM = 4, RN = 4;
 
 /**
- * Batched matrix product `C[b] = A[b] · B[b]` with broadcasting over the batch dims. Each 256-thread
+ * Batched matrix product `C[b] = A[b] · B[b]` with broadcasting over the batch dims. `tiled` (for
+ * GPUs): each 256-thread
  * workgroup computes a 64×64 tile of C, staging 64×16 panels of A and 16×64 panels of B in workgroup
  * memory; each thread accumulates a 4×4 block in registers. Operands are read through their strides,
  * so transposed (and otherwise strided) operands need no copy. Accumulates in the compute type
  * (f32 for floats, wrapping i32/u32 for ints) and stores with the output dtype's rounding.
+ * Otherwise (software adapters, where workgroup barriers are costly): each thread accumulates a
+ * 4×4 block straight from the operands, 64 threads (32×32 outputs) per workgroup.
  */
 export function runMatmul(
   rt: GpuRuntime, a: Operand, aShape: readonly number[], b: Operand, bShape: readonly number[],
-  batch: readonly number[], dst: GPUBuffer, dtype: DType,
+  batch: readonly number[], dst: GPUBuffer, dtype: DType, tiled = true,
 ): void {
   const rank = aShape.length;
   const m = aShape[rank - 2]!, k = aShape[rank - 1]!, n = bShape[rank - 1]!;
@@ -46,6 +49,13 @@ export function runMatmul(
   const body = `
 var<workgroup> As: array<${t}, ${TK * TM}>;
 var<workgroup> Bs: array<${t}, ${TK * TN}>;
+fn store_row(base: u32, gm: u32, gn0: u32, r: vec4<${t}>) {
+  if (gm >= ${M}) { return; }
+  for (var y = 0u; y < 4u; y = y + 1u) {
+    let gn = gn0 + y;
+    if (gn < ${N}) { let v = r[y]; C[base + gm * ${N} + gn] = ${storeExpr(dtype, 'v')}; }
+  }
+}
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let z = wid.z + ${zBase};
@@ -55,8 +65,10 @@ ${batchLines.join('\n')}
   let row0 = wid.y * ${TM}u;
   let col0 = wid.x * ${TN}u;
   let tid = lid.y * 16u + lid.x;
-  var acc: array<${t}, ${RM * RN}>;
-  for (var q = 0u; q < ${RM * RN}u; q = q + 1u) { acc[q] = ${zero}; }
+  var acc0 = vec4<${t}>(${zero});
+  var acc1 = vec4<${t}>(${zero});
+  var acc2 = vec4<${t}>(${zero});
+  var acc3 = vec4<${t}>(${zero});
   for (var k0 = 0u; k0 < ${K}; k0 = k0 + ${TK}u) {
     for (var l = 0u; l < ${(TM * TK) / 256}u; l = l + 1u) {
       let e = tid + l * 256u;
@@ -80,28 +92,68 @@ ${batchLines.join('\n')}
     }
     workgroupBarrier();
     for (var kk = 0u; kk < ${TK}u; kk = kk + 1u) {
-      var av: array<${t}, ${RM}>;
-      var bv: array<${t}, ${RN}>;
-      for (var x = 0u; x < ${RM}u; x = x + 1u) { av[x] = As[kk * ${TM}u + lid.y * ${RM}u + x]; }
-      for (var y = 0u; y < ${RN}u; y = y + 1u) { bv[y] = Bs[kk * ${TN}u + lid.x * ${RN}u + y]; }
-      for (var x = 0u; x < ${RM}u; x = x + 1u) {
-        for (var y = 0u; y < ${RN}u; y = y + 1u) { acc[x * ${RN}u + y] = acc[x * ${RN}u + y] + av[x] * bv[y]; }
-      }
+      let ai = kk * ${TM}u + lid.y * ${RM}u;
+      let bi = kk * ${TN}u + lid.x * ${RN}u;
+      let b = vec4<${t}>(Bs[bi], Bs[bi + 1u], Bs[bi + 2u], Bs[bi + 3u]);
+      acc0 = acc0 + As[ai] * b;
+      acc1 = acc1 + As[ai + 1u] * b;
+      acc2 = acc2 + As[ai + 2u] * b;
+      acc3 = acc3 + As[ai + 3u] * b;
     }
     workgroupBarrier();
   }
   let cBase = z * ${M} * ${N};
-  for (var x = 0u; x < ${RM}u; x = x + 1u) {
-    let gm = row0 + lid.y * ${RM}u + x;
-    if (gm >= ${M}) { break; }
-    for (var y = 0u; y < ${RN}u; y = y + 1u) {
-      let gn = col0 + lid.x * ${RN}u + y;
-      if (gn < ${N}) { let v = acc[x * ${RN}u + y]; C[cBase + gm * ${N} + gn] = ${storeExpr(dtype, 'v')}; }
-    }
-  }
+  let gm0 = row0 + lid.y * ${RM}u;
+  let gn0 = col0 + lid.x * ${RN}u;
+  store_row(cBase, gm0, gn0, acc0);
+  store_row(cBase, gm0 + 1u, gn0, acc1);
+  store_row(cBase, gm0 + 2u, gn0, acc2);
+  store_row(cBase, gm0 + 3u, gn0, acc3);
 }`;
-  const code = shader(storeHelpers(dtype), [storageDecls([['C', t, true], ['A', t, false], ['B', t, false]]), p.decl(3), body]);
-  const gx = Math.ceil(n / TN), gy = Math.ceil(m / TM);
+  const blocked = `
+fn store_row(base: u32, gm: u32, gn0: u32, r: vec4<${t}>) {
+  if (gm >= ${M}) { return; }
+  for (var y = 0u; y < 4u; y = y + 1u) {
+    let gn = gn0 + y;
+    if (gn < ${N}) { let v = r[y]; C[base + gm * ${N} + gn] = ${storeExpr(dtype, 'v')}; }
+  }
+}
+fn a_at(ao: i32, gm: u32, k: u32) -> ${t} {
+  if (gm >= ${M}) { return ${zero}; }
+  return A[ao + i32(gm) * ${aRs} + i32(k) * ${aCs}];
+}
+fn b_at(bo: i32, k: u32, gn: u32) -> ${t} {
+  if (gn >= ${N}) { return ${zero}; }
+  return B[bo + i32(k) * ${bRs} + i32(gn) * ${bCs}];
+}
+@compute @workgroup_size(8, 8)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let z = wid.z + ${zBase};
+  var ao: i32 = ${aOff};
+  var bo: i32 = ${bOff};
+${batchLines.join('\n')}
+  let gm0 = (wid.y * 8u + lid.y) * 4u;
+  let gn0 = (wid.x * 8u + lid.x) * 4u;
+  if (gm0 >= ${M} || gn0 >= ${N}) { return; }
+  var acc0 = vec4<${t}>(${zero});
+  var acc1 = vec4<${t}>(${zero});
+  var acc2 = vec4<${t}>(${zero});
+  var acc3 = vec4<${t}>(${zero});
+  for (var k = 0u; k < ${K}; k = k + 1u) {
+    let b = vec4<${t}>(b_at(bo, k, gn0), b_at(bo, k, gn0 + 1u), b_at(bo, k, gn0 + 2u), b_at(bo, k, gn0 + 3u));
+    acc0 = acc0 + a_at(ao, gm0, k) * b;
+    acc1 = acc1 + a_at(ao, gm0 + 1u, k) * b;
+    acc2 = acc2 + a_at(ao, gm0 + 2u, k) * b;
+    acc3 = acc3 + a_at(ao, gm0 + 3u, k) * b;
+  }
+  let cBase = z * ${M} * ${N};
+  store_row(cBase, gm0, gn0, acc0);
+  store_row(cBase, gm0 + 1u, gn0, acc1);
+  store_row(cBase, gm0 + 2u, gn0, acc2);
+  store_row(cBase, gm0 + 3u, gn0, acc3);
+}`;
+  const code = shader(storeHelpers(dtype), [storageDecls([['C', t, true], ['A', t, false], ['B', t, false]]), p.decl(3), tiled ? body : blocked]);
+  const gx = Math.ceil(n / (tiled ? TN : 32)), gy = Math.ceil(m / (tiled ? TM : 32));
   // Batches beyond the per-dimension grid limit run as several dispatches with a base batch index.
   for (let z0 = 0; z0 < nBatch; z0 += 65535) {
     const words = [...p.words];

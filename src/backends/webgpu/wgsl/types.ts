@@ -44,18 +44,6 @@ export function storeHelpers(dtype: DType): string[] {
   return dtype === 'f16' ? ['round_f16'] : dtype === 'bf16' ? ['round_bf16'] : [];
 }
 
-/** The 32-bit word holding `value` as compute type `t` (for parameter arrays). */
-export function wordOf(value: number, t: CType): number {
-  if (t === 'f32') return new Uint32Array(new Float32Array([value]).buffer)[0]!;
-  if (t === 'i32') return (value | 0) >>> 0;
-  return value >>> 0;
-}
-
-/** Reads a compute-type value from a parameter word expression. */
-export function fromWord(word: string, t: CType): string {
-  return t === 'u32' ? word : `bitcast<${t}>(${word})`;
-}
-
 /**
  * WGSL expression converting `x`, a compute-type value of `from`, to the compute type of `to`
  * with Burn's cast rules: floats to ints truncate and saturate (NaN to 0), to bool is `!= 0`,
