@@ -102,6 +102,7 @@ function prepareStep(c: BenchCase, inputs: readonly Float32Array[], device: Devi
 /** The `burn-ts(webgpu)` column; n/a without the `webgpu` package or an adapter. */
 export function webgpuImpl(options: { readback: boolean }): Impl {
   let device = undefined as unknown as Device;
+  let software = false;
   return inProcessImpl({
     name: 'burn-ts(webgpu)',
     isBurn: true,
@@ -112,11 +113,15 @@ export function webgpuImpl(options: { readback: boolean }): Impl {
         throw new NotAvailable(e instanceof Error ? e.message : String(e));
       }
       const info = device.info() as { isFallbackAdapter?: boolean };
+      software = info.isFallbackAdapter === true;
       return `${device}${info.isFallbackAdapter ? ' — a software adapter: functional numbers only, not GPU speed' : ''}`;
     },
     async prepare(c, inputs): Promise<Prepared> {
       if (c.metric.kind === 'step') return prepareStep(c, inputs, device);
       if (c.metric.kind === 'decorator') throw new NotAvailable('decorator cases run on the CPU device');
+      if (software && c.metric.kind === 'flops' && c.metric.flops > 2e10) {
+        throw new NotAvailable(`${(c.metric.flops / 1e9).toFixed(0)} GFLOP would take minutes on a software adapter; measure it on a GPU`);
+      }
       const run = body(c, tensorsOf(c, inputs, device));
       let last: FloatTensor | undefined;
       return {

@@ -118,14 +118,6 @@ fn store_row(base: u32, gm: u32, gn0: u32, r: vec4<${t}>) {
     if (gn < ${N}) { let v = r[y]; C[base + gm * ${N} + gn] = ${storeExpr(dtype, 'v')}; }
   }
 }
-fn a_at(ao: i32, gm: u32, k: u32) -> ${t} {
-  if (gm >= ${M}) { return ${zero}; }
-  return A[ao + i32(gm) * ${aRs} + i32(k) * ${aCs}];
-}
-fn b_at(bo: i32, k: u32, gn: u32) -> ${t} {
-  if (gn >= ${N}) { return ${zero}; }
-  return B[bo + i32(k) * ${bRs} + i32(gn) * ${bCs}];
-}
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let z = wid.z + ${zBase};
@@ -135,16 +127,29 @@ ${batchLines.join('\n')}
   let gm0 = (wid.y * 8u + lid.y) * 4u;
   let gn0 = (wid.x * 8u + lid.x) * 4u;
   if (gm0 >= ${M} || gn0 >= ${N}) { return; }
+  // Rows and columns past the edge read clamped positions; their results are never stored.
+  let mLast = ${M} - 1u;
+  let nLast = ${N} - 1u;
+  let r0 = ao + i32(gm0) * ${aRs};
+  let r1 = ao + i32(min(gm0 + 1u, mLast)) * ${aRs};
+  let r2 = ao + i32(min(gm0 + 2u, mLast)) * ${aRs};
+  let r3 = ao + i32(min(gm0 + 3u, mLast)) * ${aRs};
+  let c0 = bo + i32(gn0) * ${bCs};
+  let c1 = bo + i32(min(gn0 + 1u, nLast)) * ${bCs};
+  let c2 = bo + i32(min(gn0 + 2u, nLast)) * ${bCs};
+  let c3 = bo + i32(min(gn0 + 3u, nLast)) * ${bCs};
   var acc0 = vec4<${t}>(${zero});
   var acc1 = vec4<${t}>(${zero});
   var acc2 = vec4<${t}>(${zero});
   var acc3 = vec4<${t}>(${zero});
   for (var k = 0u; k < ${K}; k = k + 1u) {
-    let b = vec4<${t}>(b_at(bo, k, gn0), b_at(bo, k, gn0 + 1u), b_at(bo, k, gn0 + 2u), b_at(bo, k, gn0 + 3u));
-    acc0 = acc0 + a_at(ao, gm0, k) * b;
-    acc1 = acc1 + a_at(ao, gm0 + 1u, k) * b;
-    acc2 = acc2 + a_at(ao, gm0 + 2u, k) * b;
-    acc3 = acc3 + a_at(ao, gm0 + 3u, k) * b;
+    let ka = i32(k) * ${aCs};
+    let kb = i32(k) * ${bRs};
+    let b = vec4<${t}>(B[c0 + kb], B[c1 + kb], B[c2 + kb], B[c3 + kb]);
+    acc0 = acc0 + A[r0 + ka] * b;
+    acc1 = acc1 + A[r1 + ka] * b;
+    acc2 = acc2 + A[r2 + ka] * b;
+    acc3 = acc3 + A[r3 + ka] * b;
   }
   let cBase = z * ${M} * ${N};
   store_row(cBase, gm0, gn0, acc0);
