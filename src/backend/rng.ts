@@ -6,7 +6,8 @@ import { isFloatDType, type DType } from '../tensor/dtype.js';
  * Philox4x32-10, so every backend (JS, WebAssembly, WGSL) produces the same stream for the same
  * seed: element `i` of a uniform draw uses word `i % 4` of block `i / 4` with counter
  * `[block, stream, 0, 0]`; a normal draw uses words `2(i % 2)` and `2(i % 2) + 1` of block `i / 2`
- * through Box–Muller.
+ * through Box–Muller. A default draw of an integer dtype reads the word's low bits as that
+ * dtype ({@link wordAsInt}).
  */
 export interface RandomKey {
   readonly key0: number;
@@ -50,6 +51,21 @@ export function wordToUniform(word: number): number {
   return (word >>> 8) * 5.960464477539063e-8;
 }
 
+/**
+ * The default draw of an integer dtype: the word's low bits read as that dtype, so values cover
+ * its whole range uniformly (u8: 0–255, i8: −128–127, …; i64 draws 32-bit signed values).
+ */
+export function wordAsInt(word: number, dtype: DType): number {
+  switch (dtype) {
+    case 'u8': return word & 0xff;
+    case 'i8': return (word << 24) >> 24;
+    case 'u16': return word & 0xffff;
+    case 'i16': return (word << 16) >> 16;
+    case 'u32': return word >>> 0;
+    default: return word | 0;
+  }
+}
+
 /** Generates `n` values of `dist` for `dtype` as numbers (before storage conversion). */
 export function generateRandom(n: number, dist: Distribution, dtype: DType, key: RandomKey): Float64Array {
   const out = new Float64Array(n);
@@ -71,7 +87,7 @@ export function generateRandom(n: number, dist: Distribution, dtype: DType, key:
     const u = wordToUniform(word);
     switch (dist.kind) {
       case 'default':
-        out[i] = float ? u : dtype === 'bool' ? word & 1 : word | 0;
+        out[i] = float ? u : dtype === 'bool' ? word & 1 : wordAsInt(word, dtype);
         break;
       case 'uniform': {
         const v = dist.low + (dist.high - dist.low) * u;

@@ -1,5 +1,5 @@
 import type { RandomKey } from '../../../backend/rng.js';
-import { intRange, isFloatDType, type DType, type IntDType } from '../../../tensor/dtype.js';
+import { dtypeSize, isFloatDType, type DType } from '../../../tensor/dtype.js';
 import type { Distribution } from '../../../tensor/distribution.js';
 import type { GPUBuffer } from '../gpu-types.js';
 import type { GpuRuntime } from '../runtime.js';
@@ -60,9 +60,10 @@ export function runRandom(rt: GpuRuntime, dst: GPUBuffer, n: number, dist: Distr
         if (float) value = 'u';
         else if (dtype === 'bool') { value = '(w & 1u)'; from = 'bool'; }
         else {
-          // As the CPU: the word as an i32, then converted to the dtype with Burn's saturating rule.
-          const [lo, hi] = intRange(dtype as IntDType);
-          value = t === 'i32' ? `clamp(bitcast<i32>(w), ${i32Literal(lo)}, ${i32Literal(hi)})` : `u32(clamp(bitcast<i32>(w), 0, ${i32Literal(Math.min(hi, 2147483647))}))`;
+          // As the CPU (wordAsInt in src/backend/rng.ts): the word's low bits read as the dtype.
+          const bits = dtypeSize(dtype) * 8;
+          const shift = 32 - bits;
+          value = t === 'i32' ? (shift === 0 ? 'bitcast<i32>(w)' : `(bitcast<i32>(w << ${shift}u) >> ${shift}u)`) : shift === 0 ? 'w' : `(w & ${2 ** bits - 1}u)`;
           from = t === 'i32' ? 'i32' : 'u32';
         }
         break;
@@ -84,8 +85,4 @@ export function runRandom(rt: GpuRuntime, dst: GPUBuffer, n: number, dist: Distr
   lines.push(`  dst[i] = ${storeExpr(dtype, c.expr)};`, '}');
   const code = shader(helpers, [PHILOX, storageDecls([['dst', t, true]]), p.decl(1), ...lines]);
   rt.dispatch(code, [dst], p.words, linearGroups(n));
-}
-
-function i32Literal(v: number): string {
-  return v === -2147483648 ? '(-2147483647 - 1)' : `${v}`;
 }
