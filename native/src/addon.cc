@@ -12,7 +12,6 @@
 
 #if defined(__GLIBC__)
 #include <malloc.h>
-#include <sys/mman.h>
 #endif
 
 #include "conv.h"
@@ -525,20 +524,15 @@ void tune_malloc() {
   if (env != nullptr && std::strcmp(env, "default") == 0) return;
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
-  // Warm the heap once: map and touch a block (huge pages where the kernel allows), then free it,
-  // so the first tensors (before any garbage collection hands memory back) do not fault page by page.
+  // Warm the heap once: touch a block and free it, so the first tensors (before any garbage
+  // collection hands memory back) do not fault page by page.
   const char* mb = std::getenv("BURN_NATIVE_PREFAULT_MB");
   const long size = (mb != nullptr && *mb != '\0' ? std::strtol(mb, nullptr, 10) : 48) << 20;
   if (size > 0 && size < (64 << 20)) {  // below the mmap threshold: from the heap, and back to it
     char* p = static_cast<char*>(std::malloc(static_cast<size_t>(size)));
     if (p != nullptr) {
-#if defined(MADV_HUGEPAGE)
-      const uintptr_t huge = 2 << 20;
-      const uintptr_t lo = (reinterpret_cast<uintptr_t>(p) + huge - 1) & ~(huge - 1);
-      const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + static_cast<uintptr_t>(size)) & ~(huge - 1);
-      if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
-#endif
       std::memset(p, 0, static_cast<size_t>(size));
+      __asm__ __volatile__("" : : "r"(p) : "memory");  // keep the touch (the compiler may drop malloc/memset/free)
       std::free(p);
     }
   }

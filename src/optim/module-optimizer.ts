@@ -205,7 +205,8 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
     const clipped = group.gradClipping ? group.gradClipping.clipGradient(grad) : grad;
     let result;
     try {
-      result = group.optim.step(rates.get(group.name)!, inner, clipped, state);
+      // A scope releases the update's intermediates at once on devices with their own memory (WebGPU).
+      result = Tensor.scope(() => group.optim.step(rates.get(group.name)!, inner, clipped, state));
     } catch (e) {
       if (e instanceof BurnError) throw new BurnError(e.op, `${e.message.slice(e.op.length + 2)} (parameter '${path}', group '${group.name}')`);
       throw e;

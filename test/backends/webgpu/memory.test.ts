@@ -9,6 +9,8 @@ import { describe, it } from 'node:test';
 import { BurnError, Device, Distribution, functional as F, Tensor } from '../../../src/index.js';
 import type { WebGpuBackend } from '../../../src/backends/webgpu/backend.js';
 import { sizeClass } from '../../../src/backends/webgpu/pool.js';
+import { LinearConfig } from '../../../src/nn/index.js';
+import { AdamConfig, GradientsParams } from '../../../src/optim/index.js';
 import { webgpu } from '../../helpers/devices.js';
 
 const gpu = webgpu.device;
@@ -150,6 +152,31 @@ describe('WebGPU buffer pool and tensor handles', { skip }, () => {
       if (step % 10 === 9) await device.sync();
     }
     assert.ok(stats().created - created < 20, `100 more steps create ${stats().created - created} buffers: the pool serves them`);
+  });
+
+  it('an nn model trained with Adam keeps flat GPU memory with no memory calls', async () => {
+    const device = await Device.webgpu({ memoryPressureBytes: 1 << 20 });
+    const stats = () => (device.backend as unknown as WebGpuBackend).memory();
+    const ad = device.autodiff();
+    ad.seed(9);
+    let model = new LinearConfig({ dInput: 8, dOutput: 1 }).init(ad);
+    const optimizer = new AdamConfig({}).init<typeof model>();
+    const x = Tensor.random([32, 8], Distribution.Normal(0, 1), ad);
+    const y = x.sumDim(1).mul(0.5);
+    const allocated: number[] = [];
+    let first = 0, last = 0;
+    for (let step = 1; step <= 300; step++) {
+      const loss = model.forward(x).sub(y).square().mean();
+      const grads = GradientsParams.fromGrads(loss.backward(), model);
+      model = optimizer.step(0.05, model, grads);
+      if (step === 1) first = await loss.intoScalar();
+      if (step % 30 === 0) {
+        last = await loss.intoScalar();
+        allocated.push(stats().allocatedBytes);
+      }
+    }
+    assert.ok(last < first / 10, `the loop learns: loss ${first} → ${last}`);
+    assert.ok(Math.max(...allocated) <= 2 << 20, `allocated bytes every 30 steps: ${allocated.join(', ')}`);
   });
 
   it('with Tensor.scope per step, the bytes in use return exactly to the baseline at every step', async () => {
