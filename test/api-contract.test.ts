@@ -12,8 +12,14 @@ const vendored = join(root, 'test', 'api-contract');
 const shared = join(root, '..', 'shared', 'api');
 const workdir = join(root, '.api-contract');
 
-/** The contract files whose issues have landed; each must print `<name>: ok`. */
-const COVERED = ['01-tensor', '02-module', '03-autodiff', '04-data', '06-store', '07-inference', '10-datasets'];
+/**
+ * The contract files whose issues have landed; each must print `<name>: ok`. 08-backends runs as a
+ * copy without its remote part (no issue covers the remote backend yet): test/backends/webgpu/contract-08.test.ts.
+ * 05 and 07 run but are not type-checked: they nest `ModelConfig.schema`, whose static type cannot
+ * name the subclass (TypeScript has no polymorphic `this` for static getters); configs that nest
+ * with full types use `ModelConfig.nested()`.
+ */
+const COVERED = ['01-tensor', '02-module', '03-autodiff', '04-data', '05-training', '06-store', '07-inference', '09-layers', '10-datasets'];
 
 describe('API contract', () => {
   it('the vendored copy matches ../shared/api when it is present', () => {
