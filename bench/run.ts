@@ -72,6 +72,9 @@ async function main(): Promise<void> {
     for (const impl of impls) {
       const missing = unavailable.get(impl.name);
       const skipped = c.only && !c.only.includes(impl.name) ? 'not run for this case' : missing;
+      // A short pause first: threads the previous implementation left spinning (OpenBLAS, OpenMP,
+      // burn-ts's pool) would otherwise take the cores from this one on a small machine.
+      if (skipped === undefined) await new Promise((resolve) => setTimeout(resolve, 200));
       const outcome: Outcome = skipped !== undefined ? { ok: false, reason: skipped } : await impl.measure(c, inputs, config);
       outcomes.set(impl.name, outcome);
       log(`[${n + 1}/${cases.length}] ${c.title} · ${impl.name}: ${describeOutcome(c, outcome)}`);

@@ -5,6 +5,8 @@
  * adds `toDataSync()`). The autodiff cases are in burn-autodiff.ts.
  */
 import { readFileSync } from 'node:fs';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import * as burn from '../../src/index.js';
 import { Device, type Tensor } from '../../src/index.js';
 import { nativeAddon, nativeUnavailableReason } from '../../src/backends/cpu/native.js';
@@ -50,6 +52,16 @@ function body(c: BenchCase, t: readonly FloatTensor[]): () => FloatTensor {
 }
 
 /**
+ * A full garbage collection (untimed, before each case): the previous cases' dead tensors go back
+ * to the allocator, so a case starts on a clean heap instead of paying first-touch page faults for
+ * fresh memory until V8 happens to collect (PyTorch frees each tensor as soon as it dies).
+ */
+function collectGarbage(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+/**
  * A burn-ts column: `burn-ts` on the `js` engine (1 thread), `burn-ts(native)` on the native addon
  * (its thread pool; n/a when the addon is not built), `burn-ts(wasm)` on the WebAssembly engine
  * (SIMD128, `BURN_NUM_THREADS` worker threads, default the cores). `readback` adds `toDataSync()` (a copy into
@@ -82,6 +94,7 @@ export function burnImpl(options: { readback: boolean; engine?: 'js' | 'native' 
       return `burn-ts ${pkg.version}, ${device.toString()}: ${isa} kernels, ${threads} threads; memcpy of 4M f32 (read + written): ${(bw / 1e9).toFixed(1)} GB/s`;
     },
     async prepare(c, inputs): Promise<Prepared> {
+      collectGarbage();
       if (c.metric.kind === 'step') return prepareStep(c, inputs, device);
       if (c.op === 'adamStep') return prepareOptim(c, inputs, device);
       if (c.op === 'storeSave' || c.op === 'storeLoad') return prepareStore(c, inputs, device);

@@ -531,8 +531,9 @@ void tune_malloc() {
   if (size > 0 && size < (64 << 20)) {  // below the mmap threshold: from the heap, and back to it
     char* p = static_cast<char*>(std::malloc(static_cast<size_t>(size)));
     if (p != nullptr) {
-      std::memset(p, 0, static_cast<size_t>(size));
-      __asm__ __volatile__("" : : "r"(p) : "memory");  // keep the touch (the compiler may drop malloc/memset/free)
+      // Not zeros: the compiler would turn malloc + memset(0) into a calloc, which skips the touch.
+      std::memset(p, 0x5a, static_cast<size_t>(size));
+      __asm__ __volatile__("" : : "r"(p) : "memory");
       std::free(p);
     }
   }

@@ -56,7 +56,7 @@ template <class T>
 struct Elementwise {
   /** `out[i] = a[i] op b[i]`. */
   void (*binary)(int op, T* out, const T* a, const T* b, int64_t n);
-  /** `out[i] = a[i] op s` (`reverse`: `s op a[i]`), computed as JavaScript would from a double scalar. */
+  /** `out[i] = a[i] op s`, computed as JavaScript would from a double scalar. */
   void (*binary_scalar)(int op, T* out, const T* a, double s, int64_t n);
   /** `out[i] = op(a[i])`. */
   void (*unary)(int op, T* out, const T* a, int64_t n);

@@ -62,7 +62,7 @@ class Pool {
     return busy_.compare_exchange_strong(expected, true, std::memory_order_acquire);
   }
 
-  void run(TeamFn fn, void* ctx, bool team) {
+  void run(TeamFn fn, void* ctx) {
     fn_ = fn;
     ctx_ = ctx;
     left_.store(0, std::memory_order_relaxed);
@@ -76,13 +76,9 @@ class Pool {
     tl_in_region = true;
     fn(ctx, 0, size_);
     tl_in_region = false;
-    if (team) {
-      spin_until_flag(left_, size_ - 1);
-    } else {
-      // Close the job: workers that have not joined yet never will; wait for those that did.
-      const uint64_t s = state_.fetch_or(kClosed, std::memory_order_acq_rel);
-      spin_until_flag(left_, static_cast<int>(s & kJoinedMask));
-    }
+    // Close the job: workers that have not joined yet never will; wait for those that did.
+    const uint64_t s = state_.fetch_or(kClosed, std::memory_order_acq_rel);
+    spin_until_flag(left_, static_cast<int>(s & kJoinedMask));
     busy_.store(false, std::memory_order_release);
   }
 
@@ -156,7 +152,7 @@ int pool_size() {
   return pool()->size();
 }
 
-void parallel_run(TeamFn fn, void* ctx, bool serial, bool team) {
+void parallel_run(TeamFn fn, void* ctx, bool serial) {
   Pool* p = serial || tl_in_region ? nullptr : pool();
   if (p == nullptr || p->size() == 1 || !p->try_acquire()) {
     bool outer = tl_in_region;
@@ -165,29 +161,12 @@ void parallel_run(TeamFn fn, void* ctx, bool serial, bool team) {
     tl_in_region = outer;
     return;
   }
-  p->run(fn, ctx, team);
+  p->run(fn, ctx);
 }
 
 void spin_until_flag(const std::atomic<int>& flag, int value) {
   int spins = 0;
   while (flag.load(std::memory_order_acquire) != value) {
-    if (++spins < 4096) {
-      BURN_PAUSE();
-    } else {
-      std::this_thread::yield();
-    }
-  }
-}
-
-void Barrier::wait() {
-  int phase = phase_.load(std::memory_order_acquire);
-  if (count_.fetch_add(1, std::memory_order_acq_rel) == n_ - 1) {
-    count_.store(0, std::memory_order_relaxed);
-    phase_.store(phase + 1, std::memory_order_release);
-    return;
-  }
-  int spins = 0;
-  while (phase_.load(std::memory_order_acquire) == phase) {
     if (++spins < 4096) {
       BURN_PAUSE();
     } else {

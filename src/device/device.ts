@@ -212,7 +212,7 @@ function cpuEngineKernels(engine: CpuEngine): CpuEngineKernels {
   if (engine === 'native') {
     const addon = nativeAddon();
     if (addon) return nativeEngine(addon);
-    throw new BurnError('Device.cpu', `the 'native' engine is not available: ${nativeUnavailableReason()}; available engines: js`);
+    throw new BurnError('Device.cpu', `the 'native' engine is not available: ${nativeUnavailableReason()}; available engines: ${wasmRuntime() ? 'js, wasm' : 'js'}`);
   }
   if (wasmRuntime()) return wasmEngine();
   throw new BurnError('Device.cpu', `the 'wasm' engine is not available: ${wasmUnavailableReason()}; available engines: ${nativeAddon() ? 'js, native' : 'js'}`);
