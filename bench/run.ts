@@ -95,6 +95,9 @@ async function main(): Promise<void> {
   if (results.some((r) => r.case.metric.kind === 'step')) {
     console.log(`Training steps: forward and backward of each run timed separately; "backward ÷ forward" is the median of each run's ratio (lower is better; compare the columns).`);
   }
+  if (results.some((r) => r.case.metric.kind === 'rate')) {
+    console.log(`Training throughput: images ÷ median step time; a step is forward, loss read back to the host, backward and an Adam update (higher is better).`);
+  }
   if (results.some((r) => r.case.metric.kind === 'decorator')) {
     console.log(`Autodiff decorator: time per op on Device.cpu().autodiff() minus on Device.cpu() (median of interleaved batch pairs).`);
   }

@@ -218,6 +218,9 @@ def measure(torch, req):
     if case["op"] == "adamStep":
         from torch_optim import measure_optim  # bench/torch_optim.py
         return measure_optim(torch, case, t, cfg, time_bulk, checksum)
+    if case["op"] == "mnistTrainStep":
+        from torch_train import measure_train  # bench/torch_train.py
+        return measure_train(torch, case, t, cfg, time_bulk, checksum)
     if case["op"] in ("storeSave", "storeLoad"):
         from torch_store import measure_store  # bench/torch_store.py
         return measure_store(torch, case, t, cfg, time_bulk, checksum, Unavailable)

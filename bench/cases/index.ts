@@ -9,6 +9,7 @@ import { optimCases } from './optim.js';
 import { overheadCases } from './overhead.js';
 import { reduceCases } from './reduce.js';
 import { storeCases } from './store.js';
+import { trainCases } from './train.js';
 import { webgpuCases } from './webgpu.js';
 
 /** All cases; `--filter` selects among them by id or title. */
@@ -21,6 +22,7 @@ export const allCases: readonly BenchCase[] = [
   ...convCases,
   ...autodiffCases,
   ...optimCases,
+  ...trainCases,
   ...storeCases,
   ...webgpuCases,
 ];

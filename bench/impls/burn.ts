@@ -2,7 +2,8 @@
  * burn-ts on the CPU device with the `js` engine (and, as `burn-ts(native)`, the native addon), imported from src/ (tsx strips the types; the
  * code is the same as the built package's, and the type check never depends on a stale dist/).
  * CPU ops finish inside the call, so a call's return is its synchronization point (`--readback`
- * adds `toDataSync()`). The autodiff cases are in burn-autodiff.ts.
+ * adds `toDataSync()`). The autodiff cases are in burn-autodiff.ts, the training-throughput case in
+ * burn-train.ts.
  */
 import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
@@ -15,6 +16,7 @@ import { inProcessImpl } from '../lib/measure.js';
 import { prepareDecorator, prepareStep, tensorsOf } from './burn-autodiff.js';
 import { prepareStore } from './burn-store.js';
 import { prepareOptim } from './burn-optim.js';
+import { prepareTrain } from './burn-train.js';
 import { NotAvailable, type BenchCase, type Impl, type Prepared } from '../lib/types.js';
 
 type FloatTensor = Tensor<number>;
@@ -46,7 +48,7 @@ function body(c: BenchCase, t: readonly FloatTensor[]): () => FloatTensor {
       const options = { stride: [1, 1], padding: [p, p], dilation: [1, 1], groups: 1 };
       return () => conv2d(a, b!, undefined, options);
     }
-    case 'mlpStep': case 'convnetStep': case 'adamStep': throw new NotAvailable(`${c.op} is a training step, not a single op`);
+    case 'mlpStep': case 'convnetStep': case 'adamStep': case 'mnistTrainStep': throw new NotAvailable(`${c.op} is a training step, not a single op`);
     case 'storeSave': case 'storeLoad': throw new NotAvailable(`${c.op} is a file case (impls/burn-store.ts)`);
   }
 }
@@ -97,6 +99,7 @@ export function burnImpl(options: { readback: boolean; engine?: 'js' | 'native' 
       collectGarbage();
       if (c.metric.kind === 'step') return prepareStep(c, inputs, device);
       if (c.op === 'adamStep') return prepareOptim(c, inputs, device);
+      if (c.op === 'mnistTrainStep') return prepareTrain(c, inputs, device);
       if (c.op === 'storeSave' || c.op === 'storeLoad') return prepareStore(c, inputs, device);
       if (c.metric.kind === 'decorator') return prepareDecorator(c, inputs, device, body, options.readback);
       const tensors = tensorsOf(c, inputs, device);

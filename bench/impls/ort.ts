@@ -33,7 +33,7 @@ function modelOf(c: BenchCase): OneOpModel {
       const [kh, kw] = c.inputs[1]!.shape.slice(2);
       return { ...base, opType: 'Conv', attrs: [{ name: 'kernel_shape', ints: [kh!, kw!] }, { name: 'pads', ints: [p, p, p, p] }, { name: 'strides', ints: [1, 1] }] };
     }
-    case 'mlpStep': case 'convnetStep': case 'adamStep': throw new NotAvailable('onnxruntime-node runs inference only (no gradients)');
+    case 'mlpStep': case 'convnetStep': case 'adamStep': case 'mnistTrainStep': throw new NotAvailable('onnxruntime-node runs inference only (no gradients)');
     case 'storeSave': case 'storeLoad': throw new NotAvailable('the file cases compare burn-ts with torch.save/torch.load only');
   }
 }

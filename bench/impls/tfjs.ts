@@ -51,6 +51,7 @@ function body(tf: Tf, c: BenchCase, t: readonly TfTensor[]): () => TfTensor {
     // tf.variableGrads runs forward and backward in one call: no forward time to divide by.
     case 'mlpStep': case 'convnetStep': throw new NotAvailable('tfjs runs forward and backward in one call (tf.variableGrads), so there is no separate backward time');
     case 'adamStep': throw new NotAvailable('the optimizer case compares burn-ts with torch.optim.Adam only');
+    case 'mnistTrainStep': throw new NotAvailable('the MNIST training step compares burn-ts\'s nn layers and Adam with torch.nn / torch.optim only (tfjs-core has no layers API)');
     case 'storeSave': case 'storeLoad': throw new NotAvailable('the file cases compare burn-ts with torch.save/torch.load only');
   }
 }

@@ -16,6 +16,7 @@ export function unitOf(c: BenchCase): UnitInfo {
     case 'time': return { unit: 'ms', higherIsBetter: false };
     case 'step': return { unit: 'ms', higherIsBetter: false };
     case 'decorator': return { unit: 'µs/op', higherIsBetter: false };
+    case 'rate': return { unit: c.metric.unit, higherIsBetter: true };
   }
 }
 
@@ -29,5 +30,6 @@ export function valueOf(c: BenchCase, seconds: number): number {
     case 'time': return seconds * 1e3;
     case 'step': return seconds * 1e3;
     case 'decorator': return seconds * 1e6;
+    case 'rate': return m.items / seconds;
   }
 }

@@ -7,9 +7,11 @@
 /**
  * The ops the cases time; every implementation maps each to its own call. `mlpStep` and
  * `convnetStep` are whole training steps (see cases/autodiff.ts): the inputs are the batch
- * followed by the parameters, the first parameter being the first layer's weight.
+ * followed by the parameters, the first parameter being the first layer's weight. `mnistTrainStep`
+ * is a whole training step (forward, loss read-back, backward, Adam update) of the MNIST ConvNet
+ * (see cases/train.ts).
  */
-export type OpName = 'add' | 'mul' | 'mulScalar' | 'matmul' | 'exp' | 'sum' | 'softmax' | 'transposeCopy' | 'conv2d' | 'mlpStep' | 'convnetStep' | 'adamStep' | 'storeSave' | 'storeLoad';
+export type OpName = 'add' | 'mul' | 'mulScalar' | 'matmul' | 'exp' | 'sum' | 'softmax' | 'transposeCopy' | 'conv2d' | 'mlpStep' | 'convnetStep' | 'adamStep' | 'mnistTrainStep' | 'storeSave' | 'storeLoad';
 
 /** One input: its shape and the seed of its deterministic values (see lib/data.ts). */
 export interface InputSpec {
@@ -27,7 +29,7 @@ export interface OpAttrs {
   readonly dim?: number;
   /** The symmetric spatial padding of `conv2d`. */
   readonly padding?: number;
-  /** Classes of a training step's labels (`mlpStep`, `convnetStep`; see `labelValues` in lib/data.ts). */
+  /** Classes of a training step's labels (`mlpStep`, `convnetStep`, `mnistTrainStep`; see `labelValues` in lib/data.ts). */
   readonly classes?: number;
   /** The file format of `storeSave` / `storeLoad` (cases/store.ts). */
   readonly format?: 'burnpack' | 'safetensors' | 'pt';
@@ -40,7 +42,8 @@ export interface OpAttrs {
  * separately in each run (three rows: forward ms, backward ms, backward ÷ forward). `decorator`:
  * microseconds per call that the autodiff decorator adds to an overhead-sized op (the op on
  * `Device.cpu().autodiff()` minus the same op on `Device.cpu()`, batches interleaved); `tracked`:
- * the inputs require grad, so every call records a graph node.
+ * the inputs require grad, so every call records a graph node. `rate`: items processed per second
+ * by a call handling `items` of them (e.g. images/s of a training step), timed as bulk cases.
  */
 export type Metric =
   | { readonly kind: 'overhead' }
@@ -48,7 +51,8 @@ export type Metric =
   | { readonly kind: 'bytes'; readonly bytes: number }
   | { readonly kind: 'time' }
   | { readonly kind: 'step' }
-  | { readonly kind: 'decorator'; readonly tracked: boolean };
+  | { readonly kind: 'decorator'; readonly tracked: boolean }
+  | { readonly kind: 'rate'; readonly items: number; readonly unit: string };
 
 /** A requirement from an issue that this case shows (printed beside the row). */
 export interface Target {
