@@ -201,6 +201,7 @@ describe('DataLoader workers', () => {
     await broken.close();
     const unclonable = new DataLoaderBuilder(valueBatcher<{ f: () => number }>()).numWorkers(1).build(new InMemDataset([{ f: () => 1 }]));
     await assert.rejects(collect(unclonable), burnError(/^DataLoader: cannot send the dataset to a worker thread \(.*could not be cloned.*\); a recipe's arguments, and the items of in-memory data, must survive a structured clone$/));
+    await unclonable.close(); // a pool that never started closes quietly
     const holes: Dataset<Traced> = { get: (i) => (i === 2 ? undefined : { index: i, thread: 0 }), len: () => 4 };
     await assert.rejects(collect(new DataLoaderBuilder(indexBatcher).batchSize(4).build(holes)), burnError(/^DataLoader: index 2 is out of range for a dataset of 4 items/));
   });

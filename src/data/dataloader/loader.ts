@@ -35,7 +35,8 @@ export interface DataLoaderConfig<I, O> {
   readonly prefetch: number | undefined;
 }
 
-const pools = new FinalizationRegistry<ItemSource>((source) => void source.close());
+// A loader dropped without close() stops its workers when collected; a failure then has no one to report to.
+const pools = new FinalizationRegistry<ItemSource>((source) => void source.close().catch(() => undefined));
 
 /**
  * Batches of a dataset, asynchronously iterable (Burn's `DataLoader`), made by
@@ -228,7 +229,10 @@ class PoolRef implements ItemSource {
     return (await this.get()).load(indices, slot);
   }
 
+  /** Stops the workers; a pool that failed to start has none to stop (its error went to `load`). */
   async close(): Promise<void> {
-    if (this.pool) await (await this.pool).close();
+    const pool = this.pool && (await this.pool.catch(() => undefined));
+    this.pool = undefined;
+    if (pool) await pool.close();
   }
 }
