@@ -9,24 +9,9 @@ import {
   CosineEmbeddingLossConfig, HingeEmbeddingLossConfig, MarginRankingLossConfig, Reduction, TripletMarginLossConfig,
 } from '../../src/nn/index.js';
 import { expectClose } from '../helpers/fixtures.js';
-import { checkForward, checkGrads, forwardDevices, gradDevices, lossCases, throwsBurn } from './loss-helpers.js';
+import { describeLossFamilies, throwsBurn } from './loss-helpers.js';
 
-for (const family of ['cosineEmbedding', 'hingeEmbedding', 'marginRanking', 'tripletMargin']) {
-  describe(`${family} vs PyTorch`, () => {
-    const names = lossCases(family);
-    it('has fixture cases', () => assert.ok(names.length >= 3, family));
-    for (const { name: dev, device } of forwardDevices()) {
-      it(`values on ${dev}`, async () => {
-        for (const name of names) await checkForward(name, device());
-      });
-    }
-    for (const { name: dev, device } of gradDevices()) {
-      it(`values and input gradients on ${dev}`, async () => {
-        for (const name of names) await checkGrads(name, device());
-      });
-    }
-  });
-}
+describeLossFamilies(['cosineEmbedding', 'hingeEmbedding', 'marginRanking', 'tripletMargin']);
 
 describe('embedding losses: configs and errors', () => {
   const device = Device.cpu();

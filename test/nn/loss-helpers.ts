@@ -3,6 +3,7 @@
 // runner builds that loss, compares the output on every conformance device and the input
 // gradients of sum(out · R) on the autodiff devices.
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { BurnError, Device, type Float, type Int, type Kind, type Tensor } from '../../src/index.js';
 import {
   BinaryCrossEntropyLossConfig, CosineEmbeddingLossConfig, CrossEntropyLossConfig, CTCLossConfig, GaussianNLLLossConfig, HingeEmbeddingLossConfig,
@@ -149,6 +150,29 @@ export async function checkGrads(name: string, device: Device, tol: Tol = TOL): 
       assert.ok(g, `${name}: no gradient for ${k}`);
       await expectClose(g, c.outputs[`grad_${k}`]!, dtype ? { rtol: 1e-6, atol: 1e-8 } : tol, `${name} grad_${k} (${dtype ?? 'f32'})`);
     }
+  }
+}
+
+/**
+ * The PyTorch suites of each loss family (its cases `<family>_*`, at least 3): the values on
+ * every forward device, the values and input gradients on every gradient device.
+ */
+export function describeLossFamilies(families: readonly string[]): void {
+  for (const family of families) {
+    describe(`${family} vs PyTorch`, () => {
+      const names = lossCases(family);
+      it('has fixture cases', () => assert.ok(names.length >= 3, family));
+      for (const { name: dev, device } of forwardDevices()) {
+        it(`values on ${dev}`, async () => {
+          for (const name of names) await checkForward(name, device());
+        });
+      }
+      for (const { name: dev, device } of gradDevices()) {
+        it(`values and input gradients on ${dev}`, async () => {
+          for (const name of names) await checkGrads(name, device());
+        });
+      }
+    });
   }
 }
 

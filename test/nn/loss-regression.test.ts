@@ -9,26 +9,11 @@ import {
   GaussianNLLLossConfig, HuberLossConfig, KLDivLossConfig, LpLoss, LpLossConfig, MseLoss, PoissonNllLossConfig, Reduction, SmoothL1Loss, SmoothL1LossConfig,
 } from '../../src/nn/index.js';
 import { expectClose } from '../helpers/fixtures.js';
-import { checkForward, checkGrads, forwardDevices, gradDevices, lossCases, throwsBurn } from './loss-helpers.js';
+import { describeLossFamilies, throwsBurn } from './loss-helpers.js';
 
 const FAMILIES = ['mse', 'huber', 'smoothL1', 'lp', 'klDiv', 'gaussianNll', 'poissonNll'];
 
-for (const family of FAMILIES) {
-  describe(`${family} vs PyTorch`, () => {
-    const names = lossCases(family);
-    it('has fixture cases', () => assert.ok(names.length >= 3, family));
-    for (const { name: dev, device } of forwardDevices()) {
-      it(`values on ${dev}`, async () => {
-        for (const name of names) await checkForward(name, device());
-      });
-    }
-    for (const { name: dev, device } of gradDevices()) {
-      it(`values and input gradients on ${dev}`, async () => {
-        for (const name of names) await checkGrads(name, device());
-      });
-    }
-  });
-}
+describeLossFamilies(FAMILIES);
 
 describe('regression losses: configs, reductions and display', () => {
   const device = Device.cpu();

@@ -6,7 +6,8 @@ import type { Float } from '../../tensor/kind.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { type Activation, ActivationConfig } from '../activation/activation-config.js';
 import { Initializer, initializerSchema } from '../init.js';
-import { atTime, batchFirstInput, checkState, GateController, scanTime } from './gate-controller.js';
+import { GateController } from './gate-controller.js';
+import { atTime, batchFirstInput, checkState, direction, initialHidden, runBidirectional, scanTime } from './sequence.js';
 
 const gruFields = {
   /** Size of the input features. */
@@ -91,9 +92,8 @@ export class Gru extends Module {
 
   /** @internal The recurrence over batch-first input; returns the outputs and the final state. */
   run(input: Tensor<3, Float>, state: Tensor<2, Float> | undefined, reverse: boolean): [Tensor<3, Float>, Tensor<2, Float>] {
-    const [batch, seq] = input.dims() as [number, number, number];
-    if (state) checkState('Gru', 'hidden state', state, [batch, this.dHidden]);
-    let hidden = state ?? (Tensor.zeros([batch, this.dHidden], input.device()) as Tensor<2, Float>);
+    const seq = input.dims()[1]!;
+    let hidden = initialHidden('Gru', state, input, this.dHidden);
     const xz = this.updateGate.inputTransform.forward(input);
     const xr = this.resetGate.inputTransform.forward(input);
     const xn = this.newGate.inputTransform.forward(input);
@@ -160,12 +160,9 @@ export class BiGru extends Module {
    */
   forward(batchedInput: Tensor<3, Float>, state?: Tensor<3, Float>): [Tensor<3, Float>, Tensor<3, Float>] {
     const input = batchFirstInput('BiGru', batchedInput, this.forwardGru.dInput, this.batchFirst);
-    const batch = input.dims()[0]!;
-    if (state) checkState('BiGru', 'hidden state', state, [2, batch, this.dHidden]);
-    const [outF, hF] = this.forwardGru.run(input, state?.slice([0]).squeezeDim(0), false);
-    const [outR, hR] = this.reverseGru.run(input, state?.slice([1]).squeezeDim(0), true);
-    const output = Tensor.cat([outF, outR], 2);
-    return [this.batchFirst ? output : output.swapDims(0, 1), Tensor.stack([hF, hR], 0)];
+    if (state) checkState('BiGru', 'hidden state', state, [2, input.dims()[0]!, this.dHidden]);
+    const [output, hF, hR] = runBidirectional(this.forwardGru, this.reverseGru, input, (k) => state && direction(state, k), this.batchFirst);
+    return [output, Tensor.stack([hF, hR], 0)];
   }
 
   override displayAttributes(): Record<string, unknown> {

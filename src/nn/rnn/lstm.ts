@@ -8,7 +8,8 @@ import { sameShape } from '../../tensor/shape.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { type Activation, ActivationConfig } from '../activation/activation-config.js';
 import { Initializer, initializerSchema } from '../init.js';
-import { atTime, batchFirstInput, checkState, GateController, scanTime } from './gate-controller.js';
+import { GateController } from './gate-controller.js';
+import { atTime, batchFirstInput, checkState, direction, fromBatchFirst, runBidirectional, scanTime } from './sequence.js';
 
 /**
  * The state of an LSTM (Burn's `LstmState`): cell and hidden tensors of the same shape —
@@ -136,7 +137,7 @@ export class Lstm extends Module {
   forward(batchedInput: Tensor<3, Float>, state?: LstmState<2>): [Tensor<3, Float>, LstmState<2>] {
     const input = batchFirstInput('Lstm', batchedInput, this.dInput, this.batchFirst);
     const [output, last] = this.run(input, state, this.reverse);
-    return [this.batchFirst ? output : output.swapDims(0, 1), last];
+    return [fromBatchFirst(output, this.batchFirst), last];
   }
 
   /** @internal The recurrence over batch-first input, forward or reversed. */
@@ -217,12 +218,9 @@ export class BiLstm extends Module {
       checkState('BiLstm', 'cell state', state.cell, [2, batch, this.dHidden]);
       checkState('BiLstm', 'hidden state', state.hidden, [2, batch, this.dHidden]);
     }
-    const part = (k: number) => state && new LstmState(state.cell.slice([k]).squeezeDim(0), state.hidden.slice([k]).squeezeDim(0));
-    const [outF, stateF] = this.forwardLstm.run(input, part(0), false);
-    const [outR, stateR] = this.reverseLstm.run(input, part(1), true);
-    const output = Tensor.cat([outF, outR], 2);
-    const last = new LstmState(Tensor.stack([stateF.cell, stateR.cell], 0), Tensor.stack([stateF.hidden, stateR.hidden], 0));
-    return [this.batchFirst ? output : output.swapDims(0, 1), last];
+    const part = (k: 0 | 1) => state && new LstmState(direction(state.cell, k), direction(state.hidden, k));
+    const [output, stateF, stateR] = runBidirectional(this.forwardLstm, this.reverseLstm, input, part, this.batchFirst);
+    return [output, new LstmState(Tensor.stack([stateF.cell, stateR.cell], 0), Tensor.stack([stateF.hidden, stateR.hidden], 0))];
   }
 
   override displayAttributes(): Record<string, unknown> {

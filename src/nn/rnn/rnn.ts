@@ -6,7 +6,8 @@ import type { Float } from '../../tensor/kind.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { type Activation, ActivationConfig } from '../activation/activation-config.js';
 import { Initializer, initializerSchema } from '../init.js';
-import { atTime, batchFirstInput, checkState, GateController, scanTime } from './gate-controller.js';
+import { GateController } from './gate-controller.js';
+import { atTime, batchFirstInput, checkState, direction, fromBatchFirst, initialHidden, runBidirectional, scanTime } from './sequence.js';
 
 /** The state of an {@link Rnn} (`[batch, dHidden]`) or {@link BiRnn} (`[2, batch, dHidden]`) (Burn's `RnnState`). */
 export class RnnState<D extends number = 2> {
@@ -83,14 +84,13 @@ export class Rnn extends Module {
   forward(batchedInput: Tensor<3, Float>, state?: RnnState<2>): [Tensor<3, Float>, RnnState<2>] {
     const input = batchFirstInput('Rnn', batchedInput, this.dInput, this.batchFirst);
     const [output, last] = this.run(input, state?.hidden, this.reverse);
-    return [this.batchFirst ? output : output.swapDims(0, 1), new RnnState(last)];
+    return [fromBatchFirst(output, this.batchFirst), new RnnState(last)];
   }
 
   /** @internal The recurrence over batch-first input; returns the outputs and the final state. */
   run(input: Tensor<3, Float>, state: Tensor<2, Float> | undefined, reverse: boolean): [Tensor<3, Float>, Tensor<2, Float>] {
-    const [batch, seq] = input.dims() as [number, number, number];
-    if (state) checkState('Rnn', 'hidden state', state, [batch, this.dHidden]);
-    let hidden = state ?? (Tensor.zeros([batch, this.dHidden], input.device()) as Tensor<2, Float>);
+    const seq = input.dims()[1]!;
+    let hidden = initialHidden('Rnn', state, input, this.dHidden);
     const x = this.gate.inputTransform.forward(input);
     const output = scanTime(seq, reverse, (t) => {
       hidden = this.hiddenActivation.forward(atTime(x, t).add(this.gate.hiddenTransform.forward(hidden)));
@@ -145,12 +145,9 @@ export class BiRnn extends Module {
    */
   forward(batchedInput: Tensor<3, Float>, state?: RnnState<3>): [Tensor<3, Float>, RnnState<3>] {
     const input = batchFirstInput('BiRnn', batchedInput, this.forwardRnn.dInput, this.batchFirst);
-    const batch = input.dims()[0]!;
-    if (state) checkState('BiRnn', 'hidden state', state.hidden, [2, batch, this.dHidden]);
-    const [outF, hF] = this.forwardRnn.run(input, state?.hidden.slice([0]).squeezeDim(0), false);
-    const [outR, hR] = this.reverseRnn.run(input, state?.hidden.slice([1]).squeezeDim(0), true);
-    const output = Tensor.cat([outF, outR], 2);
-    return [this.batchFirst ? output : output.swapDims(0, 1), new RnnState(Tensor.stack([hF, hR], 0))];
+    if (state) checkState('BiRnn', 'hidden state', state.hidden, [2, input.dims()[0]!, this.dHidden]);
+    const [output, hF, hR] = runBidirectional(this.forwardRnn, this.reverseRnn, input, (k) => state && direction(state.hidden, k), this.batchFirst);
+    return [output, new RnnState(Tensor.stack([hF, hR], 0))];
   }
 
   override displayAttributes(): Record<string, unknown> {

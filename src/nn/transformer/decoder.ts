@@ -8,16 +8,17 @@ import { MhaCache, MhaInput, type MultiHeadAttention } from '../attention/mha.js
 import { TensorCache } from '../cache.js';
 import { Dropout, DropoutConfig } from '../dropout.js';
 import type { LayerNorm } from '../norm/layer-norm.js';
-import { attentionFor, checkSequence, feedForwardFor, layerNormFor, transformerFields } from './encoder.js';
+import {
+  attendCached, attentionFor, cachedFeedForward, cachedNorm, checkCacheLayers, checkHeads, checkSequence, feedForwardFor,
+  layerNormFor, residual, TransformerStack, transformerFields,
+} from './common.js';
 import type { PositionWiseFeedForward } from './pwff.js';
 
 /** Configuration of a {@link TransformerDecoder} (Burn's `TransformerDecoderConfig`; same fields as the encoder's). */
 export class TransformerDecoderConfig extends Config.define(transformerFields) {
   /** Creates the decoder on `device`. */
   init(device: Device): TransformerDecoder {
-    if (this.dModel % this.nHeads !== 0) {
-      throw new BurnError('TransformerDecoderConfig', `dModel ${this.dModel} is not divisible by nHeads ${this.nHeads}`);
-    }
+    checkHeads('TransformerDecoderConfig', this);
     return new TransformerDecoder(this, device);
   }
 }
@@ -168,65 +169,23 @@ export class TransformerDecoderLayer extends Module {
   }
 
   private run(input: TransformerDecoderInput, cache: TransformerDecoderLayerAutoregressiveCache | undefined): Tensor<3, Float> {
-    const norm = (layer: LayerNorm, c: TensorCache<3> | undefined, t: Tensor<3, Float>) =>
-      c ? c.forwardAutoregressive(t, 1, (u) => layer.forward(u)) : layer.forward(t);
-    const attend = (mha: MultiHeadAttention, mhaInput: MhaInput, c: MhaCache | undefined) => (c ? mha.forwardCache(mhaInput, c) : mha.forward(mhaInput)).context;
-    let x = input.target;
-    // Self-attention residual path.
-    let residual = this.normFirst ? norm(this.norm3, cache?.norm3, x) : x;
-    residual = attend(this.selfAttn, new MhaInput(residual, residual, residual, { maskPad: input.targetPadMask, maskAttn: input.targetAttnMask }), cache?.selfAttn);
-    x = x.add(this.dropout.forward(residual));
-    // Cross-attention residual path.
-    if (this.normFirst) {
-      residual = norm(this.norm1, cache?.norm1, x);
-    } else {
-      x = norm(this.norm1, cache?.norm1, x);
-      residual = x;
-    }
-    residual = attend(this.crossAttn, new MhaInput(residual, input.memory, input.memory, { maskPad: input.memoryPadMask, maskAttn: input.memoryAttnMask }), cache?.crossAttn);
-    x = x.add(this.dropout.forward(residual));
-    // Feed-forward residual path.
-    if (this.normFirst) {
-      residual = norm(this.norm2, cache?.norm2, x);
-    } else {
-      x = norm(this.norm2, cache?.norm2, x);
-      residual = x;
-    }
-    residual = cache ? cache.pwff.forwardAutoregressive(residual, 1, (u) => this.pwff.forward(u)) : this.pwff.forward(residual);
-    x = x.add(this.dropout.forward(residual));
-    return this.normFirst ? x : norm(this.norm3, cache?.norm3, x);
+    const norm1 = cachedNorm(this.norm1, cache?.norm1);
+    const norm2 = cachedNorm(this.norm2, cache?.norm2);
+    const norm3 = cachedNorm(this.norm3, cache?.norm3);
+    const selfAttend = (t: Tensor<3, Float>) =>
+      attendCached(this.selfAttn, new MhaInput(t, t, t, { maskPad: input.targetPadMask, maskAttn: input.targetAttnMask }), cache?.selfAttn);
+    const crossAttend = (t: Tensor<3, Float>) =>
+      attendCached(this.crossAttn, new MhaInput(t, input.memory, input.memory, { maskPad: input.memoryPadMask, maskAttn: input.memoryAttnMask }), cache?.crossAttn);
+    let x = residual(input.target, this.normFirst, this.normFirst ? norm3 : norm1, selfAttend, this.dropout);
+    x = residual(x, this.normFirst, this.normFirst ? norm1 : norm2, crossAttend, this.dropout);
+    return residual(x, this.normFirst, this.normFirst ? norm2 : norm3, cachedFeedForward(this.pwff, cache?.pwff), this.dropout);
   }
 }
 
 /** A stack of {@link TransformerDecoderLayer}s (Burn's `TransformerDecoder`). */
-export class TransformerDecoder extends Module {
-  /** The layers. */
-  layers: TransformerDecoderLayer[];
-  /** The model size. */
-  readonly dModel: number;
-  /** The feed-forward size. */
-  readonly dFf: number;
-  /** The number of heads. */
-  readonly nHeads: number;
-  /** The number of layers. */
-  readonly nLayers: number;
-  /** The dropout rate. */
-  readonly dropout: number;
-  /** Pre-norm (true) or post-norm. */
-  readonly normFirst: boolean;
-  /** Whether quiet softmax is used. */
-  readonly quietSoftmax: boolean;
-
+export class TransformerDecoder extends TransformerStack<TransformerDecoderLayer> {
   constructor(config: TransformerDecoderConfig, device: Device) {
-    super();
-    this.layers = Array.from({ length: config.nLayers }, () => new TransformerDecoderLayer(config, device));
-    this.dModel = config.dModel;
-    this.dFf = config.dFf;
-    this.nHeads = config.nHeads;
-    this.nLayers = config.nLayers;
-    this.dropout = config.dropout;
-    this.normFirst = config.normFirst;
-    this.quietSoftmax = config.quietSoftmax;
+    super(config, () => new TransformerDecoderLayer(config, device));
   }
 
   /** Decodes the target `[batch, seqTarget, dModel]` against the memory → `[batch, seqTarget, dModel]`. */
@@ -242,9 +201,7 @@ export class TransformerDecoder extends Module {
    */
   forwardAutoregressiveInference(input: TransformerDecoderInput, cache: TransformerDecoderAutoregressiveCache): Tensor<3, Float> {
     checkInput('TransformerDecoder', input, this.dModel);
-    if (cache.layers.length !== this.layers.length) {
-      throw new BurnError('TransformerDecoder', `cache for ${cache.layers.length} layers; expected ${this.layers.length} (use newAutoregressiveCache())`);
-    }
+    checkCacheLayers('TransformerDecoder', cache.layers.length, this.layers.length);
     this.layers.forEach((layer, i) => (input = layer.forwardAutoregressiveInference(input, cache.layers[i]!)));
     return input.target;
   }
@@ -252,13 +209,6 @@ export class TransformerDecoder extends Module {
   /** An empty autoregressive cache for {@link forwardAutoregressiveInference}. */
   newAutoregressiveCache(): TransformerDecoderAutoregressiveCache {
     return new TransformerDecoderAutoregressiveCache(this.layers.length);
-  }
-
-  override displayAttributes(): Record<string, unknown> {
-    return {
-      dModel: this.dModel, dFf: this.dFf, nHeads: this.nHeads, nLayers: this.nLayers,
-      dropout: this.dropout, normFirst: this.normFirst, quietSoftmax: this.quietSoftmax,
-    };
   }
 }
 

@@ -1,9 +1,6 @@
-import { fileExists, writeBinaryFileAtomic } from '../../config/files.js';
-import { bytesSource, fileSource, type ByteSource } from '../../record/source.js';
-import { BurnError } from '../../tensor/errors.js';
 import { BurnToPyTorchAdapter, PyTorchToBurnAdapter } from '../adapter.js';
+import { FileStore } from '../file-store.js';
 import type { TensorSnapshot } from '../snapshot.js';
-import { ModuleStore } from '../store.js';
 import { readPytorch, type PytorchFormat } from './reader.js';
 import { pytorchChunks } from './writer.js';
 import type { ZipLimits } from './zip.js';
@@ -16,20 +13,16 @@ import type { ZipLimits } from './zip.js';
  * extension; Burn's store is read-only) writes the zip format `torch.load` reads, through
  * {@link BurnToPyTorchAdapter}.
  */
-export class PytorchStore extends ModuleStore {
+export class PytorchStore extends FileStore {
   protected readonly op = 'PytorchStore';
-  private readonly path: string | undefined;
-  private bytes: Uint8Array | undefined;
+  protected readonly memoryName = '<pytorch bytes>';
   private topKey: string | undefined;
-  private replace = false;
   private limits: ZipLimits = {};
   private lastFormat: PytorchFormat | undefined;
 
   /** A store over a `.pt`/`.pth` file, or over its bytes. */
   constructor(source?: string | Uint8Array) {
-    super();
-    if (typeof source === 'string') this.path = source;
-    else this.bytes = source;
+    super(source);
     this.fromAdapter = new PyTorchToBurnAdapter();
     this.toAdapter = new BurnToPyTorchAdapter();
     this.skipVariants = true;
@@ -52,12 +45,6 @@ export class PytorchStore extends ModuleStore {
     return this;
   }
 
-  /** Whether saving may replace an existing file (default false). */
-  overwrite(overwrite: boolean): this {
-    this.replace = overwrite;
-    return this;
-  }
-
   /** Zip limits (largest inflated entry, ratio) for compressed archives. */
   withZipLimits(limits: ZipLimits): this {
     this.limits = limits;
@@ -69,22 +56,6 @@ export class PytorchStore extends ModuleStore {
     return this.lastFormat;
   }
 
-  /** The bytes of a memory store (after saving into it). */
-  getBytes(): Uint8Array {
-    if (this.path !== undefined || this.bytes === undefined) throw new BurnError(this.op, 'getBytes: this store writes to a file, not to memory');
-    return this.bytes;
-  }
-
-  private source(): ByteSource {
-    if (this.path !== undefined) return fileSource(this.path, this.op);
-    if (this.bytes === undefined || this.bytes.length === 0) throw new BurnError(this.op, 'no bytes to read from (an empty memory store)');
-    return bytesSource(this.bytes, '<pytorch bytes>', this.op);
-  }
-
-  protected describe(): string {
-    return this.path ?? '<pytorch bytes>';
-  }
-
   protected readSnapshots(): TensorSnapshot[] {
     const c = readPytorch(this.source(), { op: this.op, zipLimits: this.limits, ...(this.topKey !== undefined ? { topLevelKey: this.topKey } : {}) });
     this.lastFormat = c.format;
@@ -93,18 +64,17 @@ export class PytorchStore extends ModuleStore {
 
   protected writeSnapshots(snapshots: TensorSnapshot[]): void {
     const chunks = pytorchChunks(snapshots);
-    if (this.path === undefined) {
-      const parts = [...chunks];
-      const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-      let pos = 0;
-      for (const p of parts) {
-        out.set(p, pos);
-        pos += p.length;
-      }
-      this.bytes = out;
-      return;
-    }
-    if (!this.replace && fileExists(this.path, this.op)) throw new BurnError(this.op, `file already exists: ${this.path}; use .overwrite(true) to replace it`);
-    writeBinaryFileAtomic(this.path, chunks, this.op);
+    this.writeBytes(() => concatBytes([...chunks]), () => chunks);
   }
+}
+
+/** The chunks joined into one array. */
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
+  let pos = 0;
+  for (const p of parts) {
+    out.set(p, pos);
+    pos += p.length;
+  }
+  return out;
 }
