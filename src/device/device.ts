@@ -8,8 +8,10 @@ import { initWasmEngine, wasmEngine, wasmRuntime, wasmUnavailableReason } from '
 import { BurnError } from '../tensor/errors.js';
 import { NO_SCAN } from '../backend/memory.js';
 import type { WebGpuOptions } from '../backends/webgpu/context.js';
+import { RemoteBackend, type RemoteOptions } from '../backends/remote/client.js';
 
 export type { WebGpuOptions } from '../backends/webgpu/context.js';
+export type { RemoteOptions } from '../backends/remote/client.js';
 
 /** A CPU kernel engine: `js` (plain TypeScript, always available), `wasm`, `native`. */
 export type CpuEngine = 'js' | 'wasm' | 'native';
@@ -50,6 +52,7 @@ class RandomState {
 
 const cpuDevices = new Map<CpuEngine, Device>();
 const webgpuDevices = new Map<string, Promise<Device>>();
+const remoteDevices = new Map<string, Device>();
 
 /**
  * Where tensors live and which backend runs their ops. Devices are chosen at run time; model
@@ -145,6 +148,22 @@ export class Device {
       webgpuDevices.set(key, device);
       device.catch(() => webgpuDevices.delete(key));
     }
+    return device;
+  }
+
+  /**
+   * A device whose ops run on a remote server (`startServer` in `burn-ts/remote`) reached over
+   * WebSocket at `url` (`ws://host:port`). Ops are synchronous (sent in order, in the background);
+   * reads are awaited, `device.sync()` waits for the server. One device per URL while its
+   * connection is open (`options` apply when a connection is made); after it closes, this
+   * connects again with a new device. Throws a BurnError for a URL that is not `ws://` or `wss://`.
+   */
+  static remote(url: string, options: RemoteOptions = {}): Device {
+    const existing = remoteDevices.get(url);
+    if (existing && !(existing.backend as unknown as RemoteBackend).closed) return existing;
+    const backend = new RemoteBackend(url, options);
+    const device = new Device(backend as unknown as Backend<TensorPrimitive>, `remote(${url})`);
+    remoteDevices.set(url, device);
     return device;
   }
 

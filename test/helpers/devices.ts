@@ -5,6 +5,7 @@ import { wasmEngine, wasmRuntime, wasmUnavailableReason } from '../../src/backen
 import { it } from 'node:test';
 import { BurnError, Device, type DType } from '../../src/index.js';
 import { requiredOnlyDevice } from './required-backend.js';
+import { startServer, type RemoteServer } from '../../src/backends/remote/index.js';
 
 /** One device of the conformance suite. */
 export interface ConformanceDevice {
@@ -24,6 +25,12 @@ export const webgpu: { device: Device; reason?: undefined } | { device?: undefin
   (device) => ({ device }),
   (e: unknown) => ({ reason: e instanceof Error ? e.message : String(e) }),
 );
+
+/**
+ * The remote-backend server of this test process (one per process, on 127.0.0.1, a free port),
+ * running ops on the CPU's js engine; unref'd, so it never keeps a finished test process alive.
+ */
+export const remoteServer: RemoteServer = (await startServer(Device.cpu({ engine: 'js' }), 0)).unref();
 
 /** The dtypes the WebGPU backend stores (no f64, no i64). */
 export const WEBGPU_DTYPES: ReadonlySet<DType> = new Set<DType>(['f32', 'f16', 'bf16', 'i32', 'i16', 'i8', 'u32', 'u16', 'u8', 'bool']);
@@ -101,6 +108,8 @@ export function conformanceDevices(): ConformanceDevice[] {
       { name: 'autodiff<webgpu>', device: () => gpu.autodiff(), dtypes: WEBGPU_DTYPES, readsSync: false },
     );
   }
+  // The remote backend, against a server on the CPU (js engine) in this process.
+  devices.push({ name: 'remote', device: () => Device.remote(remoteServer.url), readsSync: false });
   // BURN_TEST_DEVICES=name,name narrows the list (for development).
   const only = process.env['BURN_TEST_DEVICES'];
   return only ? devices.filter((d) => only.split(',').includes(d.name)) : devices;
