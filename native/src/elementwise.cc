@@ -17,6 +17,11 @@ namespace {
 constexpr int64_t kCheapSerial = 1 << 15;
 /** Elements below which a transcendental op stays on one thread. */
 constexpr int64_t kCostlySerial = 1 << 11;
+/**
+ * Output bytes from which contiguous elementwise ops write with non-temporal stores: far beyond
+ * the per-core caches, where the result will not be read again from cache anyway.
+ */
+constexpr int64_t kStreamBytes = 8 << 20;
 
 bool costly_unary(int op) {
   return !(op == kNeg || op == kAbs || op == kSign || op == kRecip || op == kSqrt || op == kFloor || op == kCeil ||
@@ -58,20 +63,23 @@ void for_runs(int rank, const int64_t* shape, int64_t begin, int64_t end, int no
 
 template <class T>
 void ew_binary(int op, T* out, const T* a, const T* b, int64_t n) {
+  const bool stream = n * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
   const auto& k = ew_of<T>(kernels());
-  split(n, n < (costly_binary(op) ? kCostlySerial : kCheapSerial), [&](int64_t s, int64_t e) { k.binary(op, out + s, a + s, b + s, e - s); }, 16);
+  split(n, n < (costly_binary(op) ? kCostlySerial : kCheapSerial), [&](int64_t s, int64_t e) { k.binary(op, out + s, a + s, b + s, e - s, stream); }, 16);
 }
 
 template <class T>
 void ew_binary_scalar(int op, T* out, const T* a, double v, int64_t n) {
+  const bool stream = n * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
   const auto& k = ew_of<T>(kernels());
-  split(n, n < (costly_binary(op) ? kCostlySerial : kCheapSerial), [&](int64_t s, int64_t e) { k.binary_scalar(op, out + s, a + s, v, e - s); }, 16);
+  split(n, n < (costly_binary(op) ? kCostlySerial : kCheapSerial), [&](int64_t s, int64_t e) { k.binary_scalar(op, out + s, a + s, v, e - s, stream); }, 16);
 }
 
 template <class T>
 void ew_unary(int op, T* out, const T* a, int64_t n) {
+  const bool stream = n * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
   const auto& k = ew_of<T>(kernels());
-  split(n, n < (costly_unary(op) ? kCostlySerial : kCheapSerial), [&](int64_t s, int64_t e) { k.unary(op, out + s, a + s, e - s); }, 16);
+  split(n, n < (costly_unary(op) ? kCostlySerial : kCheapSerial), [&](int64_t s, int64_t e) { k.unary(op, out + s, a + s, e - s, stream); }, 16);
 }
 
 template <class T>
@@ -134,18 +142,18 @@ void ew_binary_strided(int op, T* out, int rank, const int64_t* shape, const T* 
       const T* pa = a + off[0];
       const T* pb = b + off[1];
       if (ai == 1 && bi == 1) {
-        k.binary(op, o, pa, pb, inner);
+        k.binary(op, o, pa, pb, inner, false);
       } else if (ai == 1 && bi == 0) {
-        k.binary_scalar(op, o, pa, static_cast<double>(*pb), inner);
+        k.binary_scalar(op, o, pa, static_cast<double>(*pb), inner, false);
       } else if (ai == 0 && bi == 1 && (op == kAdd || op == kMul || op == kMax || op == kMin)) {
-        k.binary_scalar(op, o, pb, static_cast<double>(*pa), inner);  // commutative
+        k.binary_scalar(op, o, pb, static_cast<double>(*pa), inner, false);  // commutative
       } else {
         if (tmp.size() < static_cast<size_t>(2 * inner)) tmp.resize(static_cast<size_t>(2 * inner));
         T* ta = tmp.data();
         T* tb = ta + inner;
         for (int64_t j = 0; j < inner; j++) ta[j] = pa[j * ai];
         for (int64_t j = 0; j < inner; j++) tb[j] = pb[j * bi];
-        k.binary(op, o, ta, tb, inner);
+        k.binary(op, o, ta, tb, inner, false);
       }
     });
   });

@@ -23,6 +23,11 @@ static inline vd_ splat_(double s) { return vd_{s, s}; }
 #define BURN_DGEMM_MC 96
 #define BURN_DGEMM_KC 256
 #define BURN_NARROW_MR 8
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define BURN_STREAM(p, v) _mm_stream_si128(reinterpret_cast<__m128i*>(p), reinterpret_cast<__m128i>(v))
+#define BURN_SFENCE() _mm_sfence()
+#endif
 #define BURN_DGEMM_NC 4096
 #include "kernels.inc"
 namespace burn {

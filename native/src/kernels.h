@@ -54,12 +54,12 @@ struct Gemm {
 /** Contiguous elementwise kernels, reductions and softmax of one dtype. */
 template <class T>
 struct Elementwise {
-  /** `out[i] = a[i] op b[i]`. */
-  void (*binary)(int op, T* out, const T* a, const T* b, int64_t n);
+  /** `out[i] = a[i] op b[i]`; `stream`: write `out` with non-temporal stores (outputs far larger than the caches). */
+  void (*binary)(int op, T* out, const T* a, const T* b, int64_t n, bool stream);
   /** `out[i] = a[i] op s`, computed as JavaScript would from a double scalar. */
-  void (*binary_scalar)(int op, T* out, const T* a, double s, int64_t n);
+  void (*binary_scalar)(int op, T* out, const T* a, double s, int64_t n, bool stream);
   /** `out[i] = op(a[i])`. */
-  void (*unary)(int op, T* out, const T* a, int64_t n);
+  void (*unary)(int op, T* out, const T* a, int64_t n, bool stream);
   /** The reduction of `n` contiguous values (sum/prod accumulate in double). */
   double (*reduce)(int op, const T* a, int64_t n);
   /** Softmax (or log-softmax) of one contiguous row. */

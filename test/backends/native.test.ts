@@ -186,6 +186,19 @@ for (const isa of isas) {
         }
       });
 
+      it(`elementwise ${dtype} on outputs beyond the caches (non-temporal stores), from misaligned views`, () => {
+        // 8 MiB and more of output switches the kernels to streaming stores after an aligned peel.
+        const n = (dtype === 'f32' ? 2 : 1) * (1 << 20) + 37;
+        for (const offset of [0, 1, 3]) {
+          const [aj, an] = pair([n + offset], 91 + offset, dtype, 4), [bj, bn] = pair([n + offset], 92 + offset, dtype, 4);
+          const view = (x: T): T => x.slice([[offset, n + offset]]);
+          expectNear(view(an).add(view(bn)), view(aj).add(view(bj)), `add offset ${offset}`);
+          expectNear(view(an).mul(0.1), view(aj).mul(0.1), `mul scalar offset ${offset}`);
+          expectNear(view(an).neg(), view(aj).neg(), `neg offset ${offset}`);
+          expectNear(view(an).exp(), view(aj).exp(), `exp offset ${offset}`, { rtol: dtype === 'f64' ? 2e-15 : 2 * ULP32, atol: 1e-37 });
+        }
+      });
+
       it(`elementwise with a scalar ${dtype}: exact and inexact scalars`, () => {
         for (const n of [7, 64, 1001, 100003]) {
           const [aj, an] = pair([n], 3 * n, dtype, 10, EDGE);
