@@ -191,20 +191,42 @@ export function checkName(name: string, fail: (m: string) => never): void {
   }
 }
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
+/** CRC-32 lookup tables for slicing by 8: table k maps a byte seen k positions earlier. */
+const CRC_TABLES = (() => {
+  const t = new Int32Array(8 * 256);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
+    t[n] = c;
+  }
+  for (let n = 0; n < 256; n++) {
+    for (let k = 1; k < 8; k++) t[k * 256 + n] = t[(k - 1) * 256 + n]! >>> 8 ^ t[t[(k - 1) * 256 + n]! & 0xff]!;
   }
   return t;
 })();
 
-/** CRC-32 (ZIP's). */
+/** Node's zlib CRC-32 (Node ≥ 20.15, about 8× the JavaScript loop), reached without a static import so browsers need no shim. */
+const zlibCrc32 = ((globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule?.('node:zlib') as
+  | { crc32?: (data: Uint8Array, value?: number) => number }
+  | undefined)?.crc32;
+
+/** CRC-32 (ZIP's): zlib's where Node has it, else eight bytes per step in JavaScript (slicing by 8). */
 export function crc32(data: Uint8Array, crc = 0): number {
-  let c = ~crc >>> 0;
-  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
+  return zlibCrc32 ? zlibCrc32(data, crc) : crc32Js(data, crc);
+}
+
+/** @internal CRC-32 in JavaScript, slicing by 8. */
+export function crc32Js(data: Uint8Array, crc = 0): number {
+  const t = CRC_TABLES;
+  let c = ~crc;
+  let i = 0;
+  const n = data.length;
+  for (const end = n - (n % 8); i < end; i += 8) {
+    const lo = c ^ (data[i]! | data[i + 1]! << 8 | data[i + 2]! << 16 | data[i + 3]! << 24);
+    c = t[1792 + (lo & 0xff)]! ^ t[1536 + (lo >>> 8 & 0xff)]! ^ t[1280 + (lo >>> 16 & 0xff)]! ^ t[1024 + (lo >>> 24)]! ^
+      t[768 + data[i + 4]!]! ^ t[512 + data[i + 5]!]! ^ t[256 + data[i + 6]!]! ^ t[data[i + 7]!]!;
+  }
+  for (; i < n; i++) c = t[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;
 }
 
