@@ -3,7 +3,7 @@ import { TensorData } from '../tensor/data.js';
 import { burnpackChunks, encodeBurnpack, planBurnpack, readBurnpack, withDefaultExtension, type BurnpackTensorInput } from './burnpack.js';
 import { paramIdToU64, u64ToParamId } from './param-id.js';
 import { applyPrecision, Recorder, type JsonValue, type PrecisionSettings, type RecordTensor, type TensorRecord } from './recorder.js';
-import { bytesSource, fileSource, type ByteSource } from './source.js';
+import { bytesSource, fileSource, owned, type ByteSource } from './source.js';
 import { BURN_TS_VERSION } from './version.js';
 
 /** The metadata key holding a record's JSON metadata. */
@@ -69,7 +69,7 @@ export class BurnpackRecorder extends Recorder {
     const contents = readBurnpack(source, this.op);
     const tensors = new Map<string, RecordTensor>();
     for (const t of contents.tensors) {
-      tensors.set(t.name, { data: TensorData.fromBytes(t.read(), t.shape, t.dtype), ...(t.paramId !== undefined ? { id: u64ToParamId(t.paramId) } : {}) });
+      tensors.set(t.name, { data: owned(source, TensorData.fromBytes(t.read(), t.shape, t.dtype)), ...(t.paramId !== undefined ? { id: u64ToParamId(t.paramId) } : {}) });
     }
     const text = contents.metadata.get(META_KEY);
     if (text === undefined) return { tensors };

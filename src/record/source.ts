@@ -1,5 +1,7 @@
 import { openFileReader } from '../config/files.js';
+import type { TensorData } from '../tensor/data.js';
 import { BurnError } from '../tensor/errors.js';
+import { handOver } from '../tensor/ownership.js';
 
 /**
  * Where a reader takes its bytes from: an in-memory buffer (reads are zero-copy views) or a file
@@ -13,6 +15,8 @@ export interface ByteSource {
   readonly size: number;
   /** `length` bytes at `offset`; a view for in-memory sources. Out of range is a BurnError naming the source. */
   read(offset: number, length: number): Uint8Array;
+  /** Whether `read` returns new memory the caller alone holds (a file), rather than a view of the caller's bytes. */
+  readonly fresh: boolean;
   /** Releases the file, if any. */
   close(): void;
 }
@@ -22,6 +26,7 @@ export function bytesSource(bytes: Uint8Array, name = '<bytes>', op = 'read'): B
   return {
     name,
     size: bytes.byteLength,
+    fresh: false,
     read(offset, length) {
       if (offset < 0 || length < 0 || offset + length > bytes.byteLength) {
         throw new BurnError(op, `${name}: cannot read ${length} bytes at byte offset ${offset}; there are ${bytes.byteLength} bytes (truncated?)`);
@@ -49,6 +54,7 @@ export function fileSource(path: string, op: string, options: FileSourceOptions 
   return {
     name: path,
     size,
+    fresh: true,
     read(offset, length) {
       const r = openFileReader(path, op, options.chunkSize);
       try {
@@ -60,4 +66,9 @@ export function fileSource(path: string, op: string, options: FileSourceOptions 
     },
     close() {},
   };
+}
+
+/** @internal `data` read from `source`, handed over to the backend when the source's reads are fresh memory (files). */
+export function owned(source: ByteSource, data: TensorData): TensorData {
+  return source.fresh ? handOver(data) : data;
 }

@@ -1,6 +1,6 @@
 import { burnpackChunks, encodeBurnpack, planBurnpack, readBurnpack, withDefaultExtension, type BurnpackTensorInput } from '../record/burnpack.js';
 import { paramIdToU64, u64ToParamId } from '../record/param-id.js';
-import type { ByteSource } from '../record/source.js';
+import { owned, type ByteSource } from '../record/source.js';
 import { BURN_TS_VERSION } from '../record/version.js';
 import { TensorData } from '../tensor/data.js';
 import { MetadataFileStore } from './file-store.js';
@@ -10,7 +10,7 @@ import { TensorSnapshot } from './snapshot.js';
 export function burnpackSnapshots(source: ByteSource, op: string): TensorSnapshot[] {
   const contents = readBurnpack(source, op);
   return contents.tensors.map((t) =>
-    new TensorSnapshot(t.dtype, t.shape, t.name.split('.'), () => TensorData.fromBytes(t.read(), t.shape, t.dtype), t.paramId === undefined ? {} : { paramId: u64ToParamId(t.paramId) }),
+    new TensorSnapshot(t.dtype, t.shape, t.name.split('.'), () => owned(source, TensorData.fromBytes(t.read(), t.shape, t.dtype)), t.paramId === undefined ? {} : { paramId: u64ToParamId(t.paramId) }),
   );
 }
 

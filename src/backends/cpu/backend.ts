@@ -5,6 +5,7 @@ import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions }
 import { TensorData } from '../../tensor/data.js';
 import { f16BitsToF32, bf16BitsToF32, f32ToF16Bits, f32ToBf16Bits, isFloatDType, type DType } from '../../tensor/dtype.js';
 import { castNumber, storageFromNumbers } from '../../tensor/element.js';
+import { takeOver } from '../../tensor/ownership.js';
 import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../tensor/shape.js';
 import { binaryExpr, castExpr, compareExpr, predicateExpr, unaryExpr } from './js/expressions.js';
 import { gatherInto, scatterInto, sortInto } from './js/indexing.js';
@@ -14,7 +15,7 @@ import { softmaxRows } from './js/softmax.js';
 import { argReduceInto, reduceInto, scanInto } from './js/reduce.js';
 import { buildMapKernels, collapse, KernelCache, type MapKernels, type Operand, type OperandName } from './js/strided.js';
 import { isFloatArray, jsEngine, type CpuEngineKernels, type FloatArray } from './engine.js';
-import { allocCpu, CpuTensor, type CpuArray } from './storage.js';
+import { allocCpu, cpuArrayCtor, CpuTensor, type CpuArray } from './storage.js';
 
 /**
  * The CPU backend: shapes, strides, views and broadcasting in TypeScript over typed arrays, with
@@ -39,6 +40,10 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   // --- data ---
 
   fromData(data: TensorData): CpuTensor {
+    // A handed-over array of the compute type becomes the storage as is (no copy).
+    if (data.values.constructor === cpuArrayCtor(data.dtype) && data.dtype !== 'f16' && data.dtype !== 'bf16' && data.dtype !== 'i64' && takeOver(data)) {
+      return CpuTensor.contiguous(data.values as CpuArray, data.shape, data.dtype);
+    }
     const n = data.values.length;
     const out = allocCpu(data.dtype, n);
     const v = data.values;

@@ -2,6 +2,7 @@ import type { ByteSource } from '../../record/source.js';
 import { TensorData } from '../../tensor/data.js';
 import { dtypeSize, type DType } from '../../tensor/dtype.js';
 import { BurnError, fmt } from '../../tensor/errors.js';
+import { handOver } from '../../tensor/ownership.js';
 import { TensorSnapshot } from '../snapshot.js';
 import { describePy, PyDict, PyGlobal, PyTuple, STORAGE_TYPES, TorchStorage, TorchTensor, unpickle, type PyValue } from './pickle.js';
 import { checkName, isZip, ZipReader, type ZipLimits } from './zip.js';
@@ -35,7 +36,8 @@ export interface PytorchContents {
 const LEGACY_MAGIC = [0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e];
 
 /** Reads a storage's bytes: `count` elements from element `start`. */
-type StorageReader = (storage: TorchStorage, start: number, count: number) => Uint8Array;
+/** Reads `count` elements of a storage from element `start`; `fresh` when each read returns new memory (a zip in a file). */
+type StorageReader = ((storage: TorchStorage, start: number, count: number) => Uint8Array) & { readonly fresh?: boolean };
 
 function elemSize(dtype: DType): number {
   return dtype === 'bool' ? 1 : dtypeSize(dtype);
@@ -128,7 +130,12 @@ function snapshot(path: string, t: TorchTensor, read: StorageReader, fail: (m: s
       if (t.shape[i] !== 1 && t.stride[i] !== expect) contiguous = false;
       expect *= t.shape[i]!;
     }
-    if (contiguous) return TensorData.fromBytes(read(t.storage, t.offset, n), t.shape, dtype);
+    if (contiguous) {
+      const bytes = read(t.storage, t.offset, n);
+      const data = TensorData.fromBytes(bytes, t.shape, dtype);
+      // Hand over only a whole fresh buffer (a stored entry read from a file), never a part of a larger one.
+      return read.fresh && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? handOver(data) : data;
+    }
     // A view: read the span it touches and gather its elements in row-major order.
     const span = read(t.storage, t.offset, last - t.offset + 1);
     const out = new Uint8Array(n * es);
@@ -145,7 +152,7 @@ function snapshot(path: string, t: TorchTensor, read: StorageReader, fail: (m: s
         idx[d] = 0;
       }
     }
-    return TensorData.fromBytes(out, t.shape, dtype);
+    return handOver(TensorData.fromBytes(out, t.shape, dtype));
   };
   return new TensorSnapshot(dtype, t.shape, path.split('.'), dataFn);
 }
@@ -175,10 +182,10 @@ function readZip(source: ByteSource, op: string, fail: (m: string) => never, lim
   };
   const entry = zip.get(pkl!)!;
   const root = unpickle(zip.read(entry), { source: `${source.name}:${pkl}`, persistentLoad, op }).value;
-  const read: StorageReader = (s, start, count) => {
+  const read: StorageReader = Object.assign((s: TorchStorage, start: number, count: number) => {
     const es = elemSize(s.dtype);
     return zip.readStored(zip.get(`${prefix}data/${s.key}`)!, start * es, count * es);
-  };
+  }, { fresh: source.fresh });
   return [root, read];
 }
 

@@ -1,4 +1,4 @@
-import type { FileSourceOptions } from '../../record/source.js';
+import { owned, type FileSourceOptions } from '../../record/source.js';
 import { BURN_TS_VERSION } from '../../record/version.js';
 import { TensorData } from '../../tensor/data.js';
 import { BurnError } from '../../tensor/errors.js';
@@ -49,7 +49,8 @@ export class SafetensorsStore extends MetadataFileStore {
   }
 
   protected readSnapshots(): TensorSnapshot[] {
-    return readSafetensors(this.source(), this.op).tensors.map((t) => new TensorSnapshot(t.dtype, t.shape, t.name.split('.'), () => TensorData.fromBytes(t.read(), t.shape, t.dtype)));
+    const source = this.source();
+    return readSafetensors(source, this.op).tensors.map((t) => new TensorSnapshot(t.dtype, t.shape, t.name.split('.'), () => owned(source, TensorData.fromBytes(t.read(), t.shape, t.dtype))));
   }
 
   protected writeSnapshots(snapshots: TensorSnapshot[]): void {
