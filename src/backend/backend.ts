@@ -44,6 +44,11 @@ export interface RequiredOps<P extends TensorPrimitive = TensorPrimitive> {
   toData(p: P): Promise<TensorData>;
   /** Reads synchronously, or returns undefined where the backend cannot (WebGPU). */
   toDataSync(p: P): TensorData | undefined;
+  /**
+   * @internal The values without a copy where the backend can (contiguous CPU tensors), else
+   * undefined: for serializing at once only — the result is never mutated nor kept.
+   */
+  viewDataSync?(p: P): TensorData | undefined;
   /** A tensor of `shape` filled with `value` (converted to `dtype`). */
   fill(shape: readonly number[], value: number, dtype: DType): P;
 

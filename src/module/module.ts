@@ -7,7 +7,7 @@ import { Tensor } from '../tensor/tensor.js';
 import { DefaultRecorder } from '../record/burnpack-recorder.js';
 import type { Recorder } from '../record/recorder.js';
 import type { ApplyResult } from '../store/apply-result.js';
-import { loadModuleFile, loadModuleFileAsync, moduleFromRecord, moduleToRecord, moduleToRecordAsync, saveModuleFile, saveModuleFileAsync } from '../store/module-file.js';
+import { loadModuleFile, loadModuleFileAsync, moduleFromRecord, moduleToRecordAsync, moduleToRecordForWriting, saveModuleFile, saveModuleFileAsync } from '../store/module-file.js';
 import type { ModuleStore } from '../store/store.js';
 import { displayModule } from './display.js';
 import { Param } from './param.js';
@@ -214,7 +214,7 @@ export abstract class Module {
 
   /** The saved bytes (default recorder: burnpack), without a file system. */
   toBytes(recorder: Recorder = new DefaultRecorder()): Uint8Array {
-    return recorder.toBytes(moduleToRecord(this));
+    return recorder.toBytes(moduleToRecordForWriting(this));
   }
 
   /** {@link toBytes} on every device. */

@@ -3,7 +3,7 @@ import { Param } from '../module/param.js';
 import type { Recorder, RecordTensor, TensorRecord } from '../record/recorder.js';
 import { BurnError } from '../tensor/errors.js';
 import type { TensorData } from '../tensor/data.js';
-import { applySnapshots, moduleLeaves, readModuleData, type ModuleLike } from './module-snapshot.js';
+import { applySnapshots, dataForWriting, moduleLeaves, readModuleData, type ModuleLike } from './module-snapshot.js';
 import { TensorSnapshot } from './snapshot.js';
 
 /**
@@ -14,10 +14,19 @@ import { TensorSnapshot } from './snapshot.js';
 
 /** The module's tensors as a record (synchronous reads; `data` supplies them for asynchronous devices). */
 export function moduleToRecord(module: ModuleLike, data?: ReadonlyMap<string, TensorData>): TensorRecord {
+  return toRecord(module, data, false);
+}
+
+/** @internal {@link moduleToRecord} for serializing at once: CPU tensors are read as views of their storage, not copied. */
+export function moduleToRecordForWriting(module: ModuleLike): TensorRecord {
+  return toRecord(module, undefined, true);
+}
+
+function toRecord(module: ModuleLike, data: ReadonlyMap<string, TensorData> | undefined, forWriting: boolean): TensorRecord {
   const tensors = new Map<string, RecordTensor>();
   for (const { path, key, leaf } of moduleLeaves(module)) {
     const t = leaf instanceof Param ? leaf.val() : leaf.value();
-    tensors.set(key, { data: data?.get(path) ?? t.toDataSync(), id: leaf.id });
+    tensors.set(key, { data: data?.get(path) ?? (forWriting ? dataForWriting(t) : t.toDataSync()), id: leaf.id });
   }
   return { tensors };
 }
@@ -43,7 +52,7 @@ export function moduleFromRecord<M extends ModuleLike>(module: M, record: Tensor
 
 /** Saves a module with a recorder; returns the path written. */
 export function saveModuleFile(module: ModuleLike, path: string, recorder: Recorder): string {
-  return recorder.save(moduleToRecord(module), path);
+  return recorder.save(moduleToRecordForWriting(module), path);
 }
 
 /** Asynchronous {@link saveModuleFile}. */

@@ -66,6 +66,13 @@ export interface CollectOptions {
   readonly adapter?: ModuleAdapter;
   /** Data already read (by burn-ts path), for devices that read asynchronously. */
   readonly data?: ReadonlyMap<string, TensorData>;
+  /** @internal Read without copying where the backend can: the snapshots are serialized at once, never mutated. */
+  readonly forWriting?: boolean;
+}
+
+/** @internal `tensor`'s values for serializing at once: a view of its storage where the backend has one, else a copy. */
+export function dataForWriting(tensor: Tensor<number, Kind>): TensorData {
+  return tensor.backend.viewDataSync?.(tensor.primitive) ?? tensor.toDataSync();
 }
 
 /**
@@ -79,7 +86,7 @@ export function collectSnapshots(module: ModuleLike, options: CollectOptions = {
     if (options.filter && !options.filter.matches(key, containerStack.join('.')) && !options.filter.matches(path, containerStack.join('.'))) continue;
     const tensor = leafTensor(leaf);
     const pre = options.data?.get(path);
-    const snap = new TensorSnapshot(tensor.dtype(), tensor.dims(), key.split('.'), () => pre ?? tensor.toDataSync(), { containerStack, paramId: leaf.id });
+    const snap = new TensorSnapshot(tensor.dtype(), tensor.dims(), key.split('.'), () => pre ?? (options.forWriting ? dataForWriting(tensor) : tensor.toDataSync()), { containerStack, paramId: leaf.id });
     out.push(options.adapter ? options.adapter.adapt(snap) : snap);
   }
   return out;

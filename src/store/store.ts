@@ -183,6 +183,7 @@ export abstract class ModuleStore {
       ...(this.filter && !this.filter.isEmpty() ? { filter: this.filter } : {}),
       ...(this.toAdapter ? { adapter: this.toAdapter } : {}),
       ...(data ? { data } : {}),
+      forWriting: true,
     });
     return this.remapper.isEmpty() ? snaps : snaps.map((s) => s.withPath(this.remapper.remapKey(s.fullPath()).split('.')));
   }

@@ -1,9 +1,11 @@
 // Loads hand the arrays they read from a file over to the CPU backend (no second copy of every
-// tensor); arrays that are views of the caller's bytes are always copied.
+// tensor); arrays that are views of the caller's bytes are always copied. Saves serialize views
+// of contiguous CPU storage instead of copies.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { Device, Tensor, TensorData } from '../../src/index.js';
+import { Device, Module, Param, Tensor, TensorData, type Float } from '../../src/index.js';
+import { BinFileRecorder, NamedMpkFileRecorder } from '../../src/record/index.js';
 import { BurnpackStore, PytorchStore, SafetensorsStore } from '../../src/store/index.js';
 import { handOver, takeOver } from '../../src/tensor/ownership.js';
 import { Small, tempDir, values } from './helpers.js';
@@ -58,4 +60,42 @@ describe('array hand-over on load', () => {
       }
     });
   }
+
+  it('saving reads contiguous storage as views (offset slices included) and copies strided tensors; every format round-trips', () => {
+    class Views extends Module {
+      constructor(readonly parts: Param<Tensor<number, Float>>[]) {
+        super();
+      }
+    }
+    const base = Tensor.fromFloats([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]], device);
+    const make = () => new Views([
+      new Param(base.slice([[1, 3]]) as Tensor<number, Float>), // contiguous at an offset
+      new Param(base.transpose() as Tensor<number, Float>), // strided: copied
+      new Param(base as Tensor<number, Float>), // the whole storage
+      new Param(Tensor.fromData<2>(new TensorData(new Float64Array([0.5, 0.25]), [1, 2], 'f64'), device) as Tensor<number, Float>),
+    ]);
+    const expected = [[5, 6, 7, 8, 9, 10, 11, 12], [1, 5, 9, 2, 6, 10, 3, 7, 11, 4, 8, 12], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], [0.5, 0.25]];
+    const zeros = () => new Views(make().parts.map((p) => new Param(p.val().zerosLike(), { id: p.id })));
+    const [dir, done] = tempDir();
+    try {
+      for (const save of [
+        (m: Views) => { m.saveInto(new BurnpackStore(join(dir, 'v.bpk')).overwrite(true)); return () => new BurnpackStore(join(dir, 'v.bpk')); },
+        (m: Views) => { m.saveInto(new SafetensorsStore(join(dir, 'v.safetensors')).overwrite(true)); return () => new SafetensorsStore(join(dir, 'v.safetensors')); },
+      ]) {
+        const reopen = save(make());
+        const target = zeros();
+        assert.ok(target.loadFrom(reopen()).isSuccess());
+        target.parts.forEach((p, i) => assert.deepEqual(Array.from(p.val().toDataSync().toArray()), expected[i], `part ${i}`));
+      }
+      for (const recorder of [new BinFileRecorder(), new NamedMpkFileRecorder()]) {
+        const model = make();
+        model.saveFile(join(dir, 'v'), recorder);
+        const back = zeros().loadFile(join(dir, 'v'), device, recorder);
+        back.parts.forEach((p, i) => assert.deepEqual(Array.from(p.val().toDataSync().toArray()), expected[i], `${recorder.constructor.name} part ${i}`));
+      }
+      assert.deepEqual(Array.from(base.toDataSync().toArray()), expected[2], 'the saved tensors are untouched');
+    } finally {
+      done();
+    }
+  });
 });

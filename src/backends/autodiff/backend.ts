@@ -131,6 +131,7 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   fromData(data: TensorData): AdTensor { return this.plain(this.innerBackend.fromData(data)); }
   toData(p: AdTensor): Promise<TensorData> { return this.innerBackend.toData(p.inner); }
   toDataSync(p: AdTensor): TensorData | undefined { return this.innerBackend.toDataSync(p.inner); }
+  viewDataSync(p: AdTensor): TensorData | undefined { return this.innerBackend.viewDataSync?.(p.inner); }
   fill(shape: readonly number[], value: number, dtype: DType): AdTensor { return this.plain(this.innerBackend.fill(shape, value, dtype)); }
 
   // --- layout ---

@@ -68,6 +68,13 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     return new TensorData(storage, p.shape, p.dtype);
   }
 
+  viewDataSync(p: CpuTensor): TensorData | undefined {
+    // f16/bf16/i64 are held in a wider compute type: their stored form needs a conversion anyway.
+    if (p.dtype === 'f16' || p.dtype === 'bf16' || p.dtype === 'i64' || !p.isContiguous()) return undefined;
+    const n = p.numel;
+    return new TensorData(p.offset === 0 && p.data.length === n ? p.data : p.data.subarray(p.offset, p.offset + n), p.shape, p.dtype);
+  }
+
   fill(shape: readonly number[], value: number, dtype: DType): CpuTensor {
     const out = allocCpu(dtype, numel(shape));
     out.fill(roundScalar(castNumber(value, dtype), dtype));
