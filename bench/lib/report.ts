@@ -174,10 +174,10 @@ export function renderTable(results: readonly CaseResult[], implNames: readonly 
       let target = '';
       const t = view.target;
       if (t) {
-        const m = medianOf(burnOutcome, view);
+        const m = medianOf(t.impl === undefined ? burnOutcome : r.outcomes.get(t.impl), view);
         const v = m === undefined ? undefined : view.value(m);
         const mark = v === undefined ? '?' : (t.cmp === '<=' ? v <= t.value : v >= t.value) ? '✓' : '✗';
-        target = `${t.cmp === '<=' ? '≤' : '≥'} ${t.value} ${mark} (${t.source})`;
+        target = `${t.cmp === '<=' ? '≤' : '≥'} ${t.value} ${mark} (${t.source}${t.impl === undefined ? '' : `, ${t.impl}`})`;
       }
       rows.push([view.title, view.unit, ...cells, ratio, target]);
     }

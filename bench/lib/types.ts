@@ -61,6 +61,8 @@ export interface Target {
   readonly value: number;
   /** Where the requirement comes from, e.g. `issue 2`. */
   readonly source: string;
+  /** The column it is about, e.g. `burn-ts` for a js-engine figure (default: the column the ratio follows). */
+  readonly impl?: string;
 }
 
 /** A benchmark case: defined once, run on every implementation. */
