@@ -31,6 +31,7 @@ it('ranks and kinds inferred by the type system match the runtime', () => {
   const st: Tensor<3> = Tensor.stack([m, m], 0);
   const oh: Tensor<2, Int> = Tensor.fromInts([0, 2]).oneHot(3);
   const sum: Tensor<1> = c.sum();
+  const sumAlong: Tensor<3> = c.sum(1);
   const am: Tensor<3, Int> = c.argmax(1);
   const grid: Tensor<3, Int> = Tensor.cartesianGrid([2, 3]);
   const unknown: Tensor<number> = c; // any rank widens to number…
@@ -47,6 +48,12 @@ it('ranks and kinds inferred by the type system match the runtime', () => {
   assert.deepEqual([r, f, f2, u, u4, ud, uds, sd, sds, sq, e, st, oh, sum, am, grid, back].map((t) => t.rank()),
     [3, 2, 1, 3, 4, 3, 4, 2, 1, 1, 3, 3, 2, 1, 3, 3, 3]);
   assert.deepEqual([fl, it2, bi, cmp, mixed].map((t) => t.dtype()), ['f32', 'i32', 'i32', 'bool', 'i32']);
+  // sum(dim) is sumDim(dim): the dim is kept with size 1.
+  assert.deepEqual(sumAlong.dims(), [c.dims()[0], 1, c.dims()[2]]);
+  const cube = Tensor.fromFloats([[[1, 2], [3, 4]], [[5, 6], [7, 8]]]);
+  assert.deepEqual(Array.from(cube.sum(1).toDataSync().toArray()), [4, 6, 12, 14]);
+  assert.deepEqual(cube.sum(-1).dims(), [2, 2, 1]);
+  assert.deepEqual(Array.from(cube.sum().toDataSync().toArray()), [36]);
 });
 
 it('wrong ranks and kinds are compile errors', () => {

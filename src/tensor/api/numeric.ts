@@ -87,7 +87,14 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   }
 
   /** Sum of all elements, as a 1-element tensor. */
-  sum(this: Tensor<D, Numeric>): Tensor<1, K> {
+  sum(this: Tensor<D, Numeric>): Tensor<1, K>;
+  /**
+   * Sum along `dim`, kept with size 1: the same as {@link sumDim} (for the PyTorch habit of
+   * `sum(dim)`, which would otherwise be read as a sum of everything).
+   */
+  sum(this: Tensor<D, Numeric>, dim: number): Tensor<D, K>;
+  sum(this: Tensor<D, Numeric>, dim?: number): Tensor<1, K> | Tensor<D, K> {
+    if (dim !== undefined) return this.wrap<D, K>(this.reduceDims('sum', [dim], 'sum'));
     return this.wrap<1, K>(this.reduceAll('sum'));
   }
   /** Sum along `dim` (kept with size 1). */
