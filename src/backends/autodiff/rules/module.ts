@@ -10,27 +10,27 @@ import type { ConvOptions, ConvTransposeOptions } from '../../../backend/options
 
 type P = TensorPrimitive;
 
-/**
- * im2col of `[N, C, *S]` for a kernel and window geometry: `[G, N·L, (C/G)·kvol]`, the columns of
- * every sample side by side so one batched matmul (batch = groups) contracts over samples too.
- */
-function columns(b: Backend, x: P, kernel: readonly number[], stride: readonly number[], padding: readonly number[], dilation: readonly number[], groups: number, out: readonly number[]): P {
+/** im2col of `[N, C, *S]` for a kernel and window geometry: `[N, C·kvol, L]` (channel-major rows). */
+function columns(b: Backend, x: P, kernel: readonly number[], stride: readonly number[], padding: readonly number[], dilation: readonly number[], out: readonly number[]): P {
+  // The backend's unfold for 2-d; otherwise strided windows, ordered (n, c, kernel…, positions…).
+  if (kernel.length === 2) return b.unfold4d(x, kernel, { stride, padding, dilation });
   const [n, c] = x.shape as [number, number];
-  // [N, C·kvol, L] (channel-major), through the backend's unfold for 2-d, strided views otherwise.
-  const cols = kernel.length === 2
-    ? b.unfold4d(x, kernel, { stride, padding, dilation })
-    : windows(b, padSpatial(b, x, padding, padding, 0), kernel, { stride, dilation, out });
-  const kvol = prod(kernel), l = prod(out), cg = c / groups;
-  const grouped = b.reshape(cols, [n, groups, cg * kvol, l]);
-  return b.reshape(b.permute(grouped, [1, 0, 3, 2]), [groups, n * l, cg * kvol]);
+  const win = windows(b, padSpatial(b, x, padding, padding, 0), kernel, { stride, dilation, out });
+  return b.reshape(win, [n, c * prod(kernel), prod(out)]);
 }
 
-/** `[N, G·C, *S]` → `[G, C, N·L]`: per group, channels by (sample, position). */
-function byGroup(b: Backend, x: P, groups: number): P {
-  const [n, c, ...spatial] = x.shape as number[];
-  const l = prod(spatial);
-  const split = b.reshape(x, [n!, groups, c! / groups, l]);
-  return b.reshape(b.permute(split, [1, 2, 0, 3]), [groups, c! / groups, n! * l]);
+/**
+ * A weight gradient `Σ_n a[n, g] · cols[n, g]ᵀ` per group: `a` `[N, G·R, *S]` (L positions) and
+ * the columns `[N, G·K, L]` give `[G, R, K]`. One batched product over (sample, group) with the
+ * columns read transposed in place, then a sum over samples: no transposed copy of the columns,
+ * which are the largest tensor of a convolution's backward pass.
+ */
+function weightGrad(b: Backend, a: P, cols: P, groups: number): P {
+  const [n, c] = a.shape as [number, number];
+  const l = prod(a.shape.slice(2));
+  const k = cols.shape[1]! / groups;
+  const perSample = b.matmul(b.reshape(a, [n, groups, c / groups, l]), b.permute(b.reshape(cols, [n, groups, k, l]), [0, 1, 3, 2]));
+  return b.reduce('sum', perSample, [0]);
 }
 
 /** The bias gradient: the output gradient summed over the batch and spatial dims. */
@@ -52,8 +52,7 @@ export function convGrad(b: Backend, g: P, x: P, w: P, needs: readonly boolean[]
   let dw: P | undefined;
   if (needs[1]) {
     // dw[g, co, (ci, k)] = Σ_{n, l} g[n, g, co, l] · cols[n, g, (ci, k), l]
-    const cols = columns(b, x, kernel, o.stride, o.padding, o.dilation, o.groups, out);
-    dw = b.reshape(b.matmul(byGroup(b, g, o.groups), cols), w.shape);
+    dw = b.reshape(weightGrad(b, g, columns(b, x, kernel, o.stride, o.padding, o.dilation, out), o.groups), w.shape);
   }
   return [dx, dw, needs[2] ? biasGrad(b, g) : undefined];
 }
@@ -65,8 +64,7 @@ export function convTransposeGrad(b: Backend, g: P, x: P, w: P, needs: readonly 
   let dw: P | undefined;
   if (needs[1]) {
     // dw[(g, ci), (co, k)] = Σ_{n, s} x[n, g, ci, s] · g[n, g, co, s·stride + k·dilation − padding]
-    const cols = columns(b, g, kernel, o.stride, o.padding, o.dilation, o.groups, x.shape.slice(2));
-    dw = b.reshape(b.matmul(byGroup(b, x, o.groups), cols), w.shape);
+    dw = b.reshape(weightGrad(b, x, columns(b, g, kernel, o.stride, o.padding, o.dilation, x.shape.slice(2)), o.groups), w.shape);
   }
   return [dx, dw, needs[2] ? biasGrad(b, g) : undefined];
 }
