@@ -29,8 +29,10 @@ function weightGrad(b: Backend, a: P, cols: P, groups: number): P {
   const [n, c] = a.shape as [number, number];
   const l = prod(a.shape.slice(2));
   const k = cols.shape[1]! / groups;
-  const perSample = b.matmul(b.reshape(a, [n, groups, c / groups, l]), b.permute(b.reshape(cols, [n, groups, k, l]), [0, 1, 3, 2]));
-  return b.reduce('sum', perSample, [0]);
+  // cols[n, g] · a[n, g]ᵀ → [N, G, K, R]: the large columns are the left operand, read by rows.
+  const perSample = b.matmul(b.reshape(cols, [n, groups, k, l]), b.permute(b.reshape(a, [n, groups, c / groups, l]), [0, 1, 3, 2]));
+  const summed = b.reshape(b.reduce('sum', perSample, [0]), [groups, k, c / groups]);
+  return b.permute(summed, [0, 2, 1]);
 }
 
 /** The bias gradient: the output gradient summed over the batch and spatial dims. */
