@@ -49,6 +49,10 @@ export function gatherInto(out: CpuArray, src: Operand, srcShape: readonly numbe
 /** Combines `values[m]` into `out[m with m[dim] = idx[m]]` over idx's shape; `out` is contiguous with `outShape`. */
 export function scatterInto(op: ScatterOp, out: CpuArray, outShape: readonly number[], dim: number, idx: Operand, idxShape: readonly number[], values: Operand): void {
   const size = outShape[dim]!;
+  if ((op === 'add' || op === 'assign') && isDense(idx, idxShape) && isDense(values, idxShape) && sameOuter(outShape, idxShape, dim)) {
+    scatterDense(op, out, size, dim, idx, idxShape, values);
+    return;
+  }
   const full = contiguousOf(outShape);
   const dimStride = full[dim]!;
   const outStrides = full.map((s, d) => (d === dim ? 0 : s));
@@ -66,6 +70,44 @@ export function scatterInto(op: ScatterOp, out: CpuArray, outShape: readonly num
       case 'max': { const c = out[t]!; out[t] = v > c || v !== v ? v : c; break; }
     }
   });
+}
+
+/** Whether an operand of `shape` is laid out densely in row-major order (any offset). */
+function isDense(o: Operand, shape: readonly number[]): boolean {
+  let expected = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    if (shape[d] !== 1 && o.strides[d] !== expected) return false;
+    expected *= shape[d]!;
+  }
+  return true;
+}
+
+/** Whether the index tensor spans the whole output in every dim but `dim` (the common scatter: a gradient, a one-hot). */
+function sameOuter(outShape: readonly number[], idxShape: readonly number[], dim: number): boolean {
+  return outShape.length === idxShape.length && outShape.every((s, d) => d === dim || s === idxShape[d]);
+}
+
+/**
+ * {@link scatterInto} for dense indices and values that cover the output in every dim but `dim`
+ * (max-pooling gradients, one-hot builds): plain loops over `[outer, dim, inner]`.
+ */
+function scatterDense(op: 'add' | 'assign', out: CpuArray, size: number, dim: number, idx: Operand, idxShape: readonly number[], values: Operand): void {
+  const outer = idxShape.slice(0, dim).reduce((a, s) => a * s, 1);
+  const inner = idxShape.slice(dim + 1).reduce((a, s) => a * s, 1);
+  const along = idxShape[dim]!;
+  const ind = idx.data, val = values.data;
+  let ip = idx.offset, vp = values.offset;
+  for (let o = 0; o < outer; o++) {
+    const base = o * size * inner;
+    for (let j = 0; j < along; j++) {
+      for (let q = 0; q < inner; q++, ip++, vp++) {
+        const k = ind[ip]!;
+        if (k < 0 || k >= size || k !== Math.floor(k)) throw badIndex('scatter', k, dim, size);
+        const t = base + k * inner + q;
+        out[t] = op === 'add' ? out[t]! + val[vp]! : val[vp]!;
+      }
+    }
+  }
 }
 
 /** Stable sort of every line along `dim`; NaN sorts as the largest value (as in PyTorch). */
