@@ -15,8 +15,11 @@ export interface ByteSource {
   readonly size: number;
   /** `length` bytes at `offset`; a view for in-memory sources. Out of range is a BurnError naming the source. */
   read(offset: number, length: number): Uint8Array;
-  /** Whether `read` returns new memory the caller alone holds (a file), rather than a view of the caller's bytes. */
-  readonly fresh: boolean;
+  /**
+   * Whether `read` returns new memory the caller alone holds (a file), rather than a view of
+   * someone's bytes; then loaded tensors keep that memory instead of copying it. Default false.
+   */
+  readonly fresh?: boolean;
   /** Releases the file, if any. */
   close(): void;
 }
@@ -70,5 +73,5 @@ export function fileSource(path: string, op: string, options: FileSourceOptions 
 
 /** @internal `data` read from `source`, handed over to the backend when the source's reads are fresh memory (files). */
 export function owned(source: ByteSource, data: TensorData): TensorData {
-  return source.fresh ? handOver(data) : data;
+  return source.fresh === true ? handOver(data) : data;
 }

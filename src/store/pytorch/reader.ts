@@ -185,7 +185,7 @@ function readZip(source: ByteSource, op: string, fail: (m: string) => never, lim
   const read: StorageReader = Object.assign((s: TorchStorage, start: number, count: number) => {
     const es = elemSize(s.dtype);
     return zip.readStored(zip.get(`${prefix}data/${s.key}`)!, start * es, count * es);
-  }, { fresh: source.fresh });
+  }, { fresh: source.fresh === true });
   return [root, read];
 }
 
