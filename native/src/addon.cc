@@ -482,6 +482,22 @@ napi_value Unfold(napi_env env, napi_callback_info info) {
   return call.undefined();
 }
 
+/** conv2dWeightGrad(p, x, g, dw): the weight gradient of conv2d (p as for conv2d). */
+napi_value ConvWeightGrad(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  Conv2dShape s;
+  if (!read_conv(call, &s)) return nullptr;
+  Array x = call.array(1), g = call.array(2), dw = call.array(3);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &dw, &x, &g);
+  if (x.length < s.n * s.cin * s.h * s.w || g.length < s.n * s.cout * s.oh * s.ow || dw.length < s.cout * (s.cin / s.groups) * s.kh * s.kw) {
+    return call.fail("conv2dWeightGrad: arrays too small");
+  }
+  if (dw.type == napi_float32_array) conv2d_weight_grad<float>(s, ptr<float>(x), ptr<float>(g), ptr<float>(dw));
+  else conv2d_weight_grad<double>(s, ptr<double>(x), ptr<double>(g), ptr<double>(dw));
+  return call.undefined();
+}
+
 /** maxPool2d(p, x, out, indices | null). */
 napi_value MaxPool(napi_env env, napi_callback_info info) {
   Call call(env, info);
@@ -563,6 +579,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"conv2d", nullptr, Conv<false>, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"convTranspose2d", nullptr, Conv<true>, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"unfold2d", nullptr, Unfold, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"conv2dWeightGrad", nullptr, ConvWeightGrad, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"maxPool2d", nullptr, MaxPool, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"bandwidth", nullptr, Bandwidth, nullptr, nullptr, nullptr, napi_default, nullptr},
   };

@@ -119,7 +119,83 @@ struct ConvTOp {
   bool init(int64_t) const { return false; }
 };
 
+/**
+ * The weight gradient of a convolution as one GEMM per group, contracting over (sample, position):
+ * dW[co, (ci, ky, kx)] = Σ_{n, l} g[n, co, l] · x[n, ci, oy·sh + ky·dh − ph, ox·sw + kx·dw − pw]
+ * with l = (oy, ox). A is the output gradient read sample after sample; B, the transposed im2col
+ * matrix, is packed straight from the image (zero outside it), so no column matrix is built.
+ */
+template <class T>
+struct ConvWeightGradOp {
+  const Conv2dShape& s;
+  const T* x;
+  const T* g;
+  T* dw;
+  int64_t cig, cog, kvol, l;
+  void pack_a(const Gemm<T>& gm, T* dst, int64_t b, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const {
+    const int64_t mr = gm.mr;
+    for (int64_t r0 = 0; r0 < mc; r0 += mr) {
+      T* d = dst + r0 * kc;
+      const int64_t rows = std::min(mr, mc - r0);
+      int64_t n = k0 / l, pos = k0 % l;
+      for (int64_t p = 0; p < kc; p++) {
+        const T* src = g + (n * s.cout + b * cog + i0 + r0) * l + pos;
+        for (int64_t r = 0; r < rows; r++) d[p * mr + r] = src[r * l];
+        for (int64_t r = rows; r < mr; r++) d[p * mr + r] = T(0);
+        if (++pos == l) {
+          pos = 0;
+          n++;
+        }
+      }
+    }
+  }
+  void pack_b(const Gemm<T>& gm, T* dst, int64_t b, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const {
+    const int64_t nr = gm.nr, plane = s.h * s.w;
+    // Per column of a panel: channel plane offset and kernel shift (every micro-kernel has nr <= 64).
+    int64_t base[128], dy[128], dx[128];
+    for (int64_t c0 = 0; c0 < nc; c0 += nr) {
+      T* d = dst + c0 * kc;
+      const int64_t cols = std::min(nr, nc - c0);
+      for (int64_t q = 0; q < cols; q++) {
+        const int64_t j = j0 + c0 + q, ci = j / kvol, ky = (j / s.kw) % s.kh, kx = j % s.kw;
+        base[q] = (b * cig + ci) * plane;
+        dy[q] = ky * s.dh - s.ph;
+        dx[q] = kx * s.dw - s.pw;
+      }
+      int64_t n = k0 / l, pos = k0 % l;
+      int64_t oy = pos / s.ow, ox = pos % s.ow;
+      for (int64_t p = 0; p < kc; p++) {
+        const T* img = x + n * s.cin * plane;
+        const int64_t iy0 = oy * s.sh, ix0 = ox * s.sw;
+        T* row = d + p * nr;
+        for (int64_t q = 0; q < cols; q++) {
+          const int64_t iy = iy0 + dy[q], ix = ix0 + dx[q];
+          row[q] = iy >= 0 && iy < s.h && ix >= 0 && ix < s.w ? img[base[q] + iy * s.w + ix] : T(0);
+        }
+        for (int64_t q = cols; q < nr; q++) row[q] = T(0);
+        if (++ox == s.ow) {
+          ox = 0;
+          if (++oy == s.oh) {
+            oy = 0;
+            n++;
+          }
+        }
+      }
+    }
+  }
+  T* c(int64_t b) const { return dw + b * cog * cig * kvol; }
+  bool init(int64_t) const { return false; }
+};
+
 }  // namespace
+
+template <class T>
+void conv2d_weight_grad(const Conv2dShape& s, const T* x, const T* g, T* dw) {
+  const Gemm<T>& gm = gemm_of<T>(kernels());
+  const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups, kvol = s.kh * s.kw, l = s.oh * s.ow;
+  ConvWeightGradOp<T> op{s, x, g, dw, cig, cog, kvol, l};
+  gemm_run(gm, op, s.groups, cog, cig * kvol, s.n * l, cig * kvol, false);
+}
 
 template <class T>
 void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out) {
@@ -295,6 +371,8 @@ template void conv_transpose2d<float>(const Conv2dShape&, const float*, const fl
 template void conv_transpose2d<double>(const Conv2dShape&, const double*, const double*, const double*, double*);
 template void unfold2d<float>(const Conv2dShape&, const float*, float*);
 template void unfold2d<double>(const Conv2dShape&, const double*, double*);
+template void conv2d_weight_grad<float>(const Conv2dShape&, const float*, const float*, float*);
+template void conv2d_weight_grad<double>(const Conv2dShape&, const double*, const double*, double*);
 template void max_pool2d<float>(const Conv2dShape&, const float*, float*, int32_t*);
 template void max_pool2d<double>(const Conv2dShape&, const double*, double*, int32_t*);
 

@@ -27,6 +27,13 @@ void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out)
 template <class T>
 void conv_transpose2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out);
 
+/**
+ * The weight gradient of conv2d: dw[Cout, Cin/G, kh, kw] from x[N, Cin, H, W] and the output
+ * gradient g[N, Cout, OH, OW], without building the im2col matrix.
+ */
+template <class T>
+void conv2d_weight_grad(const Conv2dShape& s, const T* x, const T* g, T* dw);
+
 /** im2col of a batch: out[N, C·kh·kw, OH·OW] (cin = C; cout and groups unused). */
 template <class T>
 void unfold2d(const Conv2dShape& s, const T* x, T* out);

@@ -143,6 +143,12 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
   // --- module ops (N spatial dims = rank - 2; NCHW-style layouts) ---
   conv(x: P, weight: P, bias: P | undefined, options: ConvOptions): P;
   convTranspose(x: P, weight: P, bias: P | undefined, options: ConvTransposeOptions): P;
+  /**
+   * Optional: the weight gradient of `conv(x, weight)` (shape `weightShape`) for the output
+   * gradient `grad`, or undefined where the backend has no dedicated kernel (the autodiff rule then
+   * contracts im2col columns with a batched matmul).
+   */
+  convWeightGrad?(x: P, grad: P, weightShape: readonly number[], options: ConvOptions): P | undefined;
   deformConv2d(x: P, offset: P, weight: P, mask: P | undefined, bias: P | undefined, options: DeformConvOptions): P;
   /** im2col: `[N, C, H, W]` → `[N, C * kh * kw, L]`. */
   unfold4d(x: P, kernelSize: readonly number[], options: UnfoldOptions): P;

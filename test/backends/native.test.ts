@@ -344,6 +344,32 @@ for (const isa of isas) {
         });
       });
 
+      it(`conv2d weight gradient ${dtype}: groups, stride, padding, dilation (packed from the image, no im2col matrix)`, () => {
+        const cases: [number[], number[], { stride?: number[]; padding?: number[]; dilation?: number[]; groups?: number }][] = [
+          [[4, 6, 13, 11], [8, 3, 3, 3], { groups: 2, padding: [1, 2] }],
+          [[3, 4, 15, 16], [6, 4, 3, 2], { stride: [2, 3], dilation: [2, 1], padding: [2, 0] }],
+          [[8, 16, 24, 24], [16, 16, 3, 3], { padding: [1, 1] }],
+          [[5, 3, 20, 7], [9, 1, 5, 3], { groups: 3, stride: [3, 1] }],
+        ];
+        cases.forEach(([sx, sw, o], i) => {
+          const [xj, xn] = pair(sx, 700 + i, dtype), [wj, wn] = pair(sw, 800 + i, dtype);
+          // dL/dw of L = Σ conv2d(x, w) · r, with r weighing every output differently.
+          const dw = (x: T, w: T, r?: T): [T, T] => {
+            const dev = x.device().autodiff();
+            const wa = Tensor.fromData<number, Float>(w.toDataSync(), dev).requireGrad();
+            const y = functional.conv2d(Tensor.fromData<4, Float>(x.toDataSync(), dev), wa as Tensor<4, Float>, undefined, o);
+            const weights = Tensor.fromData<4, Float>((r ?? pair(y.dims(), 900 + i, dtype)[0]).toDataSync(), dev);
+            const grad = wa.grad(y.mul(weights).sum().backward())!;
+            return [Tensor.fromData<number, Float>(grad.toDataSync(), x.device()), Tensor.fromData<number, Float>(weights.toDataSync(), x.device())];
+          };
+          const [got] = dw(xn, wn), [want, r] = dw(xj, wj);
+          // Rounding bound from Σ|r·x| per entry (the same gradient on absolute values).
+          const [absSum] = dw(xj.abs(), wj, r.abs());
+          const terms = numel(r.dims()) / r.dims()[1]!;
+          expectNear(got, want, `conv2d weight gradient #${i}`, { bound: productBound(absSum, terms, dtype) });
+        });
+      });
+
       it(`unfold4d and max pooling ${dtype}: padding, dilation, ceil mode, indices, NaN`, () => {
         const [xj, xn] = pair([3, 4, 11, 13], 77, dtype, 1, [NaN]);
         for (const o of [{}, { stride: [2, 1], padding: [1, 2] }, { dilation: [2, 2], padding: [1, 1] }]) {

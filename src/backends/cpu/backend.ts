@@ -325,6 +325,16 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     return this.finish(out, [n!, cOut!, ...outSize], x.dtype);
   }
 
+  /** The conv2d weight gradient through the engine's kernel (no im2col matrix), or undefined without one. */
+  convWeightGrad(x: CpuTensor, grad: CpuTensor, weightShape: readonly number[], options: ConvOptions): CpuTensor | undefined {
+    const e = this.engine;
+    if (!e.conv2dWeightGrad || x.shape.length !== 4 || !isEngineFloat(x) || grad.dtype !== x.dtype) return undefined;
+    const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
+    const dw = this.alloc(x.dtype, numel(weightShape)) as FloatArray;
+    if (!e.conv2dWeightGrad(dense(x), x.shape, dense(grad), grad.shape, dw, weightShape, options)) return undefined;
+    return this.finish(dw, [...weightShape], x.dtype);
+  }
+
   override convTranspose(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvTransposeOptions): CpuTensor {
     const e = this.engine;
     if (e.convTranspose2d && x.shape.length === 4 && isEngineFloat(x) && x.dtype === weight.dtype && (!bias || bias.dtype === x.dtype)) {

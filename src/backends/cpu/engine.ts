@@ -98,6 +98,11 @@ export interface CpuEngineKernels {
   conv2d?(args: Conv2dArgs): boolean;
   /** Transposed 2-d convolution of contiguous NCHW tensors (the input gradient of `conv2d`). */
   convTranspose2d?(args: ConvTranspose2dArgs): boolean;
+  /**
+   * The weight gradient of a 2-d convolution into `dw` (the weight's shape) from the contiguous
+   * NCHW input and output gradient, without building the im2col matrix.
+   */
+  conv2dWeightGrad?(x: FloatArray, xShape: readonly number[], g: FloatArray, gShape: readonly number[], dw: FloatArray, wShape: readonly number[], options: ConvOptions): boolean;
   /** im2col of a contiguous NCHW tensor into `out` `[N, C·kh·kw, OH·OW]` (the weight gradient of `conv2d` uses it). */
   unfold2d?(x: FloatArray, xShape: readonly number[], kernel: readonly number[], outSpatial: readonly number[], options: UnfoldOptions, out: FloatArray): boolean;
   /** 2-d max pooling of a contiguous NCHW tensor into `out` (and the flat per-channel argmax into `indices` when given). */

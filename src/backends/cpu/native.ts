@@ -1,5 +1,5 @@
 import type { BinaryOp, CompareOp, ReduceOp, UnaryOp } from '../../backend/ops.js';
-import type { MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
+import type { ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
 import type { Conv2dArgs, ConvTranspose2dArgs, CpuEngineKernels, FloatArray, GemmArgs } from './engine.js';
 
 /**
@@ -25,6 +25,7 @@ export interface NativeAddon {
   conv2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
   convTranspose2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
   unfold2d(p: Float64Array, x: FloatArray, out: FloatArray): void;
+  conv2dWeightGrad(p: Float64Array, x: FloatArray, g: FloatArray, dw: FloatArray): void;
   maxPool2d(p: Float64Array, x: FloatArray, out: FloatArray, indices: Int32Array | null): void;
   compareScalar(op: number, out: Uint8Array, a: FloatArray, aOffset: number, scalar: number, n: number): void;
   whereStrided(p: Float64Array, out: FloatArray, cond: Uint8Array, a: FloatArray, b: FloatArray): void;
@@ -222,6 +223,11 @@ export function nativeEngine(addon: NativeAddon, options: NativeEngineOptions = 
       const [, cout, oh, ow] = args.outShape;
       if (args.options.padding.length !== 2 || numel(args.xShape) * numel(args.wShape.slice(1)) < minGemm) return false;
       addon.convTranspose2d(convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups), args.x, args.w, args.bias ?? null, args.out);
+      return true;
+    },
+    conv2dWeightGrad(x, xShape, g, gShape, dw, wShape, options: ConvOptions): boolean {
+      if (options.padding.length !== 2 || numel(gShape) * numel(wShape.slice(1)) < minGemm) return false;
+      addon.conv2dWeightGrad(convParams(xShape, wShape[0]!, wShape.slice(2), gShape.slice(2), options, options.groups), x, g, dw);
       return true;
     },
     unfold2d(x, xShape, kernel, outSpatial, options: UnfoldOptions, out): boolean {

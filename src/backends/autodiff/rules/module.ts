@@ -53,8 +53,8 @@ export function convGrad(b: Backend, g: P, x: P, w: P, needs: readonly boolean[]
   }
   let dw: P | undefined;
   if (needs[1]) {
-    // dw[g, co, (ci, k)] = Σ_{n, l} g[n, g, co, l] · cols[n, g, (ci, k), l]
-    dw = b.reshape(weightGrad(b, g, columns(b, x, kernel, o.stride, o.padding, o.dilation, out), o.groups), w.shape);
+    // dw[g, co, (ci, k)] = Σ_{n, l} g[n, g, co, l] · cols[n, g, (ci, k), l]: the backend's kernel where it has one.
+    dw = b.convWeightGrad?.(x, g, w.shape, o) ?? b.reshape(weightGrad(b, g, columns(b, x, kernel, o.stride, o.padding, o.dilation, out), o.groups), w.shape);
   }
   return [dx, dw, needs[2] ? biasGrad(b, g) : undefined];
 }
