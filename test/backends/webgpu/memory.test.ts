@@ -18,6 +18,20 @@ const skip = gpu ? false : `no WebGPU device: ${webgpu.reason}`;
 const pool = () => (gpu!.backend as unknown as WebGpuBackend).memory();
 const live = () => pool().liveBytes;
 
+/**
+ * Full collections with pauses in between, so the finalizers of tensors that earlier tests dropped
+ * have run (V8 finalizes in full GCs; the callbacks run as tasks). Tests that await between
+ * measurements settle first, or such a late finalizer would change the bytes they count.
+ */
+async function settle(): Promise<void> {
+  v8.setFlagsFromString('--expose-gc');
+  const collect = vm.runInNewContext('gc') as () => void;
+  for (let i = 0; i < 3; i++) {
+    collect();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('WebGPU buffer pool and tensor handles', { skip }, () => {
   it('size classes: 256-byte steps up to 64 KiB, then quarters of a power of two', () => {
     assert.deepEqual([sizeClass(1), sizeClass(256), sizeClass(257), sizeClass(65536), sizeClass(65537), sizeClass(100000), sizeClass(1 << 20)], [256, 256, 512, 65536, 81920, 114688, 1 << 20]);
@@ -46,6 +60,7 @@ describe('WebGPU buffer pool and tensor handles', { skip }, () => {
   });
 
   it('Tensor.scope releases what the function created and its result does not reach', async () => {
+    await settle(); // the test awaits a read below, when a late finalizer could run
     const base = live();
     const x = Tensor.random([64, 64], Distribution.Default, gpu);
     const withX = live();
@@ -96,15 +111,7 @@ describe('WebGPU buffer pool and tensor handles', { skip }, () => {
   });
 
   it('the finalizer releases tensors that were dropped without dispose (safety net)', async () => {
-    // A full collection, as the pool requests under memory pressure (V8 finalizes in full GCs).
-    v8.setFlagsFromString('--expose-gc');
-    const collect = vm.runInNewContext('gc') as () => void;
-    const settle = async () => {
-      for (let i = 0; i < 3; i++) {
-        collect();
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    };
+    // Full collections, as the pool requests under memory pressure (V8 finalizes in full GCs).
     await settle();
     const base = live();
     (() => {
