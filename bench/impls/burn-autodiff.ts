@@ -28,7 +28,7 @@ function dense(x: Tensor<2>, w: Tensor<2>, b: Tensor<1>): Tensor<2> {
 }
 
 /** The loss of a step case's model on its batch, given the tensors (batch first, then parameters). */
-function model(c: BenchCase, t: readonly FloatTensor[], labels: Tensor<2, Int>): Tensor<1> {
+export function model(c: BenchCase, t: readonly FloatTensor[], labels: Tensor<2, Int>): Tensor<1> {
   switch (c.op) {
     case 'mlpStep': {
       const [x, w1, b1, w2, b2] = t as [Tensor<2>, Tensor<2>, Tensor<1>, Tensor<2>, Tensor<1>];

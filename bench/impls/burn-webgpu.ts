@@ -8,55 +8,14 @@
  * On a software adapter (SwiftShader, the only one on machines without a GPU) the numbers say that
  * the path works, not how fast a GPU is.
  */
-import { Device, functional, Tensor, TensorData, type Gradients, type Int } from '../../src/index.js';
+import { Device, Tensor, type Gradients } from '../../src/index.js';
 import { labelValues } from '../lib/data.js';
 import { inProcessImpl } from '../lib/measure.js';
 import { NotAvailable, type BenchCase, type Impl, type Prepared } from '../lib/types.js';
+import { body } from './burn.js';
+import { model, tensorsOf } from './burn-autodiff.js';
 
 type FloatTensor = Tensor<number>;
-
-function tensorsOf(c: BenchCase, inputs: readonly Float32Array[], device: Device): FloatTensor[] {
-  return inputs.map((values, k) => Tensor.fromData<number>(new TensorData(values, c.inputs[k]!.shape, 'f32'), device));
-}
-
-function body(c: BenchCase, t: readonly FloatTensor[]): () => FloatTensor {
-  const [a, b] = [t[0]!, t[1]];
-  switch (c.op) {
-    case 'add': return () => a.add(b!);
-    case 'mul': return () => a.mul(b!);
-    case 'mulScalar': { const s = c.attrs?.scalar ?? 2; return () => a.mul(s); }
-    case 'matmul': return () => a.matmul(b!);
-    case 'exp': return () => a.exp();
-    case 'sum': return () => a.sum();
-    case 'softmax': { const dim = c.attrs?.dim ?? -1; return () => a.softmax(dim); }
-    case 'transposeCopy': return () => a.transpose().flatten(0, 1);
-    case 'conv2d': {
-      const p = c.attrs?.padding ?? 0;
-      return () => functional.conv2d(a as Tensor<4>, b as Tensor<4>, undefined, { stride: [1, 1], padding: [p, p], dilation: [1, 1], groups: 1 });
-    }
-    default: throw new NotAvailable(`${c.op} has no WebGPU bench body`);
-  }
-}
-
-function crossEntropy(logits: Tensor<2>, labels: Tensor<2, Int>): Tensor<1> {
-  return logits.logSoftmax(1).gather(1, labels).mean().neg();
-}
-
-function dense(x: Tensor<2>, w: Tensor<2>, b: Tensor<1>): Tensor<2> {
-  return x.matmul(w).add(b.unsqueeze());
-}
-
-/** The step cases' models (as in burn-autodiff.ts). */
-function model(c: BenchCase, t: readonly FloatTensor[], labels: Tensor<2, Int>): Tensor<1> {
-  if (c.op === 'mlpStep') {
-    const [x, w1, b1, w2, b2] = t as [Tensor<2>, Tensor<2>, Tensor<1>, Tensor<2>, Tensor<1>];
-    return crossEntropy(dense(dense(x, w1, b1).relu(), w2, b2), labels);
-  }
-  const [x, c1, c1b, c2, c2b, fw, fb] = t as [Tensor<4>, Tensor<4>, Tensor<1>, Tensor<4>, Tensor<1>, Tensor<2>, Tensor<1>];
-  const h1 = functional.conv2d(x, c1, c1b).relu();
-  const h2 = functional.conv2d(h1, c2, c2b).relu();
-  return crossEntropy(dense(functional.adaptiveAvgPool2d(h2, [8, 8]).flatten(1, 3), fw, fb), labels);
-}
 
 async function floats(t: FloatTensor): Promise<Float32Array> {
   const v = (await t.toData()).values;

@@ -8,8 +8,7 @@
 import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import * as burn from '../../src/index.js';
-import { Device, type Tensor } from '../../src/index.js';
+import { Device, functional, type Tensor } from '../../src/index.js';
 import { nativeAddon, nativeUnavailableReason } from '../../src/backends/cpu/native.js';
 import { wasmRuntime, wasmUnavailableReason } from '../../src/backends/cpu/wasm/index.js';
 import { inProcessImpl } from '../lib/measure.js';
@@ -20,17 +19,8 @@ import { prepareTrain } from './burn-train.js';
 import { NotAvailable, type BenchCase, type Impl, type Prepared } from '../lib/types.js';
 
 type FloatTensor = Tensor<number>;
-type Conv2dFn = (x: FloatTensor, weight: FloatTensor, bias: FloatTensor | undefined, options: object) => FloatTensor;
-
-/** `functional.conv2d` when the package exports it (another issue adds the namespace). */
-function conv2dFn(): Conv2dFn {
-  const functional = (burn as Record<string, unknown>)['functional'];
-  const fn = functional !== null && typeof functional === 'object' ? (functional as Record<string, unknown>)['conv2d'] : undefined;
-  if (typeof fn !== 'function') throw new NotAvailable('burn-ts does not export functional.conv2d yet');
-  return fn as Conv2dFn;
-}
-
-function body(c: BenchCase, t: readonly FloatTensor[]): () => FloatTensor {
+/** The timed call of a single-op case on tensors `t` (on any device; the WebGPU column uses it too). */
+export function body(c: BenchCase, t: readonly FloatTensor[]): () => FloatTensor {
   const [a, b] = [t[0]!, t[1]];
   switch (c.op) {
     case 'add': return () => a.add(b!);
@@ -43,10 +33,9 @@ function body(c: BenchCase, t: readonly FloatTensor[]): () => FloatTensor {
     // A transposed tensor is a strided view; flattening it makes the contiguous copy.
     case 'transposeCopy': return () => a.transpose().flatten(0, 1);
     case 'conv2d': {
-      const conv2d = conv2dFn();
       const p = c.attrs?.padding ?? 0;
       const options = { stride: [1, 1], padding: [p, p], dilation: [1, 1], groups: 1 };
-      return () => conv2d(a, b!, undefined, options);
+      return () => functional.conv2d(a as Tensor<4>, b as Tensor<4>, undefined, options);
     }
     case 'mlpStep': case 'convnetStep': case 'adamStep': case 'mnistTrainStep': throw new NotAvailable(`${c.op} is a training step, not a single op`);
     case 'storeSave': case 'storeLoad': throw new NotAvailable(`${c.op} is a file case (impls/burn-store.ts)`);

@@ -115,6 +115,19 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
     }
   };
 
+  /**
+   * Copies the element ranges two operands read into the arena; one copy serves both when they
+   * are the same array (x · xᵀ and the like), and the spans then start at the shared copy.
+   * Returns their addresses (negative when the arena is full).
+   */
+  const copyOperands = (a: Float32Array, aSpan: { lo: number; hi: number }, b: Float32Array, bSpan: { lo: number; hi: number }): [number, number] => {
+    if (a !== b) return [rt.copyIn(a, aSpan.lo, aSpan.hi), rt.copyIn(b, bSpan.lo, bSpan.hi)];
+    const lo = Math.min(aSpan.lo, bSpan.lo);
+    const at = rt.copyIn(a, lo, Math.max(aSpan.hi, bSpan.hi));
+    aSpan.lo = bSpan.lo = lo;
+    return [at, at];
+  };
+
   const elementwise = (code: number, taskKind: number, out: FloatArray, a: FloatArray, aOffset: number, n: number, cost: number, b?: FloatArray, bOffset = 0, scalar = 0): boolean => {
     rt.reset();
     const { chunk, jobs, parallel } = chunking(n, cost);
@@ -169,16 +182,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
       const aSpan = span(aOffs, m, k, g.aRowStride, g.aColStride);
       const bSpan = span(bOffs, k, n, g.bRowStride, g.bColStride);
       rt.reset();
-      let aAt: number, bAt: number;
-      if (a === b) {
-        // One copy serves both operands (x · xᵀ and the like).
-        const lo = Math.min(aSpan.lo, bSpan.lo);
-        aAt = bAt = rt.copyIn(a, lo, Math.max(aSpan.hi, bSpan.hi));
-        aSpan.lo = bSpan.lo = lo;
-      } else {
-        aAt = rt.copyIn(a, aSpan.lo, aSpan.hi);
-        bAt = rt.copyIn(b, bSpan.lo, bSpan.hi);
-      }
+      const [aAt, bAt] = copyOperands(a, aSpan, b, bSpan);
       const cAt = rt.alloc(batches * m * n * 4), table = rt.alloc(batches * 16), args = rt.alloc(64);
       if (aAt < 0 || bAt < 0 || cAt < 0 || table < 0 || args < 0) return false;
       const t = table >>> 2;
@@ -216,15 +220,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
       const dims = pad(shape, 1), as = pad(aStrides, 0), bs = pad(bStrides, 0);
       const aSpan = stridedSpan(aOffset, dims, as), bSpan = stridedSpan(bOffset, dims, bs);
       rt.reset();
-      let aAt: number, bAt: number;
-      if (a === b) {
-        const lo = Math.min(aSpan.lo, bSpan.lo);
-        aAt = bAt = rt.copyIn(a, lo, Math.max(aSpan.hi, bSpan.hi));
-        aSpan.lo = bSpan.lo = lo;
-      } else {
-        aAt = rt.copyIn(a, aSpan.lo, aSpan.hi);
-        bAt = rt.copyIn(b, bSpan.lo, bSpan.hi);
-      }
+      const [aAt, bAt] = copyOperands(a, aSpan, b, bSpan);
       const outAt = rt.alloc(n * 4), args = rt.alloc(64);
       if (aAt < 0 || bAt < 0 || outAt < 0 || args < 0) return false;
       // Negative strides are stored as their 32-bit two's complement (the kernel reads them signed).
