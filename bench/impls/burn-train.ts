@@ -2,8 +2,9 @@
  * burn-ts's training-throughput case (cases/train.ts) on `device.autodiff()` for the column's CPU
  * engine: the seed's MNIST ConvNet built from burn-ts's own layers (`nn`: Conv2d, MaxPool2d,
  * Linear, Relu, CrossEntropyLoss) and trained with `optim`'s Adam, exactly as an application
- * would. The timed body is one step: forward, `await loss.intoScalar()` (the loss on the host),
- * `loss.backward()`, `GradientsParams.fromGrads` and `optimizer.step`; the model and the
+ * would. The timed body is one step: forward, `loss.backward()` and `GradientsParams.fromGrads` in
+ * a `Tensor.scope` (as the Learner runs its steps), `await loss.intoScalar()` (the loss on the
+ * host) and `optimizer.step`; the model and the
  * optimizer state carry over from run to run. The checksum covers the losses of the first three
  * steps of a fresh model and optimizer, followed by the first layer's weight change over those
  * steps in units of the learning rate (it depends on every op of the step and on Adam's moments).
@@ -69,9 +70,13 @@ function trainer(device: Device, weights: Weights, images: Tensor<3>, targets: T
   return {
     /** One step; resolves to the loss before the update. */
     async step(): Promise<number> {
-      const l = loss.forward(model.forward(images), targets);
+      // Forward and backward in a scope, as the Learner runs a step: the activations and graph
+      // values go back to the device's pool when it ends.
+      const { l, grads } = Tensor.scope(() => {
+        const l = loss.forward(model.forward(images), targets);
+        return { l, grads: GradientsParams.fromGrads(l.backward(), model) };
+      });
       const value = await l.intoScalar();
-      const grads = GradientsParams.fromGrads(l.backward(), model);
       model = optim.step(TRAIN_LR, model, grads);
       return value;
     },

@@ -94,8 +94,14 @@ export function burnImpl(options: { readback: boolean; engine?: 'js' | 'native' 
       const tensors = tensorsOf(c, inputs, device);
       const run = body(c, tensors);
       let last: FloatTensor | undefined;
+      // Each call releases the previous output, as the tfjs column disposes its own (PyTorch frees
+      // it by reference counting): its memory then serves the next output.
+      const next = (): FloatTensor => {
+        last?.dispose();
+        return (last = run());
+      };
       return {
-        run: options.readback ? () => (last = run()).toDataSync() : () => (last = run()),
+        run: options.readback ? () => next().toDataSync() : next,
         isAsync: false,
         async output() {
           const values = (last ?? run()).toDataSync().values;

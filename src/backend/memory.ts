@@ -1,9 +1,9 @@
 /**
- * Scoped release of device memory, for backends whose tensors hold memory the JavaScript garbage
- * collector cannot see (WebGPU buffers). Such a backend reports every handle it creates with
+ * Scoped release of tensor memory. A backend reports every handle it creates inside a scope with
  * {@link trackAllocation}; {@link runScope} collects the handles created while a function runs and,
- * when it returns, releases those that the result cannot reach. CPU tensors are never tracked, so
- * scopes cost nothing there.
+ * when it returns, releases those that the result cannot reach. WebGPU buffers go back to their
+ * pool; CPU arrays go to the CPU backend's pool, so the next outputs reuse them instead of fresh
+ * memory the garbage collector has to reclaim. Outside scopes nothing is tracked.
  */
 
 /** A handle on device memory that can be released once. */

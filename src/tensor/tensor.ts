@@ -58,9 +58,9 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   /**
    * Runs `fn` and then releases the device memory of every tensor it created that its result does
    * not reach (through tensors, arrays, maps, sets and object fields) — tfjs's `tidy`. Tensors kept
-   * elsewhere must be returned or passed to {@link Tensor.keep}. Only devices holding memory
-   * outside the JavaScript heap (WebGPU) release anything; on the CPU it just runs `fn`. `fn` must
-   * be synchronous: a scope cannot follow awaits.
+   * elsewhere must be returned or passed to {@link Tensor.keep}. WebGPU buffers return to their
+   * pool; on the CPU the released arrays serve later outputs instead of waiting for the garbage
+   * collector. `fn` must be synchronous: a scope cannot follow awaits.
    */
   static scope<T>(fn: () => T): T {
     const result = runScope(fn);

@@ -3,6 +3,7 @@ import type { Module } from '../module/module.js';
 import { GradientsAccumulator } from '../optim/grad-accum.js';
 import { GradientsParams } from '../optim/grads.js';
 import { BurnError } from '../tensor/errors.js';
+import { Tensor } from '../tensor/tensor.js';
 import type { EarlyStoppingStrategy } from './early-stopping.js';
 import { TrainingInterrupter } from './interrupter.js';
 import type { Learner } from './learner.js';
@@ -176,7 +177,11 @@ export class SupervisedTraining<B, TO, VO = TO> {
         let iteration = 0, processed = 0, lr = Number.NaN;
         for await (const batch of trainLoader) {
           iteration++;
-          const out = model.trainStep(batch) as TrainOutput<TO>;
+          // A scope releases the step's intermediates (activations, graph values) as soon as it
+          // returns; the output and the model (which a step may update, e.g. batch-norm
+          // statistics) are kept.
+          const stepModel = model;
+          const out = Tensor.scope(() => Tensor.keep(stepModel) && stepModel.trainStep(batch)) as TrainOutput<TO>;
           const grads = GradientsParams.fromGrads(out.grads, model);
           accumulator.accumulate(model, grads);
           if (accumulator.steps() >= this.accumulation) {
@@ -198,7 +203,7 @@ export class SupervisedTraining<B, TO, VO = TO> {
           processed = 0;
           for await (const batch of validLoader) {
             iteration++;
-            const item = valid.inferenceStep(batch);
+            const item = Tensor.scope(() => Tensor.keep(valid) && valid.inferenceStep(batch));
             processed += batchSize(item);
             const meta = metadata(epoch, this.epochs, iteration, processed, validLoader.numItems(), undefined);
             await this.updateMetrics('valid', this.validMetrics, item, meta, logger, renderer);

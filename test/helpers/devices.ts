@@ -1,5 +1,6 @@
 import type { Backend, TensorPrimitive } from '../../src/backend/backend.js';
 import { CpuBackend } from '../../src/backends/cpu/backend.js';
+import { BufferPool } from '../../src/backends/cpu/pool.js';
 import { nativeAddon, nativeEngine, nativeUnavailableReason } from '../../src/backends/cpu/native.js';
 import { wasmEngine, wasmRuntime, wasmUnavailableReason } from '../../src/backends/cpu/wasm/index.js';
 import { it } from 'node:test';
@@ -40,13 +41,14 @@ let nativeDevice: Device | undefined;
 /**
  * The CPU device on the `native` engine with every size threshold at 0, so that even the tiny
  * tensors of the conformance suite run the addon's kernels (the default device leaves tiny ops to
- * the `js` kernels) and every float output uninitialized (a kernel that misses an element shows);
+ * the `js` kernels), every float output uninitialized and every released array reused, whatever its
+ * size (a kernel that misses an element shows);
  * undefined when the addon does not load (see {@link nativeUnavailableReason}).
  */
 export function nativeTestDevice(): Device | undefined {
   const addon = nativeAddon();
   if (!addon) return undefined;
-  nativeDevice ??= new Device(new CpuBackend(nativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0, minAllocBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(native)');
+  nativeDevice ??= new Device(new CpuBackend(nativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0, minAllocBytes: 0 }), new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(native)');
   return nativeDevice;
 }
 
@@ -55,11 +57,11 @@ let wasmDevice: Device | undefined;
 /**
  * The CPU device on the `wasm` engine with every size threshold at 0, so that even the tiny
  * tensors of the conformance suite run the WebAssembly kernels (the default device leaves tiny ops
- * to the `js` kernels); undefined when the module does not load (see {@link wasmUnavailableReason}).
+ * to the `js` kernels) and every released array reused, whatever its size; undefined when the module does not load (see {@link wasmUnavailableReason}).
  */
 export function wasmTestDevice(): Device | undefined {
   if (!wasmRuntime()) return undefined;
-  wasmDevice ??= new Device(new CpuBackend(wasmEngine({ minElements: 0, minCostlyElements: 0, minGemm: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(wasm)');
+  wasmDevice ??= new Device(new CpuBackend(wasmEngine({ minElements: 0, minCostlyElements: 0, minGemm: 0 }), new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(wasm)');
   return wasmDevice;
 }
 

@@ -55,6 +55,11 @@ export class Node {
     return new Node([], undefined, [], undefined, [], 'compute', true);
   }
 
+  /** The recomputed output while a backward pass holds it. */
+  get cachedValue(): TensorPrimitive | undefined {
+    return this.cached;
+  }
+
   /** This node's output value, recomputed (once per backward pass) when it was not kept. */
   value(): TensorPrimitive {
     const forward = this.forward;
@@ -79,6 +84,11 @@ export class Node {
     this.cached = undefined;
     this.parents = [];
   }
+}
+
+/** True when `p` is one of the values `stored` keeps (a primitive, or a recomputed node's cached output). */
+function isKept(stored: readonly Stored[], p: TensorPrimitive): boolean {
+  return stored.some((s) => (s instanceof Node ? s.cachedValue === p : s === p));
 }
 
 /** Reads a kept value. */
@@ -115,6 +125,9 @@ function topologicalOrder(root: Node): Node[] {
  */
 export function runBackward(root: Node, rootShape: readonly number[], rootDType: TensorPrimitive['dtype'], inner: Backend): Gradients {
   const order = topologicalOrder(root);
+  // Only a backend that counts references can release a gradient it may share with a view.
+  const release = inner.dispose && inner.retain ? inner.dispose.bind(inner) : undefined;
+  const retain = (p: TensorPrimitive): TensorPrimitive => inner.retain?.(p) ?? p;
   const pending = new Map<Node, TensorPrimitive>([[root, inner.fill(rootShape, 1, rootDType)]]);
   const result = new Gradients();
   try {
@@ -131,14 +144,25 @@ export function runBackward(root: Node, rootShape: readonly number[], rootDType:
       if (!rule) throw new BurnError('backward', 'the graph behind this tensor was already freed by an earlier backward()');
       const stored = node.stored;
       const parentGrads = rule(grad, (i) => read(stored[i]!), node.parents.map((p) => p !== undefined));
+      // Every gradient the pass holds is a handle of its own, released as soon as it is consumed
+      // (its memory then serves the next outputs): a kept value, the incoming gradient passed on
+      // unchanged, or one value given to two parents gets a second handle.
+      const given: TensorPrimitive[] = [];
       node.parents.forEach((parent, i) => {
         let g = parentGrads[i];
-        // A kept value passed on as a gradient gets a handle of its own: the node releases its handles.
-        if (g !== undefined && stored.includes(g)) g = inner.retain?.(g) ?? g;
         if (!parent || g === undefined) return;
+        if (g === grad || given.includes(g) || isKept(stored, g)) g = retain(g);
+        given.push(g);
         const prev = pending.get(parent);
-        pending.set(parent, prev === undefined ? g : inner.binary('add', prev, g));
+        if (prev === undefined) {
+          pending.set(parent, g);
+        } else {
+          pending.set(parent, inner.binary('add', prev, g));
+          release?.(prev);
+          release?.(g);
+        }
       });
+      release?.(grad);
     }
   } finally {
     const dispose = inner.dispose?.bind(inner);

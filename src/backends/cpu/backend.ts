@@ -15,6 +15,7 @@ import { softmaxRows } from './js/softmax.js';
 import { argReduceInto, reduceInto, scanInto } from './js/reduce.js';
 import { buildMapKernels, collapse, KernelCache, type MapKernels, type Operand, type OperandName } from './js/strided.js';
 import { isFloatArray, jsEngine, type CpuEngineKernels, type FloatArray } from './engine.js';
+import { BufferPool } from './pool.js';
 import { allocCpu, cpuArrayCtor, CpuTensor, type CpuArray } from './storage.js';
 
 /**
@@ -31,10 +32,37 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     where: new KernelCache<MapKernels>(), cast: new KernelCache<MapKernels>(), copy: new KernelCache<MapKernels>(),
   };
 
-  /** `engine`: the accelerated kernels offered each op first (`js`: none, everything runs here). */
-  constructor(readonly engine: CpuEngineKernels = jsEngine) {
+  /** Arrays of released tensors, reused for outputs of the same type and length. */
+  readonly pool: BufferPool;
+
+  /**
+   * `engine`: the accelerated kernels offered each op first (`js`: none, everything runs here);
+   * `pool`: where released arrays wait for reuse (default: a pool of up to 256 MiB).
+   */
+  constructor(readonly engine: CpuEngineKernels = jsEngine, pool: BufferPool = new BufferPool()) {
     super();
     this.name = `cpu(${engine.name})`;
+    this.pool = pool;
+  }
+
+  // --- memory ---
+
+  /**
+   * Releases `p`: it must not be used afterwards. When it was the last handle over an array this
+   * backend allocated, the array is reused for a later output (no garbage collection, no fresh pages).
+   */
+  dispose(p: CpuTensor): void {
+    p.release();
+  }
+
+  /** A second handle on `p`'s values, keeping them alive until it is released too. */
+  retain(p: CpuTensor): CpuTensor {
+    return p.view(p.shape, p.strides, p.offset);
+  }
+
+  /** Engine and pool counters for `device.info()`. */
+  info(): object {
+    return { engine: this.engine.name, pool: { heldBytes: this.pool.heldBytes, reused: this.pool.reused } };
   }
 
   // --- data ---
@@ -55,7 +83,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     } else {
       out.set(v as ArrayLike<number>);
     }
-    return CpuTensor.contiguous(out, data.shape, data.dtype);
+    return CpuTensor.owned(out, data.shape, data.dtype, this.pool);
   }
 
   toData(p: CpuTensor): Promise<TensorData> {
@@ -72,30 +100,32 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     // f16/bf16/i64 are held in a wider compute type: their stored form needs a conversion anyway.
     if (p.dtype === 'f16' || p.dtype === 'bf16' || p.dtype === 'i64' || !p.isContiguous()) return undefined;
     const n = p.numel;
+    // The array leaves the backend: it must never be reused for another tensor.
+    if (p.lease) p.lease.escaped = true;
     return new TensorData(p.offset === 0 && p.data.length === n ? p.data : p.data.subarray(p.offset, p.offset + n), p.shape, p.dtype);
   }
 
   fill(shape: readonly number[], value: number, dtype: DType): CpuTensor {
-    const out = allocCpu(dtype, numel(shape));
+    const out = this.alloc(dtype, numel(shape));
     out.fill(roundScalar(castNumber(value, dtype), dtype));
-    return CpuTensor.contiguous(out, [...shape], dtype);
+    return CpuTensor.owned(out, [...shape], dtype, this.pool);
   }
 
   // --- layout ---
 
   reshape(p: CpuTensor, shape: readonly number[]): CpuTensor {
-    const src = p.isContiguous() ? p : CpuTensor.contiguous(this.materialize(p, false), p.shape, p.dtype);
-    return new CpuTensor(src.data, [...shape], contiguousStrides(shape), src.offset, p.dtype);
+    if (p.isContiguous()) return p.view([...shape], contiguousStrides(shape), p.offset);
+    return CpuTensor.owned(this.materialize(p, false), [...shape], p.dtype, this.pool);
   }
 
   permute(p: CpuTensor, axes: readonly number[]): CpuTensor {
-    return new CpuTensor(p.data, axes.map((a) => p.shape[a]!), axes.map((a) => p.strides[a]!), p.offset, p.dtype);
+    return p.view(axes.map((a) => p.shape[a]!), axes.map((a) => p.strides[a]!), p.offset);
   }
 
   expand(p: CpuTensor, shape: readonly number[]): CpuTensor {
     const off = shape.length - p.shape.length;
     const strides = shape.map((s, i) => (i < off || (p.shape[i - off] === 1 && s !== 1) ? 0 : p.strides[i - off]!));
-    return new CpuTensor(p.data, [...shape], strides, p.offset, p.dtype);
+    return p.view([...shape], strides, p.offset);
   }
 
   slice(p: CpuTensor, specs: SliceSpecs): CpuTensor {
@@ -107,20 +137,22 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       shape[d] = s.size;
       strides[d] = p.strides[d]! * s.step;
     });
-    return new CpuTensor(p.data, shape, strides, offset, p.dtype);
+    return p.view(shape, strides, offset);
   }
 
   sliceAssign(p: CpuTensor, specs: SliceSpecs, values: CpuTensor): CpuTensor {
-    const out = CpuTensor.contiguous(this.materialize(p, true), p.shape, p.dtype);
-    this.copyInto(this.slice(out, specs), values);
-    return out;
+    // The copy is written through a scratch (lease-less) view, then owned by the result.
+    const out = this.materialize(p, true);
+    this.copyInto(this.slice(CpuTensor.contiguous(out, p.shape, p.dtype), specs), values);
+    return CpuTensor.owned(out, [...p.shape], p.dtype, this.pool);
   }
 
   cat(ps: readonly CpuTensor[], dim: number): CpuTensor {
     const first = ps[0]!;
     const shape = [...first.shape];
     shape[dim] = ps.reduce((acc, p) => acc + p.shape[dim]!, 0);
-    const out = CpuTensor.contiguous(allocCpu(first.dtype, numel(shape)), shape, first.dtype);
+    const array = this.alloc(first.dtype, numel(shape));
+    const out = CpuTensor.contiguous(array, shape, first.dtype);
     let start = 0;
     for (const p of ps) {
       const size = p.shape[dim]!;
@@ -128,7 +160,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       this.copyInto(this.slice(out, specs), p);
       start += size;
     }
-    return out;
+    return CpuTensor.owned(array, shape, first.dtype, this.pool);
   }
 
   // --- elementwise ---
@@ -190,7 +222,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     let out: Uint8Array | undefined;
     if (this.engine.compareScalar && isEngineFloat(a) && a.isContiguous()) {
       out = allocCpu('bool', a.numel) as Uint8Array;
-      if (this.engine.compareScalar(op, out, a.data, a.offset, s, a.numel)) return CpuTensor.contiguous(out, [...a.shape], 'bool');
+      if (this.engine.compareScalar(op, out, a.data, a.offset, s, a.numel)) return CpuTensor.owned(out, [...a.shape], 'bool', this.pool);
     }
     const kernels = this.kernels.compareScalar.get(op, a.dtype, () => buildMapKernels(compareExpr(op), XS));
     return this.map(kernels, 'bool', a.shape, [a], s, out);
@@ -239,7 +271,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const shape = p.shape.map((s, d) => (d === dim ? 1 : s));
     const out = allocCpu('i32', numel(shape));
     argReduceInto(op, out, p, p.shape, dim);
-    return CpuTensor.contiguous(out, shape, 'i32');
+    return CpuTensor.owned(out, shape, 'i32', this.pool);
   }
 
   scan(op: ScanOp, p: CpuTensor, dim: number): CpuTensor {
@@ -253,7 +285,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   gather(p: CpuTensor, dim: number, indices: CpuTensor): CpuTensor {
     const out = allocCpu(p.dtype, indices.numel);
     gatherInto(out, p, p.shape, dim, indices, indices.shape);
-    return CpuTensor.contiguous(out, [...indices.shape], p.dtype);
+    return CpuTensor.owned(out, [...indices.shape], p.dtype, this.pool);
   }
 
   scatter(op: ScatterOp, p: CpuTensor, dim: number, indices: CpuTensor, values: CpuTensor): CpuTensor {
@@ -399,7 +431,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
     const indices = withIndices ? new Int32Array(numel(outShape)) : undefined;
     if (!e.maxPool2d(this.materialize(x, false) as FloatArray, x.shape, out, outShape, indices, o)) return undefined;
-    return [this.finish(out, outShape, x.dtype), CpuTensor.contiguous(indices ?? new Int32Array(0), indices ? outShape : [0], 'i32')];
+    return [this.finish(out, outShape, x.dtype), CpuTensor.owned(indices ?? new Int32Array(0), indices ? outShape : [0], 'i32', this.pool)];
   }
 
   // --- fused activations ---
@@ -429,14 +461,16 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     if (dim === rank - 1) return result;
     const inverse = new Array<number>(rank);
     axes.forEach((a, i) => (inverse[a] = i));
-    return this.permute(result, inverse);
+    const permuted = this.permute(result, inverse);
+    this.dispose(result);
+    return permuted;
   }
 
   sort(p: CpuTensor, dim: number, descending: boolean): [CpuTensor, CpuTensor] {
     const values = allocCpu(p.dtype, p.numel);
     const indices = new Int32Array(p.numel);
     sortInto(values, indices, p, p.shape, dim, descending);
-    return [CpuTensor.contiguous(values, [...p.shape], p.dtype), CpuTensor.contiguous(indices, [...p.shape], 'i32')];
+    return [CpuTensor.owned(values, [...p.shape], p.dtype, this.pool), CpuTensor.owned(indices, [...p.shape], 'i32', this.pool)];
   }
 
   // --- helpers ---
@@ -467,15 +501,18 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     return this.finish(out, shape, dtype);
   }
 
-  /** A fresh array for an output that the op writes completely (the engine may hand out uninitialized memory). */
+  /**
+   * An array for an output that the op writes completely: a released one of the same type and
+   * length when the pool has it, else the engine's (possibly uninitialized) or a zeroed one.
+   */
   private alloc(dtype: DType, n: number): CpuArray {
-    return this.engine.alloc?.(dtype, n) ?? allocCpu(dtype, n);
+    return this.pool.take(cpuArrayCtor(dtype), n) ?? this.engine.alloc?.(dtype, n) ?? allocCpu(dtype, n);
   }
 
-  /** Wraps a fresh contiguous output, rounding half-precision values. */
+  /** Wraps a fresh contiguous output (owned by the result), rounding half-precision values. */
   private finish(out: CpuArray, shape: readonly number[], dtype: DType): CpuTensor {
     if (dtype === 'f16' || dtype === 'bf16') roundHalf(out as Float32Array, dtype);
-    return CpuTensor.contiguous(out, shape, dtype);
+    return CpuTensor.owned(out, shape, dtype, this.pool);
   }
 
   /** The elements of `p` as a dense array in row-major order; `copy` forces a fresh array. */

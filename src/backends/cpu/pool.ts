@@ -1,0 +1,79 @@
+import { NO_SCAN } from '../../backend/memory.js';
+import type { CpuArray } from './storage.js';
+
+/** Options of a {@link BufferPool}. */
+export interface BufferPoolOptions {
+  /** Most bytes the pool keeps for reuse (default 256 MiB; `BURN_CPU_POOL_MB` overrides). */
+  readonly maxBytes?: number;
+  /** Arrays smaller than this are left to the garbage collector (default 16 KiB). */
+  readonly minBytes?: number;
+  /** Most arrays kept per (type, length) (default 8). */
+  readonly maxPerSize?: number;
+}
+
+/** Default pool limit in bytes: `BURN_CPU_POOL_MB` (0 disables reuse), else 256 MiB. */
+function defaultMaxBytes(): number {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.BURN_CPU_POOL_MB;
+  const mb = env === undefined || env === '' ? NaN : Number(env);
+  return (Number.isFinite(mb) && mb >= 0 ? mb : 256) * 1024 * 1024;
+}
+
+/**
+ * Arrays of released CPU tensors, kept for the next output of the same type and length. A fresh
+ * large array costs more than the op that fills it: the engine's kernels stream at memory speed,
+ * while a new array makes V8 collect garbage (its external-memory accounting) and the kernel
+ * touch pages the OS has not mapped yet. Only arrays whose last tensor was explicitly released
+ * (`dispose()`, the end of a backward pass) come here; everything else is garbage-collected as
+ * usual. Arrays come back with stale contents: callers write every element.
+ */
+export class BufferPool {
+  /** Scopes looking for tensor handles need not search the pool. */
+  readonly [NO_SCAN] = true;
+  private readonly free = new Map<Function, Map<number, CpuArray[]>>();
+  private readonly maxBytes: number;
+  private readonly minBytes: number;
+  private readonly maxPerSize: number;
+  private held = 0;
+  /** Arrays handed out again since the pool was made (for tests and `device.info()`). */
+  reused = 0;
+
+  constructor(options: BufferPoolOptions = {}) {
+    this.maxBytes = options.maxBytes ?? defaultMaxBytes();
+    this.minBytes = options.minBytes ?? 16 * 1024;
+    this.maxPerSize = options.maxPerSize ?? 8;
+  }
+
+  /** A kept array of `ctor`'s type and `length`, or undefined. */
+  take(ctor: Function, length: number): CpuArray | undefined {
+    const list = this.free.get(ctor)?.get(length);
+    const array = list?.pop();
+    if (array === undefined) return undefined;
+    this.held -= array.byteLength;
+    this.reused++;
+    return array;
+  }
+
+  /** Keeps `array` for reuse when it is large enough and the pool has room; otherwise drops it. */
+  give(array: CpuArray): void {
+    const bytes = array.byteLength;
+    if (bytes < this.minBytes || this.held + bytes > this.maxBytes) return;
+    let bySize = this.free.get(array.constructor);
+    if (bySize === undefined) this.free.set(array.constructor, (bySize = new Map()));
+    let list = bySize.get(array.length);
+    if (list === undefined) bySize.set(array.length, (list = []));
+    if (list.length >= this.maxPerSize) return;
+    list.push(array);
+    this.held += bytes;
+  }
+
+  /** Bytes currently kept for reuse. */
+  get heldBytes(): number {
+    return this.held;
+  }
+
+  /** Drops every kept array (they go to the garbage collector). */
+  clear(): void {
+    this.free.clear();
+    this.held = 0;
+  }
+}
