@@ -1,6 +1,12 @@
 /** Dense f32 matrix products, in GFLOP/s (2·M·N·K flops per product). */
-import type { BenchCase } from '../lib/types.js';
+import type { BenchCase, Target } from '../lib/types.js';
 import { inputsOf } from './common.js';
+
+/** Issue 9's matmul targets: native ≥ 1.0× PyTorch, wasm ≥ 2× tfjs-backend-wasm (speed ratios in the same run). */
+const ISSUE_9: readonly Target[] = [
+  { cmp: '>=', value: 1, source: 'issue 9', impl: 'burn-ts(native)', peer: 'torch' },
+  { cmp: '>=', value: 2, source: 'issue 9', impl: 'burn-ts(wasm)', peer: 'tfjs-wasm' },
+];
 
 function square(n: number, extra: Partial<BenchCase> = {}): BenchCase {
   return {
@@ -11,6 +17,6 @@ function square(n: number, extra: Partial<BenchCase> = {}): BenchCase {
 
 /** Matmul cases. */
 export const matmulCases: readonly BenchCase[] = [
-  square(256),
-  square(1024, { target: { cmp: '>=', value: 4, source: 'issue 2', impl: 'burn-ts' } }),
+  square(256, { target: ISSUE_9 }),
+  square(1024, { target: [{ cmp: '>=', value: 4, source: 'issue 2', impl: 'burn-ts' }, ...ISSUE_9] }),
 ];

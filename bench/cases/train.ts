@@ -41,5 +41,6 @@ export const trainCases: readonly BenchCase[] = [
     ),
     attrs: { classes: CLASSES },
     metric: { kind: 'rate', items: TRAIN_BATCH, unit: 'images/s' },
+    target: { cmp: '>=', value: 1, source: 'issue 9', impl: 'burn-ts(native)', peer: 'torch' },
   },
 ];

@@ -16,7 +16,7 @@ import { prepareDecorator, prepareStep, tensorsOf } from './burn-autodiff.js';
 import { prepareStore } from './burn-store.js';
 import { prepareOptim } from './burn-optim.js';
 import { prepareTrain } from './burn-train.js';
-import { NotAvailable, type BenchCase, type Impl, type Prepared } from '../lib/types.js';
+import { NotAvailable, referenceFigures, type BenchCase, type Impl, type Prepared } from '../lib/types.js';
 
 type FloatTensor = Tensor<number>;
 /** The timed call of a single-op case on tensors `t` (on any device; the WebGPU column uses it too). */
@@ -82,6 +82,7 @@ export function burnImpl(options: { readback: boolean; engine?: 'js' | 'native' 
       const { isa, threads } = addon.info();
       // Memory bandwidth measured the way the elementwise rows count bytes (read + written), median of 25 copies of 4M f32.
       const bw = [...Array(25)].map(() => addon.bandwidth(4 * 1024 * 1024, 1)).sort((x, y) => x - y)[12]!;
+      referenceFigures.set('memcpy', bw / 1e9);
       return `burn-ts ${pkg.version}, ${device.toString()}: ${isa} kernels, ${threads} threads; memcpy of 4M f32 (read + written): ${(bw / 1e9).toFixed(1)} GB/s`;
     },
     async prepare(c, inputs): Promise<Prepared> {

@@ -16,6 +16,9 @@ interface Hello {
   readonly reason?: string;
 }
 
+/** Environment variables that override OpenBLAS's own CPU detection, removed from PyTorch's environment. */
+const OPENBLAS_OVERRIDES = ['OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE'] as const;
+
 /** The PyTorch column; `readback` makes the timed body call `.numpy()` (zero-copy on the CPU). */
 export function torchImpl(options: { readback: boolean }): Impl {
   const python = process.env['BENCH_PYTHON'] || '/usr/bin/python3';
@@ -34,7 +37,12 @@ export function torchImpl(options: { readback: boolean }): Impl {
     name: 'torch',
     isBurn: false,
     async init() {
-      const proc = spawn(python, [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
+      // OpenBLAS's kernel choice and cache size are its own (issue 9: OPENBLAS_CORETYPE and
+      // OPENBLAS_L2_SIZE unset for PyTorch's command only; a forced Haswell core type costs it a third).
+      const env = { ...process.env };
+      const unset = OPENBLAS_OVERRIDES.filter((name) => env[name] !== undefined);
+      for (const name of unset) delete env[name];
+      const proc = spawn(python, [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'], env });
       child = proc;
       let stderr = '';
       proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -55,7 +63,7 @@ export function torchImpl(options: { readback: boolean }): Impl {
       if (first === undefined) throw new NotAvailable(`${python} exited: ${stderr.trim().split('\n').pop() ?? ''}`);
       const hello = JSON.parse(first) as Hello;
       if (!hello.hello) throw new NotAvailable(hello.reason ?? 'python3-torch is not installed');
-      return hello.detail ?? 'PyTorch';
+      return `${hello.detail ?? 'PyTorch'}${unset.length > 0 ? ` (${unset.join(', ')} unset for this process)` : ''}`;
     },
     async measure(c, _inputs, config): Promise<Outcome> {
       if (!child || ended) return { ok: false, reason: 'the PyTorch process has exited' };

@@ -6,7 +6,7 @@
 import { checksumsAgree } from './data.js';
 import { unitOf, valueOf } from './metric.js';
 import { summarize, type Summary } from './stats.js';
-import type { BenchCase, Measured, Outcome, Target } from './types.js';
+import { referenceFigures, type BenchCase, type Measured, type Outcome, type Target } from './types.js';
 
 /** The outcomes of one case, by implementation name. */
 export interface CaseResult {
@@ -43,7 +43,7 @@ export interface RowView {
   value(x: number): number;
   /** True when the samples are seconds, so a speed ratio to peers makes sense. */
   readonly isTime: boolean;
-  readonly target?: Target;
+  readonly target?: Target | readonly Target[];
 }
 
 /** Backward ÷ forward of each step, pairing the two phases of the same run. */
@@ -142,6 +142,28 @@ function firstChecksum(r: CaseResult): Measured['checksum'] {
   return undefined;
 }
 
+/**
+ * A target's cell text: the bound, ✓/✗/? against this run's figure — the column's value, its
+ * speed ÷ a peer's, or its value ÷ a reference figure — and where the target comes from.
+ */
+function describeTarget(r: CaseResult, view: RowView, t: Target, burnOutcome: Outcome | undefined): string {
+  const m = medianOf(t.impl === undefined ? burnOutcome : r.outcomes.get(t.impl), view);
+  let v = m === undefined ? undefined : view.value(m);
+  let what = '';
+  if (t.peer !== undefined) {
+    const p = medianOf(r.outcomes.get(t.peer), view);
+    v = m === undefined || p === undefined || m <= 0 ? undefined : view.isTime ? p / m : m / p;
+    what = `× ${t.peer} `;
+  } else if (t.reference !== undefined) {
+    const ref = referenceFigures.get(t.reference);
+    v = v === undefined || ref === undefined || ref <= 0 ? undefined : v / ref;
+    what = `of ${t.reference} `;
+  }
+  const mark = v === undefined ? '?' : (t.cmp === '<=' ? v <= t.value : v >= t.value) ? '✓' : '✗';
+  const reached = v === undefined || (t.peer === undefined && t.reference === undefined) ? '' : ` ${v.toPrecision(2)}`;
+  return `${t.cmp === '<=' ? '≤' : '≥'} ${t.value} ${what}${mark}${reached} (${t.source}${t.impl === undefined ? '' : `, ${t.impl}`})`;
+}
+
 /** Renders the table (markdown) and its footnotes. */
 export function renderTable(results: readonly CaseResult[], implNames: readonly string[], burn: string): string {
   const notes: string[] = [];
@@ -171,14 +193,8 @@ export function renderTable(results: readonly CaseResult[], implNames: readonly 
       });
       const best = view.isTime ? ratioToBestPeer(r, burn, view) : undefined;
       const ratio = best ? `${best.ratio >= 10 ? best.ratio.toFixed(0) : best.ratio.toPrecision(2)}× (${best.peer})` : '–';
-      let target = '';
-      const t = view.target;
-      if (t) {
-        const m = medianOf(t.impl === undefined ? burnOutcome : r.outcomes.get(t.impl), view);
-        const v = m === undefined ? undefined : view.value(m);
-        const mark = v === undefined ? '?' : (t.cmp === '<=' ? v <= t.value : v >= t.value) ? '✓' : '✗';
-        target = `${t.cmp === '<=' ? '≤' : '≥'} ${t.value} ${mark} (${t.source}${t.impl === undefined ? '' : `, ${t.impl}`})`;
-      }
+      const targets = view.target === undefined ? [] : Array.isArray(view.target) ? view.target : [view.target as Target];
+      const target = targets.map((t) => describeTarget(r, view, t, burnOutcome)).join('; ');
       rows.push([view.title, view.unit, ...cells, ratio, target]);
     }
   }

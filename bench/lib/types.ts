@@ -63,7 +63,17 @@ export interface Target {
   readonly source: string;
   /** The column it is about, e.g. `burn-ts` for a js-engine figure (default: the column the ratio follows). */
   readonly impl?: string;
+  /** A speed ratio: `impl`'s speed ÷ this peer's speed in the same run must meet `value`. */
+  readonly peer?: string;
+  /** A fraction of a reference figure the run measured (see {@link referenceFigures}), e.g. `memcpy GB/s`. */
+  readonly reference?: string;
 }
+
+/**
+ * Figures an implementation measures while it starts (e.g. the machine's copy bandwidth), by
+ * name, in the unit of the rows whose targets refer to them.
+ */
+export const referenceFigures = new Map<string, number>();
 
 /** A benchmark case: defined once, run on every implementation. */
 export interface BenchCase {
@@ -83,7 +93,7 @@ export interface BenchCase {
    */
   readonly checkAbsolute?: number;
   /** Target for burn-ts, when an issue sets one. */
-  readonly target?: Target;
+  readonly target?: Target | readonly Target[];
   /** The implementations (column names) that run this case; default: all of them. */
   readonly only?: readonly string[];
 }

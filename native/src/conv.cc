@@ -151,34 +151,59 @@ struct ConvWeightGradOp {
   }
   void pack_b(const Gemm<T>& gm, T* dst, int64_t b, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const {
     const int64_t nr = gm.nr, plane = s.h * s.w;
-    // Per column of a panel: channel plane offset and kernel shift (every micro-kernel has nr <= 64).
-    int64_t base[128], dy[128], dx[128];
+    // Per column of a panel (every micro-kernel has nr <= 64): its channel plane, kernel shift and
+    // the output columns whose input column lies inside the image; per output row, where it reads.
+    int64_t chan[128], dy[128], lo[128], hi[128], at[128], end[128];
+    constexpr int64_t kStage = 64;
+    alignas(64) T stage[128 * kStage];
+    const Elementwise<T>& ew = ew_of<T>(kernels());
     for (int64_t c0 = 0; c0 < nc; c0 += nr) {
       T* d = dst + c0 * kc;
       const int64_t cols = std::min(nr, nc - c0);
       for (int64_t q = 0; q < cols; q++) {
         const int64_t j = j0 + c0 + q, ci = j / kvol, ky = (j / s.kw) % s.kh, kx = j % s.kw;
-        base[q] = (b * cig + ci) * plane;
+        const int64_t dx = kx * s.dw - s.pw;
+        chan[q] = (b * cig + ci) * plane + dx;
         dy[q] = ky * s.dh - s.ph;
-        dx[q] = kx * s.dw - s.pw;
+        // 0 <= ox·sw + dx < w
+        lo[q] = dx >= 0 ? 0 : (-dx + s.sw - 1) / s.sw;
+        hi[q] = s.w - dx <= 0 ? 0 : std::min(s.ow, (s.w - dx + s.sw - 1) / s.sw);
       }
       int64_t n = k0 / l, pos = k0 % l;
-      int64_t oy = pos / s.ow, ox = pos % s.ow;
-      for (int64_t p = 0; p < kc; p++) {
+      for (int64_t p = 0; p < kc;) {
+        // One output row at a time: each column then reads one input row with a fixed stride.
+        const int64_t oy = pos / s.ow, ox0 = pos % s.ow;
+        const int64_t run = std::min(kc - p, s.ow - ox0);
         const T* img = x + n * s.cin * plane;
-        const int64_t iy0 = oy * s.sh, ix0 = ox * s.sw;
-        T* row = d + p * nr;
         for (int64_t q = 0; q < cols; q++) {
-          const int64_t iy = iy0 + dy[q], ix = ix0 + dx[q];
-          row[q] = iy >= 0 && iy < s.h && ix >= 0 && ix < s.w ? img[base[q] + iy * s.w + ix] : T(0);
+          const int64_t iy = oy * s.sh + dy[q];
+          const bool inside = iy >= 0 && iy < s.h;
+          at[q] = chan[q] + iy * s.w;
+          end[q] = inside ? hi[q] : 0;  // an input row outside the image: zeros
         }
-        for (int64_t q = cols; q < nr; q++) row[q] = T(0);
-        if (++ox == s.ow) {
-          ox = 0;
-          if (++oy == s.oh) {
-            oy = 0;
-            n++;
+        // Up to 64 outputs at a time: each column's run is copied into a row of `stage` (zeros
+        // outside the image), then one blocked transpose writes them interleaved into the panel.
+        for (int64_t t0 = 0; t0 < run; t0 += kStage) {
+          const int64_t len = std::min<int64_t>(kStage, run - t0);
+          for (int64_t q = 0; q < nr; q++) {
+            T* st = stage + q * kStage;
+            const int64_t a = q < cols ? std::clamp(lo[q] - ox0 - t0, int64_t(0), len) : len;
+            const int64_t e = q < cols ? std::clamp(end[q] - ox0 - t0, a, len) : len;
+            std::fill(st, st + a, T(0));
+            if (a < e) {
+              const T* src = img + at[q] + (ox0 + t0) * s.sw;
+              if (s.sw == 1) std::copy(src + a, src + e, st + a);
+              else for (int64_t t = a; t < e; t++) st[t] = src[t * s.sw];
+            }
+            std::fill(st + e, st + len, T(0));
           }
+          ew.transpose(d + (p + t0) * nr, nr, stage, kStage, len, nr);
+        }
+        p += run;
+        pos += run;
+        if (pos == l) {
+          pos = 0;
+          n++;
         }
       }
     }
