@@ -516,6 +516,22 @@ napi_value MaxPool(napi_env env, napi_callback_info info) {
   return call.undefined();
 }
 
+/** maxPoolBackward(planes, plane, g, indices, dx): the input gradient of max pooling (see conv.h). */
+napi_value MaxPoolBackward(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  const int64_t planes = call.integer(0), plane = call.integer(1);
+  Array g = call.array(2), ind = call.array(3), dx = call.array(4);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &dx, &g);
+  if (planes <= 0 || plane <= 0 || ind.type != napi_int32_array || g.length % planes != 0 || ind.length < g.length || dx.length < planes * plane) {
+    return call.fail("maxPoolBackward: bad sizes");
+  }
+  const int64_t l = g.length / planes;
+  if (dx.type == napi_float32_array) max_pool_backward<float>(planes, plane, l, ptr<float>(g), ptr<int32_t>(ind), ptr<float>(dx));
+  else max_pool_backward<double>(planes, plane, l, ptr<double>(g), ptr<int32_t>(ind), ptr<double>(dx));
+  return call.undefined();
+}
+
 /** bandwidth(n, reps): bytes/s (read + written) of a multi-threaded copy of n floats. */
 napi_value Bandwidth(napi_env env, napi_callback_info info) {
   Call call(env, info);
@@ -581,6 +597,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"unfold2d", nullptr, Unfold, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"conv2dWeightGrad", nullptr, ConvWeightGrad, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"maxPool2d", nullptr, MaxPool, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"maxPoolBackward", nullptr, MaxPoolBackward, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"bandwidth", nullptr, Bandwidth, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);

@@ -323,6 +323,22 @@ bool has_nan(const T* v, int64_t n) {
 }
 
 template <class T>
+void max_pool_backward(int64_t planes, int64_t plane, int64_t l, const T* g, const int32_t* indices, T* dx) {
+  parallel_for(planes, chunk_for(planes, 1, 1), [&](int64_t p0, int64_t p1, int) {
+    for (int64_t p = p0; p < p1; p++) {
+      T* d = dx + p * plane;
+      const T* gp = g + p * l;
+      const int32_t* ip = indices + p * l;
+      std::fill(d, d + plane, T(0));
+      for (int64_t o = 0; o < l; o++) {
+        const int64_t at = ip[o];
+        if (at >= 0 && at < plane) d[at] += gp[o];
+      }
+    }
+  }, planes * l < 16384);
+}
+
+template <class T>
 void max_pool2d(const Conv2dShape& s, const T* x, T* out, int32_t* indices) {
   const int64_t planes = s.n * s.cin, plane = s.h * s.w, l = s.oh * s.ow;
   const T ninf = -std::numeric_limits<T>::infinity();
@@ -399,6 +415,8 @@ template void unfold2d<double>(const Conv2dShape&, const double*, double*);
 template void conv2d_weight_grad<float>(const Conv2dShape&, const float*, const float*, float*);
 template void conv2d_weight_grad<double>(const Conv2dShape&, const double*, const double*, double*);
 template void max_pool2d<float>(const Conv2dShape&, const float*, float*, int32_t*);
+template void max_pool_backward<float>(int64_t, int64_t, int64_t, const float*, const int32_t*, float*);
+template void max_pool_backward<double>(int64_t, int64_t, int64_t, const double*, const int32_t*, double*);
 template void max_pool2d<double>(const Conv2dShape&, const double*, double*, int32_t*);
 
 }  // namespace burn

@@ -45,4 +45,11 @@ void unfold2d(const Conv2dShape& s, const T* x, T* out);
 template <class T>
 void max_pool2d(const Conv2dShape& s, const T* x, T* out, int32_t* indices);
 
+/**
+ * The input gradient of max pooling: per plane (`planes` of `plane` inputs and `l` outputs),
+ * dx = 0, then dx[indices[o]] += g[o] (indices as max_pool2d writes them; others are ignored).
+ */
+template <class T>
+void max_pool_backward(int64_t planes, int64_t plane, int64_t l, const T* g, const int32_t* indices, T* dx);
+
 }  // namespace burn

@@ -149,6 +149,12 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
    * contracts im2col columns with a batched matmul).
    */
   convWeightGrad?(x: P, grad: P, weightShape: readonly number[], options: ConvOptions): P | undefined;
+  /**
+   * Optional: the input gradient (shape `inputShape`) of max pooling for the output gradient
+   * `grad` and the flat per-plane argmax `indices` of `maxPoolWithIndices`, or undefined where the
+   * backend has no dedicated kernel (the autodiff rule then scatter-adds into zeros).
+   */
+  maxPoolGrad?(grad: P, indices: P, inputShape: readonly number[]): P | undefined;
   deformConv2d(x: P, offset: P, weight: P, mask: P | undefined, bias: P | undefined, options: DeformConvOptions): P;
   /** im2col: `[N, C, H, W]` → `[N, C * kh * kw, L]`. */
   unfold4d(x: P, kernelSize: readonly number[], options: UnfoldOptions): P;

@@ -408,6 +408,28 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     return this.finish(out, [n!, rows, l], x.dtype);
   }
 
+  /** The max-pooling input gradient: zeros with each output's gradient added at its argmax (one pass, no scatter). */
+  maxPoolGrad(grad: CpuTensor, indices: CpuTensor, inputShape: readonly number[]): CpuTensor | undefined {
+    if (!isEngineFloat(grad) || !(indices.data instanceof Int32Array) || inputShape.length < 3 || !sameShape(grad.shape, indices.shape)) return undefined;
+    const planes = inputShape[0]! * inputShape[1]!, plane = numel(inputShape.slice(2));
+    if (planes === 0 || plane === 0) return undefined;
+    const g = this.materialize(grad, false) as FloatArray;
+    const idx = this.materialize(indices, false) as Int32Array;
+    const dx = this.alloc(grad.dtype, planes * plane) as FloatArray;
+    if (!this.engine.maxPoolBackward?.(g, idx, dx, planes, plane)) {
+      dx.fill(0);
+      const l = g.length / planes;
+      for (let p = 0; p < planes; p++) {
+        const base = p * plane, o0 = p * l;
+        for (let o = 0; o < l; o++) {
+          const at = idx[o0 + o]!;
+          if (at >= 0 && at < plane) dx[base + at] += g[o0 + o]!;
+        }
+      }
+    }
+    return this.finish(dx, [...inputShape], grad.dtype);
+  }
+
   override maxPool(x: CpuTensor, options: MaxPoolOptions): CpuTensor {
     return this.enginePool(x, options, false)?.[0] ?? super.maxPool(x, options);
   }

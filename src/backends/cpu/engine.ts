@@ -105,6 +105,11 @@ export interface CpuEngineKernels {
   conv2dWeightGrad?(x: FloatArray, xShape: readonly number[], g: FloatArray, gShape: readonly number[], dw: FloatArray, wShape: readonly number[], options: ConvOptions): boolean;
   /** im2col of a contiguous NCHW tensor into `out` `[N, C·kh·kw, OH·OW]` (the weight gradient of `conv2d` uses it). */
   unfold2d?(x: FloatArray, xShape: readonly number[], kernel: readonly number[], outSpatial: readonly number[], options: UnfoldOptions, out: FloatArray): boolean;
+  /**
+   * The input gradient of max pooling into `dx` (`planes` planes of `plane` inputs): zeros, then
+   * `dx[plane·p + indices[i]] += g[i]` for the `g.length / planes` outputs `i` of each plane `p`.
+   */
+  maxPoolBackward?(g: FloatArray, indices: Int32Array, dx: FloatArray, planes: number, plane: number): boolean;
   /** 2-d max pooling of a contiguous NCHW tensor into `out` (and the flat per-channel argmax into `indices` when given). */
   maxPool2d?(x: FloatArray, xShape: readonly number[], out: FloatArray, outShape: readonly number[], indices: Int32Array | undefined, options: MaxPoolOptions): boolean;
 }

@@ -27,6 +27,7 @@ export interface NativeAddon {
   unfold2d(p: Float64Array, x: FloatArray, out: FloatArray): void;
   conv2dWeightGrad(p: Float64Array, x: FloatArray, g: FloatArray, dw: FloatArray): void;
   maxPool2d(p: Float64Array, x: FloatArray, out: FloatArray, indices: Int32Array | null): void;
+  maxPoolBackward(planes: number, plane: number, g: FloatArray, indices: Int32Array, dx: FloatArray): void;
   compareScalar(op: number, out: Uint8Array, a: FloatArray, aOffset: number, scalar: number, n: number): void;
   whereStrided(p: Float64Array, out: FloatArray, cond: Uint8Array, a: FloatArray, b: FloatArray): void;
   reduceStrided(p: Float64Array, out: FloatArray, a: FloatArray): void;
@@ -233,6 +234,11 @@ export function nativeEngine(addon: NativeAddon, options: NativeEngineOptions = 
     unfold2d(x, xShape, kernel, outSpatial, options: UnfoldOptions, out): boolean {
       if (out.length < minElements) return false;
       addon.unfold2d(convParams(xShape, xShape[1]!, kernel, outSpatial, options, 1), x, out);
+      return true;
+    },
+    maxPoolBackward(g, indices, dx, planes, plane): boolean {
+      if (g.length < minElements) return false;
+      addon.maxPoolBackward(planes, plane, g, indices, dx);
       return true;
     },
     maxPool2d(x, xShape, out, outShape, indices, o: MaxPoolOptions): boolean {

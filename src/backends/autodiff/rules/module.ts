@@ -73,6 +73,8 @@ export function convTransposeGrad(b: Backend, g: P, x: P, w: P, needs: readonly 
 
 /** Gradient of max pooling: each output's gradient goes to the input position of its maximum. */
 export function maxPoolGrad(b: Backend, g: P, inputShape: readonly number[], indices: P): P {
+  const fast = b.maxPoolGrad?.(g, indices, inputShape);
+  if (fast) return fast;
   const [n, c, ...spatial] = inputShape as number[];
   const volume = spatial.reduce((a, s) => a * s, 1);
   const flatG = b.reshape(g, [n!, c!, g.shape.slice(2).reduce((a, s) => a * s, 1)]);
