@@ -134,15 +134,21 @@ struct ConvWeightGradOp {
   int64_t cig, cog, kvol, l;
   void pack_a(const Gemm<T>& gm, T* dst, int64_t b, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const {
     const int64_t mr = gm.mr;
+    const Elementwise<T>& ew = ew_of<T>(kernels());
     for (int64_t r0 = 0; r0 < mc; r0 += mr) {
       T* d = dst + r0 * kc;
       const int64_t rows = std::min(mr, mc - r0);
       int64_t n = k0 / l, pos = k0 % l;
-      for (int64_t p = 0; p < kc; p++) {
-        const T* src = g + (n * s.cout + b * cog + i0 + r0) * l + pos;
-        for (int64_t r = 0; r < rows; r++) d[p * mr + r] = src[r * l];
-        for (int64_t r = rows; r < mr; r++) d[p * mr + r] = T(0);
-        if (++pos == l) {
+      for (int64_t p = 0; p < kc;) {
+        // The sliver's rows are contiguous along a sample's positions: one blocked transpose per sample.
+        const int64_t run = std::min(kc - p, l - pos);
+        ew.transpose(d + p * mr, mr, g + (n * s.cout + b * cog + i0 + r0) * l + pos, l, run, rows);
+        if (rows < mr) {
+          for (int64_t t = 0; t < run; t++) std::fill(d + (p + t) * mr + rows, d + (p + t + 1) * mr, T(0));
+        }
+        p += run;
+        pos += run;
+        if (pos == l) {
           pos = 0;
           n++;
         }
