@@ -75,7 +75,7 @@ async function main(): Promise<void> {
       // A short pause first: threads the previous implementation left spinning (OpenBLAS, OpenMP,
       // burn-ts's pool) would otherwise take the cores from this one on a small machine.
       if (skipped === undefined) await new Promise((resolve) => setTimeout(resolve, 200));
-      const outcome: Outcome = skipped !== undefined ? { ok: false, reason: skipped } : await impl.measure(c, inputs, config);
+      const outcome: Outcome = skipped !== undefined ? { ok: false, reason: skipped } : await impl.measure(c, inputs, c.measure ? { ...config, ...c.measure } : config);
       outcomes.set(impl.name, outcome);
       log(`[${n + 1}/${cases.length}] ${c.title} · ${impl.name}: ${describeOutcome(c, outcome)}`);
     }

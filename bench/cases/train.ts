@@ -41,6 +41,9 @@ export const trainCases: readonly BenchCase[] = [
     ),
     attrs: { classes: CLASSES },
     metric: { kind: 'rate', items: TRAIN_BATCH, unit: 'images/s' },
+    // A training loop's first steps are not its speed (JIT compilation, memory pools filling):
+    // every column warms up for 20+ steps and times at least 25.
+    measure: { warmupRuns: 20, maxWarmupRuns: 40, minRuns: 25, maxRuns: 60 },
     target: { cmp: '>=', value: 1, source: 'issue 9', impl: 'burn-ts(native)', peer: 'torch' },
   },
 ];

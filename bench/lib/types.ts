@@ -87,6 +87,8 @@ export interface BenchCase {
   readonly inputs: readonly InputSpec[];
   readonly attrs?: OpAttrs;
   readonly metric: Metric;
+  /** Measurement settings of this case that differ from the run's (the same for every implementation). */
+  readonly measure?: Partial<MeasureConfig>;
   /**
    * Extra absolute tolerance of the checksum comparison, for outputs that sum many inputs (f32
    * sums of millions of terms in different orders differ in the last digits of a small result).
