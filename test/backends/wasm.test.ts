@@ -102,6 +102,15 @@ describe('wasm engine', { skip }, () => {
     assert.ok((handled['gemm'] ?? 0) - before >= shapes.length * 5 + 6, 'every product ran in WebAssembly');
   });
 
+  it('large products on the threads: B packed once and shared (several K-blocks, ragged edges, transposed A, a conv with bias)', () => {
+    const before = handled['gemm'] ?? 0;
+    same(device, 'shared 96x600x130', (d) => tensor([96, 600], 60, d).matmul(tensor([600, 130], 61, d)), 1e-5, 2e-6 * Math.sqrt(600));
+    same(device, 'shared Aᵀ 70x513x64', (d) => tensor([513, 70], 62, d).transpose().matmul(tensor([513, 64], 63, d)), 1e-5, 2e-6 * Math.sqrt(513));
+    assert.equal((handled['gemm'] ?? 0) - before, 2);
+    const o = { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 };
+    same(device, 'single-image conv with bias', (d) => functional.conv2d(tensor([1, 16, 40, 40], 64, d) as Tensor<4, Float>, tensor([48, 16, 3, 3], 65, d) as Tensor<4, Float>, tensor([48], 66, d) as Tensor<1, Float>, o), 1e-5, 1e-5);
+  });
+
   it('conv2d: groups, stride, padding, dilation, 1×1, bias, odd sizes', () => {
     const before = handled['conv2d'] ?? 0;
     const cases: { x: number[]; w: number[]; bias: boolean; o: functional.ConvFnOptions }[] = [

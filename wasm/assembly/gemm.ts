@@ -217,3 +217,67 @@ function kernel4x8(kc: i32, pa: usize, pb: usize, c: usize, ldc: usize, accumula
   v128.store(c + 2 * ldc, c20); v128.store(c + 2 * ldc, c21, 16);
   v128.store(c + 3 * ldc, c30); v128.store(c + 3 * ldc, c31, 16);
 }
+
+// A single product spread over the threads with B packed once per K-block and shared: a pack task
+// (each job packs a range of column slivers into the shared buffer), then a rows task (each job
+// packs its own rows of A and runs them against every sliver). Tiles that each pack their own copy
+// of B spend as long packing as multiplying at 256³.
+const P_M = 0, P_N = 4, P_KC = 8, P_A = 12, P_A_RS = 16, P_A_CS = 20, P_B = 24, P_B_RS = 28, P_B_CS = 32, P_C = 36, P_LDC = 40;
+const P_BIAS = 44, P_ACC = 48, P_PACKED = 52, P_ROWS = 56, P_COLS = 60, P_SCRATCH = 64, P_SCRATCH_STRIDE = 68;
+
+/** Packs column slivers [job·cols, …) of the K-block at `args` (B already offset to its first row) into the shared buffer. */
+export function gemmPackBJob(args: usize, job: i32): void {
+  const n = load<i32>(args, P_N), kc = load<i32>(args, P_KC), per = load<i32>(args, P_COLS);
+  const j0 = job * per, j1 = min(n, j0 + per);
+  if (j1 <= j0) return;
+  const bRs = load<i32>(args, P_B_RS), bCs = load<i32>(args, P_B_CS);
+  const b = <usize>load<u32>(args, P_B), packed = <usize>load<u32>(args, P_PACKED);
+  packPanelB(b + <usize>(j0 * bCs) * 4, bRs, bCs, kc, j1 - j0, packed + <usize>(j0 * kc) * 4);
+}
+
+/** Rows [job·rows, …) of the K-block at `args` against every packed sliver; the last block adds the bias. */
+export function gemmRowsJob(args: usize, job: i32, tid: i32): void {
+  const m = load<i32>(args, P_M), n = load<i32>(args, P_N), kc = load<i32>(args, P_KC), per = load<i32>(args, P_ROWS);
+  const i0 = job * per, i1 = min(m, i0 + per);
+  if (i1 <= i0) return;
+  const aRs = load<i32>(args, P_A_RS), aCs = load<i32>(args, P_A_CS), ldc = load<i32>(args, P_LDC);
+  const a = <usize>load<u32>(args, P_A), c = <usize>load<u32>(args, P_C), bias = <usize>load<u32>(args, P_BIAS);
+  const packed = <usize>load<u32>(args, P_PACKED);
+  const first = load<i32>(args, P_ACC) == 0;
+  const scratch = (<usize>load<u32>(args, P_SCRATCH) + <usize>tid * <usize>load<u32>(args, P_SCRATCH_STRIDE) + 63) & ~<usize>63;
+  const rows = i1 - i0;
+  const packA = scratch;
+  const tmp = packA + <usize>(rows + MR) * KC * 4;
+  const ldcBytes = <usize>ldc * 4;
+  packPanelA(a + <usize>(i0 * aRs) * 4, aRs, aCs, rows, kc, packA);
+  for (let jj = 0; jj < n; jj += NR) {
+    const nr = min(NR, n - jj);
+    const pb = packed + <usize>(jj * kc) * 4;
+    for (let ii = 0; ii < rows; ii += MR) {
+      const mr = min(MR, rows - ii);
+      const pa = packA + <usize>(ii * kc) * 4;
+      const cp = c + <usize>(i0 + ii) * ldcBytes + <usize>jj * 4;
+      if (mr == MR && nr == NR) {
+        kernel4x8(kc, pa, pb, cp, ldcBytes, !first);
+      } else {
+        kernel4x8(kc, pa, pb, tmp, NR * 4, false);
+        for (let r = 0; r < mr; r++) {
+          for (let q = 0; q < nr; q++) {
+            const dst = cp + <usize>r * ldcBytes + <usize>q * 4;
+            const v = load<f32>(tmp + <usize>(r * NR + q) * 4);
+            store<f32>(dst, first ? v : load<f32>(dst) + v);
+          }
+        }
+      }
+    }
+  }
+  if (bias != 0) {
+    for (let i = i0; i < i1; i++) {
+      const bv = f32x4.splat(load<f32>(bias + <usize>i * 4));
+      const row = c + <usize>i * ldcBytes;
+      let j = 0;
+      for (; j + 4 <= n; j += 4) v128.store(row + <usize>j * 4, f32x4.add(v128.load(row + <usize>j * 4), bv));
+      for (; j < n; j++) store<f32>(row + <usize>j * 4, load<f32>(row + <usize>j * 4) + load<f32>(bias + <usize>i * 4));
+    }
+  }
+}

@@ -2,7 +2,7 @@
 // split into jobs (`run(kind, args, job, tid)`), which the JavaScript side runs on the calling
 // thread or spreads over worker threads sharing this memory. No allocation happens here: the
 // JavaScript side lays out inputs, outputs, argument blocks and per-thread scratch.
-import { gemmJob } from './gemm';
+import { gemmJob, gemmPackBJob, gemmRowsJob } from './gemm';
 import { binaryJob, scalarJob, stridedJob, unaryJob } from './elementwise';
 import { reduceJob, softmaxJob } from './rows';
 import { col2imJob, im2colJob, maxPoolJob } from './conv';
@@ -21,6 +21,8 @@ export const KIND_im2col: i32 = 6;
 export const KIND_maxPool: i32 = 7;
 export const KIND_col2im: i32 = 8;
 export const KIND_strided: i32 = 9;
+export const KIND_gemmPackB: i32 = 10;
+export const KIND_gemmRows: i32 = 11;
 
 /** Runs job `job` of a task of `kind` whose argument block is at `args`, on thread `tid`. */
 export function run(kind: i32, args: usize, job: i32, tid: i32): void {
@@ -34,6 +36,8 @@ export function run(kind: i32, args: usize, job: i32, tid: i32): void {
     case KIND_im2col: im2colJob(args, job); break;
     case KIND_maxPool: maxPoolJob(args, job); break;
     case KIND_col2im: col2imJob(args, job); break;
+    case KIND_gemmPackB: gemmPackBJob(args, job); break;
+    case KIND_gemmRows: gemmRowsJob(args, job, tid); break;
     default: stridedJob(args, job); break;
   }
 }

@@ -60,11 +60,11 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
   const binaryCodes = codes('BINARY', BINARY_OPS);
   const reduceCodes = codes('REDUCE', REDUCE_OPS);
   const kind = {
-    gemm: rt.constant('KIND_gemm'), unary: rt.constant('KIND_unary'), binary: rt.constant('KIND_binary'), scalar: rt.constant('KIND_scalar'),
+    gemm: rt.constant('KIND_gemm'), gemmPackB: rt.constant('KIND_gemmPackB'), gemmRows: rt.constant('KIND_gemmRows'), unary: rt.constant('KIND_unary'), binary: rt.constant('KIND_binary'), scalar: rt.constant('KIND_scalar'),
     reduce: rt.constant('KIND_reduce'), softmax: rt.constant('KIND_softmax'), im2col: rt.constant('KIND_im2col'), maxPool: rt.constant('KIND_maxPool'),
     col2im: rt.constant('KIND_col2im'), strided: rt.constant('KIND_strided'),
   };
-  const MR = rt.constant('MR'), NR = rt.constant('NR');
+  const MR = rt.constant('MR'), NR = rt.constant('NR'), KC = rt.constant('KC');
   const threads = rt.threads;
 
   /** Writes u32 fields at `at`. */
@@ -96,6 +96,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
   const gemmTask = (m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, batches: number, args: number): void => {
     const macs = batches * m * n * k;
     const parallel = threads > 1 && macs >= minParallel;
+    if (parallel && batches === 1 && k > 0 && m >= 4 * MR * threads && sharedGemm(m, n, k, aRs, aCs, bRs, bCs, ldc, table, args)) return;
     let mt = Math.min(GEMM_MAX_TILE.m, roundUp(m, MR)), nt = Math.min(GEMM_MAX_TILE.n, roundUp(n, NR));
     const tiles = () => Math.ceil(m / mt) * Math.ceil(n / nt);
     if (parallel) {
@@ -113,6 +114,30 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
       fields(args, [m, n, k, aRs, aCs, bRs, bCs, ldc, table + b0 * 16, mt, nt, Math.ceil(m / mt), Math.ceil(n / nt), rt.scratch, rt.scratchStride]);
       rt.run(kind.gemm, args, count * perBatch, parallel);
     }
+  };
+
+  /**
+   * One product (the table's first entry) over the threads with B packed once per K-block into a
+   * shared buffer: per block, a pack task over column slivers, then a task over blocks of rows.
+   * False when the arena cannot hold the packed block (the tiled path then runs).
+   */
+  const sharedGemm = (m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, args: number): boolean => {
+    const blocks = Math.ceil(k / KC), depth = Math.ceil(k / blocks);
+    const packed = rt.alloc(roundUp(n, NR) * depth * 4);
+    if (packed < 0) return false;
+    const t = table >>> 2;
+    const a = rt.u32[t]!, b = rt.u32[t + 1]!, c = rt.u32[t + 2]!, bias = rt.u32[t + 3]!;
+    // Several row blocks per thread (a thread slow to wake is not waited for), each at most a tile.
+    const rows = Math.min(GEMM_MAX_TILE.m, roundUp(Math.ceil(m / (4 * threads)), MR));
+    const cols = roundUp(Math.ceil(n / (2 * threads)), NR);
+    for (let k0 = 0; k0 < k; k0 += depth) {
+      const kc = Math.min(depth, k - k0);
+      const last = k0 + kc >= k;
+      fields(args, [m, n, kc, a + k0 * aCs * 4, aRs, aCs, b + k0 * bRs * 4, bRs, bCs, c, ldc, last ? bias : 0, k0 > 0 ? 1 : 0, packed, rows, cols, rt.scratch, rt.scratchStride]);
+      rt.run(kind.gemmPackB, args, Math.ceil(n / cols), true);
+      rt.run(kind.gemmRows, args, Math.ceil(m / rows), true);
+    }
+    return true;
   };
 
   /**
@@ -183,7 +208,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
       const bSpan = span(bOffs, k, n, g.bRowStride, g.bColStride);
       rt.reset();
       const [aAt, bAt] = copyOperands(a, aSpan, b, bSpan);
-      const cAt = rt.alloc(batches * m * n * 4), table = rt.alloc(batches * 16), args = rt.alloc(64);
+      const cAt = rt.alloc(batches * m * n * 4), table = rt.alloc(batches * 16), args = rt.alloc(128);
       if (aAt < 0 || bAt < 0 || cAt < 0 || table < 0 || args < 0) return false;
       const t = table >>> 2;
       for (let i = 0; i < batches; i++) {
@@ -266,7 +291,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
       const colPerImage = c * kh * kw * l;
       const chunk = direct ? n : Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
       const colAt = direct ? 0 : rt.alloc(chunk * colPerImage * 4);
-      const table = rt.alloc(chunk * groups * 16), imArgs = rt.alloc(128), gemmArgs = rt.alloc(64);
+      const table = rt.alloc(chunk * groups * 16), imArgs = rt.alloc(128), gemmArgs = rt.alloc(128);
       if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0) return false;
       const parallel = threads > 1 && n * cOut * l * kk >= minParallel;
       for (let n0 = 0; n0 < n; n0 += chunk) {
@@ -306,7 +331,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
       const colPerImage = cOut * kh * kw * l;
       const chunk = Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
       const colAt = rt.alloc(chunk * colPerImage * 4);
-      const table = rt.alloc(chunk * groups * 16), colArgs = rt.alloc(128), gemmArgs = rt.alloc(64);
+      const table = rt.alloc(chunk * groups * 16), colArgs = rt.alloc(128), gemmArgs = rt.alloc(128);
       if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || colArgs < 0 || gemmArgs < 0) return false;
       const parallel = threads > 1 && n * groups * rowsG * l * cinG >= minParallel;
       for (let n0 = 0; n0 < n; n0 += chunk) {
