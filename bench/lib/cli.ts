@@ -59,7 +59,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
 export const FULL_CONFIG: MeasureConfig = {
   batchCalls: 10_000, batches: 11, warmupBatches: 2,
   warmupRuns: 1, warmupSeconds: 0.5, maxWarmupRuns: 5,
-  minRuns: 3, maxRuns: 25, budgetSeconds: 1.5,
+  minRuns: 3, maxRuns: 200, budgetSeconds: 1.5,
 };
 
 /** `--quick`: a smoke run. */
