@@ -451,7 +451,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     };
     const outShape = [n, c, size(0, h), size(1, w)];
     const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
-    const indices = withIndices ? new Int32Array(numel(outShape)) : undefined;
+    const indices = withIndices ? this.alloc('i32', numel(outShape)) as Int32Array : undefined;
     if (!e.maxPool2d(this.materialize(x, false) as FloatArray, x.shape, out, outShape, indices, o)) return undefined;
     return [this.finish(out, outShape, x.dtype), CpuTensor.owned(indices ?? new Int32Array(0), indices ? outShape : [0], 'i32', this.pool)];
   }
