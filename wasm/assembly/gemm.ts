@@ -65,37 +65,49 @@ function tile(a: usize, aRs: i32, aCs: i32, b: usize, bRs: i32, bCs: i32, c: usi
     const kc = min(depth, k - k0);
     packPanelB(b + <usize>(k0 * bRs + j0 * bCs) * 4, bRs, bCs, kc, cols, packB);
     packPanelA(a + <usize>(i0 * aRs + k0 * aCs) * 4, aRs, aCs, rows, kc, packA);
-    const first = k0 == 0;
-    for (let jj = 0; jj < cols; jj += NR) {
-      const nr = min(NR, cols - jj);
-      const pb = packB + <usize>(jj * kc) * 4;
-      for (let ii = 0; ii < rows; ii += MR) {
-        const mr = min(MR, rows - ii);
-        const pa = packA + <usize>(ii * kc) * 4;
-        const cp = c + <usize>(i0 + ii) * ldcBytes + <usize>(j0 + jj) * 4;
-        if (mr == MR && nr == NR) {
-          kernel4x8(kc, pa, pb, cp, ldcBytes, !first);
-        } else {
-          kernel4x8(kc, pa, pb, tmp, NR * 4, false);
-          for (let r = 0; r < mr; r++) {
-            for (let q = 0; q < nr; q++) {
-              const dst = cp + <usize>r * ldcBytes + <usize>q * 4;
-              const v = load<f32>(tmp + <usize>(r * NR + q) * 4);
-              store<f32>(dst, first ? v : load<f32>(dst) + v);
-            }
+    multiplyPacked(packA, rows, packB, cols, kc, c + <usize>i0 * ldcBytes + <usize>j0 * 4, ldcBytes, k0 == 0, tmp);
+  }
+  if (bias != 0) addBias(c, ldcBytes, bias, i0, i1, j0, j1);
+}
+
+/**
+ * C[rows × cols] (=, when `first`; else +=) the packed A slivers (MR rows each) times the packed B
+ * slivers (NR columns each) of one K-block of depth `kc`; partial tiles at the edges go through
+ * `tmp`. `c` is the tile's first element, `ldcBytes` its row stride.
+ */
+function multiplyPacked(packA: usize, rows: i32, packB: usize, cols: i32, kc: i32, c: usize, ldcBytes: usize, first: bool, tmp: usize): void {
+  for (let jj = 0; jj < cols; jj += NR) {
+    const nr = min(NR, cols - jj);
+    const pb = packB + <usize>(jj * kc) * 4;
+    for (let ii = 0; ii < rows; ii += MR) {
+      const mr = min(MR, rows - ii);
+      const pa = packA + <usize>(ii * kc) * 4;
+      const cp = c + <usize>ii * ldcBytes + <usize>jj * 4;
+      if (mr == MR && nr == NR) {
+        kernel4x8(kc, pa, pb, cp, ldcBytes, !first);
+      } else {
+        kernel4x8(kc, pa, pb, tmp, NR * 4, false);
+        for (let r = 0; r < mr; r++) {
+          for (let q = 0; q < nr; q++) {
+            const dst = cp + <usize>r * ldcBytes + <usize>q * 4;
+            const v = load<f32>(tmp + <usize>(r * NR + q) * 4);
+            store<f32>(dst, first ? v : load<f32>(dst) + v);
           }
         }
       }
     }
   }
-  if (bias != 0) {
-    for (let i = i0; i < i1; i++) {
-      const bv = f32x4.splat(load<f32>(bias + <usize>i * 4));
-      const row = c + <usize>i * ldcBytes;
-      let j = j0;
-      for (; j + 4 <= j1; j += 4) v128.store(row + <usize>j * 4, f32x4.add(v128.load(row + <usize>j * 4), bv));
-      for (; j < j1; j++) store<f32>(row + <usize>j * 4, load<f32>(row + <usize>j * 4) + load<f32>(bias + <usize>i * 4));
-    }
+}
+
+/** C[i, j] += bias[i] for rows [i0, i1) and columns [j0, j1). */
+function addBias(c: usize, ldcBytes: usize, bias: usize, i0: i32, i1: i32, j0: i32, j1: i32): void {
+  for (let i = i0; i < i1; i++) {
+    const b = load<f32>(bias + <usize>i * 4);
+    const bv = f32x4.splat(b);
+    const row = c + <usize>i * ldcBytes;
+    let j = j0;
+    for (; j + 4 <= j1; j += 4) v128.store(row + <usize>j * 4, f32x4.add(v128.load(row + <usize>j * 4), bv));
+    for (; j < j1; j++) store<f32>(row + <usize>j * 4, load<f32>(row + <usize>j * 4) + b);
   }
 }
 
@@ -250,34 +262,6 @@ export function gemmRowsJob(args: usize, job: i32, tid: i32): void {
   const tmp = packA + <usize>(rows + MR) * KC * 4;
   const ldcBytes = <usize>ldc * 4;
   packPanelA(a + <usize>(i0 * aRs) * 4, aRs, aCs, rows, kc, packA);
-  for (let jj = 0; jj < n; jj += NR) {
-    const nr = min(NR, n - jj);
-    const pb = packed + <usize>(jj * kc) * 4;
-    for (let ii = 0; ii < rows; ii += MR) {
-      const mr = min(MR, rows - ii);
-      const pa = packA + <usize>(ii * kc) * 4;
-      const cp = c + <usize>(i0 + ii) * ldcBytes + <usize>jj * 4;
-      if (mr == MR && nr == NR) {
-        kernel4x8(kc, pa, pb, cp, ldcBytes, !first);
-      } else {
-        kernel4x8(kc, pa, pb, tmp, NR * 4, false);
-        for (let r = 0; r < mr; r++) {
-          for (let q = 0; q < nr; q++) {
-            const dst = cp + <usize>r * ldcBytes + <usize>q * 4;
-            const v = load<f32>(tmp + <usize>(r * NR + q) * 4);
-            store<f32>(dst, first ? v : load<f32>(dst) + v);
-          }
-        }
-      }
-    }
-  }
-  if (bias != 0) {
-    for (let i = i0; i < i1; i++) {
-      const bv = f32x4.splat(load<f32>(bias + <usize>i * 4));
-      const row = c + <usize>i * ldcBytes;
-      let j = 0;
-      for (; j + 4 <= n; j += 4) v128.store(row + <usize>j * 4, f32x4.add(v128.load(row + <usize>j * 4), bv));
-      for (; j < n; j++) store<f32>(row + <usize>j * 4, load<f32>(row + <usize>j * 4) + load<f32>(bias + <usize>i * 4));
-    }
-  }
+  multiplyPacked(packA, rows, packed, n, kc, c + <usize>i0 * ldcBytes, ldcBytes, first, tmp);
+  if (bias != 0) addBias(c, ldcBytes, bias, i0, i1, 0, n);
 }
