@@ -11,6 +11,28 @@
 namespace burn {
 namespace {
 
+/** Keeps short copy loops as inline vector moves (GCC would turn them into memmove calls, whose call cost dominates a 28-float copy). */
+#define BURN_INLINE_COPIES __attribute__((optimize("no-tree-loop-distribute-patterns")))
+
+/** Copies `N` values (a compile-time count, so the compiler emits straight vector moves). */
+template <int N, class T>
+BURN_INLINE_COPIES inline void copy_fixed(T* __restrict d, const T* __restrict s) {
+  for (int i = 0; i < N; i++) d[i] = s[i];
+}
+
+/** Copies one packed-panel row of `nr` values (the micro-kernel widths get fixed-size copies). */
+template <class T>
+BURN_INLINE_COPIES inline void copy_panel_row(T* __restrict d, const T* __restrict s, int64_t nr) {
+  switch (nr) {
+    case 64: copy_fixed<64>(d, s); return;
+    case 32: copy_fixed<32>(d, s); return;
+    case 16: copy_fixed<16>(d, s); return;
+    case 8: copy_fixed<8>(d, s); return;
+    case 4: copy_fixed<4>(d, s); return;
+    default: for (int64_t i = 0; i < nr; i++) d[i] = s[i];
+  }
+}
+
 /** The forward convolution as a batched GEMM: batch (n, group), A = the group's weights, B = im2col. */
 template <class T>
 struct ConvOp {
@@ -29,6 +51,10 @@ struct ConvOp {
     const T* xg = x + (n * s.cin + gr * cig) * s.h * s.w;
     const int64_t kvol = s.kh * s.kw;
     const int64_t c0 = k0 / kvol, c1 = (k0 + kc - 1) / kvol + 1;
+    if (s.sh == 1) {
+      pack_shifted(g, dst, xg, c0, c1, k0, kc, j0, nc);
+      return;
+    }
     Im2col geo{s.h, s.w, s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.ow};
     if (s.ph == 0 && s.pw == 0 && (s.oh - 1) * s.sh + (s.kh - 1) * s.dh < s.h && (s.ow - 1) * s.sw + (s.kw - 1) * s.dw < s.w) {
       g.pack_im2col(dst, xg, geo, k0, kc, j0, nc);
@@ -53,6 +79,58 @@ struct ConvOp {
     geo.hp = hp;
     geo.wp = wp;
     g.pack_im2col(dst, xp, geo, k0 - c0 * kvol, kc, j0, nc);
+  }
+  /**
+   * The im2col block for a row stride of 1, through "shifted planes": for each channel and kernel
+   * column kx, the plane P[y][ox] = x[y − ph][ox·sw + kx·dw − pw] (zero outside the image) over
+   * every input row an output row reads. The im2col row of (c, ky, kx) is then P_{c,kx} from row
+   * ky·dh on, contiguous over the output positions, so each packed panel row is one fixed-size copy
+   * (instead of a short copy per output row), and the planes hold kw, not kh·kw, copies of the image.
+   */
+  BURN_INLINE_COPIES void pack_shifted(const Gemm<T>& g, T* dst, const T* xg, int64_t c0, int64_t c1, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const {
+    const int64_t rows = s.oh + (s.kh - 1) * s.dh, plane = rows * s.ow, kvol = s.kh * s.kw;
+    T* planes = static_cast<T*>(scratch(5, sizeof(T) * (c1 - c0) * s.kw * plane));
+    for (int64_t c = c0; c < c1; c++) {
+      const T* img = xg + c * s.h * s.w;
+      for (int64_t kx = 0; kx < s.kw; kx++) {
+        T* pl = planes + ((c - c0) * s.kw + kx) * plane;
+        // Output columns whose input column lies inside the image: 0 <= ox·sw + kx·dw − pw < w.
+        const int64_t dx = kx * s.dw - s.pw;
+        const int64_t lo = std::min(s.ow, dx >= 0 ? int64_t(0) : (-dx + s.sw - 1) / s.sw);
+        const int64_t hi = std::max(lo, s.w - dx <= 0 ? int64_t(0) : std::min(s.ow, (s.w - dx + s.sw - 1) / s.sw));
+        for (int64_t r = 0; r < rows; r++) {
+          T* row = pl + r * s.ow;
+          const int64_t iy = r - s.ph;
+          if (iy < 0 || iy >= s.h) {
+            for (int64_t ox = 0; ox < s.ow; ox++) row[ox] = T(0);
+            continue;
+          }
+          const T* src = img + iy * s.w + dx;
+          for (int64_t ox = 0; ox < lo; ox++) row[ox] = T(0);
+          if (s.sw == 1) {
+            for (int64_t ox = lo; ox < hi; ox++) row[ox] = src[ox];
+          } else {
+            for (int64_t ox = lo; ox < hi; ox++) row[ox] = src[ox * s.sw];
+          }
+          for (int64_t ox = hi; ox < s.ow; ox++) row[ox] = T(0);
+        }
+      }
+    }
+    const int64_t nr = g.nr;
+    for (int64_t kk = 0; kk < kc; kk++) {
+      const int64_t k = k0 + kk, c = k / kvol, r = k - c * kvol, ky = r / s.kw, kx = r - ky * s.kw;
+      const T* src = planes + ((c - c0) * s.kw + kx) * plane + ky * s.dh * s.ow + j0;
+      T* d = dst + kk * nr;
+      for (int64_t p0 = 0; p0 < nc; p0 += nr, d += kc * nr) {
+        const int64_t len = std::min(nr, nc - p0);
+        if (len == nr) {
+          copy_panel_row(d, src + p0, nr);
+        } else {
+          for (int64_t t = 0; t < len; t++) d[t] = src[p0 + t];
+          for (int64_t t = len; t < nr; t++) d[t] = T(0);
+        }
+      }
+    }
   }
   T* c(int64_t b) const {
     const int64_t n = b / s.groups, gr = b % s.groups;
