@@ -237,7 +237,7 @@ struct ConvWeightGradOp {
     const int64_t nr = gm.nr, plane = s.h * s.w;
     // Per column of a panel (every micro-kernel has nr <= 64): its channel plane, kernel shift and
     // the output columns whose input column lies inside the image; per output row, where it reads.
-    int64_t chan[128], dy[128], lo[128], hi[128], at[128], end[128];
+    int64_t chan[128], dy[128], lo[128], hi[128];
     constexpr int64_t kStage = 64;
     alignas(64) T stage[128 * kStage];
     const Elementwise<T>& ew = ew_of<T>(kernels());
@@ -254,41 +254,41 @@ struct ConvWeightGradOp {
         hi[q] = s.w - dx <= 0 ? 0 : std::min(s.ow, (s.w - dx + s.sw - 1) / s.sw);
       }
       int64_t n = k0 / l, pos = k0 % l;
+      // 64 positions at a time (across output rows and samples): each column's values are copied
+      // into a row of `stage`, one output row's run at a time (zeros outside the image), then one
+      // blocked transpose writes them interleaved into the panel.
       for (int64_t p = 0; p < kc;) {
-        // One output row at a time: each column then reads one input row with a fixed stride.
-        const int64_t oy = pos / s.ow, ox0 = pos % s.ow;
-        const int64_t run = std::min(kc - p, s.ow - ox0);
-        const T* img = x + n * s.cin * plane;
-        for (int64_t q = 0; q < cols; q++) {
-          const int64_t iy = oy * s.sh + dy[q];
-          const bool inside = iy >= 0 && iy < s.h;
-          at[q] = chan[q] + iy * s.w;
-          end[q] = inside ? hi[q] : 0;  // an input row outside the image: zeros
-        }
-        // Up to 64 outputs at a time: each column's run is copied into a row of `stage` (zeros
-        // outside the image), then one blocked transpose writes them interleaved into the panel.
-        for (int64_t t0 = 0; t0 < run; t0 += kStage) {
-          const int64_t len = std::min<int64_t>(kStage, run - t0);
+        const int64_t len = std::min<int64_t>(kStage, kc - p);
+        for (int64_t filled = 0; filled < len;) {
+          const int64_t oy = pos / s.ow, ox0 = pos % s.ow;
+          const int64_t run = std::min(len - filled, s.ow - ox0);
+          const T* img = x + n * s.cin * plane;
           for (int64_t q = 0; q < nr; q++) {
-            T* st = stage + q * kStage;
-            const int64_t a = q < cols ? std::clamp(lo[q] - ox0 - t0, int64_t(0), len) : len;
-            const int64_t e = q < cols ? std::clamp(end[q] - ox0 - t0, a, len) : len;
-            std::fill(st, st + a, T(0));
-            if (a < e) {
-              const T* src = img + at[q] + (ox0 + t0) * s.sw;
-              if (s.sw == 1) std::copy(src + a, src + e, st + a);
-              else for (int64_t t = a; t < e; t++) st[t] = src[t * s.sw];
+            T* st = stage + q * kStage + filled;
+            int64_t a = run, e = run;
+            if (q < cols) {
+              const int64_t iy = oy * s.sh + dy[q];
+              const bool inside = iy >= 0 && iy < s.h;
+              a = std::clamp(lo[q] - ox0, int64_t(0), run);
+              e = inside ? std::clamp(hi[q] - ox0, a, run) : a;
+              if (a < e) {
+                const T* src = img + chan[q] + iy * s.w + ox0 * s.sw;
+                if (s.sw == 1) std::copy(src + a, src + e, st + a);
+                else for (int64_t t = a; t < e; t++) st[t] = src[t * s.sw];
+              }
             }
-            std::fill(st + e, st + len, T(0));
+            std::fill(st, st + a, T(0));
+            std::fill(st + e, st + run, T(0));
           }
-          ew.transpose(d + (p + t0) * nr, nr, stage, kStage, len, nr);
+          filled += run;
+          pos += run;
+          if (pos == l) {
+            pos = 0;
+            n++;
+          }
         }
-        p += run;
-        pos += run;
-        if (pos == l) {
-          pos = 0;
-          n++;
-        }
+        ew.transpose(d + p * nr, nr, stage, kStage, len, nr);
+        p += len;
       }
     }
   }
