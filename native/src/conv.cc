@@ -406,6 +406,33 @@ bool has_nan(const T* v, int64_t n) {
   return nan;
 }
 
+/**
+ * 2×2 windows with stride 2, every window inside the plane and no NaN: comparisons turned into
+ * arithmetic (random data mispredicts every branch of the general loop); the first of equal
+ * maxima wins, as there.
+ */
+template <class T>
+void pool2x2(const T* img, int64_t w, int64_t oh, int64_t ow, T* out, int32_t* indices) {
+  for (int64_t oy = 0; oy < oh; oy++) {
+    const T* r0 = img + 2 * oy * w;
+    const T* r1 = r0 + w;
+    T* o = out + oy * ow;
+    for (int64_t ox = 0; ox < ow; ox++) {
+      const T a = r0[2 * ox], b = r0[2 * ox + 1], c = r1[2 * ox], d = r1[2 * ox + 1];
+      o[ox] = std::max(std::max(a, b), std::max(c, d));
+    }
+    if (indices == nullptr) continue;
+    int32_t* ind = indices + oy * ow;
+    const int32_t base = static_cast<int32_t>(2 * oy * w), down = static_cast<int32_t>(w);
+    for (int64_t ox = 0; ox < ow; ox++) {
+      const T a = r0[2 * ox], b = r0[2 * ox + 1], c = r1[2 * ox], d = r1[2 * ox + 1];
+      const int32_t first = static_cast<int32_t>(b > a), second = down + static_cast<int32_t>(d > c);
+      const int32_t lower = static_cast<int32_t>(std::max(c, d) > std::max(a, b));
+      ind[ox] = base + static_cast<int32_t>(2 * ox) + first + (second - first) * lower;
+    }
+  }
+}
+
 template <class T>
 void max_pool_backward(int64_t planes, int64_t plane, int64_t l, const T* g, const int32_t* indices, T* dx) {
   parallel_for(planes, chunk_for(planes, 1, 1), [&](int64_t p0, int64_t p1, int) {
@@ -437,6 +464,10 @@ void max_pool2d(const Conv2dShape& s, const T* x, T* out, int32_t* indices) {
         // Every window lies in the image and holds no NaN (the usual case): plain comparisons,
         // no bounds checks, offsets relative to the window.
         const int64_t w = s.w, kh = s.kh, kw = s.kw, sh = s.sh, sw = s.sw, ow = s.ow;
+        if (kh == 2 && kw == 2 && sh == 2 && sw == 2) {
+          pool2x2(img, w, s.oh, ow, o, ind);
+          continue;
+        }
         for (int64_t oy = 0; oy < s.oh; oy++) {
           for (int64_t ox = 0; ox < ow; ox++) {
             const int64_t origin = oy * sh * w + ox * sw;

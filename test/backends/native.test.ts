@@ -382,6 +382,15 @@ for (const isa of isas) {
           assert.deepEqual(Array.from(in_.toDataSync().values as Int32Array), Array.from(ij.toDataSync().values as Int32Array), `indices ${JSON.stringify(o)}`);
           expectNear(functional.maxPool2d(xn as Tensor<4, Float>, [3, 2], o), vj, `maxPool2d without indices ${JSON.stringify(o)}`);
         }
+        // The 2×2 stride-2 fast path (no NaN, windows inside the plane), with ties: values rounded
+        // to a few levels, so equal maxima are common and the first one's index must win.
+        const levels = (t: Tensor<number, Float>) => t.mul(2).round().div(2) as Tensor<4, Float>;
+        const [tj, tn] = pair([2, 3, 10, 12], 78, dtype, 1).map(levels);
+        const [vn, in_] = functional.maxPool2dWithIndices(tn!, [2, 2], { stride: [2, 2] });
+        const [vj, ij] = functional.maxPool2dWithIndices(tj!, [2, 2], { stride: [2, 2] });
+        expectNear(vn, vj, 'maxPool2d 2×2 stride 2');
+        assert.deepEqual(Array.from(in_.toDataSync().values as Int32Array), Array.from(ij.toDataSync().values as Int32Array), 'indices of 2×2 stride 2 with ties');
+        expectNear(functional.maxPool2d(tn!, [2, 2], { stride: [2, 2] }), vj, 'maxPool2d 2×2 stride 2 without indices');
       });
     }
   });
