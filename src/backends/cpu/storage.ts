@@ -53,7 +53,7 @@ export class Lease {
  * data, internal scratch views) carry none and are left to the garbage collector.
  */
 export class CpuTensor implements TensorPrimitive {
-  private array: CpuArray;
+  private readonly array: CpuArray;
   private released = false;
 
   constructor(
