@@ -94,7 +94,6 @@ export function burnImpl(options: { readback: boolean; engine?: 'js' | 'native' 
       if (!addon) throw new NotAvailable(`native engine unavailable: ${nativeUnavailableReason()}`);
       device = Device.cpu({ engine });
       const { isa, threads } = addon.info();
-      // Memory bandwidth measured the way the elementwise rows count bytes (read + written), median of 25 copies of 4M f32.
       const bw = measureCopyBandwidth();
       return `burn-ts ${pkg.version}, ${device.toString()}: ${isa} kernels, ${threads} threads; memcpy of 4M f32 (read + written): ${(bw / 1e9).toFixed(1)} GB/s`;
     },

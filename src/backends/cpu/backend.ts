@@ -83,7 +83,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     } else {
       out.set(v as ArrayLike<number>);
     }
-    return CpuTensor.owned(out, data.shape, data.dtype, this.pool);
+    return this.own(out, data.shape, data.dtype);
   }
 
   toData(p: CpuTensor): Promise<TensorData> {
@@ -108,14 +108,14 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   fill(shape: readonly number[], value: number, dtype: DType): CpuTensor {
     const out = this.alloc(dtype, numel(shape));
     out.fill(roundScalar(castNumber(value, dtype), dtype));
-    return CpuTensor.owned(out, [...shape], dtype, this.pool);
+    return this.own(out, [...shape], dtype);
   }
 
   // --- layout ---
 
   reshape(p: CpuTensor, shape: readonly number[]): CpuTensor {
     if (p.isContiguous()) return p.view([...shape], contiguousStrides(shape), p.offset);
-    return CpuTensor.owned(this.materialize(p, false), [...shape], p.dtype, this.pool);
+    return this.own(this.materialize(p, false), [...shape], p.dtype);
   }
 
   permute(p: CpuTensor, axes: readonly number[]): CpuTensor {
@@ -144,7 +144,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     // The copy is written through a scratch (lease-less) view, then owned by the result.
     const out = this.materialize(p, true);
     this.copyInto(this.slice(CpuTensor.contiguous(out, p.shape, p.dtype), specs), values);
-    return CpuTensor.owned(out, [...p.shape], p.dtype, this.pool);
+    return this.own(out, [...p.shape], p.dtype);
   }
 
   cat(ps: readonly CpuTensor[], dim: number): CpuTensor {
@@ -160,7 +160,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       this.copyInto(this.slice(out, specs), p);
       start += size;
     }
-    return CpuTensor.owned(array, shape, first.dtype, this.pool);
+    return this.own(array, shape, first.dtype);
   }
 
   // --- elementwise ---
@@ -222,7 +222,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     let out: Uint8Array | undefined;
     if (this.engine.compareScalar && isEngineFloat(a) && a.isContiguous()) {
       out = allocCpu('bool', a.numel) as Uint8Array;
-      if (this.engine.compareScalar(op, out, a.data, a.offset, s, a.numel)) return CpuTensor.owned(out, [...a.shape], 'bool', this.pool);
+      if (this.engine.compareScalar(op, out, a.data, a.offset, s, a.numel)) return this.own(out, [...a.shape], 'bool');
     }
     const kernels = this.kernels.compareScalar.get(op, a.dtype, () => buildMapKernels(compareExpr(op), XS));
     return this.map(kernels, 'bool', a.shape, [a], s, out);
@@ -271,7 +271,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const shape = p.shape.map((s, d) => (d === dim ? 1 : s));
     const out = allocCpu('i32', numel(shape));
     argReduceInto(op, out, p, p.shape, dim);
-    return CpuTensor.owned(out, shape, 'i32', this.pool);
+    return this.own(out, shape, 'i32');
   }
 
   scan(op: ScanOp, p: CpuTensor, dim: number): CpuTensor {
@@ -285,7 +285,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   gather(p: CpuTensor, dim: number, indices: CpuTensor): CpuTensor {
     const out = allocCpu(p.dtype, indices.numel);
     gatherInto(out, p, p.shape, dim, indices, indices.shape);
-    return CpuTensor.owned(out, [...indices.shape], p.dtype, this.pool);
+    return this.own(out, [...indices.shape], p.dtype);
   }
 
   scatter(op: ScatterOp, p: CpuTensor, dim: number, indices: CpuTensor, values: CpuTensor): CpuTensor {
@@ -453,7 +453,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
     const indices = withIndices ? this.alloc('i32', numel(outShape)) as Int32Array : undefined;
     if (!e.maxPool2d(this.materialize(x, false) as FloatArray, x.shape, out, outShape, indices, o)) return undefined;
-    return [this.finish(out, outShape, x.dtype), CpuTensor.owned(indices ?? new Int32Array(0), indices ? outShape : [0], 'i32', this.pool)];
+    return [this.finish(out, outShape, x.dtype), this.own(indices ?? new Int32Array(0), indices ? outShape : [0], 'i32')];
   }
 
   // --- fused activations ---
@@ -492,7 +492,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const values = allocCpu(p.dtype, p.numel);
     const indices = new Int32Array(p.numel);
     sortInto(values, indices, p, p.shape, dim, descending);
-    return [CpuTensor.owned(values, [...p.shape], p.dtype, this.pool), CpuTensor.owned(indices, [...p.shape], 'i32', this.pool)];
+    return [this.own(values, [...p.shape], p.dtype), this.own(indices, [...p.shape], 'i32')];
   }
 
   // --- helpers ---
@@ -534,6 +534,11 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   /** Wraps a fresh contiguous output (owned by the result), rounding half-precision values. */
   private finish(out: CpuArray, shape: readonly number[], dtype: DType): CpuTensor {
     if (dtype === 'f16' || dtype === 'bf16') roundHalf(out as Float32Array, dtype);
+    return this.own(out, shape, dtype);
+  }
+
+  /** Wraps a fresh contiguous array that no one else holds as an output that owns it (released arrays return to the pool). */
+  private own(out: CpuArray, shape: readonly number[], dtype: DType): CpuTensor {
     return CpuTensor.owned(out, shape, dtype, this.pool);
   }
 
