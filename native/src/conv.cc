@@ -33,6 +33,46 @@ BURN_INLINE_COPIES inline void copy_panel_row(T* __restrict d, const T* __restri
   }
 }
 
+/** Values in one shifted plane: the rows every output row reads (row stride 1) × the output columns. */
+inline int64_t shifted_plane_size(const Conv2dShape& s) { return (s.oh + (s.kh - 1) * s.dh) * s.ow; }
+
+/**
+ * "Shifted planes" of channels [c0, c1) of an image group `xg` (convolutions with row stride 1):
+ * per channel c and kernel column kx, the plane P[r][ox] = x[c][r − ph][ox·sw + kx·dw − pw] (zero
+ * outside the image) over the rows every output row reads. The im2col row (c, ky, kx) is then P
+ * of (c, kx) from row ky·dh on, contiguous over the output positions (oy, ox).
+ */
+template <class T>
+BURN_INLINE_COPIES void shifted_planes(const Conv2dShape& s, const T* xg, int64_t c0, int64_t c1, T* planes) {
+  const int64_t rows = s.oh + (s.kh - 1) * s.dh, plane = rows * s.ow;
+  for (int64_t c = c0; c < c1; c++) {
+    const T* img = xg + c * s.h * s.w;
+    for (int64_t kx = 0; kx < s.kw; kx++) {
+      T* pl = planes + ((c - c0) * s.kw + kx) * plane;
+      // Output columns whose input column lies inside the image: 0 <= ox·sw + kx·dw − pw < w.
+      const int64_t dx = kx * s.dw - s.pw;
+      const int64_t lo = std::min(s.ow, dx >= 0 ? int64_t(0) : (-dx + s.sw - 1) / s.sw);
+      const int64_t hi = std::max(lo, s.w - dx <= 0 ? int64_t(0) : std::min(s.ow, (s.w - dx + s.sw - 1) / s.sw));
+      for (int64_t r = 0; r < rows; r++) {
+        T* row = pl + r * s.ow;
+        const int64_t iy = r - s.ph;
+        if (iy < 0 || iy >= s.h) {
+          for (int64_t ox = 0; ox < s.ow; ox++) row[ox] = T(0);
+          continue;
+        }
+        const T* src = img + iy * s.w + dx;
+        for (int64_t ox = 0; ox < lo; ox++) row[ox] = T(0);
+        if (s.sw == 1) {
+          for (int64_t ox = lo; ox < hi; ox++) row[ox] = src[ox];
+        } else {
+          for (int64_t ox = lo; ox < hi; ox++) row[ox] = src[ox * s.sw];
+        }
+        for (int64_t ox = hi; ox < s.ow; ox++) row[ox] = T(0);
+      }
+    }
+  }
+}
+
 /** The forward convolution as a batched GEMM: batch (n, group), A = the group's weights, B = im2col. */
 template <class T>
 struct ConvOp {
@@ -81,41 +121,14 @@ struct ConvOp {
     g.pack_im2col(dst, xp, geo, k0 - c0 * kvol, kc, j0, nc);
   }
   /**
-   * The im2col block for a row stride of 1, through "shifted planes": for each channel and kernel
-   * column kx, the plane P[y][ox] = x[y − ph][ox·sw + kx·dw − pw] (zero outside the image) over
-   * every input row an output row reads. The im2col row of (c, ky, kx) is then P_{c,kx} from row
-   * ky·dh on, contiguous over the output positions, so each packed panel row is one fixed-size copy
-   * (instead of a short copy per output row), and the planes hold kw, not kh·kw, copies of the image.
+   * The im2col block for a row stride of 1, from shifted planes: each packed panel row is one
+   * fixed-size copy (instead of a short copy per output row), and the planes hold kw, not kh·kw,
+   * copies of the image.
    */
   BURN_INLINE_COPIES void pack_shifted(const Gemm<T>& g, T* dst, const T* xg, int64_t c0, int64_t c1, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const {
-    const int64_t rows = s.oh + (s.kh - 1) * s.dh, plane = rows * s.ow, kvol = s.kh * s.kw;
+    const int64_t plane = shifted_plane_size(s), kvol = s.kh * s.kw;
     T* planes = static_cast<T*>(scratch(5, sizeof(T) * (c1 - c0) * s.kw * plane));
-    for (int64_t c = c0; c < c1; c++) {
-      const T* img = xg + c * s.h * s.w;
-      for (int64_t kx = 0; kx < s.kw; kx++) {
-        T* pl = planes + ((c - c0) * s.kw + kx) * plane;
-        // Output columns whose input column lies inside the image: 0 <= ox·sw + kx·dw − pw < w.
-        const int64_t dx = kx * s.dw - s.pw;
-        const int64_t lo = std::min(s.ow, dx >= 0 ? int64_t(0) : (-dx + s.sw - 1) / s.sw);
-        const int64_t hi = std::max(lo, s.w - dx <= 0 ? int64_t(0) : std::min(s.ow, (s.w - dx + s.sw - 1) / s.sw));
-        for (int64_t r = 0; r < rows; r++) {
-          T* row = pl + r * s.ow;
-          const int64_t iy = r - s.ph;
-          if (iy < 0 || iy >= s.h) {
-            for (int64_t ox = 0; ox < s.ow; ox++) row[ox] = T(0);
-            continue;
-          }
-          const T* src = img + iy * s.w + dx;
-          for (int64_t ox = 0; ox < lo; ox++) row[ox] = T(0);
-          if (s.sw == 1) {
-            for (int64_t ox = lo; ox < hi; ox++) row[ox] = src[ox];
-          } else {
-            for (int64_t ox = lo; ox < hi; ox++) row[ox] = src[ox * s.sw];
-          }
-          for (int64_t ox = hi; ox < s.ow; ox++) row[ox] = T(0);
-        }
-      }
-    }
+    shifted_planes(s, xg, c0, c1, planes);
     const int64_t nr = g.nr;
     for (int64_t kk = 0; kk < kc; kk++) {
       const int64_t k = k0 + kk, c = k / kvol, r = k - c * kvol, ky = r / s.kw, kx = r - ky * s.kw;
@@ -298,8 +311,72 @@ struct ConvWeightGradOp {
 
 }  // namespace
 
+/**
+ * The weight gradient (row stride 1) as dot products along the output positions, without packing:
+ * dW[co, (ci, ky, kx)] = Σ_n ⟨g[n, co, ·], P_{n, ci, kx}[ky·dh·ow + ·]⟩ with the shifted planes P
+ * of each sample, built once per sample (kw copies of its image) instead of gathering the
+ * transposed im2col matrix. Threads take samples and keep lane-wise partial sums per tile; the
+ * lanes and threads are summed at the end. False where the shape does not suit it (few positions,
+ * or a sample's gradient, planes or partial sums too large for the caches).
+ */
+template <class T>
+bool weight_grad_dot(const Conv2dShape& s, const T* x, const T* g, T* dw) {
+  const Dot<T>& dot = dot_of<T>(kernels());
+  const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups, kvol = s.kh * s.kw, l = s.oh * s.ow, cols = cig * kvol;
+  const int64_t tm = (cog + dot.m - 1) / dot.m, tn = (cols + dot.n - 1) / dot.n, tile = int64_t(dot.m) * dot.n * dot.w;
+  const int64_t plane = shifted_plane_size(s), per = s.groups * tm * tn * tile;
+  if (s.sh != 1 || l < 4 * dot.w || dot.m > 8 || dot.n > 8) return false;
+  if (per > 64 * 1024 || sizeof(T) * cig * s.kw * plane > (512 << 10) || sizeof(T) * cog * l > (256 << 10)) return false;
+  // Samples per chunk: their planes and gradients stay in L2 while every tile runs over them.
+  const int threads = pool_size();
+  const int64_t sample = sizeof(T) * (cig * s.kw * plane + cog * l);
+  const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>((s.n + 2 * threads - 1) / (2 * threads), (512 << 10) / sample));
+  T* partial = static_cast<T*>(scratch(3, sizeof(T) * per * threads));
+  std::memset(partial, 0, sizeof(T) * per * threads);
+  parallel_for(s.n, chunk, [&](int64_t n0, int64_t n1, int tid) {
+    T* acc = partial + tid * per;
+    const int64_t segs = n1 - n0, planeSet = cig * s.kw * plane;
+    T* planes = static_cast<T*>(scratch(5, sizeof(T) * segs * planeSet));
+    const T** a = static_cast<const T**>(scratch(4, sizeof(T*) * segs * (dot.m + dot.n)));
+    const T** b = a + segs * dot.m;
+    for (int64_t gr = 0; gr < s.groups; gr++) {
+      for (int64_t n = n0; n < n1; n++) shifted_planes(s, x + (n * s.cin + gr * cig) * s.h * s.w, int64_t(0), cig, planes + (n - n0) * planeSet);
+      for (int64_t tj = 0; tj < tn; tj++) {
+        // Columns past the last repeat it (their sums are never read); likewise rows below.
+        for (int j = 0; j < dot.n; j++) {
+          const int64_t col = std::min(tj * dot.n + j, cols - 1), ci = col / kvol, ky = (col % kvol) / s.kw, kx = col % s.kw;
+          const T* at = planes + (ci * s.kw + kx) * plane + ky * s.dh * s.ow;
+          for (int64_t seg = 0; seg < segs; seg++) b[seg * dot.n + j] = at + seg * planeSet;
+        }
+        for (int64_t ti = 0; ti < tm; ti++) {
+          for (int i = 0; i < dot.m; i++) {
+            const T* row = g + (n0 * s.cout + gr * cog + std::min(ti * dot.m + i, cog - 1)) * l;
+            for (int64_t seg = 0; seg < segs; seg++) a[seg * dot.m + i] = row + seg * s.cout * l;
+          }
+          dot.tile(l, segs, a, b, acc + ((gr * tm + ti) * tn + tj) * tile);
+        }
+      }
+    }
+  });
+  for (int64_t gr = 0; gr < s.groups; gr++) {
+    for (int64_t co = 0; co < cog; co++) {
+      for (int64_t col = 0; col < cols; col++) {
+        const int64_t ti = co / dot.m, i = co % dot.m, tj = col / dot.n, j = col % dot.n;
+        const T* lanes = partial + ((gr * tm + ti) * tn + tj) * tile + (i * dot.n + j) * dot.w;
+        T sum = T(0);
+        for (int t = 0; t < threads; t++) {
+          for (int lane = 0; lane < dot.w; lane++) sum += lanes[t * per + lane];
+        }
+        dw[(gr * cog + co) * cols + col] = sum;
+      }
+    }
+  }
+  return true;
+}
+
 template <class T>
 void conv2d_weight_grad(const Conv2dShape& s, const T* x, const T* g, T* dw) {
+  if (weight_grad_dot(s, x, g, dw)) return;
   const Gemm<T>& gm = gemm_of<T>(kernels());
   const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups, kvol = s.kh * s.kw, l = s.oh * s.ow;
   ConvWeightGradOp<T> op{s, x, g, dw, cig, cog, kvol, l};

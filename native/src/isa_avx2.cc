@@ -15,6 +15,8 @@
 #define BURN_DGEMM_MC 72
 #define BURN_DGEMM_KC 256
 #define BURN_NARROW_MR 12
+#define BURN_DOT_M 2
+#define BURN_DOT_N 5
 #define BURN_STREAM(p, v) _mm256_stream_si256(reinterpret_cast<__m256i*>(p), reinterpret_cast<__m256i>(v))
 #define BURN_SFENCE() _mm_sfence()
 #define BURN_DGEMM_NC 4080

@@ -17,6 +17,8 @@
 #define BURN_DGEMM_MC 72
 #define BURN_DGEMM_KC 256
 #define BURN_NARROW_MR 16
+#define BURN_DOT_M 4
+#define BURN_DOT_N 6
 #define BURN_STREAM(p, v) _mm512_stream_si512(reinterpret_cast<__m512i*>(p), reinterpret_cast<__m512i>(v))
 #define BURN_SFENCE() _mm_sfence()
 #define BURN_DGEMM_NC 2048

@@ -23,6 +23,8 @@ static inline vd_ splat_(double s) { return vd_{s, s}; }
 #define BURN_DGEMM_MC 96
 #define BURN_DGEMM_KC 256
 #define BURN_NARROW_MR 8
+#define BURN_DOT_M 2
+#define BURN_DOT_N 5
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #define BURN_STREAM(p, v) _mm_stream_si128(reinterpret_cast<__m128i*>(p), reinterpret_cast<__m128i>(v))

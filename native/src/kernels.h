@@ -51,6 +51,21 @@ struct Gemm {
   void (*small)(int64_t m, int64_t n, int64_t k, const T* a, int64_t ars, int64_t acs, const T* b, int64_t brs, int64_t bcs, T* c, int64_t ldc);
 };
 
+/**
+ * Dot-product tiles, for products whose operands both run contiguously along K (a convolution's
+ * weight gradient: output-gradient rows against shifted image rows). `tile` adds, for i < m and
+ * j < n, the lane-wise partial sums of Σ_seg a[seg·m + i][k]·b[seg·n + j][k] over k < len to the
+ * `w` values at acc + (i·n + j)·w: the sums stay in registers across `segs` row sets (samples),
+ * and the caller sums the lanes once at the end.
+ */
+template <class T>
+struct Dot {
+  int m;
+  int n;
+  int w;
+  void (*tile)(int64_t len, int64_t segs, const T* const* a, const T* const* b, T* acc);
+};
+
 /** Contiguous elementwise kernels, reductions and softmax of one dtype. */
 template <class T>
 struct Elementwise {
@@ -80,6 +95,8 @@ struct Kernels {
   /** Micro-kernels one vector wide (and taller), for products with few columns. */
   Gemm<float> sgemm_narrow;
   Gemm<double> dgemm_narrow;
+  Dot<float> sdot;
+  Dot<double> ddot;
   Elementwise<float> f32;
   Elementwise<double> f64;
 };
@@ -103,6 +120,9 @@ template <> inline const Gemm<double>& gemm_of<double>(const Kernels& k) { retur
 template <class T> const Gemm<T>& narrow_of(const Kernels& k);
 template <> inline const Gemm<float>& narrow_of<float>(const Kernels& k) { return k.sgemm_narrow; }
 template <> inline const Gemm<double>& narrow_of<double>(const Kernels& k) { return k.dgemm_narrow; }
+template <class T> const Dot<T>& dot_of(const Kernels& k);
+template <> inline const Dot<float>& dot_of<float>(const Kernels& k) { return k.sdot; }
+template <> inline const Dot<double>& dot_of<double>(const Kernels& k) { return k.ddot; }
 template <class T> const Elementwise<T>& ew_of(const Kernels& k);
 template <> inline const Elementwise<float>& ew_of<float>(const Kernels& k) { return k.f32; }
 template <> inline const Elementwise<double>& ew_of<double>(const Kernels& k) { return k.f64; }

@@ -344,12 +344,17 @@ for (const isa of isas) {
         });
       });
 
-      it(`conv2d weight gradient ${dtype}: groups, stride, padding, dilation (packed from the image, no im2col matrix)`, () => {
+      it(`conv2d weight gradient ${dtype}: groups, stride, padding, dilation (dot products over shifted planes, or packed from the image)`, () => {
+        // Row stride 1 takes the dot-product path (ragged tiles: fewer output channels or kernel
+        // taps than a tile, positions not a multiple of the vector width); other strides the GEMM.
         const cases: [number[], number[], { stride?: number[]; padding?: number[]; dilation?: number[]; groups?: number }][] = [
           [[4, 6, 13, 11], [8, 3, 3, 3], { groups: 2, padding: [1, 2] }],
           [[3, 4, 15, 16], [6, 4, 3, 2], { stride: [2, 3], dilation: [2, 1], padding: [2, 0] }],
           [[8, 16, 24, 24], [16, 16, 3, 3], { padding: [1, 1] }],
           [[5, 3, 20, 7], [9, 1, 5, 3], { groups: 3, stride: [3, 1] }],
+          [[3, 5, 17, 19], [3, 5, 3, 3], { stride: [1, 2], dilation: [2, 1], padding: [0, 1] }],
+          [[2, 3, 12, 12], [3, 1, 2, 2], { groups: 3 }],
+          [[7, 1, 28, 28], [8, 1, 3, 3], {}],
         ];
         cases.forEach(([sx, sw, o], i) => {
           const [xj, xn] = pair(sx, 700 + i, dtype), [wj, wn] = pair(sw, 800 + i, dtype);
