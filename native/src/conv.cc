@@ -149,14 +149,8 @@ struct ConvOp {
     const int64_t n = b / s.groups, gr = b % s.groups;
     return out + (n * s.cout + gr * cog) * l;
   }
-  /** Starts the output rows of batch `b` at the bias (then the product accumulates onto it). */
-  bool init(int64_t b) const {
-    if (bias == nullptr) return false;
-    const int64_t gr = b % s.groups;
-    T* rows = c(b);
-    for (int64_t co = 0; co < cog; co++) std::fill(rows + co * l, rows + (co + 1) * l, bias[gr * cog + co]);
-    return true;
-  }
+  /** The bias of the group's output channels (added by the micro-kernel, so the output is written once). */
+  const T* rows(int64_t b) const { return bias ? bias + (b % s.groups) * cog : nullptr; }
 };
 
 /** out[co, oy, ox] += cols[(co, ky, kx), y·W + x] where (oy, ox) = (y, x)·stride + (ky, kx)·dilation − padding. */
@@ -207,7 +201,7 @@ struct ConvTOp {
     g.pack_b(dst, x + (n * s.cin + gr * cig + k0) * lin + j0, lin, 1, kc, nc);
   }
   T* c(int64_t) const { return cols; }
-  bool init(int64_t) const { return false; }
+  const T* rows(int64_t) const { return nullptr; }
 };
 
 /**
@@ -306,7 +300,7 @@ struct ConvWeightGradOp {
     }
   }
   T* c(int64_t b) const { return dw + b * cog * cig * kvol; }
-  bool init(int64_t) const { return false; }
+  const T* rows(int64_t) const { return nullptr; }
 };
 
 }  // namespace
@@ -413,7 +407,7 @@ void conv_transpose2d(const Conv2dShape& s, const T* x, const T* w, const T* bia
       for (int64_t b = b0; b < b1; b++) {
         ConvTOp<T> op{s, x, w, cols, cig, cog, kvol, lin};
         GemmJob<T, ConvTOp<T>> job{g, op, m, lin, cig, lin, false};
-        if (cig > 0) gemm_serial(job, b, 0, m, 0, lin, 0, cig, cols, false);
+        if (cig > 0) gemm_serial(job, b, 0, m, 0, lin, 0, cig, cols, false, static_cast<const T*>(nullptr));
         else std::memset(cols, 0, sizeof(T) * m * lin);
         col2im(s, cols, start(b), 0, cog);
       }
@@ -429,7 +423,7 @@ void conv_transpose2d(const Conv2dShape& s, const T* x, const T* w, const T* bia
       void pack_a(const Gemm<T>& g2, T* d, int64_t, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const { op.pack_a(g2, d, b, i0, mc, k0, kc); }
       void pack_b(const Gemm<T>& g2, T* d, int64_t, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const { op.pack_b(g2, d, b, k0, kc, j0, nc); }
       T* c(int64_t) const { return op.cols; }
-      bool init(int64_t) const { return false; }
+      const T* rows(int64_t) const { return nullptr; }
     } one{ConvTOp<T>{s, x, w, cols, cig, cog, kvol, lin}, b};
     gemm_run(g, one, 1, m, lin, cig, lin, false);
     T* region = start(b);

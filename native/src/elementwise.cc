@@ -28,7 +28,7 @@ bool costly_unary(int op) {
            op == kTrunc || op == kRound);
 }
 
-bool costly_binary(int op) { return !(op == kAdd || op == kSub || op == kMul || op == kDiv || op == kMax || op == kMin); }
+bool costly_binary(int op) { return !(op == kAdd || op == kSub || op == kMul || op == kDiv || op == kMax || op == kMin || op == kReluGrad); }
 
 /** Runs `f(begin, end)` over [0, n) in dynamically claimed, cache-line aligned chunks; serially when `serial`. */
 template <class F>

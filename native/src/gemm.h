@@ -27,7 +27,7 @@ void* scratch(int slot, size_t bytes);
  *   void pack_a(const Gemm<T>&, T* dst, int64_t batch, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const;
  *   void pack_b(const Gemm<T>&, T* dst, int64_t batch, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const;
  *   T* c(int64_t batch) const;   // row stride ldc
- *   bool init(int64_t batch) const;  // prepares C of a batch before its product; true: accumulate onto it
+ *   const T* rows(int64_t batch) const;  // each row's starting value (a bias; applied by the micro-kernel), or null for zero
  */
 template <class T, class Op>
 struct GemmJob {
@@ -39,9 +39,12 @@ struct GemmJob {
 
 inline int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-/** The whole product of one batch, or the sub-block [i0, i0+m) × [j0, j0+n) × [k0, k0+k), on this thread. */
+/**
+ * The whole product of one batch, or the sub-block [i0, i0+m) × [j0, j0+n) × [k0, k0+k), on this
+ * thread; without `accumulate`, C starts from `rows` (the block's row values, or zero when null).
+ */
 template <class T, class Op>
-void gemm_serial(const GemmJob<T, Op>& job, int64_t b, int64_t i0, int64_t m, int64_t j0, int64_t n, int64_t k0, int64_t k, T* c, bool accumulate) {
+void gemm_serial(const GemmJob<T, Op>& job, int64_t b, int64_t i0, int64_t m, int64_t j0, int64_t n, int64_t k0, int64_t k, T* c, bool accumulate, const T* rows) {
   const Gemm<T>& g = job.g;
   const int64_t ldc = job.ldc;
   T* abuf = static_cast<T*>(scratch(0, sizeof(T) * round_up(std::min(g.mc, m), g.mr) * std::min(g.kc, k)));
@@ -52,6 +55,7 @@ void gemm_serial(const GemmJob<T, Op>& job, int64_t b, int64_t i0, int64_t m, in
       const int64_t kc = std::min(g.kc, k - pc);
       job.op.pack_b(g, bbuf, b, k0 + pc, kc, j0 + jc, nc);
       const bool acc = accumulate || pc > 0;
+      const T* start = acc ? nullptr : rows;
       for (int64_t ic = 0; ic < m; ic += g.mc) {
         const int64_t mc = std::min(g.mc, m - ic);
         job.op.pack_a(g, abuf, b, i0 + ic, mc, k0 + pc, kc);
@@ -60,7 +64,7 @@ void gemm_serial(const GemmJob<T, Op>& job, int64_t b, int64_t i0, int64_t m, in
           const T* bp = bbuf + jr * kc;
           for (int64_t ir = 0; ir < mc; ir += g.mr) {
             const int mr = static_cast<int>(std::min<int64_t>(g.mr, mc - ir));
-            g.micro(kc, abuf + ir * kc, bp, c + (ic + ir) * ldc + jc + jr, ldc, mr, nr, acc);
+            g.micro(kc, abuf + ir * kc, bp, c + (ic + ir) * ldc + jc + jr, ldc, mr, nr, acc, start ? start + ic + ir : nullptr);
           }
         }
       }
@@ -96,21 +100,22 @@ void gemm_run(const Gemm<T>& gwide, const Op& op, int64_t batch, int64_t m, int6
   if (batch == 0 || m == 0 || n == 0) return;
   if (k == 0) {
     for (int64_t b = 0; b < batch; b++) {
-      if (op.init(b) || accumulate) continue;
+      if (accumulate) continue;
       T* c = op.c(b);
-      for (int64_t i = 0; i < m; i++) std::memset(c + i * ldc, 0, sizeof(T) * n);
+      const T* rows = op.rows(b);
+      for (int64_t i = 0; i < m; i++) std::fill(c + i * ldc, c + i * ldc + n, rows ? rows[i] : T(0));
     }
     return;
   }
   const double flops = 2.0 * static_cast<double>(batch) * m * n * k;
   const int threads = pool_size();
   if (threads == 1 || flops < kGemmParallelFlops) {
-    for (int64_t b = 0; b < batch; b++) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), op.init(b) || accumulate);
+    for (int64_t b = 0; b < batch; b++) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), accumulate, op.rows(b));
     return;
   }
   if (batch >= threads) {
     parallel_for(batch, 1, [&](int64_t b0, int64_t b1, int) {
-      for (int64_t b = b0; b < b1; b++) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), op.init(b) || accumulate);
+      for (int64_t b = b0; b < b1; b++) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), accumulate, op.rows(b));
     });
     return;
   }
@@ -126,7 +131,7 @@ void gemm_run(const Gemm<T>& gwide, const Op& op, int64_t batch, int64_t m, int6
     const int64_t mblock = std::min(g.mc, round_up((m + 3 * threads - 1) / (3 * threads), g.mr));
     for (int64_t b = 0; b < batch; b++) {
       T* c = op.c(b);
-      const bool acc0 = op.init(b) || accumulate;
+      const T* rows = op.rows(b);
       for (int64_t jc = 0; jc < n; jc += g.nc) {
         const int64_t nc = std::min(g.nc, n - jc);
         const int64_t panels = (nc + g.nr - 1) / g.nr;
@@ -135,7 +140,8 @@ void gemm_run(const Gemm<T>& gwide, const Op& op, int64_t batch, int64_t m, int6
           parallel_for(panels, chunk_for(panels, 1, 1, 2), [&](int64_t p0, int64_t p1, int) {
             op.pack_b(g, bshared + p0 * g.nr * kc, b, pc, kc, jc + p0 * g.nr, std::min(nc, p1 * g.nr) - p0 * g.nr);
           });
-          const bool acc = acc0 || pc > 0;
+          const bool acc = accumulate || pc > 0;
+          const T* start = acc ? nullptr : rows;
           parallel_for(m, mblock, [&](int64_t r0, int64_t r1, int) {
             const int64_t mc = r1 - r0;
             T* abuf = static_cast<T*>(scratch(0, sizeof(T) * round_up(mc, g.mr) * kc));
@@ -144,7 +150,7 @@ void gemm_run(const Gemm<T>& gwide, const Op& op, int64_t batch, int64_t m, int6
               const int nr = static_cast<int>(std::min<int64_t>(g.nr, nc - jr));
               for (int64_t ir = 0; ir < mc; ir += g.mr) {
                 const int mr = static_cast<int>(std::min<int64_t>(g.mr, mc - ir));
-                g.micro(kc, abuf + ir * kc, bshared + jr * kc, c + (r0 + ir) * ldc + jc + jr, ldc, mr, nr, acc);
+                g.micro(kc, abuf + ir * kc, bshared + jr * kc, c + (r0 + ir) * ldc + jc + jr, ldc, mr, nr, acc, start ? start + r0 + ir : nullptr);
               }
             }
           });
@@ -156,10 +162,10 @@ void gemm_run(const Gemm<T>& gwide, const Op& op, int64_t batch, int64_t m, int6
   if (splitN) {
     for (int64_t b = 0; b < batch; b++) {
       T* c = op.c(b);
-      const bool acc = op.init(b) || accumulate;
+      const T* rows = op.rows(b);
       // Column ranges claimed dynamically (each packs its own copy of the small A).
       parallel_for(n, round_up((n + 2 * threads - 1) / (2 * threads), g.nr), [&](int64_t c0, int64_t c1, int) {
-        gemm_serial(job, b, 0, m, c0, c1 - c0, 0, k, c + c0, acc);
+        gemm_serial(job, b, 0, m, c0, c1 - c0, 0, k, c + c0, accumulate, rows);
       });
     }
     return;
@@ -168,25 +174,26 @@ void gemm_run(const Gemm<T>& gwide, const Op& op, int64_t batch, int64_t m, int6
   const int64_t kchunk = round_up(std::max<int64_t>(256, (k + 2 * threads - 1) / (2 * threads)), 16);
   const int64_t kparts = (k + kchunk - 1) / kchunk;
   if (kparts < 2) {
-    for (int64_t b = 0; b < batch; b++) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), op.init(b) || accumulate);
+    for (int64_t b = 0; b < batch; b++) gemm_serial(job, b, 0, m, 0, n, 0, k, op.c(b), accumulate, op.rows(b));
     return;
   }
   T* partials = static_cast<T*>(scratch(3, sizeof(T) * kparts * m * n));
   for (int64_t b = 0; b < batch; b++) {
     T* c = op.c(b);
-    const bool acc = op.init(b) || accumulate;
+    const T* rows = op.rows(b);
     GemmJob<T, Op> part{g, op, m, n, k, n, false};
     parallel_for(k, kchunk, [&](int64_t k0, int64_t k1, int) {
-      gemm_serial(part, b, 0, m, 0, n, k0, k1 - k0, partials + (k0 / kchunk) * m * n, false);
+      gemm_serial(part, b, 0, m, 0, n, k0, k1 - k0, partials + (k0 / kchunk) * m * n, false, static_cast<const T*>(nullptr));
     });
     parallel_for(m, chunk_for(m, 1, 1), [&](int64_t r0, int64_t r1, int) {
       for (int64_t i = r0; i < r1; i++) {
         T* row = c + i * ldc;
         const T* p0 = partials + i * n;
-        if (acc) {
+        if (accumulate) {
           for (int64_t j = 0; j < n; j++) row[j] += p0[j];
         } else {
-          for (int64_t j = 0; j < n; j++) row[j] = p0[j];
+          const T start = rows ? rows[i] : T(0);
+          for (int64_t j = 0; j < n; j++) row[j] = start + p0[j];
         }
         for (int64_t t = 1; t < kparts; t++) {
           const T* p = partials + t * m * n + i * n;
@@ -215,7 +222,7 @@ struct StridedOp {
     g.pack_b(dst, bm + static_cast<int64_t>(boff[b]) + k0 * brs + j0 * bcs, brs, bcs, kc, nc);
   }
   T* c(int64_t b) const { return cbase + b * cstride; }
-  bool init(int64_t) const { return false; }
+  const T* rows(int64_t) const { return nullptr; }
 };
 
 }  // namespace burn

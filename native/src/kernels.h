@@ -7,8 +7,8 @@
 
 namespace burn {
 
-/** Elementwise binary ops, in the order of src/backends/cpu/native.ts. */
-enum BinaryOp : int { kAdd, kSub, kMul, kDiv, kRem, kFmod, kPow, kAtan2, kMax, kMin, kBinaryCount };
+/** Elementwise binary ops, in the order of src/backends/cpu/native.ts (kReluGrad: `a <= 0 ? 0 : b`, the ReLU gradient from its output). */
+enum BinaryOp : int { kAdd, kSub, kMul, kDiv, kRem, kFmod, kPow, kAtan2, kMax, kMin, kReluGrad, kBinaryCount };
 
 /** Elementwise unary ops, in the order of src/backends/cpu/native.ts. */
 enum UnaryOp : int {
@@ -31,7 +31,8 @@ struct Im2col {
 /**
  * The GEMM micro-kernel of one dtype: `C[mr×nr] (+)= Ã·B̃` over `kc`, where Ã is a packed
  * `[kc][MR]` panel and B̃ a packed `[kc][NR]` panel; C has row stride `ldc`. `accumulate` adds to
- * C instead of overwriting it.
+ * C instead of overwriting it; otherwise `rows` (when not null) gives each row's starting value
+ * (a convolution's bias), so C = rows + Ã·B̃ is written once.
  */
 template <class T>
 struct Gemm {
@@ -40,7 +41,7 @@ struct Gemm {
   int64_t mc;
   int64_t kc;
   int64_t nc;
-  void (*micro)(int64_t kc, const T* a, const T* b, T* c, int64_t ldc, int mr, int nr, bool accumulate);
+  void (*micro)(int64_t kc, const T* a, const T* b, T* c, int64_t ldc, int mr, int nr, bool accumulate, const T* rows);
   /** Packs `A[mc×kc]` (row stride rs, column stride cs) into MR-row panels, zero-padded. */
   void (*pack_a)(T* dst, const T* a, int64_t rs, int64_t cs, int64_t mc, int64_t kc);
   /** Packs `B[kc×nc]` (row stride rs, column stride cs) into NR-column panels, zero-padded. */

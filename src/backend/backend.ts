@@ -139,6 +139,14 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
   // --- activation ---
   softmax(p: P, dim: number): P;
   logSoftmax(p: P, dim: number): P;
+  /**
+   * Optional: `max(x, 0)` of a float tensor in one pass, NaN kept (without it, `relu` in
+   * defaults/activation.ts masks the values `<= 0`). A backend that records gradients defines it
+   * so that ReLU is one node whose gradient is 0 at 0, as PyTorch's.
+   */
+  relu?(p: P): P;
+  /** Optional: the ReLU input gradient from its output: `grad` where `output > 0` or NaN, else 0. */
+  reluBackward?(output: P, grad: P): P;
 
   // --- module ops (N spatial dims = rank - 2; NCHW-style layouts) ---
   conv(x: P, weight: P, bias: P | undefined, options: ConvOptions): P;

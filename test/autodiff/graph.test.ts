@@ -55,6 +55,18 @@ for (const [name, inner] of [['cpu(js)', () => Device.cpu({ engine: 'js' })], ['
       assert.equal(grads.size, 1);
     });
 
+    it('relu is one node whose gradient comes from its output: 0 at 0 and -0, passed at NaN (as PyTorch)', async () => {
+      const x = Tensor.fromFloats([-2, -0, 0, 0.5, NaN, 3, -Infinity, Infinity], device).requireGrad();
+      const y = x.relu();
+      assert.deepEqual(await values(y), [0, 0, 0, 0.5, NaN, 3, 0, Infinity]);
+      const grads = y.mul(Tensor.fromFloats([1, 2, 3, 4, 5, 6, 7, 8], device)).sum().backward();
+      assert.deepEqual(await values(x.grad(grads)), [0, 0, 0, 4, 5, 6, 0, 8]);
+      // Through a view and a second use of the same input.
+      const v = Tensor.fromFloats([[1, -1], [-3, 2]], device).requireGrad();
+      const g2 = v.transpose().relu().add(v.relu()).sum().backward();
+      assert.deepEqual(await values(v.grad(g2)), [2, 0, 0, 2]);
+    });
+
     it('gradients flow through int/bool ops only where they should', async () => {
       const x = Tensor.fromFloats([0.5, -1, 2], device).requireGrad();
       const mask = x.greater(0);

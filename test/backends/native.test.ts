@@ -281,6 +281,14 @@ for (const isa of isas) {
             }
           }
           expectNear(an.relu(), aj.relu(), `relu n=${n}`);
+          // The ReLU gradient kernel (grad where the output is > 0 or NaN), edge values included.
+          const reluGrad = (a: T, b: T): T => {
+            const dev = a.device().autodiff();
+            const x = Tensor.fromData<number, Float>(a.toDataSync(), dev).requireGrad();
+            const g = x.grad(x.relu().mul(Tensor.fromData<number, Float>(b.toDataSync(), dev)).sum().backward())!;
+            return Tensor.fromData<number, Float>(g.toDataSync(), a.device());
+          };
+          assert.deepEqual(reluGrad(an, bn).toDataSync().values, reluGrad(aj, bj).toDataSync().values, `relu gradient n=${n}`);
           expectNear(an.maskWhere(an.greater(0.3), bn), aj.maskWhere(aj.greater(0.3), bj), `maskWhere n=${n}`);
           expectNear(an.maskFill(bn.lower(0), -7), aj.maskFill(bj.lower(0), -7), `maskFill n=${n}`);
         }

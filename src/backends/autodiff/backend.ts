@@ -1,6 +1,7 @@
 import type { AutodiffOps, Gradients } from '../../backend/autodiff.js';
 import type { Backend, SliceSpecs, TensorPrimitive } from '../../backend/backend.js';
 import { BaseBackend } from '../../backend/base.js';
+import { relu, reluBackward } from '../../backend/defaults/activation.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
 import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions } from '../../backend/options.js';
 import type { TensorData } from '../../tensor/data.js';
@@ -269,6 +270,11 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
       const b = this.innerBackend;
       return [b.binary('sub', g, b.binary('mul', b.unary('exp', v(0)), b.reduce('sum', g, [dim])))];
     });
+  }
+
+  /** ReLU as one node: the gradient is read from the output (0 where it is 0, as PyTorch). */
+  relu(p: AdTensor): AdTensor {
+    return this.record([p], ([x]) => relu(this.innerBackend, x!), 'memory', ['out'], (g, v) => [reluBackward(this.innerBackend, v(0), g)]);
   }
 
   override conv(x: AdTensor, weight: AdTensor, bias: AdTensor | undefined, options: ConvOptions): AdTensor {

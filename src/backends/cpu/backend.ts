@@ -211,6 +211,24 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     return this.map(kernels, a.dtype, a.shape, [a], roundScalar(castNumber(scalar, a.dtype), a.dtype), out);
   }
 
+  /** ReLU in one pass: `max(x, 0)` (JavaScript's max keeps NaN). */
+  relu(p: CpuTensor): CpuTensor {
+    return this.binaryScalar('max', p, 0);
+  }
+
+  /** The ReLU input gradient in one pass, without a mask array: `grad` where `output > 0` (or NaN), else 0. */
+  reluBackward(output: CpuTensor, grad: CpuTensor): CpuTensor {
+    const e = this.engine;
+    let out: FloatArray | undefined;
+    if (e.reluBackward && isEngineFloat(grad) && output.dtype === grad.dtype && sameShape(output.shape, grad.shape) && output.isContiguous() && grad.isContiguous()) {
+      out = this.alloc(grad.dtype, grad.numel) as FloatArray;
+      if (e.reluBackward(out, output.data as FloatArray, output.offset, grad.data, grad.offset, grad.numel)) return this.finish(out, grad.shape, grad.dtype);
+    }
+    const shape = sameShape(output.shape, grad.shape) ? grad.shape : broadcastShapes(output.shape, grad.shape, 'reluBackward');
+    const kernels = this.kernels.binary.get('reluBackward', signature(output, grad), () => buildMapKernels('(x <= 0 ? 0 : y)', XY));
+    return this.map(kernels, grad.dtype, shape, [output, grad], undefined, out);
+  }
+
   compare(op: CompareOp, a: CpuTensor, b: CpuTensor): CpuTensor {
     const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
     return this.map(this.kernels.compare.get(op, signature(a, b), () => buildMapKernels(compareExpr(op), XY)), 'bool', shape, [a, b]);
@@ -221,7 +239,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const s = roundScalar(castNumber(scalar, a.dtype), a.dtype);
     let out: Uint8Array | undefined;
     if (this.engine.compareScalar && isEngineFloat(a) && a.isContiguous()) {
-      out = allocCpu('bool', a.numel) as Uint8Array;
+      out = this.alloc('bool', a.numel) as Uint8Array;
       if (this.engine.compareScalar(op, out, a.data, a.offset, s, a.numel)) return this.own(out, [...a.shape], 'bool');
     }
     const kernels = this.kernels.compareScalar.get(op, a.dtype, () => buildMapKernels(compareExpr(op), XS));

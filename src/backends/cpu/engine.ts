@@ -88,6 +88,8 @@ export interface CpuEngineKernels {
    * goes to `out[Σ i_d · outStrides_d]` (`outStrides` is 0 on reduced dims). Not for any/all.
    */
   reduceStrided?(op: ReduceOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], outStrides: readonly number[]): boolean;
+  /** `out[i] = y[yOffset + i] <= 0 ? 0 : g[gOffset + i]`: the ReLU input gradient from its output `y`. */
+  reluBackward?(out: FloatArray, y: FloatArray, yOffset: number, g: FloatArray, gOffset: number, n: number): boolean;
   /** `out[i] = op(a[aOffset + i])`. */
   unary?(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean;
   /** Reduces each of `rows` contiguous rows of `len` elements into `out[row]`. */

@@ -1,5 +1,6 @@
 import type { UnaryOp } from '../../backend/ops.js';
 import type { GridSampleOptions } from '../../backend/options.js';
+import { relu } from '../../backend/defaults/activation.js';
 import { isFloatDType } from '../dtype.js';
 import { BurnError, fmt } from '../errors.js';
 import type { Bool, Float, Int, Kind } from '../kind.js';
@@ -71,8 +72,7 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
   /** `max(x, 0)`; NaN stays NaN and the gradient at 0 is 0 (as Burn and PyTorch). */
   relu(this: Tensor<D, Float>): Tensor<D, Float> {
     this.expectFloat('relu');
-    const b = this.backend;
-    return this.wrap<D, Float>(b.maskFill(this.primitive, b.compareScalar('le', this.primitive, 0), 0));
+    return this.wrap<D, Float>(relu(this.backend, this.primitive));
   }
   /** Gaussian error linear unit, exact form `x · Φ(x)`. */
   gelu(this: Tensor<D, Float>): Tensor<D, Float> {
