@@ -102,7 +102,7 @@ class Call {
   napi_value arg(size_t i) const { return argv_[i]; }
 
  private:
-  static constexpr size_t kMax = 8;
+  static constexpr size_t kMax = 16;
   napi_env env_;
   size_t argc_;
   napi_value argv_[kMax];
@@ -218,6 +218,30 @@ napi_value Binary(napi_env env, napi_callback_info info) {
   if (op < 0 || op >= kBinaryCount || n < 0 || out.length < n || ao < 0 || ao + n > a.length || bo < 0 || bo + n > b.length) return call.fail("binary: bad arguments");
   if (out.type == napi_float32_array) ew_binary<float>(op, ptr<float>(out), ptr<float>(a, ao), ptr<float>(b, bo), n);
   else ew_binary<double>(op, ptr<double>(out), ptr<double>(a, ao), ptr<double>(b, bo), n);
+  return call.undefined();
+}
+
+/** adamStep(h, outP, outM, outV, p, pOffset, g, gOffset, m, mOffset, v, vOffset, n); h as ew_adam's. */
+napi_value AdamStep(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  const double* h = call.params(0, 7);
+  Array po = call.array(1), mo = call.array(2), vo = call.array(3), p = call.array(4);
+  const int64_t pOff = call.integer(5);
+  Array g = call.array(6);
+  const int64_t gOff = call.integer(7);
+  Array m = call.array(8);
+  const int64_t mOff = call.integer(9);
+  Array v = call.array(10);
+  const int64_t vOff = call.integer(11), n = call.integer(12);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &po, &mo, &vo, &p, &g, &m, &v);
+  const auto in = [n](const Array& a, int64_t off) { return off >= 0 && off + n <= a.length; };
+  if (n < 0 || po.length < n || mo.length < n || vo.length < n || !in(p, pOff) || !in(g, gOff) || !in(m, mOff) || !in(v, vOff)) return call.fail("adamStep: bad arguments");
+  if (po.type == napi_float32_array) {
+    ew_adam<float>(h, ptr<float>(po), ptr<float>(mo), ptr<float>(vo), ptr<float>(p, pOff), ptr<float>(g, gOff), ptr<float>(m, mOff), ptr<float>(v, vOff), n);
+  } else {
+    ew_adam<double>(h, ptr<double>(po), ptr<double>(mo), ptr<double>(vo), ptr<double>(p, pOff), ptr<double>(g, gOff), ptr<double>(m, mOff), ptr<double>(v, vOff), n);
+  }
   return call.undefined();
 }
 
@@ -583,6 +607,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"setIsa", nullptr, SetIsa, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"gemm", nullptr, Gemm, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"binary", nullptr, Binary, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"adamStep", nullptr, AdamStep, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"binaryScalar", nullptr, BinaryScalar, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"unary", nullptr, Unary, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"reduceRows", nullptr, ReduceRows, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -43,6 +43,14 @@ void ew_reduce_strided(int op, T* out, int64_t outN, int rank, const int64_t* sh
 template <class T>
 void copy_strided(int rank, const int64_t* shape, T* dst, const int64_t* ds, const T* src, const int64_t* ss);
 
+/**
+ * One Adam step over `n` values: m' = β₁m + (1−β₁)g, v' = β₂v + (1−β₂)g², p' = p − factor·m' / (√v' + ε),
+ * rounded to T after each op as the op-by-op update; h = [β₁, 1−β₁, β₂, 1−β₂, factor, ε, first]
+ * (first ≠ 0: zero moments, m and v are not read).
+ */
+template <class T>
+void ew_adam(const double* h, T* po, T* mo, T* vo, const T* p, const T* g, const T* m, const T* v, int64_t n);
+
 /** Bytes per second of a multi-threaded copy of `n` floats (best of `reps`), counting read + written bytes. */
 double copy_bandwidth(int64_t n, int reps);
 

@@ -121,8 +121,11 @@ void gemm_run(const Gemm<T>& gwide, const Op& op, int64_t batch, int64_t m, int6
   }
   const double effM = split_efficiency(m, threads, g.mr);
   const double effN = split_efficiency(n, threads, g.nr);
-  const bool splitM = m >= g.mr * threads && effM >= effN;
-  const bool splitN = !splitM && n >= g.nr * threads;
+  // A long K against a small C (a linear layer's forward over a wide input): split K, so each
+  // thread packs its own share of both operands once, with no synchronisation per K block.
+  const bool longK = k >= 16 * std::max(m, n) && m * n <= 64 * 1024;
+  const bool splitM = !longK && m >= g.mr * threads && effM >= effN;
+  const bool splitN = !longK && !splitM && n >= g.nr * threads;
   if (splitM) {
     // Per KC×NC block of B: the threads pack its panels together, then take blocks of rows (each
     // packing its own rows of A). Both phases hand out work dynamically, so a thread that is slow

@@ -3,7 +3,7 @@ import type { Distribution } from '../tensor/distribution.js';
 import type { DType } from '../tensor/dtype.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from './ops.js';
 import type {
-  AttentionOptions, AvgPoolOptions, ConvOptions, ConvTransposeOptions, DeformConvOptions,
+  AdamStepOptions, AttentionOptions, AvgPoolOptions, ConvOptions, ConvTransposeOptions, DeformConvOptions,
   GridSampleOptions, InterpolateOptions, MaxPoolOptions, UnfoldOptions,
 } from './options.js';
 import type { AutodiffOps } from './autodiff.js';
@@ -147,6 +147,15 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
   relu?(p: P): P;
   /** Optional: the ReLU input gradient from its output: `grad` where `output > 0` or NaN, else 0. */
   reluBackward?(output: P, grad: P): P;
+
+  // --- optimizer ---
+  /**
+   * Optional: one Adam step of a parameter in one pass (as PyTorch's fused Adam), every
+   * intermediate rounded to the dtype where the op-by-op update rounds it (the same values).
+   * `moment1` and `moment2` are undefined on the first step (zero moments). Returns the new
+   * [param, moment1, moment2], or undefined where the backend has no kernel for these tensors.
+   */
+  adamStep?(param: P, grad: P, moment1: P | undefined, moment2: P | undefined, options: AdamStepOptions): [P, P, P] | undefined;
 
   // --- module ops (N spatial dims = rank - 2; NCHW-style layouts) ---
   conv(x: P, weight: P, bias: P | undefined, options: ConvOptions): P;

@@ -64,6 +64,19 @@ export interface GridSampleOptions {
   readonly alignCorners: boolean;
 }
 
+/**
+ * One Adam step (`Backend.adamStep`): `m' = β₁·m + (1 − β₁)·g`, `v' = β₂·v + (1 − β₂)·g²`, then
+ * `p' = p − factor·m' / (√v' + epsilon)` (the bias corrections folded into `factor` and `epsilon`).
+ */
+export interface AdamStepOptions {
+  readonly beta1: number;
+  readonly beta2: number;
+  /** `lr·√(1 − β₂ᵗ) / (1 − β₁ᵗ)`. */
+  readonly factor: number;
+  /** `ε·√(1 − β₂ᵗ)`. */
+  readonly epsilon: number;
+}
+
 /** Unfold (im2col) options. */
 export interface UnfoldOptions {
   readonly stride: readonly number[];

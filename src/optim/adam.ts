@@ -86,6 +86,22 @@ function adamDelta<D extends number>(s: MomentSettings, state: AdaptiveMomentumS
   return state.moment1.mul(factor).div(v.sqrt().add(s.epsilon * bc2Sqrt)) as Tensor<D, Float>;
 }
 
+/**
+ * The whole step through the backend's fused kernel (`Backend.adamStep`: one pass, the same
+ * values as the op-by-op update), or undefined where it has none (or for AMSGrad).
+ */
+function fusedAdamStep<D extends number>(s: MomentSettings, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: AdaptiveMomentumState | undefined, lr: LearningRate): SimpleStepResult<D, AdamState> | undefined {
+  const backend = tensor.backend;
+  if (!backend.adamStep || s.amsgrad) return undefined;
+  const time = (state?.time ?? 0) + 1;
+  const bc2Sqrt = Math.sqrt(1 - s.beta2 ** time);
+  const options = { beta1: s.beta1, beta2: s.beta2, factor: (bc2Sqrt / (1 - s.beta1 ** time)) * lr, epsilon: s.epsilon * bc2Sqrt };
+  const out = backend.adamStep(tensor.primitive, grad.primitive, state?.moment1.primitive, state?.moment2.primitive, options);
+  if (!out) return undefined;
+  const [param, moment1, moment2] = out.map((p) => tensor.wrap<D, Float>(p));
+  return { tensor: param!, state: { momentum: { time, moment1: moment1!, moment2: moment2!, maxMoment2: undefined } } };
+}
+
 /** The state of one parameter of {@link Adam}. */
 export type AdamState = { readonly momentum: AdaptiveMomentumState };
 
@@ -101,6 +117,8 @@ export class Adam implements SimpleOptimizer<AdamState> {
 
   step<D extends number>(lr: LearningRate, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: AdamState | undefined): SimpleStepResult<D, AdamState> {
     const g = this.weightDecay ? this.weightDecay.transform(grad, tensor) : grad;
+    const fused = fusedAdamStep(this.settings, tensor, g, state?.momentum, lr);
+    if (fused) return fused;
     const momentum = updateMoments(this.settings, g, state?.momentum);
     const delta = adamDelta<D>(this.settings, momentum, lr);
     return { tensor: tensor.sub(delta), state: { momentum } };

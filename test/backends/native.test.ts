@@ -156,6 +156,7 @@ for (const isa of isas) {
           [[97, 513], [513, 65], (x) => x, (y) => y],
           [[150, 70], [70, 300], (x) => x, (y) => y],
           [[16, 3000], [3000, 24], (x) => x, (y) => y], // long K: split over K
+          [[64, 2304], [2304, 70], (x) => x, (y) => y], // long K beside wide M and N: split over K too
           [[13, 40], [29, 40], (x) => x, (y) => y.transpose()],
           [[40, 13], [40, 29], (x) => x.transpose(), (y) => y],
           [[40, 13], [29, 40], (x) => x.transpose(), (y) => y.transpose()],

@@ -1,7 +1,7 @@
 import type { SliceSpecs } from '../../backend/backend.js';
 import { BaseBackend } from '../../backend/base.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
-import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
+import type { AdamStepOptions, ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
 import { TensorData } from '../../tensor/data.js';
 import { f16BitsToF32, bf16BitsToF32, f32ToF16Bits, f32ToBf16Bits, isFloatDType, type DType } from '../../tensor/dtype.js';
 import { castNumber, storageFromNumbers } from '../../tensor/element.js';
@@ -12,6 +12,7 @@ import { gatherInto, scatterInto, sortInto } from './js/indexing.js';
 import { convForward, convTransposeForward, lift3, unfoldForward, type Geometry3 } from './js/conv.js';
 import { gemm } from './js/matmul.js';
 import { softmaxRows } from './js/softmax.js';
+import { adamStepInto, type AdamArrays } from './js/optim.js';
 import { argReduceInto, reduceInto, scanInto } from './js/reduce.js';
 import { buildMapKernels, collapse, KernelCache, type MapKernels, type Operand, type OperandName } from './js/strided.js';
 import { isFloatArray, jsEngine, type CpuEngineKernels, type FloatArray } from './engine.js';
@@ -263,6 +264,24 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   cast(p: CpuTensor, dtype: DType): CpuTensor {
     if (dtype === p.dtype) return p;
     return this.map(this.kernels.cast.get(p.dtype, dtype, () => buildMapKernels(castExpr(p.dtype, dtype), X)), dtype, p.shape, [p]);
+  }
+
+  // --- optimizer ---
+
+  /** One Adam step in one pass over contiguous f32/f64 tensors of one dtype and shape (else undefined). */
+  adamStep(param: CpuTensor, grad: CpuTensor, moment1: CpuTensor | undefined, moment2: CpuTensor | undefined, options: AdamStepOptions): [CpuTensor, CpuTensor, CpuTensor] | undefined {
+    const ins = [param, grad, ...(moment1 ? [moment1] : []), ...(moment2 ? [moment2] : [])];
+    // Half precision keeps f32 arrays but rounds after every op: not this kernel's rounding.
+    if (!moment1 !== !moment2 || (param.dtype !== 'f32' && param.dtype !== 'f64') || !isEngineFloat(param) || ins.some((t) => t.dtype !== param.dtype || !sameShape(t.shape, param.shape) || !t.isContiguous())) return undefined;
+    const n = param.numel;
+    const [outP, outM, outV] = [0, 1, 2].map(() => this.alloc(param.dtype, n) as FloatArray) as [FloatArray, FloatArray, FloatArray];
+    const arrays: AdamArrays = {
+      n, p: param.data, pOffset: param.offset, g: grad.data as FloatArray, gOffset: grad.offset,
+      m: moment1?.data as FloatArray | undefined, mOffset: moment1?.offset ?? 0, v: moment2?.data as FloatArray | undefined, vOffset: moment2?.offset ?? 0,
+      outP, outM, outV,
+    };
+    if (!this.engine.adamStep?.(arrays, options)) adamStepInto(arrays, options);
+    return [this.finish(outP, param.shape, param.dtype), this.finish(outM, param.shape, param.dtype), this.finish(outV, param.shape, param.dtype)];
   }
 
   // --- reductions ---

@@ -1,5 +1,6 @@
 import type { BinaryOp, CompareOp, ReduceOp, UnaryOp } from '../../backend/ops.js';
-import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
+import type { AdamStepOptions, ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
+import type { AdamArrays } from './js/optim.js';
 import type { DType } from '../../tensor/dtype.js';
 import type { CpuArray } from './storage.js';
 
@@ -90,6 +91,8 @@ export interface CpuEngineKernels {
   reduceStrided?(op: ReduceOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], outStrides: readonly number[]): boolean;
   /** `out[i] = y[yOffset + i] <= 0 ? 0 : g[gOffset + i]`: the ReLU input gradient from its output `y`. */
   reluBackward?(out: FloatArray, y: FloatArray, yOffset: number, g: FloatArray, gOffset: number, n: number): boolean;
+  /** One Adam step over contiguous arrays (see `Backend.adamStep`). */
+  adamStep?(arrays: AdamArrays, options: AdamStepOptions): boolean;
   /** `out[i] = op(a[aOffset + i])`. */
   unary?(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean;
   /** Reduces each of `rows` contiguous rows of `len` elements into `out[row]`. */

@@ -21,6 +21,7 @@ export interface NativeAddon {
   reduceRows(op: number, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): void;
   softmaxRows(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: number): void;
   binaryStrided(p: Float64Array, out: FloatArray, a: FloatArray, b: FloatArray): void;
+  adamStep(h: Float64Array, outP: FloatArray, outM: FloatArray, outV: FloatArray, p: FloatArray, pOffset: number, g: FloatArray, gOffset: number, m: FloatArray, mOffset: number, v: FloatArray, vOffset: number, n: number): void;
   copyStrided(p: Float64Array, dst: FloatArray, src: FloatArray): void;
   conv2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
   convTranspose2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
@@ -169,6 +170,14 @@ export function nativeEngine(addon: NativeAddon, options: NativeEngineOptions = 
     reluBackward(out, y, yOffset, g, gOffset, n): boolean {
       if (n < minElements || y.constructor !== g.constructor) return false;
       addon.binary(RELU_BACKWARD, out, y, yOffset, g, gOffset, n);
+      return true;
+    },
+    adamStep(a, o): boolean {
+      if (a.n < minElements) return false;
+      const h = block(7);
+      h[0] = o.beta1; h[1] = 1 - o.beta1; h[2] = o.beta2; h[3] = 1 - o.beta2; h[4] = o.factor; h[5] = o.epsilon; h[6] = a.m && a.v ? 0 : 1;
+      // The first step reads no moments: the gradient stands in for them.
+      addon.adamStep(h, a.outP, a.outM, a.outV, a.p, a.pOffset, a.g, a.gOffset, a.m ?? a.g, a.m ? a.mOffset : a.gOffset, a.v ?? a.g, a.v ? a.vOffset : a.gOffset, a.n);
       return true;
     },
     binaryScalar(op, out, a, aOffset, scalar, n): boolean {
