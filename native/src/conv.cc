@@ -386,8 +386,103 @@ void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out)
   gemm_run(g, op, s.n * s.groups, cog, l, ck, l, false);
 }
 
+/** Cols = Wᵀ·x for one (sample, group) whose input rows are padded to the full output width. */
+template <class T>
+struct ConvTFlatOp {
+  const T* wg;
+  const T* xpad;
+  T* cols;
+  int64_t rowlen, lin;
+  void pack_a(const Gemm<T>& g, T* dst, int64_t, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const { g.pack_a(dst, wg + i0 + k0 * rowlen, 1, rowlen, mc, kc); }
+  void pack_b(const Gemm<T>& g, T* dst, int64_t, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const { g.pack_b(dst, xpad + k0 * lin + j0, lin, 1, kc, nc); }
+  T* c(int64_t) const { return cols; }
+  const T* rows(int64_t) const { return nullptr; }
+};
+
+/**
+ * A transposed convolution with stride 1 (the input gradient of a stride-1 convolution). Wᵀ·x is
+ * computed over x's rows padded with zeros to the full output width wf = w + (kw − 1)·dw, so each
+ * column row (co, ky, kx) adds to the full (uncropped) output plane as one contiguous run at
+ * ky·dh·wf + kx·dw (the zeros after each row land harmlessly in the next), instead of one short
+ * run per input row; the padding is then cropped off.
+ */
+template <class T>
+void conv_transpose_flat(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out) {
+  const Gemm<T>& g = gemm_of<T>(kernels());
+  const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups, kvol = s.kh * s.kw, m = cog * kvol;
+  const int64_t wf = s.w + (s.kw - 1) * s.dw, hf = s.h + (s.kh - 1) * s.dh, lin = s.h * wf, full = hf * wf, lout = s.oh * s.ow;
+  const bool crop = s.ph != 0 || s.pw != 0;
+  const int64_t batch = s.n * s.groups;
+  const Elementwise<T>& ew = ew_of<T>(kernels());
+  // The output planes of channels [c0, c1) of (sample, group) b from its columns (vector adds of the ISA's kernels).
+  auto planes = [&](int64_t b, const T* cols, int64_t c0, int64_t c1) {
+    const int64_t n = b / s.groups, gr = b % s.groups;
+    T* region = out + (n * s.cout + gr * cog) * lout;
+    T* tmp = crop ? static_cast<T*>(scratch(3, sizeof(T) * full)) : nullptr;
+    for (int64_t co = c0; co < c1; co++) {
+      const T start = bias ? bias[gr * cog + co] : T(0);
+      T* dst = crop ? tmp : region + co * lout;
+      std::fill(dst, dst + full, crop ? T(0) : start);
+      for (int64_t ky = 0; ky < s.kh; ky++) {
+        for (int64_t kx = 0; kx < s.kw; kx++) {
+          const T* src = cols + ((co * s.kh + ky) * s.kw + kx) * lin;
+          T* d = dst + ky * s.dh * wf + kx * s.dw;
+          ew.binary(kAdd, d, d, src, lin - kx * s.dw, false);
+        }
+      }
+      if (crop) {
+        T* o = region + co * lout;
+        for (int64_t oy = 0; oy < s.oh; oy++) {
+          const T* row = tmp + (oy + s.ph) * wf + s.pw;
+          for (int64_t ox = 0; ox < s.ow; ox++) o[oy * s.ow + ox] = row[ox] + start;
+        }
+      }
+    }
+  };
+  // x of (sample, group) b with each row padded to wf.
+  auto pad = [&](int64_t b, T* xpad) {
+    const int64_t n = b / s.groups, gr = b % s.groups;
+    const T* xg = x + (n * s.cin + gr * cig) * s.h * s.w;
+    for (int64_t r = 0; r < cig * s.h; r++) {
+      std::copy(xg + r * s.w, xg + (r + 1) * s.w, xpad + r * wf);
+      std::fill(xpad + r * wf + s.w, xpad + (r + 1) * wf, T(0));
+    }
+  };
+  const int threads = pool_size();
+  const double flops = 2.0 * batch * m * lin * cig;
+  if (threads > 1 && batch >= threads && flops >= kGemmParallelFlops) {
+    parallel_for(batch, 1, [&](int64_t b0, int64_t b1, int) {
+      T* cols = static_cast<T*>(scratch(4, sizeof(T) * m * lin));
+      T* xpad = static_cast<T*>(scratch(5, sizeof(T) * cig * lin));
+      for (int64_t b = b0; b < b1; b++) {
+        pad(b, xpad);
+        ConvTFlatOp<T> op{w + (b % s.groups) * cig * m, xpad, cols, m, lin};
+        GemmJob<T, ConvTFlatOp<T>> job{g, op, m, lin, cig, lin, false};
+        if (cig > 0) gemm_serial(job, b, 0, m, 0, lin, 0, cig, cols, false, static_cast<const T*>(nullptr));
+        else std::memset(cols, 0, sizeof(T) * m * lin);
+        planes(b, cols, 0, cog);
+      }
+    });
+    return;
+  }
+  T* cols = static_cast<T*>(scratch(4, sizeof(T) * m * lin));
+  T* xpad = static_cast<T*>(scratch(5, sizeof(T) * cig * lin));
+  for (int64_t b = 0; b < batch; b++) {
+    pad(b, xpad);
+    ConvTFlatOp<T> op{w + (b % s.groups) * cig * m, xpad, cols, m, lin};
+    if (cig > 0) gemm_run(g, op, 1, m, lin, cig, lin, false);
+    else std::memset(cols, 0, sizeof(T) * m * lin);
+    parallel_for(cog, chunk_for(cog, 1, 1), [&](int64_t c0, int64_t c1, int) { planes(b, cols, c0, c1); }, cog * kvol * lin < 32768);
+  }
+}
+
 template <class T>
 void conv_transpose2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out) {
+  // Stride 1 without output padding: the contiguous-run path.
+  if (s.sh == 1 && s.sw == 1 && s.oh == s.h + (s.kh - 1) * s.dh - 2 * s.ph && s.ow == s.w + (s.kw - 1) * s.dw - 2 * s.pw && s.oh > 0 && s.ow > 0) {
+    conv_transpose_flat(s, x, w, bias, out);
+    return;
+  }
   const Gemm<T>& g = gemm_of<T>(kernels());
   const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups;
   const int64_t kvol = s.kh * s.kw, lin = s.h * s.w, lout = s.oh * s.ow;

@@ -345,6 +345,11 @@ for (const isa of isas) {
           [[3, 4, 6, 5], [4, 2, 3, 2], { stride: [2, 3], padding: [1, 0], paddingOut: [1, 2], groups: 2 }, true],
           [[2, 5, 8, 9], [5, 3, 3, 3], { dilation: [2, 1], stride: [2, 2], paddingOut: [1, 0] }, false],
           [[8, 16, 24, 24], [16, 8, 3, 3], { padding: [1, 1] }, true],
+          // Stride 1 (runs over rows padded to the full width): no crop, groups and dilation on one
+          // sample; rows cropped only; the seed ConvNet's input gradient.
+          [[1, 6, 10, 12], [6, 4, 3, 2], { dilation: [2, 3], groups: 2 }, false],
+          [[3, 5, 9, 7], [5, 3, 3, 3], { padding: [2, 0] }, true],
+          [[4, 16, 24, 24], [16, 8, 3, 3], {}, true],
         ];
         cases.forEach(([sx, sw, o, withBias], i) => {
           const [xj, xn] = pair(sx, 400 + i, dtype), [wj, wn] = pair(sw, 500 + i, dtype), [bj, bn] = pair([sw[1]! * ((o as { groups?: number }).groups ?? 1)], 600 + i, dtype);
