@@ -319,7 +319,7 @@ bool weight_grad_dot(const Conv2dShape& s, const T* x, const T* g, T* dw) {
   const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups, kvol = s.kh * s.kw, l = s.oh * s.ow, cols = cig * kvol;
   const int64_t tm = (cog + dot.m - 1) / dot.m, tn = (cols + dot.n - 1) / dot.n, tile = int64_t(dot.m) * dot.n * dot.w;
   const int64_t plane = shifted_plane_size(s), per = s.groups * tm * tn * tile;
-  if (s.sh != 1 || l < 4 * dot.w || dot.m > 8 || dot.n > 8) return false;
+  if (s.sh != 1 || l < 4 * dot.w) return false;
   if (per > 64 * 1024 || sizeof(T) * cig * s.kw * plane > (512 << 10) || sizeof(T) * cog * l > (256 << 10)) return false;
   // Samples per chunk: their planes and gradients stay in L2 while every tile runs over them.
   const int threads = pool_size();
