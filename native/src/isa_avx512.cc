@@ -58,6 +58,7 @@ static inline void transpose16_(float* dst, int64_t ldd, const float* src, int64
 }
 }  // namespace avx512
 }  // namespace burn
+#define BURN_SCALEF_F32(y, n) ((vf_)_mm512_scalef_ps((__m512)(y), (__m512)(n)))
 #define BURN_TRANSPOSE16_F32(dst, ldd, src, lds) transpose16_(reinterpret_cast<float*>(dst), ldd, reinterpret_cast<const float*>(src), lds)
 #include "kernels.inc"
 namespace burn {
