@@ -221,6 +221,20 @@ napi_value Binary(napi_env env, napi_callback_info info) {
   return call.undefined();
 }
 
+/** random(h, out, n); h as ew_random's. */
+napi_value Random(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  const double* h = call.params(0, 6);
+  Array out = call.array(1);
+  const int64_t n = call.integer(2);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out);
+  if (n < 0 || out.length < n || h[0] < 0 || h[0] > 2) return call.fail("random: bad arguments");
+  if (out.type == napi_float32_array) ew_random<float>(h, ptr<float>(out), n);
+  else ew_random<double>(h, ptr<double>(out), n);
+  return call.undefined();
+}
+
 /** adamStep(h, outP, outM, outV, p, pOffset, g, gOffset, m, mOffset, v, vOffset, n); h as ew_adam's. */
 napi_value AdamStep(napi_env env, napi_callback_info info) {
   Call call(env, info);
@@ -608,6 +622,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"gemm", nullptr, Gemm, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"binary", nullptr, Binary, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"adamStep", nullptr, AdamStep, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"random", nullptr, Random, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"binaryScalar", nullptr, BinaryScalar, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"unary", nullptr, Unary, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"reduceRows", nullptr, ReduceRows, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -309,8 +309,8 @@ struct ConvWeightGradOp {
  * The weight gradient (row stride 1) as dot products along the output positions, without packing:
  * dW[co, (ci, ky, kx)] = Σ_n ⟨g[n, co, ·], P_{n, ci, kx}[ky·dh·ow + ·]⟩ with the shifted planes P
  * of each sample, built once per sample (kw copies of its image) instead of gathering the
- * transposed im2col matrix. Threads take samples and keep lane-wise partial sums per tile; the
- * lanes and threads are summed at the end. False where the shape does not suit it (few positions,
+ * transposed im2col matrix. Threads take chunks of samples, each chunk with lane-wise partial sums
+ * per tile; lanes and chunks are summed at the end. False where the shape does not suit it (few positions,
  * or a sample's gradient, planes or partial sums too large for the caches).
  */
 template <class T>
@@ -320,34 +320,40 @@ bool weight_grad_dot(const Conv2dShape& s, const T* x, const T* g, T* dw) {
   const int64_t tm = (cog + dot.m - 1) / dot.m, tn = (cols + dot.n - 1) / dot.n, tile = int64_t(dot.m) * dot.n * dot.w;
   const int64_t plane = shifted_plane_size(s), per = s.groups * tm * tn * tile;
   if (s.sh != 1 || l < 4 * dot.w) return false;
-  if (per > 64 * 1024 || sizeof(T) * cig * s.kw * plane > (512 << 10) || sizeof(T) * cog * l > (256 << 10)) return false;
-  // Samples per chunk: their planes and gradients stay in L2 while every tile runs over them.
-  const int threads = pool_size();
+  if (per > 32 * 1024 || sizeof(T) * cig * s.kw * plane > (512 << 10) || sizeof(T) * cog * l > (256 << 10)) return false;
+  // Threads claim chunks of samples (at most 8, whatever the thread count); each chunk keeps its
+  // own partial sums (summed in chunk order at the end, so the result depends neither on which
+  // thread ran which chunk nor on the number of threads) and runs over its samples a few at a
+  // time, so that their planes and gradients stay in L2 while every tile uses them.
+  const int64_t chunk = (s.n + 7) / 8, chunks = (s.n + chunk - 1) / chunk;
   const int64_t sample = sizeof(T) * (cig * s.kw * plane + cog * l);
-  const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>((s.n + 2 * threads - 1) / (2 * threads), (512 << 10) / sample));
-  T* partial = static_cast<T*>(scratch(3, sizeof(T) * per * threads));
-  std::memset(partial, 0, sizeof(T) * per * threads);
-  parallel_for(s.n, chunk, [&](int64_t n0, int64_t n1, int tid) {
-    T* acc = partial + tid * per;
-    const int64_t segs = n1 - n0, planeSet = cig * s.kw * plane;
-    T* planes = static_cast<T*>(scratch(5, sizeof(T) * segs * planeSet));
-    const T** a = static_cast<const T**>(scratch(4, sizeof(T*) * segs * (dot.m + dot.n)));
-    const T** b = a + segs * dot.m;
-    for (int64_t gr = 0; gr < s.groups; gr++) {
-      for (int64_t n = n0; n < n1; n++) shifted_planes(s, x + (n * s.cin + gr * cig) * s.h * s.w, int64_t(0), cig, planes + (n - n0) * planeSet);
-      for (int64_t tj = 0; tj < tn; tj++) {
-        // Columns past the last repeat it (their sums are never read); likewise rows below.
-        for (int j = 0; j < dot.n; j++) {
-          const int64_t col = std::min(tj * dot.n + j, cols - 1), ci = col / kvol, ky = (col % kvol) / s.kw, kx = col % s.kw;
-          const T* at = planes + (ci * s.kw + kx) * plane + ky * s.dh * s.ow;
-          for (int64_t seg = 0; seg < segs; seg++) b[seg * dot.n + j] = at + seg * planeSet;
-        }
-        for (int64_t ti = 0; ti < tm; ti++) {
-          for (int i = 0; i < dot.m; i++) {
-            const T* row = g + (n0 * s.cout + gr * cog + std::min(ti * dot.m + i, cog - 1)) * l;
-            for (int64_t seg = 0; seg < segs; seg++) a[seg * dot.m + i] = row + seg * s.cout * l;
+  const int64_t batch = std::max<int64_t>(1, std::min<int64_t>(chunk, (512 << 10) / sample));
+  T* partial = static_cast<T*>(scratch(3, sizeof(T) * per * chunks));
+  std::memset(partial, 0, sizeof(T) * per * chunks);
+  parallel_for(s.n, chunk, [&](int64_t c0, int64_t c1, int) {
+    T* acc = partial + (c0 / chunk) * per;
+    const int64_t planeSet = cig * s.kw * plane;
+    T* planes = static_cast<T*>(scratch(5, sizeof(T) * batch * planeSet));
+    const T** a = static_cast<const T**>(scratch(4, sizeof(T*) * batch * (dot.m + dot.n)));
+    const T** b = a + batch * dot.m;
+    for (int64_t n0 = c0; n0 < c1; n0 += batch) {
+      const int64_t n1 = std::min(c1, n0 + batch), segs = n1 - n0;
+      for (int64_t gr = 0; gr < s.groups; gr++) {
+        for (int64_t n = n0; n < n1; n++) shifted_planes(s, x + (n * s.cin + gr * cig) * s.h * s.w, int64_t(0), cig, planes + (n - n0) * planeSet);
+        for (int64_t tj = 0; tj < tn; tj++) {
+          // Columns past the last repeat it (their sums are never read); likewise rows below.
+          for (int j = 0; j < dot.n; j++) {
+            const int64_t col = std::min(tj * dot.n + j, cols - 1), ci = col / kvol, ky = (col % kvol) / s.kw, kx = col % s.kw;
+            const T* at = planes + (ci * s.kw + kx) * plane + ky * s.dh * s.ow;
+            for (int64_t seg = 0; seg < segs; seg++) b[seg * dot.n + j] = at + seg * planeSet;
           }
-          dot.tile(l, segs, a, b, acc + ((gr * tm + ti) * tn + tj) * tile);
+          for (int64_t ti = 0; ti < tm; ti++) {
+            for (int i = 0; i < dot.m; i++) {
+              const T* row = g + (n0 * s.cout + gr * cog + std::min(ti * dot.m + i, cog - 1)) * l;
+              for (int64_t seg = 0; seg < segs; seg++) a[seg * dot.m + i] = row + seg * s.cout * l;
+            }
+            dot.tile(l, segs, a, b, acc + ((gr * tm + ti) * tn + tj) * tile);
+          }
         }
       }
     }
@@ -358,8 +364,8 @@ bool weight_grad_dot(const Conv2dShape& s, const T* x, const T* g, T* dw) {
         const int64_t ti = co / dot.m, i = co % dot.m, tj = col / dot.n, j = col % dot.n;
         const T* lanes = partial + ((gr * tm + ti) * tn + tj) * tile + (i * dot.n + j) * dot.w;
         T sum = T(0);
-        for (int t = 0; t < threads; t++) {
-          for (int lane = 0; lane < dot.w; lane++) sum += lanes[t * per + lane];
+        for (int64_t c = 0; c < chunks; c++) {
+          for (int lane = 0; lane < dot.w; lane++) sum += lanes[c * per + lane];
         }
         dw[(gr * cog + co) * cols + col] = sum;
       }

@@ -69,6 +69,13 @@ void ew_binary(int op, T* out, const T* a, const T* b, int64_t n) {
 }
 
 template <class T>
+void ew_random(const double* h, T* out, int64_t n) {
+  const auto& k = ew_of<T>(kernels());
+  // Chunks start at multiples of 64: whole Philox blocks.
+  split(n, n < kCostlySerial, [&](int64_t s, int64_t e) { k.random(h, out + s, s, e - s); }, 64);
+}
+
+template <class T>
 void ew_adam(const double* h, T* po, T* mo, T* vo, const T* p, const T* g, const T* m, const T* v, int64_t n) {
   const auto& k = ew_of<T>(kernels());
   split(n, n < kCheapSerial, [&](int64_t s, int64_t e) { k.adam(h, po + s, mo + s, vo + s, p + s, g + s, m + s, v + s, e - s); }, 16);
@@ -349,6 +356,7 @@ double copy_bandwidth(int64_t n, int reps) {
 #define BURN_INSTANTIATE(T)                                                                                  \
   template void ew_binary<T>(int, T*, const T*, const T*, int64_t);                                          \
   template void ew_binary_scalar<T>(int, T*, const T*, double, int64_t);                                     \
+  template void ew_random<T>(const double*, T*, int64_t);                                                    \
   template void ew_adam<T>(const double*, T*, T*, T*, const T*, const T*, const T*, const T*, int64_t);      \
   template void ew_unary<T>(int, T*, const T*, int64_t);                                                     \
   template void ew_reduce_rows<T>(int, T*, const T*, int64_t, int64_t);                                      \

@@ -44,6 +44,13 @@ template <class T>
 void copy_strided(int rank, const int64_t* shape, T* dst, const int64_t* ds, const T* src, const int64_t* ss);
 
 /**
+ * `n` values of a uniform-type draw of the shared Philox stream (src/backend/rng.ts), the same as
+ * JavaScript's: h = [kind (0 default, 1 uniform, 2 bernoulli), low or prob, high, key0, key1, stream].
+ */
+template <class T>
+void ew_random(const double* h, T* out, int64_t n);
+
+/**
  * One Adam step over `n` values: m' = β₁m + (1−β₁)g, v' = β₂v + (1−β₂)g², p' = p − factor·m' / (√v' + ε),
  * rounded to T after each op as the op-by-op update; h = [β₁, 1−β₁, β₂, 1−β₂, factor, ε, first]
  * (first ≠ 0: zero moments, m and v are not read).

@@ -86,6 +86,8 @@ struct Elementwise {
   void (*transpose)(T* dst, int64_t ldd, const T* src, int64_t lds, int64_t rows, int64_t cols);
   /** `out[i] = c[i] ? a[i·as] : b[i·bs]` with as, bs ∈ {0, 1}. */
   void (*select)(T* out, const uint8_t* c, const T* a, int64_t as, const T* b, int64_t bs, int64_t n);
+  /** Uniform-type random values of the shared Philox stream (see ew_random in elementwise.h); `first` % 4 == 0. */
+  void (*random)(const double* h, T* out, int64_t first, int64_t n);
   /** One Adam step of `n` values (see ew_adam in elementwise.h). */
   void (*adam)(const double* h, T* po, T* mo, T* vo, const T* p, const T* g, const T* m, const T* v, int64_t n);
 };

@@ -68,7 +68,15 @@ export function wordAsInt(word: number, dtype: DType): number {
 
 /** Generates `n` values of `dist` for `dtype` as numbers (before storage conversion). */
 export function generateRandom(n: number, dist: Distribution, dtype: DType, key: RandomKey): Float64Array {
-  const out = new Float64Array(n);
+  return randomInto(new Float64Array(n), dist, dtype, key);
+}
+
+/**
+ * Writes the draw's values into every element of `out` (a Float32Array rounds each value as the
+ * conversion of {@link generateRandom}'s numbers to f32 does) and returns it.
+ */
+export function randomInto<A extends Float32Array | Float64Array>(out: A, dist: Distribution, dtype: DType, key: RandomKey): A {
+  const n = out.length;
   const words = new Uint32Array(4);
   if (dist.kind === 'normal') {
     for (let i = 0; i < n; i++) {

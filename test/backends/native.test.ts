@@ -7,8 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { nativeAddon, nativeUnavailableReason } from '../../src/backends/cpu/native.js';
-import { Device, Tensor, TensorData, functional, type DType, type Float } from '../../src/index.js';
+import { Device, Distribution, Tensor, TensorData, functional, type DType, type Float } from '../../src/index.js';
 import { nativeTestDevice } from '../helpers/devices.js';
+import { requiredOnlyDevice } from '../helpers/required-backend.js';
 
 const addon = nativeAddon();
 const strict = process.env['BURN_TEST_STRICT'] === '1';
@@ -123,11 +124,21 @@ if (addon) {
         const v = Float32Array.from({ length: 300 * 300 }, (_, i) => Math.sin(i));
         const a = Tensor.fromData(new TensorData(v, [300, 300], 'f32'), d);
         const s = a.matmul(a).sum().toDataSync().values[0];
-        process.stdout.write(nativeAddon().info().threads + ' ' + s);`;
+        // A convolution's weight gradient is summed in a fixed order: bit-identical on any thread count.
+        const { functional } = await import(${JSON.stringify(src)});
+        const ad = d.autodiff();
+        const x = Tensor.fromData(new TensorData(Float32Array.from({ length: 16 * 4 * 20 * 20 }, (_, i) => Math.cos(i * 0.37)), [16, 4, 20, 20], 'f32'), ad);
+        const w = Tensor.fromData(new TensorData(Float32Array.from({ length: 8 * 4 * 9 }, (_, i) => Math.sin(i * 0.11)), [8, 4, 3, 3], 'f32'), ad).requireGrad();
+        const y = functional.conv2d(x, w);
+        const dw = Array.from(w.grad(y.mul(y).sum().backward()).toDataSync().values).join(',');
+        process.stdout.write(nativeAddon().info().threads + ' ' + s + ' ' + dw);`;
       const runs = [1, 3].map((n) => spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, BURN_NUM_THREADS: String(n) }, encoding: 'utf8' }));
       assert.deepEqual(runs.map((r) => r.stdout.split(' ')[0]), ['1', '3'], runs.map((r) => r.stderr).join('\n'));
       const sums = runs.map((r) => Number(r.stdout.split(' ')[1]));
       assert.ok(Math.abs(sums[0]! - sums[1]!) <= 1e-3 * Math.abs(sums[0]!), `sums ${sums}`);
+      const grads = runs.map((r) => r.stdout.split(' ')[2]);
+      assert.ok(grads[0]!.split(',').length === 288, grads[0]);
+      assert.equal(grads[1], grads[0], 'conv weight gradient on 3 threads vs 1');
     });
 
     it('the addon rejects out-of-range arguments instead of touching memory', () => {
@@ -318,6 +329,27 @@ for (const isa of isas) {
           (x) => x.reshape([1200, 20]).transpose(), (x) => x.sliceDim(1, 7).expand([40, 5, 20] as never),
         ];
         views.forEach((v, i) => expectNear(v(an).reshape([-1]), v(aj).reshape([-1]), `view #${i}`));
+      });
+
+      it(`random ${dtype}: the same Philox values as JavaScript for default, uniform and bernoulli draws`, () => {
+        // required-only: the backend default (generateRandom, then fromData) as the reference.
+        const native = nativeTestDevice()!, js = Device.cpu({ engine: 'js' }), reference = requiredOnlyDevice();
+        const dists = [Distribution.Default, Distribution.Uniform(-3, 5), Distribution.Bernoulli(0.3), Distribution.Normal(1, 2)];
+        for (const seed of [7, 4294967291]) {
+          for (const n of [1, 6, 4099, 70001]) {
+            for (const d of [native, js, reference]) d.seed(seed);
+            for (const d of dists) {
+              // Several draws per seed: later keys and streams differ from the first.
+              for (let k = 0; k < 2; k++) {
+                const got = Tensor.random([n], d, { device: native, dtype }).toDataSync().values;
+                const viaJs = Tensor.random([n], d, { device: js, dtype }).toDataSync().values;
+                const want = Tensor.random([n], d, { device: reference, dtype }).toDataSync().values;
+                assert.deepEqual(got, want, `native: ${d.kind} n=${n} seed=${seed} draw ${k}`);
+                assert.deepEqual(viaJs, want, `js: ${d.kind} n=${n} seed=${seed} draw ${k}`);
+              }
+            }
+          }
+        }
       });
 
       it(`conv2d ${dtype}: stride, padding, dilation, groups, bias`, () => {

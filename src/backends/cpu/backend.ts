@@ -17,6 +17,8 @@ import { argReduceInto, reduceInto, scanInto } from './js/reduce.js';
 import { buildMapKernels, collapse, KernelCache, type MapKernels, type Operand, type OperandName } from './js/strided.js';
 import { isFloatArray, jsEngine, type CpuEngineKernels, type FloatArray } from './engine.js';
 import { BufferPool } from './pool.js';
+import { randomInto, type RandomKey } from '../../backend/rng.js';
+import type { Distribution } from '../../tensor/distribution.js';
 import { allocCpu, cpuArrayCtor, CpuTensor, type CpuArray } from './storage.js';
 
 /**
@@ -264,6 +266,19 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   cast(p: CpuTensor, dtype: DType): CpuTensor {
     if (dtype === p.dtype) return p;
     return this.map(this.kernels.cast.get(p.dtype, dtype, () => buildMapKernels(castExpr(p.dtype, dtype), X)), dtype, p.shape, [p]);
+  }
+
+  // --- random ---
+
+  /**
+   * The shared Philox draw (backend/rng.ts) written straight into the output array for f32/f64:
+   * by the engine's kernel for uniform-type distributions (the same values), else in JavaScript.
+   */
+  override random(shape: readonly number[], dist: Distribution, dtype: DType, key: RandomKey): CpuTensor {
+    if (dtype !== 'f32' && dtype !== 'f64') return super.random(shape, dist, dtype, key);
+    const out = this.alloc(dtype, numel(shape)) as FloatArray;
+    if (dist.kind === 'normal' || !this.engine.random?.(out, dist, key)) randomInto(out, dist, dtype, key);
+    return this.own(out, [...shape], dtype);
   }
 
   // --- optimizer ---

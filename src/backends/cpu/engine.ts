@@ -1,6 +1,11 @@
 import type { BinaryOp, CompareOp, ReduceOp, UnaryOp } from '../../backend/ops.js';
 import type { AdamStepOptions, ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
 import type { AdamArrays } from './js/optim.js';
+import type { RandomKey } from '../../backend/rng.js';
+import type { Distribution } from '../../tensor/distribution.js';
+
+/** The distributions drawn from one uniform word per element (not `normal`). */
+export type UniformDistribution = Exclude<Distribution, { readonly kind: 'normal' }>;
 import type { DType } from '../../tensor/dtype.js';
 import type { CpuArray } from './storage.js';
 
@@ -91,6 +96,8 @@ export interface CpuEngineKernels {
   reduceStrided?(op: ReduceOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], outStrides: readonly number[]): boolean;
   /** `out[i] = y[yOffset + i] <= 0 ? 0 : g[gOffset + i]`: the ReLU input gradient from its output `y`. */
   reluBackward?(out: FloatArray, y: FloatArray, yOffset: number, g: FloatArray, gOffset: number, n: number): boolean;
+  /** Fills `out` with a draw of the shared Philox stream (backend/rng.ts), the same values as JavaScript's. */
+  random?(out: FloatArray, dist: UniformDistribution, key: RandomKey): boolean;
   /** One Adam step over contiguous arrays (see `Backend.adamStep`). */
   adamStep?(arrays: AdamArrays, options: AdamStepOptions): boolean;
   /** `out[i] = op(a[aOffset + i])`. */

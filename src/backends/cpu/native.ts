@@ -21,6 +21,7 @@ export interface NativeAddon {
   reduceRows(op: number, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): void;
   softmaxRows(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: number): void;
   binaryStrided(p: Float64Array, out: FloatArray, a: FloatArray, b: FloatArray): void;
+  random(h: Float64Array, out: FloatArray, n: number): void;
   adamStep(h: Float64Array, outP: FloatArray, outM: FloatArray, outV: FloatArray, p: FloatArray, pOffset: number, g: FloatArray, gOffset: number, m: FloatArray, mOffset: number, v: FloatArray, vOffset: number, n: number): void;
   copyStrided(p: Float64Array, dst: FloatArray, src: FloatArray): void;
   conv2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
@@ -170,6 +171,16 @@ export function nativeEngine(addon: NativeAddon, options: NativeEngineOptions = 
     reluBackward(out, y, yOffset, g, gOffset, n): boolean {
       if (n < minElements || y.constructor !== g.constructor) return false;
       addon.binary(RELU_BACKWARD, out, y, yOffset, g, gOffset, n);
+      return true;
+    },
+    random(out, dist, key): boolean {
+      if (out.length < minElements) return false;
+      const h = block(6);
+      h[0] = dist.kind === 'default' ? 0 : dist.kind === 'uniform' ? 1 : 2;
+      h[1] = dist.kind === 'uniform' ? dist.low : dist.kind === 'bernoulli' ? dist.prob : 0;
+      h[2] = dist.kind === 'uniform' ? dist.high : 0;
+      h[3] = key.key0 >>> 0; h[4] = key.key1 >>> 0; h[5] = key.stream >>> 0;
+      addon.random(h, out, out.length);
       return true;
     },
     adamStep(a, o): boolean {
