@@ -5,6 +5,8 @@ import { relu, reluBackward } from '../../backend/defaults/activation.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
 import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions } from '../../backend/options.js';
 import type { TensorData } from '../../tensor/data.js';
+import type { Distribution } from '../../tensor/distribution.js';
+import type { RandomKey } from '../../backend/rng.js';
 import { isFloatDType, type DType } from '../../tensor/dtype.js';
 import { BurnError } from '../../tensor/errors.js';
 import { runScope } from '../../backend/memory.js';
@@ -134,6 +136,13 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   toDataSync(p: AdTensor): TensorData | undefined { return this.innerBackend.toDataSync(p.inner); }
   viewDataSync(p: AdTensor): TensorData | undefined { return this.innerBackend.viewDataSync?.(p.inner); }
   fill(shape: readonly number[], value: number, dtype: DType): AdTensor { return this.plain(this.innerBackend.fill(shape, value, dtype)); }
+  /** The inner backend's draw (its own kernel where it has one; the same values everywhere). */
+  override random(shape: readonly number[], dist: Distribution, dtype: DType, key: RandomKey): AdTensor {
+    return this.plain(this.innerBackend.random(shape, dist, dtype, key));
+  }
+  override arange(start: number, end: number, step: number, dtype: DType): AdTensor {
+    return this.plain(this.innerBackend.arange(start, end, step, dtype));
+  }
 
   // --- layout ---
 
