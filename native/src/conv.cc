@@ -383,8 +383,60 @@ void conv2d_weight_grad(const Conv2dShape& s, const T* x, const T* g, T* dw) {
   gemm_run(gm, op, s.groups, cog, cig * kvol, s.n * l, cig * kvol, false);
 }
 
+/**
+ * The forward convolution with row stride 1 as an indirect GEMM: per sample the shifted planes are
+ * built once and the micro-kernel reads each im2col row in place through a row pointer, instead of
+ * a packed copy of the im2col block (which costs as much as the product when there are few output
+ * channels); the weights are packed once for every sample. Threads take samples. False where it
+ * does not apply (row stride ≠ 1, fewer samples than threads, planes beyond L2).
+ */
+template <class T>
+bool conv2d_rows(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out) {
+  const int threads = pool_size();
+  const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups, kvol = s.kh * s.kw, ck = cig * kvol, l = s.oh * s.ow, batch = s.n * s.groups;
+  const int64_t plane = shifted_plane_size(s), planeSet = cig * s.kw * plane;
+  if (s.sh != 1 || batch < threads || ck == 0 || l == 0 || cog == 0 || sizeof(T) * planeSet > (1 << 20)) return false;
+  const Gemm<T>& g = pick_gemm(gemm_of<T>(kernels()), l);
+  // The weights of every group as MR-row slivers per K block, packed once.
+  const int64_t mpad = round_up(cog, g.mr);
+  T* apack = static_cast<T*>(scratch(2, sizeof(T) * s.groups * mpad * ck));
+  for (int64_t gr = 0; gr < s.groups; gr++) {
+    for (int64_t pc = 0; pc < ck; pc += g.kc) g.pack_a(apack + (gr * ck + pc) * mpad, w + gr * cog * ck + pc, ck, 1, cog, std::min(g.kc, ck - pc));
+  }
+  parallel_for(batch, 1, [&](int64_t b0, int64_t b1, int) {
+    // The planes, then NR readable values past their end (micro_rows reads whole panel rows).
+    T* planes = static_cast<T*>(scratch(5, sizeof(T) * (planeSet + g.nr)));
+    std::fill(planes + planeSet, planes + planeSet + g.nr, T(0));
+    const T** rowsOf = static_cast<const T**>(scratch(4, sizeof(T*) * ck));
+    for (int64_t k = 0; k < ck; k++) {
+      const int64_t c = k / kvol, r = k % kvol, ky = r / s.kw, kx = r % s.kw;
+      rowsOf[k] = planes + (c * s.kw + kx) * plane + ky * s.dh * s.ow;
+    }
+    for (int64_t b = b0; b < b1; b++) {
+      const int64_t n = b / s.groups, gr = b % s.groups;
+      shifted_planes(s, x + (n * s.cin + gr * cig) * s.h * s.w, int64_t(0), cig, planes);
+      T* cb = out + (n * s.cout + gr * cog) * l;
+      const T* start = bias ? bias + gr * cog : nullptr;
+      for (int64_t pc = 0; pc < ck; pc += g.kc) {
+        const int64_t kc = std::min(g.kc, ck - pc);
+        const bool acc = pc > 0;
+        const T* ab = apack + (gr * ck + pc) * mpad;
+        for (int64_t jr = 0; jr < l; jr += g.nr) {
+          const int nr = static_cast<int>(std::min<int64_t>(g.nr, l - jr));
+          for (int64_t ir = 0; ir < cog; ir += g.mr) {
+            const int mr = static_cast<int>(std::min<int64_t>(g.mr, cog - ir));
+            g.micro_rows(kc, ab + ir * kc, rowsOf + pc, jr, cb + ir * l + jr, l, mr, nr, acc, acc || start == nullptr ? nullptr : start + ir);
+          }
+        }
+      }
+    }
+  });
+  return true;
+}
+
 template <class T>
 void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out) {
+  if (conv2d_rows(s, x, w, bias, out)) return;
   const Gemm<T>& g = gemm_of<T>(kernels());
   const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups;
   const int64_t ck = cig * s.kh * s.kw, l = s.oh * s.ow;

@@ -50,6 +50,8 @@ struct Gemm {
   void (*pack_im2col)(T* dst, const T* xp, const Im2col& g, int64_t k0, int64_t kc, int64_t j0, int64_t nc);
   /** A small product without packing: C[m×n] (row stride ldc) = A·B for strided A and B. */
   void (*small)(int64_t m, int64_t n, int64_t k, const T* a, int64_t ars, int64_t acs, const T* b, int64_t brs, int64_t bcs, T* c, int64_t ldc);
+  /** `micro` with B unpacked: row k at `b[k] + j` (NR values readable there, even past column nr). */
+  void (*micro_rows)(int64_t kc, const T* a, const T* const* b, int64_t j, T* c, int64_t ldc, int mr, int nr, bool accumulate, const T* rows);
 };
 
 /**

@@ -361,6 +361,11 @@ for (const isa of isas) {
           [[4, 6, 12, 12], [6, 1, 3, 3], { padding: [1, 1], groups: 6 }, true],
           [[9, 32, 28, 28], [64, 32, 3, 3], { padding: [1, 1] }, false],
           [[2, 3, 5, 5], [4, 3, 5, 5], {}, true],
+          // Row stride 1 reads the im2col rows in place: several K blocks, a column stride, and one
+          // sample (which takes the packed path).
+          [[2, 64, 9, 9], [5, 64, 3, 3], { padding: [1, 1] }, true],
+          [[3, 4, 11, 13], [5, 4, 3, 3], { stride: [1, 2], padding: [0, 1] }, true],
+          [[1, 4, 10, 10], [3, 4, 3, 3], { padding: [1, 1] }, true],
         ];
         cases.forEach(([sx, sw, o, withBias], i) => {
           const [xj, xn] = pair(sx, 100 + i, dtype), [wj, wn] = pair(sw, 200 + i, dtype), [bj, bn] = pair([sw[0]!], 300 + i, dtype);
