@@ -36,6 +36,13 @@ BURN_INLINE_COPIES inline void copy_panel_row(T* __restrict d, const T* __restri
 /** Values in one shifted plane: the rows every output row reads (row stride 1) × the output columns. */
 inline int64_t shifted_plane_size(const Conv2dShape& s) { return (s.oh + (s.kh - 1) * s.dh) * s.ow; }
 
+/** Where im2col row k = (c, ky, kx) starts in shifted planes built from channel c0 on (see shifted_planes). */
+template <class T>
+inline const T* shifted_row(const Conv2dShape& s, const T* planes, int64_t c0, int64_t k) {
+  const int64_t kvol = s.kh * s.kw, c = k / kvol, r = k % kvol, ky = r / s.kw, kx = r % s.kw;
+  return planes + ((c - c0) * s.kw + kx) * shifted_plane_size(s) + ky * s.dh * s.ow;
+}
+
 /**
  * "Shifted planes" of channels [c0, c1) of an image group `xg` (convolutions with row stride 1):
  * per channel c and kernel column kx, the plane P[r][ox] = x[c][r − ph][ox·sw + kx·dw − pw] (zero
@@ -126,13 +133,11 @@ struct ConvOp {
    * copies of the image.
    */
   BURN_INLINE_COPIES void pack_shifted(const Gemm<T>& g, T* dst, const T* xg, int64_t c0, int64_t c1, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const {
-    const int64_t plane = shifted_plane_size(s), kvol = s.kh * s.kw;
-    T* planes = static_cast<T*>(scratch(5, sizeof(T) * (c1 - c0) * s.kw * plane));
+    T* planes = static_cast<T*>(scratch(5, sizeof(T) * (c1 - c0) * s.kw * shifted_plane_size(s)));
     shifted_planes(s, xg, c0, c1, planes);
     const int64_t nr = g.nr;
     for (int64_t kk = 0; kk < kc; kk++) {
-      const int64_t k = k0 + kk, c = k / kvol, r = k - c * kvol, ky = r / s.kw, kx = r - ky * s.kw;
-      const T* src = planes + ((c - c0) * s.kw + kx) * plane + ky * s.dh * s.ow + j0;
+      const T* src = shifted_row(s, static_cast<const T*>(planes), c0, k0 + kk) + j0;
       T* d = dst + kk * nr;
       for (int64_t p0 = 0; p0 < nc; p0 += nr, d += kc * nr) {
         const int64_t len = std::min(nr, nc - p0);
@@ -183,26 +188,61 @@ void col2im(const Conv2dShape& s, const T* cols, T* out, int64_t c0, int64_t c1)
   }
 }
 
-/** Cols = Wᵀ·x for one (sample, group) of a transposed convolution. */
+/** Cols = Wᵀ·x for one (sample, group) of a transposed convolution: wg its weights [cig][rowlen], x its rows of `lin` values. */
 template <class T>
 struct ConvTOp {
-  const Conv2dShape& s;
+  const T* wg;
   const T* x;
-  const T* w;
   T* cols;
-  int64_t cig, cog, kvol, lin;
-  void pack_a(const Gemm<T>& g, T* dst, int64_t b, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const {
-    const int64_t gr = b % s.groups;
-    const int64_t rowlen = cog * kvol;
-    g.pack_a(dst, w + gr * cig * rowlen + i0 + k0 * rowlen, 1, rowlen, mc, kc);
-  }
-  void pack_b(const Gemm<T>& g, T* dst, int64_t b, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const {
-    const int64_t n = b / s.groups, gr = b % s.groups;
-    g.pack_b(dst, x + (n * s.cin + gr * cig + k0) * lin + j0, lin, 1, kc, nc);
-  }
+  int64_t rowlen, lin;
+  void pack_a(const Gemm<T>& g, T* dst, int64_t, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const { g.pack_a(dst, wg + i0 + k0 * rowlen, 1, rowlen, mc, kc); }
+  void pack_b(const Gemm<T>& g, T* dst, int64_t, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const { g.pack_b(dst, x + k0 * lin + j0, lin, 1, kc, nc); }
   T* c(int64_t) const { return cols; }
   const T* rows(int64_t) const { return nullptr; }
 };
+
+/**
+ * The products of a transposed convolution: for every (sample, group) b, cols = Wᵀ·x_b with x_b
+ * the `lin` values per input channel that `input(b, buffer)` returns (in place, or prepared in a
+ * per-thread buffer of `bufferLen` values), then `finish(b, cols, c0, c1)` for output channels
+ * [c0, c1). Samples go to the threads when there are enough; otherwise one product at a time runs
+ * over the pool, and so does its finish.
+ */
+template <class T, class Input, class Finish>
+void transposed_products(const Conv2dShape& s, const T* w, int64_t lin, int64_t bufferLen, Input input, Finish finish) {
+  const Gemm<T>& g = gemm_of<T>(kernels());
+  const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups, kvol = s.kh * s.kw, m = cog * kvol, batch = s.n * s.groups;
+  // Cols of b into `cols` (x_b prepared in `buffer`); `serial`: on this thread only.
+  auto product = [&](int64_t b, T* cols, T* buffer, bool serial) {
+    ConvTOp<T> op{w + (b % s.groups) * cig * m, input(b, buffer), cols, m, lin};
+    if (cig == 0) {
+      std::memset(cols, 0, sizeof(T) * m * lin);
+    } else if (serial) {
+      GemmJob<T, ConvTOp<T>> job{g, op, m, lin, cig, lin, false};
+      gemm_serial(job, b, 0, m, 0, lin, 0, cig, cols, false, static_cast<const T*>(nullptr));
+    } else {
+      gemm_run(g, op, 1, m, lin, cig, lin, false);
+    }
+  };
+  const int threads = pool_size();
+  if (threads > 1 && batch >= threads && 2.0 * batch * m * lin * cig >= kGemmParallelFlops) {
+    parallel_for(batch, 1, [&](int64_t b0, int64_t b1, int) {
+      T* cols = static_cast<T*>(scratch(4, sizeof(T) * m * lin));
+      T* buffer = static_cast<T*>(scratch(5, sizeof(T) * bufferLen));
+      for (int64_t b = b0; b < b1; b++) {
+        product(b, cols, buffer, true);
+        finish(b, cols, int64_t(0), cog);
+      }
+    });
+    return;
+  }
+  T* cols = static_cast<T*>(scratch(4, sizeof(T) * m * lin));
+  T* buffer = static_cast<T*>(scratch(5, sizeof(T) * bufferLen));
+  for (int64_t b = 0; b < batch; b++) {
+    product(b, cols, buffer, false);
+    parallel_for(cog, chunk_for(cog, 1, 1), [&](int64_t c0, int64_t c1, int) { finish(b, cols, c0, c1); }, cog * kvol * lin < 32768);
+  }
+}
 
 /**
  * The weight gradient of a convolution as one GEMM per group, contracting over (sample, position):
@@ -343,8 +383,7 @@ bool weight_grad_dot(const Conv2dShape& s, const T* x, const T* g, T* dw) {
         for (int64_t tj = 0; tj < tn; tj++) {
           // Columns past the last repeat it (their sums are never read); likewise rows below.
           for (int j = 0; j < dot.n; j++) {
-            const int64_t col = std::min(tj * dot.n + j, cols - 1), ci = col / kvol, ky = (col % kvol) / s.kw, kx = col % s.kw;
-            const T* at = planes + (ci * s.kw + kx) * plane + ky * s.dh * s.ow;
+            const T* at = shifted_row(s, static_cast<const T*>(planes), int64_t(0), std::min(tj * dot.n + j, cols - 1));
             for (int64_t seg = 0; seg < segs; seg++) b[seg * dot.n + j] = at + seg * planeSet;
           }
           for (int64_t ti = 0; ti < tm; ti++) {
@@ -408,10 +447,7 @@ bool conv2d_rows(const Conv2dShape& s, const T* x, const T* w, const T* bias, T*
     T* planes = static_cast<T*>(scratch(5, sizeof(T) * (planeSet + g.nr)));
     std::fill(planes + planeSet, planes + planeSet + g.nr, T(0));
     const T** rowsOf = static_cast<const T**>(scratch(4, sizeof(T*) * ck));
-    for (int64_t k = 0; k < ck; k++) {
-      const int64_t c = k / kvol, r = k % kvol, ky = r / s.kw, kx = r % s.kw;
-      rowsOf[k] = planes + (c * s.kw + kx) * plane + ky * s.dh * s.ow;
-    }
+    for (int64_t k = 0; k < ck; k++) rowsOf[k] = shifted_row(s, static_cast<const T*>(planes), int64_t(0), k);
     for (int64_t b = b0; b < b1; b++) {
       const int64_t n = b / s.groups, gr = b % s.groups;
       shifted_planes(s, x + (n * s.cin + gr * cig) * s.h * s.w, int64_t(0), cig, planes);
@@ -444,19 +480,6 @@ void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out)
   gemm_run(g, op, s.n * s.groups, cog, l, ck, l, false);
 }
 
-/** Cols = Wᵀ·x for one (sample, group) whose input rows are padded to the full output width. */
-template <class T>
-struct ConvTFlatOp {
-  const T* wg;
-  const T* xpad;
-  T* cols;
-  int64_t rowlen, lin;
-  void pack_a(const Gemm<T>& g, T* dst, int64_t, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const { g.pack_a(dst, wg + i0 + k0 * rowlen, 1, rowlen, mc, kc); }
-  void pack_b(const Gemm<T>& g, T* dst, int64_t, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const { g.pack_b(dst, xpad + k0 * lin + j0, lin, 1, kc, nc); }
-  T* c(int64_t) const { return cols; }
-  const T* rows(int64_t) const { return nullptr; }
-};
-
 /**
  * A transposed convolution with stride 1 (the input gradient of a stride-1 convolution). Wᵀ·x is
  * computed over x's rows padded with zeros to the full output width wf = w + (kw − 1)·dw, so each
@@ -466,11 +489,9 @@ struct ConvTFlatOp {
  */
 template <class T>
 void conv_transpose_flat(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out) {
-  const Gemm<T>& g = gemm_of<T>(kernels());
-  const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups, kvol = s.kh * s.kw, m = cog * kvol;
+  const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups;
   const int64_t wf = s.w + (s.kw - 1) * s.dw, hf = s.h + (s.kh - 1) * s.dh, lin = s.h * wf, full = hf * wf, lout = s.oh * s.ow;
   const bool crop = s.ph != 0 || s.pw != 0;
-  const int64_t batch = s.n * s.groups;
   const Elementwise<T>& ew = ew_of<T>(kernels());
   // The output planes of channels [c0, c1) of (sample, group) b from its columns (vector adds of the ISA's kernels).
   auto planes = [&](int64_t b, const T* cols, int64_t c0, int64_t c1) {
@@ -498,40 +519,16 @@ void conv_transpose_flat(const Conv2dShape& s, const T* x, const T* w, const T* 
     }
   };
   // x of (sample, group) b with each row padded to wf.
-  auto pad = [&](int64_t b, T* xpad) {
+  auto padded = [&](int64_t b, T* xpad) -> const T* {
     const int64_t n = b / s.groups, gr = b % s.groups;
     const T* xg = x + (n * s.cin + gr * cig) * s.h * s.w;
     for (int64_t r = 0; r < cig * s.h; r++) {
       std::copy(xg + r * s.w, xg + (r + 1) * s.w, xpad + r * wf);
       std::fill(xpad + r * wf + s.w, xpad + (r + 1) * wf, T(0));
     }
+    return xpad;
   };
-  const int threads = pool_size();
-  const double flops = 2.0 * batch * m * lin * cig;
-  if (threads > 1 && batch >= threads && flops >= kGemmParallelFlops) {
-    parallel_for(batch, 1, [&](int64_t b0, int64_t b1, int) {
-      T* cols = static_cast<T*>(scratch(4, sizeof(T) * m * lin));
-      T* xpad = static_cast<T*>(scratch(5, sizeof(T) * cig * lin));
-      for (int64_t b = b0; b < b1; b++) {
-        pad(b, xpad);
-        ConvTFlatOp<T> op{w + (b % s.groups) * cig * m, xpad, cols, m, lin};
-        GemmJob<T, ConvTFlatOp<T>> job{g, op, m, lin, cig, lin, false};
-        if (cig > 0) gemm_serial(job, b, 0, m, 0, lin, 0, cig, cols, false, static_cast<const T*>(nullptr));
-        else std::memset(cols, 0, sizeof(T) * m * lin);
-        planes(b, cols, 0, cog);
-      }
-    });
-    return;
-  }
-  T* cols = static_cast<T*>(scratch(4, sizeof(T) * m * lin));
-  T* xpad = static_cast<T*>(scratch(5, sizeof(T) * cig * lin));
-  for (int64_t b = 0; b < batch; b++) {
-    pad(b, xpad);
-    ConvTFlatOp<T> op{w + (b % s.groups) * cig * m, xpad, cols, m, lin};
-    if (cig > 0) gemm_run(g, op, 1, m, lin, cig, lin, false);
-    else std::memset(cols, 0, sizeof(T) * m * lin);
-    parallel_for(cog, chunk_for(cog, 1, 1), [&](int64_t c0, int64_t c1, int) { planes(b, cols, c0, c1); }, cog * kvol * lin < 32768);
-  }
+  transposed_products(s, w, lin, cig * lin, padded, planes);
 }
 
 template <class T>
@@ -541,47 +538,16 @@ void conv_transpose2d(const Conv2dShape& s, const T* x, const T* w, const T* bia
     conv_transpose_flat(s, x, w, bias, out);
     return;
   }
-  const Gemm<T>& g = gemm_of<T>(kernels());
-  const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups;
-  const int64_t kvol = s.kh * s.kw, lin = s.h * s.w, lout = s.oh * s.ow;
-  const int64_t m = cog * kvol;
-  const int64_t batch = s.n * s.groups;
-  auto start = [&](int64_t b) {
-    const int64_t n = b / s.groups, gr = b % s.groups;
-    T* region = out + (n * s.cout + gr * cog) * lout;
-    for (int64_t co = 0; co < cog; co++) std::fill(region + co * lout, region + (co + 1) * lout, bias ? bias[gr * cog + co] : T(0));
-    return region;
+  const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups, lin = s.h * s.w, lout = s.oh * s.ow;
+  auto inPlace = [&](int64_t b, T*) -> const T* { return x + ((b / s.groups) * s.cin + (b % s.groups) * cig) * lin; };
+  // Channels [c0, c1) of b: the bias, then the columns added back to the image.
+  auto image = [&](int64_t b, const T* cols, int64_t c0, int64_t c1) {
+    const int64_t gr = b % s.groups;
+    T* region = out + ((b / s.groups) * s.cout + gr * cog) * lout;
+    for (int64_t co = c0; co < c1; co++) std::fill(region + co * lout, region + (co + 1) * lout, bias ? bias[gr * cog + co] : T(0));
+    col2im(s, cols, region, c0, c1);
   };
-  const int threads = pool_size();
-  const double flops = 2.0 * batch * m * lin * cig;
-  if (threads > 1 && batch >= threads && flops >= kGemmParallelFlops) {
-    parallel_for(batch, 1, [&](int64_t b0, int64_t b1, int) {
-      T* cols = static_cast<T*>(scratch(4, sizeof(T) * m * lin));
-      for (int64_t b = b0; b < b1; b++) {
-        ConvTOp<T> op{s, x, w, cols, cig, cog, kvol, lin};
-        GemmJob<T, ConvTOp<T>> job{g, op, m, lin, cig, lin, false};
-        if (cig > 0) gemm_serial(job, b, 0, m, 0, lin, 0, cig, cols, false, static_cast<const T*>(nullptr));
-        else std::memset(cols, 0, sizeof(T) * m * lin);
-        col2im(s, cols, start(b), 0, cog);
-      }
-    });
-    return;
-  }
-  T* cols = static_cast<T*>(scratch(4, sizeof(T) * m * lin));
-  for (int64_t b = 0; b < batch; b++) {
-    // A one-batch op whose batch index is b.
-    struct Shifted {
-      ConvTOp<T> op;
-      int64_t b;
-      void pack_a(const Gemm<T>& g2, T* d, int64_t, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const { op.pack_a(g2, d, b, i0, mc, k0, kc); }
-      void pack_b(const Gemm<T>& g2, T* d, int64_t, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const { op.pack_b(g2, d, b, k0, kc, j0, nc); }
-      T* c(int64_t) const { return op.cols; }
-      const T* rows(int64_t) const { return nullptr; }
-    } one{ConvTOp<T>{s, x, w, cols, cig, cog, kvol, lin}, b};
-    gemm_run(g, one, 1, m, lin, cig, lin, false);
-    T* region = start(b);
-    parallel_for(cog, chunk_for(cog, 1, 1), [&](int64_t c0, int64_t c1, int) { col2im(s, cols, region, c0, c1); }, cog * kvol * lin < 32768);
-  }
+  transposed_products(s, w, lin, int64_t(0), inPlace, image);
 }
 
 template <class T>
