@@ -2,10 +2,11 @@
  * The training case's step (cases/train.ts, impls/burn-train.ts) timed alone in a loop, without
  * the other columns: the spread of one implementation's step times on this machine.
  *
- *   npx tsx bench/train-loop.ts                       # native engine, 30 warm-up + 200 timed steps
+ *   npx tsx bench/train-loop.ts                       # native engine, 500 warm-up + 200 timed steps
  *   npx tsx bench/train-loop.ts --engine wasm --steps 100
  *
- * Prints the median step time, images per second at the median, and the 10/25/75/90th percentiles.
+ * The warm-up is long because V8 keeps optimizing the step's functions for its first ~400 steps
+ * (see cases/train.ts). Prints the median step time, images per second at the median, and the 10/25/75/90th percentiles.
  */
 import { parseArgs } from 'node:util';
 import { Device, type CpuEngine } from '../src/index.js';
@@ -13,7 +14,7 @@ import { trainCases } from './cases/train.js';
 import { prepareTrain } from './impls/burn-train.js';
 import { inputValues } from './lib/data.js';
 
-const { values } = parseArgs({ options: { engine: { type: 'string', default: 'native' }, steps: { type: 'string', default: '200' }, warmup: { type: 'string', default: '30' } } });
+const { values } = parseArgs({ options: { engine: { type: 'string', default: 'native' }, steps: { type: 'string', default: '200' }, warmup: { type: 'string', default: '500' } } });
 const steps = Number(values.steps), warmup = Number(values.warmup);
 if (!Number.isInteger(steps) || steps < 4 || !Number.isInteger(warmup) || warmup < 0) throw new Error(`--steps ${values.steps} --warmup ${values.warmup}: expected integers, steps >= 4`);
 
