@@ -177,6 +177,44 @@ describe('wasm engine', { skip }, () => {
     assert.equal((handled['maxPool2d'] ?? 0) - before, cases.length * 2);
   });
 
+  it('2×2 stride-2 max pooling (the vector path): ties, -inf, odd widths, a NaN plane beside clean ones', () => {
+    const before = handled['maxPool2d'] ?? 0;
+    for (const [i, shape] of [[2, 3, 9, 19], [1, 2, 16, 16], [3, 1, 4, 7]].entries()) {
+      const make = (d: Device): [F, Tensor<4, 'int'>] => {
+        // Values on a coarse grid: equal maxima in a window are common, and the first must win.
+        const v = values(shape.reduce((a, b) => a * b, 1), 170 + i).map((x) => Math.round(x * 2) / 2);
+        const plane = shape[2]! * shape[3]!;
+        v[plane + 1] = v[plane + 2] = -Infinity;
+        v[plane + shape[3]!] = Infinity;
+        v[5] = NaN; // the first plane takes the generic path; the others the vector path
+        return functional.maxPool2dWithIndices(Tensor.fromData<4, Float>(new TensorData(v, shape, 'f32'), d), [2, 2], { stride: [2, 2] });
+      };
+      const [gv, gi] = make(device), [wv, wi] = make(js);
+      close(gv, wv, `pool ${shape} values`, 0, 0);
+      assert.deepEqual(Array.from(gi.toDataSync().toArray()), Array.from(wi.toDataSync().toArray()), `pool ${shape} indices`);
+      same(device, `pool ${shape} (no indices)`, (d) => functional.maxPool2d(tensor(shape, 180 + i, d) as Tensor<4, Float>, [2, 2], { stride: [2, 2] }), 0, 0);
+    }
+    assert.equal((handled['maxPool2d'] ?? 0) - before, 6);
+  });
+
+  it('ReLU backward: the gradient where the output is > 0 or NaN, 0 at ±0 and below, odd lengths', () => {
+    const before = handled['reluBackward'] ?? 0;
+    for (const n of [1031, 4099]) {
+      const x = [...values(n - 6, 190, 3), 0, -0, NaN, -Infinity, Infinity, 1e-40];
+      const up = values(n, 191, 2);
+      up[7] = -0;
+      const grad = (d: Device): F => {
+        const ad = d.autodiff();
+        const t = Tensor.fromData<1, Float>(new TensorData(x, [n], 'f32'), ad).requireGrad();
+        const g = t.grad(t.relu().mul(Tensor.fromData<1, Float>(new TensorData(up, [n], 'f32'), ad)).sum().backward())!;
+        return Tensor.fromData<1, Float>(g.toDataSync(), d);
+      };
+      const got = grad(device).toDataSync().values as Float32Array, want = grad(js).toDataSync().values as Float32Array;
+      assert.deepEqual(Array.from(got, (v) => Object.is(v, -0) ? '-0' : v), Array.from(want, (v) => Object.is(v, -0) ? '-0' : v), `relu gradient n=${n}`);
+    }
+    assert.equal((handled['reluBackward'] ?? 0) - before, 2);
+  });
+
   it('unary ops over odd lengths and special values', () => {
     const special = [0, -0, 1, -1, 0.5, -0.5, 2.5, -2.5, 3.5, 1e-3, -1e-3, 10, -10, 20, -20, 50, 88, 88.7, 89, -87, -100, -104, -200, 1e-40, -1e-40, 1e30, -1e30, Infinity, -Infinity, NaN, 3.4e38, 0.6249, 0.6251, 9, -9];
     const data = [...special, ...values(997, 90, 30)];

@@ -51,6 +51,54 @@ export function im2colJob(args: usize, job: i32): void {
   }
 }
 
+/** True when any of the `n` floats at `p` is NaN. */
+function hasNaN(p: usize, n: i32): bool {
+  let i = 0, any = v128.splat<i32>(0);
+  for (; i + 4 <= n; i += 4) any = v128.or(any, f32x4.ne(v128.load(p + <usize>i * 4), v128.load(p + <usize>i * 4)));
+  for (; i < n; i++) if (isNaN(load<f32>(p + <usize>i * 4))) return true;
+  return v128.any_true(any);
+}
+
+/**
+ * Max pooling of one NaN-free plane with 2×2 windows at stride 2 that all lie inside it, four
+ * outputs per step: the window's values in row-major order a, b (top row), c, d (bottom row), the
+ * first strict maximum winning as in the generic loop; `idx` 0: no indices.
+ */
+function pool2x2(plane: usize, w: i32, oh: i32, ow: i32, out: usize, idx: usize): void {
+  const lanes = i32x4(0, 2, 4, 6);
+  const one = i32x4.splat(1), down = i32x4.splat(w), diag = i32x4.splat(w + 1);
+  for (let oy = 0; oy < oh; oy++) {
+    const r0 = plane + <usize>(2 * oy * w) * 4, r1 = r0 + <usize>w * 4;
+    const o = out + <usize>(oy * ow) * 4, ind = idx + <usize>(oy * ow) * 4;
+    let ox = 0;
+    for (; ox + 4 <= ow; ox += 4) {
+      const at0 = r0 + <usize>(2 * ox) * 4, at1 = r1 + <usize>(2 * ox) * 4;
+      const t0 = v128.load(at0), t1 = v128.load(at0, 16), u0 = v128.load(at1), u1 = v128.load(at1, 16);
+      const a = v128.shuffle<f32>(t0, t1, 0, 2, 4, 6), b = v128.shuffle<f32>(t0, t1, 1, 3, 5, 7);
+      const c = v128.shuffle<f32>(u0, u1, 0, 2, 4, 6), d = v128.shuffle<f32>(u0, u1, 1, 3, 5, 7);
+      let best = a, pos = i32x4.splat(0);
+      let m = f32x4.gt(b, best);
+      best = v128.bitselect(b, best, m); pos = v128.bitselect(one, pos, m);
+      m = f32x4.gt(c, best);
+      best = v128.bitselect(c, best, m); pos = v128.bitselect(down, pos, m);
+      m = f32x4.gt(d, best);
+      best = v128.bitselect(d, best, m); pos = v128.bitselect(diag, pos, m);
+      v128.store(o + <usize>ox * 4, best);
+      if (idx != 0) v128.store(ind + <usize>ox * 4, i32x4.add(pos, i32x4.add(lanes, i32x4.splat(2 * oy * w + 2 * ox))));
+    }
+    for (; ox < ow; ox++) {
+      const at0 = r0 + <usize>(2 * ox) * 4, at1 = r1 + <usize>(2 * ox) * 4;
+      let best = load<f32>(at0), pos = 0;
+      const b = load<f32>(at0, 4), c = load<f32>(at1), d = load<f32>(at1, 4);
+      if (b > best) { best = b; pos = 1; }
+      if (c > best) { best = c; pos = w; }
+      if (d > best) { best = d; pos = w + 1; }
+      store<f32>(o + <usize>ox * 4, best);
+      if (idx != 0) store<i32>(ind + <usize>ox * 4, 2 * oy * w + 2 * ox + pos);
+    }
+  }
+}
+
 // max pool argument block (u32 fields).
 const P_PLANES = 0, P_H = 4, P_W = 8, P_OH = 12, P_OW = 16, P_KH = 20, P_KW = 24, P_SH = 28, P_SW = 32;
 const P_PH = 36, P_PW = 40, P_DH = 44, P_DW = 48, P_X = 52, P_OUT = 56, P_IDX = 60, P_PER_JOB = 64;
@@ -66,9 +114,15 @@ export function maxPoolJob(args: usize, job: i32): void {
   const ph = load<i32>(args, P_PH), pw = load<i32>(args, P_PW), dh = load<i32>(args, P_DH), dw = load<i32>(args, P_DW);
   const x = <usize>load<u32>(args, P_X), out = <usize>load<u32>(args, P_OUT), idx = <usize>load<u32>(args, P_IDX), per = load<i32>(args, P_PER_JOB);
   const p1 = min(planes, (job + 1) * per);
+  // 2×2 windows at stride 2, all inside the plane (the usual down-sampling layer).
+  const pairs = kh == 2 && kw == 2 && sh == 2 && sw == 2 && ph == 0 && pw == 0 && dh == 1 && dw == 1 && 2 * oh <= h && 2 * ow <= w;
   for (let p = job * per; p < p1; p++) {
     const plane = x + <usize>(p * h * w) * 4;
     let o = <usize>(p * oh * ow);
+    if (pairs && !hasNaN(plane, h * w)) {
+      pool2x2(plane, w, oh, ow, out + o * 4, idx != 0 ? idx + o * 4 : 0);
+      continue;
+    }
     for (let oy = 0; oy < oh; oy++) {
       for (let ox = 0; ox < ow; ox++) {
         let best: f32 = 0, bestAt = 0;

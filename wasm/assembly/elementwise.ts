@@ -22,6 +22,8 @@ export const BINARY_mul: i32 = 2;
 export const BINARY_div: i32 = 3;
 export const BINARY_max: i32 = 4;
 export const BINARY_min: i32 = 5;
+/** The ReLU input gradient from the output `a` and the gradient `b`: b where a > 0 or a is NaN, else 0. */
+export const BINARY_reluGrad: i32 = 6;
 
 // Argument block (u32 fields): op, n, out, a, b (binary), scalar (f64, binaryScalar), chunk.
 const OP = 0, COUNT = 4, OUT = 8, A = 12, B = 16, CHUNK = 20, SCALAR = 24;
@@ -55,6 +57,7 @@ const OP = 0, COUNT = 4, OUT = 8, A = 12, B = 16, CHUNK = 20, SCALAR = 24;
     case BINARY_mul: return f32x4.mul(x, y);
     case BINARY_div: return f32x4.div(x, y);
     case BINARY_max: return f32x4.max(x, y);
+    case BINARY_reluGrad: return v128.andnot(y, f32x4.le(x, f32x4.splat(0)));
     default: return f32x4.min(x, y);
   }
 }
@@ -66,6 +69,7 @@ const OP = 0, COUNT = 4, OUT = 8, A = 12, B = 16, CHUNK = 20, SCALAR = 24;
     case BINARY_mul: return f64x2.mul(x, y);
     case BINARY_div: return f64x2.div(x, y);
     case BINARY_max: return f64x2.max(x, y);
+    case BINARY_reluGrad: return v128.andnot(y, f64x2.le(x, f64x2.splat(0)));
     default: return f64x2.min(x, y);
   }
 }
@@ -137,6 +141,7 @@ export function binaryJob(args: usize, job: i32): void {
     case BINARY_mul: binaryLoop(BINARY_mul, out, a, b, n); break;
     case BINARY_div: binaryLoop(BINARY_div, out, a, b, n); break;
     case BINARY_max: binaryLoop(BINARY_max, out, a, b, n); break;
+    case BINARY_reluGrad: binaryLoop(BINARY_reluGrad, out, a, b, n); break;
     default: binaryLoop(BINARY_min, out, a, b, n); break;
   }
 }

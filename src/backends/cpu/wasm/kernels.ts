@@ -59,6 +59,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
   const unaryCodes = codes('UNARY', UNARY_OPS);
   const binaryCodes = codes('BINARY', BINARY_OPS);
   const reduceCodes = codes('REDUCE', REDUCE_OPS);
+  const reluGrad = rt.constant('BINARY_reluGrad');
   const kind = {
     gemm: rt.constant('KIND_gemm'), gemmPackB: rt.constant('KIND_gemmPackB'), gemmRows: rt.constant('KIND_gemmRows'), unary: rt.constant('KIND_unary'), binary: rt.constant('KIND_binary'), scalar: rt.constant('KIND_scalar'),
     reduce: rt.constant('KIND_reduce'), softmax: rt.constant('KIND_softmax'), im2col: rt.constant('KIND_im2col'), maxPool: rt.constant('KIND_maxPool'),
@@ -232,6 +233,11 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}): C
       const code = binaryCodes.get(op);
       if (code === undefined || !(a instanceof Float32Array) || !(b instanceof Float32Array) || n < minElements) return false;
       return elementwise(code, kind.binary, out, a, aOffset, n, 2, b, bOffset);
+    },
+
+    reluBackward(out, y, yOffset, g, gOffset, n): boolean {
+      if (!(y instanceof Float32Array) || !(g instanceof Float32Array) || n < minElements) return false;
+      return elementwise(reluGrad, kind.binary, out, y, yOffset, n, 2, g, gOffset);
     },
 
     binaryStrided(op, out, shape, a, aOffset, aStrides, b, bOffset, bStrides): boolean {
