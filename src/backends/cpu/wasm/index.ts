@@ -10,13 +10,16 @@
 import { BurnError } from '../../../tensor/errors.js';
 import type { CpuEngineKernels } from '../engine.js';
 import { wasmKernels, type WasmEngineOptions } from './kernels.js';
-import { compileAsync, compileSync, nodeBuiltin, preferredVariant, type Compiled } from './loader.js';
+import { compileAsync, compileSync, nodeBuiltin, preferredVariant, type Compiled, type WasmVariant } from './loader.js';
 import { WasmRuntime } from './runtime.js';
 
 export type { WasmEngineOptions } from './kernels.js';
 export { WasmRuntime } from './runtime.js';
 
-let loaded: { runtime: WasmRuntime } | { reason: string } | undefined;
+/** The engine's runtime, and the single-threaded one over a plain memory for streamed ops (see `wasmKernels`). */
+type Loaded = { runtime: WasmRuntime; streaming?: WasmRuntime } | { reason: string };
+
+let loaded: Loaded | undefined;
 
 /** Threads of the engine: `BURN_NUM_THREADS`, or the number of cores. */
 export function wasmThreads(): number {
@@ -31,7 +34,7 @@ export function wasmThreads(): number {
   return Math.max(1, (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1);
 }
 
-function instantiate(compiled: Compiled, threads: number): { runtime: WasmRuntime } | { reason: string } {
+function instantiate(compiled: Compiled, threads: number): Loaded {
   if ('reason' in compiled) return compiled;
   try {
     return { runtime: new WasmRuntime(compiled, threads) };
@@ -40,16 +43,23 @@ function instantiate(compiled: Compiled, threads: number): { runtime: WasmRuntim
   }
 }
 
-/** Loads the module synchronously (Node), once; the single-threaded variant when the threaded one cannot load. */
-function load(): { runtime: WasmRuntime } | { reason: string } {
-  if (loaded) return loaded;
-  const threads = wasmThreads();
+/**
+ * The threaded runtime (with a plain-memory one for streamed ops beside it), or the
+ * single-threaded variant alone when the threaded one cannot load.
+ */
+function choose(threads: number, compile: (variant: WasmVariant) => Compiled): Loaded {
   const variant = preferredVariant(threads);
-  let result = instantiate(compileSync(variant), threads);
-  if ('reason' in result && variant === 'mt') {
-    const single = instantiate(compileSync('st'), 1);
-    if ('runtime' in single) result = single;
-  }
+  const result = instantiate(compile(variant), threads);
+  if (variant !== 'mt') return result;
+  const single = instantiate(compile('st'), 1);
+  if ('reason' in result) return 'runtime' in single ? single : result;
+  return 'runtime' in single ? { runtime: result.runtime, streaming: single.runtime } : result;
+}
+
+/** Loads the module synchronously (Node), once. */
+function load(): Loaded {
+  if (loaded) return loaded;
+  const result = choose(wasmThreads(), compileSync);
   // Browsers load asynchronously: a failed synchronous attempt there is not final.
   if ('runtime' in result || nodeBuiltin()) loaded = result;
   return result;
@@ -63,13 +73,9 @@ function load(): { runtime: WasmRuntime } | { reason: string } {
 export async function initWasmEngine(): Promise<void> {
   if (loaded && 'runtime' in loaded) return;
   const threads = wasmThreads();
-  const variant = preferredVariant(threads);
-  let result = instantiate(await compileAsync(variant), threads);
-  if ('reason' in result && variant === 'mt') {
-    const single = instantiate(await compileAsync('st'), 1);
-    if ('runtime' in single) result = single;
-  }
-  loaded = result;
+  const modules = new Map<WasmVariant, Compiled>();
+  for (const v of preferredVariant(threads) === 'mt' ? (['mt', 'st'] as const) : (['st'] as const)) modules.set(v, await compileAsync(v));
+  loaded = choose(threads, (v) => modules.get(v) ?? { reason: `the ${v} module was not loaded` });
 }
 
 /** The engine's runtime (memory, threads), or undefined when the module cannot load. */
@@ -86,7 +92,7 @@ export function wasmUnavailableReason(): string | undefined {
 
 /** The engine's kernels; throws an Error naming the reason when the module cannot load. */
 export function wasmEngine(options: WasmEngineOptions = {}): CpuEngineKernels {
-  const runtime = wasmRuntime();
-  if (!runtime) throw new Error(wasmUnavailableReason());
-  return wasmKernels(runtime, options);
+  const l = load();
+  if ('reason' in l) throw new Error(l.reason);
+  return wasmKernels(l.runtime, options, l.streaming);
 }

@@ -91,6 +91,11 @@ export class WasmRuntime {
     return at;
   }
 
+  /** Writes u32 fields (an argument block) at byte address `at`. */
+  fields(at: number, values: readonly number[]): void {
+    this.u32.set(values, at >>> 2);
+  }
+
   /** Copies `src[lo, hi)` into a fresh arena block; its address, or -1. */
   copyIn(src: Float32Array, lo: number, hi: number): number {
     const at = this.alloc((hi - lo) * 4);
