@@ -129,6 +129,28 @@ describe('wasm engine', { skip }, () => {
     assert.equal((handled['conv2d'] ?? 0) - before, cases.length);
   });
 
+  it('conv2d weight gradient: groups, stride, padding, dilation, 1×1, odd sizes, the seed ConvNet layer', () => {
+    const before = handled['conv2dWeightGrad'] ?? 0;
+    const cases: { x: number[]; w: number[]; o: functional.ConvFnOptions }[] = [
+      { x: [2, 3, 9, 11], w: [4, 3, 3, 3], o: {} },
+      { x: [2, 3, 9, 11], w: [5, 3, 3, 2], o: { padding: [1, 2], stride: [2, 1] } },
+      { x: [1, 4, 12, 12], w: [6, 2, 3, 3], o: { groups: 2, padding: 1, dilation: 2 } },
+      { x: [3, 8, 7, 5], w: [8, 1, 3, 3], o: { groups: 8, padding: 1 } },
+      { x: [2, 16, 7, 7], w: [12, 16, 1, 1], o: { stride: 2 } },
+      { x: [64, 8, 26, 26], w: [16, 8, 3, 3], o: {} },
+    ];
+    for (const [i, c] of cases.entries()) {
+      same(device, `conv weight grad ${i}`, (d) => {
+        const ad = d.autodiff();
+        const w = (tensor(c.w, 60 + i, ad) as Tensor<4, Float>).requireGrad();
+        const y = functional.conv2d(tensor(c.x, 70 + i, ad) as Tensor<4, Float>, w, undefined, c.o);
+        const grads = y.mul(tensor(y.dims(), 80 + i, ad)).sum().backward();
+        return Tensor.fromData<4, Float>(w.grad(grads)!.toDataSync(), d);
+      }, 1e-5, 1e-4);
+    }
+    assert.equal((handled['conv2dWeightGrad'] ?? 0) - before, cases.length);
+  });
+
   it('convTranspose2d: groups, stride, padding, output padding, dilation, bias', () => {
     const before = handled['convTranspose2d'] ?? 0;
     const cases: { x: number[]; w: number[]; bias: boolean; o: functional.ConvTransposeFnOptions }[] = [

@@ -25,7 +25,7 @@
  * every call (test/backends/wasm.test.ts runs a 300-step loop without a single dispose()).
  */
 import type { BinaryOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
-import type { MaxPoolOptions, UnfoldOptions } from '../../../backend/options.js';
+import type { ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../../backend/options.js';
 import type { Conv2dArgs, ConvTranspose2dArgs, CpuEngineKernels, FloatArray, GemmArgs } from '../engine.js';
 import { MAX_JOBS } from './pool.js';
 import { GEMM_MAX_TILE, type WasmRuntime } from './runtime.js';
@@ -368,6 +368,49 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
         rt.run(kind.col2im, colArgs, images * jobsPerImage, parallel);
       }
       rt.copyOut(outAt, out, n * cOut * oh * ow);
+      return true;
+    },
+
+    conv2dWeightGrad(x, xShape, g, gShape, dw, wShape, o: ConvOptions): boolean {
+      // Per image and group, dW_g += g_g [Cout/g, L] · cols_g [C/g·kh·kw, L]ᵀ: im2col into the arena
+      // for a chunk of images, one batched product writing a partial per image, then the partials
+      // summed in image order (the im2col matrix never leaves the module's memory).
+      if (!(x instanceof Float32Array) || !(g instanceof Float32Array) || !(dw instanceof Float32Array) || o.padding.length !== 2) return false;
+      const [n, c, h, wd] = xShape as [number, number, number, number];
+      const [, cOut, oh, ow] = gShape as [number, number, number, number];
+      const [, cg, kh, kw] = wShape as [number, number, number, number];
+      const groups = o.groups, coutG = cOut / groups, kk = cg * kh * kw, l = oh * ow;
+      if (n === 0 || l === 0 || kk === 0 || cOut === 0 || n * cOut * l * kk < minGemm) return false;
+      rt.reset();
+      const xAt = rt.copyIn(x, 0, n * c * h * wd), gAt = rt.copyIn(g, 0, n * cOut * l);
+      const colPerImage = c * kh * kw * l;
+      const chunk = Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
+      const colAt = rt.alloc(chunk * colPerImage * 4), partAt = rt.alloc(n * cOut * kk * 4);
+      const table = rt.alloc(chunk * groups * 16), imArgs = rt.alloc(128), gemmArgs = rt.alloc(128);
+      if (xAt < 0 || gAt < 0 || colAt < 0 || partAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0) return false;
+      const parallel = threads > 1 && n * cOut * l * kk >= minParallel;
+      for (let n0 = 0; n0 < n; n0 += chunk) {
+        const images = Math.min(chunk, n - n0);
+        im2col(rt, kind.im2col, imArgs, xAt + n0 * c * h * wd * 4, colAt, images, [c, h, wd], [kh, kw], [oh, ow], o, parallel);
+        const t = table >>> 2;
+        for (let i = 0; i < images; i++) {
+          for (let gr = 0; gr < groups; gr++) {
+            const e = t + 4 * (i * groups + gr);
+            rt.u32[e] = gAt + ((n0 + i) * cOut + gr * coutG) * l * 4;
+            rt.u32[e + 1] = colAt + (i * colPerImage + gr * kk * l) * 4;
+            rt.u32[e + 2] = partAt + ((n0 + i) * cOut + gr * coutG) * kk * 4;
+            rt.u32[e + 3] = 0;
+          }
+        }
+        // A = g rows (L apart), B = the columns read transposed (element (p, j) at j·L + p).
+        gemmTask(coutG, kk, l, l, 1, 1, l, kk, table, images * groups, gemmArgs);
+      }
+      const f32 = rt.f32, part = partAt >>> 2, size = cOut * kk;
+      for (let j = 0; j < size; j++) {
+        let acc = f32[part + j]!;
+        for (let i = 1; i < n; i++) acc += f32[part + i * size + j]!;
+        dw[j] = acc;
+      }
       return true;
     },
 
