@@ -11,7 +11,7 @@ import type { CpuEngineKernels } from '../../src/backends/cpu/engine.js';
 import { wasmEngine, wasmRuntime, wasmUnavailableReason, WasmRuntime, type WasmEngineOptions } from '../../src/backends/cpu/wasm/index.js';
 import { wasmKernels } from '../../src/backends/cpu/wasm/kernels.js';
 import { compileSync } from '../../src/backends/cpu/wasm/loader.js';
-import { activation, BurnError, Device, functional, Tensor, TensorData, type DType, type Float } from '../../src/index.js';
+import { activation, BurnError, Device, Distribution, functional, Tensor, TensorData, type DType, type Float } from '../../src/index.js';
 
 const runtime = wasmRuntime();
 const skip = runtime ? false : `the wasm engine is unavailable: ${wasmUnavailableReason()}`;
@@ -237,6 +237,24 @@ describe('wasm engine', { skip }, () => {
     assert.equal((handled['reluBackward'] ?? 0) - before, 2);
   });
 
+  it('random draws: the same Philox values as the js engine (default, uniform, bernoulli; seeds, sizes, several draws)', () => {
+    const before = handled['random'] ?? 0;
+    const dists = [Distribution.Default, Distribution.Uniform(-3, 5), Distribution.Bernoulli(0.3)];
+    for (const seed of [7, 4294967291]) {
+      for (const n of [1029, 4099, 70001]) {
+        device.seed(seed);
+        js.seed(seed);
+        for (const d of dists) {
+          for (let k = 0; k < 2; k++) {
+            const got = Tensor.random([n], d, { device }).toDataSync().values, want = Tensor.random([n], d, { device: js }).toDataSync().values;
+            assert.deepEqual(got, want, `${d.kind} n=${n} seed=${seed} draw ${k}`);
+          }
+        }
+      }
+    }
+    assert.equal((handled['random'] ?? 0) - before, 2 * 3 * 3 * 2);
+  });
+
   it('unary ops over odd lengths and special values', () => {
     const special = [0, -0, 1, -1, 0.5, -0.5, 2.5, -2.5, 3.5, 1e-3, -1e-3, 10, -10, 20, -20, 50, 88, 88.7, 89, -87, -100, -104, -200, 1e-40, -1e-40, 1e30, -1e30, Infinity, -Infinity, NaN, 3.4e38, 0.6249, 0.6251, 9, -9];
     const data = [...special, ...values(997, 90, 30)];
@@ -358,11 +376,13 @@ describe('wasm engine', { skip }, () => {
         same(threaded, 'sum rows', (d) => tensor([301, 77], 151, d).sumDim(1), 1e-5, 1e-5);
         same(threaded, 'softmax', (d) => activation.softmax(tensor([301, 77], 152, d, 'f32', 5), 1), 1e-5, 1e-7);
         same(threaded, 'max pool', (d) => functional.maxPool2d(tensor([3, 7, 12, 12], 153, d) as Tensor<4, Float>, 2), 0, 0);
+        same(threaded, 'random', (d) => { d.seed(11 + round); return Tensor.random([70001], Distribution.Uniform(-1, 2), { device: d }); }, 0, 0);
         same(threaded, 'conv transpose', (d) => functional.convTranspose2d(tensor([4, 6, 9, 9], 154, d) as Tensor<4, Float>, tensor([6, 4, 3, 3], 155, d) as Tensor<4, Float>, tensor([8], 156, d) as Tensor<1, Float>, { stride: 2, padding: 1, groups: 2 }), 1e-5, 2e-5);
       }
       assert.equal(counts['gemm'], 6);
       assert.equal(counts['conv2d'], 3);
       assert.equal(counts['maxPool2d'], 3);
+      assert.equal(counts['random'], 3);
       assert.equal(counts['convTranspose2d'], 3);
       // The workers take jobs (they start asynchronously and a loaded machine may delay them, so
       // give them a few chances).

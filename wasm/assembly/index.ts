@@ -6,10 +6,12 @@ import { gemmJob, gemmPackBJob, gemmRowsJob } from './gemm';
 import { binaryJob, scalarJob, stridedJob, unaryJob } from './elementwise';
 import { reduceJob, softmaxJob } from './rows';
 import { col2imJob, im2colJob, maxPoolJob } from './conv';
+import { randomJob } from './random';
 
 export { MR, NR, KC, gemmScratchBytes } from './gemm';
 export * from './elementwise';
 export { REDUCE_sum, REDUCE_prod, REDUCE_max, REDUCE_min } from './rows';
+export { RANDOM_default, RANDOM_uniform, RANDOM_bernoulli } from './random';
 
 export const KIND_gemm: i32 = 0;
 export const KIND_unary: i32 = 1;
@@ -23,6 +25,7 @@ export const KIND_col2im: i32 = 8;
 export const KIND_strided: i32 = 9;
 export const KIND_gemmPackB: i32 = 10;
 export const KIND_gemmRows: i32 = 11;
+export const KIND_random: i32 = 12;
 
 /** Runs job `job` of a task of `kind` whose argument block is at `args`, on thread `tid`. */
 export function run(kind: i32, args: usize, job: i32, tid: i32): void {
@@ -38,6 +41,7 @@ export function run(kind: i32, args: usize, job: i32, tid: i32): void {
     case KIND_col2im: col2imJob(args, job); break;
     case KIND_gemmPackB: gemmPackBJob(args, job); break;
     case KIND_gemmRows: gemmRowsJob(args, job, tid); break;
+    case KIND_random: randomJob(args, job); break;
     default: stridedJob(args, job); break;
   }
 }

@@ -67,10 +67,11 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
   const binaryCodes = codes('BINARY', BINARY_OPS);
   const reduceCodes = codes('REDUCE', REDUCE_OPS);
   const reluGrad = rt.constant('BINARY_reluGrad');
+  const randomKinds = { default: rt.constant('RANDOM_default'), uniform: rt.constant('RANDOM_uniform'), bernoulli: rt.constant('RANDOM_bernoulli') };
   const kind = {
     gemm: rt.constant('KIND_gemm'), gemmPackB: rt.constant('KIND_gemmPackB'), gemmRows: rt.constant('KIND_gemmRows'), unary: rt.constant('KIND_unary'), binary: rt.constant('KIND_binary'), scalar: rt.constant('KIND_scalar'),
     reduce: rt.constant('KIND_reduce'), softmax: rt.constant('KIND_softmax'), im2col: rt.constant('KIND_im2col'), maxPool: rt.constant('KIND_maxPool'),
-    col2im: rt.constant('KIND_col2im'), strided: rt.constant('KIND_strided'),
+    col2im: rt.constant('KIND_col2im'), strided: rt.constant('KIND_strided'), random: rt.constant('KIND_random'),
   };
   const MR = rt.constant('MR'), NR = rt.constant('NR'), KC = rt.constant('KC');
   const threads = rt.threads;
@@ -243,6 +244,23 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
     reluBackward(out, y, yOffset, g, gOffset, n): boolean {
       if (!(y instanceof Float32Array) || !(g instanceof Float32Array) || n < minElements) return false;
       return elementwise(reluGrad, kind.binary, out, y, yOffset, n, 2, g, gOffset);
+    },
+
+    random(out, dist, key): boolean {
+      if (!(out instanceof Float32Array) || out.length < minElements) return false;
+      const n = out.length;
+      // Philox costs about what a transcendental op does per element.
+      const { chunk, jobs, parallel } = chunking(n, COSTLY_COST);
+      rt.reset();
+      const outAt = rt.alloc(n * 4), args = rt.alloc(64);
+      if (outAt < 0 || args < 0) return false;
+      const code = dist.kind === 'default' ? randomKinds.default : dist.kind === 'uniform' ? randomKinds.uniform : randomKinds.bernoulli;
+      rt.fields(args, [code, n, outAt, key.key0 >>> 0, key.key1 >>> 0, key.stream >>> 0, chunk, 0]);
+      rt.f64[(args + 32) >>> 3] = dist.kind === 'uniform' ? dist.low : dist.kind === 'bernoulli' ? dist.prob : 0;
+      rt.f64[(args + 40) >>> 3] = dist.kind === 'uniform' ? dist.high : 0;
+      rt.run(kind.random, args, jobs, parallel);
+      rt.copyOut(outAt, out, n);
+      return true;
     },
 
     binaryStrided(op, out, shape, a, aOffset, aStrides, b, bOffset, bStrides): boolean {
