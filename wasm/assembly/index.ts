@@ -7,6 +7,7 @@ import { binaryJob, scalarJob, stridedJob, unaryJob } from './elementwise';
 import { reduceJob, softmaxJob } from './rows';
 import { col2imJob, im2colJob, maxPoolJob } from './conv';
 import { randomJob } from './random';
+import { adamJob } from './optim';
 
 export { MR, NR, KC, gemmScratchBytes } from './gemm';
 export * from './elementwise';
@@ -26,6 +27,7 @@ export const KIND_strided: i32 = 9;
 export const KIND_gemmPackB: i32 = 10;
 export const KIND_gemmRows: i32 = 11;
 export const KIND_random: i32 = 12;
+export const KIND_adam: i32 = 13;
 
 /** Runs job `job` of a task of `kind` whose argument block is at `args`, on thread `tid`. */
 export function run(kind: i32, args: usize, job: i32, tid: i32): void {
@@ -42,6 +44,7 @@ export function run(kind: i32, args: usize, job: i32, tid: i32): void {
     case KIND_gemmPackB: gemmPackBJob(args, job); break;
     case KIND_gemmRows: gemmRowsJob(args, job, tid); break;
     case KIND_random: randomJob(args, job); break;
+    case KIND_adam: adamJob(args); break;
     default: stridedJob(args, job); break;
   }
 }

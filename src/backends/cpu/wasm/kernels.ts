@@ -71,7 +71,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
   const kind = {
     gemm: rt.constant('KIND_gemm'), gemmPackB: rt.constant('KIND_gemmPackB'), gemmRows: rt.constant('KIND_gemmRows'), unary: rt.constant('KIND_unary'), binary: rt.constant('KIND_binary'), scalar: rt.constant('KIND_scalar'),
     reduce: rt.constant('KIND_reduce'), softmax: rt.constant('KIND_softmax'), im2col: rt.constant('KIND_im2col'), maxPool: rt.constant('KIND_maxPool'),
-    col2im: rt.constant('KIND_col2im'), strided: rt.constant('KIND_strided'), random: rt.constant('KIND_random'),
+    col2im: rt.constant('KIND_col2im'), strided: rt.constant('KIND_strided'), random: rt.constant('KIND_random'), adam: rt.constant('KIND_adam'),
   };
   const MR = rt.constant('MR'), NR = rt.constant('NR'), KC = rt.constant('KC');
   const threads = rt.threads;
@@ -244,6 +244,39 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
     reluBackward(out, y, yOffset, g, gOffset, n): boolean {
       if (!(y instanceof Float32Array) || !(g instanceof Float32Array) || n < minElements) return false;
       return elementwise(reluGrad, kind.binary, out, y, yOffset, n, 2, g, gOffset);
+    },
+
+    adamStep(arr, o): boolean {
+      const { n, p, g, m, v, outP, outM, outV } = arr;
+      if (!(p instanceof Float32Array) || !(g instanceof Float32Array) || !(outP instanceof Float32Array) || !(outM instanceof Float32Array) || !(outV instanceof Float32Array)) return false;
+      if ((m && !(m instanceof Float32Array)) || (v && !(v instanceof Float32Array)) || !m !== !v || n < minElements) return false;
+      // Memory-bound (seven arrays, a few operations each): streamed through blocks on the calling thread.
+      const s = stream;
+      s.reset();
+      const block = Math.min(n, STREAM_BLOCK);
+      const at = [0, 1, 2, 3, 4, 5].map(() => s.alloc(block * 4)), args = s.alloc(128);
+      if (at.some((x) => x < 0) || args < 0) return false;
+      const [pAt, gAt, mAt, vAt, mOut, vOut] = at as [number, number, number, number, number, number];
+      const first = !m;
+      const f32 = s.f32;
+      for (let start = 0; start < n; start += block) {
+        const len = Math.min(block, n - start);
+        const put = (src: Float32Array, offset: number, to: number) => f32.set(src.subarray(offset + start, offset + start + len), to >>> 2);
+        put(p, arr.pOffset, pAt);
+        put(g, arr.gOffset, gAt);
+        if (!first) {
+          put(m as Float32Array, arr.mOffset, mAt);
+          put(v as Float32Array, arr.vOffset, vAt);
+        }
+        // Outputs over their inputs (each element is read before it is written); fresh blocks on the first step.
+        s.fields(args, [len, pAt, gAt, first ? 0 : mAt, first ? 0 : vAt, pAt, first ? mOut : mAt, first ? vOut : vAt]);
+        s.f64.set([o.beta1, 1 - o.beta1, o.beta2, 1 - o.beta2, o.factor, o.epsilon], (args + 32) >>> 3);
+        s.run(kind.adam, args, 1, false);
+        outP.set(f32.subarray(pAt >>> 2, (pAt >>> 2) + len), start);
+        outM.set(f32.subarray((first ? mOut : mAt) >>> 2, ((first ? mOut : mAt) >>> 2) + len), start);
+        outV.set(f32.subarray((first ? vOut : vAt) >>> 2, ((first ? vOut : vAt) >>> 2) + len), start);
+      }
+      return true;
     },
 
     random(out, dist, key): boolean {
