@@ -15,13 +15,14 @@
  *
  * | op | kernel alone (data in wasm memory) | with the copies (this design) | js engine |
  * |---|---|---|---|
- * | add | 2.0 ms | 4.3 ms (streamed) | 17 ms |
+ * | add | 2.0 ms | 4.3 ms (streamed; 2.6 ms wall through the plain-memory instance) | 17 ms |
  * | exp | 8.1 ms | 10.2 ms | 80 ms |
  * | tanh | 9.6 ms | 11.7 ms | 95 ms |
- * | matmul 256³ / 1024³ | – | copies are 1.9 % / 0.5 % of the call | – |
+ * | matmul 256³ / 1024³ | – | copies are 1.9 % / 0.5 % of the call (one thread) | – |
  *
- * Compute-bound kernels lose nothing measurable; memory-bound elementwise ops run at about half the
- * in-memory speed, still several times the js engine. Memory stays flat: the arena is reused by
+ * Compute-bound kernels lose little; memory-bound elementwise ops run at about half the in-memory
+ * speed, still several times the js engine. On two threads the copies, which only the calling
+ * thread can make, weigh more: 7 % of a 256³ product (31 of 431 µs) and 4 % at 1024³. Memory stays flat: the arena is reused by
  * every call (test/backends/wasm.test.ts runs a 300-step loop without a single dispose()).
  */
 import type { BinaryOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
@@ -75,7 +76,6 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
   };
   const MR = rt.constant('MR'), NR = rt.constant('NR'), KC = rt.constant('KC');
   const threads = rt.threads;
-
 
   /** Elements per job of an elementwise task of `n` elements, and whether it goes parallel. */
   const chunking = (n: number, costPerElement: number): { chunk: number; jobs: number; parallel: boolean } => {
@@ -258,7 +258,10 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       if (at.some((x) => x < 0) || args < 0) return false;
       const [pAt, gAt, mAt, vAt, mOut, vOut] = at as [number, number, number, number, number, number];
       const first = !m;
+      // Outputs over their inputs (each element is read before it is written); fresh blocks on the first step.
+      const mDst = first ? mOut : mAt, vDst = first ? vOut : vAt;
       const f32 = s.f32;
+      const take = (from: number, into: Float32Array, start: number, len: number) => into.set(f32.subarray(from >>> 2, (from >>> 2) + len), start);
       for (let start = 0; start < n; start += block) {
         const len = Math.min(block, n - start);
         const put = (src: Float32Array, offset: number, to: number) => f32.set(src.subarray(offset + start, offset + start + len), to >>> 2);
@@ -268,13 +271,12 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
           put(m as Float32Array, arr.mOffset, mAt);
           put(v as Float32Array, arr.vOffset, vAt);
         }
-        // Outputs over their inputs (each element is read before it is written); fresh blocks on the first step.
-        s.fields(args, [len, pAt, gAt, first ? 0 : mAt, first ? 0 : vAt, pAt, first ? mOut : mAt, first ? vOut : vAt]);
+        s.fields(args, [len, pAt, gAt, first ? 0 : mAt, first ? 0 : vAt, pAt, mDst, vDst]);
         s.f64.set([o.beta1, 1 - o.beta1, o.beta2, 1 - o.beta2, o.factor, o.epsilon], (args + 32) >>> 3);
         s.run(kind.adam, args, 1, false);
-        outP.set(f32.subarray(pAt >>> 2, (pAt >>> 2) + len), start);
-        outM.set(f32.subarray((first ? mOut : mAt) >>> 2, ((first ? mOut : mAt) >>> 2) + len), start);
-        outV.set(f32.subarray((first ? vOut : vAt) >>> 2, ((first ? vOut : vAt) >>> 2) + len), start);
+        take(pAt, outP, start, len);
+        take(mDst, outM, start, len);
+        take(vDst, outV, start, len);
       }
       return true;
     },
