@@ -322,6 +322,23 @@ describe('wasm engine', { skip }, () => {
     assert.ok((handled['reduceRows'] ?? 0) - before >= 21);
   });
 
+  it('reductions over several dims end with the trailing ones as rows (a bias gradient: dims 0, 2, 3), NaN kept', () => {
+    const before = handled['reduceRows'] ?? 0;
+    const v = values(5 * 7 * 9 * 11, 260, 2);
+    v[100] = NaN;
+    const x = (d: Device): F => Tensor.fromData<4, Float>(new TensorData(v, [5, 7, 9, 11], 'f32'), d);
+    const cases: [string, (t: F) => F, number][] = [
+      ['sum 0,2,3', (t) => t.sumDims([0, 2, 3]), 1e-5],
+      ['sum 2,3', (t) => t.sumDims([2, 3]), 1e-5],
+      ['sum 1,3', (t) => t.sumDims([1, 3]), 1e-5],
+      ['max 0,2,3', (t) => t.maxDims([0, 2, 3]), 0],
+      ['min 0,3', (t) => t.minDims([0, 3]), 0],
+      ['mean 0,2,3', (t) => t.meanDims([0, 2, 3]), 1e-5],
+    ];
+    for (const [label, op, tol] of cases) same(device, label, (d) => op(x(d)), tol, tol);
+    assert.ok((handled['reduceRows'] ?? 0) - before >= 5);
+  });
+
   it('softmax and log-softmax: odd lengths, large logits, -inf entries, other dims', () => {
     const before = handled['softmaxRows'] ?? 0;
     for (const [rows, len, scale] of [[1, 1, 1], [3, 5, 1], [4, 33, 10], [9, 257, 50], [2, 1000, 500], [2, 40000, 20]] as const) {

@@ -304,8 +304,25 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   reduce(op: ReduceOp, p: CpuTensor, dims: readonly number[]): CpuTensor {
     const dtype = op === 'any' || op === 'all' ? 'bool' : p.dtype;
     const shape = p.shape.map((s, d) => (dims.includes(d) ? 1 : s));
-    const out = this.alloc(dtype, numel(shape));
     const last = p.shape.length - 1;
+    // Without a strided kernel, reduced trailing dims (a bias gradient's H·W) go through the row
+    // kernel as one run; the other reduced dims then run on its much smaller result.
+    const kept = trailingReduced(p.shape.length, dims), suffix = p.shape.length - kept;
+    // f32 only: half precision would round the partial results.
+    const len = numel(p.shape.slice(kept));
+    if (!this.engine.reduceStrided && this.engine.reduceRows && (suffix > 1 || (suffix === 1 && dims.length > 1)) && op !== 'any' && op !== 'all' && p.dtype === 'f32' && len > 0 && p.numel > 0 && p.isContiguous()) {
+      const rows = this.alloc(p.dtype, p.numel / len) as FloatArray;
+      if (this.engine.reduceRows(op, rows, p.data as FloatArray, p.offset, p.numel / len, len)) {
+        const partial = this.finish(rows, [...p.shape.slice(0, kept), ...new Array<number>(suffix).fill(1)], p.dtype);
+        const rest = dims.filter((d) => d < kept);
+        if (rest.length === 0) return partial;
+        const result = this.reduce(op, partial, rest);
+        this.dispose(partial);
+        return result;
+      }
+      this.pool.give(rows);
+    }
+    const out = this.alloc(dtype, numel(shape));
     if (this.engine.reduceRows && dims.length === 1 && dims[0] === last && isEngineFloat(p) && isFloatArray(out) && p.isContiguous()) {
       const len = p.shape[last]!;
       if (len > 0 && this.engine.reduceRows(op, out, p.data, p.offset, p.numel / len, len)) return this.finish(out, shape, dtype);
@@ -628,6 +645,13 @@ function signature(a: CpuTensor, b: CpuTensor): string {
 /** True for float tensors (f32, f64, and f16/bf16 in f32 arrays): the only ones offered to an engine (i64 also lives in a Float64Array). */
 function isEngineFloat(t: CpuTensor): t is CpuTensor & { readonly data: FloatArray } {
   return isFloatDType(t.dtype) && isFloatArray(t.data);
+}
+
+/** The first dim of the run of reduced dims that ends the shape (`rank` when the last dim is kept). */
+function trailingReduced(rank: number, dims: readonly number[]): number {
+  let t = rank;
+  while (t > 0 && dims.includes(t - 1)) t--;
+  return t;
 }
 
 /** True when `t` is contiguous with exactly `shape`, so a flat loop can read it. */
