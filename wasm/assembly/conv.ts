@@ -33,16 +33,16 @@ export function im2colJob(args: usize, job: i32): void {
         for (let oy = 0; oy < oh; oy++) {
           const iy = oy * sh - ph + ky * dh;
           if (iy < 0 || iy >= h) {
-            memory.fill(dst, 0, <usize>ow * 4);
+            zeroRun(dst, ow);
           } else {
             const row = plane + <usize>(iy * w) * 4;
-            if (lo > 0) memory.fill(dst, 0, <usize>lo * 4);
+            zeroRun(dst, lo);
             if (sw == 1) {
-              if (hi > lo) memory.copy(dst + <usize>lo * 4, row + <usize>(lo + xOff) * 4, <usize>(hi - lo) * 4);
+              copyRun(dst + <usize>lo * 4, row + <usize>(lo + xOff) * 4, hi - lo);
             } else {
               for (let ox = lo; ox < hi; ox++) store<f32>(dst + <usize>ox * 4, load<f32>(row + <usize>(ox * sw + xOff) * 4));
             }
-            if (hi < ow) memory.fill(dst + <usize>hi * 4, 0, <usize>(ow - hi) * 4);
+            zeroRun(dst + <usize>hi * 4, ow - hi);
           }
           dst += <usize>ow * 4;
         }
@@ -97,6 +97,23 @@ function pool2x2(plane: usize, w: i32, oh: i32, ow: i32, out: usize, idx: usize)
       if (idx != 0) store<i32>(ind + <usize>ox * 4, 2 * oy * w + 2 * ox + pos);
     }
   }
+}
+
+// Rows of a column matrix are short (an output row: tens of floats), where memory.copy and
+// memory.fill cost more as calls than as copies: plain vector loops instead.
+
+/** Copies `n` floats from `src` to `dst`. */
+@inline function copyRun(dst: usize, src: usize, n: i32): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) v128.store(dst + <usize>i * 4, v128.load(src + <usize>i * 4));
+  for (; i < n; i++) store<f32>(dst + <usize>i * 4, load<f32>(src + <usize>i * 4));
+}
+
+/** Writes `n` zeros (none when `n` <= 0) from `dst`. */
+@inline function zeroRun(dst: usize, n: i32): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) v128.store(dst + <usize>i * 4, i32x4.splat(0));
+  for (; i < n; i++) store<f32>(dst + <usize>i * 4, 0);
 }
 
 // max pool argument block (u32 fields).
