@@ -224,3 +224,53 @@ export function col2imJob(args: usize, job: i32): void {
     }
   }
 }
+
+// Weight-gradient products argument block (u32 fields): rows m, columns n, length l, and a table
+// of 16-byte entries (A, B, C addresses, unused) with one entry per job.
+const D_M = 0, D_N = 4, D_L = 8, D_TABLE = 12;
+
+/**
+ * C[i, j] = Σₚ A[i, p] · B[j, p] for one table entry: both operands run contiguously along p (a
+ * weight gradient: the output gradient's rows against the im2col rows), so 2×4 tiles of dot
+ * products read them in place, with no packing; edge tiles repeat the last row or column and keep
+ * only their own results.
+ */
+export function dotJob(args: usize, job: i32): void {
+  const m = load<i32>(args, D_M), n = load<i32>(args, D_N), l = load<i32>(args, D_L);
+  const entry = <usize>load<u32>(args, D_TABLE) + <usize>job * 16;
+  const a = <usize>load<u32>(entry), b = <usize>load<u32>(entry, 4), c = <usize>load<u32>(entry, 8);
+  const rowBytes = <usize>l * 4;
+  for (let i = 0; i < m; i += 2) {
+    const a0 = a + <usize>i * rowBytes, a1 = a + <usize>min(i + 1, m - 1) * rowBytes;
+    for (let j = 0; j < n; j += 4) {
+      const b0 = b + <usize>j * rowBytes, b1 = b + <usize>min(j + 1, n - 1) * rowBytes;
+      const b2 = b + <usize>min(j + 2, n - 1) * rowBytes, b3 = b + <usize>min(j + 3, n - 1) * rowBytes;
+      let s00 = f32x4.splat(0), s01 = f32x4.splat(0), s02 = f32x4.splat(0), s03 = f32x4.splat(0);
+      let s10 = f32x4.splat(0), s11 = f32x4.splat(0), s12 = f32x4.splat(0), s13 = f32x4.splat(0);
+      let p = 0;
+      for (; p + 4 <= l; p += 4) {
+        const o = <usize>p * 4;
+        const x0 = v128.load(a0 + o), x1 = v128.load(a1 + o);
+        let y = v128.load(b0 + o);
+        s00 = f32x4.add(s00, f32x4.mul(x0, y)); s10 = f32x4.add(s10, f32x4.mul(x1, y));
+        y = v128.load(b1 + o);
+        s01 = f32x4.add(s01, f32x4.mul(x0, y)); s11 = f32x4.add(s11, f32x4.mul(x1, y));
+        y = v128.load(b2 + o);
+        s02 = f32x4.add(s02, f32x4.mul(x0, y)); s12 = f32x4.add(s12, f32x4.mul(x1, y));
+        y = v128.load(b3 + o);
+        s03 = f32x4.add(s03, f32x4.mul(x0, y)); s13 = f32x4.add(s13, f32x4.mul(x1, y));
+      }
+      const rows = min(2, m - i), cols = min(4, n - j);
+      for (let r = 0; r < rows; r++) {
+        const ar = r == 0 ? a0 : a1;
+        for (let q = 0; q < cols; q++) {
+          const s = r == 0 ? (q == 0 ? s00 : q == 1 ? s01 : q == 2 ? s02 : s03) : (q == 0 ? s10 : q == 1 ? s11 : q == 2 ? s12 : s13);
+          const bq = q == 0 ? b0 : q == 1 ? b1 : q == 2 ? b2 : b3;
+          let sum = (f32x4.extract_lane(s, 0) + f32x4.extract_lane(s, 1)) + (f32x4.extract_lane(s, 2) + f32x4.extract_lane(s, 3));
+          for (let t = p; t < l; t++) sum += load<f32>(ar + <usize>t * 4) * load<f32>(bq + <usize>t * 4);
+          store<f32>(c + <usize>((i + r) * n + j + q) * 4, sum);
+        }
+      }
+    }
+  }
+}

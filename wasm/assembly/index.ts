@@ -5,7 +5,7 @@
 import { gemmJob, gemmPackBJob, gemmRowsJob } from './gemm';
 import { binaryJob, scalarJob, stridedJob, unaryJob } from './elementwise';
 import { reduceJob, softmaxJob } from './rows';
-import { col2imJob, im2colJob, maxPoolJob } from './conv';
+import { col2imJob, dotJob, im2colJob, maxPoolJob } from './conv';
 import { randomJob } from './random';
 import { adamJob } from './optim';
 
@@ -28,6 +28,7 @@ export const KIND_gemmPackB: i32 = 10;
 export const KIND_gemmRows: i32 = 11;
 export const KIND_random: i32 = 12;
 export const KIND_adam: i32 = 13;
+export const KIND_dot: i32 = 14;
 
 /** Runs job `job` of a task of `kind` whose argument block is at `args`, on thread `tid`. */
 export function run(kind: i32, args: usize, job: i32, tid: i32): void {
@@ -45,6 +46,7 @@ export function run(kind: i32, args: usize, job: i32, tid: i32): void {
     case KIND_gemmRows: gemmRowsJob(args, job, tid); break;
     case KIND_random: randomJob(args, job); break;
     case KIND_adam: adamJob(args); break;
+    case KIND_dot: dotJob(args, job); break;
     default: stridedJob(args, job); break;
   }
 }

@@ -72,7 +72,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
   const kind = {
     gemm: rt.constant('KIND_gemm'), gemmPackB: rt.constant('KIND_gemmPackB'), gemmRows: rt.constant('KIND_gemmRows'), unary: rt.constant('KIND_unary'), binary: rt.constant('KIND_binary'), scalar: rt.constant('KIND_scalar'),
     reduce: rt.constant('KIND_reduce'), softmax: rt.constant('KIND_softmax'), im2col: rt.constant('KIND_im2col'), maxPool: rt.constant('KIND_maxPool'),
-    col2im: rt.constant('KIND_col2im'), strided: rt.constant('KIND_strided'), random: rt.constant('KIND_random'), adam: rt.constant('KIND_adam'),
+    col2im: rt.constant('KIND_col2im'), strided: rt.constant('KIND_strided'), random: rt.constant('KIND_random'), adam: rt.constant('KIND_adam'), dot: rt.constant('KIND_dot'),
   };
   const MR = rt.constant('MR'), NR = rt.constant('NR'), KC = rt.constant('KC');
   const threads = rt.threads;
@@ -426,8 +426,8 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
 
     conv2dWeightGrad(x, xShape, g, gShape, dw, wShape, o: ConvOptions): boolean {
       // Per image and group, dW_g += g_g [Cout/g, L] · cols_g [C/g·kh·kw, L]ᵀ: im2col into the arena
-      // for a chunk of images, one batched product writing a partial per image, then the partials
-      // summed in image order (the im2col matrix never leaves the module's memory).
+      // for a chunk of images, a task of dot-product tiles writing a partial per image, then the
+      // partials summed in image order (the im2col matrix never leaves the module's memory).
       if (!(x instanceof Float32Array) || !(g instanceof Float32Array) || !(dw instanceof Float32Array) || o.padding.length !== 2) return false;
       const [n, c, h, wd] = xShape as [number, number, number, number];
       const [, cOut, oh, ow] = gShape as [number, number, number, number];
@@ -455,8 +455,9 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
             rt.u32[e + 3] = 0;
           }
         }
-        // A = g rows (L apart), B = the columns read transposed (element (p, j) at j·L + p).
-        gemmTask(coutG, kk, l, l, 1, 1, l, kk, table, images * groups, gemmArgs);
+        // Both operands run along L: dot products of g's rows with the column matrix's rows.
+        rt.fields(gemmArgs, [coutG, kk, l, table]);
+        rt.run(kind.dot, gemmArgs, images * groups, parallel);
       }
       const f32 = rt.f32, part = partAt >>> 2, size = cOut * kk;
       for (let j = 0; j < size; j++) {
