@@ -6,75 +6,22 @@
 // page compares threaded and streamed kernels with the js engine and a random draw bit for bit.
 // Skips (and fails under BURN_TEST_STRICT=1) when Chromium, playwright-core or esbuild is missing.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { browserMissing, runPage } from '../helpers/browser.js';
 import type { WasmPageResult } from './wasm-browser/page.js';
 
-const CHROMIUM = process.env['BURN_CHROMIUM'] ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-type Playwright = typeof import('playwright-core');
-type Esbuild = typeof import('esbuild');
-
-const playwright = await import('playwright-core').then((m: Playwright) => m, () => undefined);
-const esbuild = await import('esbuild').then((m: Esbuild) => m, () => undefined);
 const modules = new URL('../../src/backends/cpu/wasm/', import.meta.url);
-const missing = !existsSync(CHROMIUM)
-  ? `Chromium is not installed at ${CHROMIUM} (apt-get install chromium)`
-  : !playwright ? 'playwright-core is not installed (npm install)' : !esbuild ? 'esbuild is not installed (npm install)'
-  : !existsSync(new URL('kernels-mt.wasm', modules)) ? 'the wasm modules are not built (npm run build)' : undefined;
+const missing = browserMissing ?? (existsSync(new URL('kernels-mt.wasm', modules)) ? undefined : 'the wasm modules are not built (npm run build)');
 
-/** Serves the page, its bundle and the two modules; with `isolated`, the headers that make the page cross-origin isolated. */
-async function serve(script: string, isolated: boolean): Promise<{ server: Server; url: string }> {
-  const files: Record<string, [string, string | Buffer]> = {
-    '/': ['text/html', '<!doctype html><html><head><script type="module" src="/page.js"></script></head><body>burn-ts wasm</body></html>'],
-    '/page.js': ['text/javascript', script],
-    '/kernels-mt.wasm': ['application/wasm', readFileSync(new URL('kernels-mt.wasm', modules))],
-    '/kernels-st.wasm': ['application/wasm', readFileSync(new URL('kernels-st.wasm', modules))],
-  };
-  const server = createServer((req, res) => {
-    const file = files[req.url ?? ''];
-    const headers: Record<string, string> = isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
-    if (!file) {
-      res.writeHead(404, headers);
-      res.end();
-      return;
-    }
-    res.writeHead(200, { ...headers, 'content-type': file[0] });
-    res.end(file[1]);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return { server, url: `http://127.0.0.1:${port}/` };
-}
-
-/** Loads the page in a fresh headless Chromium and returns what it reports. */
+/** Loads the page in a fresh headless Chromium, with the engine's modules next to it; `isolated`: with the COOP/COEP headers. */
 async function visit(isolated: boolean): Promise<WasmPageResult> {
-  const entry = fileURLToPath(new URL('./wasm-browser/page.ts', import.meta.url));
-  const built = await esbuild!.build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'error' });
-  const { server, url } = await serve(built.outputFiles[0]!.text, isolated);
-  const profile = mkdtempSync(join(tmpdir(), 'burn-chromium-'));
-  const context = await playwright!.chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
-  try {
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(url);
-    await page.waitForFunction(() => (globalThis as { burnResult?: unknown }).burnResult !== undefined, undefined, { timeout: 60_000 });
-    const result = (await page.evaluate(() => (globalThis as { burnResult?: unknown }).burnResult)) as WasmPageResult | { error: string };
-    assert.deepEqual(errors, []);
-    if ('error' in result) assert.fail(`the page failed: ${result.error}`);
-    return result;
-  } finally {
-    await context.close();
-    server.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
+  const wasm = (name: string) => ['application/wasm', readFileSync(new URL(name, modules))] as const;
+  return runPage<WasmPageResult>(fileURLToPath(new URL('./wasm-browser/page.ts', import.meta.url)), {
+    headers: isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {},
+    files: { '/kernels-mt.wasm': wasm('kernels-mt.wasm'), '/kernels-st.wasm': wasm('kernels-st.wasm') },
+  });
 }
 
 /** The kernels agree with the js engine (matmul and softmax within f32 rounding of their sums; elementwise ops exactly or within exp's ulp). */

@@ -6,31 +6,11 @@
 // SwiftShader WebGPU adapter once --enable-unsafe-webgpu is given. Skips (and fails under
 // BURN_TEST_STRICT=1) when Chromium or playwright-core is missing.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Device, Tensor } from '../../../src/index.js';
+import { browserMissing, runPage } from '../../helpers/browser.js';
 import type { PageResult } from './browser/page.js';
-
-const CHROMIUM = process.env['BURN_CHROMIUM'] ?? '/usr/bin/chromium';
-
-/** Chromium flags: headless, no network chatter, a software WebGPU adapter (SwiftShader). */
-export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader', '--use-angle=swiftshader', '--enable-features=Vulkan',
-];
-
-type Playwright = typeof import('playwright-core');
-type Esbuild = typeof import('esbuild');
-
-const playwright = await import('playwright-core').then((m: Playwright) => m, () => undefined);
-const esbuild = await import('esbuild').then((m: Esbuild) => m, () => undefined);
-const missing = !existsSync(CHROMIUM)
-  ? `Chromium is not installed at ${CHROMIUM} (apt-get install chromium)`
-  : !playwright ? 'playwright-core is not installed (npm install)' : !esbuild ? 'esbuild is not installed (npm install)' : undefined;
 
 /** The same computations as the page, on the CPU. */
 async function expected(): Promise<Omit<PageResult, 'device' | 'runtime'>> {
@@ -64,51 +44,17 @@ function close(got: readonly number[], want: readonly number[], label: string, t
   got.forEach((v, i) => assert.ok(Math.abs(v - want[i]!) <= tol * Math.max(1, Math.abs(want[i]!)), `${label}[${i}]: ${v} vs ${want[i]}`));
 }
 
-async function serve(script: string): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    if (req.url === '/page.js') {
-      res.writeHead(200, { 'content-type': 'text/javascript' });
-      res.end(script);
-    } else {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<!doctype html><html><head><script type="module" src="/page.js"></script></head><body>burn-ts WebGPU</body></html>');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return { server, url: `http://127.0.0.1:${port}/` };
-}
-
 describe('WebGPU in headless Chromium (navigator.gpu)', () => {
-  it('a bundled page runs matmul + softmax and a training loop with the CPU\'s values', { skip: missing ?? false, timeout: 180_000 }, async () => {
-    const entry = fileURLToPath(new URL('./browser/page.ts', import.meta.url));
-    const built = await esbuild!.build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'error' });
-    const { server, url } = await serve(built.outputFiles[0]!.text);
-    const profile = mkdtempSync(join(tmpdir(), 'burn-chromium-'));
-    const context = await playwright!.chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-    try {
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      await page.goto(url);
-      await page.waitForFunction(() => (globalThis as { burnResult?: unknown }).burnResult !== undefined, undefined, { timeout: 60_000 });
-      const result = (await page.evaluate(() => (globalThis as { burnResult?: unknown }).burnResult)) as PageResult | { error: string };
-      assert.deepEqual(errors, []);
-      if ('error' in result) assert.fail(`the page failed: ${result.error}`);
-      assert.match(result.device, /^webgpu\(/);
-      assert.equal(result.runtime, 'browser (navigator.gpu)');
-      const want = await expected();
-      close(result.product, want.product, 'matmul', 0);
-      close(result.softmax, want.softmax, 'softmax');
-      close(result.grad, want.grad, 'gradient');
-      close(result.losses, want.losses, 'losses', 1e-4);
-      close(result.weights, want.weights, 'weights', 1e-4);
-      assert.ok(result.losses[29]! < result.losses[0]! / 10, `the loss falls: ${result.losses[0]} → ${result.losses[29]}`);
-    } finally {
-      await context.close();
-      server.close();
-      rmSync(profile, { recursive: true, force: true });
-    }
+  it('a bundled page runs matmul + softmax and a training loop with the CPU\'s values', { skip: browserMissing ?? false, timeout: 180_000 }, async () => {
+    const result = await runPage<PageResult>(fileURLToPath(new URL('./browser/page.ts', import.meta.url)));
+    assert.match(result.device, /^webgpu\(/);
+    assert.equal(result.runtime, 'browser (navigator.gpu)');
+    const want = await expected();
+    close(result.product, want.product, 'matmul', 0);
+    close(result.softmax, want.softmax, 'softmax');
+    close(result.grad, want.grad, 'gradient');
+    close(result.losses, want.losses, 'losses', 1e-4);
+    close(result.weights, want.weights, 'weights', 1e-4);
+    assert.ok(result.losses[29]! < result.losses[0]! / 10, `the loss falls: ${result.losses[0]} → ${result.losses[29]}`);
   });
 });
