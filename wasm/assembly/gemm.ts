@@ -13,8 +13,12 @@
 export const MR: i32 = 4;
 /** Columns of the micro-kernel (two f32x4). */
 export const NR: i32 = 8;
-/** Depth of a K-block. */
-export const KC: i32 = 256;
+/**
+ * Depth of a K-block. 512: an A sliver (8 KB) and a B sliver (16 KB) stay in L1, a job's A block
+ * (128 rows, 256 KB) in L2; measured 3–5% faster than 256 at 512³ and 1024³ (fewer passes over C
+ * and fewer pack tasks).
+ */
+export const KC: i32 = 512;
 
 // Argument block of a gemm task (u32 fields at `args`).
 const M = 0, N = 4, K = 8, A_RS = 12, A_CS = 16, B_RS = 20, B_CS = 24, LDC = 28, TABLE = 32;
