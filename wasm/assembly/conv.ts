@@ -1,4 +1,4 @@
-// im2col for NCHW convolutions and 2-d max pooling.
+// im2col and col2im for NCHW convolutions, the weight gradient's dot products, and 2-d max pooling.
 
 // im2col argument block (u32 fields).
 const C = 0, H = 4, W = 8, KH = 12, KW = 16, SH = 20, SW = 24, PH = 28, PW = 32, DH = 36, DW = 40, OH = 44, OW = 48;
