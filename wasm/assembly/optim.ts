@@ -27,9 +27,10 @@ export function adamJob(args: usize): void {
   const n = load<i32>(args, COUNT);
   const p = <usize>load<u32>(args, P), g = <usize>load<u32>(args, G), m = <usize>load<u32>(args, M), v = <usize>load<u32>(args, V);
   const outP = <usize>load<u32>(args, OUT_P), outM = <usize>load<u32>(args, OUT_M), outV = <usize>load<u32>(args, OUT_V);
-  const beta1 = f64x2.splat(load<f64>(args, BETA1)), c1 = f64x2.splat(load<f64>(args, C1));
-  const beta2 = f64x2.splat(load<f64>(args, BETA2)), c2 = f64x2.splat(load<f64>(args, C2));
-  const factor = f64x2.splat(load<f64>(args, FACTOR)), eps = f64x2.splat(load<f64>(args, EPS));
+  const b1 = load<f64>(args, BETA1), k1 = load<f64>(args, C1), b2 = load<f64>(args, BETA2), k2 = load<f64>(args, C2);
+  const f = load<f64>(args, FACTOR), e = load<f64>(args, EPS);
+  const beta1 = f64x2.splat(b1), c1 = f64x2.splat(k1), beta2 = f64x2.splat(b2), c2 = f64x2.splat(k2);
+  const factor = f64x2.splat(f), eps = f64x2.splat(e);
   const first = m == 0;
   let i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -48,12 +49,12 @@ export function adamJob(args: usize): void {
   for (; i < n; i++) {
     const at = <usize>i * 4;
     const gi = load<f32>(g + at);
-    let mi = <f32>(<f64>gi * f64x2.extract_lane(c1, 0)), vi = <f32>(<f64>(gi * gi) * f64x2.extract_lane(c2, 0));
+    let mi = <f32>(<f64>gi * k1), vi = <f32>(<f64>(gi * gi) * k2);
     if (!first) {
-      mi = <f32>(<f64>load<f32>(m + at) * f64x2.extract_lane(beta1, 0)) + mi;
-      vi = <f32>(<f64>load<f32>(v + at) * f64x2.extract_lane(beta2, 0)) + vi;
+      mi = <f32>(<f64>load<f32>(m + at) * b1) + mi;
+      vi = <f32>(<f64>load<f32>(v + at) * b2) + vi;
     }
-    const step = <f32>(<f64>mi * f64x2.extract_lane(factor, 0)) / <f32>(<f64>Mathf.sqrt(vi) + f64x2.extract_lane(eps, 0));
+    const step = <f32>(<f64>mi * f) / <f32>(<f64>Mathf.sqrt(vi) + e);
     store<f32>(outP + at, load<f32>(p + at) - step);
     store<f32>(outM + at, mi);
     store<f32>(outV + at, vi);
