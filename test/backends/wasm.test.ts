@@ -83,8 +83,9 @@ describe('wasm engine', { skip }, () => {
 
   it('matmul: odd sizes, transposed and strided operands, batch broadcast, a · aᵀ', () => {
     const before = handled['gemm'] ?? 0;
-    // [9, 1100, 13]: a small product over several K-blocks (the tiled path accumulates block by block).
-    const shapes: [number, number, number][] = [[1, 1, 1], [2, 3, 4], [7, 13, 5], [4, 8, 8], [33, 65, 17], [129, 31, 257], [64, 300, 72], [9, 1100, 13]];
+    // [9, 1100, 13]: a small product over several K-blocks (the tiled path accumulates block by block);
+    // [70, 530, 9]: a tile with more rows than one packed A block holds at that depth (blocks of 60 and 10 rows).
+    const shapes: [number, number, number][] = [[1, 1, 1], [2, 3, 4], [7, 13, 5], [4, 8, 8], [33, 65, 17], [129, 31, 257], [64, 300, 72], [9, 1100, 13], [70, 530, 9]];
     for (const [m, k, n] of shapes) {
       const tol = 2e-6 * Math.sqrt(k);
       same(device, `${m}x${k}x${n}`, (d) => tensor([m, k], 1, d).matmul(tensor([k, n], 2, d)), 1e-5, tol);
@@ -107,7 +108,9 @@ describe('wasm engine', { skip }, () => {
     const before = handled['gemm'] ?? 0;
     same(device, 'shared 96x600x130', (d) => tensor([96, 600], 60, d).matmul(tensor([600, 130], 61, d)), 1e-5, 2e-6 * Math.sqrt(600));
     same(device, 'shared Aᵀ 70x513x64', (d) => tensor([513, 70], 62, d).transpose().matmul(tensor([513, 64], 63, d)), 1e-5, 2e-6 * Math.sqrt(513));
-    assert.equal((handled['gemm'] ?? 0) - before, 2);
+    // Jobs of 76 rows, packed in A blocks of 60 and 16 rows (depth 260).
+    same(device, 'shared 600x520x40', (d) => tensor([600, 520], 67, d).matmul(tensor([520, 40], 68, d)), 1e-5, 2e-6 * Math.sqrt(520));
+    assert.equal((handled['gemm'] ?? 0) - before, 3);
     const o = { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 };
     same(device, 'single-image conv with bias', (d) => functional.conv2d(tensor([1, 16, 40, 40], 64, d) as Tensor<4, Float>, tensor([48, 16, 3, 3], 65, d) as Tensor<4, Float>, tensor([48], 66, d) as Tensor<1, Float>, o), 1e-5, 1e-5);
   });
