@@ -413,6 +413,24 @@ describe('wasm engine', { skip }, () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       assert.ok(rt3.jobsRun().slice(1).some((n) => n > 0), `jobs per thread: ${rt3.jobsRun()}`);
+      // The hooks of a large product: A's copy once before the jobs of the first task (packing B),
+      // then every block of rows of C reported once, the workers' included, and copied out.
+      const tasks: { jobs: number; before: number; done: number[] }[] = [];
+      const run = rt3.run.bind(rt3);
+      rt3.run = (kind, args, jobs, parallel, hooks) => {
+        if (!hooks) return run(kind, args, jobs, parallel);
+        const rec = { jobs, before: 0, done: [] as number[] };
+        tasks.push(rec);
+        const { beforeJobs, jobDone } = hooks;
+        run(kind, args, jobs, parallel, {
+          beforeJobs: beforeJobs && (() => (rec.before++, beforeJobs())),
+          jobDone: jobDone && ((job) => (rec.done.push(job), jobDone(job))),
+        });
+      };
+      same(threaded, 'matmul, copies overlapped', (d) => tensor([600, 64], 159, d).matmul(tensor([64, 96], 160, d)), 1e-5, 2e-5);
+      assert.equal(tasks.length, 2);
+      assert.deepEqual([tasks[0]!.before, tasks[0]!.done.length], [1, 0]);
+      assert.deepEqual([tasks[1]!.before, [...tasks[1]!.done].sort((x, y) => x - y)], [0, Array.from({ length: tasks[1]!.jobs }, (_, j) => j)]);
     } finally {
       rt3.close();
     }

@@ -22,7 +22,10 @@
  *
  * Compute-bound kernels lose little; memory-bound elementwise ops run at about half the in-memory
  * speed, still several times the js engine. On two threads the copies, which only the calling
- * thread can make, weigh more: 7 % of a 256³ product (31 of 431 µs) and 4 % at 1024³. Memory stays flat: the arena is reused by
+ * thread can make, weigh more: a 256³ product with no copies at all ran 15% faster (the other
+ * core also has to fetch what the calling thread wrote), so a large product overlaps them with
+ * the work: A is copied while the threads pack B, and each block of rows of C is copied out as
+ * soon as its job finishes (+4% at 256³, +1% at 1024³). Memory stays flat: the arena is reused by
  * every call (test/backends/wasm.test.ts runs a 300-step loop without a single dispose()).
  */
 import type { BinaryOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
@@ -30,6 +33,14 @@ import type { ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../../backen
 import type { Conv2dArgs, ConvTranspose2dArgs, CpuEngineKernels, FloatArray, GemmArgs } from '../engine.js';
 import { MAX_JOBS } from './pool.js';
 import { GEMM_MAX_TILE, type WasmRuntime } from './runtime.js';
+
+/** Copies a gemm's caller overlaps with the work (see `gemmTask` in `wasmKernels`). */
+interface GemmIo {
+  /** Copies A into the arena; runs before any job reads A. */
+  readonly copyA?: () => void;
+  /** Rows [i0, i1) of C are final. */
+  readonly rowsDone?: (i0: number, i1: number) => void;
+}
 
 /** Size thresholds below which the engine declines work (the JavaScript kernels are faster there). */
 export interface WasmEngineOptions {
@@ -97,11 +108,15 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
   /**
    * Runs a gemm task over `batches` entries of the table at `table` (A, B, C, bias addresses):
    * C = A · B (+ bias per row), A `m × k` and B `k × n` with element strides, C with row stride `ldc`.
+   * `io` lets the caller overlap its copies with the work: `copyA` (A's copy into the arena, made
+   * before any job reads A) and `rowsDone` (rows [i0, i1) of C are final). Returns whether
+   * `rowsDone` covered every row (else C is final when this returns).
    */
-  const gemmTask = (m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, batches: number, args: number): void => {
+  const gemmTask = (m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, batches: number, args: number, io?: GemmIo): boolean => {
     const macs = batches * m * n * k;
     const parallel = threads > 1 && macs >= minParallel;
-    if (parallel && batches === 1 && k > 0 && m >= 4 * MR * threads && sharedGemm(m, n, k, aRs, aCs, bRs, bCs, ldc, table, args)) return;
+    if (parallel && batches === 1 && k > 0 && m >= 4 * MR * threads && sharedGemm(m, n, k, aRs, aCs, bRs, bCs, ldc, table, args, io)) return io?.rowsDone !== undefined;
+    io?.copyA?.();
     let mt = Math.min(GEMM_MAX_TILE.m, roundUp(m, MR)), nt = Math.min(GEMM_MAX_TILE.n, roundUp(n, NR));
     const tiles = () => Math.ceil(m / mt) * Math.ceil(n / nt);
     if (parallel) {
@@ -119,14 +134,17 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       rt.fields(args, [m, n, k, aRs, aCs, bRs, bCs, ldc, table + b0 * 16, mt, nt, Math.ceil(m / mt), Math.ceil(n / nt), rt.scratch, rt.scratchStride]);
       rt.run(kind.gemm, args, count * perBatch, parallel);
     }
+    return false;
   };
 
   /**
    * One product (the table's first entry) over the threads with B packed once per K-block into a
    * shared buffer: per block, a pack task over column slivers, then a task over blocks of rows.
+   * A's copy (`io.copyA`) overlaps the first pack task, and the last rows task reports each block
+   * of rows as it finishes (`io.rowsDone`), so the caller copies them out while others still run.
    * False when the arena cannot hold the packed block (the tiled path then runs).
    */
-  const sharedGemm = (m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, args: number): boolean => {
+  const sharedGemm = (m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, args: number, io?: GemmIo): boolean => {
     const blocks = Math.ceil(k / KC), depth = Math.ceil(k / blocks);
     const packed = rt.alloc(roundUp(n, NR) * depth * 4);
     if (packed < 0) return false;
@@ -139,8 +157,9 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       const kc = Math.min(depth, k - k0);
       const last = k0 + kc >= k;
       rt.fields(args, [m, n, kc, a + k0 * aCs * 4, aRs, aCs, b + k0 * bRs * 4, bRs, bCs, c, ldc, last ? bias : 0, k0 > 0 ? 1 : 0, packed, rows, cols, rt.scratch, rt.scratchStride]);
-      rt.run(kind.gemmPackB, args, Math.ceil(n / cols), true);
-      rt.run(kind.gemmRows, args, Math.ceil(m / rows), true);
+      rt.run(kind.gemmPackB, args, Math.ceil(n / cols), true, k0 === 0 && io?.copyA ? { beforeJobs: io.copyA } : undefined);
+      const rowsDone = io?.rowsDone;
+      rt.run(kind.gemmRows, args, Math.ceil(m / rows), true, last && rowsDone ? { jobDone: (job) => rowsDone(job * rows, Math.min(m, (job + 1) * rows)) } : undefined);
     }
     return true;
   };
@@ -214,7 +233,9 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       const aSpan = span(aOffs, m, k, g.aRowStride, g.aColStride);
       const bSpan = span(bOffs, k, n, g.bRowStride, g.bColStride);
       rt.reset();
-      const [aAt, bAt] = copyOperands(a, aSpan, b, bSpan);
+      // A's copy is deferred (it can overlap the packing of B) unless one copy serves both.
+      const deferA = a !== b;
+      const [aAt, bAt] = deferA ? [rt.alloc((aSpan.hi - aSpan.lo) * 4), rt.copyIn(b, bSpan.lo, bSpan.hi)] : copyOperands(a, aSpan, b, bSpan);
       const cAt = rt.alloc(batches * m * n * 4), table = rt.alloc(batches * 16), args = rt.alloc(128);
       if (aAt < 0 || bAt < 0 || cAt < 0 || table < 0 || args < 0) return false;
       const t = table >>> 2;
@@ -224,8 +245,12 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
         rt.u32[t + 4 * i + 2] = cAt + i * m * n * 4;
         rt.u32[t + 4 * i + 3] = 0;
       }
-      gemmTask(m, n, k, g.aRowStride, g.aColStride, g.bRowStride, g.bColStride, n, table, batches, args);
-      rt.copyOut(cAt, c, batches * m * n);
+      const io: GemmIo = {
+        copyA: deferA ? () => rt.f32.set(a.subarray(aSpan.lo, aSpan.hi), aAt >>> 2) : undefined,
+        // One product: rows of C reach `c` as their jobs finish.
+        rowsDone: batches === 1 ? (i0, i1) => rt.copyOut(cAt + i0 * n * 4, c, (i1 - i0) * n, i0 * n) : undefined,
+      };
+      if (!gemmTask(m, n, k, g.aRowStride, g.aColStride, g.bRowStride, g.bColStride, n, table, batches, args, io)) rt.copyOut(cAt, c, batches * m * n);
       return true;
     },
 

@@ -10,7 +10,9 @@
  * kind and argument address are written before its state word and read after a successful take
  * (the task cannot change while one of its jobs is unfinished). Each finished job increments
  * `DONE`; the caller waits (spinning briefly, then `Atomics.wait` where the platform allows) until
- * it equals the count. Idle workers sleep on the `WAKE` counter.
+ * it equals the count. Idle workers sleep on the `WAKE` counter. A worker also stamps each of the
+ * first {@link WATCHED_JOBS} jobs it finishes with the task's tag, so the caller can hand finished
+ * jobs' results on (copy them out) while other jobs still run.
  */
 import { isNode, nodeBuiltin } from './loader.js';
 import type { WasmMemory, WasmModule } from './wasm-api.js';
@@ -25,10 +27,21 @@ const WORKER_SPIN_MS = 0.5;
 
 /** The most jobs one task may have (the width of the job fields of the state word). */
 export const MAX_JOBS = 0xffff;
+/** Jobs of a task whose completion is reported one by one ({@link TaskHooks.jobDone}). */
+const WATCHED_JOBS = 256;
 
-// Int32 slots of the control buffer (the 64-bit state word takes slots 0 and 1); from JOBS on,
-// one counter per thread of the jobs it ran.
-const WAKE = 2, DONE = 3, KIND = 4, ARGS = 5, ERROR = 6, STOP = 7, JOBS = 8;
+// Int32 slots of the control buffer (the 64-bit state word takes slots 0 and 1); from FINISHED on,
+// the tag of the task whose job of that index last finished; from JOBS on, one counter per thread
+// of the jobs it ran.
+const WAKE = 2, DONE = 3, KIND = 4, ARGS = 5, ERROR = 6, STOP = 7, FINISHED = 8, JOBS = FINISHED + WATCHED_JOBS;
+
+/** Work the calling thread does around a task's jobs. */
+export interface TaskHooks {
+  /** Runs on the calling thread once the workers are woken, before it takes jobs (e.g. a copy the later jobs need, overlapping the first ones). */
+  readonly beforeJobs?: () => void;
+  /** Called on the calling thread once per job, after that job finished (its own right away, the workers' as it sees them), before `run` returns; any order. */
+  readonly jobDone?: (job: number) => void;
+}
 
 /** The worker's code, the same in Node and browsers (only the bootstrap differs). */
 const WORKER_MAIN = `
@@ -43,6 +56,7 @@ function burnWasmWorker(module, memory, sab, tid, spin) {
       if (next >= count) break;
       if (Atomics.compareExchange(state, 0, v, v + 1n) !== v) continue;
       try { run(Atomics.load(ctrl, ${KIND}), Atomics.load(ctrl, ${ARGS}), next, tid); } catch (e) { Atomics.store(ctrl, ${ERROR}, 1); }
+      if (next < ${WATCHED_JOBS}) Atomics.store(ctrl, ${FINISHED} + next, Number(v >> 32n) | 0);
       Atomics.add(ctrl, ${JOBS} + tid, 1);
       if (Atomics.add(ctrl, ${DONE}, 1) + 1 === count) Atomics.notify(ctrl, ${DONE});
     }
@@ -78,6 +92,8 @@ export class ThreadPool {
   private readonly state: BigInt64Array;
   private workers: WorkerHandle[] | undefined;
   private tag = 0;
+  /** Jobs of the current task already reported to {@link TaskHooks.jobDone}. */
+  private readonly reported = new Uint8Array(WATCHED_JOBS);
   /** Whether this thread may block in `Atomics.wait` (not on a browser's main thread). */
   private canBlock = true;
   /** Why workers could not be started (the pool then runs everything on the calling thread). */
@@ -106,7 +122,7 @@ export class ThreadPool {
   }
 
   /** Runs jobs 0..jobs-1 of a task over the calling thread and the workers; returns when all are done. */
-  run(kind: number, args: number, jobs: number): void {
+  run(kind: number, args: number, jobs: number, hooks?: TaskHooks): void {
     if (jobs > MAX_JOBS) throw new RangeError(`wasm engine: ${jobs} jobs in one task (at most ${MAX_JOBS})`);
     this.start();
     const ctrl = this.ctrl;
@@ -115,10 +131,21 @@ export class ThreadPool {
     Atomics.store(ctrl, DONE, 0);
     Atomics.store(ctrl, ERROR, 0);
     this.tag = (this.tag + 1) >>> 0;
+    const stamp = this.tag | 0;
     Atomics.store(this.state, 0, (BigInt(this.tag) << 32n) | (BigInt(jobs) << 16n));
     Atomics.add(ctrl, WAKE, 1);
     Atomics.notify(ctrl, WAKE);
+    const jobDone = hooks?.jobDone;
+    const watch = jobDone !== undefined && jobs <= WATCHED_JOBS;
+    const reported = this.reported;
+    if (watch) reported.fill(0, 0, jobs);
+    let pending = jobs;
     let failed: unknown;
+    try {
+      hooks?.beforeJobs?.();
+    } catch (e) {
+      failed = e;
+    }
     // Take jobs like any worker.
     for (;;) {
       const v = Atomics.load(this.state, 0);
@@ -132,18 +159,33 @@ export class ThreadPool {
       }
       ctrl[JOBS]!++;
       Atomics.add(ctrl, DONE, 1);
+      if (watch) {
+        reported[next] = 1;
+        pending--;
+        jobDone(next);
+      }
     }
-    // Wait for the jobs other threads took.
+    // Wait for the jobs other threads took, handing on each as it finishes.
     for (let spins = 0; ; spins++) {
+      if (watch && pending > 0) {
+        for (let j = 0; j < jobs; j++) {
+          if (reported[j] === 0 && Atomics.load(ctrl, FINISHED + j) === stamp) {
+            reported[j] = 1;
+            pending--;
+            jobDone(j);
+          }
+        }
+      }
       const done = Atomics.load(ctrl, DONE);
-      if (done >= jobs) break;
-      if (spins < 20000 || !this.canBlock) continue;
+      if (done >= jobs && (!watch || pending === 0)) break;
+      if (done >= jobs || spins < 20000 || !this.canBlock) continue;
       try {
         Atomics.wait(ctrl, DONE, done, 50);
       } catch {
         this.canBlock = false; // a browser's main thread may not block: keep spinning
       }
     }
+    if (jobDone !== undefined && !watch) for (let j = 0; j < jobs; j++) jobDone(j);
     if (failed !== undefined) throw failed;
     if (Atomics.load(ctrl, ERROR) !== 0) throw new Error(`wasm engine: a job of task kind ${kind} failed in a worker thread`);
   }

@@ -8,7 +8,7 @@
  * calls (tensors themselves stay in JavaScript typed arrays, see kernels.ts).
  */
 import type { Compiled, WasmVariant } from './loader.js';
-import { MAX_JOBS, ThreadPool } from './pool.js';
+import { MAX_JOBS, ThreadPool, type TaskHooks } from './pool.js';
 import { webAssembly, type WasmMemory, type WasmModule } from './wasm-api.js';
 
 /** The module's exported functions. */
@@ -108,11 +108,19 @@ export class WasmRuntime {
     dst.set(this.f32.subarray(at >>> 2, (at >>> 2) + n), dstOffset);
   }
 
-  /** Runs jobs 0..jobs-1 of a task; spread over the threads when `parallel` and there are several. */
-  run(kind: number, args: number, jobs: number, parallel: boolean): void {
+  /**
+   * Runs jobs 0..jobs-1 of a task; spread over the threads when `parallel` and there are several.
+   * `hooks` run on the calling thread (on one thread: before the jobs, and after them for each job).
+   */
+  run(kind: number, args: number, jobs: number, parallel: boolean, hooks?: TaskHooks): void {
     if (jobs <= 0) return;
-    if (parallel && this.pool && jobs > 1 && jobs <= MAX_JOBS) this.pool.run(kind, args, jobs);
-    else this.kernels.runRange(kind, args, 0, jobs);
+    if (parallel && this.pool && jobs > 1 && jobs <= MAX_JOBS) {
+      this.pool.run(kind, args, jobs, hooks);
+      return;
+    }
+    hooks?.beforeJobs?.();
+    this.kernels.runRange(kind, args, 0, jobs);
+    if (hooks?.jobDone) for (let j = 0; j < jobs; j++) hooks.jobDone(j);
   }
 
   /** Bytes the memory holds now (it grows to the largest engine call, never with the number of calls). */
