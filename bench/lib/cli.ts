@@ -58,7 +58,11 @@ export function parseArgs(argv: readonly string[]): CliOptions {
 /** Default measurement: about a few minutes for the whole suite on two cores. */
 export const FULL_CONFIG: MeasureConfig = {
   batchCalls: 10_000, batches: 11, warmupBatches: 2,
-  warmupRuns: 1, warmupSeconds: 0.5, maxWarmupRuns: 5,
+  // Warm-up is time-based: a fresh process runs its first ~100 ms of a kernel slower (WebAssembly
+  // starts in V8's baseline tier and moves to optimized code as functions get hot; JavaScript
+  // likewise), and 5 runs of a sub-millisecond op were all inside that window (wasm 256³: 35–48
+  // GFLOP/s in the first 100 ms, 58–68 after).
+  warmupRuns: 1, warmupSeconds: 0.5, maxWarmupRuns: 5_000,
   minRuns: 3, maxRuns: 200, budgetSeconds: 1.5,
 };
 

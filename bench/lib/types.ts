@@ -112,6 +112,7 @@ export interface MeasureConfig {
   readonly warmupRuns: number;
   /** Least warm-up time of a case, seconds (bulk: at most `maxWarmupRuns` runs; overhead: 100 batches). */
   readonly warmupSeconds: number;
+  /** Most untimed warm-up runs of a bulk case (a cap for the time-based warm-up). */
   readonly maxWarmupRuns: number;
   /** Least and most timed runs of a bulk case; between them, runs go on until `budgetSeconds`. */
   readonly minRuns: number;
