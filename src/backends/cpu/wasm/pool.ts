@@ -141,6 +141,14 @@ export class ThreadPool {
     if (watch) reported.fill(0, 0, jobs);
     let pending = jobs;
     let failed: unknown;
+    // A hook that throws must not end the call while workers still run this task's jobs.
+    const report = (job: number): void => {
+      try {
+        jobDone?.(job);
+      } catch (e) {
+        failed ??= e;
+      }
+    };
     try {
       hooks?.beforeJobs?.();
     } catch (e) {
@@ -162,7 +170,7 @@ export class ThreadPool {
       if (watch) {
         reported[next] = 1;
         pending--;
-        jobDone(next);
+        report(next);
       }
     }
     // Wait for the jobs other threads took, handing on each as it finishes.
@@ -172,7 +180,7 @@ export class ThreadPool {
           if (reported[j] === 0 && Atomics.load(ctrl, FINISHED + j) === stamp) {
             reported[j] = 1;
             pending--;
-            jobDone(j);
+            report(j);
           }
         }
       }
@@ -185,7 +193,7 @@ export class ThreadPool {
         this.canBlock = false; // a browser's main thread may not block: keep spinning
       }
     }
-    if (jobDone !== undefined && !watch) for (let j = 0; j < jobs; j++) jobDone(j);
+    if (jobDone !== undefined && !watch) for (let j = 0; j < jobs; j++) report(j);
     if (failed !== undefined) throw failed;
     if (Atomics.load(ctrl, ERROR) !== 0) throw new Error(`wasm engine: a job of task kind ${kind} failed in a worker thread`);
   }
