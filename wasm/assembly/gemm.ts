@@ -39,7 +39,7 @@ const MT = 36, NT = 40, TILES_M = 44, TILES_N = 48, SCRATCH = 52, SCRATCH_STRIDE
 // Each batch entry of the table: A, B, C and bias (0: none) byte addresses.
 const ENTRY = 16;
 
-/** Bytes of per-thread scratch a gemm with tiles `mt × nt` needs. */
+/** Bytes of per-thread scratch a gemm with tiles `mt × nt` needs (A goes through blocks of bounded size, so `mt` does not change it). */
 export function gemmScratchBytes(mt: i32, nt: i32): i32 {
   return aBlockBytes() + (nt + NR) * KC * 4 + MR * NR * 4 + 64;
 }
