@@ -456,6 +456,43 @@ describe('wasm engine', { skip }, () => {
     assert.ok(grown < 256 * 2 ** 20, `process memory grew by ${(grown / 2 ** 20).toFixed(0)} MiB over 300 steps`);
   });
 
+  it('copies in and out of the module memory (shared and plain) keep every value, at any offset, after growth too', () => {
+    for (const variant of ['mt', 'st'] as const) {
+      const compiled = compileSync(variant);
+      assert.ok('module' in compiled, 'reason' in compiled ? compiled.reason : '');
+      const rt = new WasmRuntime(compiled, variant === 'mt' ? 2 : 1);
+      try {
+        const src = Float32Array.from({ length: 4099 }, (_, i) => i * 0.5 - 7);
+        const ints = Int32Array.from({ length: 1001 }, (_, i) => (i * 2654435761) | 0);
+        const check = (): void => {
+          rt.reset();
+          // Offsets that leave the two sides' addresses differently aligned (3 elements in, 64-byte arena blocks).
+          const at = rt.copyIn(src, 3, 4099), iat = rt.alloc(ints.length * 4);
+          rt.write(iat, ints, 0, ints.length);
+          rt.write(iat, ints, 5, 5); // empty: nothing written, no error
+          assert.deepEqual(Array.from(rt.f32.subarray(at >>> 2, (at >>> 2) + 4096)), Array.from(src.subarray(3)), variant);
+          const out = new Float32Array(4200).fill(9);
+          rt.copyOut(at, out, 4096, 101);
+          assert.deepEqual(Array.from(out.subarray(101, 4197)), Array.from(src.subarray(3)), variant);
+          assert.deepEqual([out[100], out[4197]], [9, 9], `${variant}: nothing outside the range is written`);
+          const back = new Int32Array(ints.length + 2);
+          rt.read(iat, back, ints.length, 1);
+          rt.read(iat, back, 0, 0);
+          assert.deepEqual(Array.from(back.subarray(1, ints.length + 1)), Array.from(ints), variant);
+        };
+        check();
+        // After the memory grows its views are new; the copies must follow them.
+        const before = rt.memoryBytes;
+        rt.reset();
+        assert.ok(rt.alloc(before + 65536) >= 0);
+        assert.ok(rt.memoryBytes > before);
+        check();
+      } finally {
+        rt.close();
+      }
+    }
+  });
+
   it('the memory grows to the largest single call, not with the number of calls', () => {
     const compiled = compileSync('st');
     assert.ok('module' in compiled);

@@ -190,15 +190,14 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       const block = Math.min(n, STREAM_BLOCK);
       const aAt = s.alloc(block * 4), bAt = b ? s.alloc(block * 4) : 0, args = s.alloc(64);
       if (aAt < 0 || bAt < 0 || args < 0) return false;
-      const f32 = s.f32;
       for (let start = 0; start < n; start += block) {
         const len = Math.min(block, n - start);
-        f32.set((a as Float32Array).subarray(aOffset + start, aOffset + start + len), aAt >>> 2);
-        if (b) f32.set((b as Float32Array).subarray(bOffset + start, bOffset + start + len), bAt >>> 2);
+        s.write(aAt, a as Float32Array, aOffset + start, aOffset + start + len);
+        if (b) s.write(bAt, b as Float32Array, bOffset + start, bOffset + start + len);
         s.fields(args, [code, len, aAt, aAt, bAt, len]);
         s.f64[(args + 24) >>> 3] = scalar;
         s.run(taskKind, args, 1, false);
-        (out as Float32Array).set(f32.subarray(aAt >>> 2, (aAt >>> 2) + len), start);
+        s.read(aAt, out as Float32Array, len, start);
       }
       return true;
     }
@@ -246,7 +245,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
         rt.u32[t + 4 * i + 3] = 0;
       }
       const io: GemmIo = {
-        copyA: deferA ? () => rt.f32.set(a.subarray(aSpan.lo, aSpan.hi), aAt >>> 2) : undefined,
+        copyA: deferA ? () => rt.write(aAt, a, aSpan.lo, aSpan.hi) : undefined,
         // One product: rows of C reach `c` as their jobs finish.
         rowsDone: batches === 1 ? (i0, i1) => rt.copyOut(cAt + i0 * n * 4, c, (i1 - i0) * n, i0 * n) : undefined,
       };
@@ -285,11 +284,10 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       const first = !m;
       // Outputs over their inputs (each element is read before it is written); fresh blocks on the first step.
       const mDst = first ? mOut : mAt, vDst = first ? vOut : vAt;
-      const f32 = s.f32;
-      const take = (from: number, into: Float32Array, start: number, len: number) => into.set(f32.subarray(from >>> 2, (from >>> 2) + len), start);
+      const take = (from: number, into: Float32Array, start: number, len: number) => s.read(from, into, len, start);
       for (let start = 0; start < n; start += block) {
         const len = Math.min(block, n - start);
-        const put = (src: Float32Array, offset: number, to: number) => f32.set(src.subarray(offset + start, offset + start + len), to >>> 2);
+        const put = (src: Float32Array, offset: number, to: number) => s.write(to, src, offset + start, offset + start + len);
         put(p, arr.pOffset, pAt);
         put(g, arr.gOffset, gAt);
         if (!first) {
@@ -518,7 +516,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       rt.fields(args, [planes, h, wd, oh, ow, kh, kw, o.stride[0]!, o.stride[1]!, o.padding[0]!, o.padding[1]!, o.dilation[0]!, o.dilation[1]!, xAt, outAt, idxAt, per]);
       rt.run(kind.maxPool, args, jobs, parallel);
       rt.copyOut(outAt, out, out.length);
-      if (indices) indices.set(rt.i32.subarray(idxAt >>> 2, (idxAt >>> 2) + out.length));
+      if (indices) rt.read(idxAt, indices, out.length);
       return true;
     },
   };
@@ -578,10 +576,10 @@ function rowTask(rt: WasmRuntime, taskKind: number, op: number, out: Float32Arra
     if (len <= STREAM_BLOCK) {
       for (let r0 = 0; r0 < rows; r0 += blockRows) {
         const count = Math.min(blockRows, rows - r0);
-        f32.set(a.subarray(aOffset + r0 * len, aOffset + (r0 + count) * len), aAt >>> 2);
+        rt.write(aAt, a, aOffset + r0 * len, aOffset + (r0 + count) * len);
         rt.fields(args, [op, count, len, outAt, aAt, count]);
         rt.run(taskKind, args, 1, false);
-        out.set(f32.subarray(outAt >>> 2, (outAt >>> 2) + count * outPerRow), r0 * outPerRow);
+        rt.read(outAt, out, count * outPerRow, r0 * outPerRow);
       }
       return true;
     }
@@ -590,7 +588,7 @@ function rowTask(rt: WasmRuntime, taskKind: number, op: number, out: Float32Arra
       for (let s0 = 0; s0 < len; s0 += segment) {
         const count = Math.min(segment, len - s0);
         const from = aOffset + r * len + s0;
-        f32.set(a.subarray(from, from + count), aAt >>> 2);
+        rt.write(aAt, a, from, from + count);
         rt.fields(args, [op, 1, count, outAt, aAt, 1]);
         rt.run(taskKind, args, 1, false);
         const v = f32[outAt >>> 2]!;
