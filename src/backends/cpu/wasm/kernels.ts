@@ -22,11 +22,13 @@
  *
  * Compute-bound kernels lose little; memory-bound elementwise ops run at about half the in-memory
  * speed, still several times the js engine. On two threads the copies, which only the calling
- * thread can make, weigh more: a 256³ product with no copies at all ran 15% faster (the other
- * core also has to fetch what the calling thread wrote), so a large product overlaps them with
- * the work: A is copied while the threads pack B, and each block of rows of C is copied out as
- * soon as its job finishes (+4% at 256³, +1% at 1024³). Memory stays flat: the arena is reused by
- * every call (test/backends/wasm.test.ts runs a 300-step loop without a single dispose()).
+ * thread can make, weigh more, so a large product overlaps them with the work: A is copied while
+ * the threads pack B, and each block of rows of C is copied out as soon as its job finishes (+4%
+ * at 256³, +1% at 1024³). In Node they are memcpys (`Buffer.fill`, 100 GB/s): `TypedArray.set`
+ * into the shared memory ran at 27 GB/s and took B's copy alone to 31 µs of a 256³ product's
+ * ~450 (9 µs now; the product went from 72–78 to 80–82 GFLOP/s in the bench). Memory stays flat:
+ * the arena is reused by every call (test/backends/wasm.test.ts runs a 300-step loop without a
+ * single dispose()).
  */
 import type { BinaryOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
 import type { ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../../backend/options.js';
@@ -62,9 +64,10 @@ const REDUCE_OPS: readonly ReduceOp[] = ['sum', 'prod', 'max', 'min'];
 /**
  * The engine's kernels over an instantiated module. `streaming`: a single-threaded instance over
  * an unshared memory for the ops streamed on the calling thread (cheap elementwise ops,
- * reductions): V8 copies into and out of a SharedArrayBuffer element by element with relaxed
- * atomics, so those copies, most of a streamed op's time, run 1.5× faster into a plain memory
- * (add of 4M f32: 3.8 → 2.6 ms). Without it, `rt` streams too.
+ * reductions): `TypedArray.set` copies into and out of a SharedArrayBuffer with relaxed atomics,
+ * so where it is the only copy (browsers; Node copies with `Buffer.fill`, see `WasmRuntime.write`)
+ * those copies, most of a streamed op's time, run 1.5× faster into a plain memory (add of 4M f32:
+ * 3.8 → 2.6 ms). Without it, `rt` streams too.
  */
 export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, streaming?: WasmRuntime): CpuEngineKernels {
   const stream = streaming ?? rt;
