@@ -213,7 +213,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
     rt.fields(args, [code, n, aAt, aAt, bAt, chunk]);
     rt.f64[(args + 24) >>> 3] = scalar;
     rt.run(taskKind, args, jobs, parallel);
-    rt.copyOut(aAt, out as Float32Array, n);
+    rt.read(aAt, out as Float32Array, n);
     return true;
   };
 
@@ -250,9 +250,9 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       const io: GemmIo = {
         copyA: deferA ? () => rt.write(aAt, a, aSpan.lo, aSpan.hi) : undefined,
         // One product: rows of C reach `c` as their jobs finish.
-        rowsDone: batches === 1 ? (i0, i1) => rt.copyOut(cAt + i0 * n * 4, c, (i1 - i0) * n, i0 * n) : undefined,
+        rowsDone: batches === 1 ? (i0, i1) => rt.read(cAt + i0 * n * 4, c, (i1 - i0) * n, i0 * n) : undefined,
       };
-      if (!gemmTask(m, n, k, g.aRowStride, g.aColStride, g.bRowStride, g.bColStride, n, table, batches, args, io)) rt.copyOut(cAt, c, batches * m * n);
+      if (!gemmTask(m, n, k, g.aRowStride, g.aColStride, g.bRowStride, g.bColStride, n, table, batches, args, io)) rt.read(cAt, c, batches * m * n);
       return true;
     },
 
@@ -320,7 +320,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       rt.f64[(args + 32) >>> 3] = dist.kind === 'uniform' ? dist.low : dist.kind === 'bernoulli' ? dist.prob : 0;
       rt.f64[(args + 40) >>> 3] = dist.kind === 'uniform' ? dist.high : 0;
       rt.run(kind.random, args, jobs, parallel);
-      rt.copyOut(outAt, out, n);
+      rt.read(outAt, out, n);
       return true;
     },
 
@@ -329,7 +329,8 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       const rank = shape.length;
       if (code === undefined || rank > 3 || !(a instanceof Float32Array) || !(b instanceof Float32Array) || !(out instanceof Float32Array)) return false;
       const n = out.length;
-      if (n < minElements) return false;
+      // Empty: nothing to compute (and a zero dim makes the operands' spans meaningless).
+      if (n === 0 || n < minElements) return false;
       // Pad to rank 3 with leading dims of size 1.
       const pad = (v: readonly number[], fill: number) => [...new Array<number>(3 - rank).fill(fill), ...v];
       const dims = pad(shape, 1), as = pad(aStrides, 0), bs = pad(bStrides, 0);
@@ -341,7 +342,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       // Negative strides are stored as their 32-bit two's complement (the kernel reads them signed).
       rt.fields(args, [code, dims[0]!, dims[1]!, dims[2]!, aAt + (aOffset - aSpan.lo) * 4, as[0]!, as[1]!, as[2]!, bAt + (bOffset - bSpan.lo) * 4, bs[0]!, bs[1]!, bs[2]!, outAt, dims[0]!]);
       rt.run(kind.strided, args, 1, false);
-      rt.copyOut(outAt, out, n);
+      rt.read(outAt, out, n);
       return true;
     },
 
@@ -401,7 +402,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
         }
         gemmTask(coutG, l, kk, kk, 1, l, 1, l, table, images * groups, gemmArgs);
       }
-      rt.copyOut(outAt, out, n * cOut * l);
+      rt.read(outAt, out, n * cOut * l);
       return true;
     },
 
@@ -446,7 +447,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
           colAt, outAt + n0 * cOut * oh * ow * 4, bAt, per, jobsPerImage]);
         rt.run(kind.col2im, colArgs, images * jobsPerImage, parallel);
       }
-      rt.copyOut(outAt, out, n * cOut * oh * ow);
+      rt.read(outAt, out, n * cOut * oh * ow);
       return true;
     },
 
@@ -501,7 +502,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       const xAt = rt.copyIn(x, 0, n * c * h * wd), outAt = rt.alloc(out.length * 4), args = rt.alloc(128);
       if (xAt < 0 || outAt < 0 || args < 0) return false;
       im2col(rt, kind.im2col, args, xAt, outAt, n, [c, h, wd], kernel, outSpatial, options, threads > 1 && out.length * 4 >= minParallel);
-      rt.copyOut(outAt, out, out.length);
+      rt.read(outAt, out, out.length);
       return true;
     },
 
@@ -518,7 +519,7 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       const { per, jobs, parallel } = rowChunking(planes, oh * ow * kh * kw, 1);
       rt.fields(args, [planes, h, wd, oh, ow, kh, kw, o.stride[0]!, o.stride[1]!, o.padding[0]!, o.padding[1]!, o.dilation[0]!, o.dilation[1]!, xAt, outAt, idxAt, per]);
       rt.run(kind.maxPool, args, jobs, parallel);
-      rt.copyOut(outAt, out, out.length);
+      rt.read(outAt, out, out.length);
       if (indices) rt.read(idxAt, indices, out.length);
       return true;
     },
@@ -606,7 +607,7 @@ function rowTask(rt: WasmRuntime, taskKind: number, op: number, out: Float32Arra
   if (aAt < 0 || outAt < 0 || args < 0) return false;
   rt.fields(args, [op, rows, len, outAt, aAt, plan.per]);
   rt.run(taskKind, args, plan.jobs, plan.parallel);
-  rt.copyOut(outAt, out, out.length);
+  rt.read(outAt, out, out.length);
   return true;
 }
 

@@ -19,11 +19,12 @@ interface KernelExports {
   gemmScratchBytes(mt: number, nt: number): number;
 }
 
-/** Node's `Buffer`, where there is one (see {@link WasmRuntime.write}). */
+/** What the copies use of a Node `Buffer` (see {@link WasmRuntime.write}). */
 interface ByteView {
   fill(value: Uint8Array, offset: number, end: number): unknown;
   subarray(start: number, end: number): Uint8Array;
 }
+/** Node's `Buffer` class, where there is one (not in browsers). */
 const NodeBuffer = (globalThis as { Buffer?: { from(buffer: ArrayBufferLike, byteOffset?: number, length?: number): ByteView } }).Buffer;
 
 /** A typed array of 4-byte elements the engine copies in and out. */
@@ -124,11 +125,6 @@ export class WasmRuntime {
     if (hi <= lo) return;
     if (this.bytes !== undefined) this.bytes.fill(new Uint8Array(src.buffer, src.byteOffset + lo * 4, (hi - lo) * 4), at, at + (hi - lo) * 4);
     else this.viewOf(src).set(src.subarray(lo, hi), at >>> 2);
-  }
-
-  /** Copies `n` floats at `at` into `dst` from index `dstOffset`. */
-  copyOut(at: number, dst: Float32Array, n: number, dstOffset = 0): void {
-    this.read(at, dst, n, dstOffset);
   }
 
   /** Copies `n` 4-byte elements at byte address `at` into `dst` from index `dstOffset` (a memcpy, as in {@link write}). */
