@@ -551,7 +551,7 @@ function span(offsets: readonly number[], rows: number, cols: number, rs: number
   return { lo, hi };
 }
 
-/** The element range `[lo, hi)` a strided view at `offset` covers (strides may be negative or 0). */
+/** The element range `[lo, hi)` a non-empty strided view at `offset` covers (strides may be negative or 0). */
 function stridedSpan(offset: number, dims: readonly number[], strides: readonly number[]): { lo: number; hi: number } {
   let lo = offset, hi = offset;
   dims.forEach((d, i) => {
