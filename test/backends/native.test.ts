@@ -175,6 +175,8 @@ for (const isa of isas) {
           [[70, 90], [160, 30], (x) => x.slice([[0, 70, 2], [5, 85]]), (y) => y.slice([[0, 160, 2], null])],
           [[3, 1, 9, 14], [1, 4, 14, 11], (x) => x, (y) => y],
           [[5, 66, 70], [70, 130], (x) => x, (y) => y],
+          [[40, 200], [200, 256], (x) => x, (y) => y], // split over N, one column range per thread
+          [[20, 64], [64, 1100], (x) => x, (y) => y], // split over N, two wide column ranges per thread
           [[2, 3, 12, 20], [2, 3, 11, 20], (x) => x, (y) => y.transpose()],
         ];
         cases.forEach(([sa, sb, fa, fb], i) => {
