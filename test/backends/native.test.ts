@@ -176,7 +176,7 @@ for (const isa of isas) {
           [[3, 1, 9, 14], [1, 4, 14, 11], (x) => x, (y) => y],
           [[5, 66, 70], [70, 130], (x) => x, (y) => y],
           [[40, 200], [200, 256], (x) => x, (y) => y], // split over N, one column range per thread
-          [[20, 64], [64, 1100], (x) => x, (y) => y], // split over N, two wide column ranges per thread
+          [[20, 64], [64, 2200], (x) => x, (y) => y], // split over N, two wide column ranges per thread (the last one partial)
           [[2, 3, 12, 20], [2, 3, 11, 20], (x) => x, (y) => y.transpose()],
         ];
         cases.forEach(([sa, sb, fa, fb], i) => {
