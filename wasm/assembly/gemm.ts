@@ -202,11 +202,7 @@ function packPanelA(src: usize, rs: i32, cs: i32, rows: i32, kc: i32, dst: usize
       for (; p + 4 <= kc; p += 4) {
         const at = row0 + <usize>p * 4;
         for (let r = 0; r < MR; r++) {
-          const v = v128.load(at + <usize>r * rsB), o = out + <usize>r * 16;
-          v128.store(o, v128.shuffle<f32>(v, v, 0, 0, 0, 0));
-          v128.store(o + step, v128.shuffle<f32>(v, v, 1, 1, 1, 1));
-          v128.store(o + 2 * step, v128.shuffle<f32>(v, v, 2, 2, 2, 2));
-          v128.store(o + 3 * step, v128.shuffle<f32>(v, v, 3, 3, 3, 3));
+          storeSplats(v128.load(at + <usize>r * rsB), out + <usize>r * 16, step);
         }
         out += 4 * step;
       }
@@ -218,11 +214,7 @@ function packPanelA(src: usize, rs: i32, cs: i32, rows: i32, kc: i32, dst: usize
       // Columns are contiguous: the MR values of a column are one vector.
       let p0 = row0;
       for (let p = 0; p < kc; p++) {
-        const v = v128.load(p0);
-        v128.store(out, v128.shuffle<f32>(v, v, 0, 0, 0, 0));
-        v128.store(out, v128.shuffle<f32>(v, v, 1, 1, 1, 1), 16);
-        v128.store(out, v128.shuffle<f32>(v, v, 2, 2, 2, 2), 32);
-        v128.store(out, v128.shuffle<f32>(v, v, 3, 3, 3, 3), 48);
+        storeSplats(v128.load(p0), out, 16);
         p0 += csB; out += step;
       }
     } else {
@@ -247,6 +239,14 @@ function packPanelA(src: usize, rs: i32, cs: i32, rows: i32, kc: i32, dst: usize
   v128.store(dst + dstStride, v128.shuffle<f64>(t0, t2, 1, 3));
   v128.store(dst + 2 * dstStride, v128.shuffle<f64>(t1, t3, 0, 2));
   v128.store(dst + 3 * dstStride, v128.shuffle<f64>(t1, t3, 1, 3));
+}
+
+/** Stores each lane i of `v` as a full f32x4 at `dst + i·stride`. */
+@inline function storeSplats(v: v128, dst: usize, stride: usize): void {
+  v128.store(dst, v128.shuffle<f32>(v, v, 0, 0, 0, 0));
+  v128.store(dst + stride, v128.shuffle<f32>(v, v, 1, 1, 1, 1));
+  v128.store(dst + 2 * stride, v128.shuffle<f32>(v, v, 2, 2, 2, 2));
+  v128.store(dst + 3 * stride, v128.shuffle<f32>(v, v, 3, 3, 3, 3));
 }
 
 /** C[4 × 8] (=|+=) Σ_p A[p][0..4] ⊗ B[p][0..8] over packed slivers (A splatted); `ldc` in bytes. */
