@@ -25,6 +25,7 @@ export { FashionMnistDataset, DEBIAN_FASHION_MNIST_DIR, FASHION_MNIST_MD5, FASHI
 export { downloadFile, renderProgressBar, type DownloadOptions, type DownloadProgress, type DownloadResult } from './sources/download.js';
 export { dataDir } from './sources/data-dir.js';
 export { decodeImage, readImage, type DecodedImage } from './sources/image/decode.js';
+export { DEFAULT_MAX_PIXELS, type ImageDecodeOptions } from './sources/image/limits.js';
 export { ImageFolderDataset, IMAGE_EXTENSIONS, type Annotation, type ImageDatasetItem } from './sources/image-folder.js';
 export type { Batcher } from './dataloader/batcher.js';
 export { DataLoader, type DataLoaderIterator, type Progress } from './dataloader/loader.js';

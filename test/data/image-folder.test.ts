@@ -2,13 +2,14 @@
 // multi-label and segmentation items; PNG, JPEG and BMP files generated here and decoded by the
 // pure-JavaScript decoders; corrupt images give a BurnError naming the file.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
+import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { BurnError } from '../../src/index.js';
-import { decodeImage, ImageFolderDataset, readImage } from '../../src/data/index.js';
+import { DataLoaderBuilder, decodeImage, DEFAULT_MAX_PIXELS, ImageFolderDataset, readImage } from '../../src/data/index.js';
 
 const require = createRequire(import.meta.url);
 const { PNG } = require('pngjs') as { PNG: { sync: { write(png: { width: number; height: number; data: Uint8Array }, options: Record<string, unknown>): Buffer } } };
@@ -136,6 +137,102 @@ describe('image decoding', () => {
   });
 });
 
+/** CRC-32 (PNG chunks carry one). */
+function crc32(bytes: Uint8Array): number {
+  let c = ~0;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+/** A PNG file from its IHDR fields and the (already compressed) IDAT bytes, written by hand. */
+function rawPng(w: number, h: number, idat: Uint8Array, { colorType = 0, interlace = 0 } = {}): Uint8Array {
+  const chunk = (type: string, data: Uint8Array): Buffer => {
+    const b = Buffer.alloc(12 + data.length);
+    b.writeUInt32BE(data.length, 0);
+    b.write(type, 4, 'latin1');
+    b.set(data, 8);
+    b.writeUInt32BE(crc32(b.subarray(4, 8 + data.length)), 8 + data.length);
+    return b;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr.set([8, colorType, 0, 0, interlace], 8);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', new Uint8Array(0))]);
+}
+
+describe('image size limits (hostile files)', () => {
+  const over = (file: string, w: number, h: number, limit: number) => (e: unknown) =>
+    e instanceof BurnError && e.message === `decodeImage: ${file} is ${w}x${h} pixels (${w * h}), over the limit of ${limit} pixels; pass a larger maxPixels option to decode it`;
+
+  it('refuses an image over maxPixels from its header, before decoding (PNG, JPEG, BMP; default 2^26)', () => {
+    assert.equal(DEFAULT_MAX_PIXELS, 2 ** 26);
+    // Headers of 12000x12000 images, a few hundred bytes each: decoding would take gigabytes.
+    const bigPng = rawPng(12000, 12000, deflateSync(new Uint8Array(100)));
+    assert.throws(() => decodeImage(bigPng, 'big.png'), over('big.png', 12000, 12000, 2 ** 26));
+    const sof = [0xff, 0xc0, 0, 11, 8, 12000 >> 8, 12000 & 255, 12000 >> 8, 12000 & 255, 1, 1, 0x11, 0];
+    const bigJpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 4, 0, 0, ...sof, 0xff, 0xd9]);
+    assert.throws(() => decodeImage(bigJpeg, 'big.jpg'), over('big.jpg', 12000, 12000, 2 ** 26));
+    const bigBmp = new Uint8Array(54);
+    const v = new DataView(bigBmp.buffer);
+    bigBmp.set([0x42, 0x4d]);
+    v.setUint32(10, 54, true);
+    v.setUint32(14, 40, true);
+    v.setInt32(18, 12000, true);
+    v.setInt32(22, -12000, true);
+    v.setUint16(28, 24, true);
+    assert.throws(() => decodeImage(bigBmp, 'big.bmp'), over('big.bmp', 12000, 12000, 2 ** 26));
+  });
+
+  it('applies maxPixels to real images of every format, in readImage and decodeImage', () => {
+    const at = join(root, 'limits');
+    png(join(at, 'p.png'), 4, 4);
+    jpg(join(at, 'j.jpg'), 8, 8, [1, 2, 3]);
+    bmp(join(at, 'b.bmp'), 5, 3, 24);
+    assert.throws(() => readImage(join(at, 'p.png'), { maxPixels: 15 }), over(join(at, 'p.png'), 4, 4, 15));
+    assert.equal(readImage(join(at, 'p.png'), { maxPixels: 16 }).width, 4);
+    assert.throws(() => decodeImage(readFileSync(join(at, 'j.jpg')), 'j.jpg', { maxPixels: 63 }), over('j.jpg', 8, 8, 63));
+    assert.equal(decodeImage(readFileSync(join(at, 'j.jpg')), 'j.jpg', { maxPixels: 64 }).height, 8);
+    assert.throws(() => readImage(join(at, 'b.bmp'), { maxPixels: 14 }), over(join(at, 'b.bmp'), 5, 3, 14));
+    assert.equal(readImage(join(at, 'b.bmp'), { maxPixels: 15 }).width, 5);
+    for (const bad of [0, -1, 1.5, Number.NaN]) assert.throws(() => readImage(join(at, 'p.png'), { maxPixels: bad }), burnError(new RegExp(`^decodeImage: maxPixels ${bad}; expected a positive integer$`)));
+  });
+
+  it('stops inflating an interlaced PNG at the size its header implies (a decompression bomb)', () => {
+    // A 1x1 interlaced gray image needs 2 bytes (filter byte + pixel); this IDAT inflates to 16 MB.
+    const bomb = rawPng(1, 1, deflateSync(new Uint8Array(16 << 20)), { interlace: 1 });
+    assert.ok(bomb.length < 40_000);
+    assert.throws(() => decodeImage(bomb, 'bomb.png'), (e: unknown) => e instanceof BurnError && e.message === 'decodeImage: bomb.png is not a valid PNG: its image data inflates to more than the 2 bytes a 1x1 interlaced image of 1 channel(s) at 8 bits needs');
+    // The same size of data for a real interlaced image decodes.
+    // Adam7 passes of a 2x2 image: pixel (0,0) in pass 1, (1,0) in pass 6, the second row in pass 7.
+    const ok = rawPng(2, 2, deflateSync(new Uint8Array([0, 10, 0, 20, 0, 30, 40])), { interlace: 1 });
+    assert.deepEqual([...decodeImage(ok, 'ok.png').data], [10, 20, 30, 40]);
+  });
+
+  it('carries maxPixels through ImageFolderDataset, also into data loader workers', async () => {
+    const at = join(root, 'limit-folder');
+    png(join(at, 'cat', 'a.png'), 3, 2);
+    png(join(at, 'cat', 'b.png'), 2, 2);
+    const d = ImageFolderDataset.newClassification(at, { maxPixels: 5 });
+    assert.throws(() => d.get(0), over(join(at, 'cat', 'a.png'), 3, 2, 5));
+    assert.equal(d.get(1)!.imageWidth, 2);
+    const items = ImageFolderDataset.newClassificationWithItems([[join(at, 'cat', 'a.png'), 'cat']], ['cat'], { maxPixels: 5 });
+    assert.throws(() => items.get(0), over(join(at, 'cat', 'a.png'), 3, 2, 5));
+    const multi = ImageFolderDataset.newMultilabelClassificationWithItems([[join(at, 'cat', 'a.png'), ['cat']]], ['cat'], { maxPixels: 5 });
+    assert.throws(() => multi.get(0), over(join(at, 'cat', 'a.png'), 3, 2, 5));
+    const seg = ImageFolderDataset.newSegmentationWithItems([[join(at, 'cat', 'b.png'), join(at, 'cat', 'a.png')]], ['x'], { maxPixels: 5 });
+    assert.throws(() => seg.get(0), over(join(at, 'cat', 'a.png'), 3, 2, 5), 'the mask is limited too');
+    const loader = new DataLoaderBuilder<unknown, unknown[]>({ batch: (x) => x }).numWorkers(1).build(d);
+    await assert.rejects(async () => {
+      for await (const _ of loader);
+    }, over(join(at, 'cat', 'a.png'), 3, 2, 5));
+    await loader.close();
+    assert.throws(() => ImageFolderDataset.newClassification(at, { maxPixels: 0 }), burnError(/maxPixels 0; expected a positive integer/));
+  });
+});
+
 describe('ImageFolderDataset', () => {
   const tree = join(root, 'tree');
   png(join(tree, 'cat', 'a.png'), 3, 2, { colorType: 2 });
@@ -187,6 +284,40 @@ describe('ImageFolderDataset', () => {
     );
     assert.deepEqual(s.get(0)!.annotation, { kind: 'segmentationMask', mask: [0, 1, 2, 2, 1, 0] });
     assert.deepEqual(s.get(1)!.annotation, { kind: 'segmentationMask', mask: [0, 1, 2, 2, 1, 0] }, 'an RGB mask reads its first channel');
+  });
+
+  it('walks each directory once: symlink cycles and repeated links are skipped, with a warning', async () => {
+    const at = join(root, 'links');
+    png(join(at, 'cat', 'a.png'), 1, 1);
+    png(join(at, 'dog', 'b.png'), 1, 1);
+    symlinkSync('..', join(at, 'cat', 'up')); // a cycle: cat/up/cat/up/...
+    // A chain of levels, each with two links to the next: 2^11 paths to the last one. The levels are
+    // also folders of chain/ themselves: 11 + 11 + 1 (the cycle) = 23 paths lead to folders already read.
+    for (let k = 0; k < 12; k++) {
+      mkdirSync(join(at, 'chain', `l${k}`), { recursive: true });
+      if (k > 0) for (const name of ['x', 'y']) symlinkSync(join(at, 'chain', `l${k}`), join(at, 'chain', `l${k - 1}`, name));
+    }
+    png(join(at, 'chain', 'l11', 'c.png'), 1, 1);
+    const outside = join(root, 'outside-links');
+    png(join(outside, 'e.png'), 1, 1);
+    symlinkSync(outside, join(at, 'elsewhere')); // a link out of the tree is followed (once)
+    const warnings: string[] = [];
+    const onWarning = (w: Error & { code?: string }): void => void warnings.push(`${w.code}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const start = performance.now();
+      const d = ImageFolderDataset.newClassification(at);
+      assert.ok(performance.now() - start < 2000);
+      assert.deepEqual(d.toArray().map((x) => x.imagePath), [join(at, 'cat', 'a.png'), join(at, 'chain', 'l0', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'c.png'), join(at, 'dog', 'b.png'), join(at, 'elsewhere', 'e.png')]);
+      assert.deepEqual(d.classes, ['cat', 'dog', 'elsewhere', 'x']);
+      await new Promise((r) => setImmediate(r));
+      assert.equal(warnings.length, 1);
+      const prefix = `BURN_IMAGE_FOLDER_LINKS: ImageFolderDataset.newClassification: ${at}: 23 paths lead through symbolic links to folders already read (${join(at, 'cat', 'up')}, ${join(at, 'chain', 'l0', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'y')}, `;
+      assert.ok(warnings[0]!.startsWith(prefix), warnings[0]);
+      assert.ok(warnings[0]!.endsWith(', …); each folder was read once, at its first path'), warnings[0]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('names what is wrong', () => {

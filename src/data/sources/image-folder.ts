@@ -1,9 +1,10 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { BurnError } from '../../tensor/errors.js';
 import { DatasetBase } from '../dataset/dataset.js';
 import type { WorkerRecipe } from '../dataset/recipe.js';
 import { readImage } from './image/decode.js';
+import { maxPixelsOf, type ImageDecodeOptions } from './image/limits.js';
 
 /** The image file extensions an image folder reads (Burn's `SUPPORTED_FILES`), compared case-insensitively. */
 export const IMAGE_EXTENSIONS: readonly string[] = ['bmp', 'jpg', 'jpeg', 'png'];
@@ -44,11 +45,30 @@ function checkExtension(op: string, path: string, extensions: readonly string[] 
   if (!extensions.includes(ext)) throw new BurnError(op, `${path}: extension '${ext}' is not supported; expected one of ${extensions.join(', ')}`);
 }
 
-function walk(op: string, dir: string, out: string[]): void {
+/** What a folder walk found: the files, and the paths that led to a folder already read. */
+interface Walk {
+  readonly files: string[];
+  readonly visited: Set<string>;
+  readonly revisits: string[];
+}
+
+/**
+ * Lists the files under `dir`, following symbolic links but reading each real folder once (by
+ * its real path), in sorted order: a link cycle, or folders linked many times over, cannot make
+ * the walk loop or grow exponentially.
+ */
+function walk(op: string, dir: string, state: Walk, top: boolean): void {
   let entries: string[];
   try {
-    entries = readdirSync(dir);
+    const real = realpathSync(dir);
+    if (state.visited.has(real)) {
+      state.revisits.push(dir);
+      return;
+    }
+    state.visited.add(real);
+    entries = readdirSync(dir).sort();
   } catch (e) {
+    if (!top) return; // vanished or unreadable below the root: skipped, as a file that cannot be stat'ed
     throw new BurnError(op, `cannot read the folder ${dir}: ${(e as Error).message}`);
   }
   for (const name of entries) {
@@ -59,9 +79,21 @@ function walk(op: string, dir: string, out: string[]): void {
     } catch {
       continue;
     }
-    if (st.isDirectory()) walk(op, path, out);
-    else if (st.isFile()) out.push(path);
+    if (st.isDirectory()) walk(op, path, state, false);
+    else if (st.isFile()) state.files.push(path);
   }
+}
+
+/** The files under `root` (see {@link walk}); one warning lists the paths skipped because they lead to a folder already read. */
+function listFiles(op: string, root: string): string[] {
+  const state: Walk = { files: [], visited: new Set(), revisits: [] };
+  walk(op, root, state, true);
+  const n = state.revisits.length;
+  if (n > 0) {
+    const shown = state.revisits.slice(0, 3).join(', ') + (n > 3 ? ', …' : '');
+    process.emitWarning(`${op}: ${root}: ${n} path${n === 1 ? ' leads' : 's lead'} through symbolic links to folders already read (${shown}); each folder was read once, at its first path`, { code: 'BURN_IMAGE_FOLDER_LINKS' });
+  }
+  return state.files;
 }
 
 /**
@@ -73,12 +105,17 @@ function walk(op: string, dir: string, out: string[]): void {
  */
 export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
   private readonly classIndex: ReadonlyMap<string, number>;
+  /** The pixel limit of every image and mask read (see {@link ImageDecodeOptions}). */
+  readonly maxPixels: number;
 
   private constructor(
     private readonly items: readonly RawItem[],
     readonly classes: readonly string[],
+    options: ImageDecodeOptions,
+    op = 'ImageFolderDataset',
   ) {
     super();
+    this.maxPixels = maxPixelsOf(op, options);
     this.classIndex = new Map(classes.map((c, i) => [c, i]));
     for (const item of items) {
       const names = item.annotation.kind === 'label' ? [item.annotation.name] : item.annotation.kind === 'multiLabel' ? item.annotation.names : [];
@@ -91,22 +128,22 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
   /**
    * Classification from `root/<class>/…/<image>`: every image (by extension, case-insensitive, in
    * any depth of sub-folder) labelled by the name of its folder; classes are the sorted folder
-   * names; items are sorted by path.
+   * names; items are sorted by path. `maxPixels` limits the size of each image (see
+   * {@link ImageDecodeOptions}).
    */
-  static newClassification(root: string, options: { readonly extensions?: readonly string[] } = {}): ImageFolderDataset {
+  static newClassification(root: string, options: { readonly extensions?: readonly string[] } & ImageDecodeOptions = {}): ImageFolderDataset {
     const op = 'ImageFolderDataset.newClassification';
     const extensions = (options.extensions ?? IMAGE_EXTENSIONS).map((e) => e.toLowerCase().replace(/^\./, ''));
     for (const e of extensions) if (!IMAGE_EXTENSIONS.includes(e)) throw new BurnError(op, `extension '${e}' is not supported; expected some of ${IMAGE_EXTENSIONS.join(', ')}`);
-    const files: string[] = [];
-    walk(op, root, files);
+    const files = listFiles(op, root);
     const images = files.filter((f) => extensions.includes(extname(f).slice(1).toLowerCase())).sort();
     const items = images.map((imagePath): RawItem => ({ imagePath, annotation: { kind: 'label', name: basename(dirname(imagePath)) } }));
     const classes = [...new Set(items.map((i) => (i.annotation as { name: string }).name))].sort();
-    return new ImageFolderDataset(items, classes);
+    return new ImageFolderDataset(items, classes, options, op);
   }
 
   /** Classification from `[imagePath, className]` pairs; `classes` gives the label of each name (its index). */
-  static newClassificationWithItems(items: readonly (readonly [string, string])[], classes: readonly string[]): ImageFolderDataset {
+  static newClassificationWithItems(items: readonly (readonly [string, string])[], classes: readonly string[], options: ImageDecodeOptions = {}): ImageFolderDataset {
     const op = 'ImageFolderDataset.newClassificationWithItems';
     return new ImageFolderDataset(
       items.map(([imagePath, name]) => {
@@ -114,11 +151,13 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
         return { imagePath, annotation: { kind: 'label', name } };
       }),
       classes,
+      options,
+      op,
     );
   }
 
   /** Multi-label classification from `[imagePath, classNames]` pairs. */
-  static newMultilabelClassificationWithItems(items: readonly (readonly [string, readonly string[]])[], classes: readonly string[]): ImageFolderDataset {
+  static newMultilabelClassificationWithItems(items: readonly (readonly [string, readonly string[]])[], classes: readonly string[], options: ImageDecodeOptions = {}): ImageFolderDataset {
     const op = 'ImageFolderDataset.newMultilabelClassificationWithItems';
     return new ImageFolderDataset(
       items.map(([imagePath, names]) => {
@@ -126,6 +165,8 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
         return { imagePath, annotation: { kind: 'multiLabel', names: [...names] } };
       }),
       classes,
+      options,
+      op,
     );
   }
 
@@ -133,7 +174,7 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
    * Segmentation from `[imagePath, maskPath]` pairs: the mask is an image whose first channel
    * holds each pixel's class index (`classes` names them).
    */
-  static newSegmentationWithItems(items: readonly (readonly [string, string])[], classes: readonly string[]): ImageFolderDataset {
+  static newSegmentationWithItems(items: readonly (readonly [string, string])[], classes: readonly string[], options: ImageDecodeOptions = {}): ImageFolderDataset {
     const op = 'ImageFolderDataset.newSegmentationWithItems';
     return new ImageFolderDataset(
       items.map(([imagePath, maskPath]) => {
@@ -142,13 +183,15 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
         return { imagePath, annotation: { kind: 'segmentationMask', maskPath } };
       }),
       classes,
+      options,
+      op,
     );
   }
 
   get(index: number): ImageDatasetItem | undefined {
     if (!Number.isInteger(index) || index < 0 || index >= this.items.length) return undefined;
     const raw = this.items[index]!;
-    const img = readImage(raw.imagePath);
+    const img = readImage(raw.imagePath, { maxPixels: this.maxPixels });
     return {
       image: img.data,
       imageWidth: img.width,
@@ -164,7 +207,7 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
     const a = raw.annotation;
     if (a.kind === 'label') return { kind: 'label', label: this.classIndex.get(a.name)! };
     if (a.kind === 'multiLabel') return { kind: 'multiLabel', labels: a.names.map((n) => this.classIndex.get(n)!) };
-    const mask = readImage(a.maskPath);
+    const mask = readImage(a.maskPath, { maxPixels: this.maxPixels });
     if (mask.width === 0) throw new BurnError('ImageFolderDataset.get', `${a.maskPath}: empty mask`);
     const values: number[] = new Array(mask.width * mask.height);
     for (let p = 0; p < values.length; p++) values[p] = mask.data[p * mask.channels]!;
@@ -177,16 +220,23 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
 
   /** Workers receive the paths and annotations and decode the images themselves. */
   workerRecipe(): WorkerRecipe {
-    return { module: import.meta.url, export: 'openImageFolderDataset', args: { items: this.items, classes: this.classes } };
+    return { module: import.meta.url, export: 'openImageFolderDataset', args: { items: this.items, classes: this.classes, maxPixels: this.maxPixels } };
   }
 
   /** @internal Rebuilds a dataset from its recipe's arguments. */
-  static fromRecipe(args: { items: RawItem[]; classes: string[] }): ImageFolderDataset {
-    return new ImageFolderDataset(args.items, args.classes);
+  static fromRecipe(args: RecipeArgs): ImageFolderDataset {
+    return new ImageFolderDataset(args.items, args.classes, { maxPixels: args.maxPixels });
   }
 }
 
+/** What travels to a data loader worker. */
+interface RecipeArgs {
+  items: RawItem[];
+  classes: string[];
+  maxPixels: number;
+}
+
 /** Worker factory of {@link ImageFolderDataset}. */
-export function openImageFolderDataset(args: { items: RawItem[]; classes: string[] }): ImageFolderDataset {
+export function openImageFolderDataset(args: RecipeArgs): ImageFolderDataset {
   return ImageFolderDataset.fromRecipe(args);
 }

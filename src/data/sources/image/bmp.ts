@@ -1,5 +1,6 @@
 import { BurnError } from '../../../tensor/errors.js';
 import type { DecodedImage } from './decoded.js';
+import { checkPixels } from './limits.js';
 
 /** True when `bytes` start with the BMP signature `BM`. */
 export function isBmp(bytes: Uint8Array): boolean {
@@ -8,9 +9,10 @@ export function isBmp(bytes: Uint8Array): boolean {
 
 /**
  * Decodes an uncompressed BMP (8-bit palette, 24-bit BGR or 32-bit BGRA; bottom-up or top-down):
- * RGB (3 channels), or RGBA for 32-bit images.
+ * RGB (3 channels), or RGBA for 32-bit images. An image over `maxPixels` is refused from its
+ * header, before anything is decoded.
  */
-export function decodeBmp(bytes: Uint8Array, file: string): DecodedImage {
+export function decodeBmp(bytes: Uint8Array, file: string, maxPixels: number): DecodedImage {
   const bad = (why: string): BurnError => new BurnError('decodeImage', `${file} is not a valid BMP: ${why}`);
   if (bytes.length < 54) throw bad(`${bytes.length} bytes; the headers alone take 54`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -25,6 +27,7 @@ export function decodeBmp(bytes: Uint8Array, file: string): DecodedImage {
   if (bits !== 8 && bits !== 24 && bits !== 32) throw bad(`${bits} bits per pixel; expected 8, 24 or 32`);
   const height = Math.abs(rawHeight);
   if (width <= 0 || height === 0) throw bad(`size ${width}x${rawHeight}`);
+  checkPixels(file, width, height, maxPixels);
   const stride = Math.ceil((width * bits) / 32) * 4;
   if (offset + stride * height > bytes.length) throw bad(`truncated: ${width}x${height} at ${bits} bits need ${offset + stride * height} bytes, the file has ${bytes.length}`);
   const channels = bits === 32 ? 4 : 3;
