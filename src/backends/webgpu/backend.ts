@@ -11,6 +11,7 @@ import { TensorData } from '../../tensor/data.js';
 import type { Distribution } from '../../tensor/distribution.js';
 import { bf16BitsToF32, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, isFloatDType, isUnsignedDType, type DType } from '../../tensor/dtype.js';
 import { castNumber, storageFromNumbers } from '../../tensor/element.js';
+import { BurnError, fmt } from '../../tensor/errors.js';
 import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../tensor/shape.js';
 import type { GpuContext, WebGpuInfo } from './context.js';
 import { runGather, runScatter } from './kernels/indexing.js';
@@ -49,7 +50,7 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
 
   /** @internal Returns a storage's buffer to the pool (its last tensor was released). */
   free(storage: GpuStorage): void {
-    this.rt.pool.release(storage.buffer);
+    this.rt.release(storage.buffer);
   }
 
   /** A new tensor handle over `storage`, reported to the open memory scope. */
@@ -59,11 +60,24 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     return t;
   }
 
-  /** A fresh contiguous tensor (contents undefined until a kernel writes it). */
+  /**
+   * A fresh contiguous tensor (contents undefined until a kernel writes it). Its size is checked
+   * against the device's buffer limits here, before anything is encoded: a buffer over them would
+   * make the device reject the whole batch it joins.
+   */
   private alloc(shape: readonly number[], dtype: DType, op = 'webgpu'): WebGpuTensor {
     ctype(dtype, op);
-    const storage = new GpuStorage(this.rt.pool.acquire(Math.max(1, numel(shape)) * 4), this);
+    const bytes = Math.max(1, numel(shape)) * 4;
+    if (!(bytes <= this.rt.maxBufferBytes)) throw this.tooLarge(op, shape, dtype, bytes);
+    const storage = new GpuStorage(this.rt.acquire(bytes), this);
     return this.view(storage, shape, contiguousStrides(shape), 0, dtype);
+  }
+
+  /** The BurnError of a tensor over the device's buffer limits. */
+  private tooLarge(op: string, shape: readonly number[], dtype: DType, bytes: number): BurnError {
+    const l = this.ctx.info.limits;
+    return new BurnError(op, `a ${dtype} tensor of shape ${fmt(shape)} needs ${bytes} bytes on WebGPU (4 per element), over this device's limit of ${this.rt.maxBufferBytes} bytes ` +
+      `(maxBufferSize ${l['maxBufferSize']}, maxStorageBufferBindingSize ${l['maxStorageBufferBindingSize']}); split the work into smaller tensors or use a CPU device`);
   }
 
   dispose(p: WebGpuTensor): void {
@@ -115,15 +129,15 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   }
 
   /** A contiguous copy of `p`. */
-  private copy(p: WebGpuTensor): WebGpuTensor {
-    const out = this.alloc(p.shape, p.dtype);
+  private copy(p: WebGpuTensor, op?: string): WebGpuTensor {
+    const out = this.alloc(p.shape, p.dtype, op);
     this.copyInto(out, p);
     return out;
   }
 
   /** `p` itself when contiguous, else a contiguous copy (the caller releases it when it differs). */
-  private contiguous(p: WebGpuTensor): WebGpuTensor {
-    return p.isContiguous() ? p : this.copy(p);
+  private contiguous(p: WebGpuTensor, op?: string): WebGpuTensor {
+    return p.isContiguous() ? p : this.copy(p, op);
   }
 
   /** Runs a composite default in a memory scope: intermediates are released when it returns. */
@@ -137,13 +151,17 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     const { dtype, shape } = data;
     const out = this.alloc(shape, dtype, 'fromData');
     const n = numel(shape);
-    if (n > 0) this.rt.upload(out.buffer, 0, new Uint8Array(toWords(data).buffer));
+    if (n > 0) {
+      // Only the view's own bytes: `values` may be a subarray of a larger buffer (a file's, a pool's).
+      const words = toWords(data);
+      this.rt.upload(out.buffer, 0, new Uint8Array(words.buffer, words.byteOffset, words.byteLength));
+    }
     return out;
   }
 
   async toData(p: WebGpuTensor): Promise<TensorData> {
     const n = p.numel;
-    const c = this.contiguous(p);
+    const c = this.contiguous(p, 'toData');
     const pending = this.rt.read(c.buffer, c.offset * 4, n * 4);
     if (c !== p) c.release();
     return fromWords(await pending, p.shape, p.dtype);
@@ -162,7 +180,7 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
 
   reshape(p: WebGpuTensor, shape: readonly number[]): WebGpuTensor {
     if (p.isContiguous()) return this.view(p.storage, shape, contiguousStrides(shape), p.offset, p.dtype);
-    const c = this.copy(p);
+    const c = this.copy(p, 'reshape');
     const v = this.view(c.storage, shape, contiguousStrides(shape), 0, p.dtype);
     c.release();
     return v;
@@ -189,7 +207,7 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   }
 
   sliceAssign(p: WebGpuTensor, specs: SliceSpecs, values: WebGpuTensor): WebGpuTensor {
-    const out = this.copy(p);
+    const out = this.copy(p, 'sliceAssign');
     const region = this.slice(out, specs);
     this.copyInto(region, values);
     region.release();
@@ -268,15 +286,24 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
 
   // --- indexing ---
 
-  gather(p: WebGpuTensor, dim: number, indices: WebGpuTensor): WebGpuTensor {
-    const out = this.alloc(indices.shape, p.dtype, 'gather');
-    runGather(this.rt, this.operand(p), p.shape, dim, this.operand(indices), indices.shape, out.buffer);
+  gather(p: WebGpuTensor, dim: number, indices: WebGpuTensor, userOp = 'gather'): WebGpuTensor {
+    const out = this.alloc(indices.shape, p.dtype, userOp);
+    runGather(this.rt, this.operand(p), p.shape, dim, this.operand(indices), indices.shape, out.buffer, userOp);
     return out;
   }
 
-  scatter(op: ScatterOp, p: WebGpuTensor, dim: number, indices: WebGpuTensor, values: WebGpuTensor): WebGpuTensor {
-    const out = this.copy(p);
-    runScatter(this.rt, op, out.buffer, p.dtype, p.shape, dim, this.operand(indices), indices.shape, this.operand(values, indices.shape));
+  scatter(op: ScatterOp, p: WebGpuTensor, dim: number, indices: WebGpuTensor, values: WebGpuTensor, userOp = 'scatter'): WebGpuTensor {
+    const out = this.copy(p, userOp);
+    runScatter(this.rt, op, out.buffer, p.dtype, p.shape, dim, this.operand(indices), indices.shape, this.operand(values, indices.shape), userOp);
+    return out;
+  }
+
+  /** 1-d `indices` as a view spread along `dim` over a tensor of shape `like` (for select as a gather). */
+  private spread(indices: WebGpuTensor, dim: number, like: readonly number[]): WebGpuTensor {
+    const n = indices.shape[0]!;
+    const line = this.reshape(indices, like.map((_, d) => (d === dim ? n : 1)));
+    const out = this.expand(line, like.map((s, d) => (d === dim ? n : s)));
+    line.release();
     return out;
   }
 
@@ -299,7 +326,7 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     const rank = p.shape.length;
     const axes = [...Array.from({ length: rank }, (_, i) => i).filter((i) => i !== dim), dim];
     const moved = this.permute(p, axes);
-    const src = this.contiguous(moved);
+    const src = this.contiguous(moved, 'sort');
     const n = p.shape[dim]!;
     const lines = n === 0 ? 0 : p.numel / n;
     let pow = 1;
@@ -370,11 +397,12 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
 
   // --- composites: dedicated kernels where they exist, the shared defaults in a scope otherwise ---
 
+  // Select and selectAssign are a gather and a scatter over spread indices, whose index errors name the user's op.
   override select(p: WebGpuTensor, dim: number, indices: WebGpuTensor): WebGpuTensor {
-    return this.scoped(() => super.select(p, dim, indices));
+    return this.scoped(() => this.gather(p, dim, this.spread(indices, dim, p.shape), 'select'));
   }
   override selectAssign(op: ScatterOp, p: WebGpuTensor, dim: number, indices: WebGpuTensor, values: WebGpuTensor): WebGpuTensor {
-    return this.scoped(() => super.selectAssign(op, p, dim, indices, values));
+    return this.scoped(() => this.scatter(op, p, dim, this.spread(indices, dim, p.shape), values, 'selectAssign'));
   }
   override softmax(p: WebGpuTensor, dim: number): WebGpuTensor {
     return modules.softmax(this.rt, this, p, dim, false) ?? this.scoped(() => super.softmax(p, dim));

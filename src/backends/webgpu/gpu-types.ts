@@ -69,6 +69,7 @@ export type GPUCommandBuffer = object;
 export interface GPUCommandEncoder {
   beginComputePass(descriptor?: object): GPUComputePassEncoder;
   copyBufferToBuffer(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, size: number): void;
+  clearBuffer(buffer: GPUBuffer, offset?: number, size?: number): void;
   finish(): GPUCommandBuffer;
 }
 

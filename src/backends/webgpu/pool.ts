@@ -51,6 +51,11 @@ export class BufferPool {
   private reused = 0;
   private lowSinceCollect = 0;
   private collections = 0;
+  /**
+   * The largest storage buffer the device accepts: tensors are bound whole, so both its
+   * `maxBufferSize` and its `maxStorageBufferBindingSize` apply (a multiple of 4 bytes).
+   */
+  readonly maxBytes: number;
 
   /**
    * `collect`, when given, asks the JavaScript engine for a garbage collection (Node: `gc()`), so
@@ -62,11 +67,17 @@ export class BufferPool {
     private readonly maxFreeBytes = 512 * 1024 * 1024,
     private readonly collect?: () => void,
     private readonly pressureBytes = 64 * 1024 * 1024,
-  ) {}
+  ) {
+    const l = device.limits;
+    this.maxBytes = Math.floor(Math.min(l.maxBufferSize || 256 * 1024 * 1024, l.maxStorageBufferBindingSize || 128 * 1024 * 1024) / 4) * 4;
+  }
 
-  /** A buffer of at least `bytes` bytes (its size is the size class). */
+  /**
+   * A buffer of at least `bytes` bytes (its size is the size class, capped at {@link maxBytes});
+   * the caller checks `bytes` against {@link maxBytes} first.
+   */
   acquire(bytes: number): GPUBuffer {
-    const size = sizeClass(bytes);
+    const size = Math.min(sizeClass(bytes), Math.max(this.maxBytes, Math.ceil(bytes / 4) * 4));
     const list = this.free.get(size);
     let buffer = list?.pop();
     if (buffer) {

@@ -3,23 +3,44 @@ import type { DType } from '../../../tensor/dtype.js';
 import { contiguousStrides, numel } from '../../../tensor/shape.js';
 import type { GPUBuffer } from '../gpu-types.js';
 import type { Operand } from '../layout.js';
-import type { GpuRuntime } from '../runtime.js';
+import type { GpuRuntime, IndexCheck } from '../runtime.js';
 import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from '../wgsl/params.js';
 import { castExpr, ctype, storeExpr, storeHelpers } from '../wgsl/types.js';
 
 /**
- * Gather and scatter along one dim (PyTorch's semantics). An index outside `[0, size)` cannot
- * raise on the GPU: gather reads 0 there and scatter skips it (the CPU backend throws).
+ * Gather and scatter along one dim (PyTorch's semantics). A kernel cannot throw, so an index
+ * outside `[0, size)` is counted in the dispatch's slot of the runtime's check buffer (and the
+ * element skipped: gather writes 0, scatter leaves it); the runtime turns the count into the CPU
+ * engines' BurnError, naming `op` (the user's op: `select` for a select), when the batch settles,
+ * and reads of the result throw it.
  */
 
+/** Declares the check buffer at `binding` and `flag_index(slot, k)`, which records a bad index `k` in its slot. */
+function checkDecl(binding: number): string {
+  return `@group(0) @binding(${binding}) var<storage, read_write> chk: array<atomic<u32>>;
+fn flag_index(slot: u32, k: i32) {
+  atomicAdd(&chk[slot], 1u);
+  let e = bitcast<u32>(k) ^ 0x80000000u;
+  atomicMax(&chk[slot + 1u], e);
+  atomicMax(&chk[slot + 2u], ~e);
+}`;
+}
+
+/** The index check of a kernel indexing dim `dim` of size `size`; its slot word is the next of `p`. */
+function indexCheck(p: Params, op: string, dim: number, size: number): { check: IndexCheck; slot: string } {
+  const word = p.words.length;
+  return { slot: p.u(0), check: { op, dim, size, word } };
+}
+
 /** `dst[m] = src[m with m[dim] = idx[m]]` over idx's shape; `dst` is contiguous. */
-export function runGather(rt: GpuRuntime, src: Operand, srcShape: readonly number[], dim: number, idx: Operand, idxShape: readonly number[], dst: GPUBuffer): void {
+export function runGather(rt: GpuRuntime, src: Operand, srcShape: readonly number[], dim: number, idx: Operand, idxShape: readonly number[], dst: GPUBuffer, op = 'gather'): void {
   const n = numel(idxShape);
   if (n === 0) return;
-  const t = ctype(src.dtype, 'gather');
-  const it = ctype(idx.dtype, 'gather');
+  const t = ctype(src.dtype, op);
+  const it = ctype(idx.dtype, op);
   const p = new Params();
   const nE = p.u(n), size = p.i(srcShape[dim]!), dimStride = p.i(src.strides[dim]!), sOff = p.i(src.offset), iOff = p.i(idx.offset);
+  const { check, slot } = indexCheck(p, op, dim, srcShape[dim]!);
   const dims = idxShape.map((s, d) => ({ size: p.u(s), src: p.i(d === dim ? 0 : src.strides[d]!), idx: p.i(idx.strides[d]!) }));
   const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', `  var ps: i32 = ${sOff};`, `  var pi: i32 = ${iOff};`];
   for (let d = dims.length - 1; d >= 0; d--) {
@@ -28,10 +49,10 @@ export function runGather(rt: GpuRuntime, src: Operand, srcShape: readonly numbe
   }
   const k = castExpr(idx.dtype, 'i32', 'ix[pi]');
   lines.push(`  let k = ${k.expr};`);
-  lines.push(`  if (k < 0 || k >= ${size}) { dst[i] = ${t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u'}; return; }`);
+  lines.push(`  if (k < 0 || k >= ${size}) { flag_index(${slot}, k); dst[i] = ${t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u'}; return; }`);
   lines.push(`  dst[i] = src[ps + k * ${dimStride}];`, '}');
-  const code = shader(k.helpers, [storageDecls([['dst', t, true], ['src', t, false], ['ix', it, false]]), p.decl(3), ...lines]);
-  rt.dispatch(code, [dst, src.buffer, idx.buffer], p.words, linearGroups(n));
+  const code = shader(k.helpers, [storageDecls([['dst', t, true], ['src', t, false], ['ix', it, false]]), checkDecl(3), p.decl(4), ...lines]);
+  rt.dispatch(code, [dst, src.buffer, idx.buffer, rt.checkBuffer], p.words, linearGroups(n), check);
 }
 
 /**
@@ -42,17 +63,20 @@ export function runGather(rt: GpuRuntime, src: Operand, srcShape: readonly numbe
  */
 export function runScatter(
   rt: GpuRuntime, op: ScatterOp, dst: GPUBuffer, dtype: DType, outShape: readonly number[], dim: number,
-  idx: Operand, idxShape: readonly number[], values: Operand,
+  idx: Operand, idxShape: readonly number[], values: Operand, userOp = 'scatter',
 ): void {
   const nIdx = numel(idxShape);
-  if (nIdx === 0 || numel(outShape) === 0) return;
-  const t = ctype(dtype, 'scatter');
+  if (nIdx === 0) return;
+  const t = ctype(dtype, userOp);
   const atomic = op === 'add' && (dtype === 'f32' || dtype === 'i32' || dtype === 'u32') && numel(outShape) * idxShape[dim]! > 1 << 24;
-  if (atomic) return runScatterAtomic(rt, dst, dtype, outShape, dim, idx, idxShape, values);
+  // An empty output (size 0 along dim) has no thread to walk the index lines: the per-index kernel flags them.
+  if (atomic || numel(outShape) === 0) return runScatterAtomic(rt, dst, dtype, outShape, dim, idx, idxShape, values, userOp);
   const outStrides = contiguousStrides(outShape);
   const n = numel(outShape);
   const p = new Params();
   const nE = p.u(n), line = p.u(idxShape[dim]!), iDim = p.i(idx.strides[dim]!), vDim = p.i(values.strides[dim]!), iOff = p.i(idx.offset), vOff = p.i(values.offset);
+  const { check, slot } = indexCheck(p, userOp, dim, outShape[dim]!);
+  const size = p.i(outShape[dim]!);
   const dims = outShape.map((s, d) => ({ size: p.u(s), lim: p.u(d === dim ? 0xffffffff : idxShape[d]!), idx: p.i(d === dim ? 0 : idx.strides[d]!), val: p.i(d === dim ? 0 : values.strides[d]!) }));
   void outStrides;
   const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', `  var pi: i32 = ${iOff};`, `  var pv: i32 = ${vOff};`, '  var tgt: i32 = 0;'];
@@ -67,20 +91,27 @@ export function runScatter(
     min: t === 'f32' ? 'select(acc, v, v < acc || is_nan(v))' : 'min(acc, v)',
     max: t === 'f32' ? 'select(acc, v, v > acc || is_nan(v))' : 'max(acc, v)',
   };
+  // Every thread walks its index line; the one at position 0 along dim checks it (each index once).
   lines.push('  var acc = dst[i];', '  var hit = false;');
-  lines.push(`  for (var j = 0u; j < ${line}; j = j + 1u) {`, `    if (${k.expr} == tgt) { let v = ${v.expr}; acc = ${combine[op]}; hit = true; }`, '  }');
+  lines.push(`  for (var j = 0u; j < ${line}; j = j + 1u) {`, `    let k = ${k.expr};`, `    if (k == tgt) { let v = ${v.expr}; acc = ${combine[op]}; hit = true; }`);
+  lines.push(`    else if (tgt == 0 && (k < 0 || k >= ${size})) { flag_index(${slot}, k); }`, '  }');
   lines.push(`  if (hit) { dst[i] = ${storeExpr(dtype, 'acc')}; }`, '}');
   const helpers = [...k.helpers, ...v.helpers, ...storeHelpers(dtype), ...(t === 'f32' ? ['is_nan'] : [])];
-  const code = shader(helpers, [storageDecls([['dst', t, true], ['ix', ctype(idx.dtype), false], ['vals', ctype(values.dtype), false]]), p.decl(3), ...lines]);
-  rt.dispatch(code, [dst, idx.buffer, values.buffer], p.words, linearGroups(n));
+  const code = shader(helpers, [storageDecls([['dst', t, true], ['ix', ctype(idx.dtype), false], ['vals', ctype(values.dtype), false]]), checkDecl(3), p.decl(4), ...lines]);
+  rt.dispatch(code, [dst, idx.buffer, values.buffer, rt.checkBuffer], p.words, linearGroups(n), check);
 }
 
-function runScatterAtomic(rt: GpuRuntime, dst: GPUBuffer, dtype: DType, outShape: readonly number[], dim: number, idx: Operand, idxShape: readonly number[], values: Operand): void {
+/**
+ * Scatter-add with one thread per index (atomics; f32 through a compare-and-swap loop). Also
+ * serves an empty output (size 0 along `dim`) for every op: each index is flagged, nothing written.
+ */
+function runScatterAtomic(rt: GpuRuntime, dst: GPUBuffer, dtype: DType, outShape: readonly number[], dim: number, idx: Operand, idxShape: readonly number[], values: Operand, userOp: string): void {
   const t = ctype(dtype);
   const outStrides = contiguousStrides(outShape);
   const n = numel(idxShape);
   const p = new Params();
   const nE = p.u(n), size = p.i(outShape[dim]!), dimStride = p.i(outStrides[dim]!), iOff = p.i(idx.offset), vOff = p.i(values.offset);
+  const { check, slot } = indexCheck(p, userOp, dim, outShape[dim]!);
   const dims = idxShape.map((s, d) => ({ size: p.u(s), out: p.i(d === dim ? 0 : outStrides[d]!), idx: p.i(idx.strides[d]!), val: p.i(values.strides[d]!) }));
   const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', '  var po: i32 = 0;', `  var pi: i32 = ${iOff};`, `  var pv: i32 = ${vOff};`];
   for (let d = dims.length - 1; d >= 0; d--) {
@@ -89,7 +120,7 @@ function runScatterAtomic(rt: GpuRuntime, dst: GPUBuffer, dtype: DType, outShape
   }
   const k = castExpr(idx.dtype, 'i32', 'ix[pi]');
   const v = castExpr(values.dtype, dtype, 'vals[pv]');
-  lines.push(`  let k = ${k.expr};`, `  if (k < 0 || k >= ${size}) { return; }`, `  let at = po + k * ${dimStride};`, `  let v = ${v.expr};`);
+  lines.push(`  let k = ${k.expr};`, `  if (k < 0 || k >= ${size}) { flag_index(${slot}, k); return; }`, `  let at = po + k * ${dimStride};`, `  let v = ${v.expr};`);
   if (t === 'f32') {
     lines.push('  var old = atomicLoad(&dst[at]);', '  loop {', '    let r2 = atomicCompareExchangeWeak(&dst[at], old, bitcast<u32>(bitcast<f32>(old) + v));', '    if (r2.exchanged) { break; }', '    old = r2.old_value;', '  }');
   } else {
@@ -97,6 +128,6 @@ function runScatterAtomic(rt: GpuRuntime, dst: GPUBuffer, dtype: DType, outShape
   }
   lines.push('}');
   const decl = `@group(0) @binding(0) var<storage, read_write> dst: array<atomic<u32>>;\n@group(0) @binding(1) var<storage, read> ix: array<${ctype(idx.dtype)}>;\n@group(0) @binding(2) var<storage, read> vals: array<${ctype(values.dtype)}>;`;
-  const code = shader([...k.helpers, ...v.helpers], [decl, p.decl(3), ...lines]);
-  rt.dispatch(code, [dst, idx.buffer, values.buffer], p.words, linearGroups(n));
+  const code = shader([...k.helpers, ...v.helpers], [decl, checkDecl(3), p.decl(4), ...lines]);
+  rt.dispatch(code, [dst, idx.buffer, values.buffer, rt.checkBuffer], p.words, linearGroups(n), check);
 }
