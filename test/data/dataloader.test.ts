@@ -25,7 +25,7 @@ import {
   type Dataset,
   type MnistItem,
 } from '../../src/data/index.js';
-import { BrokenRecipeDataset, busy, now, OffsetMapper, PlainDataset, SlowDataset, type Traced } from './helpers/datasets.js';
+import { AsyncDataset, BrokenRecipeDataset, busy, HangingDataset, now, OffsetMapper, PlainDataset, SlowDataset, type Traced } from './helpers/datasets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'burn-ts-loader-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -246,6 +246,71 @@ describe('DataLoader workers', () => {
     t.diagnostic(`main thread: ${main.ms.toFixed(0)} ms, ${(100 * main.overlap).toFixed(0)}% of loading overlapped; 2 workers: ${workers.ms.toFixed(0)} ms, ${(100 * workers.overlap).toFixed(0)}% overlapped`);
     assert.equal(main.overlap, 0, 'on the main thread, loading and consuming alternate');
     assert.ok(workers.overlap > 0.5, `with workers most loading happens while the consumer works: ${(100 * workers.overlap).toFixed(0)}%`);
+  });
+});
+
+describe('DataLoader failures (hostile datasets)', () => {
+  it('awaits items a get() returns as promises; a rejection is the error of the iteration, nothing unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for (const workers of [0, 1]) {
+        const ok = new DataLoaderBuilder(indexBatcher).batchSize(3).numWorkers(workers).build(new AsyncDataset(7));
+        assert.deepEqual(await indicesOf(ok), [[0, 1, 2], [3, 4, 5], [6]], `${workers} workers`);
+        await ok.close();
+        const loader = new DataLoaderBuilder(indexBatcher).batchSize(3).numWorkers(workers).build(new AsyncDataset(12, 4));
+        const seen: number[][] = [];
+        await assert.rejects(
+          (async () => {
+            for await (const b of loader) seen.push(b.indices);
+          })(),
+          workers === 0 ? (e: unknown) => e instanceof Error && e.message === 'item 4 rejected' : burnError(/^DataLoader: data loader worker 0: Error: item 4 rejected$/),
+        );
+        assert.deepEqual(seen, [[0, 1, 2]], 'the batch before the failing one arrives');
+        await loader.close();
+      }
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it("refuses a dataset whose len() is not a non-negative integer", async () => {
+    for (const len of [Number.NaN, 2.5, -5, Infinity, '3' as unknown as number]) {
+      const dataset: Dataset<Traced> = { get: (i) => ({ index: i, thread: 0 }), len: () => len };
+      const message = `DataLoader: dataset Object has len() ${typeof len === 'string' ? '"3"' : len}; expected a non-negative integer`;
+      const same = (e: unknown) => e instanceof BurnError && e.message === message;
+      assert.throws(() => new DataLoaderBuilder(indexBatcher).batchSize(2).build(dataset), (e: unknown) => e instanceof BurnError && e.message === message.replace('DataLoader:', 'DataLoaderBuilder.build:'));
+      // len() may change after build: every epoch checks it again.
+      let current = 4;
+      const changing: Dataset<Traced> = { get: (i) => ({ index: i, thread: 0 }), len: () => current };
+      const loader = new DataLoaderBuilder(indexBatcher).batchSize(2).build(changing);
+      current = len;
+      await assert.rejects(collect(loader), same);
+      assert.throws(() => loader.numItems(), same);
+      assert.throws(() => loader.numBatches(), same);
+    }
+  });
+
+  it('ends a stuck worker after timeout(ms): a BurnError naming the worker and the batch, no hang', async () => {
+    const hung = new HangingDataset(12, 5);
+    const loader = new DataLoaderBuilder(indexBatcher).batchSize(2).numWorkers(2).timeout(300).build(hung);
+    const seen: number[][] = [];
+    const start = performance.now();
+    await assert.rejects(
+      (async () => {
+        for await (const b of loader) seen.push(b.indices);
+      })(),
+      (e: unknown) => e instanceof BurnError && e.message === 'DataLoader: data loader worker 0 delivered nothing for 300 ms while loading batch 2 (items [4, 5]); it was terminated (the timeout is set by DataLoaderBuilder.timeout)',
+    );
+    assert.ok(performance.now() - start < 5000, `${performance.now() - start} ms`);
+    assert.deepEqual(seen, [[0, 1], [2, 3]]);
+    // The worker was replaced: the next epoch runs (the dataset hangs only once).
+    assert.deepEqual((await indicesOf(loader)).flat(), Array.from({ length: 12 }, (_, i) => i));
+    await loader.close();
+    assert.throws(() => new DataLoaderBuilder(indexBatcher).timeout(-1), burnError(/^DataLoaderBuilder\.timeout: timeout -1; expected an integer >= 0 \(milliseconds, 0 for none\)$/));
   });
 });
 

@@ -2,6 +2,7 @@ import { Device } from '../../device/device.js';
 import { BurnError } from '../../tensor/errors.js';
 import type { Dataset } from '../dataset/dataset.js';
 import type { Batcher } from './batcher.js';
+import { datasetLen } from './dataset-len.js';
 import { DataLoader } from './loader.js';
 
 function positive(op: string, name: string, value: number, min: number): number {
@@ -25,6 +26,7 @@ export class DataLoaderBuilder<I, O> {
   private workers = 0;
   private device: Device | undefined;
   private ahead: number | undefined;
+  private timeoutMs = 0;
 
   constructor(private readonly batcher: Batcher<I, O>) {
     if (batcher === null || typeof batcher !== 'object' || typeof batcher.batch !== 'function') {
@@ -66,11 +68,24 @@ export class DataLoaderBuilder<I, O> {
     return this;
   }
 
-  /** The data loader over `dataset`. */
+  /**
+   * How long a worker thread may go without delivering the batch it is loading, in milliseconds
+   * (0, the default: no limit), counted from when it has reopened the dataset. On expiry the
+   * iteration throws a `BurnError` naming the worker and the batch, and the stuck worker is
+   * terminated and replaced. Items loaded on the main thread have no timeout.
+   */
+  timeout(ms: number): this {
+    if (!Number.isSafeInteger(ms) || ms < 0) throw new BurnError('DataLoaderBuilder.timeout', `timeout ${ms}; expected an integer >= 0 (milliseconds, 0 for none)`);
+    this.timeoutMs = ms;
+    return this;
+  }
+
+  /** The data loader over `dataset`; a `BurnError` when its `len()` is not a non-negative integer. */
   build(dataset: Dataset<I>): DataLoader<O> {
     if (dataset === null || typeof dataset !== 'object' || typeof dataset.get !== 'function' || typeof dataset.len !== 'function') {
       throw new BurnError('DataLoaderBuilder.build', `dataset ${String(dataset)}; expected a Dataset (get(index) and len())`);
     }
+    datasetLen('DataLoaderBuilder.build', dataset);
     return new DataLoader<O>({
       dataset: dataset as Dataset<unknown>,
       batcher: this.batcher as Batcher<unknown, O>,
@@ -79,6 +94,7 @@ export class DataLoaderBuilder<I, O> {
       numWorkers: this.workers,
       device: this.device,
       prefetch: this.ahead,
+      timeoutMs: this.timeoutMs,
     });
   }
 }

@@ -1,4 +1,5 @@
 import { getMany, type Dataset } from '../dataset/dataset.js';
+import { awaitItems } from './await-items.js';
 
 /** Where a data loader's items come from: the main thread, or worker threads. */
 export interface ItemSource {
@@ -12,7 +13,8 @@ export interface ItemSource {
 
 /**
  * Loads items on the main thread, each batch in a macrotask of its own, so a batch requested
- * ahead (prefetched) is read while the consumer awaits something else.
+ * ahead (prefetched) is read while the consumer awaits something else. Items returned as
+ * promises are awaited (a rejection rejects the batch).
  */
 export class MainThreadSource implements ItemSource {
   readonly mode = 'main-thread';
@@ -23,7 +25,7 @@ export class MainThreadSource implements ItemSource {
     return new Promise((resolve, reject) => {
       setImmediate(() => {
         try {
-          resolve(getMany(this.dataset, indices, 'DataLoader'));
+          resolve(awaitItems(getMany(this.dataset, indices, 'DataLoader')));
         } catch (e) {
           reject(e as Error);
         }

@@ -5,6 +5,7 @@ import { recipeOf } from '../dataset/recipe.js';
 import { SeededRng, shuffledIndices } from '../dataset/rng.js';
 import { PartialDataset } from '../dataset/transform/partial.js';
 import type { Batcher } from './batcher.js';
+import { datasetLen } from './dataset-len.js';
 import { MainThreadSource, type ItemSource } from './item-source.js';
 
 /** How far an iteration is (Burn's `Progress`). */
@@ -33,6 +34,8 @@ export interface DataLoaderConfig<I, O> {
   readonly device: Device | undefined;
   /** Batches loaded ahead of the one being consumed; `undefined`: 2 per worker, 1 on the main thread. */
   readonly prefetch: number | undefined;
+  /** Milliseconds a worker may take to deliver the batch it loads; 0 for no limit. */
+  readonly timeoutMs: number;
 }
 
 // A loader dropped without close() stops its workers when collected; a failure then has no one to report to.
@@ -65,7 +68,7 @@ export class DataLoader<O> implements AsyncIterable<O> {
 
   /** The number of items of an epoch (not of batches), as Burn's `num_items`. */
   numItems(): number {
-    return this.config.dataset.len();
+    return datasetLen('DataLoader', this.config.dataset);
   }
 
   /** The number of batches of an epoch (the last may be smaller). */
@@ -84,7 +87,7 @@ export class DataLoader<O> implements AsyncIterable<O> {
     const recipe = numWorkers > 0 ? recipeOf(dataset) : undefined;
     if (recipe) {
       // Loaded on demand, so that node:worker_threads is only needed when workers are used.
-      this.source = new PoolRef(recipe, numWorkers);
+      this.source = new PoolRef(recipe, numWorkers, this.config.timeoutMs);
       pools.register(this, this.source, this);
     } else {
       if (numWorkers > 0 && !this.warned) {
@@ -98,7 +101,7 @@ export class DataLoader<O> implements AsyncIterable<O> {
 
   /** The order of the items of the next epoch. */
   private nextOrder(): ArrayLike<number> {
-    const len = this.config.dataset.len();
+    const len = this.numItems();
     const epoch = this.epoch++;
     if (this.config.seed === undefined) return { length: len } as ArrayLike<number> & { [i: number]: number };
     return shuffledIndices(len, new SeededRng(this.config.seed, epoch));
@@ -218,10 +221,11 @@ class PoolRef implements ItemSource {
   constructor(
     private readonly recipe: NonNullable<ReturnType<typeof recipeOf>>,
     private readonly numWorkers: number,
+    private readonly timeoutMs: number,
   ) {}
 
   private get(): Promise<ItemSource> {
-    this.pool ??= import('./worker-pool.js').then((m) => new m.WorkerPool(this.recipe, this.numWorkers));
+    this.pool ??= import('./worker-pool.js').then((m) => new m.WorkerPool(this.recipe, this.numWorkers, this.timeoutMs));
     return this.pool;
   }
 

@@ -23,51 +23,81 @@ function tsxApi(modules: readonly string[]): string {
 interface Pending {
   readonly resolve: (items: unknown[]) => void;
   readonly reject: (error: Error) => void;
+  /** The batch number and its item indices, for the timeout's message. */
+  readonly batch: number;
+  readonly indices: readonly number[];
 }
 
 interface Slot {
+  readonly k: number;
   readonly worker: Worker;
+  /** Requests sent and not answered, oldest first (a worker answers in order). */
   readonly pending: Map<number, Pending>;
   failure: BurnError | undefined;
+  /** True once the worker has reopened the dataset: the timeout counts from then. */
+  ready: boolean;
+  /** Ended on purpose (timeout or close): its exit is no failure. */
+  ended: boolean;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** `[0, 1, 2, …]`, at most 8 indices shown. */
+function preview(indices: readonly number[]): string {
+  return `[${indices.slice(0, 8).join(', ')}${indices.length > 8 ? `, … (${indices.length} items)` : ''}]`;
 }
 
 /**
  * Data loader worker threads: each reopens the dataset from its {@link WorkerRecipe} and loads
  * the items of the requests it receives. The workers live as long as the pool (across epochs);
- * they do not keep the process alive while idle.
+ * they do not keep the process alive while idle. With a timeout, a worker that delivers nothing
+ * for that long is terminated (its requests fail with a `BurnError` naming it and the batch) and
+ * replaced by a fresh one.
  */
 export class WorkerPool implements ItemSource {
   readonly mode = 'workers';
   private readonly slots: Slot[];
+  private readonly boot: string;
   private nextId = 0;
   private closed = false;
 
-  constructor(recipe: WorkerRecipe, numWorkers: number) {
+  constructor(
+    private readonly recipe: WorkerRecipe,
+    numWorkers: number,
+    private readonly timeoutMs = 0,
+  ) {
     const self = import.meta.url;
     const entry = new URL(isTypeScript(self) ? './worker.ts' : './worker.js', self).href;
     const modules = recipeModules(recipe);
     const tsx = isTypeScript(entry) || modules.some(isTypeScript) ? tsxApi(modules) : undefined;
-    const boot = `(async () => { ${tsx ? `(await import(${JSON.stringify(tsx)})).register();` : ''} await import(${JSON.stringify(entry)}); })().catch((e) => { setImmediate(() => { throw e; }); });`;
-    this.slots = Array.from({ length: numWorkers }, (_, k) => {
-      let worker: Worker;
-      try {
-        worker = new Worker(boot, { eval: true, workerData: { recipe, worker: k } satisfies WorkerInit, stdout: false, stderr: false });
-      } catch (e) {
-        throw new BurnError('DataLoader', `cannot send the dataset to a worker thread (${(e as Error).message}); a recipe's arguments, and the items of in-memory data, must survive a structured clone`);
-      }
-      const slot: Slot = { worker, pending: new Map(), failure: undefined };
-      worker.unref();
-      worker.on('message', (reply: WorkerReply) => this.onReply(slot, k, reply));
-      worker.on('error', (e) => this.fail(slot, new BurnError('DataLoader', `data loader worker ${k} failed: ${e.message}`)));
-      worker.on('exit', (code) => {
-        if (!this.closed) this.fail(slot, new BurnError('DataLoader', `data loader worker ${k} exited (code ${code})`));
-      });
-      return slot;
-    });
+    this.boot = `(async () => { ${tsx ? `(await import(${JSON.stringify(tsx)})).register();` : ''} await import(${JSON.stringify(entry)}); })().catch((e) => { setImmediate(() => { throw e; }); });`;
+    this.slots = [];
+    for (let k = 0; k < numWorkers; k++) this.slots.push(this.spawn(k));
   }
 
-  private onReply(slot: Slot, k: number, reply: WorkerReply): void {
-    if (reply.type === 'ready') return;
+  private spawn(k: number): Slot {
+    let worker: Worker;
+    try {
+      worker = new Worker(this.boot, { eval: true, workerData: { recipe: this.recipe, worker: k } satisfies WorkerInit, stdout: false, stderr: false });
+    } catch (e) {
+      throw new BurnError('DataLoader', `cannot send the dataset to a worker thread (${(e as Error).message}); a recipe's arguments, and the items of in-memory data, must survive a structured clone`);
+    }
+    const slot: Slot = { k, worker, pending: new Map(), failure: undefined, ready: false, ended: false, timer: undefined };
+    worker.unref();
+    worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply));
+    worker.on('error', (e) => this.fail(slot, new BurnError('DataLoader', `data loader worker ${k} failed: ${e.message}`)));
+    worker.on('exit', (code) => {
+      if (!this.closed && !slot.ended) this.fail(slot, new BurnError('DataLoader', `data loader worker ${k} exited (code ${code})`));
+    });
+    return slot;
+  }
+
+  private onReply(slot: Slot, reply: WorkerReply): void {
+    const k = slot.k;
+    if (reply.type === 'ready') {
+      slot.ready = true;
+      this.arm(slot);
+      return;
+    }
     const id = reply.id;
     if (id === undefined) {
       if (reply.type === 'error') this.fail(slot, new BurnError(reply.op ?? 'DataLoader', reply.op ? reply.message : `data loader worker ${k} cannot reopen the dataset: ${reply.message}`));
@@ -76,6 +106,7 @@ export class WorkerPool implements ItemSource {
     const pending = slot.pending.get(id);
     if (!pending) return;
     slot.pending.delete(id);
+    this.arm(slot);
     if (slot.pending.size === 0) slot.worker.unref();
     if (reply.type === 'items') {
       let items: unknown[];
@@ -86,27 +117,51 @@ export class WorkerPool implements ItemSource {
         return;
       }
       pending.resolve(items);
-    }
-    else pending.reject(new BurnError(reply.op ?? 'DataLoader', reply.op ? reply.message : `data loader worker ${k}: ${reply.message}`));
+    } else pending.reject(new BurnError(reply.op ?? 'DataLoader', reply.op ? reply.message : `data loader worker ${k}: ${reply.message}`));
+  }
+
+  /** (Re)starts the timeout for the oldest request of a ready worker: it measures time without progress. */
+  private arm(slot: Slot): void {
+    if (slot.timer !== undefined) clearTimeout(slot.timer);
+    slot.timer = undefined;
+    if (this.timeoutMs === 0 || !slot.ready || slot.ended || slot.pending.size === 0) return;
+    slot.timer = setTimeout(() => this.expire(slot), this.timeoutMs);
+  }
+
+  /** The timeout of a worker's oldest request expired: fail its requests, terminate it, start a fresh one. */
+  private expire(slot: Slot): void {
+    const oldest = slot.pending.values().next().value as Pending | undefined;
+    if (!oldest || slot.ended || this.closed) return;
+    slot.ended = true;
+    const error = new BurnError(
+      'DataLoader',
+      `data loader worker ${slot.k} delivered nothing for ${this.timeoutMs} ms while loading batch ${oldest.batch} (items ${preview(oldest.indices)}); it was terminated (the timeout is set by DataLoaderBuilder.timeout)`,
+    );
+    this.fail(slot, error);
+    void slot.worker.terminate().catch(() => undefined);
+    this.slots[slot.k] = this.spawn(slot.k);
   }
 
   private fail(slot: Slot, error: BurnError): void {
     slot.failure ??= error;
+    if (slot.timer !== undefined) clearTimeout(slot.timer);
+    slot.timer = undefined;
     for (const p of slot.pending.values()) p.reject(error);
     slot.pending.clear();
     slot.worker.unref();
   }
 
-  /** Loads the items at `indices` in worker `slot % numWorkers`. */
+  /** Loads the items at `indices` (batch number `slot`) in worker `slot % numWorkers`. */
   load(indices: readonly number[], slot: number): Promise<unknown[]> {
     const s = this.slots[slot % this.slots.length]!;
     if (this.closed) return Promise.reject(new BurnError('DataLoader', 'the data loader is closed'));
     if (s.failure) return Promise.reject(s.failure);
     const id = this.nextId++;
     return new Promise<unknown[]>((resolve, reject) => {
-      s.pending.set(id, { resolve, reject });
+      s.pending.set(id, { resolve, reject, batch: slot, indices });
       s.worker.ref();
       s.worker.postMessage({ type: 'load', id, indices } satisfies LoadRequest);
+      if (s.pending.size === 1) this.arm(s);
     });
   }
 

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { getMany, type Dataset } from '../dataset/dataset.js';
 import { reviveRecipe } from '../dataset/recipe.js';
+import { awaitItems } from './await-items.js';
 import { encodeItems } from './item-codec.js';
 import type { LoadRequest, WorkerInit, WorkerReply } from './worker-protocol.js';
 
@@ -24,22 +25,27 @@ ready.then(
   (e) => port.postMessage(errorReply(undefined, e)),
 );
 
+function send(id: number, items: unknown[]): void {
+  try {
+    const { encoded, transfer } = encodeItems(items);
+    port.postMessage({ type: 'items', id, items: encoded } satisfies WorkerReply, transfer);
+  } catch (e) {
+    port.postMessage(errorReply(id, new Error(`the items cannot be sent to the main thread (${(e as Error).message}); items must survive a structured clone`)));
+  }
+}
+
 port.on('message', (request: LoadRequest) => {
   void ready.then(
     (dataset) => {
-      let items: unknown[];
+      let items: unknown[] | Promise<unknown[]>;
       try {
-        items = getMany(dataset, request.indices, 'DataLoader');
+        items = awaitItems(getMany(dataset, request.indices, 'DataLoader'));
       } catch (e) {
         port.postMessage(errorReply(request.id, e));
         return;
       }
-      try {
-        const { encoded, transfer } = encodeItems(items);
-        port.postMessage({ type: 'items', id: request.id, items: encoded } satisfies WorkerReply, transfer);
-      } catch (e) {
-        port.postMessage(errorReply(request.id, new Error(`the items cannot be sent to the main thread (${(e as Error).message}); items must survive a structured clone`)));
-      }
+      if (Array.isArray(items)) send(request.id, items);
+      else items.then((loaded) => send(request.id, loaded), (e: unknown) => port.postMessage(errorReply(request.id, e)));
     },
     () => undefined,
   );

@@ -87,3 +87,58 @@ export class BrokenRecipeDataset extends PlainDataset {
     return { module: import.meta.url, export: 'noSuchFactory', args: {} };
   }
 }
+
+/**
+ * Items served as promises (a `get` that is `async`), `rejectAt` rejecting. Reopenable in workers.
+ * The loader awaits them; a rejection is the error of the iteration.
+ */
+export class AsyncDataset implements Dataset<Traced> {
+  constructor(
+    readonly n: number,
+    readonly rejectAt = -1,
+  ) {}
+  get(index: number): Traced | undefined {
+    if (index < 0 || index >= this.n) return undefined;
+    const item = index === this.rejectAt ? Promise.reject(new Error(`item ${index} rejected`)) : Promise.resolve({ index, thread: threadId });
+    return item as unknown as Traced;
+  }
+  len(): number {
+    return this.n;
+  }
+  workerRecipe(): WorkerRecipe {
+    return { module: import.meta.url, export: 'openAsyncDataset', args: { n: this.n, rejectAt: this.rejectAt } };
+  }
+}
+
+/** Worker factory of {@link AsyncDataset}. */
+export function openAsyncDataset(args: { n: number; rejectAt: number }): AsyncDataset {
+  return new AsyncDataset(args.n, args.rejectAt);
+}
+
+/**
+ * `n` items; loading `hangAt` blocks its thread for good the first time (in any worker: the
+ * `hung` flag is shared), so a data loader's timeout must end the worker.
+ */
+export class HangingDataset implements Dataset<Traced> {
+  constructor(
+    readonly n: number,
+    readonly hangAt: number,
+    readonly hung: Int32Array<SharedArrayBuffer> = new Int32Array(new SharedArrayBuffer(8)),
+  ) {}
+  get(index: number): Traced | undefined {
+    if (index < 0 || index >= this.n) return undefined;
+    if (index === this.hangAt && Atomics.compareExchange(this.hung, 0, 0, 1) === 0) Atomics.wait(this.hung, 1, 0); // nobody ever wakes it
+    return { index, thread: threadId };
+  }
+  len(): number {
+    return this.n;
+  }
+  workerRecipe(): WorkerRecipe {
+    return { module: import.meta.url, export: 'openHangingDataset', args: { n: this.n, hangAt: this.hangAt, hung: this.hung } };
+  }
+}
+
+/** Worker factory of {@link HangingDataset}. */
+export function openHangingDataset(args: { n: number; hangAt: number; hung: Int32Array<SharedArrayBuffer> }): HangingDataset {
+  return new HangingDataset(args.n, args.hangAt, args.hung);
+}
