@@ -172,7 +172,7 @@ export class BinGzFileRecorder extends BinFileRecorder {
   }
 
   override fromBytes(bytes: Uint8Array, source = '<bytes>'): TensorRecord {
-    return super.fromBytes(gunzip(bytes, source, (m) => { throw this.corrupt(source, m); }), source);
+    return super.fromBytes(gunzip(bytes, source, (m) => { throw this.corrupt(source, m); }, this.limits().maxDecompressedBytes), source);
   }
 }
 

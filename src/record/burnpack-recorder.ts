@@ -66,7 +66,7 @@ export class BurnpackRecorder extends Recorder {
   }
 
   private read(source: ByteSource): TensorRecord {
-    const contents = readBurnpack(source, this.op);
+    const contents = readBurnpack(source, this.op, this.limits());
     const tensors = new Map<string, RecordTensor>();
     for (const t of contents.tensors) {
       tensors.set(t.name, { data: owned(source, TensorData.fromBytes(t.read(), t.shape, t.dtype)), ...(t.paramId !== undefined ? { id: u64ToParamId(t.paramId) } : {}) });

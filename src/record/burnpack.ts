@@ -2,6 +2,7 @@ import { dtypeSize, type DType } from '../tensor/dtype.js';
 import { BurnError, fmt } from '../tensor/errors.js';
 import { numel } from '../tensor/shape.js';
 import { CborFloat, decodeCbor, encodeCbor, type CborMap, type CborValue } from './cbor.js';
+import { resolveLimits, type LoadLimits } from './limits.js';
 import type { ByteSource } from './source.js';
 
 /**
@@ -230,9 +231,10 @@ function asUint(v: CborValue, where: () => string): number {
 /**
  * Reads a burnpack container's header and metadata, validating every descriptor against the
  * source's size (a truncated or corrupt file is a BurnError naming the source, the field and the
- * byte offset). Tensor bytes are read only when `read()` is called.
+ * byte offset). Tensor bytes are read only when `read()` is called. `limits.maxNestingDepth`
+ * bounds the CBOR metadata's nesting (default 128, as Burn's reader).
  */
-export function readBurnpack(source: ByteSource, op = 'burnpack'): BurnpackContents {
+export function readBurnpack(source: ByteSource, op = 'burnpack', limits?: LoadLimits): BurnpackContents {
   const fail = (message: string): never => {
     throw new BurnError(op, `${source.name}: ${message}`);
   };
@@ -249,7 +251,8 @@ export function readBurnpack(source: ByteSource, op = 'burnpack'): BurnpackConte
   if (BURNPACK_HEADER_SIZE + metaSize > source.size) {
     fail(`truncated: the header announces ${metaSize} bytes of metadata at byte offset ${BURNPACK_HEADER_SIZE}, but the file has ${source.size} bytes`);
   }
-  const root = decodeCbor(source.read(BURNPACK_HEADER_SIZE, metaSize), { source: source.name, baseOffset: BURNPACK_HEADER_SIZE, op });
+  const { maxNestingDepth } = resolveLimits(limits, op);
+  const root = decodeCbor(source.read(BURNPACK_HEADER_SIZE, metaSize), { source: source.name, baseOffset: BURNPACK_HEADER_SIZE, op, maxDepth: maxNestingDepth });
   const dataStart = alignUp(BURNPACK_HEADER_SIZE + metaSize);
   try {
     const top = asMap(root, () => 'metadata');

@@ -29,6 +29,6 @@ export class PrettyJsonFileRecorder extends Recorder {
     } catch (e) {
       return fail(`invalid JSON (${bytes.length} bytes; truncated?): ${(e as Error).message}`);
     }
-    return fromNamedRecord(root, fail);
+    return fromNamedRecord(root, fail, this.limits().maxNestingDepth);
   }
 }

@@ -1,17 +1,50 @@
 import { decode, encode } from '@msgpack/msgpack';
-import { gunzipSync, gzipSync } from 'fflate';
+import { Gunzip, gzipSync } from 'fflate';
+import { DEFAULT_LOAD_LIMITS } from './limits.js';
 import { fromNamedRecord, burnMetadata, toNamedRecord } from './named.js';
 import { applyPrecision, FullPrecisionSettings, HalfPrecisionSettings, Recorder, type PrecisionSettings, type TensorRecord } from './recorder.js';
 import { BURN_TS_VERSION } from './version.js';
 
-/** Decompresses gzip, naming the source when the data is not gzip or is truncated. */
-export function gunzip(bytes: Uint8Array, source: string, fail: (m: string) => never): Uint8Array {
+/** The largest ratio deflate reaches (about 1032:1): a gzip trailer declaring more is lying. */
+const MAX_DEFLATE_RATIO = 1032;
+
+/**
+ * Decompresses gzip, naming the source when the data is not gzip or is truncated, and stopping
+ * once the output passes `maxBytes` (`LoadLimits.maxDecompressedBytes`): the input is pushed in
+ * slices and the output checked after each, so a bomb allocates at most about `maxBytes`.
+ */
+export function gunzip(bytes: Uint8Array, source: string, fail: (m: string) => never, maxBytes: number = DEFAULT_LOAD_LIMITS.maxDecompressedBytes): Uint8Array {
   if (bytes.length < 18 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) fail(`not gzip data: the first bytes are ${[...bytes.subarray(0, 2)].map((b) => b.toString(16).padStart(2, '0')).join(' ') || '(none)'}, expected 1f 8b`);
+  // The trailer's size (mod 2^32) sizes the output when it is plausible; the buffer grows otherwise.
+  const n = bytes.length;
+  const declared = (bytes[n - 4]! | (bytes[n - 3]! << 8) | (bytes[n - 2]! << 16) | (bytes[n - 1]! << 24)) >>> 0;
+  let out = new Uint8Array(Math.max(1024, Math.min(declared, maxBytes, n * MAX_DEFLATE_RATIO)));
+  let filled = 0;
+  let over = false;
+  const stream = new Gunzip((chunk) => {
+    if (filled + chunk.length > maxBytes) {
+      over = true;
+      throw new Error('over the limit');
+    }
+    if (filled + chunk.length > out.length) {
+      const grown = new Uint8Array(Math.min(maxBytes, Math.max(filled + chunk.length, out.length * 2)));
+      grown.set(out.subarray(0, filled));
+      out = grown;
+    }
+    out.set(chunk, filled);
+    filled += chunk.length;
+  });
   try {
-    return gunzipSync(bytes);
+    // fflate inflates a whole push before calling back: slices bound what one push can inflate.
+    const SLICE = 64 << 10;
+    for (let i = 0; i < n; i += SLICE) stream.push(bytes.subarray(i, i + SLICE), i + SLICE >= n);
   } catch (e) {
-    return fail(`corrupt or truncated gzip data (${bytes.length} bytes): ${(e as Error).message}`);
+    if (over) {
+      return fail(`the ${n}-byte gzip data decompresses past the maxDecompressedBytes limit of ${maxBytes} bytes (a decompression bomb?); expected at most ${maxBytes} bytes: raise the limit with withLimits({ maxDecompressedBytes }) to read it`);
+    }
+    return fail(`corrupt or truncated gzip data (${n} bytes): ${(e as Error).message}`);
   }
+  return out.subarray(0, filled);
 }
 
 /**
@@ -42,7 +75,7 @@ export class NamedMpkFileRecorder extends Recorder {
     } catch (e) {
       return fail(`invalid MessagePack (${bytes.length} bytes; truncated or not a ${this.extension} file?): ${(e as Error).message}`);
     }
-    return fromNamedRecord(root, fail);
+    return fromNamedRecord(root, fail, this.limits().maxNestingDepth);
   }
 }
 
@@ -57,7 +90,7 @@ export class NamedMpkGzFileRecorder extends NamedMpkFileRecorder {
   }
 
   override fromBytes(bytes: Uint8Array, source = '<bytes>'): TensorRecord {
-    return super.fromBytes(gunzip(bytes, source, (m) => { throw this.corrupt(source, m); }), source);
+    return super.fromBytes(gunzip(bytes, source, (m) => { throw this.corrupt(source, m); }, this.limits().maxDecompressedBytes), source);
   }
 }
 

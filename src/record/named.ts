@@ -2,6 +2,7 @@ import { TensorData } from '../tensor/data.js';
 import { dtypeSize, type DType } from '../tensor/dtype.js';
 import { numel } from '../tensor/shape.js';
 import { paramIdFromText, paramIdToBase32, newIdText } from './param-id.js';
+import { DEFAULT_LOAD_LIMITS } from './limits.js';
 import type { JsonValue, PrecisionSettings, RecordTensor, TensorRecord } from './recorder.js';
 
 /**
@@ -79,14 +80,20 @@ function isLeaf(v: unknown): boolean {
   return 'id' in o && typeof p === 'object' && p !== null && 'bytes' in p && 'shape' in p && 'dtype' in p;
 }
 
-/** Reads `{metadata, item[, meta]}` back; `fail(message)` throws the caller's error naming the source. */
-export function fromNamedRecord(root: unknown, fail: (message: string) => never): TensorRecord {
+/**
+ * Reads `{metadata, item[, meta]}` back; `fail(message)` throws the caller's error naming the
+ * source. The item tree is followed `maxDepth` levels deep at most (`LoadLimits.maxNestingDepth`).
+ */
+export function fromNamedRecord(root: unknown, fail: (message: string) => never, maxDepth: number = DEFAULT_LOAD_LIMITS.maxNestingDepth): TensorRecord {
   if (typeof root !== 'object' || root === null || Array.isArray(root)) fail('expected a record {metadata, item} at the top level');
   const r = root as Record<string, unknown>;
   if (!('item' in r)) fail("the record has no 'item' field");
   const tensors = new Map<string, RecordTensor>();
-  const walk = (v: unknown, path: string): void => {
+  const walk = (v: unknown, path: string, depth: number): void => {
     if (v === null || v === undefined) return; // Option::None
+    if (depth > maxDepth) {
+      fail(`item.${path.length > 80 ? `${path.slice(0, 80)}…` : path}: the record nests deeper than ${maxDepth} levels; expected a module tree of modest depth (raise the maxNestingDepth limit to read it)`);
+    }
     if (isLeaf(v)) {
       const leaf = v as { id: unknown; param: { bytes: unknown; shape: unknown; dtype: unknown } };
       const at = path === '' ? 'item' : `item.${path}`;
@@ -106,15 +113,15 @@ export function fromNamedRecord(root: unknown, fail: (message: string) => never)
       return;
     }
     if (Array.isArray(v)) {
-      v.forEach((x, i) => walk(x, path === '' ? String(i) : `${path}.${i}`));
+      v.forEach((x, i) => walk(x, path === '' ? String(i) : `${path}.${i}`, depth + 1));
       return;
     }
     if (typeof v === 'object') {
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) walk(x, path === '' ? k : `${path}.${k}`);
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) walk(x, path === '' ? k : `${path}.${k}`, depth + 1);
       return;
     }
     // Constants of Rust records (numbers, strings) carry no tensor.
   };
-  walk(r.item, '');
+  walk(r.item, '', 0);
   return r.meta === undefined ? { tensors } : { tensors, meta: r.meta as JsonValue };
 }

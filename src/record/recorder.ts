@@ -2,6 +2,7 @@ import { readBinaryFile, readBinaryFileAsync, writeBinaryFileAtomic, writeBinary
 import type { TensorData } from '../tensor/data.js';
 import { isFloatDType, isIntDType, type DType } from '../tensor/dtype.js';
 import { BurnError } from '../tensor/errors.js';
+import { resolveLimits, type LoadLimits } from './limits.js';
 
 /** A JSON value (record metadata such as an optimizer's step count or a scheduler's state). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -55,13 +56,29 @@ export function applyPrecision(record: TensorRecord, settings: PrecisionSettings
  * Saves and loads {@link TensorRecord}s (Burn's `Recorder`): to bytes (`toBytes`/`fromBytes`,
  * no file system: what a browser uses) and to files with Burn's extension rule (the recorder's
  * extension replaces the path's last one, as Rust's `set_extension`; a path already ending with
- * it is kept). File writes are atomic (temporary file + rename).
+ * it is kept). File writes are atomic (temporary file + rename). Loading applies resource
+ * limits against hostile files ({@link withLimits}).
  */
 export abstract class Recorder {
   /** The file extension, without the dot (`mpk`, `mpk.gz`, `bin`, `json`, `bpk`). */
   abstract readonly extension: string;
   /** The operation named in errors. */
   protected abstract readonly op: string;
+  private loadLimits: LoadLimits = {};
+
+  /**
+   * Resource limits for loading (decompressed size of `.gz` records, nesting depth); unset fields
+   * keep their defaults (`DEFAULT_LOAD_LIMITS`). Returns this recorder.
+   */
+  withLimits(limits: LoadLimits): this {
+    this.loadLimits = { ...this.loadLimits, ...limits };
+    return this;
+  }
+
+  /** The limits in force, every field set. */
+  protected limits(): Required<LoadLimits> {
+    return resolveLimits(this.loadLimits, this.op);
+  }
 
   /** Encodes a record. */
   abstract toBytes(record: TensorRecord): Uint8Array;

@@ -82,7 +82,9 @@ function adaptPytorch(snapshot: TensorSnapshot, toBurn: boolean): TensorSnapshot
   const type = snapshot.moduleType();
   if (name === undefined || type === undefined) return snapshot;
   if (type === LINEAR && name === 'weight' && snapshot.shape.length === 2) {
-    return snapshot.map(snapshot.dtype, [snapshot.shape[1]!, snapshot.shape[0]!], transposeData);
+    // Transposing commutes with broadcasting: an expanded weight stays compact.
+    const [c0, c1] = snapshot.compactShape as [number, number];
+    return snapshot.mapCompact(snapshot.dtype, [snapshot.shape[1]!, snapshot.shape[0]!], [c1, c0], transposeData);
   }
   if (NORMS.has(type)) {
     const renamed = toBurn ? { weight: 'gamma', bias: 'beta' }[name] : { gamma: 'weight', beta: 'bias' }[name];
@@ -119,7 +121,7 @@ export class BurnToPyTorchAdapter extends ModuleAdapter {
 }
 
 function castSnapshot(snapshot: TensorSnapshot, target: DType): TensorSnapshot {
-  return snapshot.map(target, snapshot.shape, (d) => d.convert(target));
+  return snapshot.mapCompact(target, snapshot.shape, snapshot.compactShape, (d) => d.convert(target));
 }
 
 /**

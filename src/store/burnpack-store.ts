@@ -1,5 +1,6 @@
 import { burnpackChunks, encodeBurnpack, planBurnpack, readBurnpack, withDefaultExtension, type BurnpackTensorInput } from '../record/burnpack.js';
 import { paramIdToU64, u64ToParamId } from '../record/param-id.js';
+import type { LoadLimits } from '../record/limits.js';
 import { owned, type ByteSource } from '../record/source.js';
 import { BURN_TS_VERSION } from '../record/version.js';
 import { TensorData } from '../tensor/data.js';
@@ -7,8 +8,8 @@ import { MetadataFileStore } from './file-store.js';
 import { TensorSnapshot } from './snapshot.js';
 
 /** Snapshots of every tensor of a burnpack source (lazy reads). */
-export function burnpackSnapshots(source: ByteSource, op: string): TensorSnapshot[] {
-  const contents = readBurnpack(source, op);
+export function burnpackSnapshots(source: ByteSource, op: string, limits?: LoadLimits): TensorSnapshot[] {
+  const contents = readBurnpack(source, op, limits);
   return contents.tensors.map((t) =>
     new TensorSnapshot(t.dtype, t.shape, t.name.split('.'), () => owned(source, TensorData.fromBytes(t.read(), t.shape, t.dtype)), t.paramId === undefined ? {} : { paramId: u64ToParamId(t.paramId) }),
   );
@@ -64,11 +65,11 @@ export class BurnpackStore extends MetadataFileStore {
 
   /** The metadata stored in the source. */
   readMetadata(): Map<string, string> {
-    return readBurnpack(this.source(), this.op).metadata;
+    return readBurnpack(this.source(), this.op, this.limits).metadata;
   }
 
   protected readSnapshots(): TensorSnapshot[] {
-    return burnpackSnapshots(this.source(), this.op);
+    return burnpackSnapshots(this.source(), this.op, this.limits);
   }
 
   protected writeSnapshots(snapshots: TensorSnapshot[]): void {

@@ -1,4 +1,5 @@
 import { fileExists, writeBinaryFileAtomic } from '../config/files.js';
+import type { LoadLimits } from '../record/limits.js';
 import { bytesSource, fileSource, type ByteSource, type FileSourceOptions } from '../record/source.js';
 import { BurnError } from '../tensor/errors.js';
 import { ModuleStore } from './store.js';
@@ -13,6 +14,8 @@ export abstract class FileStore extends ModuleStore {
   protected readonly path: string | undefined;
   /** The bytes read from or saved into (memory stores). */
   protected bytes: Uint8Array | undefined;
+  /** Resource limits applied while reading (see {@link LoadLimits}; unset fields take the defaults). */
+  protected limits: LoadLimits = {};
   private replace = false;
 
   /** The name of the in-memory source in messages, e.g. `'<burnpack bytes>'`. */
@@ -28,6 +31,15 @@ export abstract class FileStore extends ModuleStore {
   /** Whether saving may replace an existing file (default false). */
   overwrite(overwrite: boolean): this {
     this.replace = overwrite;
+    return this;
+  }
+
+  /**
+   * Resource limits for reading hostile or corrupt files (decompressed size, nesting depth,
+   * overlapping-view copies); unset fields keep their defaults (`DEFAULT_LOAD_LIMITS`).
+   */
+  withLimits(limits: LoadLimits): this {
+    this.limits = { ...this.limits, ...limits };
     return this;
   }
 

@@ -191,18 +191,20 @@ export function applySnapshots<M extends ModuleLike>(module: M, snapshots: reado
     }
     let data: TensorData;
     try {
-      data = snap.toData();
+      // An expanded source tensor is read compact and expanded as a view below: its memory stays that of its storage.
+      data = snap.toCompactData();
     } catch (e) {
       errors.push({ kind: 'LoadError', path, message: (e as Error).message });
       return undefined;
     }
-    if (!sameShape(data.shape, current.dims())) {
+    if (!snap.isExpanded() && !sameShape(data.shape, current.dims())) {
       errors.push({ kind: 'ShapeMismatch', path, expected: current.dims(), found: data.shape });
       return undefined;
     }
     if (options.castToModule && data.dtype !== current.dtype()) data = data.convert(current.dtype());
     applied.push(path);
-    return [Tensor.fromData(data, options.device ?? device.device()) as Tensor<number, Kind>, snap.paramId];
+    const loaded = Tensor.fromData(data, options.device ?? device.device()) as Tensor<number, Kind>;
+    return [snap.isExpanded() ? loaded.expand(snap.shape) : loaded, snap.paramId];
   };
 
   const mapper: LeafMapper = {

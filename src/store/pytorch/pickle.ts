@@ -7,7 +7,9 @@ import type { DType } from '../../tensor/dtype.js';
  * reconstructors (`torch._utils._rebuild_tensor_v2`, `_rebuild_parameter`, storage types, dtypes,
  * `torch.Size`, `torch.device`). It never imports or calls anything: a global outside the list
  * (`os.system`, `builtins.eval`, a custom class) is refused when it is named, before any call,
- * and malformed or truncated streams are refused with the byte offset.
+ * and malformed or truncated streams are refused with the byte offset. Decoding is linear in the
+ * pickle's size (MARKs on a side stack, integers parsed in one pass, no argument spreading), and
+ * nothing recurses deeper than `maxNestingDepth`.
  */
 
 /** A Python tuple. */
@@ -90,6 +92,8 @@ export interface UnpickleOptions {
   readonly op?: string;
   /** Resolves a storage tuple passed inline (not as a persistent id) to `_rebuild_tensor_v2`, as hand-made tar files do. */
   readonly inlineStorage?: (pid: PyValue) => PyValue;
+  /** Deepest tuple used as a dict key (default 128, see `LoadLimits.maxNestingDepth`). */
+  readonly maxNestingDepth?: number;
 }
 
 const MARK = Symbol('mark');
@@ -116,12 +120,12 @@ export function describePy(v: PyValue): string {
   return `${typeof v} ${JSON.stringify(typeof v === 'bigint' ? String(v) : v)}`;
 }
 
-function call(fn: PyGlobal, args: PyValue[], inline?: (pid: PyValue) => PyValue): PyValue {
+function call(fn: PyGlobal, args: PyValue[], maxDepth: number, inline?: (pid: PyValue) => PyValue): PyValue {
   const q = fn.qualified;
   switch (q) {
     case 'collections.OrderedDict': {
       const d = new PyDict(true);
-      if (args.length > 0 && Array.isArray(args[0])) for (const kv of args[0]) if (kv instanceof PyTuple) d.map.set(key(kv.items[0]), kv.items[1]);
+      if (args.length > 0 && Array.isArray(args[0])) for (const kv of args[0]) if (kv instanceof PyTuple) d.map.set(key(kv.items[0], maxDepth), kv.items[1]);
       return d;
     }
     case 'torch._utils._rebuild_tensor':
@@ -165,9 +169,49 @@ function call(fn: PyGlobal, args: PyValue[], inline?: (pid: PyValue) => PyValue)
   }
 }
 
-function key(v: PyValue): unknown {
-  if (v instanceof PyTuple) return JSON.stringify(v.items.map((x) => (typeof x === 'bigint' ? String(x) : x)));
-  return v;
+/** Most values in one tuple used as a dict key (nested ones included): memo references can make a small pickle's tuple exponentially large. */
+const MAX_KEY_VALUES = 100_000;
+
+/** A dict key: tuples become their JSON text (JavaScript maps compare objects by identity). */
+function key(v: PyValue, maxDepth: number): unknown {
+  if (!(v instanceof PyTuple)) return v;
+  let budget = MAX_KEY_VALUES;
+  const open = new Set<unknown>();
+  const text = (x: PyValue, depth: number): string => {
+    if (--budget < 0) throw new Error(`a tuple used as a dict key holds more than ${MAX_KEY_VALUES} values (nested ones included)`);
+    if (depth > maxDepth) throw new Error(`a tuple used as a dict key is nested deeper than ${maxDepth} levels (the maxNestingDepth limit)`);
+    if (x instanceof PyTuple || Array.isArray(x)) {
+      if (open.has(x)) throw new Error('a value used as a dict key contains itself (circular)');
+      open.add(x);
+      const out = `[${(x instanceof PyTuple ? x.items : x).map((i) => text(i, depth + 1)).join(',')}]`;
+      open.delete(x);
+      return out;
+    }
+    if (typeof x === 'bigint') return JSON.stringify(String(x));
+    if (x === undefined || x === null || typeof x === 'number' || typeof x === 'string' || typeof x === 'boolean') return JSON.stringify(x ?? null);
+    return JSON.stringify(describePy(x));
+  };
+  return text(v, 0);
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** A little-endian two's complement integer (LONG1/LONG4) in one pass: a number when safe, else a bigint. */
+function decodeLong(b: Uint8Array): number | bigint {
+  const n = b.length;
+  if (n === 0) return 0;
+  const negative = (b[n - 1]! & 0x80) !== 0;
+  if (n <= 6) {
+    let v = 0;
+    for (let i = n - 1; i >= 0; i--) v = v * 256 + b[i]!;
+    return negative ? v - 2 ** (8 * n) : v;
+  }
+  // Shifting a bigint byte by byte is quadratic (a 1 MiB LONG4 never finished); hex parsing is linear.
+  const digits = new Array<string>(n);
+  for (let i = 0; i < n; i++) digits[i] = HEX[b[n - 1 - i]!]!;
+  let v = BigInt(`0x${digits.join('')}`);
+  if (negative) v -= 1n << BigInt(8 * n);
+  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 }
 
 /**
@@ -177,8 +221,11 @@ function key(v: PyValue): unknown {
 export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: PyValue; end: number } {
   const op = options.op ?? 'PytorchStore';
   const base = options.baseOffset ?? 0;
+  const maxDepth = options.maxNestingDepth ?? 128;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const stack: Slot[] = [];
+  /** Stack positions of the MARKs (the metastack of Python's unpickler): popMark is O(1), not a scan. */
+  const marks: number[] = [];
   const memo = new Map<number, PyValue>();
   let pos = 0;
   let at = 0;
@@ -232,11 +279,15 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
     if (v === MARK) fail('unexpected MARK on the stack (malformed pickle)');
     return v as PyValue;
   };
+  const mark = () => {
+    marks.push(stack.length);
+    stack.push(MARK);
+  };
   const popMark = (): PyValue[] => {
-    const i = stack.lastIndexOf(MARK);
-    if (i < 0) fail('no MARK on the stack (malformed pickle)');
-    const items = stack.splice(i) as PyValue[];
-    items.shift();
+    const i = marks.pop();
+    if (i === undefined) return fail('no MARK on the stack (malformed pickle)');
+    const items = stack.slice(i + 1) as PyValue[];
+    stack.length = i;
     return items;
   };
   const global = (module: string, name: string): PyGlobal => {
@@ -253,7 +304,7 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
     if (!(fn instanceof PyGlobal)) fail(`REDUCE on ${describePy(fn)}, which is not an allowed callable`);
     if (!(args instanceof PyTuple)) fail(`REDUCE arguments must be a tuple, found ${describePy(args)}`);
     try {
-      return call(fn as PyGlobal, (args as PyTuple).items, options.inlineStorage);
+      return call(fn as PyGlobal, (args as PyTuple).items, maxDepth, options.inlineStorage);
     } catch (e) {
       return fail((e as Error).message);
     }
@@ -261,10 +312,11 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
   const setItems = (d: PyValue, items: PyValue[]) => {
     if (!(d instanceof PyDict)) fail(`SETITEM(S) on ${describePy(d)}, not a dict`);
     if (items.length % 2 !== 0) fail('SETITEMS with an odd number of items');
-    for (let i = 0; i < items.length; i += 2) (d as PyDict).map.set(key(items[i]), items[i + 1]);
+    for (let i = 0; i < items.length; i += 2) (d as PyDict).map.set(key(items[i], maxDepth), items[i + 1]);
   };
   const appendItems = (l: PyValue, items: PyValue[]) => {
-    if (Array.isArray(l)) l.push(...items);
+    // No push(...items): spreading 400k arguments overflows the stack.
+    if (Array.isArray(l)) for (const x of items) l.push(x);
     else if (l instanceof Set) for (const x of items) l.add(x);
     else fail(`APPEND(S) on ${describePy(l)}, not a list`);
   };
@@ -301,7 +353,7 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
         break;
       case 0x2e: // STOP
         return { value: pop(), end: pos };
-      case 0x28: stack.push(MARK); break; // MARK
+      case 0x28: mark(); break; // MARK
       case 0x30: pop(); break; // POP
       case 0x31: popMark(); break; // POP_MARK
       case 0x32: stack.push(top()); break; // DUP
@@ -327,12 +379,7 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
         break;
       }
       case 0x8a: case 0x8b: { // LONG1, LONG4
-        const n = code === 0x8a ? u8() : u32();
-        const b = take(n);
-        let v = 0n;
-        for (let i = n - 1; i >= 0; i--) v = (v << 8n) | BigInt(b[i]!);
-        if (n > 0 && b[n - 1]! & 0x80) v -= 1n << BigInt(8 * n);
-        stack.push(v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v);
+        stack.push(decodeLong(take(code === 0x8a ? u8() : u32())));
         break;
       }
       case 0x46: { // FLOAT

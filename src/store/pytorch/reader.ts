@@ -1,3 +1,4 @@
+import { resolveLimits, type LoadLimits } from '../../record/limits.js';
 import type { ByteSource } from '../../record/source.js';
 import { TensorData } from '../../tensor/data.js';
 import { dtypeSize, type DType } from '../../tensor/dtype.js';
@@ -12,7 +13,8 @@ import { checkName, isZip, ZipReader, type ZipLimits } from './zip.js';
  * (sequential pickles + raw storages; PyTorch < 1.6, or `_use_new_zipfile_serialization=False`)
  * and the older tar format, through the restricted unpickler. Tensors become lazy snapshots:
  * each reads only its storage range, and views (offsets, strides) are gathered into contiguous
- * data.
+ * data, except stride-0 (expanded) dims, which stay broadcast views of the small storage. Every
+ * offset, size and stride is checked against its storage before anything is read.
  */
 
 /** The container a checkpoint uses. */
@@ -22,8 +24,12 @@ export type PytorchFormat = 'zip' | 'legacy' | 'tar';
 export interface ReadPytorchOptions {
   /** Take the tensors under this key of the top-level dict (`'state_dict'`, `'model'`). */
   readonly topLevelKey?: string;
+  /** The operation named in errors (default `PytorchStore`). */
   readonly op?: string;
+  /** Limits of the zip container; `maxInflatedSize` defaults to `limits.maxDecompressedBytes`. */
   readonly zipLimits?: ZipLimits;
+  /** Resource limits (decompressed size, nesting depth, overlapping-view copies); see {@link LoadLimits}. */
+  readonly limits?: LoadLimits;
 }
 
 /** What a checkpoint holds. */
@@ -64,6 +70,8 @@ export function readPytorch(source: ByteSource, options: ReadPytorchOptions = {}
   const fail = (m: string): never => {
     throw new BurnError(op, `${source.name}: ${m}`);
   };
+  const limits = resolveLimits(options.limits, op);
+  const zipLimits: ZipLimits = { maxInflatedSize: limits.maxDecompressedBytes, ...options.zipLimits };
   if (source.size === 0) fail('the file is empty');
   const head = source.read(0, Math.min(source.size, 512));
   let format: PytorchFormat;
@@ -71,21 +79,21 @@ export function readPytorch(source: ByteSource, options: ReadPytorchOptions = {}
   let read: StorageReader;
   if (isZip(head)) {
     format = 'zip';
-    [root, read] = readZip(source, op, fail, options.zipLimits);
+    [root, read] = readZip(source, op, fail, zipLimits, limits.maxNestingDepth);
   } else if (source.size >= 512 && new TextDecoder('latin1').decode(source.read(257, 5)) === 'ustar') {
     format = 'tar';
-    [root, read] = readTar(source, op, fail);
+    [root, read] = readTar(source, op, fail, limits.maxNestingDepth);
   } else if (LEGACY_MAGIC.every((b, i) => head[i] === b)) {
     format = 'legacy';
-    [root, read] = readLegacy(source, op, fail);
+    [root, read] = readLegacy(source, op, fail, limits.maxNestingDepth);
   } else {
     const shown = [...head.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
     return fail(`not a PyTorch checkpoint: it starts with ${shown}; expected a zip archive (50 4b 03 04), a tar archive or the legacy pickle magic (80 02 8a 0a)`);
   }
-  return { format, tensors: extract(root, read, options.topLevelKey, fail) };
+  return { format, tensors: extract(root, read, options.topLevelKey, fail, limits) };
 }
 
-function extract(root: PyValue, read: StorageReader, topLevelKey: string | undefined, fail: (m: string) => never): Map<string, TensorSnapshot> {
+function extract(root: PyValue, read: StorageReader, topLevelKey: string | undefined, fail: (m: string) => never, limits: Required<LoadLimits>): Map<string, TensorSnapshot> {
   if (!(root instanceof PyDict)) fail(`expected a dict (a state_dict) at the top level, found ${describePy(root)}; full-model pickles are not supported`);
   let dict = root as PyDict;
   if (topLevelKey !== undefined) {
@@ -96,68 +104,91 @@ function extract(root: PyValue, read: StorageReader, topLevelKey: string | undef
     dict = inner as PyDict;
   }
   const out = new Map<string, TensorSnapshot>();
-  const seen = new Set<PyDict>();
-  const walk = (d: PyDict, prefix: string) => {
-    if (seen.has(d)) return;
-    seen.add(d);
-    for (const [k, v] of d.map) {
-      const path = prefix === '' ? String(k) : `${prefix}.${String(k)}`;
-      if (v instanceof PyDict) walk(v, path);
-      else if (v instanceof TorchTensor) out.set(path, snapshot(path, v, read, fail));
+  const seen = new Set<PyDict>([dict]);
+  // Depth-first in dict order with an explicit stack (a hostile file may nest dicts 100k deep).
+  const stack: { entries: Iterator<[unknown, PyValue]>; prefix: string }[] = [{ entries: dict.map.entries(), prefix: '' }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const next = top.entries.next();
+    if (next.done === true) {
+      stack.pop();
+      continue;
     }
-  };
-  walk(dict, '');
+    const [k, v] = next.value;
+    const path = top.prefix === '' ? String(k) : `${top.prefix}.${String(k)}`;
+    if (v instanceof PyDict) {
+      if (seen.has(v)) continue;
+      seen.add(v);
+      if (stack.length > limits.maxNestingDepth) {
+        fail(`dicts nested deeper than ${limits.maxNestingDepth} levels (at '${path.slice(0, 80)}${path.length > 80 ? '…' : ''}'); expected a state dict of modest depth (raise the maxNestingDepth limit to read it)`);
+      }
+      stack.push({ entries: v.map.entries(), prefix: path });
+    } else if (v instanceof TorchTensor) out.set(path, snapshot(path, v, read, fail, limits));
+  }
   return out;
 }
 
-function snapshot(path: string, t: TorchTensor, read: StorageReader, fail: (m: string) => never): TensorSnapshot {
-  const { dtype } = t.storage;
+function snapshot(path: string, t: TorchTensor, read: StorageReader, fail: (m: string) => never, limits: Required<LoadLimits>): TensorSnapshot {
+  const { dtype, numel: storageNumel } = t.storage;
   const es = elemSize(dtype);
-  const n = t.shape.reduce((a, b) => a * b, 1);
-  let last = t.offset;
-  for (let i = 0; i < t.shape.length; i++) {
-    if (t.stride[i]! < 0) fail(`tensor '${path}' has a negative stride ${fmt(t.stride)}`);
-    if (t.shape[i]! > 0) last += (t.shape[i]! - 1) * t.stride[i]!;
+  const where = () => `tensor '${path}' (size ${fmt(t.shape)}, stride ${fmt(t.stride)}, storage offset ${t.offset})`;
+  // Validate everything the file declares before any read: a negative offset read the zip header.
+  if (!Number.isSafeInteger(t.offset) || t.offset < 0 || t.offset > storageNumel) {
+    fail(`${where()}: storage offset ${t.offset} is outside its storage; expected an integer in 0..${storageNumel} (the storage has ${storageNumel} elements)`);
   }
-  if (n > 0 && last >= t.storage.numel) {
-    fail(`tensor '${path}' (shape ${fmt(t.shape)}, stride ${fmt(t.stride)}, offset ${t.offset}) reaches element ${last} of a storage of ${t.storage.numel} elements (corrupt file)`);
+  if (!t.shape.every((d) => Number.isSafeInteger(d) && d >= 0)) fail(`${where()}: size ${fmt(t.shape)} must be non-negative integers`);
+  if (!t.stride.every((d) => Number.isSafeInteger(d) && d >= 0)) fail(`${where()}: stride ${fmt(t.stride)} must be non-negative integers (negative strides are not supported)`);
+  const rank = t.shape.length;
+  const n = t.shape.reduce((a, b) => a * b, 1);
+  if (!Number.isSafeInteger(n)) fail(`${where()}: ${n} elements, beyond 2^53`);
+  // Stride-0 dims (expand) stay broadcast: only the compact part is read, bounded by the storage.
+  const compact = t.shape.map((d, i) => (t.stride[i] === 0 && d > 1 ? 1 : d));
+  const cn = compact.reduce((a, b) => a * b, 1);
+  let last = t.offset;
+  if (n > 0) {
+    for (let i = 0; i < rank; i++) last += (compact[i]! - 1) * t.stride[i]!;
+    if (!(last < storageNumel)) {
+      fail(`${where()} reaches element ${Number.isSafeInteger(last) ? last : 'beyond 2^53'} of a storage of ${storageNumel} elements (corrupt file)`);
+    }
+    if (cn > storageNumel && cn * es > limits.maxStridedCopyBytes) {
+      fail(`${where()} reads its ${storageNumel}-element storage as ${cn} overlapping elements: copying them needs ${cn * es} bytes, over the maxStridedCopyBytes limit of ${limits.maxStridedCopyBytes} bytes; expected a view no larger than its storage (raise the limit to read it)`);
+    }
   }
   const dataFn = () => {
     if (n === 0) return TensorData.fromBytes(new Uint8Array(0), t.shape, dtype);
     let contiguous = true;
     let expect = 1;
-    for (let i = t.shape.length - 1; i >= 0; i--) {
-      if (t.shape[i] !== 1 && t.stride[i] !== expect) contiguous = false;
-      expect *= t.shape[i]!;
+    for (let i = rank - 1; i >= 0; i--) {
+      if (compact[i] !== 1 && t.stride[i] !== expect) contiguous = false;
+      expect *= compact[i]!;
     }
     if (contiguous) {
-      const bytes = read(t.storage, t.offset, n);
-      const data = TensorData.fromBytes(bytes, t.shape, dtype);
+      const bytes = read(t.storage, t.offset, cn);
+      const data = TensorData.fromBytes(bytes, compact, dtype);
       // Hand over only a whole fresh buffer (a stored entry read from a file), never a part of a larger one.
       return read.fresh && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? handOver(data) : data;
     }
     // A view: read the span it touches and gather its elements in row-major order.
     const span = read(t.storage, t.offset, last - t.offset + 1);
-    const out = new Uint8Array(n * es);
-    const rank = t.shape.length;
+    const out = new Uint8Array(cn * es);
     const idx = new Array<number>(rank).fill(0);
     let src = 0;
-    for (let o = 0; o < n; o++) {
+    for (let o = 0; o < cn; o++) {
       out.set(span.subarray(src * es, src * es + es), o * es);
       for (let d = rank - 1; d >= 0; d--) {
         idx[d]!++;
         src += t.stride[d]!;
-        if (idx[d]! < t.shape[d]!) break;
-        src -= t.stride[d]! * t.shape[d]!;
+        if (idx[d]! < compact[d]!) break;
+        src -= t.stride[d]! * compact[d]!;
         idx[d] = 0;
       }
     }
-    return handOver(TensorData.fromBytes(out, t.shape, dtype));
+    return handOver(TensorData.fromBytes(out, compact, dtype));
   };
-  return new TensorSnapshot(dtype, t.shape, path.split('.'), dataFn);
+  return new TensorSnapshot(dtype, t.shape, path.split('.'), dataFn, n > 0 && cn < n ? { compactShape: compact } : {});
 }
 
-function readZip(source: ByteSource, op: string, fail: (m: string) => never, limits?: ZipLimits): [PyValue, StorageReader] {
+function readZip(source: ByteSource, op: string, fail: (m: string) => never, limits: ZipLimits, maxNestingDepth: number): [PyValue, StorageReader] {
   const zip = new ZipReader(source, op, limits);
   const pkl = [...zip.entries.keys()].find((k) => k === 'data.pkl' || k.endsWith('/data.pkl'));
   if (pkl === undefined) fail(`the zip archive has no data.pkl (entries: ${[...zip.entries.keys()].slice(0, 10).join(', ')})`);
@@ -181,7 +212,7 @@ function readZip(source: ByteSource, op: string, fail: (m: string) => never, lim
     return s;
   };
   const entry = zip.get(pkl!)!;
-  const root = unpickle(zip.read(entry), { source: `${source.name}:${pkl}`, persistentLoad, op }).value;
+  const root = unpickle(zip.read(entry), { source: `${source.name}:${pkl}`, persistentLoad, op, maxNestingDepth }).value;
   const read: StorageReader = Object.assign((s: TorchStorage, start: number, count: number) => {
     const es = elemSize(s.dtype);
     return zip.readStored(zip.get(`${prefix}data/${s.key}`)!, start * es, count * es);
@@ -189,11 +220,11 @@ function readZip(source: ByteSource, op: string, fail: (m: string) => never, lim
   return [root, read];
 }
 
-function readLegacy(source: ByteSource, op: string, fail: (m: string) => never): [PyValue, StorageReader] {
+function readLegacy(source: ByteSource, op: string, fail: (m: string) => never, maxNestingDepth: number): [PyValue, StorageReader] {
   const all = source.read(0, source.size);
   let pos = 0;
   const next = (what: string, persistentLoad?: (pid: PyValue) => PyValue) => {
-    const r = unpickle(all.subarray(pos), { source: source.name, baseOffset: pos, op, ...(persistentLoad ? { persistentLoad } : {}) });
+    const r = unpickle(all.subarray(pos), { source: source.name, baseOffset: pos, op, maxNestingDepth, ...(persistentLoad ? { persistentLoad } : {}) });
     pos += r.end;
     void what;
     return r.value;
@@ -219,7 +250,13 @@ function readLegacy(source: ByteSource, op: string, fail: (m: string) => never):
       const [viewKey, offset, size] = view.items;
       const vk = asText(viewKey);
       let s = storages.get(vk);
-      if (!s) storages.set(vk, (s = new TorchStorage(dtype, k, asNumber(size, 'view size', err), asNumber(offset, 'view offset', err))));
+      if (!s) {
+        const at = asNumber(offset, 'view offset', err);
+        const count = asNumber(size, 'view size', err);
+        const rootNumel = roots.get(k)!.numel;
+        if (at + count > rootNumel) err(`storage view '${vk}' of '${k}' covers elements ${at}..${at + count}, past the end of its root storage of ${rootNumel} elements`);
+        storages.set(vk, (s = new TorchStorage(dtype, k, count, at)));
+      }
       return s;
     }
     let s = storages.get(k);
@@ -253,7 +290,7 @@ function readLegacy(source: ByteSource, op: string, fail: (m: string) => never):
   return [root, read];
 }
 
-function readTar(source: ByteSource, op: string, fail: (m: string) => never): [PyValue, StorageReader] {
+function readTar(source: ByteSource, op: string, fail: (m: string) => never, maxNestingDepth: number): [PyValue, StorageReader] {
   // Tar entries: 512-byte headers, data padded to 512.
   const entries = new Map<string, { offset: number; size: number }>();
   let pos = 0;
@@ -273,7 +310,7 @@ function readTar(source: ByteSource, op: string, fail: (m: string) => never): [P
   const sBytes = source.read(st.offset, st.size);
   let p = 0;
   const next = (buf: Uint8Array, base: number) => {
-    const r = unpickle(buf.subarray(p), { source: source.name, baseOffset: base + p, op });
+    const r = unpickle(buf.subarray(p), { source: source.name, baseOffset: base + p, op, maxNestingDepth });
     p += r.end;
     return r.value;
   };
@@ -303,7 +340,10 @@ function readTar(source: ByteSource, op: string, fail: (m: string) => never): [P
       const [target, rootKey, offset, numel] = v.items;
       const r = storages.get(asText(rootKey));
       if (!r) fail(`storage view of unknown storage '${asText(rootKey)}'`);
-      storages.set(asText(target), new TorchStorage(r!.dtype, r!.key, asNumber(numel, 'view size', fail), asNumber(offset, 'view offset', fail)));
+      const at = asNumber(offset, 'view offset', fail);
+      const count = asNumber(numel, 'view size', fail);
+      if (at + count > r!.numel) fail(`storage view '${asText(target)}' of '${r!.key}' covers elements ${at}..${at + count}, past the end of its root storage of ${r!.numel} elements`);
+      storages.set(asText(target), new TorchStorage(r!.dtype, r!.key, count, at));
     }
   }
   const te = entries.get('tensors') ?? { offset: 0, size: 0 };
@@ -343,6 +383,7 @@ function readTar(source: ByteSource, op: string, fail: (m: string) => never): [P
     source: source.name,
     baseOffset: pk.offset,
     op,
+    maxNestingDepth,
     inlineStorage: (pid) => ((pid as PyTuple).items[0] === 'storage' ? storageTuple(pid) : pid),
     persistentLoad: (pid) => {
       if (pid instanceof PyTuple && pid.items[0] === 'storage') return storageTuple(pid);

@@ -17,7 +17,7 @@ export class PytorchStore extends FileStore {
   protected readonly op = 'PytorchStore';
   protected readonly memoryName = '<pytorch bytes>';
   private topKey: string | undefined;
-  private limits: ZipLimits = {};
+  private zipLimits: ZipLimits = {};
   private lastFormat: PytorchFormat | undefined;
 
   /** A store over a `.pt`/`.pth` file, or over its bytes. */
@@ -47,7 +47,7 @@ export class PytorchStore extends FileStore {
 
   /** Zip limits (largest inflated entry, ratio) for compressed archives. */
   withZipLimits(limits: ZipLimits): this {
-    this.limits = limits;
+    this.zipLimits = limits;
     return this;
   }
 
@@ -57,7 +57,7 @@ export class PytorchStore extends FileStore {
   }
 
   protected readSnapshots(): TensorSnapshot[] {
-    const c = readPytorch(this.source(), { op: this.op, zipLimits: this.limits, ...(this.topKey !== undefined ? { topLevelKey: this.topKey } : {}) });
+    const c = readPytorch(this.source(), { op: this.op, zipLimits: this.zipLimits, limits: this.limits, ...(this.topKey !== undefined ? { topLevelKey: this.topKey } : {}) });
     this.lastFormat = c.format;
     return [...c.tensors.values()];
   }

@@ -23,7 +23,7 @@ export interface ZipEntry {
 
 /** Limits of {@link ZipReader}. */
 export interface ZipLimits {
-  /** Largest inflated entry (default 1 GiB). */
+  /** Largest inflated entry (default 1 GiB; `readPytorch` passes its `limits.maxDecompressedBytes`). */
   readonly maxInflatedSize?: number;
   /** Largest inflated/compressed ratio (default 200). */
   readonly maxRatio?: number;
@@ -147,6 +147,7 @@ export class ZipReader {
 
   /** `length` bytes of a stored entry at `offset` within it (ranged, no inflation). */
   readStored(entry: ZipEntry, offset: number, length: number): Uint8Array {
+    if (!(Number.isSafeInteger(offset) && Number.isSafeInteger(length) && offset >= 0 && length >= 0)) this.fail(`entry '${entry.name}': bytes ${offset}..${offset + length} were asked for; expected a range inside its ${entry.size} bytes`);
     if (entry.method !== 0) return this.read(entry).subarray(offset, offset + length);
     if (offset + length > entry.size) this.fail(`entry '${entry.name}' has ${entry.size} bytes; bytes ${offset}..${offset + length} were asked for`);
     return this.source.read(this.dataOffset(entry) + offset, length);
@@ -174,7 +175,11 @@ export class ZipReader {
       filled += chunk.length;
     });
     try {
-      inflater.push(raw, true);
+      // Pushed in slices: fflate inflates a whole push before calling back, so one push of a
+      // bomb whose header lies about its size would inflate completely before the check.
+      const SLICE = 64 << 10;
+      for (let i = 0; i < raw.length; i += SLICE) inflater.push(raw.subarray(i, i + SLICE), i + SLICE >= raw.length);
+      if (raw.length === 0) inflater.push(raw, true);
     } catch (e) {
       if (e instanceof BurnError) throw e;
       this.fail(`entry '${entry.name}': corrupt deflate data (${(e as Error).message})`);
