@@ -174,18 +174,43 @@ describe('SQLite errors', () => {
     assert.throws(() => new SqliteDatasetWriter(dbPath(), { format: 'xml' as 'json' }), burnError(/format 'xml'/));
     w.abort();
   });
-  it('names the row of a corrupt item and of a gap in row ids', () => {
+  it('names the row of a corrupt item', () => {
     const path = dbPath();
     const db = new Database(path);
     db.exec('CREATE TABLE train (row_id INTEGER PRIMARY KEY, item BLOB)');
     db.prepare('INSERT INTO train VALUES (?, ?)').run(1, Buffer.from([0xc1]));
-    db.prepare('INSERT INTO train VALUES (?, ?)').run(3, Buffer.from([0x01]));
+    db.prepare('INSERT INTO train VALUES (?, ?)').run(2, Buffer.from([0x01]));
     db.close();
     const d = new SqliteDataset(path, 'train');
-    assert.equal(d.len(), 3);
     assert.throws(() => d.get(0), burnError(/row 0 of split 'train' is not a valid MessagePack item/));
-    assert.throws(() => d.get(1), burnError(/split 'train' has no row_id 2 although its length is 3/));
-    assert.equal(d.get(2), 1);
+    assert.equal(d.get(1), 1);
+  });
+  it('counts the rows a split has, whatever its row ids (gaps, one huge id)', () => {
+    const path = dbPath();
+    const db = new Database(path);
+    db.exec('CREATE TABLE huge (row_id INTEGER PRIMARY KEY, item BLOB)');
+    db.prepare('INSERT INTO huge VALUES (?, ?)').run(100_000_000, Buffer.from([0x07]));
+    db.exec('CREATE TABLE gaps (row_id INTEGER PRIMARY KEY, item TEXT)');
+    for (const [id, v] of [[1, 10], [3, 30], [4, 40], [9, 90]]) db.prepare('INSERT INTO gaps VALUES (?, ?)').run(id, JSON.stringify(v));
+    db.exec('CREATE TABLE plain (a INTEGER, b TEXT)');
+    for (let i = 0; i < 5; i++) db.prepare('INSERT INTO plain VALUES (?, ?)').run(i, `r${i}`);
+    db.exec('DELETE FROM plain WHERE a = 1');
+    db.exec('CREATE TABLE dup (row_id INTEGER, x INTEGER)');
+    db.prepare('INSERT INTO dup VALUES (?, ?)').run(1, 1);
+    db.prepare('INSERT INTO dup VALUES (?, ?)').run(1, 2);
+    db.exec('CREATE TABLE empty (row_id INTEGER PRIMARY KEY, item BLOB)');
+    db.close();
+    const huge = new SqliteDataset<number>(path, 'huge');
+    assert.equal(huge.len(), 1);
+    assert.deepEqual(huge.toArray(), [7]);
+    const gaps = new SqliteDataset<number>(path, 'gaps');
+    assert.equal(gaps.len(), 4);
+    assert.deepEqual(gaps.toArray(), [10, 30, 40, 90], 'in row_id order');
+    assert.equal(gaps.get(4), undefined);
+    const plain = new SqliteDataset<{ a: number; b: string }>(path, 'plain');
+    assert.deepEqual(plain.toArray().map((r) => r.a), [0, 2, 3, 4], 'rowids with a gap');
+    assert.throws(() => new SqliteDataset(path, 'dup'), (e: unknown) => e instanceof BurnError && e.message === `SqliteDataset: ${path}: split 'dup' has 2 rows but 1 distinct non-NULL row_id values; expected a unique row_id per row`);
+    assert.equal(new SqliteDataset(path, 'empty').len(), 0);
   });
   it('says how to install better-sqlite3 when it is missing', () => {
     const hook = join(dir, 'hide-sqlite.cjs');
