@@ -79,7 +79,7 @@ describe('InMemDataset.fromCsv', () => {
     const b = file('badbool.csv', 'x\nyes\n');
     assert.throws(() => InMemDataset.fromCsv(b, { columns: { x: 'boolean' } }), burnError(/badbool\.csv:2: column 'x': 'yes' is not a boolean; expected true or false/));
     const f = file('badfloat.csv', 'x\n1.5e\n');
-    assert.throws(() => InMemDataset.fromCsv(f, { columns: { x: 'number' } }), burnError(/badfloat\.csv:2: column 'x': '1\.5e' is not a number/));
+    assert.throws(() => InMemDataset.fromCsv(f, { columns: { x: 'number' } }), burnError(/badfloat\.csv:2: column 'x': '1\.5e' is not a finite decimal number/));
   });
   it('names the file and line of a corrupt record', () => {
     const ragged = file('ragged.csv', 'a,b\n1,2\n3\n');
@@ -97,6 +97,22 @@ describe('InMemDataset.fromCsv', () => {
     assert.throws(() => InMemDataset.fromCsv(empty, { hasHeaders: false }), burnError(/the columns option must name the columns/));
     assert.throws(() => InMemDataset.fromCsv(empty, { delimiter: '::' }), burnError(/delimiter '::'; expected one character/));
   });
+  it('refuses a header naming a column twice', () => {
+    const path = file('dup.csv', 'a,b,a\n1,2,3\n');
+    assert.throws(() => InMemDataset.fromCsv(path), (e: unknown) => e instanceof BurnError && e.message === `InMemDataset.fromCsv: ${path}:1: the header names column 'a' twice (fields 1 and 3); expected unique column names`);
+    assert.throws(() => InMemDataset.fromCsv(path, { columns: { a: 'integer' } }), burnError(/dup\.csv:1: the header names column 'a' twice \(fields 1 and 3\)/));
+    // A duplicate the columns option does not read is harmless.
+    assert.deepEqual(InMemDataset.fromCsv(path, { columns: { b: 'integer' } }).toArray(), [{ b: 2 }]);
+  });
+
+  it('refuses non-finite and non-decimal numbers, naming file, line, column and value', () => {
+    for (const text of ['NaN', 'Infinity', '-Infinity', 'inf', '1e999', '-1e400', '0x10', '0b1', '1_000']) {
+      const path = file(`nonfinite-${text}.csv`, `x,y\n1,2\n3,${text}\n`);
+      assert.throws(() => InMemDataset.fromCsv(path, { columns: { x: 'number', y: 'number' } }), (e: unknown) => e instanceof BurnError && e.message === `InMemDataset.fromCsv: ${path}:3: column 'y': '${text}' is not a finite decimal number`, text);
+    }
+    assert.deepEqual(parseCsv('x\n-1.5e3\n+.5\n7.\n 2 \n', 'ok', { columns: { x: 'number' } }).map((r) => r.x), [-1500, 0.5, 7, 2]);
+  });
+
   it('keeps the items and does not copy them', () => {
     const objects = [{ v: 1 }, { v: 2 }];
     const d = new InMemDataset(objects);

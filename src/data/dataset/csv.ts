@@ -1,6 +1,6 @@
 import { BurnError } from '../../tensor/errors.js';
 
-/** The type of a CSV column: the text, a number, an integer, or a boolean (`true`/`false`). */
+/** The type of a CSV column: the text, a finite decimal number, an integer, or a boolean (`true`/`false`). */
 export type CsvColumnType = 'string' | 'number' | 'integer' | 'boolean';
 
 /** Typed columns of a CSV file: column name → type, in file order when the file has no header. */
@@ -93,6 +93,9 @@ export function parseCsvRecords(text: string, file: string, options: Pick<CsvOpt
   return records;
 }
 
+/** A decimal number: sign, digits with an optional point, optional exponent. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 function convert(type: CsvColumnType, text: string, where: () => string): string | number | boolean {
   switch (type) {
     case 'string':
@@ -110,9 +113,10 @@ function convert(type: CsvColumnType, text: string, where: () => string): string
       return v;
     }
     case 'number': {
+      // Decimal notation only: Number() would also take hex, binary, 'Infinity' and '' (as 0), and NaN or an overflow (1e999) poisons training silently.
       const t = text.trim();
-      const v = Number(t);
-      if (t === '' || (Number.isNaN(v) && t !== 'NaN')) throw new BurnError(OP, `${where()}: '${text}' is not a number`);
+      const v = DECIMAL.test(t) ? Number(t) : Number.NaN;
+      if (!Number.isFinite(v)) throw new BurnError(OP, `${where()}: '${text}' is not a finite decimal number`);
       return v;
     }
     default:
@@ -134,6 +138,9 @@ export function parseCsv(text: string, file: string, options: CsvOptions = {}): 
     positions = names.map((name) => {
       const at = header.indexOf(name);
       if (at < 0) throw new BurnError(OP, `${file}:${records[0]!.line}: the header [${header.join(', ')}] has no column '${name}'`);
+      // Two columns of one name would silently become one field of each row.
+      const again = header.indexOf(name, at + 1);
+      if (again >= 0) throw new BurnError(OP, `${file}:${records[0]!.line}: the header names column '${name}' twice (fields ${at + 1} and ${again + 1}); expected unique column names`);
       return at;
     });
     body = records.slice(1);
