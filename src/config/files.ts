@@ -25,16 +25,20 @@ export function readTextFile(path: string, op: string): string {
   }
 }
 
-/** Writes a file through a temporary file and a rename, so a failed write leaves the old file intact. */
+/**
+ * Writes a file through a temporary file and a rename, so a failed write leaves the old file
+ * intact; stale temporary files of killed saves of `path` are removed first.
+ */
 export function writeTextFileAtomic(path: string, text: string, op: string): void {
   const f = fs(op);
-  const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
+  removeStaleTempFiles(path);
+  const tmp = tmpPath(path);
   try {
     f.writeFileSync(tmp, text);
     f.renameSync(tmp, path);
   } catch (e) {
-    f.rmSync(tmp, { force: true });
-    throw new BurnError(op, `cannot write ${path}: ${(e as Error).message}`);
+    quietly(() => f.rmSync(tmp, { force: true }));
+    throw writeError(path, e, op);
   }
 }
 
@@ -50,6 +54,8 @@ interface BinaryFs {
   existsSync(path: string): boolean;
   renameSync(from: string, to: string): void;
   rmSync(path: string, options: { force: boolean }): void;
+  readdirSync(path: string): string[];
+  statSync(path: string): { mtimeMs: number; isFile(): boolean };
   promises: {
     readFile(path: string): Promise<Uint8Array>;
     writeFile(path: string, data: Uint8Array): Promise<void>;
@@ -141,16 +147,95 @@ export async function readBinaryFileAsync(path: string, op: string): Promise<Uin
   }
 }
 
+/** The temporary file a save of `path` writes first: `<path>.tmp-<writer pid>-<ms>-<random>`. */
 function tmpPath(path: string): string {
   return `${path}.tmp-${process.pid}-${Date.now()}-${Math.floor(Math.random() * 1e9)}`;
 }
 
+/** Runs a cleanup whose failure must not hide the error being reported. */
+function quietly(cleanup: () => void): void {
+  try {
+    cleanup();
+  } catch {
+    // The original error is the one worth reporting.
+  }
+}
+
+/** The BurnError of a failed write: the path, and the real cause with its code (ENOTDIR, ENOSPC, …). */
+function writeError(path: string, e: unknown, op: string): BurnError {
+  if (e instanceof BurnError) return e;
+  const err = e as NodeJS.ErrnoException;
+  const hint = err.code === 'ENOTDIR' ? ' (a parent of the path is a file, not a directory)' : err.code === 'ENOENT' ? ' (does its directory exist?)' : '';
+  return new BurnError(op, `cannot write ${path}: ${err.message}${hint}`);
+}
+
+/** A temporary file of a save older than this is stale whoever wrote it (1 hour). */
+export const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
+
+/** True when process `pid` runs on this machine (EPERM: it runs under another user). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the stale temporary files that killed saves left beside files of `dir` whose names
+ * `isTarget` accepts, and returns their names. A temporary file (`<target>.tmp-<pid>-<ms>…`) is
+ * stale when its writer process no longer runs on this machine (a save of this process or of a
+ * live one is never touched while it is fresh), or when it has not been written to for
+ * {@link STALE_TEMP_AGE_MS} (a writer on another machine sharing the directory, or a pid reused
+ * since). Best effort: a file that cannot be examined or removed is left, silently.
+ */
+export function removeStaleTempFilesIn(dir: string, isTarget: (name: string) => boolean): string[] {
+  const removed: string[] = [];
+  let f: BinaryFs;
+  let names: string[];
+  try {
+    f = binaryFs('removeStaleTempFiles');
+    names = f.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  const now = Date.now();
+  for (const name of names) {
+    const m = /^(.+)\.tmp-(\d+)-(\d+)(?:-\d+)?$/.exec(name);
+    if (m === null || !isTarget(m[1]!)) continue;
+    const full = `${dir}/${name}`;
+    quietly(() => {
+      const pid = Number(m[2]);
+      const st = f.statSync(full);
+      if (!st.isFile()) return;
+      const writerGone = pid !== process.pid && !processRuns(pid);
+      if (writerGone || now - st.mtimeMs > STALE_TEMP_AGE_MS) {
+        f.rmSync(full, { force: true });
+        removed.push(name);
+      }
+    });
+  }
+  return removed;
+}
+
+/** Removes the stale temporary files of earlier saves of `path` (see {@link removeStaleTempFilesIn}); returns their names. */
+export function removeStaleTempFiles(path: string): string[] {
+  const slash = path.lastIndexOf('/');
+  const dir = slash < 0 ? '.' : slash === 0 ? '/' : path.slice(0, slash);
+  const base = path.slice(slash + 1);
+  return removeStaleTempFilesIn(dir, (name) => name === base);
+}
+
 /**
  * Writes `chunks` one after another to a temporary file beside `path`, then renames it into
- * place: a failed write leaves the previous file intact and no partial file at `path`.
+ * place: a failed write leaves the previous file intact and no partial file at `path`. Stale
+ * temporary files of earlier, killed saves of `path` are removed first
+ * ({@link removeStaleTempFiles}); a failure is a BurnError naming `path` and the real cause.
  */
 export function writeBinaryFileAtomic(path: string, chunks: Iterable<Uint8Array>, op: string): void {
   const f = binaryFs(op);
+  removeStaleTempFiles(path);
   const tmp = tmpPath(path);
   let fd: number | undefined;
   try {
@@ -163,22 +248,22 @@ export function writeBinaryFileAtomic(path: string, chunks: Iterable<Uint8Array>
     fd = undefined;
     f.renameSync(tmp, path);
   } catch (e) {
-    if (fd !== undefined) f.closeSync(fd);
-    f.rmSync(tmp, { force: true });
-    if (e instanceof BurnError) throw e;
-    throw new BurnError(op, `cannot write ${path}: ${(e as Error).message}`);
+    if (fd !== undefined) quietly(() => f.closeSync(fd!));
+    quietly(() => f.rmSync(tmp, { force: true }));
+    throw writeError(path, e, op);
   }
 }
 
 /** Asynchronous {@link writeBinaryFileAtomic}. */
 export async function writeBinaryFileAtomicAsync(path: string, data: Uint8Array, op: string): Promise<void> {
   const f = binaryFs(op);
+  removeStaleTempFiles(path);
   const tmp = tmpPath(path);
   try {
     await f.promises.writeFile(tmp, data);
     await f.promises.rename(tmp, path);
   } catch (e) {
-    await f.promises.rm(tmp, { force: true });
-    throw new BurnError(op, `cannot write ${path}: ${(e as Error).message}`);
+    await f.promises.rm(tmp, { force: true }).catch(() => undefined);
+    throw writeError(path, e, op);
   }
 }

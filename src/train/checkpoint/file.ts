@@ -1,4 +1,6 @@
-import { readTextFile, writeTextFileAtomic } from '../../config/files.js';
+import { readTextFile, removeStaleTempFilesIn, writeTextFileAtomic } from '../../config/files.js';
+import { readBurnpack } from '../../record/burnpack.js';
+import { fileSource } from '../../record/source.js';
 import type { Module } from '../../module/module.js';
 import type { Optimizer, OptimizerRecord } from '../../optim/base.js';
 import { DefaultRecorder } from '../../record/burnpack-recorder.js';
@@ -9,9 +11,14 @@ import type { TrainingScheduler } from '../learner.js';
 import { nodeFs } from '../logger.js';
 import type { Checkpointer, CheckpointState } from './base.js';
 
+/** The files of a checkpoint, by name. */
+const CHECKPOINT_FILE = /^(?:(?:model|optim)-\d+\.bpk|scheduler-\d+\.json)$/;
+
 /**
  * Writes checkpoints as Burn does under `<dir>`: `model-N.bpk` (the module record),
  * `optim-N.bpk` (the optimizer state) and `scheduler-N.json` — every file written atomically.
+ * An epoch counts as checkpointed only when all three files are there and readable, and each save
+ * removes the stale temporary files killed saves left in the directory.
  */
 export class FileCheckpointer implements Checkpointer {
   private readonly recorder = new DefaultRecorder();
@@ -20,6 +27,8 @@ export class FileCheckpointer implements Checkpointer {
 
   async save(epoch: number, state: CheckpointState): Promise<void> {
     nodeFs('FileCheckpointer').mkdirSync(this.directory, { recursive: true });
+    // A killed save of any epoch leaves temporaries no later save of that epoch may come to remove.
+    removeStaleTempFilesIn(this.directory, (name) => CHECKPOINT_FILE.test(name));
     const model = state.model as Module;
     const optimizer = state.optimizer as Optimizer;
     const scheduler = state.scheduler as TrainingScheduler;
@@ -47,14 +56,40 @@ export class FileCheckpointer implements Checkpointer {
     return { model: restored };
   }
 
+  /**
+   * The epochs with a complete checkpoint: model, optimizer and scheduler files all present, the
+   * two burnpack files with a valid header and metadata whose tensors lie inside the file (only
+   * metadata is read), and the scheduler file valid JSON. A save killed between its files, or a
+   * truncated copy, is left out.
+   */
   epochs(): number[] {
     const fs = nodeFs('FileCheckpointer') as unknown as { existsSync(p: string): boolean; readdirSync(p: string): string[] };
     if (!fs.existsSync(this.directory)) return [];
-    return fs.readdirSync(this.directory)
+    const names = new Set(fs.readdirSync(this.directory));
+    return [...names]
       .map((f) => /^model-(\d+)\.bpk$/.exec(f)?.[1])
       .filter((e): e is string => e !== undefined)
       .map(Number)
+      .filter((e) => names.has(`optim-${e}.bpk`) && names.has(`scheduler-${e}.json`) && this.complete(e))
       .sort((a, b) => a - b);
+  }
+
+  /** Whether the files of `epoch` read as complete (metadata and JSON only, never tensor data). */
+  private complete(epoch: number): boolean {
+    try {
+      for (const kind of ['model', 'optim'] as const) {
+        const source = fileSource(`${this.path(kind, epoch)}.bpk`, 'FileCheckpointer.epochs');
+        try {
+          readBurnpack(source, 'FileCheckpointer.epochs');
+        } finally {
+          source.close();
+        }
+      }
+      JSON.parse(readTextFile(`${this.directory}/scheduler-${epoch}.json`, 'FileCheckpointer.epochs'));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   delete(epoch: number): void {
