@@ -115,6 +115,13 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
   sync?(): Promise<void>;
   /** Backend details for `device.info()`: adapter, features, limits, memory counters. */
   info?(): object;
+  /**
+   * For backends that cannot read values synchronously (WebGPU), where a caller cannot check
+   * indices before using them: `indices` (an integer tensor) with a device-side check that every
+   * value lies in `[lo, hi)`. If one does not, reads of everything computed from the returned
+   * tensor throw `error(value)`. Callers that can read the values check them themselves.
+   */
+  checkIndices?(indices: P, lo: number, hi: number, error: (index: number) => Error): P;
 
   // --- creation ---
   /** Random values from `dist`; the same key gives the same values on every backend. */

@@ -96,6 +96,11 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   info(): object {
     return this.innerBackend.info?.() ?? {};
   }
+  /** The inner backend's device-side index check (indices are never tracked). */
+  checkIndices(p: AdTensor, lo: number, hi: number, error: (index: number) => Error): AdTensor {
+    const inner = this.innerBackend;
+    return inner.checkIndices ? this.plain(inner.checkIndices(p.inner, lo, hi, error)) : p;
+  }
 
   /** A result that is never tracked (ints, bools, data). */
   private plain(p: P): AdTensor {

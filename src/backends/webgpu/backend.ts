@@ -14,7 +14,7 @@ import { castNumber, storageFromNumbers } from '../../tensor/element.js';
 import { BurnError, fmt } from '../../tensor/errors.js';
 import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../tensor/shape.js';
 import type { GpuContext, WebGpuInfo } from './context.js';
-import { runGather, runScatter } from './kernels/indexing.js';
+import { runCheckIndices, runGather, runScatter } from './kernels/indexing.js';
 import { runMap, type MapInput, type MapScalar } from './kernels/map.js';
 import { runMatmul } from './kernels/matmul.js';
 import { runRandom } from './kernels/random.js';
@@ -295,6 +295,15 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   scatter(op: ScatterOp, p: WebGpuTensor, dim: number, indices: WebGpuTensor, values: WebGpuTensor, userOp = 'scatter'): WebGpuTensor {
     const out = this.copy(p, userOp);
     runScatter(this.rt, op, out.buffer, p.dtype, p.shape, dim, this.operand(indices), indices.shape, this.operand(values, indices.shape), userOp);
+    return out;
+  }
+
+  /** A copy of the integer tensor `indices` that the device checks lies in `[lo, hi)`; reads of what is computed from it throw `error(value)` otherwise. */
+  checkIndices(indices: WebGpuTensor, lo: number, hi: number, error: (index: number) => Error): WebGpuTensor {
+    const src = this.contiguous(indices, 'checkIndices');
+    const out = this.alloc(indices.shape, indices.dtype, 'checkIndices');
+    runCheckIndices(this.rt, src.buffer, src.offset, indices.dtype, indices.numel, out.buffer, lo, hi, error);
+    if (src !== indices) src.release();
     return out;
   }
 

@@ -1,4 +1,3 @@
-import type { BurnError } from '../../tensor/errors.js';
 import type { GPUBuffer } from './gpu-types.js';
 
 /**
@@ -18,10 +17,10 @@ import type { GPUBuffer } from './gpu-types.js';
  * nothing is read back per command.
  */
 
-/** One asynchronous failure and whether a read has thrown it yet (`sync()` throws unreported ones). */
+/** One asynchronous failure (a BurnError) and whether a read has thrown it yet (`sync()` throws unreported ones). */
 export class GpuFault {
   reported = false;
-  constructor(readonly error: BurnError) {}
+  constructor(readonly error: Error) {}
 }
 
 /** A pending read: its fault, when the data it copies is spoiled. */
@@ -102,7 +101,7 @@ export class FaultTracker {
   }
 
   /** Marks `fault` reported (a read threw it). */
-  report(fault: GpuFault): BurnError {
+  report(fault: GpuFault): Error {
     fault.reported = true;
     return fault.error;
   }

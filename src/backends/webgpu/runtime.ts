@@ -24,15 +24,16 @@ export interface RuntimeStats {
 }
 
 /**
- * What an index-checking kernel tells the runtime: the user's op and the dim it indexes, and the
- * position in its parameter words where the runtime writes the word offset of the kernel's slot
- * in {@link GpuRuntime.checkBuffer}. An index outside `[0, size)` is counted in that slot and
- * turned into a BurnError when the batch settles.
+ * What an index-checking kernel tells the runtime: the valid range `[lo, hi)`, the error a bad
+ * index becomes, and the position in its parameter words where the runtime writes the word offset
+ * of the kernel's slot in {@link GpuRuntime.checkBuffer}. The kernel counts indices outside the
+ * range in that slot (and their extremes); the error is made when the batch settles.
  */
 export interface IndexCheck {
-  readonly op: string;
-  readonly dim: number;
-  readonly size: number;
+  readonly lo: number;
+  readonly hi: number;
+  /** The error of the reported bad index (the largest one at or past `hi`, else the smallest) and of how many there were. */
+  readonly error: (index: number, count: number) => Error;
   /** Index into the dispatch's `meta` words of the slot offset. */
   readonly word: number;
 }
@@ -299,9 +300,7 @@ export class GpuRuntime {
       if (count === 0) return;
       const hi = (words![slot * CHECK_WORDS + 1]! ^ 0x80000000) | 0;
       const lo = (~words![slot * CHECK_WORDS + 2]! ^ 0x80000000) | 0;
-      const index = hi >= check.size ? hi : lo;
-      const more = count > 1 ? ` (${count} indices out of bounds)` : '';
-      this.faults.failCommand(at, new GpuFault(new BurnError(check.op, `index ${index} is out of bounds for dim ${check.dim} of size ${check.size}; expected 0 <= index < ${check.size}${more}; WebGPU checks indices on the device, so this surfaces when a result is read`)));
+      this.faults.failCommand(at, new GpuFault(check.error(hi >= check.hi ? hi : lo, count)));
     });
     const messages = [...errors.filter((e): e is GPUError => e !== null).map((e) => e.message), ...shaders.filter((s): s is string => s !== undefined)];
     if (messages.length > 0) {

@@ -378,14 +378,18 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     const rank = shape.length + 1;
     const ax = normDim(axis, rank, 'oneHot');
     const b = this.backend;
-    const data = b.toDataSync(this.primitive);
+    let indices = this.primitive;
+    const data = b.toDataSync(indices);
     if (data) {
       for (const v of data.toArray()) {
         if (!(v >= -numClasses && v < numClasses)) throw new BurnError('oneHot', `class index ${v} is out of range for ${numClasses} classes`);
       }
+    } else if (b.checkIndices) {
+      // A device that reads asynchronously (WebGPU) checks them itself; reads of the result throw.
+      indices = b.checkIndices(indices, -numClasses, numClasses, (v) => new BurnError('oneHot', `class index ${v} is out of range for ${numClasses} classes`));
     }
     // Indices as i32, negative ones wrapped, compared against 0..numClasses along the new axis.
-    let idx = b.cast(this.primitive, 'i32');
+    let idx = b.cast(indices, 'i32');
     idx = b.where(b.compareScalar('lt', idx, 0), b.binaryScalar('add', idx, numClasses), idx);
     const expanded = b.reshape(idx, [...shape.slice(0, ax), 1, ...shape.slice(ax)]);
     const classes = b.reshape(b.arange(0, numClasses, 1, 'i32'), Array.from({ length: rank }, (_, i) => (i === ax ? numClasses : 1)));

@@ -227,6 +227,17 @@ describe('out-of-range indices on WebGPU are BurnErrors at the read', { skip }, 
     await assert.rejects(values(res), burn('scatter', message('scatter', n + 5, 1, n)));
   });
 
+  it('oneHot (also on the autodiff device) and cross-entropy with label smoothing', async () => {
+    for (const device of [gpu!, gpu!.autodiff()]) {
+      await assert.rejects(values(Tensor.fromInts([1, 4], device).oneHot(3)), burn('oneHot', /class index 4 is out of range for 3 classes/), String(device));
+      await assert.rejects(values(Tensor.fromInts([[0], [-4]], device).oneHot(3).float().sum()), burn('oneHot', /class index -4 is out of range for 3 classes/));
+      assert.deepEqual(await values(Tensor.fromInts([2, -1, 0], device).oneHot(3)), [0, 0, 1, 0, 0, 1, 1, 0, 0]);
+    }
+    const smoothed = new CrossEntropyLossConfig({ smoothing: 0.1 }).init(gpu!);
+    const logits = Tensor.fromFloats([[0.1, 0.2, 0.7], [0.5, 0.2, 0.3]], gpu);
+    await assert.rejects(values(smoothed.forward(logits, Tensor.fromInts([0, 5], gpu))), burn(undefined, /index 5 is out of (bounds|range)/));
+  });
+
   it('embedding and cross-entropy targets', async () => {
     const table = Tensor.fromFloats([[1, 2], [3, 4], [5, 6]], gpu);
     await assert.rejects(values(F.embedding(table, Tensor.fromInts([[0, 3]], gpu))), burn(undefined, /index 3 is out of (bounds|range)/, /3/));

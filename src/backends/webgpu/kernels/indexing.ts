@@ -5,6 +5,7 @@ import type { GPUBuffer } from '../gpu-types.js';
 import type { Operand } from '../layout.js';
 import type { GpuRuntime, IndexCheck } from '../runtime.js';
 import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from '../wgsl/params.js';
+import { BurnError } from '../../../tensor/errors.js';
 import { castExpr, ctype, storeExpr, storeHelpers } from '../wgsl/types.js';
 
 /**
@@ -26,10 +27,33 @@ fn flag_index(slot: u32, k: i32) {
 }`;
 }
 
-/** The index check of a kernel indexing dim `dim` of size `size`; its slot word is the next of `p`. */
+/** The index check of a kernel indexing dim `dim` of size `size` for `op`; its slot word is the next of `p`. */
 function indexCheck(p: Params, op: string, dim: number, size: number): { check: IndexCheck; slot: string } {
   const word = p.words.length;
-  return { slot: p.u(0), check: { op, dim, size, word } };
+  // The CPU engines' message, and why it comes late.
+  const error = (index: number, count: number) => new BurnError(op, `index ${index} is out of bounds for dim ${dim} of size ${size}; expected 0 <= index < ${size}` +
+    `${count > 1 ? ` (${count} indices out of bounds)` : ''}; WebGPU checks indices on the device, so this surfaces when a result is read`);
+  return { slot: p.u(0), check: { lo: 0, hi: size, error, word } };
+}
+
+/**
+ * `dst[i] = src[offset + i]` for `n` elements of a contiguous integer tensor, counting values
+ * outside `[lo, hi)` in the check's slot: indices a later op uses, checked where no kernel of
+ * that op indexes with them (one-hot compares instead).
+ */
+export function runCheckIndices(rt: GpuRuntime, src: GPUBuffer, offset: number, dtype: DType, n: number, dst: GPUBuffer, lo: number, hi: number, error: (index: number) => Error): void {
+  if (n === 0) return;
+  const t = ctype(dtype, 'checkIndices');
+  const p = new Params();
+  const clamp = (v: number) => Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, v));
+  const nE = p.u(n), off = p.i(offset), loW = p.i(clamp(lo)), hiW = p.i(clamp(hi));
+  const word = p.words.length;
+  const slot = p.u(0);
+  const k = castExpr(dtype, 'i32', 'v');
+  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, `  let v = src[${off} + i32(i)];`, `  let k = ${k.expr};`,
+    `  if (k < ${loW} || k >= ${hiW}) { flag_index(${slot}, k); }`, '  dst[i] = v;', '}'];
+  const code = shader(k.helpers, [storageDecls([['dst', t, true], ['src', t, false]]), checkDecl(2), p.decl(3), ...lines]);
+  rt.dispatch(code, [dst, src, rt.checkBuffer], p.words, linearGroups(n), { lo, hi, error: (index) => error(index), word });
 }
 
 /** `dst[m] = src[m with m[dim] = idx[m]]` over idx's shape; `dst` is contiguous. */
