@@ -22,7 +22,7 @@ export { DEFAULT_IDX_MAX_BYTES, decodeIdx, encodeIdx, readIdx, writeIdx, type Id
 export { IdxImageDataset, type ImageSource, type MnistItem } from './sources/idx-images.js';
 export { MnistDataset, MNIST_MD5, MNIST_URL, type IdxDownloadOptions, type MnistOptions } from './sources/mnist.js';
 export { FashionMnistDataset, DEBIAN_FASHION_MNIST_DIR, FASHION_MNIST_MD5, FASHION_MNIST_URL, type FashionMnistOptions } from './sources/fashion-mnist.js';
-export { downloadFile, renderProgressBar, type DownloadOptions, type DownloadProgress, type DownloadResult } from './sources/download.js';
+export { DEFAULT_DOWNLOAD_MAX_BYTES, downloadFile, renderProgressBar, type DownloadOptions, type DownloadProgress, type DownloadResult } from './sources/download.js';
 export { dataDir } from './sources/data-dir.js';
 export { decodeImage, readImage, type DecodedImage } from './sources/image/decode.js';
 export { DEFAULT_MAX_PIXELS, type ImageDecodeOptions } from './sources/image/limits.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { BurnError } from '../../src/index.js';
-import { downloadFile, encodeIdx, FashionMnistDataset, MnistDataset, renderProgressBar, type DownloadProgress } from '../../src/data/index.js';
+import { DEFAULT_DOWNLOAD_MAX_BYTES, downloadFile, encodeIdx, FashionMnistDataset, MnistDataset, renderProgressBar, type DownloadProgress } from '../../src/data/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'burn-ts-download-'));
 const burnError = (pattern: RegExp) => (e: unknown) => e instanceof BurnError && pattern.test(e.message);
@@ -30,6 +30,25 @@ before(async () => {
   server = createServer((req: IncomingMessage, res) => {
     const url = req.url ?? '/';
     requests.push({ url, range: req.headers.range });
+    if (url === '/endless') {
+      // A response without Content-Length that never ends (until 64 MB, or the client leaves).
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = new Uint8Array(65536).fill(1);
+      let sent = 0;
+      const pump = (): void => {
+        while (!res.destroyed && sent < 64 << 20) {
+          sent += chunk.length;
+          if (!res.write(chunk)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+        res.end();
+      };
+      res.on('close', () => (sent = Infinity));
+      pump();
+      return;
+    }
     const body = files.get(url);
     if (!body) {
       res.writeHead(404, 'Not Found').end();
@@ -138,6 +157,29 @@ describe('downloadFile', () => {
     assert.equal(written.at(-1), `\r${renderProgressBar('data.bin', payload.length, payload.length)}\n`);
   });
 
+  it('caps the size of a download with maxBytes (default 1 GiB): announced, resumed or streamed', async () => {
+    assert.equal(DEFAULT_DOWNLOAD_MAX_BYTES, 2 ** 30);
+    const over = (what: string, url: string) => (e: unknown) =>
+      e instanceof BurnError && e.message === `downloadFile: ${base}${url}: ${what}, over the limit of 100000 bytes; pass a larger maxBytes option to download it`;
+    const announced = join(dir, 'announced.bin');
+    requests.length = 0;
+    await assert.rejects(downloadFile(`${base}/data.bin`, announced, { maxBytes: 100_000, progress: false }), over('the server announces 300000 bytes', '/data.bin'));
+    assert.equal(existsSync(`${announced}.part`), false, 'nothing written');
+    const resumed = join(dir, 'resumed.bin');
+    writeFileSync(`${resumed}.part`, payload.subarray(0, 50_000));
+    await assert.rejects(downloadFile(`${base}/data.bin`, resumed, { maxBytes: 100_000, progress: false }), over('the server announces 300000 bytes', '/data.bin'));
+    const endless = join(dir, 'endless.bin');
+    const start = performance.now();
+    await assert.rejects(downloadFile(`${base}/endless`, endless, { maxBytes: 100_000, progress: false }), over('the response goes on past 100000 bytes', '/endless'));
+    assert.ok(performance.now() - start < 5000);
+    assert.equal(existsSync(`${endless}.part`), false, 'the oversized part is deleted');
+    assert.equal(existsSync(endless), false);
+    // At the limit exactly, the download completes.
+    const exact = await downloadFile(`${base}/data.bin`, join(dir, 'exact.bin'), { maxBytes: payload.length, progress: false });
+    assert.equal(exact.bytes, payload.length);
+    await assert.rejects(downloadFile(`${base}/data.bin`, join(dir, 'x.bin'), { maxBytes: 0 }), burnError(/^downloadFile: maxBytes 0; expected a positive integer$/));
+  });
+
   it('renders a progress bar', () => {
     assert.equal(renderProgressBar('train-images', 0, 1000, 10), 'train-images [>         ]   0%  0 B / 1000 B');
     assert.equal(renderProgressBar('f', 4_718_592, 9_437_184, 10), 'f [=====>    ]  50%  4.5 MB / 9.0 MB');
@@ -178,6 +220,11 @@ describe('MnistDataset.download', () => {
     requests.length = 0;
     await MnistDataset.download({ dir: target, baseUrl: `${base}/mnist`, checksums: false, progress: false });
     assert.equal(requests.length, 0, 'files already present are not fetched again');
+  });
+
+  it('passes maxBytes to each file', async () => {
+    const target = join(dir, 'mnist-limited');
+    await assert.rejects(MnistDataset.download({ dir: target, baseUrl: `${base}/mnist`, checksums: false, progress: false, maxBytes: 100 }), burnError(/train-images-idx3-ubyte\.gz: the server announces \d+ bytes, over the limit of 100 bytes; pass a larger maxBytes option/));
   });
 
   it('downloads Fashion-MNIST the same way', async () => {

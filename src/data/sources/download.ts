@@ -26,7 +26,16 @@ export interface DownloadOptions {
   readonly label?: string;
   /** Cancels the download (what was received is kept for a later resume). */
   readonly signal?: AbortSignal;
+  /**
+   * The largest file accepted, in bytes; default {@link DEFAULT_DOWNLOAD_MAX_BYTES}. A server
+   * announcing more is refused before anything is written, and a response that goes on past it
+   * is cut and deleted.
+   */
+  readonly maxBytes?: number;
 }
+
+/** The default of {@link DownloadOptions.maxBytes}: 1 GiB. */
+export const DEFAULT_DOWNLOAD_MAX_BYTES = 2 ** 30;
 
 /** The outcome of {@link downloadFile}. */
 export interface DownloadResult {
@@ -70,10 +79,14 @@ function sizeOf(path: string): number {
  * (an interrupted or failed download never leaves a partial `dest`). When `dest.part` exists from
  * an interrupted attempt, the download resumes with an HTTP `Range` request (and starts over if
  * the server ignores it). With `md5`/`sha256`, the checksum is verified before the rename; a
- * mismatch deletes the download and throws a `BurnError`. Shows a progress bar on a TTY.
+ * mismatch deletes the download and throws a `BurnError`. A file over `maxBytes` (default 1 GiB)
+ * is refused (see {@link DownloadOptions.maxBytes}). Shows a progress bar on a TTY.
  */
 export async function downloadFile(url: string, dest: string, options: DownloadOptions = {}): Promise<DownloadResult> {
   const op = 'downloadFile';
+  const maxBytes = options.maxBytes ?? DEFAULT_DOWNLOAD_MAX_BYTES;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new BurnError(op, `maxBytes ${maxBytes}; expected a positive integer`);
+  const tooBig = (what: string): BurnError => new BurnError(op, `${url}: ${what}, over the limit of ${maxBytes} bytes; pass a larger maxBytes option to download it`);
   const part = `${dest}.part`;
   const label = options.label ?? url.split('/').pop() ?? url;
   mkdirSync(dirname(dest), { recursive: true });
@@ -109,6 +122,10 @@ export async function downloadFile(url: string, dest: string, options: DownloadO
     const length = response.headers.get('content-length');
     total = length === null ? undefined : Number(length);
   }
+  if (total !== undefined && total > maxBytes) {
+    await response.body?.cancel();
+    throw tooBig(`the server announces ${total} bytes`);
+  }
 
   if (response.status !== 416) {
     const file = await open(part, resumed > 0 ? 'a' : 'w');
@@ -122,11 +139,18 @@ export async function downloadFile(url: string, dest: string, options: DownloadO
         process.stderr.write(`\r${renderProgressBar(label, received, total)}${final ? '\n' : ''}`);
       }
     };
+    let overflow = false;
     try {
       if (response.body) {
         for await (const chunk of response.body) {
-          await file.write(chunk as Uint8Array);
-          received += (chunk as Uint8Array).byteLength;
+          const bytes = chunk as Uint8Array;
+          if (received + bytes.byteLength > maxBytes) {
+            // Leaving the loop cancels the body: the rest is never read.
+            overflow = true;
+            break;
+          }
+          await file.write(bytes);
+          received += bytes.byteLength;
           draw(false);
         }
       }
@@ -134,6 +158,10 @@ export async function downloadFile(url: string, dest: string, options: DownloadO
       throw new BurnError(op, `download of ${url} interrupted after ${received} bytes (${(e as Error).message}); they are kept in ${part} and the next download resumes from there`);
     } finally {
       await file.close();
+    }
+    if (overflow) {
+      await rm(part, { force: true });
+      throw tooBig(`the response goes on past ${maxBytes} bytes`);
     }
     draw(true);
     if (total !== undefined && received !== total) {

@@ -25,6 +25,8 @@ export interface IdxDownloadOptions {
   readonly splits?: readonly ('train' | 'test')[];
   /** Progress bar (default: on a TTY) or callback, as {@link downloadFile}. */
   readonly progress?: DownloadOptions['progress'];
+  /** The largest file accepted, as {@link downloadFile}'s option (default 1 GiB). */
+  readonly maxBytes?: number;
 }
 
 /** The official MD5 checksums of the MNIST files (as published with the dataset, used by torchvision). */
@@ -50,7 +52,11 @@ export async function downloadIdxSplits(dir: string, baseUrl: string, official: 
     for (const name of [names.images, names.labels]) {
       const file = `${name}.gz`;
       const md5 = options.checksums === false ? undefined : (options.checksums ?? official)[file];
-      await downloadFile(`${base}${file}`, join(dir, file), { ...(md5 ? { md5 } : {}), ...(options.progress !== undefined ? { progress: options.progress } : {}) });
+      await downloadFile(`${base}${file}`, join(dir, file), {
+        ...(md5 ? { md5 } : {}),
+        ...(options.progress !== undefined ? { progress: options.progress } : {}),
+        ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+      });
     }
   }
   return dir;
