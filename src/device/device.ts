@@ -143,6 +143,8 @@ export class Device {
     if (!device) {
       device = import('../backends/webgpu/index.js').then(async (m) => {
         const backend = await m.createWebGpuBackend(options);
+        // A lost device is forgotten, so that the next call creates a new one.
+        void backend.lost.then(() => { if (webgpuDevices.get(key) === device) webgpuDevices.delete(key); });
         return new Device(backend as unknown as Backend<TensorPrimitive>, m.webgpuLabel(backend.info()));
       });
       webgpuDevices.set(key, device);

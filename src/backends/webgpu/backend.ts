@@ -88,6 +88,11 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     return this.view(p.storage, p.shape, p.strides, p.offset, p.dtype);
   }
 
+  /** Resolves (with the error later calls throw) when the GPU device is lost. */
+  get lost(): Promise<BurnError> {
+    return this.rt.lost;
+  }
+
   /** Waits for all queued GPU work. */
   sync(): Promise<void> {
     return this.rt.sync();

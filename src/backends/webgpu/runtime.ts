@@ -86,7 +86,8 @@ export class GpuRuntime {
   /** Resolves once every submitted batch has been checked and its faults recorded. */
   private settled: Promise<void> = Promise.resolve();
   private lostError: BurnError | undefined;
-  private readonly lost: Promise<BurnError>;
+  /** Resolves with the error every call throws once the device is lost. */
+  readonly lost: Promise<BurnError>;
   private counters = { pipelines: 0, dispatches: 0, submits: 0 };
 
   constructor(readonly device: GPUDevice, collect?: () => void, pressureBytes?: number) {

@@ -164,6 +164,10 @@ describe('a lost WebGPU device', { skip }, () => {
     assert.throws(() => x.add(1), burn(undefined, /device was lost/));
     assert.throws(() => Tensor.zeros([2], device), burn(undefined, /device was lost/));
     await assert.rejects(device.sync(), burn('webgpu', /device was lost/));
+    // As the error says: Device.webgpu() gives a new device (the lost one is not cached any more).
+    const fresh = await Device.webgpu({ memoryPressureBytes: 3 * 1024 * 1024 + 1 });
+    assert.notEqual(fresh, device);
+    assert.deepEqual(await values(Tensor.fromFloats([1, 2], fresh).add(1)), [2, 3]);
   });
 });
 
