@@ -2,6 +2,7 @@ import { dtypeSize, type DType } from '../tensor/dtype.js';
 import { BurnError, fmt } from '../tensor/errors.js';
 import { numel } from '../tensor/shape.js';
 import { CborFloat, decodeCbor, encodeCbor, type CborMap, type CborValue } from './cbor.js';
+import { brief } from './brief.js';
 import { resolveLimits, type LoadLimits } from './limits.js';
 import type { ByteSource } from './source.js';
 
@@ -93,7 +94,7 @@ function parseDType(value: CborValue, where: () => string): { dtype: DType; size
     if (store === 'Native' || store === 'U8') return { dtype: 'bool', size: 1 };
     if (store === 'U32') return { dtype: 'bool', size: 4 };
   }
-  const shown = value instanceof Map ? JSON.stringify(Object.fromEntries(value)) : JSON.stringify(typeof value === 'bigint' ? String(value) : value);
+  const shown = brief(value instanceof CborFloat ? value.value : value);
   throw new Error(`${where()}: dtype ${shown} is not supported (expected one of ${[...FROM_NAMES.keys(), '{"Bool": "Native"|"U8"|"U32"}'].join(', ')}; U64 and quantized tensors are not supported by burn-ts)`);
 }
 
@@ -219,7 +220,7 @@ function describe(v: CborValue): string {
   if (v instanceof CborFloat) return `float ${v.value}`;
   if (Array.isArray(v)) return `an array of ${v.length}`;
   if (v instanceof Uint8Array) return 'a byte string';
-  return `${typeof v} ${JSON.stringify(typeof v === 'bigint' ? String(v) : v)}`;
+  return `${typeof v} ${brief(v)}`;
 }
 
 function asUint(v: CborValue, where: () => string): number {

@@ -2,6 +2,7 @@ import { TensorData } from '../tensor/data.js';
 import { dtypeSize, type DType } from '../tensor/dtype.js';
 import { numel } from '../tensor/shape.js';
 import { paramIdFromText, paramIdToBase32, newIdText } from './param-id.js';
+import { brief } from './brief.js';
 import { DEFAULT_LOAD_LIMITS } from './limits.js';
 import type { JsonValue, PrecisionSettings, RecordTensor, TensorRecord } from './recorder.js';
 
@@ -98,9 +99,9 @@ export function fromNamedRecord(root: unknown, fail: (message: string) => never,
       const leaf = v as { id: unknown; param: { bytes: unknown; shape: unknown; dtype: unknown } };
       const at = path === '' ? 'item' : `item.${path}`;
       const dtype = dtypeFromSerde(leaf.param.dtype);
-      if (dtype === undefined) fail(`${at}.param.dtype: unsupported dtype ${JSON.stringify(leaf.param.dtype)}`);
+      if (dtype === undefined) fail(`${at}.param.dtype: unsupported dtype ${brief(leaf.param.dtype)}`);
       const shape = leaf.param.shape;
-      if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0)) fail(`${at}.param.shape: expected non-negative integers, found ${JSON.stringify(shape)}`);
+      if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0)) fail(`${at}.param.shape: expected non-negative integers, found ${brief(shape)}`);
       let bytes: Uint8Array;
       const raw = leaf.param.bytes;
       if (raw instanceof Uint8Array) bytes = raw;

@@ -90,6 +90,16 @@ describe('deeply nested records: a BurnError naming maxNestingDepth, never a raw
     assert.equal(new PrettyJsonFileRecorder().withLimits({ maxNestingDepth: 300 }).fromBytes(jsonNested(200), 'ok.json').tensors.size, 0);
   });
 
+  it('a 100k-deep value where a dtype or shape belongs is shown briefly in the BurnError (JSON.stringify overflowed)', () => {
+    const head = [0x82, 0xa8, ...enc.encode('metadata'), 0x80, 0xa4, ...enc.encode('item'), 0x81, 0xa1, 0x77, 0x82, 0xa2, ...enc.encode('id'), 0xa1, 0x78, 0xa5, ...enc.encode('param'), 0x83,
+      0xa5, ...enc.encode('bytes'), 0xc4, 4, 0, 0, 0, 0];
+    const deep = [...new Array<number>(depth).fill(0x91), 0xc0];
+    const dtypeDeep = Uint8Array.from([...head, 0xa5, ...enc.encode('shape'), 0x91, 1, 0xa5, ...enc.encode('dtype'), ...deep]);
+    refused(() => new NamedMpkBytesRecorder().fromBytes(dtypeDeep, 'dtype.mpk'), /dtype\.mpk: item\.w\.param\.dtype: unsupported dtype \[\[\[\[…\]\]\]\]/);
+    const shapeDeep = Uint8Array.from([...head, 0xa5, ...enc.encode('dtype'), 0xa3, ...enc.encode('F32'), 0xa5, ...enc.encode('shape'), ...deep]);
+    refused(() => new NamedMpkBytesRecorder().fromBytes(shapeDeep, 'shape.mpk'), /shape\.mpk: item\.w\.param\.shape: expected non-negative integers, found \[\[\[\[…\]\]\]\]/);
+  });
+
   it("burnpack's CBOR metadata 100k deep, through the recorder, the store and readBurnpack", () => {
     const cbor = [0xa2, 0x67, ...enc.encode('tensors'), 0xa0, 0x68, ...enc.encode('metadata'), ...new Array<number>(depth).fill(0x81), 0xf6];
     const file = new Uint8Array(10 + cbor.length);

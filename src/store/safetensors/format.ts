@@ -2,6 +2,7 @@ import { dtypeSize, type DType } from '../../tensor/dtype.js';
 import { BurnError, fmt } from '../../tensor/errors.js';
 import { numel } from '../../tensor/shape.js';
 import type { ByteSource } from '../../record/source.js';
+import { brief } from '../../record/brief.js';
 
 /**
  * The SafeTensors format, as the reference `safetensors` library writes it: an 8-byte
@@ -126,10 +127,10 @@ export function readSafetensors(source: ByteSource, op = 'safetensors'): { tenso
     }
     const i = info as { dtype?: unknown; shape?: unknown; data_offsets?: unknown };
     const dtype = typeof i?.dtype === 'string' ? FROM.get(i.dtype) : undefined;
-    if (dtype === undefined) fail(`tensor '${name}' field 'dtype': ${JSON.stringify(i?.dtype)} is not supported (expected one of ${[...FROM.keys()].join(', ')})`);
-    if (!Array.isArray(i.shape) || !i.shape.every((d) => Number.isInteger(d) && d >= 0)) fail(`tensor '${name}' field 'shape': expected non-negative integers, found ${JSON.stringify(i.shape)}`);
+    if (dtype === undefined) fail(`tensor '${name}' field 'dtype': ${brief(i?.dtype)} is not supported (expected one of ${[...FROM.keys()].join(', ')})`);
+    if (!Array.isArray(i.shape) || !i.shape.every((d) => Number.isInteger(d) && d >= 0)) fail(`tensor '${name}' field 'shape': expected non-negative integers, found ${brief(i.shape)}`);
     const o = i.data_offsets;
-    if (!Array.isArray(o) || o.length !== 2 || !o.every((d) => Number.isInteger(d) && d >= 0) || o[1] < o[0]) fail(`tensor '${name}' field 'data_offsets': expected [start, end], found ${JSON.stringify(o)}`);
+    if (!Array.isArray(o) || o.length !== 2 || !o.every((d) => Number.isInteger(d) && d >= 0) || o[1] < o[0]) fail(`tensor '${name}' field 'data_offsets': expected [start, end], found ${brief(o)}`);
     const [start, end] = o as [number, number];
     const shape = i.shape as number[];
     const need = numel(shape) * byteSize(dtype!);
