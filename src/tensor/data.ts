@@ -1,5 +1,5 @@
-import { assertDType, isFloatDType, type DType } from './dtype.js';
-import { allocStorage, castNumber, storageFromBytes, storageFromNumbers, storageToNumbers, type NumericArray, type StorageArray } from './element.js';
+import { assertDType, checkIntValues, isIntDType, type DType } from './dtype.js';
+import { allocStorage, storageFromBytes, storageFromNumbers, storageToNumbers, type NumericArray, type StorageArray } from './element.js';
 import { BurnError, fmt } from './errors.js';
 import { flattenNested, unflatten, type Nested } from './nested.js';
 import { checkShape, numel, sameShape, type Shape } from './shape.js';
@@ -19,7 +19,8 @@ export class TensorData {
 
   /**
    * Creates data from values. Numbers are converted to `dtype` (default: `f32`, or `bool` for
-   * booleans); typed arrays already of the storage type of `dtype` are used as they are.
+   * booleans); typed arrays already of the storage type of `dtype` are used as they are. A value
+   * an integer dtype cannot hold is refused (fractions truncate); {@link convert} saturates instead.
    */
   constructor(values: ArrayLike<number> | ArrayLike<boolean> | StorageArray | readonly bigint[], shape: Shape, dtype?: DType) {
     checkShape(shape, 'TensorData');
@@ -34,7 +35,7 @@ export class TensorData {
 
   /** Builds data from nested arrays of numbers or booleans; the shape comes from the nesting. */
   static from(values: Nested<number> | Nested<boolean>, dtype?: DType): TensorData {
-    const { values: flat, shape } = flattenNested<number | boolean>(values, 'TensorData.from', isScalar);
+    const { values: flat, shape } = flattenNested<number | boolean>(values, 'TensorData.from');
     return new TensorData(flat as number[] | boolean[], shape, dtype ?? (typeof flat[0] === 'boolean' ? 'bool' : 'f32'));
   }
 
@@ -125,10 +126,6 @@ export class TensorData {
   }
 }
 
-function isScalar(v: unknown): v is number | boolean {
-  return typeof v === 'number' || typeof v === 'boolean';
-}
-
 function bytesPerElement(dtype: DType): number {
   return allocStorage(dtype, 0).BYTES_PER_ELEMENT;
 }
@@ -140,6 +137,7 @@ function toStorage(values: ArrayLike<number> | ArrayLike<boolean> | StorageArray
   }
   if (values instanceof BigInt64Array || (values.length > 0 && typeof values[0] === 'bigint')) {
     const big = values as ArrayLike<bigint>;
+    if (isIntDType(dtype)) checkIntValues(big, dtype, 'TensorData');
     if (dtype === 'i64') return BigInt64Array.from(Array.from(big));
     return storageFromNumbers(Array.from(big, (v) => Number(v)), dtype);
   }
@@ -147,12 +145,7 @@ function toStorage(values: ArrayLike<number> | ArrayLike<boolean> | StorageArray
   if (nums.length > 0 && typeof nums[0] === 'boolean') {
     return storageFromNumbers(Array.from(nums, (v) => (v ? 1 : 0)), dtype);
   }
-  if (!isFloatDType(dtype)) {
-    for (let i = 0; i < nums.length; i++) {
-      const v = nums[i] as number;
-      if (!Number.isFinite(v) && dtype !== 'bool') throw new BurnError('TensorData', `value ${v} at position ${i} cannot be stored as ${dtype}`);
-    }
-  }
-  void castNumber;
+  // Creation, not a cast: a value the dtype cannot hold is an error, never a saturated value.
+  if (isIntDType(dtype)) checkIntValues(nums as ArrayLike<number>, dtype, 'TensorData');
   return storageFromNumbers(nums as ArrayLike<number>, dtype);
 }

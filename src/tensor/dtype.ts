@@ -55,6 +55,46 @@ export function intRange(dtype: IntDType): [number, number] {
   }
 }
 
+/** True when `value` converts to `dtype` exactly up to truncation: finite and, truncated toward zero, inside {@link intRange}. */
+export function fitsInt(value: number, dtype: IntDType): boolean {
+  const [lo, hi] = intRange(dtype);
+  const t = Math.trunc(value);
+  return t >= lo && t <= hi; // false for NaN
+}
+
+/** The expectation part of an out-of-range message: `expected 0 <= value <= 255`. */
+export function intRangeText(dtype: IntDType): string {
+  const [lo, hi] = intRange(dtype);
+  // i64 holds more than a number can say exactly; BigInt64Array data carries the rest.
+  return `expected ${lo} <= value <= ${hi}${dtype === 'i64' ? ' (larger i64 values need a BigInt64Array)' : ''}`;
+}
+
+/**
+ * Refuses a literal value (a fill value, a scalar operand) that `dtype` cannot hold, where a
+ * conversion would silently saturate: as PyTorch, out-of-range literals are errors. `what` names
+ * the value in the message (`value`, `scalar`). Fractions in range truncate, as PyTorch's.
+ */
+export function checkIntLiteral(value: number, dtype: IntDType, op: string, what = 'value'): void {
+  if (!fitsInt(value, dtype)) throw new BurnError(op, `${what} ${value} is out of range for ${dtype}; ${intRangeText(dtype)}`);
+}
+
+/** Refuses the first of `values` (host data being created as `dtype`) that `dtype` cannot hold; one pass, creation only. */
+export function checkIntValues(values: ArrayLike<number> | ArrayLike<bigint>, dtype: IntDType, op: string): void {
+  const [lo, hi] = intRange(dtype);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (typeof v === 'bigint') {
+      const ok = dtype === 'i64' ? v >= -(2n ** 63n) && v < 2n ** 63n : v >= BigInt(lo) && v <= BigInt(hi);
+      if (!ok) throw new BurnError(op, `value ${v} at position ${i} is out of range for ${dtype}; ${dtype === 'i64' ? `expected ${-(2n ** 63n)} <= value < ${2n ** 63n}` : intRangeText(dtype)}`);
+      continue;
+    }
+    const t = Math.trunc(v);
+    if (t >= lo && t <= hi) continue;
+    if (!Number.isFinite(v)) throw new BurnError(op, `value ${v} at position ${i} cannot be stored as ${dtype}; ${intRangeText(dtype)}`);
+    throw new BurnError(op, `value ${v} at position ${i} is out of range for ${dtype}; ${intRangeText(dtype)}`);
+  }
+}
+
 // --- half precision conversion (shared by storage, TensorData and kernels) ---
 
 const f32Buf = new Float32Array(1);

@@ -22,3 +22,43 @@ export function check(condition: boolean, op: string, message: () => string): as
 export function fmt(values: readonly (number | bigint)[]): string {
   return `[${values.join(', ')}]`;
 }
+
+/**
+ * Describes any JavaScript value for an error message, never throwing: numbers as they print,
+ * BigInts as `1n`, strings quoted, arrays and objects by their kind (a value of the wrong type is
+ * what the message is about, so its type must show: `"2"` is not `2`).
+ */
+export function describeValue(v: unknown): string {
+  switch (typeof v) {
+    case 'number': case 'boolean': case 'undefined': return String(v);
+    case 'bigint': return `${v}n`;
+    case 'string': return JSON.stringify(v);
+    case 'symbol': case 'function': return `a ${typeof v}`;
+  }
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name}`;
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return 'an object';
+  }
+}
+
+/** Formats a list that may hold non-numbers (a shape given by a user) as `[a, b, c]`. */
+export function fmtValues(values: readonly unknown[]): string {
+  return `[${values.map(describeValue).join(', ')}]`;
+}
+
+/**
+ * The error to rethrow when an op built on other ops fails in one of them: a {@link BurnError} of
+ * the inner op (`gather`, `where`, …) becomes one of `op`, the op the user called, with the same
+ * explanation and `context` appended; anything else is returned as it is.
+ */
+export function renameError(e: unknown, op: string, context?: string): unknown {
+  if (!(e instanceof BurnError) || (e.op === op && context === undefined)) return e;
+  const detail = e.message.startsWith(`${e.op}: `) ? e.message.slice(e.op.length + 2) : e.message;
+  const renamed = new BurnError(op, context === undefined ? detail : `${detail} (${context})`);
+  if (e.stack !== undefined) renamed.stack = `${renamed.name}: ${renamed.message}\n${e.stack.split('\n').slice(1).join('\n')}`;
+  return renamed;
+}

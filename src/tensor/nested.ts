@@ -1,21 +1,32 @@
-import { BurnError, fmt } from './errors.js';
+import { BurnError, describeValue, fmt } from './errors.js';
 
 /** A scalar or arbitrarily nested array of scalars, as accepted by `Tensor.fromFloats`. */
 export type Nested<T> = T | readonly Nested<T>[];
 
-/** Flattens a rectangular nested array into values and a shape; throws a BurnError for ragged input. */
-export function flattenNested<T>(value: Nested<T>, op: string, isLeaf: (v: unknown) => v is T): { values: T[]; shape: number[] } {
+/** The kind of leaf a nested array holds, as named in messages. */
+export type LeafKind = 'number' | 'boolean';
+
+/**
+ * Flattens a rectangular nested array into values and a shape; throws a BurnError for ragged
+ * input and for a leaf that is not a `leaf` (`undefined`: the kind of the first leaf, so numbers
+ * and booleans never mix).
+ */
+export function flattenNested<T extends number | boolean>(value: Nested<T>, op: string, leaf?: LeafKind): { values: T[]; shape: number[] } {
   const shape: number[] = [];
   let probe: unknown = value;
   while (Array.isArray(probe)) {
     shape.push(probe.length);
     probe = probe[0];
   }
+  const kind: LeafKind = leaf ?? (typeof probe === 'boolean' ? 'boolean' : 'number');
   const values: T[] = [];
   const walk = (v: unknown, depth: number, path: number[]): void => {
     if (depth === shape.length) {
-      if (!isLeaf(v)) throw new BurnError(op, `element at ${fmt(path)} is ${Array.isArray(v) ? 'an array' : JSON.stringify(v)}; expected a ${describeLeaf(values)}, the nesting must be rectangular with shape ${fmt(shape)}`);
-      values.push(v);
+      if (typeof v !== kind) {
+        const nesting = Array.isArray(v) ? `; the nesting must be rectangular with shape ${fmt(shape)}` : '';
+        throw new BurnError(op, `element at ${fmt(path)} is ${describeValue(v)}; expected a ${kind}${nesting}`);
+      }
+      values.push(v as T);
       return;
     }
     if (!Array.isArray(v) || v.length !== shape[depth]) {
@@ -25,10 +36,6 @@ export function flattenNested<T>(value: Nested<T>, op: string, isLeaf: (v: unkno
   };
   walk(value, 0, []);
   return { values, shape };
-}
-
-function describeLeaf(values: unknown[]): string {
-  return values.length > 0 ? typeof values[0] : 'scalar';
 }
 
 /** Builds nested arrays of `shape` from flat values. */

@@ -1,4 +1,4 @@
-import { BurnError, fmt } from './errors.js';
+import { BurnError, fmt, fmtValues } from './errors.js';
 
 /** A tensor shape: the size of every dimension. */
 export type Shape = readonly number[];
@@ -28,11 +28,43 @@ export function sameShape(a: Shape, b: Shape): boolean {
   return true;
 }
 
-/** Checks a shape: non-negative integer sizes. */
-export function checkShape(shape: Shape, op: string): void {
-  if (!Array.isArray(shape)) throw new BurnError(op, `shape must be an array of sizes, got ${String(shape)}`);
+/**
+ * The most elements one tensor may have: 2^32 − 1, the longest typed array JavaScript engines
+ * allocate (and the 32-bit index range of the WebAssembly and GPU kernels). Past it no backend can
+ * hold the tensor, so creation ops and ops whose output can grow (repeat, expand, cat, pad, matmul,
+ * broadcasting, …) refuse it up front with a BurnError instead of a raw RangeError deep inside.
+ */
+export const MAX_ELEMENTS = 2 ** 32 - 1;
+
+const LIMIT_TEXT = `expected at most ${MAX_ELEMENTS} (2^32 - 1) elements per tensor`;
+
+/**
+ * Checks a shape given by a user: an array of non-negative integer sizes, none and no element
+ * count past {@link MAX_ELEMENTS}. `what` names the shape in the message (`shape`, `repeat sizes`).
+ * O(rank).
+ */
+export function checkShape(shape: Shape, op: string, what = 'shape'): void {
+  if (!Array.isArray(shape)) throw new BurnError(op, `${what} must be an array of sizes, got ${fmtValues([shape]).slice(1, -1)}`);
   for (const s of shape) {
-    if (!Number.isInteger(s) || s < 0) throw new BurnError(op, `invalid shape ${fmt(shape)}; expected non-negative integer sizes`);
+    if (typeof s !== 'number' || !Number.isInteger(s) || s < 0) throw new BurnError(op, `invalid ${what} ${fmtValues(shape)}; expected non-negative integer sizes`);
+  }
+  checkNumel(shape, op, what);
+}
+
+/**
+ * Checks that a shape of valid sizes (an op's output, a checked input) stays within
+ * {@link MAX_ELEMENTS}: no size past it, even in an empty shape, and no element count. O(rank).
+ */
+export function checkNumel(shape: Shape, op: string, what = 'output shape'): void {
+  let n = 1, largest = 0;
+  for (let i = 0; i < shape.length; i++) {
+    n *= shape[i]!;
+    if (shape[i]! > largest) largest = shape[i]!;
+  }
+  if (n > MAX_ELEMENTS) throw new BurnError(op, `${what} ${fmt(shape)} has ${n} elements; ${LIMIT_TEXT}`);
+  if (largest > MAX_ELEMENTS) {
+    const i = shape.indexOf(largest);
+    throw new BurnError(op, `${what} ${fmt(shape)}: size ${largest} in dim ${i} is too large; ${LIMIT_TEXT}`);
   }
 }
 
@@ -94,6 +126,8 @@ export function resolveReshape(from: Shape, to: readonly number[], op = 'reshape
   for (const s of out) {
     if (!Number.isInteger(s) || s < -1) throw new BurnError(op, `invalid size ${s} in shape ${fmt(to)}`);
   }
+  // Only an empty target can name a size past the limit (its element count is the input's).
+  if (empty) checkNumel(out.map((s) => Math.max(s, 0)), op, 'shape');
   const total = numel(from);
   if (unknown >= 0) {
     const known = out.reduce((acc, s, i) => (i === unknown ? acc : acc * s), 1);

@@ -5,11 +5,11 @@ import { dataOf } from './api/base.js';
 import { TensorAutodiff } from './api/autodiff.js';
 import { TensorData } from './data.js';
 import type { Distribution } from './distribution.js';
-import { assertDType, isFloatDType, isIntDType, type DType, type FloatDType, type IntDType } from './dtype.js';
-import { BurnError, fmt } from './errors.js';
+import { assertDType, checkIntLiteral, checkIntValues, intRange, isFloatDType, isIntDType, type DType, type FloatDType, type IntDType } from './dtype.js';
+import { BurnError, fmt, renameError } from './errors.js';
 import type { Bool, DepthOf, Float, Inc, Int, Kind, KindOf, RankOf } from './kind.js';
-import type { Nested } from './nested.js';
-import { checkShape, normDim, numel, sameShape } from './shape.js';
+import { flattenNested, type LeafKind, type Nested } from './nested.js';
+import { checkNumel, checkShape, normDim, numel, sameShape } from './shape.js';
 
 /** Where and how to create a tensor: the device (default: `Device.default()`) and dtype. */
 export interface TensorOptions<DT extends DType = DType> {
@@ -78,28 +78,44 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
 
   /** An uninitialized-by-contract tensor (zeros on the CPU). */
   static empty<const S extends readonly number[], DT extends DType = 'f32'>(shape: S, options?: DeviceOrOptions<DT>): Tensor<RankOf<S>, KindOf<DT>> {
-    return Tensor.full(shape, 0, options);
+    return Tensor.filled(shape, 0, options, 'Tensor.empty');
   }
   /** A tensor of zeros. */
   static zeros<const S extends readonly number[], DT extends DType = 'f32'>(shape: S, options?: DeviceOrOptions<DT>): Tensor<RankOf<S>, KindOf<DT>> {
-    return Tensor.full(shape, 0, options);
+    return Tensor.filled(shape, 0, options, 'Tensor.zeros');
   }
   /** A tensor of ones. */
   static ones<const S extends readonly number[], DT extends DType = 'f32'>(shape: S, options?: DeviceOrOptions<DT>): Tensor<RankOf<S>, KindOf<DT>> {
-    return Tensor.full(shape, 1, options);
+    return Tensor.filled(shape, 1, options, 'Tensor.ones');
   }
-  /** A tensor filled with `value`. */
+  /** A tensor filled with `value` (an integer dtype must hold it: `300` as `u8` is an error, not 255). */
   static full<const S extends readonly number[], DT extends DType = 'f32'>(shape: S, value: number | boolean, options?: DeviceOrOptions<DT>): Tensor<RankOf<S>, KindOf<DT>> {
-    checkShape(shape, 'Tensor.full');
-    const { device, dtype } = resolve(options, typeof value === 'boolean' ? 'bool' : 'f32', 'Tensor.full');
-    return new Tensor(device, device.backend.fill(shape, Number(value), dtype));
+    return Tensor.filled(shape, value, options, 'Tensor.full');
+  }
+  private static filled<D extends number, K extends Kind>(shape: readonly number[], value: number | boolean, options: DeviceOrOptions | undefined, op: string): Tensor<D, K> {
+    checkShape(shape, op);
+    const { device, dtype } = resolve(options, typeof value === 'boolean' ? 'bool' : 'f32', op);
+    if (isIntDType(dtype)) checkIntLiteral(Number(value), dtype, op);
+    return new Tensor<D, K>(device, device.backend.fill(shape, Number(value), dtype));
   }
 
-  /** A tensor from `TensorData` or nested arrays; give the rank and kind as type arguments. */
+  /**
+   * A tensor from `TensorData` or nested arrays; give the rank and kind as type arguments. With a
+   * `dtype` the values are converted to it; an integer dtype must hold every value.
+   */
   static fromData<D extends number = number, K extends Kind = Float>(data: TensorData | Nested<number> | Nested<boolean>, options?: DeviceOrOptions): Tensor<D, K> {
-    const td = data instanceof TensorData ? data : TensorData.from(data);
-    const { device, dtype } = resolve(options, td.dtype, 'Tensor.fromData');
-    return new Tensor(device, device.backend.fromData(td.convert(dtype)));
+    const op = 'Tensor.fromData';
+    if (data instanceof TensorData) {
+      const { device, dtype } = resolve(options, data.dtype, op);
+      // Creation, not a cast: values the integer dtype cannot hold are refused, as PyTorch's.
+      if (dtype !== data.dtype && isIntDType(dtype)) checkIntValues(data.values, dtype, op);
+      return new Tensor(device, device.backend.fromData(data.convert(dtype)));
+    }
+    const { values, shape } = flattenNested<number | boolean>(data, op);
+    const { device, dtype } = resolve(options, typeof values[0] === 'boolean' ? 'bool' : 'f32', op);
+    // Built in the target dtype at once: a detour through f32 would round integers past 2^24.
+    if (isIntDType(dtype) && typeof values[0] === 'number') checkIntValues(values as number[], dtype, op);
+    return new Tensor(device, device.backend.fromData(new TensorData(values as number[] | boolean[], shape, dtype)));
   }
 
   /** A Float tensor from a typed array (rank 1). */
@@ -107,66 +123,85 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   /** A Float tensor from nested arrays; the rank comes from the nesting. */
   static fromFloats<const A extends Nested<number>>(values: A, options?: DeviceOrOptions<FloatDType>): Tensor<DepthOf<A>, Float>;
   static fromFloats(values: Nested<number> | Float32Array | Float64Array, options?: DeviceOrOptions<FloatDType>): Tensor<number, Float> {
-    return Tensor.fromKind(values, options, 'f32', 'Tensor.fromFloats', (d) => isFloatDType(d));
+    return Tensor.fromKind(values, options, 'f32', 'Tensor.fromFloats', 'number', (d) => isFloatDType(d));
   }
 
-  /** An Int tensor from a typed array (rank 1). */
+  /** An Int tensor from a typed array (rank 1); the dtype (default i32) must hold every value. */
   static fromInts(values: Int32Array | Int16Array | Int8Array | Uint32Array | Uint16Array | Uint8Array, options?: DeviceOrOptions<IntDType>): Tensor<1, Int>;
-  /** An Int tensor from nested arrays of integers. */
+  /** An Int tensor from nested arrays of integers; the dtype (default i32) must hold every value. */
   static fromInts<const A extends Nested<number>>(values: A, options?: DeviceOrOptions<IntDType>): Tensor<DepthOf<A>, Int>;
   static fromInts(values: Nested<number> | ArrayLike<number>, options?: DeviceOrOptions<IntDType>): Tensor<number, Int> {
-    return Tensor.fromKind(values, options, 'i32', 'Tensor.fromInts', (d) => isIntDType(d));
+    return Tensor.fromKind(values, options, 'i32', 'Tensor.fromInts', 'number', (d) => isIntDType(d));
   }
 
   /** A Bool tensor from nested arrays of booleans. */
   static fromBools<const A extends Nested<boolean>>(values: A, device?: Device): Tensor<DepthOf<A>, Bool> {
-    return Tensor.fromKind(values, device, 'bool', 'Tensor.fromBools', (d) => d === 'bool');
+    return Tensor.fromKind(values, device, 'bool', 'Tensor.fromBools', 'boolean', (d) => d === 'bool');
   }
 
   private static fromKind<D extends number, K extends Kind>(
-    values: Nested<number> | Nested<boolean> | ArrayLike<number>, options: DeviceOrOptions | undefined, fallback: DType, op: string, ok: (d: DType) => boolean,
+    values: Nested<number> | Nested<boolean> | ArrayLike<number>, options: DeviceOrOptions | undefined, fallback: DType, op: string, leaf: LeafKind, ok: (d: DType) => boolean,
   ): Tensor<D, K> {
     const { device, dtype } = resolve(options, fallback, op);
     if (!ok(dtype)) throw new BurnError(op, `dtype ${dtype} does not match the tensor kind`);
-    let data: TensorData;
+    let flat: ArrayLike<number> | boolean[], shape: number[];
     if (ArrayBuffer.isView(values)) {
-      data = new TensorData(values as ArrayLike<number>, [(values as ArrayLike<number>).length], dtype);
+      flat = values as ArrayLike<number>;
+      shape = [flat.length];
     } else {
-      data = TensorData.from(values as Nested<number>, dtype);
-      if (fallback === 'bool' && data.numElements() > 0 && typeof firstLeaf(values) !== 'boolean') throw new BurnError(op, 'expected booleans');
+      ({ values: flat, shape } = flattenNested<number | boolean>(values as Nested<number | boolean>, op, leaf) as { values: number[] | boolean[]; shape: number[] });
     }
     if (isIntDType(dtype)) {
-      const src = ArrayBuffer.isView(values) ? (values as ArrayLike<number>) : flatNumbers(values as Nested<number>);
-      for (let i = 0; i < src.length; i++) {
-        if (!Number.isInteger(src[i])) throw new BurnError(op, `value ${src[i]} at position ${i} is not an integer`);
+      const nums = flat as ArrayLike<number>;
+      checkIntValues(nums, dtype, op);
+      for (let i = 0; i < nums.length; i++) {
+        if (!Number.isInteger(nums[i])) throw new BurnError(op, `value ${nums[i]} at position ${i} is not an integer`);
       }
     }
-    return new Tensor<D, K>(device, device.backend.fromData(data));
+    return new Tensor<D, K>(device, device.backend.fromData(new TensorData(flat, shape, dtype)));
   }
 
   /** Random values from `distribution` (uniform [0, 1) by default), reproducible under `device.seed(n)`. */
   static random<const S extends readonly number[], DT extends DType = 'f32'>(shape: S, distribution: Distribution, options?: DeviceOrOptions<DT>): Tensor<RankOf<S>, KindOf<DT>> {
-    checkShape(shape, 'Tensor.random');
-    const { device, dtype } = resolve(options, 'f32', 'Tensor.random');
+    const op = 'Tensor.random';
+    checkShape(shape, op);
+    const { device, dtype } = resolve(options, 'f32', op);
+    if (distribution.kind === 'uniform' && isIntDType(dtype)) {
+      // Integer draws lie in [low, high - 1]: both ends must be values of the dtype.
+      const [lo, hi] = intRange(dtype);
+      if (!(distribution.low >= lo && distribution.high <= hi + 1)) {
+        throw new BurnError(op, `bounds [${distribution.low}, ${distribution.high}) of the uniform distribution do not fit ${dtype}; expected ${lo} <= low and high <= ${hi + 1}`);
+      }
+    }
     return new Tensor(device, device.backend.random(shape, distribution, dtype, device.nextRandomKey()));
   }
 
-  /** The integers `start, start + 1, …` below `end`. */
+  /** The integers `start, start + 1, …` below `end`; the dtype (default i32) must hold them all. */
   static arange(start: number, end: number, options?: DeviceOrOptions<IntDType>): Tensor<1, Int> {
-    return Tensor.arangeStep(start, end, 1, options);
+    return Tensor.range(start, end, 1, options, 'Tensor.arange');
   }
   /** The integers `start, start + step, …` up to (excluding) `end`; `step` may be negative. */
   static arangeStep(start: number, end: number, step: number, options?: DeviceOrOptions<IntDType>): Tensor<1, Int> {
+    return Tensor.range(start, end, step, options, 'Tensor.arangeStep');
+  }
+  private static range(start: number, end: number, step: number, options: DeviceOrOptions<IntDType> | undefined, op: string): Tensor<1, Int> {
     if (![start, end, step].every(Number.isInteger) || step === 0) {
-      throw new BurnError('Tensor.arangeStep', `start ${start}, end ${end}, step ${step}; expected integers and a non-zero step`);
+      throw new BurnError(op, `start ${start}, end ${end}, step ${step}; expected integers and a non-zero step`);
     }
-    const { device, dtype } = resolve(options, 'i32', 'Tensor.arange');
+    const n = Math.max(0, Math.ceil((end - start) / step));
+    checkNumel([n], op);
+    const { device, dtype } = resolve(options, 'i32', op);
+    if (n > 0 && isIntDType(dtype)) {
+      checkIntLiteral(start, dtype, op);
+      checkIntLiteral(start + (n - 1) * step, dtype, op);
+    }
     return new Tensor(device, device.backend.arange(start, end, step, dtype));
   }
 
   /** The `size × size` identity matrix. */
   static eye<DT extends DType = 'f32'>(size: number, options?: DeviceOrOptions<DT>): Tensor<2, KindOf<DT>> {
     if (!(Number.isInteger(size) && size >= 0)) throw new BurnError('Tensor.eye', `size ${size}; expected a non-negative integer`);
+    checkNumel([size, size], 'Tensor.eye', 'shape');
     const { device, dtype } = resolve(options, 'f32', 'Tensor.eye');
     const values = new Float64Array(size * size);
     for (let i = 0; i < size; i++) values[i * size + i] = 1;
@@ -176,8 +211,9 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   /** An Int tensor of shape `[...shape, rank]` holding every element's multi-index. */
   static cartesianGrid<const S extends readonly number[]>(shape: S, options?: DeviceOrOptions<IntDType>): Tensor<Inc<RankOf<S>>, Int> {
     checkShape(shape, 'Tensor.cartesianGrid');
-    const { device, dtype } = resolve(options, 'i32', 'Tensor.cartesianGrid');
     const rank = shape.length;
+    checkNumel([...shape, rank], 'Tensor.cartesianGrid');
+    const { device, dtype } = resolve(options, 'i32', 'Tensor.cartesianGrid');
     const n = numel(shape);
     const values = new Int32Array(n * rank);
     for (let i = 0; i < n; i++) {
@@ -192,20 +228,19 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
 
   /** A Bool mask over the last two dims: false on and above the `offset`-th diagonal (the part `triu` keeps). */
   static triuMask<const S extends readonly number[]>(shape: S, offset = 0, device?: Device): Tensor<RankOf<S>, Bool> {
-    return Tensor.triMask(shape, offset, device, (c) => c >= offset);
+    return Tensor.triMask(shape, device, 'Tensor.triuMask', (c) => c >= offset);
   }
   /** A Bool mask: false on and below the `offset`-th diagonal (the part `tril` keeps). */
   static trilMask<const S extends readonly number[]>(shape: S, offset = 0, device?: Device): Tensor<RankOf<S>, Bool> {
-    return Tensor.triMask(shape, offset, device, (c) => c <= offset);
+    return Tensor.triMask(shape, device, 'Tensor.trilMask', (c) => c <= offset);
   }
   /** A Bool mask: false on the `offset`-th diagonal, true elsewhere. */
   static diagMask<const S extends readonly number[]>(shape: S, offset = 0, device?: Device): Tensor<RankOf<S>, Bool> {
-    return Tensor.triMask(shape, offset, device, (c) => c === offset);
+    return Tensor.triMask(shape, device, 'Tensor.diagMask', (c) => c === offset);
   }
-  private static triMask<D extends number>(shape: readonly number[], offset: number, device: Device | undefined, keep: (colMinusRow: number) => boolean): Tensor<D, Bool> {
-    checkShape(shape, 'Tensor.triuMask');
-    if (shape.length < 2) throw new BurnError('Tensor.triuMask', `shape ${fmt(shape)}; expected rank >= 2`);
-    void offset;
+  private static triMask<D extends number>(shape: readonly number[], device: Device | undefined, op: string, keep: (colMinusRow: number) => boolean): Tensor<D, Bool> {
+    checkShape(shape, op);
+    if (shape.length < 2) throw new BurnError(op, `shape ${fmt(shape)}; expected rank >= 2`);
     const dev = device ?? Device.default();
     const [r, c] = shape.slice(-2) as [number, number];
     const mask = new Uint8Array(r * c);
@@ -217,19 +252,29 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
 
   /** Concatenates along `dim`; all tensors share the device, kind and the other dims. */
   static cat<D extends number, K extends Kind>(tensors: readonly Tensor<D, K>[], dim: number): Tensor<D, K> {
+    return Tensor.concat(tensors, dim, 'cat');
+  }
+  private static concat<D extends number, K extends Kind>(tensors: readonly Tensor<D, K>[], dim: number, op: string): Tensor<D, K> {
     const first = tensors[0];
-    if (!first) throw new BurnError('cat', 'no tensors to concatenate; expected at least one');
+    if (!first) throw new BurnError(op, `no tensors to ${op === 'cat' ? 'concatenate' : op}; expected at least one`);
     const shape = first.primitive.shape;
-    const d = normDim(dim, shape.length, 'cat');
+    const d = normDim(dim, shape.length, op);
+    let size = 0;
     tensors.forEach((t, i) => {
-      first.sameDevice(t, 'cat');
+      first.sameDevice(t, op);
       const s = t.primitive.shape;
       if (s.length !== shape.length || s.some((n, j) => j !== d && n !== shape[j])) {
-        throw new BurnError('cat', `tensor ${i} has shape ${fmt(s)}, tensor 0 has ${fmt(shape)}; expected equal sizes except in dim ${d}`);
+        throw new BurnError(op, `tensor ${i} has shape ${fmt(s)}, tensor 0 has ${fmt(shape)}; expected equal sizes except in dim ${d}`);
       }
+      size += s[d]!;
     });
+    checkNumel(shape.map((n, j) => (j === d ? size : n)), op);
     if (tensors.length === 1) return first.clone();
-    return first.wrap<D, K>(first.backend.cat(tensors.map((t) => first.castLike(t.primitive)), d));
+    try {
+      return first.wrap<D, K>(first.backend.cat(tensors.map((t) => first.castLike(t.primitive)), d));
+    } catch (e) {
+      throw renameError(e, op);
+    }
   }
 
   /** Stacks equal-shaped tensors along a new dim `dim`. */
@@ -242,7 +287,9 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
       }
     });
     const d = normDim(dim, first.primitive.shape.length + 1, 'stack');
-    return Tensor.cat(tensors.map((t) => t.unsqueezeDim(d) as unknown as Tensor<D, K>), d) as unknown as Tensor<Inc<D>, K>;
+    const shape = first.primitive.shape;
+    checkNumel([...shape.slice(0, d), tensors.length, ...shape.slice(d)], 'stack');
+    return Tensor.concat(tensors.map((t) => t.unsqueezeDim(d) as unknown as Tensor<D, K>), d, 'stack') as unknown as Tensor<Inc<D>, K>;
   }
 
   // --- creation like another tensor ---
@@ -255,21 +302,14 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   onesLike(): Tensor<D, K> {
     return this.fullLike(1);
   }
-  /** `value` everywhere, with this tensor's shape, dtype and device. */
+  /** `value` everywhere, with this tensor's shape, dtype and device (an integer dtype must hold it). */
   fullLike(value: number | boolean): Tensor<D, K> {
-    return this.wrap(this.backend.fill(this.primitive.shape, Number(value), this.primitive.dtype));
+    const dtype = this.primitive.dtype;
+    if (isIntDType(dtype)) checkIntLiteral(Number(value), dtype, 'fullLike');
+    return this.wrap(this.backend.fill(this.primitive.shape, Number(value), dtype));
   }
   /** Random values of this tensor's shape, dtype and device. */
   randomLike(distribution: Distribution): Tensor<D, K> {
     return this.wrap(this.backend.random(this.primitive.shape, distribution, this.primitive.dtype, this.dev.nextRandomKey()));
   }
-}
-
-function firstLeaf(v: unknown): unknown {
-  while (Array.isArray(v)) v = v[0];
-  return v;
-}
-
-function flatNumbers(v: Nested<number>): number[] {
-  return Array.isArray(v) ? (v as Nested<number>[]).flatMap((x) => flatNumbers(x)) : [v as number];
 }

@@ -1,13 +1,17 @@
 import { TensorData } from '../../tensor/data.js';
 import type { Distribution } from '../../tensor/distribution.js';
 import type { DType } from '../../tensor/dtype.js';
+import { storageFromNumbers } from '../../tensor/element.js';
 import { numel } from '../../tensor/shape.js';
 import type { Backend, TensorPrimitive } from '../backend.js';
 import { generateRandom, type RandomKey } from '../rng.js';
 
-/** Random values generated on the host with the shared Philox stream, then uploaded. */
+/**
+ * Random values generated on the host with the shared Philox stream, then uploaded. Draws outside
+ * an integer dtype (a wide normal) saturate as a cast does: they are converted, not created.
+ */
 export function random<P extends TensorPrimitive>(b: Backend<P>, shape: readonly number[], dist: Distribution, dtype: DType, key: RandomKey): P {
-  return b.fromData(new TensorData(generateRandom(numel(shape), dist, dtype, key), shape, dtype));
+  return b.fromData(new TensorData(storageFromNumbers(generateRandom(numel(shape), dist, dtype, key), dtype), shape, dtype));
 }
 
 /** `start, start + step, …` below `end`, built on the host. */

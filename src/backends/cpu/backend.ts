@@ -19,7 +19,7 @@ import { isFloatArray, jsEngine, type CpuEngineKernels, type FloatArray } from '
 import { BufferPool } from './pool.js';
 import { randomInto, type RandomKey } from '../../backend/rng.js';
 import type { Distribution } from '../../tensor/distribution.js';
-import { allocCpu, cpuArrayCtor, CpuTensor, type CpuArray } from './storage.js';
+import { allocCpu, allocError, cpuArrayCtor, CpuTensor, type CpuArray } from './storage.js';
 
 /**
  * The CPU backend: shapes, strides, views and broadcasting in TypeScript over typed arrays, with
@@ -597,7 +597,15 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
    * length when the pool has it, else the engine's (possibly uninitialized) or a zeroed one.
    */
   private alloc(dtype: DType, n: number): CpuArray {
-    return this.pool.take(cpuArrayCtor(dtype), n) ?? this.engine.alloc?.(dtype, n) ?? allocCpu(dtype, n);
+    const pooled = this.pool.take(cpuArrayCtor(dtype), n);
+    if (pooled) return pooled;
+    let fresh: CpuArray | undefined;
+    try {
+      fresh = this.engine.alloc?.(dtype, n);
+    } catch (e) {
+      throw allocError(e, dtype, n);
+    }
+    return fresh ?? allocCpu(dtype, n);
   }
 
   /** Wraps a fresh contiguous output (owned by the result), rounding half-precision values. */

@@ -146,7 +146,12 @@ export function nativeEngine(addon: NativeAddon, options: NativeEngineOptions = 
       if (!unsafe || (dtype !== 'f32' && dtype !== 'f64' && dtype !== 'f16' && dtype !== 'bf16')) return undefined;
       const bytes = (dtype === 'f64' ? 8 : 4) * n;
       if (bytes < minPooled) return undefined;
-      const buf = unsafe.allocUnsafeSlow(bytes);
+      let buf: Uint8Array;
+      try {
+        buf = unsafe.allocUnsafeSlow(bytes);
+      } catch {
+        return undefined; // past the largest Buffer (4 GiB in Node 20): a typed array may still hold it
+      }
       return dtype === 'f64' ? new Float64Array(buf.buffer, buf.byteOffset, n) : new Float32Array(buf.buffer, buf.byteOffset, n);
     },
     gemm(args: GemmArgs): boolean {

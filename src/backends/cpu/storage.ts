@@ -18,9 +18,23 @@ const CTORS: Record<DType, CpuArrayCtor> = {
   i32: Int32Array, i16: Int16Array, i8: Int8Array, u32: Uint32Array, u16: Uint16Array, u8: Uint8Array, bool: Uint8Array,
 };
 
-/** Allocates a zeroed compute array for `n` elements of `dtype`. */
+/** Allocates a zeroed compute array for `n` elements of `dtype`; a failed allocation is a BurnError. */
 export function allocCpu(dtype: DType, n: number): CpuArray {
-  return new CTORS[dtype](n);
+  try {
+    return new CTORS[dtype](n);
+  } catch (e) {
+    throw allocError(e, dtype, n);
+  }
+}
+
+/**
+ * The error for an allocation of `n` elements of `dtype` that failed: the tensor API refuses
+ * impossible sizes up front, so what is left is a lack of memory, said as a BurnError.
+ */
+export function allocError(e: unknown, dtype: DType, n: number): unknown {
+  if (!(e instanceof RangeError)) return e;
+  const bytes = n * new CTORS[dtype](0).BYTES_PER_ELEMENT;
+  return new BurnError('cpu', `cannot allocate ${n} elements of ${dtype} (${bytes} bytes): ${e.message}`);
 }
 
 /** Constructor of the compute array for `dtype`. */

@@ -5,7 +5,7 @@ import { formatTensor, getPrintOptions } from '../display.js';
 import { isFloatDType, isIntDType, type DType } from '../dtype.js';
 import { BurnError, fmt } from '../errors.js';
 import type { Add, Dec, FlattenRank, Inc, Kind, Float, ElementOf, RankOf, Sub } from '../kind.js';
-import { checkBroadcastTo, checkShape, numel, normDim, normDims, resolveReshape, sameShape } from '../shape.js';
+import { checkBroadcastTo, checkNumel, checkShape, numel, normDim, normDims, resolveReshape, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 
 declare const rankBrand: unique symbol;
@@ -276,36 +276,46 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
 
   /** Repeats the tensor `sizes[d]` times along every dim `d`. */
   repeat(sizes: readonly number[]): Tensor<D, K> {
+    return this.repeatBy(sizes, 'repeat');
+  }
+  private repeatBy(sizes: readonly number[], op: string): Tensor<D, K> {
     const shape = this.primitive.shape;
-    if (sizes.length !== shape.length) throw new BurnError('repeat', `${sizes.length} repeat sizes ${fmt(sizes)} for rank ${shape.length}; expected one per dim`);
-    checkShape(sizes, 'repeat');
+    if (sizes.length !== shape.length) throw new BurnError(op, `${sizes.length} repeat sizes ${fmt(sizes)} for rank ${shape.length}; expected one per dim`);
+    checkShape(sizes, op, 'repeat sizes');
+    const out = shape.map((s, i) => s * sizes[i]!);
+    checkNumel(out, op);
     // [a, b] → [1, a, 1, b] → expand [ra, a, rb, b] → reshape [ra*a, rb*b]
     const inter = shape.flatMap((s) => [1, s]);
     const expanded = shape.flatMap((s, i) => [sizes[i]!, s]);
     const b = this.backend;
     const p = b.expand(b.reshape(this.primitive, inter), expanded);
-    return this.wrap(b.reshape(p, shape.map((s, i) => s * sizes[i]!)));
+    return this.wrap(b.reshape(p, out));
   }
 
   /** Repeats `times` times along `dim`. */
   repeatDim(dim: number, times: number): Tensor<D, K> {
     const rank = this.primitive.shape.length;
     const d = normDim(dim, rank, 'repeatDim');
-    return this.repeat(Array.from({ length: rank }, (_, i) => (i === d ? times : 1)));
+    if (!(Number.isInteger(times) && times >= 0)) throw new BurnError('repeatDim', `times ${times}; expected a non-negative integer`);
+    return this.repeatBy(Array.from({ length: rank }, (_, i) => (i === d ? times : 1)), 'repeatDim');
   }
 
   /** Rolls elements by `shifts[i]` along `dims[i]` (elements leaving one end re-enter at the other). */
   roll(shifts: readonly number[], dims: readonly number[]): Tensor<D, K> {
     if (shifts.length !== dims.length) throw new BurnError('roll', `${shifts.length} shifts for ${dims.length} dims; expected one shift per dim`);
     let out = this.wrap<D, K>(this.primitive);
-    dims.forEach((dim, i) => (out = out.rollDim(shifts[i]!, dim)));
+    dims.forEach((dim, i) => (out = out.rollAlong(shifts[i]!, dim, 'roll')));
     return out;
   }
 
   /** Rolls elements by `shift` along `dim`. */
   rollDim(shift: number, dim: number): Tensor<D, K> {
+    return this.rollAlong(shift, dim, 'rollDim');
+  }
+  private rollAlong(shift: number, dim: number, op: string): Tensor<D, K> {
     const shape = this.primitive.shape;
-    const d = normDim(dim, shape.length, 'rollDim');
+    const d = normDim(dim, shape.length, op);
+    if (!Number.isInteger(shift)) throw new BurnError(op, `shift ${shift} for dim ${dim}; expected an integer`);
     const size = shape[d]!;
     if (size === 0) return this.wrap(this.primitive);
     const s = ((shift % size) + size) % size;
@@ -324,6 +334,7 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     }
     if (size > shape[d]!) throw new BurnError('unfold', `window size ${size} is larger than dim ${dim} of size ${shape[d]}`);
     const windows = Math.floor((shape[d]! - size) / step) + 1;
+    checkNumel([...shape.slice(0, d), windows, ...shape.slice(d + 1), size], 'unfold');
     const idx = new Int32Array(windows * size);
     for (let w = 0; w < windows; w++) for (let k = 0; k < size; k++) idx[w * size + k] = w * step + k;
     const b = this.backend;

@@ -4,7 +4,7 @@ import { relu } from '../../backend/defaults/activation.js';
 import { isFloatDType } from '../dtype.js';
 import { BurnError, fmt } from '../errors.js';
 import type { Bool, Float, Int, Kind } from '../kind.js';
-import { normDim, sameShape } from '../shape.js';
+import { broadcastShapes, checkNumel, normDim, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 import { Distribution } from '../distribution.js';
 import { TensorNumeric } from './numeric.js';
@@ -76,6 +76,7 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
   }
   /** Gaussian error linear unit, exact form `x · Φ(x)`. */
   gelu(this: Tensor<D, Float>): Tensor<D, Float> {
+    this.expectFloat('gelu');
     return this.mul(this.div(Math.SQRT2).erf().add(1).mul(0.5));
   }
   /** Softmax along `dim`. */
@@ -105,6 +106,10 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
    */
   hypot(this: Tensor<D, Float>, other: Tensor<D, Float> | number): Tensor<D, Float> {
     this.expectFloat('hypot');
+    if (typeof other !== 'number') {
+      this.sameDevice(other, 'hypot');
+      if (!sameShape(this.primitive.shape, other.primitive.shape)) checkNumel(broadcastShapes(this.primitive.shape, other.primitive.shape, 'hypot'), 'hypot');
+    }
     const x = this.abs();
     const y = typeof other === 'number' ? this.fullLike(Math.abs(other)) : other.abs();
     const big = x.maxPair(y);
@@ -130,9 +135,11 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
   cross(this: Tensor<D, Float>, other: Tensor<D, Float>, dim: number): Tensor<D, Float> {
     const shape = this.primitive.shape;
     const d = normDim(dim, shape.length, 'cross');
+    this.sameDevice(other, 'cross');
     if (shape[d] !== 3 || other.primitive.shape[d] !== 3) {
       throw new BurnError('cross', `shapes ${fmt(shape)} and ${fmt(other.primitive.shape)} at dim ${dim}; expected size 3`);
     }
+    if (!sameShape(shape, other.primitive.shape)) checkNumel(broadcastShapes(shape, other.primitive.shape, 'cross'), 'cross');
     const at = (t: Tensor<D, Float>, i: number) => t.narrow(d, i, 1);
     const [a0, a1, a2] = [at(this, 0), at(this, 1), at(this, 2)];
     const [b0, b1, b2] = [at(other, 0), at(other, 1), at(other, 2)];
@@ -244,6 +251,8 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
     const shape = this.primitive.shape;
     const last = shape.length - 1;
     const c = shape[last]!;
+    // Every sample is compared with every category at once.
+    checkNumel([...shape.slice(0, -1), numSamples, c], 'categorical', 'sample × category shape');
     const cdf = this.cumsum(last).div(this.sumDim(last));
     const key = this.dev.nextRandomKey();
     const u = this.wrap<D, Float>(this.backend.random([...shape.slice(0, -1), numSamples], Distribution.Default, this.primitive.dtype, key));

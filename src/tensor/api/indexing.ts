@@ -1,9 +1,9 @@
 import type { SliceSpec } from '../../backend/backend.js';
 import type { ScatterOp } from '../../backend/ops.js';
-import { isIntDType } from '../dtype.js';
-import { BurnError, fmt } from '../errors.js';
+import { checkIntLiteral, isIntDType } from '../dtype.js';
+import { BurnError, fmt, renameError } from '../errors.js';
 import type { Bool, Float, Int, Kind } from '../kind.js';
-import { normDim, numel, sameShape } from '../shape.js';
+import { broadcastShapes, checkNumel, normDim, numel, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 import { dataOf, TensorBase } from './base.js';
 
@@ -105,14 +105,22 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const b = this.backend;
     const specs = sliceSpecs(this.primitive.shape, ranges, 'sliceFill');
     const region = specs.map((s) => s.size);
-    return this.wrap(b.sliceAssign(this.primitive, specs, b.fill(region, Number(value), this.primitive.dtype)));
+    const dtype = this.primitive.dtype;
+    if (isIntDType(dtype)) checkIntLiteral(Number(value), dtype, 'sliceFill');
+    return this.wrap(b.sliceAssign(this.primitive, specs, b.fill(region, Number(value), dtype)));
   }
 
   /** Entries `indices` (1-d Int) along `dim`. */
   select(dim: number, indices: Tensor<1, Int>): Tensor<D, K> {
-    const d = normDim(dim, this.primitive.shape.length, 'select');
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'select');
     this.checkIndices(indices, 'select', 1);
-    return this.wrap(this.backend.select(this.primitive, d, indices.primitive));
+    checkNumel(shape.map((s, i) => (i === d ? indices.primitive.shape[0]! : s)), 'select');
+    try {
+      return this.wrap(this.backend.select(this.primitive, d, indices.primitive));
+    } catch (e) {
+      throw renameError(e, 'select'); // the backend's select is a gather
+    }
   }
 
   /** Combines `values` into the entries `indices` along `dim` with `update` (Burn's `select_assign`). */
@@ -124,7 +132,11 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     if (!sameShape(expected, values.primitive.shape)) {
       throw new BurnError('selectAssign', `values of shape ${fmt(values.primitive.shape)}; expected ${fmt(expected)}`);
     }
-    return this.wrap(this.backend.selectAssign(update, this.primitive, d, indices.primitive, this.castLike(values.primitive)));
+    try {
+      return this.wrap(this.backend.selectAssign(update, this.primitive, d, indices.primitive, this.castLike(values.primitive)));
+    } catch (e) {
+      throw renameError(e, 'selectAssign'); // the backend's selectAssign is a scatter
+    }
   }
 
   /** PyTorch's gather: `out[i][j] = self[indices[i][j]][j]` for dim 0; the result has `indices`' shape. */
@@ -160,9 +172,14 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const shape = this.primitive.shape;
     const b = this.backend;
     const rest = shape.slice(k);
+    const out = [...indices.primitive.shape.slice(0, -1), ...rest];
+    checkNumel(out, 'gatherNd');
     const table = b.reshape(this.primitive, [numel(shape.slice(0, k)), ...rest]);
-    const picked = b.select(table, 0, flat);
-    return this.wrap(b.reshape(picked, [...indices.primitive.shape.slice(0, -1), ...rest]));
+    try {
+      return this.wrap(b.reshape(b.select(table, 0, flat), out));
+    } catch (e) {
+      throw this.ndIndexError(e, indices, 'gatherNd');
+    }
   }
 
   /** Multi-dim scatter (see {@link gatherNd}); `values` has shape `indices.shape[:-1] ++ self.shape[k:]`. */
@@ -177,9 +194,18 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const rows = numel(shape.slice(0, k));
     const table = b.reshape(this.primitive, [rows, ...rest]);
     const vals = b.reshape(this.castLike(values.primitive), [flat.shape[0]!, ...rest]);
-    return this.wrap(b.reshape(b.selectAssign(update, table, 0, flat, vals), shape));
+    try {
+      return this.wrap(b.reshape(b.selectAssign(update, table, 0, flat, vals), shape));
+    } catch (e) {
+      throw this.ndIndexError(e, indices, 'scatterNd');
+    }
   }
 
+  /**
+   * Flat row indices into the leading k dims. A row with a component out of its dim's range
+   * becomes -1, so that it fails in the select instead of landing on another element (`[0, 3]`
+   * of a `[2, 3]` tensor would otherwise address `[1, 0]`).
+   */
   private flatNdIndices(indices: Tensor<number, Int>, op: string) {
     this.checkIndices(indices, op);
     const is = indices.primitive.shape;
@@ -192,8 +218,27 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const strides = new Int32Array(k);
     for (let i = k - 1, acc = 1; i >= 0; i--) { strides[i] = acc; acc *= shape[i]!; }
     const idx = b.cast(indices.primitive, 'i32');
-    const flat = b.reduce('sum', b.binary('mul', idx, b.fromData(dataOf(strides))), [is.length - 1]);
-    return { flat: b.reshape(flat, [numel(is.slice(0, -1))]), k };
+    const last = is.length - 1;
+    const flat = b.reduce('sum', b.binary('mul', idx, b.fromData(dataOf(strides))), [last]);
+    const outside = b.binary('or', b.compareScalar('lt', idx, 0), b.compare('ge', idx, b.fromData(dataOf(Int32Array.from(shape.slice(0, k))))));
+    const checked = b.where(b.reduce('any', outside, [last]), b.fill([], -1, 'i32'), flat);
+    return { flat: b.reshape(checked, [numel(is.slice(0, -1))]), k };
+  }
+
+  /** The error of a gatherNd/scatterNd whose select failed: names the first bad multi-index where the indices can be read synchronously. */
+  private ndIndexError(e: unknown, indices: Tensor<number, Int>, op: string): unknown {
+    if (!(e instanceof BurnError)) return e;
+    const shape = this.primitive.shape;
+    const is = indices.primitive.shape;
+    const k = is[is.length - 1]!;
+    const data = indices.backend.toDataSync(indices.primitive)?.toArray();
+    for (let r = 0; data && r < data.length / k; r++) {
+      const row = Array.from(data.subarray(r * k, r * k + k));
+      if (row.some((v, j) => v < 0 || v >= shape[j]!)) {
+        return new BurnError(op, `index ${fmt(row)} (row ${r} of the indices) is out of bounds for a tensor of shape ${fmt(shape)}; expected 0 <= index[j] < ${fmt(shape.slice(0, k))}[j]`);
+      }
+    }
+    return renameError(e, op, `indices into the leading ${k} dims of shape ${fmt(shape)}`);
   }
 
   /** Selects `indices` (any rank) along `dim`; that dim is replaced by the indices' shape. */
@@ -201,22 +246,31 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const shape = this.primitive.shape;
     const d = normDim(dim, shape.length, 'take');
     this.checkIndices(indices, 'take');
+    const out = [...shape.slice(0, d), ...indices.primitive.shape, ...shape.slice(d + 1)];
+    checkNumel(out, 'take');
     const b = this.backend;
     const flat = b.reshape(indices.primitive, [numel(indices.primitive.shape)]);
-    const picked = b.select(this.primitive, d, flat);
-    return this.wrap(b.reshape(picked, [...shape.slice(0, d), ...indices.primitive.shape, ...shape.slice(d + 1)]));
+    try {
+      return this.wrap(b.reshape(b.select(this.primitive, d, flat), out));
+    } catch (e) {
+      throw renameError(e, 'take');
+    }
   }
 
   /** `mask ? value : self` elementwise (Burn's `mask_where`). */
   maskWhere(mask: Tensor<D, Bool>, value: Tensor<D, K>): Tensor<D, K> {
     this.checkMask(mask, 'maskWhere');
     this.sameDevice(value, 'maskWhere');
+    this.checkMaskShapes(mask, 'maskWhere', value.primitive.shape);
     return this.wrap(this.backend.where(mask.primitive, this.castLike(value.primitive), this.primitive));
   }
 
   /** `mask ? value : self` with a scalar. */
   maskFill(mask: Tensor<D, Bool>, value: number | boolean): Tensor<D, K> {
     this.checkMask(mask, 'maskFill');
+    this.checkMaskShapes(mask, 'maskFill');
+    const dtype = this.primitive.dtype;
+    if (isIntDType(dtype)) checkIntLiteral(Number(value), dtype, 'maskFill', 'scalar');
     return this.wrap(this.backend.maskFill(this.primitive, mask.primitive, Number(value)));
   }
 
@@ -252,6 +306,14 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     if (mask.primitive.dtype !== 'bool') throw new BurnError(op, `mask must be a Bool tensor, got ${mask.primitive.dtype}`);
   }
 
+  /** Checks that the mask (and a value tensor) broadcast with this tensor, within the element limit. O(rank). */
+  private checkMaskShapes(mask: TensorBase<number, Kind>, op: string, value?: readonly number[]): void {
+    const shape = this.primitive.shape;
+    let out = sameShape(mask.primitive.shape, shape) ? shape : broadcastShapes(shape, mask.primitive.shape, op);
+    if (value !== undefined && !sameShape(value, out)) out = broadcastShapes(out, value, op);
+    if (out !== shape) checkNumel(out, op);
+  }
+
   /** @internal Casts a same-kind operand to this tensor's dtype. */
   castLike(p: TensorBase['primitive']): TensorBase['primitive'] {
     return p.dtype === this.primitive.dtype ? p : this.backend.cast(p, this.primitive.dtype);
@@ -274,10 +336,13 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
       if (!(Number.isInteger(a) && Number.isInteger(b) && a >= 0 && b >= 0)) throw new BurnError('pad', `padding [${a}, ${b}]; expected non-negative integers`);
     }
     const bk = this.backend;
+    const out = shape.map((s, d) => (d < first ? s : s + pairs[d - first]![0] + pairs[d - first]![1]));
+    checkNumel(out, 'pad');
     if (typeof mode === 'number') {
-      const out = shape.map((s, d) => (d < first ? s : s + pairs[d - first]![0] + pairs[d - first]![1]));
+      const dtype = this.primitive.dtype;
+      if (isIntDType(dtype)) checkIntLiteral(mode, dtype, 'pad');
       const specs = shape.map((s, d) => ({ start: d < first ? 0 : pairs[d - first]![0], size: s, step: 1 }));
-      return this.wrap(bk.sliceAssign(bk.fill(out, mode, this.primitive.dtype), specs, this.primitive));
+      return this.wrap(bk.sliceAssign(bk.fill(out, mode, dtype), specs, this.primitive));
     }
     let p = this.primitive;
     pairs.forEach(([before, after], i) => {

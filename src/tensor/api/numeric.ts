@@ -1,10 +1,10 @@
 import type { TensorPrimitive } from '../../backend/backend.js';
 import type { BinaryOp, CompareOp, ReduceOp } from '../../backend/ops.js';
 import { TensorData } from '../data.js';
-import { isFloatDType } from '../dtype.js';
-import { BurnError, fmt } from '../errors.js';
+import { checkIntLiteral, isFloatDType, isIntDType } from '../dtype.js';
+import { BurnError, fmt, renameError } from '../errors.js';
 import type { Bool, Float, Inc, Int, Kind, Numeric } from '../kind.js';
-import { broadcastShapes, normDim, normDims, numel, sameShape } from '../shape.js';
+import { broadcastShapes, checkNumel, normDim, normDims, numel, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 import { dataOf, type TensorBase } from './base.js';
 import { TensorIndexing } from './indexing.js';
@@ -14,20 +14,40 @@ type Operand<D extends number, K extends Kind> = Tensor<D, K> | number;
 
 /** Arithmetic, reductions, comparisons, ordering and matmul for Float and Int tensors (Burn's `api/numeric.rs`, `orderable.rs`). */
 export class TensorNumeric<D extends number = number, K extends Kind = Float> extends TensorIndexing<D, K> {
-  /** @internal Applies a broadcasting binary op with a tensor or scalar. */
+  /**
+   * @internal Applies a broadcasting binary op with a tensor or scalar. A scalar must fit an
+   * integer tensor's dtype (as PyTorch: `u8 + 300` is an error, not a saturated 255); errors of
+   * the backend's op (`rem`, `pow`) carry the user's op name.
+   */
   binaryOp(op: BinaryOp, other: TensorBase<number, Kind> | number, name: string): TensorPrimitive {
-    if (typeof other === 'number') return this.backend.binaryScalar(op, this.primitive, other);
-    this.sameDevice(other, name);
-    if (!sameShape(this.primitive.shape, other.primitive.shape)) broadcastShapes(this.primitive.shape, other.primitive.shape, name);
-    return this.backend.binary(op, this.primitive, this.castLike(other.primitive));
+    try {
+      if (typeof other === 'number') {
+        const dtype = this.primitive.dtype;
+        if (isIntDType(dtype)) checkIntLiteral(other, dtype, name, 'scalar');
+        return this.backend.binaryScalar(op, this.primitive, other);
+      }
+      this.sameDevice(other, name);
+      if (!sameShape(this.primitive.shape, other.primitive.shape)) checkNumel(broadcastShapes(this.primitive.shape, other.primitive.shape, name), name);
+      return this.backend.binary(op, this.primitive, this.castLike(other.primitive));
+    } catch (e) {
+      throw renameError(e, name);
+    }
   }
 
-  /** @internal Applies a broadcasting comparison with a tensor or scalar. */
+  /** @internal Applies a broadcasting comparison with a tensor or scalar (a scalar must fit an integer tensor's dtype). */
   compareOp(op: CompareOp, other: TensorBase<number, Kind> | number | boolean, name: string): TensorPrimitive {
-    if (typeof other === 'number' || typeof other === 'boolean') return this.backend.compareScalar(op, this.primitive, Number(other));
-    this.sameDevice(other, name);
-    if (!sameShape(this.primitive.shape, other.primitive.shape)) broadcastShapes(this.primitive.shape, other.primitive.shape, name);
-    return this.backend.compare(op, this.primitive, this.castLike(other.primitive));
+    try {
+      if (typeof other === 'number' || typeof other === 'boolean') {
+        const dtype = this.primitive.dtype;
+        if (isIntDType(dtype)) checkIntLiteral(Number(other), dtype, name, 'scalar');
+        return this.backend.compareScalar(op, this.primitive, Number(other));
+      }
+      this.sameDevice(other, name);
+      if (!sameShape(this.primitive.shape, other.primitive.shape)) checkNumel(broadcastShapes(this.primitive.shape, other.primitive.shape, name), name);
+      return this.backend.compare(op, this.primitive, this.castLike(other.primitive));
+    } catch (e) {
+      throw renameError(e, name);
+    }
   }
 
   /** Elementwise sum (broadcasting). */
@@ -322,21 +342,42 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
 
   // --- linear algebra ---
 
-  /** Matrix product over the last two dims, broadcasting the leading (batch) dims. */
+  /**
+   * Matrix product over the last two dims, broadcasting the leading (batch) dims. Both operands
+   * are Float or both Int (as PyTorch, int × float and bool × bool are refused).
+   */
   matmul(this: Tensor<D, Numeric>, other: Tensor<D, K>): Tensor<D, K> {
     this.sameDevice(other, 'matmul');
     let a = this.primitive, b = other.primitive;
+    const operands = `lhs ${fmt(a.shape)} and rhs ${fmt(b.shape)}`;
+    if (a.dtype === 'bool' || b.dtype === 'bool' || isFloatDType(a.dtype) !== isFloatDType(b.dtype)) {
+      throw new BurnError('matmul', `operands of dtypes ${a.dtype} and ${b.dtype} (${operands}); expected two Float or two Int tensors`);
+    }
     if (a.shape.length < 2 || b.shape.length < 2) {
       throw new BurnError('matmul', `operands of shapes ${fmt(a.shape)} and ${fmt(b.shape)}; expected rank >= 2 (use dot for vectors)`);
     }
+    const m = a.shape[a.shape.length - 2]!, n = b.shape[b.shape.length - 1]!;
     if (a.shape[a.shape.length - 1] !== b.shape[b.shape.length - 2]) {
-      throw new BurnError('matmul', `inner dimensions differ: lhs ${fmt(a.shape)} and rhs ${fmt(b.shape)}; expected lhs[-1] == rhs[-2]`);
+      throw new BurnError('matmul', `inner dimensions differ: ${operands}; expected lhs[-1] == rhs[-2]`);
     }
     const rank = Math.max(a.shape.length, b.shape.length);
+    const batch = new Array<number>(rank - 2);
+    for (let i = 0; i < rank - 2; i++) {
+      const da = i < rank - a.shape.length ? 1 : a.shape[i - (rank - a.shape.length)]!;
+      const db = i < rank - b.shape.length ? 1 : b.shape[i - (rank - b.shape.length)]!;
+      if (da !== db && da !== 1 && db !== 1) {
+        throw new BurnError('matmul', `batch dims of ${operands} cannot be broadcast together (batch dim ${i}: ${da} vs ${db}); expected equal sizes or 1`);
+      }
+      batch[i] = da === 1 ? db : da;
+    }
+    try {
+      checkNumel([...batch, m, n], 'matmul');
+    } catch (e) {
+      throw renameError(e, 'matmul', operands);
+    }
     const lift = (p: TensorPrimitive) => (p.shape.length === rank ? p : this.backend.reshape(p, [...new Array<number>(rank - p.shape.length).fill(1), ...p.shape]));
     a = lift(a);
     b = lift(this.castLike(b));
-    broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2), 'matmul');
     return this.wrap<D, K>(this.backend.matmul(a, b));
   }
   /** Dot product of two vectors, as a 1-element tensor. */
@@ -369,24 +410,33 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
 
   /** One-hot encoding of class indices with `numClasses` classes, as a new last dim (0 and 1 of this tensor's kind). */
   oneHot(this: Tensor<D, Numeric>, numClasses: number): Tensor<Inc<D>, K> {
-    return this.oneHotFill(numClasses, 1, 0, -1) as Tensor<Inc<D>, K>;
+    return this.oneHotWith(numClasses, 1, 0, -1, 'oneHot') as Tensor<Inc<D>, K>;
   }
   /** One-hot with custom on/off values at `axis`; negative indices count from `numClasses` (ONNX). */
   oneHotFill(this: Tensor<D, Numeric>, numClasses: number, onValue: number, offValue: number, axis = -1): Tensor<Inc<D>, K> {
-    if (!(Number.isInteger(numClasses) && numClasses > 0)) throw new BurnError('oneHot', `numClasses ${numClasses}; expected a positive integer`);
+    return this.oneHotWith(numClasses, onValue, offValue, axis, 'oneHotFill') as Tensor<Inc<D>, K>;
+  }
+  private oneHotWith(numClasses: number, onValue: number, offValue: number, axis: number, op: string): Tensor<Inc<D>, K> {
+    if (!(Number.isInteger(numClasses) && numClasses > 0)) throw new BurnError(op, `numClasses ${numClasses}; expected a positive integer`);
     const shape = this.primitive.shape;
     const rank = shape.length + 1;
-    const ax = normDim(axis, rank, 'oneHot');
+    const ax = normDim(axis, rank, op);
+    checkNumel([...shape.slice(0, ax), numClasses, ...shape.slice(ax)], op);
+    const dtype = this.primitive.dtype;
+    if (isIntDType(dtype)) {
+      checkIntLiteral(onValue, dtype, op);
+      checkIntLiteral(offValue, dtype, op);
+    }
     const b = this.backend;
     let indices = this.primitive;
     const data = b.toDataSync(indices);
     if (data) {
       for (const v of data.toArray()) {
-        if (!(v >= -numClasses && v < numClasses)) throw new BurnError('oneHot', `class index ${v} is out of range for ${numClasses} classes`);
+        if (!(v >= -numClasses && v < numClasses)) throw new BurnError(op, `class index ${v} is out of range for ${numClasses} classes`);
       }
     } else if (b.checkIndices) {
       // A device that reads asynchronously (WebGPU) checks them itself; reads of the result throw.
-      indices = b.checkIndices(indices, -numClasses, numClasses, (v) => new BurnError('oneHot', `class index ${v} is out of range for ${numClasses} classes`));
+      indices = b.checkIndices(indices, -numClasses, numClasses, (v) => new BurnError(op, `class index ${v} is out of range for ${numClasses} classes`));
     }
     // Indices as i32, negative ones wrapped, compared against 0..numClasses along the new axis.
     let idx = b.cast(indices, 'i32');
@@ -394,7 +444,6 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     const expanded = b.reshape(idx, [...shape.slice(0, ax), 1, ...shape.slice(ax)]);
     const classes = b.reshape(b.arange(0, numClasses, 1, 'i32'), Array.from({ length: rank }, (_, i) => (i === ax ? numClasses : 1)));
     const hot = b.compare('eq', expanded, classes);
-    const dtype = this.primitive.dtype;
     return this.wrap<Inc<D>, K>(b.where(hot, b.fill([], onValue, dtype), b.fill([], offValue, dtype)));
   }
 

@@ -1,6 +1,7 @@
 import type { ConvOptions, ConvTransposeOptions } from '../../backend/options.js';
 import { BurnError, fmt } from '../errors.js';
 import type { Float } from '../kind.js';
+import { checkNumel } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 import { expectFloatOn, expectRank, expectVector, perDim, positiveInt, windowOut, type PerDim } from './check.js';
 
@@ -8,16 +9,25 @@ import { expectFloatOn, expectRank, expectVector, perDim, positiveInt, windowOut
 export interface ConvFnOptions {
   /** Step between windows (default 1). */
   readonly stride?: PerDim;
-  /** Zeros added on both sides of each spatial dim (default 0). */
+  /**
+   * Zeros added before each spatial dim (default 0), and after it too unless `paddingEnd` is
+   * given.
+   */
   readonly padding?: PerDim;
+  /**
+   * Zeros added after each spatial dim when they differ from `padding` (Burn's
+   * `PaddedConvOptions::asymmetric(stride, padding, paddingEnd, …)`; default: `padding`).
+   * `padding: [1, 0], paddingEnd: [2, 1]` pads 1 above, 2 below, none left, 1 right.
+   */
+  readonly paddingEnd?: PerDim;
   /** Spacing between kernel taps (default 1). */
   readonly dilation?: PerDim;
   /** Number of channel groups (default 1); `groups = C_in` gives a depthwise convolution. */
   readonly groups?: number;
 }
 
-/** Options of `convTranspose1d` / `2d` / `3d` (Burn's `ConvTransposeOptions`). */
-export interface ConvTransposeFnOptions extends ConvFnOptions {
+/** Options of `convTranspose1d` / `2d` / `3d` (Burn's `ConvTransposeOptions`): symmetric padding only. */
+export interface ConvTransposeFnOptions extends Omit<ConvFnOptions, 'paddingEnd'> {
   /** Extra size added to the far side of each output dim (default 0; below max(stride, dilation)). */
   readonly paddingOut?: PerDim;
 }
@@ -41,16 +51,33 @@ function convNd<D extends number>(op: string, nd: number, x: Tensor<D, Float>, w
   if (cIn % groups !== 0 || cOut % groups !== 0 || cInG * groups !== cIn) {
     throw new BurnError(op, `input ${fmt(x.primitive.shape)} and weight ${fmt(weight.primitive.shape)} with groups ${groups}; expected C_in (${cIn}) and C_out (${cOut}) divisible by groups and weight.shape[1] == C_in / groups`);
   }
+  const start = perDim(options.padding, 0, nd, 'padding', op, 0);
+  const end = options.paddingEnd === undefined ? start : perDim(options.paddingEnd, 0, nd, 'paddingEnd', op, 0);
+  // Asymmetric padding: the kernel pads the part both sides share and an explicit zero pad adds
+  // the rest (Burn pads it all explicitly; the sums are the same).
+  const shared = start.map((p, d) => Math.min(p, end[d]!));
+  const extra = start.map((p, d): [number, number] => [p - shared[d]!, end[d]! - shared[d]!]);
   const o: ConvOptions = {
     stride: perDim(options.stride, 1, nd, 'stride', op, 1),
-    padding: perDim(options.padding, 0, nd, 'padding', op, 0),
+    padding: shared,
     dilation: perDim(options.dilation, 1, nd, 'dilation', op, 1),
     groups,
   };
-  spatial.forEach((s, d) => windowOut(op, d, s, kernel[d]!, o.stride[d]!, o.padding[d]!, o.dilation[d]!));
+  spatial.forEach((s, d) => {
+    const window = o.dilation[d]! * (kernel[d]! - 1) + 1;
+    if (start[d] === end[d]) windowOut(op, d, s, kernel[d]!, o.stride[d]!, o.padding[d]!, o.dilation[d]!);
+    else if (s + start[d]! + end[d]! < window) {
+      throw new BurnError(op, `spatial dim ${d} of size ${s} (padding ${start[d]} before, ${end[d]} after) is smaller than the dilated kernel ${window}; expected at least one output position`);
+    }
+  });
   expectVector(x, bias, cOut, 'bias', op);
-  const b = x.backend;
-  return x.wrap<D, Float>(b.conv(x.primitive, x.castLike(weight.primitive), bias && x.castLike(bias.primitive), o));
+  const n = x.primitive.shape[0]!;
+  const outSize = spatial.map((s, d) => Math.floor((s + start[d]! + end[d]! - o.dilation[d]! * (kernel[d]! - 1) - 1) / o.stride[d]!) + 1);
+  checkNumel([n, cOut, ...outSize], op);
+  const padded = extra.some(([a, b]) => a > 0 || b > 0);
+  if (padded) checkNumel([n, cIn, ...spatial.map((s, d) => s + extra[d]![0] + extra[d]![1])], op, 'padded input shape');
+  const input = padded ? x.pad(extra) : x;
+  return x.wrap<D, Float>(x.backend.conv(input.primitive, x.castLike(weight.primitive), bias && x.castLike(bias.primitive), o));
 }
 
 function convTransposeNd<D extends number>(op: string, nd: number, x: Tensor<D, Float>, weight: Tensor<D, Float>, bias: Tensor<1, Float> | undefined, options: ConvTransposeFnOptions): Tensor<D, Float> {
@@ -73,10 +100,12 @@ function convTransposeNd<D extends number>(op: string, nd: number, x: Tensor<D, 
       throw new BurnError(op, `paddingOut ${p} in spatial dim ${d}; expected it below max(stride, dilation) = ${Math.max(o.stride[d]!, o.dilation[d]!)}`);
     }
   });
-  spatial.forEach((s, d) => {
+  const outSize = spatial.map((s, d) => {
     const out = (s - 1) * o.stride[d]! - 2 * o.padding[d]! + o.dilation[d]! * (kernel[d]! - 1) + o.paddingOut[d]! + 1;
     if (out < 1) throw new BurnError(op, `spatial dim ${d} of size ${s} gives output size ${out} with padding ${o.padding[d]}; expected a positive size`);
+    return out;
   });
+  checkNumel([x.primitive.shape[0]!, cOutG * groups, ...outSize], op);
   expectVector(x, bias, cOutG * groups, 'bias', op);
   return x.wrap<D, Float>(x.backend.convTranspose(x.primitive, x.castLike(weight.primitive), bias && x.castLike(bias.primitive), o));
 }
@@ -87,7 +116,7 @@ function convTransposeNd<D extends number>(op: string, nd: number, x: Tensor<D, 
  * @param x `[N, C_in, L]`
  * @param weight `[C_out, C_in / groups, k]`
  * @param bias optional `[C_out]`
- * @returns `[N, C_out, L_out]` with `L_out = floor((L + 2·padding - dilation·(k - 1) - 1) / stride) + 1`
+ * @returns `[N, C_out, L_out]` with `L_out = floor((L + padding + paddingEnd - dilation·(k - 1) - 1) / stride) + 1`
  */
 export function conv1d(x: Tensor<3, Float>, weight: Tensor<3, Float>, bias?: Tensor<1, Float>, options: ConvFnOptions = {}): Tensor<3, Float> {
   return convNd('conv1d', 1, x, weight, bias, options);

@@ -1,4 +1,5 @@
-import { BurnError, fmt } from '../errors.js';
+import { BurnError, fmt, renameError } from '../errors.js';
+import { checkNumel } from '../shape.js';
 import type { Float, Int } from '../kind.js';
 import type { Tensor } from '../tensor.js';
 import { expectFloatOn, expectRank, expectVector } from './check.js';
@@ -42,9 +43,14 @@ export function embedding(weights: Tensor<2, Float>, indices: Tensor<2, Int>): T
   weights.expectFloat(op);
   expectRank(weights, 2, 'weights', op, '[numEmbeddings, dim]');
   weights.checkIndices(indices, op, 2);
-  const [, dim] = weights.primitive.shape as [number, number];
+  const [count, dim] = weights.primitive.shape as [number, number];
   const [batch, seq] = indices.primitive.shape as [number, number];
+  checkNumel([batch, seq, dim], op);
   const b = weights.backend;
-  const picked = b.select(weights.primitive, 0, b.reshape(indices.primitive, [batch * seq]));
-  return weights.wrap<3, Float>(b.reshape(picked, [batch, seq, dim]));
+  try {
+    const picked = b.select(weights.primitive, 0, b.reshape(indices.primitive, [batch * seq]));
+    return weights.wrap<3, Float>(b.reshape(picked, [batch, seq, dim]));
+  } catch (e) {
+    throw renameError(e, op, `indices into ${count} embeddings`);
+  }
 }

@@ -1,6 +1,7 @@
 import type { AvgPoolOptions, MaxPoolOptions } from '../../backend/options.js';
 import { BurnError } from '../errors.js';
 import type { Float, Int } from '../kind.js';
+import { checkNumel } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 import { expectRank, perDim, type PerDim } from './check.js';
 
@@ -102,6 +103,7 @@ function adaptiveNd<D extends number>(op: string, nd: number, x: Tensor<D, Float
   x.primitive.shape.slice(2).forEach((s, d) => {
     if (s < 1) throw new BurnError(op, `spatial dim ${d} is empty; expected a non-empty input`);
   });
+  checkNumel([...x.primitive.shape.slice(0, 2), ...out], op);
   return x.wrap<D, Float>(x.backend.adaptiveAvgPool(x.primitive, out));
 }
 

@@ -2,6 +2,7 @@ import type { UnfoldOptions } from '../../backend/options.js';
 import { TensorData } from '../data.js';
 import { BurnError, fmt } from '../errors.js';
 import type { Float, Int } from '../kind.js';
+import { checkNumel } from '../shape.js';
 import { Tensor } from '../tensor.js';
 import { expectRank, perDim, windowOut, type PerDim } from './check.js';
 
@@ -36,7 +37,9 @@ export function unfold4d(x: Tensor<4, Float>, kernelSize: PerDim, options: Unfol
   expectRank(x, 4, 'input', op, '[N, C, H, W]');
   const kernel = perDim(kernelSize, 1, 2, 'kernelSize', op, 1);
   const o = unfoldOptions(options, op);
-  x.primitive.shape.slice(2).forEach((s, d) => windowOut(op, d, s, kernel[d]!, o.stride[d]!, o.padding[d]!, o.dilation[d]!));
+  const blocks = x.primitive.shape.slice(2).map((s, d) => windowOut(op, d, s, kernel[d]!, o.stride[d]!, o.padding[d]!, o.dilation[d]!));
+  const [n, c] = x.primitive.shape as [number, number];
+  checkNumel([n, c * kernel[0]! * kernel[1]!, blocks[0]! * blocks[1]!], op);
   return x.wrap<3, Float>(x.backend.unfold4d(x.primitive, kernel, o));
 }
 
@@ -67,6 +70,7 @@ export function fold4d(cols: Tensor<3, Float>, outputSize: PerDim, kernelSize: P
   }
   const c = ck / kvol;
   const [hp, wp] = [h + 2 * o.padding[0]!, w + 2 * o.padding[1]!];
+  checkNumel([n, c, hp, wp], op, 'padded output shape');
   // Flat position in the padded output of every (kernel tap, block) pair.
   const index = new Int32Array(kvol * l);
   for (let i = 0; i < kh; i++) for (let j = 0; j < kw; j++) {

@@ -1,7 +1,7 @@
 import type { FloatDType } from '../dtype.js';
 import { BurnError, fmt } from '../errors.js';
 import type { Float } from '../kind.js';
-import { normDim } from '../shape.js';
+import { broadcastShapes, checkNumel, normDim, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 import { minPositiveOf } from './util.js';
 import { lpNormAt } from './vector-norm.js';
@@ -21,6 +21,8 @@ export function cosineSimilarity<D extends number>(x1: Tensor<D, Float>, x2: Ten
     throw new BurnError('cosineSimilarity', `epsilon = ${String(epsilon)}; expected a number`);
   }
   const d = normDim(dim, x1.rank(), 'cosineSimilarity');
+  x1.sameDevice(x2, 'cosineSimilarity');
+  if (!sameShape(x1.dims(), x2.dims())) checkNumel(broadcastShapes(x1.dims(), x2.dims(), 'cosineSimilarity'), 'cosineSimilarity');
   const eps = epsilon ?? minPositiveOf(x1.dtype() as FloatDType);
   const dot = x1.mul(x2).sumDim(d);
   const n1 = lpNormAt(x1, 2, d, 'cosineSimilarity').clampMin(eps);

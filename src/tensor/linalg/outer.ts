@@ -1,6 +1,6 @@
 import { BurnError, fmt } from '../errors.js';
 import type { Inc, Numeric } from '../kind.js';
-import { broadcastShapes, normDim } from '../shape.js';
+import { broadcastShapes, checkNumel, normDim } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 
 /**
@@ -22,7 +22,9 @@ export function outerDim<D extends number, K extends Numeric>(lhs: Tensor<D, K>,
     throw new BurnError('outer', `operands of shapes ${fmt(a)} and ${fmt(b)}; expected two tensors of the same rank >= 1`);
   }
   const d = normDim(dim, a.length, 'outer');
-  broadcastShapes(a.filter((_, i) => i !== d), b.filter((_, i) => i !== d), 'outer');
+  lhs.sameDevice(rhs, 'outer');
+  const batch = broadcastShapes(a.filter((_, i) => i !== d), b.filter((_, i) => i !== d), 'outer');
+  checkNumel([...batch.slice(0, d), a[d]!, b[d]!, ...batch.slice(d)], 'outer');
   const x = lhs.unsqueezeDim(d + 1) as unknown as Tensor<Inc<D>, Numeric>;
   const y = rhs.unsqueezeDim(d) as unknown as Tensor<Inc<D>, K>;
   return x.mul(y as never) as unknown as Tensor<Inc<D>, K>;
