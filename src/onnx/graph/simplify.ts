@@ -1,0 +1,60 @@
+import { isFloatDType, type DType } from '../../tensor/dtype.js';
+import type { Graph, Model } from '../ir/types.js';
+import { lookupOp } from '../ops/registry.js';
+import { removeDeadNodes } from './dce.js';
+import { foldGraph } from './fold.js';
+import type { InferState } from './infer.js';
+import { freeValues, subgraphsOf } from './topo.js';
+
+/** What simplification did, for reports and tests. */
+export interface SimplifyReport {
+  /** Nodes replaced by constants (constant folding and shape-subgraph folding). */
+  readonly folded: number;
+  /** Nodes removed because nothing reads their outputs. */
+  readonly removed: number;
+}
+
+/**
+ * The float initializers of the main graph that some node reads as a tensor (not only as a
+ * shape, axis or size on the host): these become the model's trainable parameters.
+ */
+export function parameterCandidates(graph: Graph): Set<string> {
+  const out = new Set<string>();
+  const isFloat = (name: string) => {
+    const c = graph.initializers.get(name);
+    return c !== undefined && c.data !== undefined && isFloatDType(c.elem as DType);
+  };
+  for (const node of graph.nodes) {
+    const host = new Set(lookupOp(node.domain, node.opType)?.hostInputs ?? []);
+    node.inputs.forEach((name, i) => {
+      if (name && !host.has(i) && isFloat(name)) out.add(name);
+    });
+    for (const g of subgraphsOf(node)) for (const name of freeValues(g)) if (isFloat(name)) out.add(name);
+  }
+  return out;
+}
+
+function simplifyGraph(graph: Graph, opsets: ReadonlyMap<string, number>, params: ReadonlySet<string>): { folded: number; removed: number } {
+  let folded = 0;
+  let removed = 0;
+  for (const node of graph.nodes) {
+    for (const g of subgraphsOf(node)) {
+      const r = simplifyGraph(g, opsets, new Set());
+      folded += r.folded;
+      removed += r.removed;
+    }
+  }
+  const state: InferState = { graph, opsets, sym: new Map(), params };
+  folded += foldGraph(state);
+  removed += removeDeadNodes(graph);
+  return { folded, removed };
+}
+
+/**
+ * Simplifies a sorted, checked model in place: shape and dtype inference, constant folding,
+ * shape-subgraph folding and dead-node removal, in the main graph and every subgraph. `params`
+ * are never folded (their values change while training).
+ */
+export function simplify(model: Model, params: ReadonlySet<string>): SimplifyReport {
+  return simplifyGraph(model.graph, model.opsets, params);
+}

@@ -1,0 +1,98 @@
+import { BurnError } from '../../tensor/errors.js';
+import { Tensor } from '../../tensor/tensor.js';
+import type { Graph } from '../ir/types.js';
+import { NoneValue, SequenceValue, type AnyTensor, type OpContext, type OpFamily, type Value } from './types.js';
+import { axisOf, i64Tensor, tensorAt } from './util.js';
+
+const OP = 'onnx';
+
+function boolOf(ctx: OpContext, i: number): boolean {
+  const d = ctx.host(i);
+  if (!d || d.numElements() !== 1) throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) needs a one-element condition for input ${i}`);
+  return d.toArray()[0] !== 0;
+}
+
+/** Stacks the per-iteration scan outputs along `axis` (reversed when `reverse`). */
+function stackScan(items: AnyTensor[], axis: number, reverse: boolean): AnyTensor {
+  const parts = reverse ? [...items].reverse() : items;
+  return Tensor.stack(parts, axis) as AnyTensor;
+}
+
+function loop(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
+  const body = ctx.attrs.requireGraph('body');
+  const maxTrip = ctx.node.inputs[0] ? ctx.ints(0)![0]! : Infinity;
+  let cond = ctx.node.inputs[1] ? boolOf(ctx, 1) : true;
+  let carried = inputs.slice(2) as (Value | undefined)[];
+  const nCarried = carried.length;
+  const nScan = body.outputs.length - 1 - nCarried;
+  const scans: AnyTensor[][] = Array.from({ length: nScan }, () => []);
+  const dev = ctx.device;
+  for (let i = 0; i < maxTrip && cond; i++) {
+    const iter = i64Tensor([i], dev, []);
+    const condT = Tensor.fromBools([cond], dev).reshape([]) as unknown as AnyTensor;
+    const outs = ctx.runGraph(body, [iter, condT, ...carried]);
+    const c = outs[0];
+    if (c instanceof Tensor) cond = (c as AnyTensor).toDataSync().toArray()[0] !== 0;
+    carried = outs.slice(1, 1 + nCarried);
+    outs.slice(1 + nCarried).forEach((v, k) => {
+      if (!(v instanceof Tensor)) throw new BurnError(OP, `node '${ctx.node.name}' (Loop) body produced a non-tensor scan output ${k}`);
+      scans[k]!.push(v as AnyTensor);
+    });
+  }
+  const scanOut = scans.map((items, k): Value => {
+    if (items.length > 0) return stackScan(items, 0, false);
+    const t = body.outputs[1 + nCarried + k]?.type;
+    const elem = t?.kind === 'tensor' && t.elem !== 'undefined' ? t.elem : 'f32';
+    const shape = t?.kind === 'tensor' && t.shape && t.shape.every((d) => typeof d === 'number') ? (t.shape as number[]) : [];
+    return Tensor.zeros([0, ...shape], { device: dev, dtype: elem as 'f32' }) as AnyTensor;
+  });
+  return [...(carried as Value[]), ...scanOut];
+}
+
+function scan(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
+  const body: Graph = ctx.attrs.requireGraph('body');
+  const m = ctx.attrs.int('num_scan_inputs', 0);
+  const n = inputs.length - m;
+  const states = inputs.slice(0, n) as Value[];
+  const xs = inputs.slice(n).map((_, i) => tensorAt(ctx, inputs, n + i));
+  const inAxes = ctx.attrs.ints('scan_input_axes') ?? xs.map(() => 0);
+  const inDirs = ctx.attrs.ints('scan_input_directions') ?? xs.map(() => 0);
+  const k = body.outputs.length - n;
+  const outAxes = ctx.attrs.ints('scan_output_axes') ?? new Array<number>(k).fill(0);
+  const outDirs = ctx.attrs.ints('scan_output_directions') ?? new Array<number>(k).fill(0);
+  const axes = xs.map((x, i) => axisOf(ctx, inAxes[i]!, x.rank()));
+  const steps = xs.length ? xs[0]!.dims()[axes[0]!]! : 0;
+  let carried = states;
+  const outs: AnyTensor[][] = Array.from({ length: k }, () => []);
+  for (let t = 0; t < steps; t++) {
+    const slices = xs.map((x, i) => {
+      const at = inDirs[i] === 1 ? steps - 1 - t : t;
+      return x.sliceDim(axes[i]!, [at, at + 1]).squeezeDim(axes[i]!) as AnyTensor;
+    });
+    const res = ctx.runGraph(body, [...carried, ...slices]);
+    carried = res.slice(0, n);
+    res.slice(n).forEach((v, j) => outs[j]!.push(v as AnyTensor));
+  }
+  const scanOuts = outs.map((items, j) => {
+    const rank = (items[0]?.rank() ?? 0) + 1;
+    return stackScan(items, axisOf(ctx, outAxes[j]!, rank), outDirs[j] === 1);
+  });
+  return [...carried, ...scanOuts];
+}
+
+/** Control flow: If, Loop and Scan, whose bodies are subgraphs run in a scope that sees the enclosing values. */
+export const controlOps: OpFamily = {
+  If: {
+    run: (ctx) => ctx.runSubgraph(boolOf(ctx, 0) ? 'then_branch' : 'else_branch', []),
+  },
+  Loop: {
+    run: loop,
+  },
+  Scan: {
+    run: scan,
+    minOpset: 9,
+  },
+};
+
+void NoneValue;
+void SequenceValue;

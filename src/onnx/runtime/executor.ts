@@ -1,0 +1,139 @@
+import { Device } from '../../device/device.js';
+import type { TensorData } from '../../tensor/data.js';
+import { BurnError } from '../../tensor/errors.js';
+import { Tensor } from '../../tensor/tensor.js';
+import type { Graph } from '../ir/types.js';
+import { NoneValue, SequenceValue, type AnyTensor, type OpContext, type Value } from '../ops/types.js';
+import { planOf, type GraphPlan, type Step } from './plan.js';
+import { Scope } from './scope.js';
+
+/** Shape computations up to this many elements run on the host CPU, whatever the model's device. */
+const HOST_LIMIT = 1 << 16;
+
+/** What a run needs besides the graph: the opsets (for subgraph plans). */
+export interface RunEnv {
+  readonly opsets: ReadonlyMap<string, number>;
+}
+
+/** Ops that read only their input's shape and dtype, never its values: computed on the host from device tensors. */
+const SHAPE_ONLY = new Set(['Shape', 'Size']);
+
+class StepContext implements OpContext {
+  constructor(
+    private readonly step: Step,
+    private readonly scope: Scope,
+    readonly device: Device,
+    private readonly env: RunEnv,
+    private readonly hostInputs: readonly (TensorData | undefined)[] | undefined,
+  ) {}
+
+  get node() { return this.step.node; }
+  get attrs() { return this.step.attrs; }
+  get opset() { return this.step.opset; }
+
+  host(i: number): TensorData | undefined {
+    const name = this.step.node.inputs[i];
+    if (!name) return undefined;
+    return this.hostInputs?.[i] ?? this.scope.host(name, this.step.node.name);
+  }
+
+  ints(i: number): number[] | undefined {
+    const d = this.host(i);
+    return d ? Array.from(d.toArray()) : undefined;
+  }
+
+  floats(i: number): number[] | undefined {
+    return this.ints(i);
+  }
+
+  runSubgraph(name: string, inputs: readonly (Value | undefined)[]): Value[] {
+    return this.runGraph(this.step.attrs.requireGraph(name), inputs);
+  }
+
+  runGraph(graph: Graph, inputs: readonly (Value | undefined)[]): Value[] {
+    const inner = new Scope(this.scope.device, this.scope);
+    graph.inputs.forEach((v, i) => inner.set(v.name, inputs[i]));
+    for (const [name, c] of graph.initializers) if (c.data) inner.setHost(name, c.data);
+    runSteps(planOf(graph, this.env.opsets), inner, this.env);
+    return graph.outputs.map((o) => {
+      const v = inner.get(o.name);
+      if (v === undefined) throw new BurnError('onnx', `subgraph '${graph.name}' of node '${this.step.node.name}' produced no value for output '${o.name}'`);
+      return v;
+    });
+  }
+}
+
+let hostDevice: Device | undefined;
+
+/** The host CPU device used for shape computations. */
+function host(): Device {
+  hostDevice ??= Device.cpu();
+  return hostDevice;
+}
+
+/** Runs the steps of `plan` in order, reading and writing `scope`. */
+export function runSteps(plan: GraphPlan, scope: Scope, env: RunEnv): void {
+  for (const step of plan.steps) runStep(step, scope, env);
+}
+
+function numelOf(d: TensorData): number {
+  return d.values.length;
+}
+
+function runStep(step: Step, scope: Scope, env: RunEnv): void {
+  const { node, def } = step;
+  // A node whose inputs are all small host values (shape arithmetic) runs on the host CPU.
+  let hostIns: (TensorData | undefined)[] | undefined;
+  if (!step.control && !def.random) {
+    hostIns = [];
+    let total = 0;
+    for (const name of node.inputs) {
+      if (!name) { hostIns.push(undefined); continue; }
+      const h = scope.knownHost(name);
+      if (!h) { hostIns = undefined; break; }
+      total += numelOf(h);
+      hostIns.push(h);
+    }
+    if (hostIns && total > HOST_LIMIT) hostIns = undefined;
+  }
+  const shapeOnly = SHAPE_ONLY.has(node.opType) && node.domain === '';
+  const onHost = hostIns !== undefined || shapeOnly;
+  const device = onHost ? host() : scope.device;
+  const inputs: (Value | undefined)[] = node.inputs.map((name, i) => {
+    if (!name) return undefined;
+    if (hostIns && !shapeOnly) return Tensor.fromData(hostIns[i]!, device);
+    const v = scope.get(name);
+    if (v === undefined) throw new BurnError('onnx', `node '${node.name}' (${node.opType}) reads '${name}', which has no value`);
+    return v;
+  });
+  let outputs: readonly (Value | undefined)[];
+  try {
+    outputs = def.run(new StepContext(step, scope, device, env, hostIns), inputs);
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    if (msg.includes(`node '${node.name}'`)) throw e;
+    throw new BurnError('onnx', `node '${node.name}' (${node.opType}): ${msg}`);
+  }
+  node.outputs.forEach((name, i) => {
+    if (!name) return;
+    const v = outputs[i];
+    if (v === undefined) return;
+    if (onHost && v instanceof Tensor) {
+      const t = v as AnyTensor;
+      if (t.numel() <= HOST_LIMIT) {
+        const data = t.toDataSync();
+        if (device.equals(scope.device)) scope.setBoth(name, t, data);
+        else scope.setHost(name, data);
+      } else {
+        scope.set(name, device.equals(scope.device) ? t : Tensor.fromData(t.toDataSync(), scope.device));
+      }
+      return;
+    }
+    if (onHost && v instanceof SequenceValue && !device.equals(scope.device)) {
+      scope.set(name, new SequenceValue(v.items.map((t) => Tensor.fromData(t.toDataSync(), scope.device)), v.elem));
+      return;
+    }
+    scope.set(name, v);
+  });
+  void NoneValue;
+}
