@@ -26,7 +26,7 @@ describe('errors', () => {
     throwsBurn(() => m.reshape([4, 2]), 'reshape', '[2, 3] (6 elements)', '[4, 2] (8 elements)');
     throwsBurn(() => m.reshape([-1, -1]), 'reshape', 'more than one -1');
     throwsBurn(() => m.expand([2, 4]), 'expand', 'dim 1 has size 3');
-    throwsBurn(() => Tensor.zeros([2, -1]), 'Tensor.full', 'invalid shape [2, -1]');
+    throwsBurn(() => Tensor.zeros([2, -1]), 'Tensor.zeros', 'invalid shape [2, -1]');
     throwsBurn(() => (m as unknown as Tensor<1>).dot(Tensor.ones([3])), 'dot', 'two vectors');
   });
 
@@ -42,7 +42,7 @@ describe('errors', () => {
 
   it('out-of-range indices and slices', () => {
     const idx = Tensor.fromInts([0, 5]);
-    throwsBurn(() => m.select(0, idx).toDataSync(), 'gather', 'index 5 is out of bounds for dim 0 of size 2');
+    throwsBurn(() => m.select(0, idx).toDataSync(), 'select', 'index 5 is out of bounds for dim 0 of size 2');
     throwsBurn(() => m.gather(1, Tensor.fromInts([[0], [3]])), 'gather', 'index 3');
     throwsBurn(() => m.slice([[0, 3]]), 'slice', 'range end 3 is out of bounds for dim 0 of size 2');
     throwsBurn(() => m.slice([null, [0, 2, 0]]), 'slice', 'step 0');
@@ -64,19 +64,19 @@ describe('errors', () => {
   it('unsupported casts and dtypes', () => {
     throwsBurn(() => m.cast('i32'), 'cast', 'cannot cast f32 to i32', '.int()');
     throwsBurn(() => Tensor.fromInts([1]).cast('f32'), 'cast', 'cannot cast i32 to f32');
-    throwsBurn(() => Tensor.zeros([1], { dtype: 'f8' as never }), 'Tensor.full', 'unknown dtype "f8"');
+    throwsBurn(() => Tensor.zeros([1], { dtype: 'f8' as never }), 'Tensor.zeros', 'unknown dtype "f8"');
     throwsBurn(() => Tensor.fromFloats([1], { dtype: 'i32' as never }), 'Tensor.fromFloats', 'dtype i32 does not match');
   });
 
   it('non-finite or non-integer input where the op forbids it', () => {
     throwsBurn(() => Tensor.fromInts([1, 1.5]), 'Tensor.fromInts', 'value 1.5 at position 1 is not an integer');
-    throwsBurn(() => Tensor.fromInts([NaN]), 'TensorData', 'NaN', 'cannot be stored as i32');
+    throwsBurn(() => Tensor.fromInts([NaN]), 'Tensor.fromInts', 'NaN', 'cannot be stored as i32');
     throwsBurn(() => new TensorData([Infinity], [1], 'u8'), 'TensorData', 'Infinity');
     throwsBurn(() => Tensor.arangeStep(0, 5, 0), 'Tensor.arangeStep', 'non-zero step');
     throwsBurn(() => Distribution.Normal(0, -1), 'Distribution.Normal', 'std >= 0');
     throwsBurn(() => Distribution.Uniform(1, 0), 'Distribution.Uniform', 'low <= high');
     throwsBurn(() => Distribution.Bernoulli(2), 'Distribution.Bernoulli', '0 <= p <= 1');
-    throwsBurn(() => Tensor.fromFloats([[1, 2], [3]] as never), 'TensorData.from', 'ragged');
+    throwsBurn(() => Tensor.fromFloats([[1, 2], [3]] as never), 'Tensor.fromFloats', 'ragged');
     throwsBurn(() => Device.default().seed(1.5), 'Device.seed', 'safe integer');
   });
 

@@ -14,7 +14,7 @@ describe('functional errors', () => {
     throwsBurn(() => functional.linear(Tensor.zeros([2, 4], { dtype: 'i32' }) as never, z([4, 5])), 'linear', 'needs a Float tensor, got i32');
     throwsBurn(() => functional.embedding(z([5, 3]), z([2, 2]) as never), 'embedding', 'indices must be an Int tensor, got f32');
     const idx = Tensor.fromInts([[0, 7]]) as Tensor<2, Int>;
-    throwsBurn(() => functional.embedding(z([5, 3]), idx).toDataSync(), 'gather', 'index 7 is out of bounds for dim 0 of size 5');
+    throwsBurn(() => functional.embedding(z([5, 3]), idx).toDataSync(), 'embedding', 'index 7 is out of bounds for dim 0 of size 5');
   });
 
   it('convolutions', () => {
