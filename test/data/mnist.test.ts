@@ -101,9 +101,12 @@ describe('IDX limits (hostile files)', () => {
   });
 
   it('names a .gz whose header is not within its first compressed bytes', () => {
-    // 64 kB of header bytes cannot be an IDX header: 4 + 4 * 255 bytes at most.
     const junk = gzipSync(new Uint8Array(3));
     assert.throws(() => decodeIdx(junk, 'short.gz'), burnError(/^readIdx: short\.gz has 3 bytes; an IDX file starts with a 4-byte magic number$/));
+    // A gzip header with a 70 kB file name (FNAME) before the data: the probes find no IDX header.
+    const deflated = gzipSync(encodeIdx([2], [1, 2]));
+    const named = new Uint8Array(Buffer.concat([deflated.subarray(0, 3), Buffer.from([0x08]), deflated.subarray(4, 10), Buffer.alloc(70_000, 0x61), Buffer.from([0]), deflated.subarray(10)]));
+    assert.throws(() => decodeIdx(named, 'named.gz'), (e: unknown) => e instanceof BurnError && e.message === 'readIdx: named.gz: the first 65536 compressed bytes do not hold a whole IDX header; expected a gzip-compressed IDX file');
   });
 });
 

@@ -139,7 +139,11 @@ export class WorkerPool implements ItemSource {
     );
     this.fail(slot, error);
     void slot.worker.terminate().catch(() => undefined);
-    this.slots[slot.k] = this.spawn(slot.k);
+    try {
+      this.slots[slot.k] = this.spawn(slot.k);
+    } catch {
+      // The slot keeps its failure: later loads on it report the timeout.
+    }
   }
 
   private fail(slot: Slot, error: BurnError): void {
