@@ -216,7 +216,15 @@ export class GpuRuntime {
     if (size === 0) return;
     this.begin();
     const staging = this.device.createBuffer({ size, usage: BufferUsage.COPY_SRC, mappedAtCreation: true });
-    new Uint8Array(staging.getMappedRange(), 0, data.byteLength).set(data);
+    let range: ArrayBuffer;
+    try {
+      range = staging.getMappedRange();
+    } catch (e) {
+      // A staging buffer the device could not create (out of memory) has no mapping.
+      staging.destroy();
+      throw new BurnError('fromData', `uploading ${data.byteLength} bytes failed: the device could not provide a ${size}-byte staging buffer (${e instanceof Error ? e.message : String(e)})`);
+    }
+    new Uint8Array(range, 0, data.byteLength).set(data);
     staging.unmap();
     const enc = this.ensureEncoder();
     this.closePass();

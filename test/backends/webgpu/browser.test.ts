@@ -2,7 +2,8 @@
 // downloaded browser) loads a page bundled with esbuild from browser/page.ts and served from
 // 127.0.0.1 (a secure context, as navigator.gpu requires). The page runs a matmul + softmax and 30
 // training steps of a linear regression on `await Device.webgpu()` through navigator.gpu; the values
-// are checked against the same computations on the CPU backend here. Chromium without a GPU uses its
+// are checked against the same computations on the CPU backend here, and a select with an
+// out-of-range index must throw its BurnError at the read there too. Chromium without a GPU uses its
 // SwiftShader WebGPU adapter once --enable-unsafe-webgpu is given. Skips (and fails under
 // BURN_TEST_STRICT=1) when Chromium or playwright-core is missing.
 import assert from 'node:assert/strict';
@@ -56,5 +57,7 @@ describe('WebGPU in headless Chromium (navigator.gpu)', () => {
     close(result.losses, want.losses, 'losses', 1e-4);
     close(result.weights, want.weights, 'weights', 1e-4);
     assert.ok(result.losses[29]! < result.losses[0]! / 10, `the loss falls: ${result.losses[0]} → ${result.losses[29]}`);
+    assert.match(result.badIndex, /^BurnError select: index 3 is out of bounds for dim 0 of size 3/);
+    assert.deepEqual(result.afterBadIndex, [2, 3, 4, 5, 6, 7]);
   });
 });

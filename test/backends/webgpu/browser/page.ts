@@ -1,5 +1,6 @@
 // The page of the headless-Chromium test (bundled by browser.test.ts with esbuild): WebGPU through
-// navigator.gpu runs a matmul + softmax and a few training steps, and reports the values.
+// navigator.gpu runs a matmul + softmax and a few training steps, and reports the values, and the
+// error a read of an out-of-range select throws.
 import { Device, Tensor } from '../../../../src/index.js';
 
 /** What the page reports to the test. */
@@ -11,6 +12,9 @@ export interface PageResult {
   readonly grad: number[];
   readonly losses: number[];
   readonly weights: number[];
+  /** The error a read of a select with an out-of-range index threw (issue 18), and a later read's values. */
+  readonly badIndex: string;
+  readonly afterBadIndex: number[];
 }
 
 async function run(): Promise<PageResult> {
@@ -36,6 +40,14 @@ async function run(): Promise<PageResult> {
     w = Tensor.fromInner(w.inner().sub(gw.mul(0.2)), ad).requireGrad();
     bias = Tensor.fromInner(bias.inner().sub(bias.grad(grads)!.mul(0.2)), ad).requireGrad();
   }
+  // An out-of-range index is flagged on the device and thrown by the read; other reads are unaffected.
+  let badIndex = 'no error';
+  try {
+    await a.select(0, Tensor.fromInts([0, 3], device)).toData();
+  } catch (e) {
+    badIndex = `${e instanceof Error ? e.name : 'non-Error'} ${e instanceof Error ? e.message : String(e)}`;
+  }
+  const afterBadIndex = Array.from((await a.add(1).toData()).toArray());
   const info = device.info() as { runtime?: string };
   return {
     device: String(device),
@@ -45,6 +57,8 @@ async function run(): Promise<PageResult> {
     grad,
     losses,
     weights: Array.from((await w.toData()).toArray()),
+    badIndex,
+    afterBadIndex,
   };
 }
 
