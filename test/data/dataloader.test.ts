@@ -270,6 +270,15 @@ describe('DataLoader failures (hostile datasets)', () => {
         assert.deepEqual(seen, [[0, 1, 2]], 'the batch before the failing one arrives');
         await loader.close();
       }
+      // A rejected promise and, later in the same batch, an item that throws: the throw is the error, the rejection is not unhandled.
+      const mixed: Dataset<Traced> = {
+        get: (i) => {
+          if (i === 2) throw new Error('item 2 throws');
+          return (i === 1 ? Promise.reject(new Error('item 1 rejected')) : Promise.resolve({ index: i, thread: 0 })) as unknown as Traced;
+        },
+        len: () => 4,
+      };
+      await assert.rejects(collect(new DataLoaderBuilder(indexBatcher).batchSize(4).build(mixed)), /item 2 throws/);
       await new Promise((r) => setTimeout(r, 50));
       assert.deepEqual(unhandled, []);
     } finally {

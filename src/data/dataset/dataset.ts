@@ -31,6 +31,15 @@ export function checkIndex(op: string, name: string, value: number): void {
 }
 
 /**
+ * Marks an item that is a promise (from an `async get`) as handled, so that if reading a later item
+ * of the same batch throws, and this one is never awaited, its rejection is not unhandled.
+ */
+function handled<I>(item: I): I {
+  if (item !== null && typeof item === 'object' && typeof (item as { then?: unknown }).then === 'function') (item as PromiseLike<unknown>).then(undefined, () => undefined);
+  return item;
+}
+
+/**
  * The items at `indices` of any dataset, through its `getMany` when it has one. Throws a
  * `BurnError` naming the index when one is out of range.
  */
@@ -40,7 +49,7 @@ export function getMany<I>(dataset: Dataset<I>, indices: readonly number[], op =
   return indices.map((index) => {
     const item = dataset.get(index);
     if (item === undefined) throw new BurnError(op, `index ${index} is out of range for a dataset of ${len} items`);
-    return item;
+    return handled(item);
   });
 }
 
@@ -75,7 +84,7 @@ export abstract class DatasetBase<I> implements Dataset<I>, Iterable<I> {
     return indices.map((index) => {
       const item = this.get(index);
       if (item === undefined) throw new BurnError(`${this.constructor.name}.getMany`, `index ${index} is out of range for ${len} items`);
-      return item;
+      return handled(item);
     });
   }
 
