@@ -2,8 +2,8 @@
  * burn-ts: Burn, the deep-learning framework, in TypeScript.
  *
  * The facade: tensors, data, devices, distributions, kinds and errors, plus the `activation`,
- * `functional` (Burn's `module::*` ops) and `linalg` namespaces. Backend authors find the
- * `Backend` interface and `BaseBackend` here too.
+ * `functional` (Burn's `module::*` ops), `linalg`, `signal`, `grid` and `loss` namespaces.
+ * Backend authors find the `Backend` interface and `BaseBackend` here too.
  */
 export { Tensor, type TensorOptions, type DeviceOrOptions } from './tensor/tensor.js';
 export type { SliceArg, IndexingUpdateOp, PadMode } from './tensor/api/indexing.js';
@@ -30,3 +30,6 @@ export type { RandomKey } from './backend/rng.js';
 export * as activation from './tensor/activation/index.js';
 export * as functional from './tensor/functional/index.js';
 export * as linalg from './tensor/linalg/index.js';
+export * as signal from './tensor/signal/index.js';
+export * as grid from './tensor/grid/index.js';
+export * as loss from './tensor/loss/index.js';

@@ -1,7 +1,8 @@
 import { broadcastShapes, sameShape } from '../shape.js';
 import { BurnError, fmt } from '../errors.js';
+import type { FloatDType } from '../dtype.js';
 import type { Bool, Float } from '../kind.js';
-import type { Tensor } from '../tensor.js';
+import { Tensor } from '../tensor.js';
 import { expectFloatOn, expectRank } from './check.js';
 
 /** Options of `attention` (Burn's `attention` arguments and `AttentionModuleOptions`). */
@@ -18,17 +19,8 @@ export interface AttentionFnOptions {
   readonly isCausal?: boolean;
 }
 
-/**
- * Scaled dot-product attention `softmax(q · kᵀ · scale) · v` (Burn's `attention`). A row whose
- * keys are all masked gives zeros (Burn's NaN-safe softmax), not NaN.
- *
- * @param q queries `[B, H, L, E]`
- * @param k keys `[B, H, S, E]`
- * @param v values `[B, H, S, Ev]`
- * @returns `[B, H, L, Ev]`
- */
-export function attention(q: Tensor<4, Float>, k: Tensor<4, Float>, v: Tensor<4, Float>, options: AttentionFnOptions = {}): Tensor<4, Float> {
-  const op = 'attention';
+/** Checks the arguments of {@link attention} and {@link attentionFallback}. */
+function checkAttention(op: string, q: Tensor<4, Float>, k: Tensor<4, Float>, v: Tensor<4, Float>, options: AttentionFnOptions): void {
   q.expectFloat(op);
   expectRank(q, 4, 'query', op, '[B, H, L, E]');
   expectFloatOn(q, k, 'key', op);
@@ -59,9 +51,68 @@ export function attention(q: Tensor<4, Float>, k: Tensor<4, Float>, v: Tensor<4,
   }
   if (scale !== undefined && !Number.isFinite(scale)) throw new BurnError(op, `scale ${scale}; expected a finite number`);
   if (softcap !== undefined && !(softcap > 0 && Number.isFinite(softcap))) throw new BurnError(op, `softcap ${softcap}; expected a positive number`);
+}
+
+/**
+ * Scaled dot-product attention `softmax(q · kᵀ · scale) · v` (Burn's `attention`): the backend's
+ * attention op, which may be a fused kernel. A row whose keys are all masked gives zeros (Burn's
+ * NaN-safe softmax), not NaN; the soft cap applies before the masks, so it never unmasks a key.
+ *
+ * @param q queries `[B, H, L, E]`
+ * @param k keys `[B, H, S, E]`
+ * @param v values `[B, H, S, Ev]`
+ * @returns `[B, H, L, Ev]`
+ */
+export function attention(q: Tensor<4, Float>, k: Tensor<4, Float>, v: Tensor<4, Float>, options: AttentionFnOptions = {}): Tensor<4, Float> {
+  checkAttention('attention', q, k, v, options);
+  const { mask, bias, scale, softcap } = options;
   const p = q.backend.attention(
     q.primitive, q.castLike(k.primitive), q.castLike(v.primitive), mask?.primitive, bias && q.castLike(bias.primitive),
     { scale, softcap, isCausal: options.isCausal ?? false },
   );
   return q.wrap<4, Float>(p);
+}
+
+/** The most negative finite value and the smallest positive normal of a float dtype. */
+function finfo(dtype: FloatDType): { min: number; minPositive: number } {
+  switch (dtype) {
+    case 'f64': return { min: -Number.MAX_VALUE, minPositive: 2 ** -1022 };
+    case 'f16': return { min: -65504, minPositive: 2 ** -14 };
+    case 'bf16': return { min: -3.3895313892515355e38, minPositive: 2 ** -126 };
+    case 'f32': return { min: -3.4028234663852886e38, minPositive: 2 ** -126 };
+  }
+}
+
+/**
+ * Attention written out in tensor ops, step by step (Burn's `attention_fallback`, the reference
+ * that backends' fused attention is tested against): `scores = q · kᵀ · scale`; the soft cap
+ * `c · tanh(scores / c)`; the Bool mask and the causal mask (bottom-right aligned: query `i` sees
+ * keys `j <= i + S - L`) set `-∞`; the bias is added; then a NaN-safe softmax (the row maximum
+ * clamped to the dtype's lowest finite value and the row sum to its smallest normal, so a fully
+ * masked row gives zeros and finite gradients); then `· v`.
+ *
+ * @param q queries `[B, H, L, E]`
+ * @param k keys `[B, H, S, E]`
+ * @param v values `[B, H, S, Ev]`
+ * @returns `[B, H, L, Ev]`
+ */
+export function attentionFallback(q: Tensor<4, Float>, k: Tensor<4, Float>, v: Tensor<4, Float>, options: AttentionFnOptions = {}): Tensor<4, Float> {
+  checkAttention('attentionFallback', q, k, v, options);
+  const { mask, bias, softcap } = options;
+  const [, , l, e] = q.dims() as [number, number, number, number];
+  const s = k.dims()[2]!;
+  let scores = q.matmul(k.swapDims(2, 3)).mul(options.scale ?? 1 / Math.sqrt(e));
+  // Before the masks: tanh(-∞ / c) would turn a masked -∞ back into the finite -c.
+  if (softcap !== undefined) scores = scores.div(softcap).tanh().mul(softcap);
+  if (mask !== undefined) scores = scores.maskFill(mask, -Infinity);
+  if (options.isCausal) {
+    const causal = Tensor.arange(0, s, q.device()).reshape([1, s]).greater(Tensor.arange(s - l, s, q.device()).reshape([l, 1]));
+    scores = scores.maskFill(causal.reshape([1, 1, l, s]), -Infinity);
+  }
+  if (bias !== undefined) scores = scores.add(bias);
+  const { min, minPositive } = finfo(q.dtype() as FloatDType);
+  const max = scores.maxDim(3).clampMin(min).detach();
+  const num = scores.sub(max).exp();
+  const weights = num.div(num.sumDim(3).clampMin(minPositive));
+  return weights.matmul(v);
 }

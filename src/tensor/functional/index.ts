@@ -18,6 +18,7 @@ export {
   maxPool1d, maxPool2d, maxPool1dWithIndices, maxPool2dWithIndices, avgPool1d, avgPool2d,
   adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveAvgPool3d, type MaxPoolFnOptions, type AvgPoolFnOptions,
 } from './pool.js';
-export { interpolate, type InterpolateFnOptions } from './interpolate.js';
-export { attention, type AttentionFnOptions } from './attention.js';
+export { interpolate, type InterpolateFnOptions, type InterpolateFnMode } from './interpolate.js';
+export { attention, attentionFallback, type AttentionFnOptions } from './attention.js';
+export { ctcLoss } from './ctc.js';
 export { batchNorm, batchNormWithStats, layerNorm, type BatchNormFnOptions, type BatchNormOutput, type LayerNormFnOptions } from './norm.js';
