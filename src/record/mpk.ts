@@ -1,5 +1,5 @@
 import { decode, encode } from '@msgpack/msgpack';
-import { Gunzip, gzipSync } from 'fflate';
+import { Gunzip, gunzipSync, gzipSync } from 'fflate';
 import { DEFAULT_LOAD_LIMITS } from './limits.js';
 import { fromNamedRecord, burnMetadata, toNamedRecord } from './named.js';
 import { applyPrecision, FullPrecisionSettings, HalfPrecisionSettings, Recorder, type PrecisionSettings, type TensorRecord } from './recorder.js';
@@ -10,14 +10,28 @@ const MAX_DEFLATE_RATIO = 1032;
 
 /**
  * Decompresses gzip, naming the source when the data is not gzip or is truncated, and stopping
- * once the output passes `maxBytes` (`LoadLimits.maxDecompressedBytes`): the input is pushed in
- * slices and the output checked after each, so a bomb allocates at most about `maxBytes`.
+ * once the output passes `maxBytes` (`LoadLimits.maxDecompressedBytes`): in one pass into a
+ * buffer of the trailer's size when that size is plausible and within the limit, else streaming
+ * (the input pushed in slices, the output checked after each), so a bomb allocates at most about
+ * `maxBytes`.
  */
 export function gunzip(bytes: Uint8Array, source: string, fail: (m: string) => never, maxBytes: number = DEFAULT_LOAD_LIMITS.maxDecompressedBytes): Uint8Array {
   if (bytes.length < 18 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) fail(`not gzip data: the first bytes are ${[...bytes.subarray(0, 2)].map((b) => b.toString(16).padStart(2, '0')).join(' ') || '(none)'}, expected 1f 8b`);
-  // The trailer's size (mod 2^32) sizes the output when it is plausible; the buffer grows otherwise.
   const n = bytes.length;
   const declared = (bytes[n - 4]! | (bytes[n - 3]! << 8) | (bytes[n - 2]! << 16) | (bytes[n - 1]! << 24)) >>> 0;
+  if (declared > 0 && declared <= maxBytes && declared <= n * MAX_DEFLATE_RATIO) {
+    // Fast path, one pass: into a buffer of the declared size plus one byte, which fflate never
+    // grows (its writes past the end are dropped), so a trailer that understates the size shows
+    // as an output of declared + 1 bytes and the bounded streaming path below takes over.
+    let whole: Uint8Array | undefined;
+    try {
+      whole = gunzipSync(bytes, { out: new Uint8Array(declared + 1) });
+    } catch {
+      // Corrupt data: the streaming path reports it.
+    }
+    if (whole !== undefined && whole.length === declared) return whole;
+  }
+  // Streaming: the output buffer starts at a plausible size and grows up to the limit.
   let out = new Uint8Array(Math.max(1024, Math.min(declared, maxBytes, n * MAX_DEFLATE_RATIO)));
   let filled = 0;
   let over = false;

@@ -55,9 +55,16 @@ describe('gzip records: decompression is capped by maxDecompressedBytes', () => 
     const r = new NamedMpkGzFileRecorder();
     const model = new Small(device);
     const good = r.toBytes({ tensors: new Map([['w', { data: model.linear.weight.val().toDataSync() }]]) });
-    const lying = good.slice();
-    lying.set([0xff, 0xff, 0xff, 0xff], lying.length - 4);
-    assert.deepEqual(Array.from(r.fromBytes(lying, 'lying.mpk.gz').tensors.get('w')!.data.toArray()), Array.from(model.linear.weight.val().toDataSync().toArray()));
+    const expected = Array.from(model.linear.weight.val().toDataSync().toArray());
+    for (const declared of [0xffffffff, 10, 0]) {
+      const lying = good.slice();
+      new DataView(lying.buffer).setUint32(lying.length - 4, declared, true);
+      assert.deepEqual(Array.from(r.fromBytes(lying, 'lying.mpk.gz').tensors.get('w')!.data.toArray()), expected, `trailer size ${declared}`);
+    }
+    // A bomb whose trailer understates its size is still stopped at the limit.
+    const small = bomb.slice();
+    new DataView(small.buffer).setUint32(small.length - 4, 1000, true);
+    refused(() => r.withLimits({ maxDecompressedBytes: 16 << 20 }).fromBytes(small, 'small.gz'), /small\.gz: .*maxDecompressedBytes limit of 16777216 bytes/);
   });
 
   it('limits must be positive integers', () => {
