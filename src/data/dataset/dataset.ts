@@ -35,7 +35,7 @@ export function checkIndex(op: string, name: string, value: number): void {
  * of the same batch throws, and this one is never awaited, its rejection is not unhandled.
  */
 function handled<I>(item: I): I {
-  if (item !== null && typeof item === 'object' && typeof (item as { then?: unknown }).then === 'function') (item as PromiseLike<unknown>).then(undefined, () => undefined);
+  if (item !== null && typeof item === 'object' && typeof (item as { then?: unknown }).then === 'function') (item as unknown as PromiseLike<unknown>).then(undefined, () => undefined);
   return item;
 }
 
