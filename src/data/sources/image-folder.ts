@@ -58,17 +58,22 @@ interface Walk {
  * the walk loop or grow exponentially.
  */
 function walk(op: string, dir: string, state: Walk, top: boolean): void {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch (e) {
+    if (!top) return; // vanished since it was stat'ed: skipped, as an entry that cannot be stat'ed
+    throw new BurnError(op, `cannot read the folder ${dir}: ${(e as Error).message}`);
+  }
+  if (state.visited.has(real)) {
+    state.revisits.push(dir);
+    return;
+  }
+  state.visited.add(real);
   let entries: string[];
   try {
-    const real = realpathSync(dir);
-    if (state.visited.has(real)) {
-      state.revisits.push(dir);
-      return;
-    }
-    state.visited.add(real);
     entries = readdirSync(dir).sort();
   } catch (e) {
-    if (!top) return; // vanished or unreadable below the root: skipped, as a file that cannot be stat'ed
     throw new BurnError(op, `cannot read the folder ${dir}: ${(e as Error).message}`);
   }
   for (const name of entries) {
@@ -135,6 +140,7 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
     const op = 'ImageFolderDataset.newClassification';
     const extensions = (options.extensions ?? IMAGE_EXTENSIONS).map((e) => e.toLowerCase().replace(/^\./, ''));
     for (const e of extensions) if (!IMAGE_EXTENSIONS.includes(e)) throw new BurnError(op, `extension '${e}' is not supported; expected some of ${IMAGE_EXTENSIONS.join(', ')}`);
+    maxPixelsOf(op, options);
     const files = listFiles(op, root);
     const images = files.filter((f) => extensions.includes(extname(f).slice(1).toLowerCase())).sort();
     const items = images.map((imagePath): RawItem => ({ imagePath, annotation: { kind: 'label', name: basename(dirname(imagePath)) } }));
