@@ -80,6 +80,7 @@ describe('grid gradients and errors', () => {
     throwsBurn(() => grid.affineGrid2d(Tensor.zeros([2, 2, 3], d), [1, 1, 2, 2]), 'affineGrid2d', 'transform of shape [2, 2, 3] for dims [1, 1, 2, 2]', 'expected [1, 2, 3]');
     throwsBurn(() => grid.affineGrid2d(Tensor.zeros([1, 3, 3], d), [1, 1, 2, 2]), 'affineGrid2d', 'expected [1, 2, 3]');
     throwsBurn(() => grid.affineGrid2d(Tensor.zeros([1, 2, 3], d), [1, 1, -2, 2] as never), 'affineGrid2d', 'dims [1, 1, -2, 2]');
+    throwsBurn(() => grid.affineGrid2d(Tensor.zeros([1, 2, 3], d), [1, 1, 1e5, 1e5]), 'affineGrid2d', 'output shape [1, 100000, 100000, 2]');
     throwsBurn(() => grid.meshgrid([]), 'meshgrid', 'at least one');
     throwsBurn(() => grid.meshgrid([Tensor.zeros([2, 2], d) as never]), 'meshgrid', 'tensor 0 has shape [2, 2]', '1-d');
     throwsBurn(() => grid.meshgrid([Tensor.zeros([2], d), Tensor.zeros([2], { device: d, dtype: 'f64' })]), 'meshgrid', 'tensor 1 has dtype f64');

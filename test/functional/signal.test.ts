@@ -182,6 +182,10 @@ describe('signal errors (Burn: rfft_rejects_non_power_of_two_n, irfft_rejects_no
     throwsBurn(() => signal.hammingWindow(2.5, true, d), 'hammingWindow', 'size 2.5');
     throwsBurn(() => signal.blackmanWindow(4, true, { device: d, dtype: 'i32' as never }), 'blackmanWindow', 'dtype i32', 'float dtype');
     assert.throws(() => signal.rfft(f([1, 2], d), 0, 0), BurnError);
+    // Sizes past the element limit are BurnErrors before anything is allocated.
+    throwsBurn(() => signal.hannWindow(2 ** 33, true, d), 'hannWindow', 'output shape [8589934592]');
+    throwsBurn(() => signal.rfft(f([1, 2], d), 0, 2 ** 33), 'rfft', 'output shape [8589934592]');
+    throwsBurn(() => signal.irfft(f([1, 2], d), f([0, 0], d), 0, 2 ** 33), 'irfft', 'output shape [8589934592]');
   });
 });
 

@@ -1,6 +1,7 @@
 import { BurnError, fmt } from '../errors.js';
 import type { FloatDType } from '../dtype.js';
 import type { Float } from '../kind.js';
+import { checkNumel } from '../shape.js';
 import { Tensor } from '../tensor.js';
 
 /**
@@ -25,6 +26,7 @@ export function affineGrid2d(transform: Tensor<3, Float>, dims: readonly [number
   if (shape.length !== 3 || shape[0] !== n || shape[1] !== 2 || shape[2] !== 3) {
     throw new BurnError(op, `transform of shape ${fmt(shape)} for dims ${fmt(dims)}; expected [${n}, 2, 3]`);
   }
+  checkNumel([n, h, w, 2], op);
   // (x, y, 1) per pixel, row-major; a single pixel along a dim sits at 0 (Burn divides by zero there).
   const coord = (i: number, size: number) => (size > 1 ? i / ((size - 1) / 2) - 1 : 0);
   const base = new Float64Array(h * w * 3);

@@ -1,6 +1,6 @@
 import { BurnError, fmt } from '../errors.js';
 import type { Float } from '../kind.js';
-import { normDim, sameShape } from '../shape.js';
+import { checkNumel, normDim, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 import { dft, inverseRealDft } from './dft.js';
 
@@ -28,6 +28,11 @@ function checkPair(re: Tensor<number, Float>, im: Tensor<number, Float>, names: 
   re.sameDevice(im, op);
   im.expectFloat(op);
   if (!sameShape(re.dims(), im.dims())) throw new BurnError(op, `${names[0]} of shape ${fmt(re.dims())} and ${names[1]} of shape ${fmt(im.dims())}; expected the same shape`);
+}
+
+/** Checks the output shape: `x`'s with `size` at `dim`. */
+function checkOutput(x: Tensor<number, Float>, dim: number, size: number, op: string): void {
+  checkNumel(x.dims().map((s, d) => (d === dim ? size : s)), op);
 }
 
 /** Moves `dim` last and flattens the rest: `[batch, size]`, with the shape to restore. */
@@ -74,6 +79,7 @@ export function rfft<D extends number>(x: Tensor<D, Float>, dim: number, n?: num
     if (!isPowerOfTwo(size)) throw new BurnError(op, `signal of shape ${fmt(x.dims())} has length ${size} along dim ${d}; expected a power of two (or pass n to truncate or zero-pad)`);
   } else checkN(n, op);
   const length = n ?? size;
+  checkOutput(x, d, length, op);
   const { rows, lead } = toRows(x, d);
   const { re, im } = dft({ re: fitLength(rows, length) }, length, Math.floor(length / 2) + 1);
   return [fromRows<D>(re, lead, d), fromRows<D>(im, lead, d)];
@@ -105,6 +111,7 @@ export function irfft<D extends number>(re: Tensor<D, Float>, im: Tensor<D, Floa
   } else checkN(n, op);
   const length = n ?? 2 * (bins - 1);
   const half = Math.floor(length / 2) + 1;
+  checkOutput(re, d, length, op);
   const r = toRows(re, d), i = toRows(im, d);
   const x = inverseRealDft(fitLength(r.rows, half), fitLength(i.rows, half), length);
   return fromRows<D>(x, r.lead, d);
@@ -130,6 +137,7 @@ export function cfft<D extends number>(re: Tensor<D, Float>, im: Tensor<D, Float
     if (!isPowerOfTwo(size)) throw new BurnError(op, `signal of shape ${fmt(re.dims())} has length ${size} along dim ${d}; expected a power of two (or pass n to truncate or zero-pad)`);
   } else checkN(n, op);
   const length = n ?? size;
+  checkOutput(re, d, length, op);
   const r = toRows(re, d), i = toRows(im, d);
   const y = dft({ re: fitLength(r.rows, length), im: fitLength(i.rows, length) }, length);
   return [fromRows<D>(y.re, r.lead, d), fromRows<D>(y.im, r.lead, d)];

@@ -1,6 +1,7 @@
 import { Device } from '../../device/device.js';
 import { isFloatDType, type FloatDType } from '../dtype.js';
 import { BurnError } from '../errors.js';
+import { checkNumel } from '../shape.js';
 import type { Float } from '../kind.js';
 import { Tensor, type DeviceOrOptions } from '../tensor.js';
 
@@ -11,6 +12,7 @@ import { Tensor, type DeviceOrOptions } from '../tensor.js';
  */
 function cosineWindow(op: string, size: number, periodic: boolean, options: DeviceOrOptions<FloatDType> | undefined, w: (cos: number) => number): Tensor<1, Float> {
   if (!(Number.isInteger(size) && size >= 0)) throw new BurnError(op, `size ${size}; expected a non-negative integer`);
+  checkNumel([size], op);
   if (typeof periodic !== 'boolean') throw new BurnError(op, `periodic ${String(periodic)}; expected a boolean`);
   const device = options instanceof Device ? options : options?.device;
   const dtype = options instanceof Device ? 'f32' : options?.dtype ?? 'f32';
