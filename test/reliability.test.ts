@@ -114,6 +114,8 @@ for (const { name, device: makeDevice, readsSync = true } of devices) {
       throwsBurn(() => Tensor.fromData([[300, 1]], { device: d, dtype: 'u8' }), 'Tensor.fromData', 'value 300 at position 0', 'u8', '0 <= value <= 255');
       throwsBurn(() => Tensor.fromData(new TensorData([70000], [1], 'i32'), { device: d, dtype: 'i16' }), 'Tensor.fromData', 'value 70000', 'i16', '-32768 <= value <= 32767');
       throwsBurn(() => new TensorData([300], [1], 'u8'), 'TensorData', 'value 300 at position 0', 'u8', '0 <= value <= 255');
+      throwsBurn(() => Tensor.fromData(new TensorData([1, 300], [2], 'f16'), { device: d, dtype: 'u8' }), 'Tensor.fromData', 'value 300 at position 1', 'u8');
+      assert.deepEqual(Array.from((await Tensor.fromData(new TensorData([2, 255], [2], 'bf16'), { device: d, dtype: 'u8' }).toData()).toArray()), [2, 255]);
       throwsBurn(() => Tensor.arange(250, 260, { device: d, dtype: 'u8' }), 'Tensor.arange', 'value 259', 'u8', '0 <= value <= 255');
       throwsBurn(() => Tensor.arangeStep(2 ** 31 - 2, 2 ** 31 + 2, 1, d), 'Tensor.arangeStep', 'value 2147483649', 'i32');
       throwsBurn(() => Tensor.random([2], Distribution.Uniform(0, 1e10), { device: d, dtype: 'i32' }), 'Tensor.random', 'bounds [0, 10000000000)', 'i32');
@@ -187,6 +189,23 @@ for (const { name, device: makeDevice, readsSync = true } of devices) {
       throwsBurn(() => bools.remainder(bools), 'remainder', 'bool');
       throwsBurn(() => bools.bitwiseAnd(bools), 'bitwiseAnd', 'bool');
       throwsBurn(() => Tensor.fromInts([3], d).oneHotFill(3, 1, 0, 5), 'oneHotFill', 'dim 5');
+      throwsBurn(() => m.meanDim(5), 'meanDim', 'dim 5');
+      throwsBurn(() => m.var(5), 'var', 'dim 5');
+      throwsBurn(() => m.varBias(5), 'varBias', 'dim 5');
+      throwsBurn(() => m.argsort(5), 'argsort', 'dim 5');
+      throwsBurn(() => m.argsortDescending(5), 'argsortDescending', 'dim 5');
+      throwsBurn(() => m.sliceDim(0, [0, 10]), 'sliceDim', 'range end 10');
+      throwsBurn(() => Tensor.zeros([0, 3], d).maxAbs(), 'maxAbs', 'empty');
+      throwsBurn(() => Tensor.zeros([0, 3], d).maxAbsDim(0), 'maxAbsDim', 'empty');
+      throwsBurn(() => (m as unknown as Tensor<2, Bool>).nonzero(), 'nonzero', 'needs a Bool tensor, got f32');
+      throwsBurn(() => bools.square(), 'square', 'bool');
+      throwsBurn(() => bools.mean(), 'mean', 'bool');
+      throwsBurn(() => linalg.matvec(m, Tensor.ones([3], { device: d, dtype: 'i32' }) as never), 'matvec', 'f32', 'i32');
+      throwsBurn(() => linalg.trace(Tensor.ones([3], d) as never), 'trace', 'rank >= 2');
+      throwsBurn(() => m.int('f32' as never), 'int', 'dtype f32', 'integer dtype');
+      throwsBurn(() => Tensor.fromInts([1], d).float('i32' as never), 'float', 'dtype i32', 'float dtype');
+      throwsBurn(() => m.cast('f8' as never), 'cast', 'unknown dtype "f8"');
+      throwsBurn(() => m.toDevice(null as never), 'toDevice', 'null is not a Device');
     });
 
     if (readsSync) {

@@ -108,7 +108,10 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
     if (data instanceof TensorData) {
       const { device, dtype } = resolve(options, data.dtype, op);
       // Creation, not a cast: values the integer dtype cannot hold are refused, as PyTorch's.
-      if (dtype !== data.dtype && isIntDType(dtype)) checkIntValues(data.values, dtype, op);
+      if (dtype !== data.dtype && isIntDType(dtype)) {
+        // f16/bf16 values are stored as bits: the numbers are their decoded form.
+        checkIntValues(data.dtype === 'f16' || data.dtype === 'bf16' ? data.toArray() : data.values, dtype, op);
+      }
       return new Tensor(device, device.backend.fromData(data.convert(dtype)));
     }
     const { values, shape } = flattenNested<number | boolean>(data, op);

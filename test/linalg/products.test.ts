@@ -67,7 +67,7 @@ for (const entry of conformanceDevices()) {
       throwsBurn(() => linalg.outer(Tensor.zeros([3], device()) as never, Tensor.zeros([2, 3], device())), 'outer', /same rank/);
       throwsBurn(() => linalg.outerDim(m, m, 2), 'outer', /out of range/);
       throwsBurn(() => linalg.diag(Tensor.zeros([3], device())), 'diag', /rank >= 2/);
-      throwsBurn(() => linalg.trace(Tensor.zeros([3], device())), 'diag', /rank >= 2/);
+      throwsBurn(() => linalg.trace(Tensor.zeros([3], device())), 'trace', /rank >= 2/);
       throwsBurn(() => linalg.trace(Tensor.fromInts([[1]], device()) as unknown as Tensor<2>), 'trace', /Float/);
     });
   });

@@ -2,8 +2,8 @@ import type { Backend, TensorPrimitive } from '../../backend/backend.js';
 import type { Device } from '../../device/device.js';
 import { TensorData } from '../data.js';
 import { formatTensor, getPrintOptions } from '../display.js';
-import { isFloatDType, isIntDType, type DType } from '../dtype.js';
-import { BurnError, fmt } from '../errors.js';
+import { assertDType, isFloatDType, isIntDType, type DType } from '../dtype.js';
+import { BurnError, describeValue, fmt } from '../errors.js';
 import type { Add, Dec, FlattenRank, Inc, Kind, Float, ElementOf, RankOf, Sub } from '../kind.js';
 import { checkBroadcastTo, checkNumel, checkShape, numel, normDim, normDims, resolveReshape, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
@@ -100,6 +100,7 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
 
   /** Moves the tensor to `device` (synchronous when the source can be read synchronously). */
   toDevice(device: Device): Tensor<D, K> {
+    checkDevice(device, 'toDevice');
     if (device.equals(this.dev)) return this.wrap(this.primitive);
     const data = this.backend.toDataSync(this.primitive);
     if (!data) throw new BurnError('toDevice', `tensor on ${this.dev} cannot be read synchronously; use await tensor.toDeviceAsync(${device})`);
@@ -108,6 +109,7 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
 
   /** Moves the tensor to `device`, waiting for the data where the source is asynchronous. */
   async toDeviceAsync(device: Device): Promise<Tensor<D, K>> {
+    checkDevice(device, 'toDeviceAsync');
     if (device.equals(this.dev)) return this.wrap(this.primitive);
     const data = await this.backend.toData(this.primitive);
     return new (this.constructor as TensorCtor)(device, device.backend.fromData(data)) as unknown as Tensor<D, K>;
@@ -348,6 +350,7 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
 
   /** Converts to another dtype of the same kind (`'f16'`, `'f64'`, `'i64'`, …). */
   cast(dtype: DType): Tensor<D, K> {
+    assertDType(dtype, 'cast');
     const from = this.primitive.dtype;
     const same = (isFloatDType(from) && isFloatDType(dtype)) || (isIntDType(from) && isIntDType(dtype)) || from === dtype;
     if (!same) throw new BurnError('cast', `cannot cast ${from} to ${dtype}; use .int(), .float() or .bool() to change the kind`);
@@ -377,6 +380,11 @@ function unsqueezePositions(dims: readonly number[], rank: number): number[] {
     throw new BurnError('unsqueezeDims', `dims ${fmt(dims)} insert past the end of a result of rank ${rank}`);
   }
   return at;
+}
+
+/** Refuses a `toDevice` target that is not a device (plain JavaScript callers). */
+function checkDevice(device: Device, op: string): void {
+  if (typeof (device as Partial<Device> | null)?.equals !== 'function') throw new BurnError(op, `${describeValue(device)} is not a Device; expected one such as Device.cpu()`);
 }
 
 /** @internal i32 data for index tensors built on the host. */

@@ -153,11 +153,11 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
 
   /** Unbiased variance along `dim` (kept), dividing by n - 1 as Burn. */
   var(this: Tensor<D, Float>, dim: number): Tensor<D, Float> {
-    return this.varMean(dim)[0];
+    return this.varianceWith(dim, 1, 'var')[0];
   }
   /** Biased (population) variance along `dim` (kept). */
   varBias(this: Tensor<D, Float>, dim: number): Tensor<D, Float> {
-    return this.varMeanBias(dim)[0];
+    return this.varianceWith(dim, 0, 'varBias')[0];
   }
   /** Unbiased variance and mean along `dim`. */
   varMean(this: Tensor<D, Float>, dim: number): [Tensor<D, Float>, Tensor<D, Float>] {

@@ -86,7 +86,7 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
   sliceDim(dim: number, range: SliceArg): Tensor<D, K> {
     const d = normDim(dim, this.primitive.shape.length, 'sliceDim');
     const args: SliceArg[] = this.primitive.shape.map((_, i) => (i === d ? range : null));
-    return this.slice(args);
+    return this.wrap(this.backend.slice(this.primitive, sliceSpecs(this.primitive.shape, args, 'sliceDim')));
   }
 
   /** A copy with the sliced region replaced by `values` (whose shape is the region's). */

@@ -1,6 +1,6 @@
 import type { TensorPrimitive } from '../../backend/backend.js';
 import type { BinaryOp } from '../../backend/ops.js';
-import { isIntDType, type DType } from '../dtype.js';
+import { assertDType, isFloatDType, isIntDType, type DType } from '../dtype.js';
 import { BurnError } from '../errors.js';
 import type { Bool, Float, Int, Kind } from '../kind.js';
 import { contiguousStrides } from '../shape.js';
@@ -33,10 +33,12 @@ export class TensorIntBool<D extends number = number, K extends Kind = Float> ex
 
   /** Converts to a Float tensor (`dtype`, default f32); bool gives 0 and 1. */
   float(this: Tensor<D, Int> | Tensor<D, Bool>, dtype: DType = 'f32'): Tensor<D, Float> {
+    if (!isFloatDType(assertDType(dtype, 'float'))) throw new BurnError('float', `dtype ${dtype}; expected a float dtype (f32, f64, f16, bf16)`);
     return this.wrap<D, Float>(this.backend.cast(this.primitive, dtype));
   }
   /** Converts to an Int tensor (`dtype`, default i32): floats truncate toward zero and saturate. */
   int(this: Tensor<D, Float> | Tensor<D, Bool>, dtype: DType = 'i32'): Tensor<D, Int> {
+    if (!isIntDType(assertDType(dtype, 'int'))) throw new BurnError('int', `dtype ${dtype}; expected an integer dtype (i64, i32, i16, i8, u32, u16, u8)`);
     return this.wrap<D, Int>(this.backend.cast(this.primitive, dtype));
   }
 
@@ -58,10 +60,11 @@ export class TensorIntBool<D extends number = number, K extends Kind = Float> ex
 
   /** For each dim, the indices of the true elements (reads synchronously; see {@link nonzeroAsync}). */
   nonzero(this: Tensor<D, Bool>): Tensor<1, Int>[] {
-    return this.splitArgwhere(this.argwhere());
+    return this.splitArgwhere(this.argwhereSync('nonzero'));
   }
   /** For each dim, the indices of the true elements. */
   async nonzeroAsync(this: Tensor<D, Bool>): Promise<Tensor<1, Int>[]> {
+    this.expectBool('nonzeroAsync');
     return this.splitArgwhere(await this.argwhereAsync());
   }
   private splitArgwhere(rows: Tensor<2, Int>): Tensor<1, Int>[] {
@@ -70,16 +73,23 @@ export class TensorIntBool<D extends number = number, K extends Kind = Float> ex
   }
   /** The multi-indices of the true elements, one row each: `[count, rank]` (reads synchronously). */
   argwhere(this: Tensor<D, Bool>): Tensor<2, Int> {
+    return this.argwhereSync('argwhere');
+  }
+  private argwhereSync(op: string): Tensor<2, Int> {
+    this.expectBool(op);
     const data = this.backend.toDataSync(this.primitive);
-    if (!data) throw new BurnError('argwhere', `${this.dev} cannot read synchronously; use await tensor.argwhereAsync()`);
+    if (!data) throw new BurnError(op, `${this.dev} cannot read synchronously; use await tensor.${op}Async()`);
     return this.argwhereOf(data.toArray());
   }
   /** The multi-indices of the true elements, one row each: `[count, rank]`. */
   async argwhereAsync(this: Tensor<D, Bool>): Promise<Tensor<2, Int>> {
+    this.expectBool('argwhereAsync');
     return this.argwhereOf((await this.backend.toData(this.primitive)).toArray());
   }
+  private expectBool(op: string): void {
+    if (this.primitive.dtype !== 'bool') throw new BurnError(op, `needs a Bool tensor, got ${this.primitive.dtype}`);
+  }
   private argwhereOf(values: ArrayLike<number>): Tensor<2, Int> {
-    if (this.primitive.dtype !== 'bool') throw new BurnError('argwhere', `needs a Bool tensor, got ${this.primitive.dtype}`);
     const shape = this.primitive.shape;
     const strides = contiguousStrides(shape);
     const rows: number[] = [];

@@ -84,7 +84,11 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   }
   /** `x * x`. */
   square(this: Tensor<D, Numeric>): Tensor<D, K> {
-    return this.wrap<D, K>(this.backend.binary('mul', this.primitive, this.primitive));
+    try {
+      return this.wrap<D, K>(this.backend.binary('mul', this.primitive, this.primitive));
+    } catch (e) {
+      throw renameError(e, 'square');
+    }
   }
   /** `x^n` for an integer exponent (a scalar or an Int tensor). */
   powi(this: Tensor<D, Numeric>, exponent: Tensor<D, Int> | number): Tensor<D, K> {
@@ -127,17 +131,28 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   }
   /** Mean of all elements (ints: integer division). */
   mean(this: Tensor<D, Numeric>): Tensor<1, K> {
-    return this.wrap<1, K>(this.backend.binaryScalar('div', this.reduceAll('sum'), numel(this.primitive.shape)));
+    try {
+      return this.wrap<1, K>(this.backend.binaryScalar('div', this.reduceAll('sum'), numel(this.primitive.shape)));
+    } catch (e) {
+      throw renameError(e, 'mean');
+    }
   }
   /** Mean along `dim` (kept). */
   meanDim(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
-    return this.meanDims([dim]) as Tensor<D, K>;
+    return this.meanAlong([dim], 'meanDim') as Tensor<D, K>;
   }
   /** Mean along `dims` (kept). */
   meanDims(this: Tensor<D, Numeric>, dims: readonly number[]): Tensor<D, K> {
-    const ds = normDims(dims, this.primitive.shape.length, 'meanDims');
+    return this.meanAlong(dims, 'meanDims') as Tensor<D, K>;
+  }
+  private meanAlong(dims: readonly number[], op: string): Tensor<D, K> {
+    const ds = normDims(dims, this.primitive.shape.length, op);
     const n = ds.reduce((acc, d) => acc * this.primitive.shape[d]!, 1);
-    return this.wrap<D, K>(this.backend.binaryScalar('div', this.backend.reduce('sum', this.primitive, ds), n));
+    try {
+      return this.wrap<D, K>(this.backend.binaryScalar('div', this.backend.reduce('sum', this.primitive, ds), n));
+    } catch (e) {
+      throw renameError(e, op);
+    }
   }
   /** Product of all elements. */
   prod(this: Tensor<D, Numeric>): Tensor<1, K> {
@@ -205,11 +220,14 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   }
   /** Largest absolute value. */
   maxAbs(this: Tensor<D, Numeric>): Tensor<1, K> {
+    this.checkNonEmpty('maxAbs');
     return this.abs().max() as Tensor<1, K>;
   }
   /** Largest absolute value along `dim` (kept). */
   maxAbsDim(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
-    return this.abs().maxDim(dim) as Tensor<D, K>;
+    const d = normDim(dim, this.primitive.shape.length, 'maxAbsDim');
+    this.checkNonEmpty('maxAbsDim');
+    return this.abs().maxDim(d) as Tensor<D, K>;
   }
   /** Elementwise maximum of two tensors (NaN propagates). */
   maxPair(this: Tensor<D, Numeric>, other: Tensor<D, K>): Tensor<D, K> {
@@ -321,11 +339,11 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   }
   /** Indices that sort ascending along `dim`. */
   argsort(this: Tensor<D, Numeric>, dim: number): Tensor<D, Int> {
-    return this.sortWithIndices(dim)[1];
+    return this.sortWithIndices(normDim(dim, this.primitive.shape.length, 'argsort'))[1];
   }
   /** Indices that sort descending along `dim`. */
   argsortDescending(this: Tensor<D, Numeric>, dim: number): Tensor<D, Int> {
-    return this.sortDescendingWithIndices(dim)[1];
+    return this.sortDescendingWithIndices(normDim(dim, this.primitive.shape.length, 'argsortDescending'))[1];
   }
   /** The `k` largest values along `dim`, largest first. */
   topk(this: Tensor<D, Numeric>, k: number, dim: number): Tensor<D, K> {

@@ -1,4 +1,4 @@
-import { BurnError, fmt } from '../errors.js';
+import { BurnError, fmt, renameError } from '../errors.js';
 import type { Dec, Numeric } from '../kind.js';
 import { broadcastShapes } from '../shape.js';
 import type { Tensor } from '../tensor.js';
@@ -18,6 +18,10 @@ export function matvec<D extends number, K extends Numeric>(matrix: Tensor<D, K>
     throw new BurnError('matvec', `the matrix ${fmt(m)} has ${m[m.length - 1]} columns but the vector ${fmt(v)} has ${v[v.length - 1]} entries; expected equal`);
   }
   broadcastShapes(m.slice(0, -2), v.slice(0, -1), 'matvec');
-  const product = matrix.matmul(vector.unsqueezeDim(-1) as unknown as Tensor<D, K>) as Tensor<number, K>;
-  return product.squeezeDim(-1) as unknown as Tensor<Dec<D>, K>;
+  try {
+    const product = matrix.matmul(vector.unsqueezeDim(-1) as unknown as Tensor<D, K>) as Tensor<number, K>;
+    return product.squeezeDim(-1) as unknown as Tensor<Dec<D>, K>;
+  } catch (e) {
+    throw renameError(e, 'matvec');
+  }
 }

@@ -1,4 +1,5 @@
 import type { Dec, Float } from '../kind.js';
+import { expectMatrix } from './util.js';
 import type { Tensor } from '../tensor.js';
 import { diag } from './diag.js';
 
@@ -8,6 +9,7 @@ import { diag } from './diag.js';
  */
 export function trace<D extends number>(x: Tensor<D, Float>): Tensor<Dec<D>, Float> {
   x.expectFloat('trace');
+  expectMatrix(x, 'trace');
   const d = diag(x) as Tensor<number, Float>;
   return d.sumDim(-1) as unknown as Tensor<Dec<D>, Float>;
 }
