@@ -6,7 +6,7 @@ import { Device } from '../../src/device/device.js';
 import { BurnError } from '../../src/tensor/errors.js';
 import type { Kind } from '../../src/tensor/kind.js';
 import { Tensor } from '../../src/tensor/tensor.js';
-import type { TensorData } from '../../src/tensor/data.js';
+import { TensorData } from '../../src/tensor/data.js';
 import { loadOnnx } from '../../src/onnx/index.js';
 import type { OnnxValue } from '../../src/onnx/runtime/model.js';
 import type { ValueType } from '../../src/onnx/ir/types.js';
@@ -34,20 +34,27 @@ export interface NodeResult {
 
 const RANDOM_OPS = new Set(['Bernoulli', 'RandomNormal', 'RandomNormalLike', 'RandomUniform', 'RandomUniformLike', 'Multinomial']);
 
+/** Dropout with a training_mode input draws a random mask (NumPy's generator in the reference). */
+function isRandom(node: { opType: string; inputs: readonly string[] }): boolean {
+  return RANDOM_OPS.has(node.opType) || (node.opType === 'Dropout' && (node.inputs[2] ?? '') !== '');
+}
+
 /** Tolerances of ONNX's backend test runner (onnx/backend/test/runner): rtol 1e-3, atol 1e-7. */
 const RTOL = 1e-3;
 const ATOL = 1e-7;
 
-function tensorData(p: TensorProto): TensorData {
+function tensorData(p: TensorProto, declared?: ValueType): TensorData {
   const c = readTensorProto(p);
   if (!c.data) throw new BurnError('node test', `tensor '${c.name}' of element type ${c.elem} cannot be held`);
+  // NumPy has no bfloat16: ONNX's generator stores bf16 data as its uint16 bits.
+  if (declared?.kind === 'tensor' && declared.elem === 'bf16' && c.data.dtype === 'u16') return new TensorData(c.data.values, c.data.shape, 'bf16');
   return c.data;
 }
 
 function decodeValue(bytes: Uint8Array, type: ValueType | undefined, device: Device): OnnxValue {
   if (type?.kind === 'sequence') return decodeSequence(fromBinary(SequenceProtoSchema, bytes), device);
   if (type?.kind === 'optional') return decodeOptional(fromBinary(OptionalProtoSchema, bytes), device);
-  return Tensor.fromData(tensorData(fromBinary(TensorProtoSchema, bytes)), device);
+  return Tensor.fromData(tensorData(fromBinary(TensorProtoSchema, bytes), type), device);
 }
 
 function decodeSequence(s: SequenceProto, device: Device): Tensor<number, Kind>[] {
@@ -62,14 +69,14 @@ function decodeOptional(o: OptionalProto, device: Device): OnnxValue {
 
 /** Reference outputs decode by the declared output type. */
 function decodeExpected(bytes: Uint8Array, type: ValueType | undefined): TensorData[] | TensorData | undefined {
-  if (type?.kind === 'sequence') return fromBinary(SequenceProtoSchema, bytes).tensorValues.map(tensorData);
+  if (type?.kind === 'sequence') return fromBinary(SequenceProtoSchema, bytes).tensorValues.map((t) => tensorData(t));
   if (type?.kind === 'optional') {
     const o = fromBinary(OptionalProtoSchema, bytes);
     if (o.tensorValue) return tensorData(o.tensorValue);
-    if (o.sequenceValue) return o.sequenceValue.tensorValues.map(tensorData);
+    if (o.sequenceValue) return o.sequenceValue.tensorValues.map((t) => tensorData(t));
     return undefined;
   }
-  return tensorData(fromBinary(TensorProtoSchema, bytes));
+  return tensorData(fromBinary(TensorProtoSchema, bytes), type);
 }
 
 function compare(name: string, got: TensorData, want: TensorData, randomOnly: boolean): string | undefined {
@@ -96,15 +103,16 @@ function compare(name: string, got: TensorData, want: TensorData, randomOnly: bo
 /** Runs one node test on `device`. */
 export async function runNodeTest(test: NodeTest, device: Device = Device.cpu()): Promise<NodeResult> {
   let ops: string[] = [];
+  let randomOnly = false;
   let types: { inputs: (ValueType | undefined)[]; outputs: (ValueType | undefined)[] };
   try {
     const ir = parseModel(test.model);
     ops = [...new Set(ir.graph.nodes.map((n) => (n.domain ? `${n.domain}.${n.opType}` : n.opType)))];
+    randomOnly = ir.graph.nodes.some(isRandom);
     types = { inputs: ir.graph.inputs.map((v) => v.type), outputs: ir.graph.outputs.map((v) => v.type) };
   } catch (e) {
     return { name: test.name, status: 'fail', ops, detail: `parse: ${(e as Error).message}` };
   }
-  const randomOnly = ops.some((o) => RANDOM_OPS.has(o));
   let model;
   try {
     model = await loadOnnx(test.model, device);

@@ -1,7 +1,7 @@
 import { BurnError } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Graph } from '../ir/types.js';
-import { NoneValue, SequenceValue, type AnyTensor, type OpContext, type OpFamily, type Value } from './types.js';
+import type { AnyTensor, OpContext, OpFamily, Value } from './types.js';
 import { axisOf, i64Tensor, tensorAt } from './util.js';
 
 const OP = 'onnx';
@@ -49,24 +49,24 @@ function loop(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
   return [...(carried as Value[]), ...scanOut];
 }
 
-function scan(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
-  const body: Graph = ctx.attrs.requireGraph('body');
-  const m = ctx.attrs.int('num_scan_inputs', 0);
-  const n = inputs.length - m;
-  const states = inputs.slice(0, n) as Value[];
-  const xs = inputs.slice(n).map((_, i) => tensorAt(ctx, inputs, n + i));
-  const inAxes = ctx.attrs.ints('scan_input_axes') ?? xs.map(() => 0);
-  const inDirs = ctx.attrs.ints('scan_input_directions') ?? xs.map(() => 0);
+interface ScanSpec {
+  inAxes: readonly number[];
+  inDirs: readonly number[];
+  outAxes: readonly number[];
+  outDirs: readonly number[];
+}
+
+/** Runs a Scan body over slices of `xs`, carrying `states`; returns the final states, then the stacked scan outputs. */
+function scanCore(ctx: OpContext, body: Graph, states: readonly Value[], xs: readonly AnyTensor[], spec: ScanSpec): Value[] {
+  const n = states.length;
   const k = body.outputs.length - n;
-  const outAxes = ctx.attrs.ints('scan_output_axes') ?? new Array<number>(k).fill(0);
-  const outDirs = ctx.attrs.ints('scan_output_directions') ?? new Array<number>(k).fill(0);
-  const axes = xs.map((x, i) => axisOf(ctx, inAxes[i]!, x.rank()));
+  const axes = xs.map((x, i) => axisOf(ctx, spec.inAxes[i] ?? 0, x.rank()));
   const steps = xs.length ? xs[0]!.dims()[axes[0]!]! : 0;
   let carried = states;
   const outs: AnyTensor[][] = Array.from({ length: k }, () => []);
   for (let t = 0; t < steps; t++) {
     const slices = xs.map((x, i) => {
-      const at = inDirs[i] === 1 ? steps - 1 - t : t;
+      const at = spec.inDirs[i] === 1 ? steps - 1 - t : t;
       return x.sliceDim(axes[i]!, [at, at + 1]).squeezeDim(axes[i]!) as AnyTensor;
     });
     const res = ctx.runGraph(body, [...carried, ...slices]);
@@ -75,9 +75,44 @@ function scan(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
   }
   const scanOuts = outs.map((items, j) => {
     const rank = (items[0]?.rank() ?? 0) + 1;
-    return stackScan(items, axisOf(ctx, outAxes[j]!, rank), outDirs[j] === 1);
+    return stackScan(items, axisOf(ctx, spec.outAxes[j] ?? 0, rank), spec.outDirs[j] === 1);
   });
   return [...carried, ...scanOuts];
+}
+
+function scan(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
+  const body: Graph = ctx.attrs.requireGraph('body');
+  const m = ctx.attrs.int('num_scan_inputs', 0);
+  const n = inputs.length - m;
+  const xs = inputs.slice(n).map((_, i) => tensorAt(ctx, inputs, n + i));
+  const k = body.outputs.length - n;
+  return scanCore(ctx, body, inputs.slice(0, n) as Value[], xs, {
+    inAxes: ctx.attrs.ints('scan_input_axes') ?? xs.map(() => 0),
+    inDirs: ctx.attrs.ints('scan_input_directions') ?? xs.map(() => 0),
+    outAxes: ctx.attrs.ints('scan_output_axes') ?? new Array<number>(k).fill(0),
+    outDirs: ctx.attrs.ints('scan_output_directions') ?? new Array<number>(k).fill(0),
+  });
+}
+
+/** Scan of opset 8: a leading batch dim on every input and output, scanned per batch entry (sequence_lens must cover the whole axis). */
+function scan8(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
+  const body: Graph = ctx.attrs.requireGraph('body');
+  const m = ctx.attrs.int('num_scan_inputs', 0);
+  const rest = inputs.slice(1);
+  const n = rest.length - m;
+  const all = rest.map((_, i) => tensorAt(ctx, rest, i));
+  const batch = all[0]?.dims()[0] ?? 0;
+  const lens = ctx.node.inputs[0] ? ctx.ints(0)! : undefined;
+  const dirs = ctx.attrs.ints('directions') ?? new Array<number>(m).fill(0);
+  const results: Value[][] = [];
+  for (let b = 0; b < batch; b++) {
+    const pick = (t: AnyTensor) => t.sliceDim(0, [b, b + 1]).squeezeDim(0) as AnyTensor;
+    const xs = all.slice(n).map(pick);
+    if (lens && xs[0] && lens[b] !== xs[0].dims()[0]) throw new BurnError(OP, `node '${ctx.node.name}' (Scan) has sequence_lens[${b}] = ${lens[b]}; only full-length sequences are supported`);
+    results.push(scanCore(ctx, body, all.slice(0, n).map(pick), xs, { inAxes: [], inDirs: dirs, outAxes: [], outDirs: [] }));
+  }
+  const count = body.outputs.length;
+  return Array.from({ length: count }, (_, j) => Tensor.stack(results.map((r) => r[j] as AnyTensor), 0) as AnyTensor);
 }
 
 /** Control flow: If, Loop and Scan, whose bodies are subgraphs run in a scope that sees the enclosing values. */
@@ -89,10 +124,9 @@ export const controlOps: OpFamily = {
     run: loop,
   },
   Scan: {
-    run: scan,
-    minOpset: 9,
+    run: (ctx, inputs) => (ctx.opset < 9 ? scan8(ctx, inputs) : scan(ctx, inputs)),
+    minOpset: 8,
+    hostInputs: [],
   },
 };
 
-void NoneValue;
-void SequenceValue;

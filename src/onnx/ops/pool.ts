@@ -4,7 +4,7 @@ import * as F from '../../tensor/functional/index.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Dim } from '../ir/types.js';
 import { padSpatial, windowOf, type Window } from './conv.js';
-import type { AnyTensor, InferContext, NumT, OpContext, OpDef, OpFamily } from './types.js';
+import type { AnyTensor, InferContext, OpContext, OpDef, OpFamily } from './types.js';
 import { asF, asI, asN, castTo, i64Tensor, inShape, sameElem, tensorAt } from './util.js';
 
 const OP = 'onnx';
@@ -75,12 +75,10 @@ function maxPool(ctx: OpContext, x: AnyTensor, wantIndices: boolean): AnyTensor[
     return [(nd === 1 ? F.maxPool1d(f as Tensor<3>, win.kernel[0]!, o) : F.maxPool2d(f as Tensor<4>, win.kernel, o)) as AnyTensor];
   }
   const { w, out } = windows(x, win, ceil, lowest(x));
-  const rank = w.rank();
   const dims = w.dims();
   const flat = w.reshape([...dims.slice(0, 2 + nd), win.kernel.reduce((a, b) => a * b, 1)]);
   const [values, local] = asN(flat).maxDimWithIndices(2 + nd);
   const y = values.squeezeDim(2 + nd) as AnyTensor;
-  void rank;
   if (!wantIndices) return [y];
   return [y, maxIndices(ctx, x, win, out, asI(local.squeezeDim(2 + nd) as AnyTensor))];
 }
@@ -210,14 +208,30 @@ export const poolOps: OpFamily = {
       const strides = ctx.attrs.ints('strides') ?? kernel.map(() => 1);
       const pads = ctx.attrs.ints('pads') ?? new Array<number>(2 * kernel.length).fill(0);
       const given = ctx.ints(2);
-      const outSpatial = given ? given.slice(2) : spatial.map((s, d) => (s - 1) * strides[d]! + kernel[d]! - pads[d]! - pads[d + kernel.length]!);
+      const natural = spatial.map((s, d) => (s - 1) * strides[d]! + kernel[d]! - pads[d]! - pads[d + kernel.length]!);
+      const outSpatial = given ? given.slice(2) : natural;
       const total = n * c * outSpatial.reduce((a, b) => a * b, 1);
+      let flatIdx = castTo(idx, 'i64').reshape([idx.numel()]);
+      if (outSpatial.some((d, i) => d !== natural[i])) {
+        // Indices address the natural output; keep each value's coordinates in the larger output_shape.
+        const plane = natural.reduce((a, b) => a * b, 1);
+        const newPlane = outSpatial.reduce((a, b) => a * b, 1);
+        let rest = asN(flatIdx).remainder(plane) as AnyTensor;
+        let moved = asN(asN(asN(flatIdx).sub(asN(rest))).div(plane)).mul(newPlane) as AnyTensor;
+        let stride = 1;
+        for (let d = natural.length - 1; d >= 0; d--) {
+          const coord = asN(rest).remainder(natural[d]!) as AnyTensor;
+          rest = asN(asN(asN(rest).sub(asN(coord))).div(natural[d]!)) as AnyTensor;
+          moved = asN(moved).add(asN(coord).mul(stride)) as AnyTensor;
+          stride *= outSpatial[d]!;
+        }
+        flatIdx = moved;
+      }
       const flat = Tensor.zeros([total], { device: x.device(), dtype: x.dtype() }) as AnyTensor;
-      const out = flat.scatter(0, asI(castTo(idx, 'i64').reshape([idx.numel()])), x.reshape([x.numel()]), 'assign');
+      const out = flat.scatter(0, asI(flatIdx), x.reshape([x.numel()]), 'assign');
       return [out.reshape([n, c, ...outSpatial])];
     },
     hostInputs: [2],
   },
 };
 
-void (null as unknown as NumT);

@@ -2,6 +2,7 @@ import type { Node } from '../ir/types.js';
 import { activationOps } from './activation.js';
 import { binaryOps } from './binary.js';
 import { controlOps } from './control.js';
+import { detectionOps } from './detection.js';
 import { convOps } from './conv.js';
 import { indexOps } from './index-ops.js';
 import { lossOps } from './loss.js';
@@ -16,6 +17,7 @@ import { rnnOps } from './rnn.js';
 import { sequenceOps } from './sequence.js';
 import { shapeOps } from './shape.js';
 import { signalOps } from './signal.js';
+import { textOps } from './text.js';
 import { trainingOps } from './training.js';
 import type { OpDef, OpFamily } from './types.js';
 import { unaryOps } from './unary.js';
@@ -26,7 +28,7 @@ export const MAX_OPSET = 22;
 const FAMILIES: readonly [string, OpFamily][] = [
   ['', unaryOps], ['', binaryOps], ['', activationOps], ['', reduceOps], ['', shapeOps], ['', indexOps],
   ['', matmulOps], ['', convOps], ['', poolOps], ['', normOps], ['', rnnOps], ['', controlOps], ['', sequenceOps],
-  ['', resizeOps], ['', randomOps], ['', lossOps], ['', quantOps], ['', signalOps],
+  ['', resizeOps], ['', randomOps], ['', lossOps], ['', quantOps], ['', signalOps], ['', detectionOps], ['', textOps],
   ['ai.onnx.preview.training', trainingOps],
 ];
 

@@ -2,7 +2,7 @@ import { TensorData } from '../../tensor/data.js';
 import { isFloatDType } from '../../tensor/dtype.js';
 import { BurnError } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
-import type { AnyTensor, OpContext, OpFamily } from './types.js';
+import type { AnyTensor, FloatT, OpContext, OpFamily } from './types.js';
 import { asB, asF, asI, asN, axisOf, castTo, i64Tensor, tensorAt } from './util.js';
 
 const OP = 'onnx';
@@ -18,21 +18,25 @@ interface ResizeMode {
   antialias: boolean;
 }
 
-/** Source coordinate of output index `o` along an axis of `n` inputs resized to `m` with scale `s`. */
+/**
+ * Source coordinate of output index `o` along an axis of `n` inputs resized with scale `s`
+ * (`m` outputs). As in ONNX, the transforms use the unrounded resized length `n · s`.
+ */
 function sourceCoord(o: number, n: number, m: number, s: number, coord: string, roi: [number, number] | undefined): number {
+  const len = n * s;
   switch (coord) {
     case 'half_pixel': return (o + 0.5) / s - 0.5;
     case 'half_pixel_symmetric': {
-      const adjustment = m / (n * s);
+      const adjustment = m / len;
       const offset = (n / 2) * (1 - adjustment);
       return offset + (o + 0.5) / s - 0.5;
     }
-    case 'pytorch_half_pixel': return m > 1 ? (o + 0.5) / s - 0.5 : 0;
-    case 'align_corners': return m === 1 ? 0 : (o * (n - 1)) / (m - 1);
+    case 'pytorch_half_pixel': return len > 1 ? (o + 0.5) / s - 0.5 : 0;
+    case 'align_corners': return len === 1 ? 0 : (o * (n - 1)) / (len - 1);
     case 'asymmetric': return o / s;
     case 'tf_crop_and_resize': {
       const [a, b] = roi ?? [0, 1];
-      return m > 1 ? a * (n - 1) + (o * (b - a) * (n - 1)) / (m - 1) : 0.5 * (a + b) * (n - 1);
+      return len > 1 ? a * (n - 1) + (o * (b - a) * (n - 1)) / (len - 1) : 0.5 * (a + b) * (n - 1);
     }
     default: throw new BurnError(OP, `Resize coordinate_transformation_mode '${coord}' is not supported`);
   }
@@ -197,8 +201,78 @@ function resize(ctx: OpContext, x: AnyTensor): AnyTensor {
   return y;
 }
 
-/** Resize (every mode, coordinate transform, cubic option, antialias, aspect policy) and the legacy Upsample. */
+/** Reflects a tap coordinate into [lo, hi] (PyTorch's reflect_coordinates, in pixel units). */
+function reflect(t: FloatT, lo: number, hi: number): FloatT {
+  if (hi <= lo) return t.mul(0).add(Math.max(lo, 0));
+  const span = hi - lo;
+  const d = t.sub(lo).abs();
+  const flips = d.div(span).floor();
+  const extra = d.sub(flips.mul(span));
+  const even = flips.remainder(2).equal(0);
+  return extra.add(lo).maskWhere(even.boolNot(), extra.neg().add(hi));
+}
+
+/**
+ * Bicubic grid sampling (A = -0.75, as PyTorch and ONNX) over the 4×4 taps around each sample
+ * point, gathered from the flattened input; taps outside read 0 (zeros), the edge (border) or the
+ * mirrored pixel (reflection).
+ */
+function bicubicGridSample(x: FloatT, grid: FloatT, padding: string, alignCorners: boolean): FloatT {
+  const [n, c, h, w] = x.dims() as [number, number, number, number];
+  const [, ho, wo] = grid.dims() as [number, number, number, number];
+  const gx = grid.sliceDim(3, [0, 1]).reshape([n, 1, ho * wo]);
+  const gy = grid.sliceDim(3, [1, 2]).reshape([n, 1, ho * wo]);
+  const unnorm = (g: FloatT, size: number) => (alignCorners ? g.add(1).mul((size - 1) / 2) : g.add(1).mul(size).sub(1).div(2));
+  const ix = unnorm(gx, w);
+  const iy = unnorm(gy, h);
+  const x0 = ix.floor();
+  const y0 = iy.floor();
+  const tx = ix.sub(x0);
+  const ty = iy.sub(y0);
+  const A = -0.75;
+  const near = (t: FloatT) => t.mul(A + 2).sub(A + 3).mul(t).mul(t).add(1);
+  const far = (t: FloatT) => t.mul(A).sub(5 * A).mul(t).add(8 * A).mul(t).sub(4 * A);
+  const wx = [far(tx.add(1)), near(tx), near(tx.neg().add(1)), far(tx.neg().add(2))];
+  const wy = [far(ty.add(1)), near(ty), near(ty.neg().add(1)), far(ty.neg().add(2))];
+  const flat = x.reshape([n, c, h * w]);
+  let out: FloatT | undefined;
+  const fix = (t: FloatT, size: number): [FloatT, FloatT | undefined] => {
+    if (padding === 'border') return [t.clamp(0, size - 1), undefined];
+    if (padding === 'reflection') {
+      const r = alignCorners ? reflect(t, 0, size - 1) : reflect(t.add(0.5), 0, size).sub(0.5);
+      return [r.clamp(0, size - 1).round(), undefined];
+    }
+    return [t.clamp(0, size - 1), t.greaterEqual(0).boolAnd(t.lowerEqual(size - 1)) as unknown as FloatT];
+  };
+  for (let i = 0; i < 4; i++) {
+    const [yy, yOk] = fix(y0.add(i - 1), h);
+    for (let j = 0; j < 4; j++) {
+      const [xx, xOk] = fix(x0.add(j - 1), w);
+      const idx = yy.mul(w).add(xx).int('i64');
+      const vals = flat.gather(2, idx.expand([n, c, ho * wo]) as typeof idx);
+      let weight = wy[i]!.mul(wx[j]!);
+      if (yOk && xOk) weight = weight.maskFill((yOk as unknown as Tensor<number, 'bool'>).boolAnd(xOk as unknown as Tensor<number, 'bool'>).boolNot(), 0);
+      const term = vals.mul(weight);
+      out = out ? out.add(term) : term;
+    }
+  }
+  return out!.reshape([n, c, ho, wo]);
+}
+
+function gridSample(ctx: OpContext, x: AnyTensor, grid: AnyTensor): AnyTensor {
+  const raw = ctx.attrs.string('mode', ctx.opset >= 20 ? 'linear' : 'bilinear');
+  const mode = raw === 'linear' || raw === 'bilinear' ? 'bilinear' : raw === 'cubic' || raw === 'bicubic' ? 'bicubic' : 'nearest';
+  const paddingMode = ctx.attrs.string('padding_mode', 'zeros');
+  if (paddingMode !== 'zeros' && paddingMode !== 'border' && paddingMode !== 'reflection') throw new BurnError(OP, `node '${ctx.node.name}' (GridSample) has padding_mode '${paddingMode}'; expected zeros, border or reflection`);
+  if (x.rank() !== 4) throw new BurnError(OP, `node '${ctx.node.name}' (GridSample) got an input of rank ${x.rank()}; only 2-d sampling ([N, C, H, W]) is supported`);
+  const alignCorners = ctx.attrs.int('align_corners', 0) === 1;
+  if (mode === 'bicubic') return bicubicGridSample(asF(x), asF(grid), paddingMode, alignCorners) as AnyTensor;
+  return asF(x).gridSample2d(asF(grid) as Tensor<4>, { mode, paddingMode, alignCorners: ctx.attrs.int('align_corners', 0) === 1 }) as AnyTensor;
+}
+
+/** Resize (every mode, coordinate transform, cubic option, antialias, aspect policy), the legacy Upsample, and GridSample. */
 export const resizeOps: OpFamily = {
   Resize: { run: (ctx, inputs) => [resize(ctx, tensorAt(ctx, inputs, 0))], hostInputs: [1, 2, 3] },
   Upsample: { run: (ctx, inputs) => [resize(ctx, tensorAt(ctx, inputs, 0))], hostInputs: [1] },
+  GridSample: { run: (ctx, inputs) => [gridSample(ctx, tensorAt(ctx, inputs, 0), tensorAt(ctx, inputs, 1))] },
 };

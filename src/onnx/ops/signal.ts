@@ -72,7 +72,30 @@ function stft(ctx: OpContext, signal: FloatT, win: AnyTensor | undefined): Float
   return dft(framed, 2, frameLength, false, bins);
 }
 
-/** Signal processing: DFT, STFT and the Hann, Hamming and Blackman windows. */
+/** The triangular mel filter bank of ONNX's MelWeightMatrix: `[dft_length / 2 + 1, num_mel_bins]`. */
+function melWeights(ctx: OpContext): AnyTensor {
+  const [bins, dftLength, rate] = [ctx.ints(0)![0]!, ctx.ints(1)![0]!, ctx.ints(2)![0]!];
+  const [lower, upper] = [ctx.floats(3)![0]!, ctx.floats(4)![0]!];
+  const spectrum = Math.floor(dftLength / 2) + 1;
+  const toMel = (hz: number) => 2595 * Math.log10(1 + hz / 700);
+  const lowMel = toMel(lower);
+  const step = (toMel(upper) - lowMel) / (bins + 2);
+  const points = Array.from({ length: bins + 2 }, (_, i) => {
+    const hz = 700 * (10 ** ((i * step + lowMel) / 2595) - 1);
+    return Math.trunc(Math.floor(((dftLength + 1) * hz) / rate));
+  });
+  const out = new Float64Array(spectrum * bins);
+  for (let i = 0; i < bins; i++) {
+    const [lo, center, hi] = [points[i]!, points[i + 1]!, points[i + 2]!];
+    if (center === lo) out[center * bins + i] = 1;
+    else for (let j = lo; j <= center; j++) out[j * bins + i] = (j - lo) / (center - lo);
+    if (hi > center) for (let j = center; j < hi; j++) out[j * bins + i] = (hi - j) / (hi - center);
+  }
+  const dtype = (elemTypeOfCode(ctx.attrs.int('output_datatype', 1)) ?? 'f32') as DType;
+  return fromHost(new TensorData(out, [spectrum, bins], 'f64').convert(dtype), ctx.device);
+}
+
+/** Signal processing: DFT, STFT, the Hann, Hamming and Blackman windows, and MelWeightMatrix. */
 export const signalOps: OpFamily = {
   DFT: {
     run: (ctx, inputs) => {
@@ -91,6 +114,7 @@ export const signalOps: OpFamily = {
     run: (ctx, inputs) => [stft(ctx, asF(tensorAt(ctx, inputs, 0)), optTensorAt(ctx, inputs, 2)) as AnyTensor],
     hostInputs: [1, 3],
   },
+  MelWeightMatrix: { run: (ctx) => [melWeights(ctx)], hostInputs: [0, 1, 2, 3, 4] },
   HannWindow: { run: (ctx) => [window(ctx, (n, N) => Math.sin((Math.PI * n) / N) ** 2)], hostInputs: [0] },
   HammingWindow: { run: (ctx) => [window(ctx, (n, N) => 25 / 46 - (21 / 46) * Math.cos((2 * Math.PI * n) / N))], hostInputs: [0] },
   BlackmanWindow: { run: (ctx) => [window(ctx, (n, N) => 0.42 - 0.5 * Math.cos((2 * Math.PI * n) / N) + 0.08 * Math.cos((4 * Math.PI * n) / N))], hostInputs: [0] },
