@@ -1,5 +1,5 @@
 import { decode, encode } from '@msgpack/msgpack';
-import { Gunzip, gunzipSync, gzipSync } from 'fflate';
+import { Gunzip, gzipSync } from 'fflate';
 import { DEFAULT_LOAD_LIMITS } from './limits.js';
 import { fromNamedRecord, burnMetadata, toNamedRecord } from './named.js';
 import { applyPrecision, FullPrecisionSettings, HalfPrecisionSettings, Recorder, type PrecisionSettings, type TensorRecord } from './recorder.js';
@@ -8,30 +8,39 @@ import { BURN_TS_VERSION } from './version.js';
 /** The largest ratio deflate reaches (about 1032:1): a gzip trailer declaring more is lying. */
 const MAX_DEFLATE_RATIO = 1032;
 
+/** Node's zlib (native, checks the CRC and size trailer, stops at `maxOutputLength`), reached without a static import so browsers need no shim. */
+const nodeZlib = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule?.('node:zlib') as
+  | { gunzipSync?: (data: Uint8Array, options: { maxOutputLength: number }) => Uint8Array }
+  | undefined;
+
 /**
- * Decompresses gzip, naming the source when the data is not gzip or is truncated, and stopping
- * once the output passes `maxBytes` (`LoadLimits.maxDecompressedBytes`): in one pass into a
- * buffer of the trailer's size when that size is plausible and within the limit, else streaming
- * (the input pushed in slices, the output checked after each), so a bomb allocates at most about
- * `maxBytes`.
+ * Decompresses gzip, naming the source when the data is not gzip or is corrupt, and stopping
+ * once the output passes `maxBytes` (`LoadLimits.maxDecompressedBytes`), so a decompression bomb
+ * allocates at most about `maxBytes` and decodes no further: through Node's zlib where there is
+ * one, else by streaming with fflate (the input pushed in slices, the output checked after each).
  */
 export function gunzip(bytes: Uint8Array, source: string, fail: (m: string) => never, maxBytes: number = DEFAULT_LOAD_LIMITS.maxDecompressedBytes): Uint8Array {
   if (bytes.length < 18 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) fail(`not gzip data: the first bytes are ${[...bytes.subarray(0, 2)].map((b) => b.toString(16).padStart(2, '0')).join(' ') || '(none)'}, expected 1f 8b`);
   const n = bytes.length;
-  const declared = (bytes[n - 4]! | (bytes[n - 3]! << 8) | (bytes[n - 2]! << 16) | (bytes[n - 1]! << 24)) >>> 0;
-  if (declared > 0 && declared <= maxBytes && declared <= n * MAX_DEFLATE_RATIO) {
-    // Fast path, one pass: into a buffer of the declared size plus one byte, which fflate never
-    // grows (its writes past the end are dropped), so a trailer that understates the size shows
-    // as an output of declared + 1 bytes and the bounded streaming path below takes over.
-    let whole: Uint8Array | undefined;
+  const overLimit = (): never =>
+    fail(`the ${n}-byte gzip data decompresses past the maxDecompressedBytes limit of ${maxBytes} bytes (a decompression bomb?); expected at most ${maxBytes} bytes: raise the limit with withLimits({ maxDecompressedBytes }) to read it`);
+  if (nodeZlib?.gunzipSync !== undefined) {
     try {
-      whole = gunzipSync(bytes, { out: new Uint8Array(declared + 1) });
-    } catch {
-      // Corrupt data: the streaming path reports it.
+      const out = nodeZlib.gunzipSync(bytes, { maxOutputLength: maxBytes });
+      return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return overLimit();
+      return fail(`corrupt or truncated gzip data (${n} bytes): ${(e as Error).message}`);
     }
-    if (whole !== undefined && whole.length === declared) return whole;
   }
-  // Streaming: the output buffer starts at a plausible size and grows up to the limit.
+  return gunzipStreaming(bytes, fail, maxBytes, overLimit);
+}
+
+/** @internal {@link gunzip} without Node's zlib (browsers): fflate, streaming, stopped past `maxBytes` by `overLimit`. */
+export function gunzipStreaming(bytes: Uint8Array, fail: (m: string) => never, maxBytes: number, overLimit: () => never): Uint8Array {
+  const n = bytes.length;
+  // The trailer's size (mod 2^32) sizes the output when plausible; the buffer grows otherwise.
+  const declared = (bytes[n - 4]! | (bytes[n - 3]! << 8) | (bytes[n - 2]! << 16) | (bytes[n - 1]! << 24)) >>> 0;
   let out = new Uint8Array(Math.max(1024, Math.min(declared, maxBytes, n * MAX_DEFLATE_RATIO)));
   let filled = 0;
   let over = false;
@@ -53,9 +62,7 @@ export function gunzip(bytes: Uint8Array, source: string, fail: (m: string) => n
     const SLICE = 64 << 10;
     for (let i = 0; i < n; i += SLICE) stream.push(bytes.subarray(i, i + SLICE), i + SLICE >= n);
   } catch (e) {
-    if (over) {
-      return fail(`the ${n}-byte gzip data decompresses past the maxDecompressedBytes limit of ${maxBytes} bytes (a decompression bomb?); expected at most ${maxBytes} bytes: raise the limit with withLimits({ maxDecompressedBytes }) to read it`);
-    }
+    if (over) return overLimit();
     return fail(`corrupt or truncated gzip data (${n} bytes): ${(e as Error).message}`);
   }
   return out.subarray(0, filled);

@@ -5,13 +5,14 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { gzipSync } from 'fflate';
+import { gunzipSync, gzipSync } from 'fflate';
 import { BurnError, Device } from '../../src/index.js';
 import {
   BinGzFileRecorder, BurnpackBytesRecorder, NamedMpkBytesRecorder, NamedMpkGzFileRecorder, PrettyJsonFileRecorder, readBurnpack,
   type Recorder,
 } from '../../src/record/index.js';
 import { DEFAULT_LOAD_LIMITS } from '../../src/record/limits.js';
+import { gunzipStreaming } from '../../src/record/mpk.js';
 import { bytesSource } from '../../src/record/source.js';
 import { BurnpackStore } from '../../src/store/index.js';
 import { Small, tempDir } from '../store/helpers.js';
@@ -51,20 +52,31 @@ describe('gzip records: decompression is capped by maxDecompressedBytes', () => 
     }
   });
 
-  it('a trailer that lies about the size neither over-allocates nor breaks a valid file', () => {
+  it('a trailer that lies about the size is corrupt (Node) or decoded in full (browser path), never truncated; bombs stop on both paths', () => {
     const r = new NamedMpkGzFileRecorder();
     const model = new Small(device);
     const good = r.toBytes({ tensors: new Map([['w', { data: model.linear.weight.val().toDataSync() }]]) });
     const expected = Array.from(model.linear.weight.val().toDataSync().toArray());
+    const plain = gunzipSync(good);
+    const fail = (m: string): never => {
+      throw new BurnError('test', m);
+    };
+    const over = (): never => fail('over the limit');
     for (const declared of [0xffffffff, 10, 0]) {
       const lying = good.slice();
       new DataView(lying.buffer).setUint32(lying.length - 4, declared, true);
-      assert.deepEqual(Array.from(r.fromBytes(lying, 'lying.mpk.gz').tensors.get('w')!.data.toArray()), expected, `trailer size ${declared}`);
+      // Node's zlib checks the trailer (corrupt: a BurnError naming the file); the browser path decodes the data in full, never truncated.
+      assert.throws(() => r.fromBytes(lying, 'lying.mpk.gz'), (e: Error) => e instanceof BurnError && /lying\.mpk\.gz: corrupt or truncated gzip data/.test(e.message));
+      assert.deepEqual(Array.from(gunzipStreaming(lying, fail, 1 << 20, over)), Array.from(plain), `trailer size ${declared}`);
     }
-    // A bomb whose trailer understates its size is still stopped at the limit.
+    assert.deepEqual(Array.from(r.fromBytes(good, 'good.mpk.gz').tensors.get('w')!.data.toArray()), expected);
+    // A bomb whose trailer understates its size is still stopped at the limit, on both paths.
     const small = bomb.slice();
     new DataView(small.buffer).setUint32(small.length - 4, 1000, true);
     refused(() => r.withLimits({ maxDecompressedBytes: 16 << 20 }).fromBytes(small, 'small.gz'), /small\.gz: .*maxDecompressedBytes limit of 16777216 bytes/);
+    assert.throws(() => gunzipStreaming(small, fail, 16 << 20, over), /over the limit/);
+    assert.throws(() => gunzipStreaming(bomb, fail, 16 << 20, over), /over the limit/);
+    assert.equal(gunzipStreaming(bomb, fail, 64 << 20, over).length, 64 << 20);
   });
 
   it('limits must be positive integers', () => {
