@@ -28,6 +28,8 @@ for (const entry of conformanceDevices()) {
         [[[1.25, -1], [1.25, 1]], [[0.25, -1], [0.25, 1]], [[-0.75, -1], [-0.75, 1]]],
       ], relAbs(0, 1e-6));
       await assertApproxEq(grid.affineGrid2d(Tensor.fromFloats([[[2, 0, 0.5], [0, 3, 0]]], d), [1, 1, 1, 1]), [[[[0.5, 0]]]], EXACT);
+      // One transform for a batch of 2 (Burn broadcasts it).
+      await assertApproxEq(grid.affineGrid2d(Tensor.fromFloats([[[2, 0, 0], [0, 2, 0]]], d), [2, 1, 1, 2]), [[[[-2, 0], [2, 0]]], [[[-2, 0], [2, 0]]]], EXACT);
     });
 
     it('test_meshgrid: dense and sparse, matrix and cartesian indexing', async () => {
@@ -74,10 +76,13 @@ describe('grid gradients and errors', () => {
   plainIt('affineGrid2d: finite differences with respect to the transform', async () => {
     const err = await gradCheck(Device.cpu({ engine: 'js' }).autodiff(), [{ shape: [2, 2, 3] }], (t) => grid.affineGrid2d(t as Tensor<3, Float>, [2, 1, 3, 4]));
     assert.ok(err < 1e-9, `max relative error ${err}`);
+    const shared = await gradCheck(Device.cpu({ engine: 'js' }).autodiff(), [{ shape: [1, 2, 3] }], (t) => grid.affineGrid2d(t as Tensor<3, Float>, [3, 1, 2, 2]));
+    assert.ok(shared < 1e-9, `broadcast transform: max relative error ${shared}`);
   });
   plainIt('errors name the operation, the values and what was expected', () => {
     const d = Device.cpu();
     throwsBurn(() => grid.affineGrid2d(Tensor.zeros([2, 2, 3], d), [1, 1, 2, 2]), 'affineGrid2d', 'transform of shape [2, 2, 3] for dims [1, 1, 2, 2]', 'expected [1, 2, 3]');
+    throwsBurn(() => grid.affineGrid2d(Tensor.zeros([2, 2, 3], d), [3, 1, 2, 2]), 'affineGrid2d', 'expected [3, 2, 3] (or [1, 2, 3]');
     throwsBurn(() => grid.affineGrid2d(Tensor.zeros([1, 3, 3], d), [1, 1, 2, 2]), 'affineGrid2d', 'expected [1, 2, 3]');
     throwsBurn(() => grid.affineGrid2d(Tensor.zeros([1, 2, 3], d), [1, 1, -2, 2] as never), 'affineGrid2d', 'dims [1, 1, -2, 2]');
     throwsBurn(() => grid.affineGrid2d(Tensor.zeros([1, 2, 3], d), [1, 1, 1e5, 1e5]), 'affineGrid2d', 'output shape [1, 100000, 100000, 2]');
