@@ -159,7 +159,7 @@ describe('remote errors', () => {
     const t = Tensor.ones([3], remote());
     t.dispose();
     t.dispose();
-    assert.throws(() => t.add(1), isBurn(/used after dispose\(\)/, 'remote'));
+    assert.throws(() => t.add(1), isBurn(/used after dispose\(\)/)); // the tensor API may name its op (`add`)
   });
 
   it('startServer checks its port and options, and reports a port in use', async () => {
@@ -462,8 +462,7 @@ describe('remote close and reconnect', () => {
     assert.equal(server.stats().connections, 0);
     const gone = /the connection to ws:\/\/127\.0\.0\.1:\d+ closed \(code 1001: server closing\); the tensors on remote\(ws:.*\) are gone/;
     await assert.rejects(t.toData(), isBurn(gone, 'remote'));
-    const later = t.add(1); // ops stay synchronous; their reads reject
-    await assert.rejects(later.toData(), isBurn(gone, 'remote'));
+    assert.throws(() => t.add(1), isBurn(gone)); // later ops throw (the tensor API may name its op, `add`)
     await assert.rejects(d.sync(), isBurn(gone, 'remote'));
     // A device for a closed connection is replaced by a new one, here against a new server.
     const again = await extraServer();

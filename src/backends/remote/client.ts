@@ -23,6 +23,12 @@ export type { WebSocketConstructor, WebSocketLike } from './connection.js';
 export interface RemoteOptions {
   /** The WebSocket implementation (default: the `ws` package in Node, the global `WebSocket` elsewhere). */
   readonly WebSocket?: WebSocketConstructor;
+  /**
+   * The server's shared secret (`startServer`'s `token`), presented at the handshake as a
+   * WebSocket subprotocol (a request header, never part of the URL). Over `ws://` it travels in
+   * clear: use `wss://` off one machine.
+   */
+  readonly token?: string;
 }
 
 type T = RemoteTensor;
@@ -45,10 +51,11 @@ export class RemoteBackend extends BaseBackend<RemoteTensor> {
     super();
     if (!/^wss?:\/\/./.test(url)) throw new BurnError('Device.remote', `url '${url}'; expected ws://host:port or wss://host:port`);
     this.name = `remote(${url})`;
-    this.connection = new Connection(url, options.WebSocket);
+    if (options.token !== undefined && (typeof options.token !== 'string' || options.token === '')) throw new BurnError('Device.remote', `token ${options.token === '' ? "''" : typeof options.token}; expected a non-empty string`);
+    this.connection = new Connection(url, options.WebSocket, options.token);
   }
 
-  /** True once the connection is closed (by either side): reads reject, ops are no longer sent. */
+  /** True once the connection is closed (by either side): pending and later reads reject, later ops throw. */
   get closed(): boolean {
     return this.connection.closed;
   }

@@ -1,9 +1,12 @@
 import type { TensorPrimitive } from '../../backend/backend.js';
 import { NO_SCAN, type Releasable } from '../../backend/memory.js';
 import { TensorData } from '../../tensor/data.js';
-import { assertDType, type DType } from '../../tensor/dtype.js';
+import { dtypeSize, type DType } from '../../tensor/dtype.js';
 import { BurnError, fmt } from '../../tensor/errors.js';
-import { arrayHeader, checkMessage, concatParts, encodeMessage, messageDecoder, partsWithPayload, type Command } from './protocol.js';
+import { numel, sameShape } from '../../tensor/shape.js';
+import {
+  arrayHeader, checkMessage, concatParts, encodeMessage, messageDecoder, partsWithPayload, SUBPROTOCOL, tokenSubprotocol, type Command,
+} from './protocol.js';
 
 /** The part of the WebSocket API the client uses (the browser's `WebSocket` and the `ws` package both have it). */
 export interface WebSocketLike {
@@ -16,14 +19,14 @@ export interface WebSocketLike {
   onerror: ((event: unknown) => void) | null;
 }
 
-/** A WebSocket implementation: `new (url) => socket`. */
-export type WebSocketConstructor = new (url: string) => WebSocketLike;
+/** A WebSocket implementation: `new (url, protocols) => socket` (protocols are offered only with a token). */
+export type WebSocketConstructor = new (url: string, protocols?: string[]) => WebSocketLike;
 
 /** The `ws` package's client, as far as it is used here. */
 interface NodeWebSocket extends WebSocketLike {
   on(event: 'upgrade', listener: (response: { readonly socket: { ref(): void; unref(): void } }) => void): void;
 }
-type NodeWebSocketConstructor = new (url: string, options: { perMessageDeflate: boolean; maxPayload: number; generateMask(mask: Uint8Array): void }) => NodeWebSocket;
+type NodeWebSocketConstructor = new (url: string, protocols: string[], options: { perMessageDeflate: boolean; maxPayload: number; generateMask(mask: Uint8Array): void }) => NodeWebSocket;
 
 /**
  * A tensor on a remote server: its shape and dtype (known on the client, so ops stay
@@ -43,6 +46,8 @@ export class RemoteTensor implements TensorPrimitive, Releasable {
 }
 
 interface Pending {
+  /** What was asked: the reply must be of its kind. */
+  readonly kind: 'read' | 'sync';
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
   /** Keeps the tensor being read alive until the reply. */
@@ -76,6 +81,11 @@ const MAX_FAILURES = 256;
  * requests, keeps the failures the server reported until a read or sync surfaces them, and batches
  * the `drop`s of released tensors. In Node the socket keeps the process alive only while a reply
  * is awaited.
+ *
+ * The server is not trusted to be right: a reply must be the kind asked for, and a read's data
+ * must have the dtype, shape and byte length of the tensor read, or that request rejects with a
+ * BurnError. When the connection closes or fails, every pending request rejects with a BurnError
+ * naming the URL and the reason, and later ops throw it.
  */
 export class Connection {
   /** @internal Memory scopes do not search the connection for handles. */
@@ -100,9 +110,11 @@ export class Connection {
     this.drop(id);
   });
 
-  constructor(readonly url: string, WebSocketImpl?: WebSocketConstructor) {
+  /** `token` is presented to the server at the handshake (see `ServerOptions.token`). */
+  constructor(readonly url: string, WebSocketImpl?: WebSocketConstructor, token?: string) {
     try {
-      this.socket = openSocket(url, WebSocketImpl, (s) => {
+      const protocols = token === undefined ? [] : [SUBPROTOCOL, tokenSubprotocol(token)];
+      this.socket = openSocket(url, protocols, WebSocketImpl, (s) => {
         this.nodeSocket = s;
         this.updateRef();
       });
@@ -127,7 +139,7 @@ export class Connection {
     };
   }
 
-  /** True once the connection is closed: every read rejects and ops are not sent. */
+  /** True once the connection is closed: every read rejects and ops throw. */
   get closed(): boolean {
     return this.state === 'closed';
   }
@@ -141,6 +153,7 @@ export class Connection {
 
   /** A new tensor handle of `shape` and `dtype` (its command is queued by the caller). */
   tensor(shape: readonly number[], dtype: DType): RemoteTensor {
+    if (this.state === 'closed') throw this.closeError!;
     const t = new RemoteTensor(this, this.nextId++, shape, dtype);
     this.live++;
     this.registry.register(t, t.id, t);
@@ -177,10 +190,10 @@ export class Connection {
    * caller's bytes are copied once, before this returns); before that it is queued with a copy.
    */
   send(command: Command, payload?: Uint8Array): number {
+    if (this.state === 'closed') throw this.closeError!;
     // Released handles are dropped before the next command, so a server at its handle limit sees them freed.
     if (this.drops.length > 0) this.flushDrops();
     const seq = this.seq++;
-    if (this.state === 'closed') return seq;
     if (payload && this.state === 'open') {
       this.flush();
       this.transmit(concatParts([arrayHeader(1), ...partsWithPayload(command, payload)]));
@@ -201,19 +214,20 @@ export class Connection {
 
   /** Reads `t` back. */
   read(t: RemoteTensor): Promise<TensorData> {
-    return this.request(['read', this.id(t)], t) as Promise<TensorData>;
+    if (this.state === 'closed') return Promise.reject(this.closeError!);
+    return this.request('read', ['read', this.id(t)], t) as Promise<TensorData>;
   }
 
   /** Resolves once the server has finished every command sent before; rejects with the first unreported failure. */
   async sync(): Promise<void> {
-    await this.request(['sync'], undefined);
+    await this.request('sync', ['sync'], undefined);
   }
 
-  private request(command: Command, keep: RemoteTensor | undefined): Promise<unknown> {
+  private request(kind: Pending['kind'], command: Command, keep: RemoteTensor | undefined): Promise<unknown> {
     if (this.state === 'closed') return Promise.reject(this.closeError!);
     const seq = this.send(command);
     return new Promise((resolve, reject) => {
-      this.pending.set(seq, { resolve, reject, keep });
+      this.pending.set(seq, { kind, resolve, reject, keep });
       this.updateRef();
     });
   }
@@ -280,17 +294,17 @@ export class Connection {
         if (this.failures.length < MAX_FAILURES) this.failures.push({ seq: Number(a), error: this.remoteError(b, c) });
         return;
       case 'data':
-        this.settle(Number(a), () => TensorData.fromBytes(e as Uint8Array, c as number[], assertDType(b, 'remote')));
+        this.settle(Number(a), 'data', (p) => this.data(p, b, c, e));
         return;
       case 'synced':
-        this.settle(Number(a), () => undefined);
+        this.settle(Number(a), 'synced', () => undefined);
         return;
       case 'error': {
         // A poisoned read names its failure (`b`); any other error yields to an earlier unreported failure.
         const known = this.failures.findIndex((f) => f.seq === b);
         if (known >= 0) this.failures.splice(known, 1);
         else if (this.failures.some((f) => f.seq < Number(a))) {
-          this.settle(Number(a), () => undefined);
+          this.settle(Number(a), 'error', () => undefined);
           return;
         }
         this.take(Number(a))?.reject(this.remoteError(c, d));
@@ -300,6 +314,20 @@ export class Connection {
         this.fatal = `the server ended the connection: ${String(a)}`;
         return;
     }
+  }
+
+  /** A read's data, checked against the tensor read (the server is not trusted to be right). */
+  private data(p: Pending, dtype: unknown, shape: unknown, bytes: unknown): TensorData {
+    const t = p.keep!;
+    const what = `the server answered the read of a ${fmt(t.shape)} ${t.dtype} tensor`;
+    const expected = numel(t.shape) * dtypeSize(t.dtype);
+    if (dtype !== t.dtype || !Array.isArray(shape) || !sameShape(shape as number[], t.shape)) {
+      const got = `${typeof dtype === 'string' ? dtype.slice(0, 20) : describe(dtype)} data of shape ${Array.isArray(shape) && shape.length <= 64 && shape.every((x) => typeof x === 'number') ? fmt(shape as number[]) : describe(shape)}`;
+      throw new BurnError('remote', `${what} with ${got}; expected ${t.dtype} ${fmt(t.shape)} (on remote(${this.url}))`);
+    }
+    if (!(bytes instanceof Uint8Array)) throw new BurnError('remote', `${what} with ${describe(bytes)}; expected ${expected} bytes (on remote(${this.url}))`);
+    if (bytes.byteLength !== expected) throw new BurnError('remote', `${what} with ${bytes.byteLength} bytes; expected ${expected} (on remote(${this.url}))`);
+    return TensorData.fromBytes(bytes, t.shape, t.dtype);
   }
 
   /** A server-side error as a BurnError naming the op that failed. */
@@ -315,10 +343,19 @@ export class Connection {
     return p;
   }
 
-  /** Resolves request `seq`, unless a command before it failed unreported: then rejects with that failure. */
-  private settle(seq: number, value: () => unknown): void {
+  /**
+   * Resolves request `seq` with `value` (which may throw: the request rejects), unless a command
+   * before it failed unreported: then rejects with that failure. A reply of a kind the request
+   * cannot have rejects it.
+   */
+  private settle(seq: number, reply: 'data' | 'synced' | 'error', value: (p: Pending) => unknown): void {
     const p = this.take(seq);
     if (!p) return;
+    if ((reply === 'data' && p.kind !== 'read') || (reply === 'synced' && p.kind !== 'sync')) {
+      const asked = p.kind === 'read' ? `the read of a ${fmt(p.keep!.shape)} ${p.keep!.dtype} tensor` : 'a sync';
+      p.reject(new BurnError('remote', `the server answered ${asked} with '${reply}'; expected '${p.kind === 'read' ? 'data' : 'synced'}' (on remote(${this.url}))`));
+      return;
+    }
     const i = this.failures.findIndex((f) => f.seq < seq);
     if (i >= 0) {
       const [f] = this.failures.splice(i, 1);
@@ -326,7 +363,7 @@ export class Connection {
       return;
     }
     try {
-      p.resolve(value());
+      p.resolve(value(p));
     } catch (e) {
       p.reject(e);
     }
@@ -352,20 +389,32 @@ export class Connection {
   }
 }
 
-/** Opens a socket with `impl`, the `ws` package in Node, or the global `WebSocket` elsewhere. */
-function openSocket(url: string, impl: WebSocketConstructor | undefined, onNodeSocket: (s: { ref(): void; unref(): void }) => void): WebSocketLike {
-  if (impl) return new impl(url);
+/** A short description of a value from the server. */
+function describe(v: unknown): string {
+  if (v instanceof Uint8Array) return `<${v.byteLength} bytes>`;
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? String(v);
+  } catch {
+    s = String(v);
+  }
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/** Opens a socket with `impl`, the `ws` package in Node, or the global `WebSocket` elsewhere; `protocols` are offered when not empty. */
+function openSocket(url: string, protocols: string[], impl: WebSocketConstructor | undefined, onNodeSocket: (s: { ref(): void; unref(): void }) => void): WebSocketLike {
+  if (impl) return protocols.length > 0 ? new impl(url, protocols) : new impl(url);
   const Ws = nodeWebSocket();
   if (Ws) {
     // No masking key (all zeros): masking guards browsers' intermediaries, not a Node client, and
     // costs a copy of every frame.
-    const socket = new Ws(url, { perMessageDeflate: false, maxPayload: 0, generateMask: (mask) => mask.fill(0) });
+    const socket = new Ws(url, protocols, { perMessageDeflate: false, maxPayload: 0, generateMask: (mask) => mask.fill(0) });
     socket.on('upgrade', (response) => onNodeSocket(response.socket));
     return socket;
   }
   const Global = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
   if (!Global) throw new BurnError('Device.remote', 'no WebSocket implementation here (the `ws` package in Node, `WebSocket` in a browser); pass one as options.WebSocket');
-  return new Global(url);
+  return protocols.length > 0 ? new Global(url, protocols) : new Global(url);
 }
 
 /** The `ws` package's WebSocket when running in Node (loaded synchronously, only when asked for). */

@@ -55,7 +55,30 @@ export const DEFAULT_LIMITS = {
   maxElements: 2 ** 28,
   /** Most live handles of one connection. */
   maxHandles: 1 << 20,
+  /** Most bytes of the live tensors of one connection. */
+  maxLiveBytes: 2 ** 30,
+  /** Bytes of replies queued for one connection at which its commands wait. */
+  maxQueuedReplyBytes: 16 * 1024 * 1024,
+  /** Replies queued for one connection at which its commands wait. */
+  maxQueuedReplies: 1024,
 } as const;
+
+/** The WebSocket subprotocol of the remote backend: a server selects it when a client offers it. */
+export const SUBPROTOCOL = 'burn-ts';
+
+/**
+ * A client's token travels as a second offered subprotocol, this prefix and the token's UTF-8
+ * bytes in base64url (browsers' WebSocket cannot set an `Authorization` header; a subprotocol is
+ * a request header all the same, never part of the URL). The server never echoes it.
+ */
+export const TOKEN_SUBPROTOCOL_PREFIX = 'burn-ts.token.';
+
+/** `token` as a subprotocol value ({@link TOKEN_SUBPROTOCOL_PREFIX}). */
+export function tokenSubprotocol(token: string): string {
+  let binary = '';
+  for (const b of new TextEncoder().encode(token)) binary += String.fromCharCode(b);
+  return TOKEN_SUBPROTOCOL_PREFIX + btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
 
 /** Most dims of a tensor the server accepts. */
 export const MAX_RANK = 64;

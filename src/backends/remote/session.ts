@@ -9,16 +9,40 @@ import { assertDType, dtypeSize, type DType } from '../../tensor/dtype.js';
 import { BurnError, fmt } from '../../tensor/errors.js';
 import { numel, sameShape } from '../../tensor/shape.js';
 import {
-  checkMessage, CONTROL_COMMANDS, decodeSpecs, encodeAligned, encodeMessage, MAX_RANK, messageDecoder, OP_COMMANDS, type OpCommand,
+  checkMessage, CONTROL_COMMANDS, decodeSpecs, DEFAULT_LIMITS, encodeAligned, encodeMessage, MAX_RANK, messageDecoder, OP_COMMANDS, type OpCommand,
 } from './protocol.js';
 import * as rules from './rules.js';
 import type { Meta } from './rules.js';
 
-/** The limits a session enforces. */
+/** The limits a session enforces (`ServerOptions` documents each; the optional ones default to {@link DEFAULT_LIMITS}). */
 export interface SessionLimits {
   readonly maxMessageBytes: number;
   readonly maxElements: number;
   readonly maxHandles: number;
+  readonly maxLiveBytes?: number;
+  readonly maxQueuedReplyBytes?: number;
+  readonly maxQueuedReplies?: number;
+}
+
+/**
+ * Where a session's replies go. The session counts a reply as queued from the moment it is
+ * accepted (a read waiting for its data counts its tensor's bytes) until `written` is called, and
+ * runs no command while the queued replies reach its limits.
+ */
+export interface ReplyChannel {
+  /** Sends one encoded message; calls `written` once it has left the process (a client that does not read delays that). */
+  send(message: Uint8Array, written: () => void): void;
+  /** Told `true` when the session stops taking commands (its replies are backlogged), `false` when it takes them again. */
+  throttle?(paused: boolean): void;
+}
+
+/** The bytes accounted to one value on the server: its handles share them (`retain`, an op returning an input). */
+interface Held<P> {
+  readonly bytes: number;
+  /** Handles on the value. */
+  refs: number;
+  /** The backend's primitives of the value (a retained handle may have its own). */
+  readonly members: Set<P>;
 }
 
 /** A reply to the client. */
@@ -52,16 +76,39 @@ interface Plan<P> {
  * rules, handle ids, sizes against the limits). A command that fails poisons its outputs, and the
  * client is told (`fail`); anything computed from a poisoned handle is poisoned with the same
  * failure. Nothing a client sends can throw out of {@link receive} except a {@link ProtocolError}.
+ *
+ * What one client can make the server hold is bounded: the bytes of its live tensors by
+ * `maxLiveBytes` (checked before an op runs, so nothing over it is allocated), and its replies
+ * (queued in the process because the client reads slowly or not at all, or being prepared) by
+ * `maxQueuedReplyBytes` and `maxQueuedReplies`: at either limit the session runs no further
+ * command (they wait, in order, and the channel is told to stop reading the socket) until enough
+ * replies are written.
  */
 export class Session<P extends TensorPrimitive> {
   private readonly handles = new Map<number, Entry<P>>();
+  private readonly held = new Map<P, Held<P>>();
+  private live = 0;
+  private queued = { bytes: 0, replies: 0 };
+  /** Frames received and not yet run; `next` is the index of the next command of the first one. */
+  private readonly frames: unknown[][] = [];
+  private next = 0;
+  private pumping = false;
+  private paused = false;
   private seq = 0;
   private closed = false;
   private readonly decoder;
+  private readonly channel: ReplyChannel;
+  private readonly maxLiveBytes: number;
+  private readonly maxQueuedReplyBytes: number;
+  private readonly maxQueuedReplies: number;
 
-  /** `reply` sends an encoded message to the client. */
-  constructor(private readonly backend: Backend<P>, private readonly limits: SessionLimits, private readonly reply: (message: Uint8Array) => void) {
+  /** `channel` takes the encoded replies; a plain function counts each reply as written at once (no backpressure). */
+  constructor(private readonly backend: Backend<P>, private readonly limits: SessionLimits, channel: ReplyChannel | ((message: Uint8Array) => void)) {
     this.decoder = messageDecoder(limits.maxMessageBytes);
+    this.channel = typeof channel === 'function' ? { send: (m, written) => { channel(m); written(); } } : channel;
+    this.maxLiveBytes = limits.maxLiveBytes ?? DEFAULT_LIMITS.maxLiveBytes;
+    this.maxQueuedReplyBytes = limits.maxQueuedReplyBytes ?? DEFAULT_LIMITS.maxQueuedReplyBytes;
+    this.maxQueuedReplies = limits.maxQueuedReplies ?? DEFAULT_LIMITS.maxQueuedReplies;
   }
 
   /** Live handles (tensors and poisoned entries). */
@@ -69,7 +116,31 @@ export class Session<P extends TensorPrimitive> {
     return this.handles.size;
   }
 
-  /** Runs one frame; throws a {@link ProtocolError} when it is not an array of commands. */
+  /** Bytes of the live tensors (handles on one value count it once). */
+  get liveBytes(): number {
+    return this.live;
+  }
+
+  /** Bytes of the replies being prepared or not yet written. */
+  get queuedBytes(): number {
+    return this.queued.bytes;
+  }
+
+  /** Replies being prepared or not yet written. */
+  get queuedReplies(): number {
+    return this.queued.replies;
+  }
+
+  /** True while commands wait for the queued replies to be written. */
+  get throttled(): boolean {
+    return this.paused;
+  }
+
+  /**
+   * Takes one frame and runs its commands, in order after those still waiting (all of them,
+   * unless the replies are backlogged: then the rest run once they are written). Throws a
+   * {@link ProtocolError} when the frame is not an array of commands.
+   */
   receive(bytes: Uint8Array): void {
     if (this.closed) return;
     let frame: unknown;
@@ -80,21 +151,113 @@ export class Session<P extends TensorPrimitive> {
       throw new ProtocolError(`malformed frame: ${describeError(e)}`);
     }
     if (!Array.isArray(frame)) throw new ProtocolError('a frame must be an array of commands');
-    for (const command of frame) {
-      if (this.closed) return;
-      this.command(command);
+    if (frame.length > 0) this.frames.push(frame);
+    this.pump();
+  }
+
+  /** Frees every handle (the connection closed); waiting commands are dropped. */
+  close(): void {
+    this.closed = true;
+    this.frames.length = 0;
+    for (const entry of this.handles.values()) if (entry.tensor) this.free(entry.tensor);
+    this.handles.clear();
+    this.held.clear();
+    this.live = 0;
+    this.setPaused(false);
+  }
+
+  // --- flow control ---
+
+  /** Runs waiting commands until none is left or the replies are backlogged. */
+  private pump(): void {
+    if (this.pumping) return; // a reply written synchronously while a command runs: the loop below goes on
+    this.pumping = true;
+    try {
+      while (!this.closed && this.frames.length > 0) {
+        if (this.queued.bytes >= this.maxQueuedReplyBytes || this.queued.replies >= this.maxQueuedReplies) {
+          this.setPaused(true);
+          return;
+        }
+        const frame = this.frames[0]!;
+        const command = frame[this.next++];
+        if (this.next >= frame.length) {
+          this.frames.shift();
+          this.next = 0;
+        }
+        try {
+          this.command(command);
+        } catch (e) {
+          // Commands catch what a client can cause; this is a server bug, reported and survived.
+          this.send(['fail', this.seq - 1, 'remote', `internal error: ${describeError(e).slice(0, 2000)}`]);
+        }
+      }
+      this.setPaused(false);
+    } finally {
+      this.pumping = false;
     }
   }
 
-  /** Frees every handle (the connection closed). */
-  close(): void {
-    this.closed = true;
-    for (const entry of this.handles.values()) if (entry.tensor) this.free(entry.tensor);
-    this.handles.clear();
+  private setPaused(paused: boolean): void {
+    if (paused === this.paused) return;
+    this.paused = paused;
+    this.channel.throttle?.(paused);
+  }
+
+  /** Counts a reply as queued (`bytes`: what is known of its size now). */
+  private enqueue(bytes: number): void {
+    this.queued.bytes += bytes;
+    this.queued.replies++;
+  }
+
+  /** A queued reply is gone (written, or never sent). */
+  private dequeue(bytes: number): void {
+    this.queued.bytes -= bytes;
+    this.queued.replies--;
+    if (this.paused && !this.pumping) this.pump();
+  }
+
+  /** Sends a reply that {@link enqueue} counted with `reserved` bytes. */
+  private deliver(message: Uint8Array, reserved: number): void {
+    if (this.closed) {
+      this.dequeue(reserved);
+      return;
+    }
+    this.queued.bytes += message.byteLength - reserved;
+    let done = false;
+    this.channel.send(message, () => {
+      if (done) return;
+      done = true;
+      this.dequeue(message.byteLength);
+    });
   }
 
   private send(message: Reply): void {
-    if (!this.closed) this.reply(encodeMessage(message));
+    if (this.closed) return;
+    this.enqueue(0);
+    this.deliver(encodeMessage(message), 0);
+  }
+
+  // --- handles and their bytes ---
+
+  /** Binds handle `id` to `t`; `group` is the value `t` shares (a retained handle's source). */
+  private hold(id: number, t: P, group?: Held<P>): void {
+    let g = this.held.get(t) ?? group;
+    if (!g) {
+      g = { bytes: bytesOf(t), refs: 0, members: new Set() };
+      this.live += g.bytes;
+    }
+    g.refs++;
+    g.members.add(t);
+    this.held.set(t, g);
+    this.handles.set(id, { tensor: t });
+  }
+
+  /** The handle on `t` is gone. */
+  private unhold(t: P): void {
+    const g = this.held.get(t);
+    if (!g || --g.refs > 0) return;
+    this.live -= g.bytes;
+    for (const m of g.members) this.held.delete(m);
   }
 
   private free(t: P): void {
@@ -150,6 +313,10 @@ export class Session<P extends TensorPrimitive> {
         if (numel(m.shape) > this.limits.maxElements) throw new BurnError(name, `output of shape ${fmt(m.shape)} has more than ${this.limits.maxElements} elements (the server's maxElements)`);
       }
       if (this.handles.size + outs.length > this.limits.maxHandles) throw new BurnError(name, `more than ${this.limits.maxHandles} live handles (the server's maxHandles); free tensors first`);
+      const need = plan.metas.reduce((n, m) => n + bytesOf(m), 0);
+      if (this.live + need > this.maxLiveBytes) {
+        throw new BurnError(name, `needs ${need} bytes for its output ${plan.metas.map((m) => `${fmt(m.shape)} ${m.dtype}`).join(' and ')}; this connection holds ${this.live} bytes of live tensors and its budget is ${this.maxLiveBytes} bytes (startServer's maxLiveBytes option raises it; free tensors first)`);
+      }
       const results = plan.run();
       const bad = results.findIndex((t, i) => !sameShape(t.shape, plan.metas[i]!.shape) || t.dtype !== plan.metas[i]!.dtype);
       if (bad >= 0 || results.length !== outs.length) {
@@ -157,7 +324,7 @@ export class Session<P extends TensorPrimitive> {
         const t = results[bad];
         throw new BurnError(name, `the server's backend ${this.backend.name} returned ${t ? `${fmt(t.shape)} ${t.dtype}` : `${results.length} outputs`}; the shape rule expects ${plan.metas.map((m) => `${fmt(m.shape)} ${m.dtype}`).join(', ')}`);
       }
-      outs.forEach((id, i) => this.handles.set(id, { tensor: results[i]! }));
+      outs.forEach((id, i) => this.hold(id, results[i]!));
     } catch (e) {
       if (e instanceof Poisoned) this.poison(outs, e.failure);
       else this.fail(seq, name, e, outs);
@@ -190,7 +357,7 @@ export class Session<P extends TensorPrimitive> {
       const t = reader.tensor();
       reader.end();
       if (this.handles.size >= this.limits.maxHandles) throw new BurnError('retain', `more than ${this.limits.maxHandles} live handles (the server's maxHandles); free tensors first`);
-      this.handles.set(outs[0]!, { tensor: this.backend.retain?.(t) ?? t });
+      this.hold(outs[0]!, this.backend.retain?.(t) ?? t, this.held.get(t));
     } catch (e) {
       if (e instanceof Poisoned) this.poison(outs, e.failure);
       else this.fail(seq, 'retain', e, outs);
@@ -207,43 +374,61 @@ export class Session<P extends TensorPrimitive> {
       const entry = this.handles.get(id);
       if (!entry) continue;
       this.handles.delete(id);
-      if (entry.tensor) this.free(entry.tensor);
+      if (entry.tensor) {
+        this.unhold(entry.tensor);
+        this.free(entry.tensor);
+      }
     }
   }
 
   private read(seq: number, command: readonly unknown[]): void {
     const error = (failSeq: number, op: string, message: string) => this.send(['error', seq, failSeq, op, message]);
     let pending: Promise<TensorData>;
+    // The reply is queued from now: its tensor's bytes, plus room for the header.
+    let reserved = 0;
     try {
       const reader = new Reader(this.handles, 'read', command, this.limits.maxElements, 1);
       const t = reader.tensor();
       reader.end();
+      reserved = bytesOf(t) + 64;
+      this.enqueue(reserved);
       pending = this.backend.toData(t);
     } catch (e) {
+      if (reserved > 0) this.dequeue(reserved);
       if (e instanceof Poisoned) error(e.failure.seq, e.failure.op, e.failure.message);
       else if (e instanceof BurnError) error(-1, e.op, e.message.slice(e.op.length + 2));
       else error(-1, 'read', describeError(e));
       return;
     }
     pending.then(
-      (data) => {
-        if (!this.closed) this.reply(encodeAligned(['data', seq, data.dtype, data.shape], data.bytes));
+      (data) => this.deliver(encodeAligned(['data', seq, data.dtype, data.shape], data.bytes), reserved),
+      (e: unknown) => {
+        this.dequeue(reserved);
+        if (e instanceof BurnError) error(-1, e.op, e.message.slice(e.op.length + 2));
+        else error(-1, 'read', describeError(e));
       },
-      (e: unknown) => (e instanceof BurnError ? error(-1, e.op, e.message.slice(e.op.length + 2)) : error(-1, 'read', describeError(e))),
-    );
+    ).catch(() => {
+      // Nothing above throws for a client's input; a rejection here must not end the process.
+    });
   }
 
   private sync(seq: number): void {
+    this.enqueue(0);
     Promise.resolve()
       .then(() => this.backend.sync?.())
       .then(
-        () => this.send(['synced', seq]),
-        (e: unknown) => this.send(['error', seq, -1, 'sync', describeError(e)]),
+        () => this.deliver(encodeMessage(['synced', seq]), 0),
+        (e: unknown) => this.deliver(encodeMessage(['error', seq, -1, 'sync', describeError(e)]), 0),
       );
   }
 }
 
 // --- argument reading ---
+
+/** The bytes of a tensor's elements. */
+function bytesOf(m: { readonly shape: readonly number[]; readonly dtype: DType }): number {
+  return numel(m.shape) * dtypeSize(m.dtype);
+}
 
 function isId(v: unknown): v is number {
   return Number.isSafeInteger(v) && (v as number) >= 0;
