@@ -85,7 +85,7 @@ export class GpuRuntime {
   private readonly align: number;
   /** Resolves once every submitted batch has been checked and its faults recorded. */
   private settled: Promise<void> = Promise.resolve();
-  private lostError: BurnError | undefined;
+  private lostMessage: string | undefined;
   /** Resolves with the error every call throws once the device is lost. */
   readonly lost: Promise<BurnError>;
   private counters = { pipelines: 0, dispatches: 0, submits: 0 };
@@ -96,14 +96,14 @@ export class GpuRuntime {
     this.checkBuffer = device.createBuffer({ size: MAX_BATCH * CHECK_WORDS * 4, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST, label: 'burn-ts index checks' });
     this.lost = device.lost.then((info) => {
       const why = [info.reason, info.message].filter(Boolean).join(': ') || 'no reason given';
-      this.lostError = new BurnError('webgpu', `the GPU device was lost (${why}); its tensors are gone: create a new device with await Device.webgpu() and load the data again`);
-      return this.lostError;
+      this.lostMessage = `the GPU device was lost (${why}); its tensors are gone: create a new device with await Device.webgpu() and load the data again`;
+      return new BurnError('webgpu', this.lostMessage);
     });
   }
 
   /** Fails fast once the device is lost. */
   checkAlive(): void {
-    if (this.lostError) throw this.lostError;
+    if (this.lostMessage !== undefined) throw new BurnError('webgpu', this.lostMessage);
   }
 
   /** Largest buffer the device allows for a storage tensor (its size and binding limits). */

@@ -14,7 +14,7 @@ import { browserMissing, runPage } from '../../helpers/browser.js';
 import type { PageResult } from './browser/page.js';
 
 /** The same computations as the page, on the CPU. */
-async function expected(): Promise<Omit<PageResult, 'device' | 'runtime'>> {
+async function expected(): Promise<Omit<PageResult, 'device' | 'runtime' | 'badIndex' | 'afterBadIndex'>> {
   const cpu = Device.cpu({ engine: 'js' });
   const product = Tensor.fromFloats([[1, 2], [3, 4], [5, 6]], cpu).matmul(Tensor.fromFloats([[1, 0, -1], [0.5, 2, 1]], cpu));
   const ad = cpu.autodiff();
