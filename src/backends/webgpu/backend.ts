@@ -33,7 +33,9 @@ import * as modules from './module-ops.js';
  * pooled GPU buffers (transpose, slice, expand and flip are views, as on the CPU). Work is
  * encoded into command buffers and submitted lazily; reads are asynchronous (`toDataSync`
  * returns undefined). Composite ops that fall back to the shared defaults run in a memory scope,
- * so their intermediates go back to the pool as soon as the op returns.
+ * so their intermediates go back to the pool as soon as the op returns. Sizes over the device's
+ * buffer limits throw at the op; device errors and out-of-range indices, known only later, make
+ * reads of what they spoiled throw (see runtime.ts and faults.ts).
  */
 export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageOwner {
   readonly name = 'webgpu';
