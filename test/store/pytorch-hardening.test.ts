@@ -120,6 +120,26 @@ describe('PyTorch: offsets, sizes and strides outside the storage are refused', 
     refused(zipCheckpoint([tensor({ size: [2 ** 26, 2 ** 26, 2 ** 26], stride: [0, 0, 0], numel: 1 })], { 0: f32Bytes([1]) }), /2\^53|elements/);
   });
 
+  it('a ZIP64 extra field too short for the sizes it must give (it threw a raw RangeError)', () => {
+    const z = zipCheckpoint([], {}, Uint8Array.from([0x80, 2, 0x7d, 0x2e]));
+    const dv = new DataView(z.buffer, z.byteOffset);
+    let cd = 0;
+    while (dv.getUint32(cd, true) !== 0x02014b50) cd++;
+    const end = cd + 46 + dv.getUint16(cd + 28, true) + dv.getUint16(cd + 30, true) + dv.getUint16(cd + 32, true);
+    // The first entry's uncompressed size becomes 0xffffffff, with an empty ZIP64 extra field after its name.
+    const out = new Uint8Array(z.length + 4);
+    out.set(z.subarray(0, end));
+    out.set([1, 0, 0, 0], end);
+    out.set(z.subarray(end), end + 4);
+    const ov = new DataView(out.buffer);
+    ov.setUint32(cd + 24, 0xffffffff, true);
+    ov.setUint16(cd + 30, dv.getUint16(cd + 30, true) + 4, true);
+    let eocd = out.length - 22;
+    while (ov.getUint32(eocd, true) !== 0x06054b50) eocd--;
+    ov.setUint32(eocd + 12, ov.getUint32(eocd + 12, true) + 4, true);
+    assert.throws(() => read(out, 'z64.pt'), (e: Error) => e instanceof BurnError && /z64\.pt: not a valid PyTorch zip archive: central directory entry 0 \('archive\/data\.pkl'\): its ZIP64 extra field holds 0 bytes/.test(e.message));
+  });
+
   it('a storage declaring more elements than its entry holds', () => {
     refused(zipCheckpoint([tensor({ numel: 100, size: [4], stride: [1] })], data), /storage '0' holds 16 bytes but 100 elements of f32 need 400/);
   });

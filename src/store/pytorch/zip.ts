@@ -108,7 +108,9 @@ export class ZipReader {
         const len = cv.getUint16(e + 2, true);
         if (id === 0x0001) {
           let q = e + 4;
+          const end = Math.min(e + 4 + len, eEnd);
           const next = () => {
+            if (q + 8 > end) this.fail(`central directory entry ${i} ('${name}'): its ZIP64 extra field holds ${len} bytes, too few for the sizes and offset it must give`);
             const v = Number(cv.getBigUint64(q, true));
             q += 8;
             return v;
