@@ -162,7 +162,8 @@ for (const [name, device] of gradDevices) {
       const d = device();
       const lp = Tensor.full([2, 1, 3], Math.log(1 / 3), d).requireGrad() as T3;
       const l = functional.ctcLoss(lp, ints([[1, 1]], d), ints([2], d), ints([2], d), 0).sum();
-      for (const v of await values(lp.grad(l.backward())!)) assert.ok(Number.isFinite(v), `gradient ${v}`);
+      // Burn asserts finite; burn-ts gives exactly 0, as Burn's direct ctc_loss_backward does.
+      assert.deepEqual(await values(lp.grad(l.backward())!), [0, 0, 0, 0, 0, 0]);
     });
 
     plainIt('test_ctc_loss_grad_swap_dims_then_narrow', async () => {
