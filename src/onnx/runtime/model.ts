@@ -19,8 +19,10 @@ export interface OnnxValueInfo {
   readonly name: string;
   /** The element type (`'f32'`, `'i64'`, …), or an ONNX type burn-ts cannot hold (`'string'`), or `'sequence'`/`'optional'`. */
   readonly dtype: ElemType | 'sequence' | 'optional' | 'unknown';
-  /** Sizes, symbolic names, or undefined for unknown dims; undefined when the rank is unknown. */
-  readonly shape: readonly (number | string | undefined)[] | undefined;
+  /** Sizes, symbolic names (`'batch'`), or undefined for unknown dims; empty for scalars and when the rank is unknown. */
+  readonly shape: readonly (number | string | undefined)[];
+  /** False when the model declares no rank for the value (then `shape` is empty). */
+  readonly rankKnown: boolean;
 }
 
 /** A value given to or returned by {@link OnnxModel.runValues}: a tensor, a sequence (array) of tensors, or undefined for an empty optional. */
@@ -56,10 +58,10 @@ export class OnnxPlan {
 /** Describes a declared value for `inputs` / `outputs`. */
 export function describe(v: ValueInfo): OnnxValueInfo {
   const t = v.type;
-  if (!t) return { name: v.name, dtype: 'unknown', shape: undefined };
-  if (t.kind === 'tensor') return { name: v.name, dtype: t.elem, shape: t.shape ? [...t.shape] : undefined };
-  if (t.kind === 'sequence' || t.kind === 'optional') return { name: v.name, dtype: t.kind, shape: undefined };
-  return { name: v.name, dtype: 'unknown', shape: undefined };
+  if (!t) return { name: v.name, dtype: 'unknown', shape: [], rankKnown: false };
+  if (t.kind === 'tensor') return { name: v.name, dtype: t.elem, shape: t.shape ? [...t.shape] : [], rankKnown: t.shape !== undefined };
+  if (t.kind === 'sequence' || t.kind === 'optional') return { name: v.name, dtype: t.kind, shape: [], rankKnown: false };
+  return { name: v.name, dtype: 'unknown', shape: [], rankKnown: false };
 }
 
 function toValue(v: OnnxValue | Value): Value | undefined {
@@ -164,7 +166,7 @@ export class OnnxModel extends Module {
 
   /** One line per input and output with dtype and shape. */
   override displayAttributes(): Record<string, unknown> | undefined {
-    const show = (v: OnnxValueInfo) => `${v.name}: ${v.dtype}${v.shape ? fmt(v.shape.map((d) => (d === undefined ? '?' : d)) as number[]) : ''}`;
+    const show = (v: OnnxValueInfo) => `${v.name}: ${v.dtype}${v.rankKnown ? fmt(v.shape.map((d) => (d === undefined ? '?' : d)) as number[]) : ''}`;
     return { inputs: this.inputs.map(show).join(', '), outputs: this.outputs.map(show).join(', ') };
   }
 }
