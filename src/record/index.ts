@@ -31,6 +31,7 @@ export {
   type BurnpackTensorInput,
 } from './burnpack.js';
 export { bytesSource, fileSource, type ByteSource, type FileSourceOptions } from './source.js';
+export { DEFAULT_LOAD_LIMITS, type LoadLimits } from './limits.js';
 export { paramIdToU64, u64ToParamId } from './param-id.js';
 export { moduleToRecord, moduleToRecordAsync, moduleFromRecord } from '../store/module-file.js';
 export {
