@@ -186,7 +186,7 @@ describe('remote server: what one client can make it hold', () => {
   });
 
   it('startServer checks the limits it is given', async () => {
-    for (const name of ['maxLiveBytes', 'maxQueuedReplyBytes', 'maxQueuedReplies'] as const) {
+    for (const name of ['maxLiveBytes', 'maxQueuedReplyBytes', 'maxQueuedReplies', 'maxConnections'] as const) {
       await assert.rejects(startServer(cpu, 0, { [name]: 0 }), isBurn(new RegExp(`${name} 0; expected an integer in 1\\.\\.`), 'startServer'));
       await assert.rejects(startServer(cpu, 0, { [name]: 1.5 }), isBurn(new RegExp(`${name} 1\\.5`), 'startServer'));
     }
@@ -257,6 +257,19 @@ describe('remote server: who may connect', () => {
     await rawClient(any.url, { origin: 'https://anything.example', headers: { authorization: 'Bearer t' } }).opened;
     await assert.rejects(rawClient(any.url, { origin: 'https://anything.example' }).opened, /401/);
     await assert.rejects(startServer(cpu, 0, { allowedOrigins: ['https://a.example/'] }), isBurn(/allowedOrigins entry 'https:\/\/a\.example\/'; expected an origin such as 'https:\/\/app\.example\.com' or '\*'/, 'startServer'));
+  });
+});
+
+describe('remote server: how many may connect', () => {
+  it('maxConnections: a handshake beyond is refused (503) until a connection closes', async () => {
+    const s = await server({ maxConnections: 2 });
+    const a = rawClient(s.url), b = rawClient(s.url);
+    await Promise.all([a.opened, b.opened]);
+    await assert.rejects(rawClient(s.url).opened, /handshake refused: 503/);
+    a.ws.close();
+    await a.closed;
+    assert.ok(await poll(() => s.stats().connections === 1));
+    await rawClient(s.url).opened;
   });
 });
 

@@ -26,7 +26,10 @@ export type WebSocketConstructor = new (url: string, protocols?: string[]) => We
 interface NodeWebSocket extends WebSocketLike {
   on(event: 'upgrade', listener: (response: { readonly socket: { ref(): void; unref(): void } }) => void): void;
 }
-type NodeWebSocketConstructor = new (url: string, protocols: string[], options: { perMessageDeflate: boolean; maxPayload: number; generateMask(mask: Uint8Array): void }) => NodeWebSocket;
+type NodeWebSocketConstructor = new (url: string, protocols: string[], options: { perMessageDeflate: boolean; maxPayload: number; handshakeTimeout: number; generateMask(mask: Uint8Array): void }) => NodeWebSocket;
+
+/** Milliseconds a Node client waits for the server to complete the handshake (then reads reject; no hang). */
+const HANDSHAKE_TIMEOUT_MS = 30_000;
 
 /**
  * A tensor on a remote server: its shape and dtype (known on the client, so ops stay
@@ -408,7 +411,7 @@ function openSocket(url: string, protocols: string[], impl: WebSocketConstructor
   if (Ws) {
     // No masking key (all zeros): masking guards browsers' intermediaries, not a Node client, and
     // costs a copy of every frame.
-    const socket = new Ws(url, protocols, { perMessageDeflate: false, maxPayload: 0, generateMask: (mask) => mask.fill(0) });
+    const socket = new Ws(url, protocols, { perMessageDeflate: false, maxPayload: 0, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, generateMask: (mask) => mask.fill(0) });
     socket.on('upgrade', (response) => onNodeSocket(response.socket));
     return socket;
   }

@@ -30,7 +30,7 @@ import { ProtocolError, Session, type ReplyChannel } from './session.js';
  * at either limit its commands wait and its socket is not read until the client catches up, so a
  * client that never reads holds at most about `maxLiveBytes + maxQueuedReplyBytes` plus one
  * reply; `maxMessageBytes` bounds one message from it, `maxElements` one tensor, `maxHandles` its
- * handles.
+ * handles, and `maxConnections` how many connections there are.
  */
 export interface ServerOptions {
   /** The interface to listen on (default `127.0.0.1`: this machine only; `0.0.0.0` for every interface, which needs `token` or `authenticate`). */
@@ -53,6 +53,8 @@ export interface ServerOptions {
   readonly maxQueuedReplyBytes?: number;
   /** Replies queued for one connection at which its commands wait (default 1024). */
   readonly maxQueuedReplies?: number;
+  /** Most open connections (default 64); a handshake beyond is refused with 503. */
+  readonly maxConnections?: number;
 }
 
 /** Counters of a running server. */
@@ -94,6 +96,9 @@ export interface RemoteServer {
 /** Milliseconds a closing server waits for a client to answer its close frame. */
 const CLOSE_GRACE_MS = 1000;
 
+/** Default of `ServerOptions.maxConnections`. */
+const DEFAULT_MAX_CONNECTIONS = 64;
+
 /**
  * Starts a server of the remote backend (Burn's `burn-remote` server): clients connect with
  * `Device.remote('ws://host:port')` and their tensor ops run on `device` (any device; each
@@ -113,6 +118,7 @@ export async function startServer(device: Device, port: number, options: ServerO
     maxQueuedReplyBytes: positive('maxQueuedReplyBytes', options.maxQueuedReplyBytes ?? DEFAULT_LIMITS.maxQueuedReplyBytes, Number.MAX_SAFE_INTEGER),
     maxQueuedReplies: positive('maxQueuedReplies', options.maxQueuedReplies ?? DEFAULT_LIMITS.maxQueuedReplies, 2 ** 32),
   };
+  const maxConnections = positive('maxConnections', options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, 2 ** 20);
   const host = options.host ?? '127.0.0.1';
   const admit = admission(options, host);
   const backend = device.backend as Backend<TensorPrimitive>;
@@ -140,6 +146,8 @@ export async function startServer(device: Device, port: number, options: ServerO
     void admit(req).then((refusal) => {
       if (refusal) refuse(socket, refusal.status, refusal.message);
       else if (closing) refuse(socket, 503, 'the server is closing');
+      // (handleUpgrade registers the connection synchronously, so concurrent handshakes cannot pass this together.)
+      else if (sockets.size >= maxConnections) refuse(socket, 503, `the server has ${maxConnections} connections open (startServer's maxConnections)`);
       else wss.handleUpgrade(req, socket, head, (ws) => connected(ws, req));
     });
   });
