@@ -130,6 +130,20 @@ describe('remote server: what one client can make it hold', () => {
     assert.deepEqual(await values(clone.slice([[5, 6]])), [3]);
   });
 
+  it('an op that returns its input gives a handle of its own (dropping the input keeps it) and counts its bytes once', async () => {
+    const replies: unknown[][] = [];
+    const session = new Session(cpu.backend, { maxMessageBytes: 2 ** 20, maxElements: 2 ** 20, maxHandles: 100 }, (m) => replies.push(new Decoder().decode(m) as unknown[]));
+    session.receive(encodeMessage([['fill', 1, [2, 3], 1.5, 'f32'], ['cast', 2, 1, 'f32'], ['reshape', 3, 2, [2, 3]]]));
+    const held = session.liveBytes;
+    assert.ok(held >= 24 && held <= 48, `${held} live bytes for one [2, 3] f32 value and a reshape`);
+    session.receive(encodeMessage([['drop', [1]], ['read', 2], ['drop', [2]], ['read', 3]]));
+    await poll(() => replies.length >= 2);
+    assert.deepEqual(replies.map((r) => r[0]), ['data', 'data'], JSON.stringify(replies.map((r) => r.slice(0, 5))));
+    assert.deepEqual(Array.from(new Float32Array(new Uint8Array(replies[0]![5] as Uint8Array).buffer)), [1.5, 1.5, 1.5, 1.5, 1.5, 1.5]);
+    session.receive(encodeMessage([['drop', [3]]]));
+    assert.equal(session.liveBytes, 0);
+  });
+
   it('the default budget refuses a tensor over 1 GiB before allocating it', async () => {
     const s = await server();
     const d = connect(s.url);

@@ -324,7 +324,11 @@ export class Session<P extends TensorPrimitive> {
         const t = results[bad];
         throw new BurnError(name, `the server's backend ${this.backend.name} returned ${t ? `${fmt(t.shape)} ${t.dtype}` : `${results.length} outputs`}; the shape rule expects ${plan.metas.map((m) => `${fmt(m.shape)} ${m.dtype}`).join(', ')}`);
       }
-      outs.forEach((id, i) => this.hold(id, results[i]!));
+      outs.forEach((id, i) => {
+        // An input returned as is (a cast to its own dtype) gets a handle of its own: dropping one must not free the other.
+        const r = results[i]!, group = this.held.get(r);
+        this.hold(id, group ? (this.backend.retain?.(r) ?? r) : r, group);
+      });
     } catch (e) {
       if (e instanceof Poisoned) this.poison(outs, e.failure);
       else this.fail(seq, name, e, outs);
