@@ -140,6 +140,10 @@ describe('PyTorch: offsets, sizes and strides outside the storage are refused', 
     assert.throws(() => read(out, 'z64.pt'), (e: Error) => e instanceof BurnError && /z64\.pt: not a valid PyTorch zip archive: central directory entry 0 \('archive\/data\.pkl'\): its ZIP64 extra field holds 0 bytes/.test(e.message));
   });
 
+  it('more than 64 dims', () => {
+    refused(zipCheckpoint([tensor({ numel: 1, size: new Array<number>(100_000).fill(1), stride: new Array<number>(100_000).fill(1) })], { 0: f32Bytes([1]) }), /tensor 'w' has 100000 dims; expected at most 64/);
+  });
+
   it('a storage declaring more elements than its entry holds', () => {
     refused(zipCheckpoint([tensor({ numel: 100, size: [4], stride: [1] })], data), /storage '0' holds 16 bytes but 100 elements of f32 need 400/);
   });

@@ -39,6 +39,9 @@ export interface PytorchContents {
   readonly tensors: Map<string, TensorSnapshot>;
 }
 
+/** Most dims a tensor may have (as the tar reader): far beyond real checkpoints, and it keeps error messages short. */
+const MAX_RANK = 64;
+
 const LEGACY_MAGIC = [0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e];
 
 /** Reads a storage's bytes: `count` elements from element `start`. */
@@ -131,6 +134,7 @@ function extract(root: PyValue, read: StorageReader, topLevelKey: string | undef
 function snapshot(path: string, t: TorchTensor, read: StorageReader, fail: (m: string) => never, limits: Required<LoadLimits>): TensorSnapshot {
   const { dtype, numel: storageNumel } = t.storage;
   const es = elemSize(dtype);
+  if (t.shape.length > MAX_RANK) fail(`tensor '${path}' has ${t.shape.length} dims; expected at most ${MAX_RANK}`);
   const where = () => `tensor '${path}' (size ${fmt(t.shape)}, stride ${fmt(t.stride)}, storage offset ${t.offset})`;
   // Validate everything the file declares before any read: a negative offset read the zip header.
   if (!Number.isSafeInteger(t.offset) || t.offset < 0 || t.offset > storageNumel) {
