@@ -1,7 +1,8 @@
 /**
  * Signal processing over Float tensors (Burn's `burn::tensor::signal`): the real and complex
  * discrete Fourier transforms `rfft`, `irfft` and `cfft` along any dim (power-of-two lengths,
- * differentiable, on every device), and the Hann, Hamming and Blackman windows.
+ * differentiable, on every device), the short-time transform `stft` and its inverse `istft`, and
+ * the Hann, Hamming and Blackman windows.
  *
  * ```ts
  * import { signal, Tensor } from 'burn-ts';
@@ -12,3 +13,4 @@
  */
 export { rfft, irfft, cfft } from './fft.js';
 export { hannWindow, hammingWindow, blackmanWindow } from './window.js';
+export { stft, istft, type StftOptions } from './stft.js';
