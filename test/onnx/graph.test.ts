@@ -1,0 +1,126 @@
+// The graph layer: topological order (files list nodes in any order), cycle and SSA checks,
+// shape/dtype inference with symbolic dims, constant folding, shape-subgraph folding and
+// dead-node removal.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BurnError, Device, Tensor } from '../../src/index.js';
+import { loadOnnx, loadOnnxWithReport } from '../../src/onnx/index.js';
+import { floats, graph, int64s, model, node, T, value } from './builder.js';
+
+const cpu = Device.cpu();
+
+/** The op types the loaded model still runs (after simplification). */
+function steps(m: Awaited<ReturnType<typeof loadOnnx>>): string[] {
+  return m.onnx.plan.steps.map((s) => s.node.opType);
+}
+
+describe('ONNX graph: order and structure checks', () => {
+  it('sorts nodes listed out of order', async () => {
+    const m = await loadOnnx(model(graph({
+      nodes: [node('Mul', ['b', 'x'], ['y'], {}, 'last'), node('Exp', ['a'], ['b'], {}, 'middle'), node('Neg', ['x'], ['a'], {}, 'first')],
+      inputs: [value('x', T.f32, [2])], outputs: [value('y', T.f32, [2])],
+    })), cpu);
+    assert.deepEqual(steps(m), ['Neg', 'Exp', 'Mul']);
+    const y = m.run({ x: Tensor.fromFloats([0, 1]) }).y!.toDataSync().toArray();
+    assert.deepEqual(Array.from(y, (v) => Number(v.toFixed(5))), [0, Number(Math.exp(-1).toFixed(5))]);
+  });
+
+  it('refuses a cyclic graph, naming the nodes on the cycle', async () => {
+    const bytes = model(graph({
+      nodes: [node('Add', ['x', 'c'], ['a'], {}, 'n1'), node('Relu', ['a'], ['b'], {}, 'n2'), node('Neg', ['b'], ['c'], {}, 'n3'), node('Abs', ['x'], ['y'], {}, 'ok')],
+      inputs: [value('x', T.f32, [1])], outputs: [value('y', T.f32, [1])],
+    }));
+    await assert.rejects(loadOnnx(bytes, cpu), (e: Error) => e instanceof BurnError && /has a cycle through nodes 'n1', 'n2', 'n3'/.test(e.message));
+  });
+
+  it('refuses a value produced twice and a read of a value nobody produces', async () => {
+    const twice = model(graph({ nodes: [node('Neg', ['x'], ['y'], {}, 'p'), node('Abs', ['x'], ['y'], {}, 'q')], inputs: [value('x', T.f32, [1])], outputs: [value('y', T.f32)] }));
+    await assert.rejects(loadOnnx(twice, cpu), (e: Error) => e instanceof BurnError && /value 'y' is produced by both node 'p' and node 'q'/.test(e.message));
+    const dangling = model(graph({ nodes: [node('Add', ['x', 'ghost'], ['y'], {}, 'adder')], inputs: [value('x', T.f32, [1])], outputs: [value('y', T.f32)] }));
+    await assert.rejects(loadOnnx(dangling, cpu), (e: Error) => e instanceof BurnError && /node 'adder' \(Add\) reads 'ghost', which no node, input or initializer/.test(e.message));
+  });
+});
+
+describe('ONNX graph: inference and simplification', () => {
+  it('infers output shapes with symbolic dims kept as names', async () => {
+    const m = await loadOnnx(model(graph({
+      nodes: [node('MatMul', ['x', 'w'], ['h']), node('Relu', ['h'], ['r']), node('ReduceSum', ['r', 'axes'], ['y'], { keepdims: 0 })],
+      inputs: [value('x', T.f32, ['batch', 'seq', 4])], outputs: [value('y', T.f32)],
+      initializers: [floats('w', [4, 8], new Array(32).fill(0.5)), int64s('axes', [1], [1])],
+    })), cpu);
+    assert.deepEqual(m.outputs, [{ name: 'y', dtype: 'f32', shape: ['batch', 8], rankKnown: true }]);
+    assert.deepEqual(m.inputs, [{ name: 'x', dtype: 'f32', shape: ['batch', 'seq', 4], rankKnown: true }]);
+  });
+
+  it('folds constant subgraphs into constants and leaves parameters alone', async () => {
+    const { model: m, report } = await loadOnnxWithReport(model(graph({
+      nodes: [
+        node('Constant', [], ['two'], { value: floats('', [], [2]) }),
+        node('Add', ['two', 'two'], ['four']), // constant: folds
+        node('Mul', ['w', 'four'], ['w4']), // reads a parameter: stays
+        node('Add', ['x', 'w4'], ['y']),
+      ],
+      inputs: [value('x', T.f32, [2])], outputs: [value('y', T.f32, [2])], initializers: [floats('w', [2], [1, -1])],
+    })), cpu);
+    assert.equal(report.folded, 2);
+    assert.deepEqual(steps(m), ['Mul', 'Add']);
+    assert.deepEqual([...m.params().keys()], ['w']);
+    assert.deepEqual(Array.from(m.run({ x: Tensor.fromFloats([1, 1]) }).y!.toDataSync().toArray()), [5, -3]);
+  });
+
+  it('folds shape computations on static dims, also next to symbolic ones', async () => {
+    // y = reshape(x, [shape(x)[0], shape(x)[1] * shape(x)[2]]): the batch dim stays a run-time value.
+    const g = graph({
+      nodes: [
+        node('Shape', ['x'], ['s']),
+        node('Gather', ['s', 'i0'], ['d0'], { axis: 0 }),
+        node('Gather', ['s', 'i1'], ['d1'], { axis: 0 }),
+        node('Gather', ['s', 'i2'], ['d2'], { axis: 0 }),
+        node('Mul', ['d1', 'd2'], ['d12']),
+        node('Unsqueeze', ['d0', 'ax'], ['u0']),
+        node('Unsqueeze', ['d12', 'ax'], ['u12']),
+        node('Concat', ['u0', 'u12'], ['shape'], { axis: 0 }),
+        node('Reshape', ['x', 'shape'], ['y']),
+      ],
+      inputs: [value('x', T.f32, ['batch', 3, 4])], outputs: [value('y', T.f32)],
+      initializers: [int64s('i0', [], [0]), int64s('i1', [], [1]), int64s('i2', [], [2]), int64s('ax', [1], [0])],
+    });
+    const { model: m, report } = await loadOnnxWithReport(model(g), cpu);
+    // d1, d2 (static dims 3 and 4), their product and its Unsqueeze fold; the batch chain runs.
+    assert.deepEqual(steps(m), ['Shape', 'Gather', 'Unsqueeze', 'Concat', 'Reshape']);
+    assert.ok(report.folded >= 4);
+    assert.deepEqual(m.outputs[0]!.shape, ['batch', 12]);
+    assert.deepEqual(m.run({ x: Tensor.zeros([5, 3, 4]) }).y!.dims(), [5, 12]);
+    // With every dim static the whole chain folds away.
+    const stat = await loadOnnx(model(graph({ ...g, nodes: g.node, inputs: [value('x', T.f32, [2, 3, 4])], outputs: [value('y', T.f32)], initializers: g.initializer })), cpu);
+    assert.deepEqual(steps(stat), ['Reshape']);
+  });
+
+  it('removes dead nodes and unused initializers (they do not become parameters)', async () => {
+    const { model: m, report } = await loadOnnxWithReport(model(graph({
+      nodes: [node('Add', ['x', 'w'], ['y']), node('Mul', ['x', 'unused_w'], ['dead1']), node('Exp', ['dead1'], ['dead2'])],
+      inputs: [value('x', T.f32, [2])], outputs: [value('y', T.f32, [2])],
+      initializers: [floats('w', [2], [1, 2]), floats('unused_w', [2], [3, 4]), floats('orphan', [1], [0])],
+    })), cpu);
+    assert.equal(report.removed, 2);
+    assert.deepEqual(steps(m), ['Add']);
+    assert.deepEqual([...m.params().keys()], ['w']);
+    assert.equal(m.numParams(), 2);
+  });
+
+  it('keeps random ops unfolded', async () => {
+    const m = await loadOnnx(model(graph({ nodes: [node('RandomUniform', [], ['y'], { shape: [3] })], inputs: [], outputs: [value('y', T.f32, [3])] })), cpu);
+    assert.deepEqual(steps(m), ['RandomUniform']);
+    const a = m.run({}).y!.toDataSync().toArray();
+    assert.ok(Array.from(a).every((v) => v >= 0 && v < 1));
+  });
+
+  it('can skip simplification', async () => {
+    const { model: m } = await loadOnnxWithReport(model(graph({
+      nodes: [node('Constant', [], ['c'], { value: floats('', [1], [1]) }), node('Add', ['x', 'c'], ['y'])],
+      inputs: [value('x', T.f32, [1])], outputs: [value('y', T.f32, [1])],
+    })), cpu, { simplify: false });
+    assert.deepEqual(steps(m), ['Constant', 'Add']);
+    assert.deepEqual(Array.from(m.run({ x: Tensor.fromFloats([1]) }).y!.toDataSync().toArray()), [2]);
+  });
+});

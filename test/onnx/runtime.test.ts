@@ -1,0 +1,167 @@
+// The runtime: loadOnnx + run against PyTorch's values, the model as a Module (parameters by
+// name, devices, autodiff, burnpack), input validation, run-time errors naming the node, and one
+// load-time error listing every unsupported operator.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { BurnError, Device, Param, Tensor, TensorData } from '../../src/index.js';
+import { loadOnnx, OnnxModel } from '../../src/onnx/index.js';
+import { SgdConfig } from '../../src/optim/index.js';
+import { GradientsParams } from '../../src/optim/grads.js';
+import { floats, graph, int64s, model, node, T, value } from './builder.js';
+
+const fixtures = new URL('../api-contract/fixtures/', import.meta.url);
+const ref = JSON.parse(readFileSync(new URL('tiny.json', fixtures), 'utf8')) as { input: number[][][][]; output: number[][] };
+const tinyPath = new URL('tiny.onnx', fixtures).pathname;
+const cpu = Device.cpu();
+
+function close(got: ArrayLike<number>, want: readonly number[], tol = 1e-4): void {
+  assert.equal(got.length, want.length);
+  for (let i = 0; i < want.length; i++) assert.ok(Math.abs(got[i]! - want[i]!) <= tol * Math.max(1, Math.abs(want[i]!)), `[${i}] ${got[i]} vs ${want[i]}`);
+}
+
+describe('ONNX runtime: a PyTorch export', () => {
+  it('matches PyTorch on every CPU engine, from a path and from bytes', async () => {
+    for (const engine of ['js', 'wasm', 'native'] as const) {
+      let device: Device;
+      try { device = Device.cpu({ engine }); } catch { continue; }
+      const m = await loadOnnx(engine === 'js' ? readFileSync(tinyPath) : tinyPath, device);
+      const { logits } = m.run({ image: Tensor.fromFloats(ref.input, device) });
+      close(logits!.toDataSync().toArray(), ref.output.flat());
+    }
+  });
+
+  it('describes inputs and outputs with symbolic dims', async () => {
+    const m = await loadOnnx(tinyPath, cpu);
+    assert.deepEqual(m.inputs, [{ name: 'image', dtype: 'f32', shape: ['batch', 1, 8, 8], rankKnown: true }]);
+    assert.deepEqual(m.outputs, [{ name: 'logits', dtype: 'f32', shape: ['batch', 3], rankKnown: true }]);
+    assert.equal(m.opsets.get(''), 13);
+  });
+
+  it('is a Module: initializers are parameters named as in the model', async () => {
+    const m = await loadOnnx(tinyPath, cpu);
+    assert.ok(m instanceof OnnxModel);
+    assert.deepEqual([...m.params().keys()].sort(), ['conv.bias', 'conv.weight', 'fc.bias', 'fc.weight']);
+    assert.equal(m.numParams(), 4 * 9 + 4 + 3 * 144 + 3);
+    assert.ok(m.params().get('conv.weight') instanceof Param);
+    assert.match(String(m), /OnnxModel \{inputs: image: f32\[batch, 1, 8, 8\], outputs: logits: f32\[batch, 3\], params: 475\}/);
+  });
+
+  it('moves between devices and computes with the moved parameters', async () => {
+    const m = await loadOnnx(tinyPath, cpu);
+    const js = Device.cpu({ engine: 'js' });
+    const moved = m.toDevice(js);
+    assert.ok(moved.devices().every((d) => d.equals(js)));
+    const { logits } = moved.run({ image: Tensor.fromFloats(ref.input, js) });
+    assert.ok(logits!.device().equals(js));
+    close(logits!.toDataSync().toArray(), ref.output.flat());
+  });
+
+  it('trains on an autodiff device: gradients reach every parameter and a step lowers the loss', async () => {
+    const ad = cpu.autodiff();
+    let m = await loadOnnx(tinyPath, ad);
+    const x = Tensor.fromFloats(ref.input, ad);
+    const loss = (mm: OnnxModel) => mm.run({ image: x }).logits!.powf(2).mean();
+    const before = loss(m);
+    const g = before.backward();
+    for (const [path, p] of m.params()) assert.ok(p.val().grad(g) !== undefined, `no gradient for ${path}`);
+    const optim = new SgdConfig().init<OnnxModel>();
+    m = optim.step(0.05, m, GradientsParams.fromGrads(g, m));
+    assert.ok(loss(m).intoScalarSync() < before.intoScalarSync());
+  });
+
+  it('saves as burnpack and loads back into a fresh copy', async () => {
+    const m = await loadOnnx(tinyPath, cpu);
+    const changed = m.map((p) => p.withTensor(p.val().mul(2)));
+    const fresh = await loadOnnx(tinyPath, cpu);
+    const restored = fresh.loadBytes(changed.toBytes());
+    const x = Tensor.fromFloats(ref.input, cpu);
+    close(restored.run({ image: x }).logits!.toDataSync().toArray(), Array.from(changed.run({ image: x }).logits!.toDataSync().toArray()), 1e-6);
+    assert.notDeepEqual(Array.from(restored.run({ image: x }).logits!.toDataSync().toArray()), Array.from(m.run({ image: x }).logits!.toDataSync().toArray()));
+  });
+});
+
+describe('ONNX runtime: inputs and errors', () => {
+  const mm = () => loadOnnx(model(graph({
+    nodes: [node('Add', ['a', 'b'], ['y'], {}, 'adder')],
+    inputs: [value('a', T.f32, ['n', 3]), value('b', T.f32, ['n', 3])], outputs: [value('y', T.f32, ['n', 3])],
+  })), cpu);
+
+  it('checks names, dtypes, static dims and symbolic dims of the inputs', async () => {
+    const m = await mm();
+    const ok = Tensor.zeros([2, 3]);
+    const cases: [Record<string, Tensor>, RegExp][] = [
+      [{ a: ok }, /missing input 'b'/],
+      [{ a: ok, b: ok, c: ok }, /unknown input 'c'; the model's inputs are 'a', 'b'/],
+      [{ a: ok, b: Tensor.zeros([2, 3], { dtype: 'f64' }) }, /input 'b' has dtype f64; the model expects f32/],
+      [{ a: ok, b: Tensor.zeros([2, 4]) }, /input 'b' has shape \[2, 4\]; the model expects \[n, 3\] \(dim 1 must be 3\)/],
+      [{ a: ok, b: Tensor.zeros([2, 3, 1]) }, /input 'b' has shape \[2, 3, 1\]; the model expects rank 2/],
+      [{ a: ok, b: Tensor.zeros([5, 3]) }, /input 'b' has n = 5 \(dim 0\), but input 'a' has n = 2/],
+    ];
+    for (const [feeds, re] of cases) assert.throws(() => m.run(feeds), (e: Error) => e instanceof BurnError && re.test(e.message), re.source);
+    assert.deepEqual(m.run({ a: ok, b: ok }).y!.dims(), [2, 3]);
+  });
+
+  it('names the node when an op fails at run time', async () => {
+    const m = await loadOnnx(model(graph({
+      nodes: [node('Reshape', ['x', 'shape'], ['y'], {}, 'bad_reshape')],
+      inputs: [value('x', T.f32, ['n']), value('shape', T.i64, [2])], outputs: [value('y', T.f32)],
+    })), cpu);
+    assert.throws(() => m.run({ x: Tensor.zeros([6]), shape: Tensor.fromData(new TensorData([4, 2], [2], 'i64')) }), (e: Error) => e instanceof BurnError && /node 'bad_reshape' \(Reshape\) cannot reshape \[6\] \(6 elements\) into \[4, 2\]/.test(e.message));
+  });
+
+  it('fails at load time with one error listing every unsupported operator, node and opset', async () => {
+    const bytes = model(graph({
+      nodes: [
+        node('Relu', ['x'], ['a'], {}, 'fine'),
+        node('FancyOp', ['a'], ['b'], {}, 'fancy_1'),
+        node('Cast', ['b'], ['c'], { to: T.string }, 'to_string'),
+        node('CustomThing', ['c'], ['d'], {}, 'custom_1', 'com.example'),
+        node('FancyOp', ['d'], ['y'], {}, 'fancy_2'),
+      ],
+      inputs: [value('x', T.f32, [1])], outputs: [value('y', T.f32)],
+    }), 17, { 'com.example': 1 });
+    await assert.rejects(loadOnnx(bytes, cpu), (e: Error) => {
+      assert.ok(e instanceof BurnError);
+      assert.match(e.message, /the model cannot run: 4 unsupported items/);
+      assert.match(e.message, /FancyOp \(node 'fancy_1', opset 17\): not implemented/);
+      assert.match(e.message, /Cast \(node 'to_string', opset 17\): casting to string is not supported/);
+      assert.match(e.message, /com\.example\.CustomThing \(node 'custom_1', opset 1\): not implemented/);
+      assert.match(e.message, /FancyOp \(node 'fancy_2', opset 17\)/);
+      assert.doesNotMatch(e.message, /'fine'/);
+      return true;
+    });
+  });
+
+  it('refuses opsets newer than it follows and string inputs', async () => {
+    const newer = model(graph({ nodes: [node('Relu', ['x'], ['y'], {}, 'r')], inputs: [value('x', T.f32, [1])], outputs: [value('y', T.f32)] }), 99);
+    await assert.rejects(loadOnnx(newer, cpu), (e: Error) => e instanceof BurnError && /Relu \(node 'r', opset 99\): opset 99 is newer than the supported 22/.test(e.message));
+    const strings = model(graph({ nodes: [node('Identity', ['x'], ['y'])], inputs: [value('x', T.string, [1])], outputs: [value('y', T.string)] }));
+    await assert.rejects(loadOnnx(strings, cpu), (e: Error) => e instanceof BurnError && /input 'x' of element type STRING: not supported/.test(e.message));
+  });
+
+  it('gives sequence outputs through runValues and refuses them in run', async () => {
+    const m = await loadOnnx(model(graph({
+      nodes: [node('SplitToSequence', ['x', 'split'], ['s'], { axis: 0 })],
+      inputs: [value('x', T.f32, [4])], outputs: [{ ...value('s', T.f32), type: undefined }],
+      initializers: [int64s('split', [2], [1, 3])],
+    })), cpu);
+    const x = Tensor.fromFloats([1, 2, 3, 4]);
+    const s = m.runValues({ x }).s;
+    assert.ok(Array.isArray(s));
+    assert.deepEqual(s.map((t) => Array.from(t.toDataSync().toArray())), [[1], [2, 3, 4]]);
+    assert.throws(() => m.run({ x }), (e: Error) => e instanceof BurnError && /output 's' is a sequence; use runValues/.test(e.message));
+  });
+
+  it('keeps parameter names that would clash with the module API or with each other usable', async () => {
+    const m = await loadOnnx(model(graph({
+      nodes: [node('Add', ['x', 'run'], ['a']), node('Add', ['a', 'layer'], ['b']), node('Add', ['b', 'layer.w'], ['y'])],
+      inputs: [value('x', T.f32, [1])], outputs: [value('y', T.f32, [1])],
+      initializers: [floats('run', [1], [1]), floats('layer', [1], [10]), floats('layer.w', [1], [100])],
+    })), cpu);
+    // `run` would shadow the method; `layer` is already the module holding `layer.w`.
+    assert.deepEqual([...m.params().keys()].sort(), ['layer.w', 'layer_2', 'param_run']);
+    assert.deepEqual(Array.from(m.run({ x: Tensor.fromFloats([0]) }).y!.toDataSync().toArray()), [111]);
+    assert.equal(typeof m.run, 'function');
+  });
+});
