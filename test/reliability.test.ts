@@ -44,6 +44,8 @@ for (const { name, device: makeDevice, readsSync = true } of devices) {
       throwsBurn(() => Tensor.cartesianGrid([5e4, 5e4], d), 'Tensor.cartesianGrid', 'output shape [50000, 50000, 2]', LIMIT);
       throwsBurn(() => Tensor.triuMask([1e5, 1e5], 0, d), 'Tensor.triuMask', '[100000, 100000]', LIMIT);
       throwsBurn(() => Tensor.trilMask([1e5, 1e5], 0, d), 'Tensor.trilMask', '[100000, 100000]', LIMIT);
+      throwsBurn(() => TensorData.zeros([1e10]), 'TensorData.zeros', '[10000000000]', LIMIT);
+      throwsBurn(() => new TensorData([], [0, 1e20]), 'TensorData', 'size 100000000000000000000 in dim 1', LIMIT);
       // A size past the limit is refused even in an empty shape.
       throwsBurn(() => Tensor.zeros([0, 1e20], d), 'Tensor.zeros', 'size 100000000000000000000 in dim 1', LIMIT);
     });

@@ -52,6 +52,7 @@ export class TensorData {
 
   /** Zeroed data. */
   static zeros(shape: Shape, dtype: DType = 'f32'): TensorData {
+    checkShape(shape, 'TensorData.zeros');
     return new TensorData(allocStorage(dtype, numel(shape)), shape, dtype);
   }
 
