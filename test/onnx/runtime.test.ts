@@ -72,7 +72,7 @@ describe('ONNX runtime: a PyTorch export', () => {
 
   it('saves as burnpack and loads back into a fresh copy', async () => {
     const m = await loadOnnx(tinyPath, cpu);
-    const changed = m.map((p) => p.withTensor(p.val().mul(2)));
+    const changed = m.map((p) => p.withTensor((p.val() as Tensor).mul(2)));
     const fresh = await loadOnnx(tinyPath, cpu);
     const restored = fresh.loadBytes(changed.toBytes());
     const x = Tensor.fromFloats(ref.input, cpu);
