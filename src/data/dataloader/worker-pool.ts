@@ -31,7 +31,7 @@ interface Pending {
 interface Slot {
   readonly k: number;
   readonly worker: Worker;
-  /** Requests sent and not answered, oldest first (a worker answers in order). */
+  /** Requests sent and not answered, oldest first (the timeout names the oldest; any reply restarts it). */
   readonly pending: Map<number, Pending>;
   failure: BurnError | undefined;
   /** True once the worker has reopened the dataset: the timeout counts from then. */
