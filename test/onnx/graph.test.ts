@@ -52,6 +52,17 @@ describe('ONNX graph: inference and simplification', () => {
     assert.deepEqual(m.inputs, [{ name: 'x', dtype: 'f32', shape: ['batch', 'seq', 4], rankKnown: true }]);
   });
 
+  it('keeps unknown dims unknown through MatMul broadcasting (no folding of a guessed size)', async () => {
+    // Regression: an unknown leading dim was taken as 1, and Shape(...)[0] folded to the constant 1.
+    const m = await loadOnnx(model(graph({
+      nodes: [node('MatMul', ['x', 'w'], ['h']), node('Shape', ['h'], ['s']), node('Gather', ['s', 'i0'], ['d0'], { axis: 0 }), node('Unsqueeze', ['d0', 'ax'], ['u']), node('Concat', ['u', 'minus1'], ['shape'], { axis: 0 }), node('Reshape', ['h', 'shape'], ['y'])],
+      inputs: [value('x', T.f32, [null, null, 4])], outputs: [value('y', T.f32)],
+      initializers: [floats('w', [4, 2], new Array(8).fill(1)), int64s('i0', [], [0]), int64s('ax', [1], [0]), int64s('minus1', [1], [-1])],
+    })), cpu);
+    assert.deepEqual(m.run({ x: Tensor.ones([3, 5, 4]) }).y!.dims(), [3, 10]);
+    assert.ok(steps(m).includes('Shape'));
+  });
+
   it('folds constant subgraphs into constants and leaves parameters alone', async () => {
     const { model: m, report } = await loadOnnxWithReport(model(graph({
       nodes: [

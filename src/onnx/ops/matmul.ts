@@ -38,9 +38,10 @@ function inferMatmul(ctx: InferContext): ReturnType<NonNullable<OpDef['infer']>>
   const rank = Math.max(aa.length, bb.length);
   const batch: Dim[] = [];
   for (let i = 0; i < rank - 2; i++) {
-    const x = aa[i - rank + aa.length] ?? 1;
-    const y = bb[i - rank + bb.length] ?? 1;
-    batch.push(x === 1 ? y : y === 1 ? x : typeof x === 'number' ? x : y);
+    // Dims missing on the left broadcast as 1; an unknown dim stays unknown.
+    const x = i - rank + aa.length < 0 ? 1 : aa[i - rank + aa.length];
+    const y = i - rank + bb.length < 0 ? 1 : bb[i - rank + bb.length];
+    batch.push(x === 1 ? y : y === 1 ? x : x === y ? x : typeof x === 'number' ? x : typeof y === 'number' ? y : undefined);
   }
   const out: Dim[] = [...batch];
   if (a.length > 1) out.push(aa[aa.length - 2]);
