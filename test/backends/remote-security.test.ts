@@ -309,7 +309,7 @@ async function hostileServer(answer: (seq: number, command: unknown[]) => Uint8A
 }
 
 describe('remote client: a hostile or dying server', () => {
-  it('replies that do not match the read (dtype, shape, bytes, kind) reject that request with a BurnError', async () => {
+  it('replies that do not match the read (dtype, shape, bytes, kind) reject that request with a BurnError', { timeout: 10_000 }, async () => {
     const f32 = (n: number) => new Uint8Array(new Float32Array(n).fill(1).buffer);
     let mode = 'ok';
     const hostile = await hostileServer((seq, [name]) => {
@@ -347,7 +347,24 @@ describe('remote client: a hostile or dying server', () => {
     }
   });
 
-  it('a server killed mid-read: the pending read and sync reject with a BurnError naming the URL; later ops throw', async () => {
+  it('a frame claiming more than 2 GiB closes the connection before it is buffered (the read rejects)', { timeout: 10_000 }, async () => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+    wss.on('connection', (ws) => ws.once('message', () => {
+      // A binary frame header with a 64-bit length of 3 GiB, and no payload behind it.
+      (ws as unknown as { _socket: { write(b: Uint8Array): void } })._socket.write(Uint8Array.of(0x82, 127, 0, 0, 0, 0, 0xc0, 0, 0, 0));
+    }));
+    try {
+      const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+      const read = Tensor.ones([2], connect(url)).toData();
+      await assert.rejects(read, isBurn(/the connection to ws:\/\/127\.0\.0\.1:\d+ closed \(Max payload size exceeded\)/, 'remote'));
+    } finally {
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    }
+  });
+
+  it('a server killed mid-read: the pending read and sync reject with a BurnError naming the URL; later ops throw', { timeout: 10_000 }, async () => {
     // A plain server in a child process that takes commands and never answers, then is killed.
     const script = `
       const { WebSocketServer } = require('ws');

@@ -28,6 +28,12 @@ interface NodeWebSocket extends WebSocketLike {
 }
 type NodeWebSocketConstructor = new (url: string, protocols: string[], options: { perMessageDeflate: boolean; maxPayload: number; handshakeTimeout: number; generateMask(mask: Uint8Array): void }) => NodeWebSocket;
 
+/**
+ * Largest reply a client accepts (a `bin` cannot be larger either): in Node a larger frame closes
+ * the connection before it is buffered, so a hostile server cannot make the client hold more.
+ */
+const MAX_REPLY_BYTES = 2 ** 31 - 1;
+
 /** Milliseconds a Node client waits for the server to complete the handshake (then reads reject; no hang). */
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 
@@ -107,7 +113,7 @@ export class Connection {
   private lastError: string | undefined;
   private fatal: string | undefined;
   private nodeSocket: { ref(): void; unref(): void } | undefined;
-  private readonly decoder = messageDecoder(2 ** 31 - 1);
+  private readonly decoder = messageDecoder(MAX_REPLY_BYTES);
   private readonly registry = new FinalizationRegistry<number>((id) => {
     this.live--;
     this.drop(id);
@@ -411,7 +417,7 @@ function openSocket(url: string, protocols: string[], impl: WebSocketConstructor
   if (Ws) {
     // No masking key (all zeros): masking guards browsers' intermediaries, not a Node client, and
     // costs a copy of every frame.
-    const socket = new Ws(url, protocols, { perMessageDeflate: false, maxPayload: 0, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, generateMask: (mask) => mask.fill(0) });
+    const socket = new Ws(url, protocols, { perMessageDeflate: false, maxPayload: MAX_REPLY_BYTES, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, generateMask: (mask) => mask.fill(0) });
     socket.on('upgrade', (response) => onNodeSocket(response.socket));
     return socket;
   }
