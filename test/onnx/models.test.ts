@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Device, Tensor, TensorData, type DType } from '../../src/index.js';
 import { loadOnnx } from '../../src/onnx/index.js';
+import { webgpu } from '../helpers/devices.js';
 
 const dir = new URL('../fixtures/onnx/models/', import.meta.url);
 
@@ -18,6 +19,10 @@ interface Fixture {
 }
 
 const DTYPES: Record<string, DType> = { float32: 'f32', int64: 'i64', int32: 'i32' };
+
+function readFixture(name: string): Fixture {
+  return JSON.parse(readFileSync(new URL(`${name}.json`, dir), 'utf8')) as Fixture;
+}
 
 function assertClose(name: string, got: ArrayLike<number>, want: readonly number[], tol: number): void {
   assert.equal(got.length, want.length, `${name}: ${got.length} values, PyTorch has ${want.length}`);
@@ -36,7 +41,7 @@ describe('ONNX models exported by PyTorch', () => {
 
   for (const name of names) {
     it(`${name}: outputs equal PyTorch's, on the full batch and on its first entry`, async () => {
-      const fx = JSON.parse(readFileSync(new URL(`${name}.json`, dir), 'utf8')) as Fixture;
+      const fx = readFixture(name);
       const device = Device.cpu();
       const model = await loadOnnx(new URL(`${name}.onnx`, dir), device);
       assert.equal(model.opsets.get(''), fx.opset);
@@ -57,6 +62,18 @@ describe('ONNX models exported by PyTorch', () => {
       }
     });
   }
+
+  it('runs on WebGPU (i64 index math as i32 there) with the same outputs', { skip: webgpu.reason ? `no WebGPU device: ${webgpu.reason}` : false }, async () => {
+    const gpu = webgpu.device!;
+    for (const name of ['resnet_opset17', 'unet', 'transformer_opset17', 'recurrent']) {
+      const fx = readFixture(name);
+      const model = await loadOnnx(new URL(`${name}.onnx`, dir), gpu);
+      // WGSL has no 64-bit integers: integer inputs go in as i32.
+      const feeds = Object.fromEntries(Object.entries(fx.inputs).map(([k, v]) => [k, Tensor.fromData(new TensorData(v.data, v.shape, v.dtype === 'int64' ? 'i32' : DTYPES[v.dtype]!), gpu)]));
+      const outs = model.run(feeds);
+      for (const [k, want] of Object.entries(fx.outputs)) assertClose(`${name} ${k}`, (await outs[k]!.toData()).toArray(), want.data, 2e-4);
+    }
+  });
 
   it('the transformer takes another sequence length (symbolic seq axis)', async () => {
     const model = await loadOnnx(new URL('transformer_opset17.onnx', dir), Device.cpu());

@@ -3,7 +3,8 @@ import { BurnError } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { tensorType, type Dim } from '../ir/types.js';
 import type { AnyTensor, InferContext, IntT, OpContext, OpDef, OpFamily } from './types.js';
-import { asB, asI, asN, axisOf, castTo, fromHost, i64Tensor, inShape, sameElem, tensorAt } from './util.js';
+import { deviceDType } from './device-dtype.js';
+import { asB, asI, asN, axisOf, castTo, filled, fromHost, i64Tensor, inShape, sameElem, tensorAt } from './util.js';
 
 const OP = 'onnx';
 type ScatterUpdate = 'assign' | 'add' | 'mul' | 'min' | 'max';
@@ -122,9 +123,9 @@ function oneHot(ctx: OpContext, indices: AnyTensor): AnyTensor {
   const shape = [...indices.dims()];
   shape.splice(axis, 0, depth);
   const expanded = idx.unsqueezeDim(axis).expand(shape) as IntT;
-  const range = Tensor.arange(0, depth, { device: ctx.device, dtype: 'i64' }).reshape(shape.map((d, i) => (i === axis ? d : 1))).expand(shape) as IntT;
+  const range = Tensor.arange(0, depth, { device: ctx.device, dtype: deviceDType('i64', ctx.device) as 'i64' }).reshape(shape.map((d, i) => (i === axis ? d : 1))).expand(shape) as IntT;
   const hit = expanded.equal(range);
-  return Tensor.full(shape, off!, { device: ctx.device, dtype: values.dtype }).maskFill(asB(hit as AnyTensor), on!) as AnyTensor;
+  return filled(shape, off!, values.dtype, ctx.device).maskFill(asB(hit as AnyTensor), on!);
 }
 
 function topk(ctx: OpContext, x: AnyTensor): [AnyTensor, AnyTensor] {

@@ -2,6 +2,7 @@ import { TensorData } from '../../tensor/data.js';
 import { isFloatDType } from '../../tensor/dtype.js';
 import { BurnError } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
+import { deviceDType } from './device-dtype.js';
 import type { AnyTensor, FloatT, OpContext, OpFamily } from './types.js';
 import { asB, asF, asI, asN, axisOf, castTo, i64Tensor, tensorAt } from './util.js';
 
@@ -248,7 +249,7 @@ function bicubicGridSample(x: FloatT, grid: FloatT, padding: string, alignCorner
     const [yy, yOk] = fix(y0.add(i - 1), h);
     for (let j = 0; j < 4; j++) {
       const [xx, xOk] = fix(x0.add(j - 1), w);
-      const idx = yy.mul(w).add(xx).int('i64');
+      const idx = yy.mul(w).add(xx).int(deviceDType('i64', x.device()) as 'i64');
       const vals = flat.gather(2, idx.expand([n, c, ho * wo]) as typeof idx);
       let weight = wy[i]!.mul(wx[j]!);
       if (yOk && xOk) weight = weight.maskFill((yOk as unknown as Tensor<number, 'bool'>).boolAnd(xOk as unknown as Tensor<number, 'bool'>).boolNot(), 0);

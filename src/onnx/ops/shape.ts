@@ -6,7 +6,7 @@ import { tensorType, type Dim, type ElemType, type ValueType } from '../ir/types
 import { elemTypeOfCode, isSupportedElem } from '../parse/dtype.js';
 import type { Attrs } from './attrs.js';
 import type { AnyTensor, InferContext, OpContext, OpFamily } from './types.js';
-import { asN, axisOf, broadcastDims, broadcastShape, broadcastTo, castTo, fromHost, i64Tensor, inShape, sameElem, tensorAt } from './util.js';
+import { asN, axisOf, broadcastDims, broadcastShape, broadcastTo, castTo, filled, fromHost, i64Tensor, inShape, sameElem, tensorAt } from './util.js';
 
 const OP = 'onnx';
 
@@ -301,7 +301,7 @@ export const shapeOps: OpFamily = {
       const t = ctx.attrs.tensor('value');
       const dtype: DType = t?.data?.dtype ?? 'f32';
       const value = t?.data ? Number(t.data.toArray()[0] ?? 0) : 0;
-      return [Tensor.full(shape, value, { device: ctx.device, dtype })];
+      return [filled(shape, value, dtype, ctx.device)];
     },
     hostInputs: [0],
     check: (_node, attrs) => {

@@ -4,6 +4,7 @@ import { intRange, isFloatDType, isIntDType, type DType, type IntDType } from '.
 import { BurnError, fmt } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Dim, ValueType } from '../ir/types.js';
+import { dataForDevice, deviceDType } from './device-dtype.js';
 import { NoneValue, SequenceValue, type AnyTensor, type BoolT, type FloatT, type InferContext, type IntT, type NumT, type OpContext, type Value } from './types.js';
 
 /** Input `i` as a tensor; a missing input or a non-tensor value is a BurnError naming the node. */
@@ -30,8 +31,12 @@ export const asB = (t: AnyTensor): BoolT => t as BoolT;
 /** Views a tensor as Numeric (type level only). */
 export const asN = (t: AnyTensor): NumT => t as NumT;
 
-/** Converts a tensor to any dtype (Burn casts within a kind; across kinds it goes through `float`/`int`/`bool`). */
-export function castTo(t: AnyTensor, dtype: DType): AnyTensor {
+/**
+ * Converts a tensor to any dtype (Burn casts within a kind; across kinds it goes through
+ * `float`/`int`/`bool`). On devices without 64-bit types, i64 and f64 become i32 and f32.
+ */
+export function castTo(t: AnyTensor, target: DType): AnyTensor {
+  const dtype = deviceDType(target, t.device());
   const from = t.dtype();
   if (from === dtype) return t;
   if (dtype === 'bool') return from === 'bool' ? t : asN(t).notEqual(0) as AnyTensor;
@@ -57,19 +62,19 @@ function wrapInt(t: AnyTensor, from: IntDType, to: IntDType): AnyTensor {
   return r.cast(to);
 }
 
-/** A tensor on `device` holding host data. */
+/** A tensor on `device` holding host data (64-bit types narrowed where the device lacks them). */
 export function fromHost(data: TensorData, device: Device): AnyTensor {
-  return Tensor.fromData(data, device);
+  return Tensor.fromData(dataForDevice(data, device), device);
 }
 
-/** A rank-1 i64 tensor of integers. */
+/** A rank-1 i64 tensor of integers (i32 on devices without i64). */
 export function i64Tensor(values: readonly number[], device: Device, shape: readonly number[] = [values.length]): AnyTensor {
-  return Tensor.fromData(new TensorData(values, shape, 'i64'), device);
+  return Tensor.fromData(new TensorData(values, shape, deviceDType('i64', device)), device);
 }
 
-/** A scalar-valued tensor of the given shape and dtype (a constant fill). */
-export function filled(shape: readonly number[], value: number, dtype: DType, device: Device): AnyTensor {
-  return Tensor.full(shape, value, { device, dtype });
+/** A tensor of `shape` filled with `value` (64-bit types narrowed where the device lacks them). */
+export function filled(shape: readonly number[], value: number | boolean, dtype: DType, device: Device): AnyTensor {
+  return Tensor.full(shape, value, { device, dtype: deviceDType(dtype, device) });
 }
 
 /** Resolves a possibly negative axis; out of range is a BurnError naming the node. */

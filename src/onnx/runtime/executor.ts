@@ -4,6 +4,7 @@ import { BurnError } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Graph } from '../ir/types.js';
 import { NoneValue, SequenceValue, type AnyTensor, type OpContext, type Value } from '../ops/types.js';
+import { fromHost } from '../ops/util.js';
 import { planOf, type GraphPlan, type Step } from './plan.js';
 import { Scope } from './scope.js';
 
@@ -125,12 +126,12 @@ function runStep(step: Step, scope: Scope, env: RunEnv): void {
         if (device.equals(scope.device)) scope.setBoth(name, t, data);
         else scope.setHost(name, data);
       } else {
-        scope.set(name, device.equals(scope.device) ? t : Tensor.fromData(t.toDataSync(), scope.device));
+        scope.set(name, device.equals(scope.device) ? t : fromHost(t.toDataSync(), scope.device));
       }
       return;
     }
     if (onHost && v instanceof SequenceValue && !device.equals(scope.device)) {
-      scope.set(name, new SequenceValue(v.items.map((t) => Tensor.fromData(t.toDataSync(), scope.device)), v.elem));
+      scope.set(name, new SequenceValue(v.items.map((t) => fromHost(t.toDataSync(), scope.device)), v.elem));
       return;
     }
     scope.set(name, v);

@@ -9,6 +9,7 @@ import { sortGraph, subgraphsOf } from '../graph/topo.js';
 import type { ConstTensor, Graph, Model } from '../ir/types.js';
 import { isSupportedElem, onnxTypeName } from '../parse/dtype.js';
 import { parseModel } from '../parse/model.js';
+import { dataForDevice } from '../ops/device-dtype.js';
 import { describe, OnnxModel, OnnxPlan } from './model.js';
 import { planOf, unsupportedNodes } from './plan.js';
 
@@ -154,7 +155,7 @@ export async function loadOnnxWithReport(source: string | URL | Uint8Array | Arr
   const tree: Record<string, unknown> = {};
   for (const name of params) {
     const data = graph.initializers.get(name)!.data!;
-    setPath(tree, paths.get(name)!, new Param(Tensor.fromData(data, device)));
+    setPath(tree, paths.get(name)!, new Param(Tensor.fromData(dataForDevice(data, device), device)));
   }
   const constants = new Map<string, TensorData>();
   for (const [name, c] of graph.initializers) if (!paths.has(name) && c.data) constants.set(name, c.data);

@@ -7,7 +7,9 @@ import { BurnError, fmt } from '../../tensor/errors.js';
 import type { Kind } from '../../tensor/kind.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Dim, ElemType, Model, ValueInfo } from '../ir/types.js';
+import { isSupportedElem } from '../parse/dtype.js';
 import { NoneValue, SequenceValue, type AnyTensor, type Value } from '../ops/types.js';
+import { dataForDevice, deviceDType } from '../ops/device-dtype.js';
 import { runSteps } from './executor.js';
 import type { GraphPlan } from './plan.js';
 import { Scope } from './scope.js';
@@ -49,7 +51,7 @@ export class OnnxPlan {
     const hit = this.constantCache.find(([d]) => d.equals(device));
     if (hit) return hit[1];
     const map = new Map<string, AnyTensor>();
-    for (const [name, data] of this.constants) map.set(name, Tensor.fromData(data, device));
+    for (const [name, data] of this.constants) map.set(name, Tensor.fromData(dataForDevice(data, device), device));
     this.constantCache.push([device, map]);
     return map;
   }
@@ -185,7 +187,8 @@ function checkFeeds(infos: readonly ValueInfo[], feeds: readonly (Value | undefi
     if (t.kind !== 'tensor') return;
     if (!(v instanceof Tensor)) throw new BurnError(OP, `input '${info.name}' must be a tensor`);
     const x = v as AnyTensor;
-    if (t.elem !== 'undefined' && t.elem !== (x.dtype() as DType)) {
+    // Devices without 64-bit types take i32 (f32) where the model declares i64 (f64).
+    if (t.elem !== 'undefined' && t.elem !== (x.dtype() as DType) && !(isSupportedElem(t.elem) && deviceDType(t.elem, x.device()) === x.dtype())) {
       throw new BurnError(OP, `input '${info.name}' has dtype ${x.dtype()}; the model expects ${t.elem}`);
     }
     if (!t.shape) return;

@@ -2,6 +2,7 @@ import type { Device } from '../../device/device.js';
 import type { TensorData } from '../../tensor/data.js';
 import { BurnError } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
+import { dataForDevice } from '../ops/device-dtype.js';
 import { SequenceValue, type AnyTensor, type Value } from '../ops/types.js';
 
 /**
@@ -52,7 +53,7 @@ export class Scope {
   get(name: string): Value | undefined {
     const s = this.slot(name);
     if (!s) return undefined;
-    if (s.value === undefined && s.host !== undefined) s.value = Tensor.fromData(s.host, this.device);
+    if (s.value === undefined && s.host !== undefined) s.value = Tensor.fromData(dataForDevice(s.host, this.device), this.device);
     return s.value;
   }
 
