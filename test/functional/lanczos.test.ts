@@ -10,6 +10,7 @@ import { gradCheck } from '../helpers/grad-check.js';
 import { requiredOnlyDevice } from '../helpers/required-backend.js';
 import { assertApproxEq, PERMISSIVE } from './burn-helpers.js';
 import { throwsBurn } from './helpers.js';
+import { lanczos3Resize } from '../../src/tensor/functional/lanczos.js';
 
 /** Burn's `InterpolateTestCase`: an arange input resized with Lanczos3. */
 function resize(d: Device, [n, c, h, w]: number[], out: [number, number], alignCorners = true): Tensor<4, Float> {
@@ -60,6 +61,14 @@ for (const entry of conformanceDevices()) {
       assert.ok(!Array.from((await y.toData()).toArray()).some(Number.isNaN), 'no NaN');
       await assertApproxEq(y, [[[[1.541, 0.7266, -1.1387, -2.2672, -0.7894, 0.6408, -0.4967, -1.465, -1.3986]]]], PERMISSIVE);
     });
+    it('the gathered-taps path (large axes) equals the dense-matmul path', async () => {
+      const d = device();
+      const x = Tensor.arange(0, 2 * 7 * 9, d).float().reshape([1, 2, 7, 9]).sin() as Tensor<4, Float>;
+      for (const [out, align] of [[[12, 5], true], [[4, 16], false]] as const) {
+        const dense = await lanczos3Resize(x, out, align).toData();
+        await assertApproxEq(lanczos3Resize(x, out, align, 0), nest(Array.from(dense.toArray(), Number), dense.shape), { relative: 1e-5, absolute: 1e-6 }, `${out}`);
+      }
+    });
     it('output size 1 and identity sizes keep the samples', async () => {
       const d = device();
       const x = Tensor.arange(0, 12, d).float().reshape([1, 1, 3, 4]) as Tensor<4, Float>;
@@ -78,7 +87,17 @@ describe('lanczos3 gradients', () => {
       }
     });
   }
+  plainIt('finite differences through the gathered-taps path', async () => {
+    const err = await gradCheck(Device.cpu({ engine: 'js' }).autodiff(), [{ shape: [1, 2, 4, 5] }], (x) => lanczos3Resize(x as Tensor<4, Float>, [6, 3], true, 0));
+    assert.ok(err < 1e-6, `max relative error ${err}`);
+  });
   plainIt('unknown modes still name every mode', () => {
     throwsBurn(() => functional.interpolate(Tensor.ones([1, 1, 2, 2]) as Tensor<4, Float>, 3, { mode: 'lanczos' as never }), 'interpolate', "'lanczos3'");
   });
 });
+
+function nest(values: number[], shape: readonly number[]): unknown {
+  if (shape.length === 0) return values[0];
+  const inner = shape.slice(1).reduce((a, b) => a * b, 1);
+  return Array.from({ length: shape[0]! }, (_, i) => nest(values.slice(i * inner, (i + 1) * inner), shape.slice(1)));
+}

@@ -2,6 +2,9 @@ import type { FloatDType } from '../dtype.js';
 import type { Float } from '../kind.js';
 import { Tensor } from '../tensor.js';
 
+/** Taps per output sample and axis: `floor(c) - 2 ..= floor(c) + 3` around the source coordinate `c`. */
+const TAPS = 6;
+
 /** The Lanczos kernel with a = 3: `sinc(x)·sinc(x/3)` on `|x| < 3`, 0 outside. */
 function lanczos3(x: number): number {
   if (x === 0) return 1;
@@ -11,41 +14,67 @@ function lanczos3(x: number): number {
 }
 
 /**
- * The `[outSize, inSize]` resampling matrix of one axis: row `o` holds the Lanczos3 weights of
- * the six input samples around `o`'s source coordinate (`floor(c) - 2 ..= floor(c) + 3`), those
- * outside the input skipped and the rest renormalized to sum to 1 (Burn's boundary rule).
+ * The taps of one axis: for each output sample, the six input indices around its source
+ * coordinate and their Lanczos3 weights, those outside the input given weight 0 (and index 0)
+ * and the rest renormalized to sum to 1 (Burn's boundary rule).
  */
-function axisWeights(inSize: number, outSize: number, alignCorners: boolean): Float64Array {
+function axisTaps(inSize: number, outSize: number, alignCorners: boolean): { index: Int32Array; weight: Float64Array } {
   const ratio = alignCorners ? (inSize - 1) / Math.max(outSize - 1, 1) : inSize / outSize;
-  const w = new Float64Array(outSize * inSize);
+  const index = new Int32Array(outSize * TAPS);
+  const weight = new Float64Array(outSize * TAPS);
   for (let o = 0; o < outSize; o++) {
     const coord = alignCorners ? o * ratio : (o + 0.5) * ratio - 0.5;
     const base = Math.floor(coord);
     let sum = 0;
-    for (let k = -2; k <= 3; k++) {
-      const i = base + k;
+    for (let k = 0; k < TAPS; k++) {
+      const i = base + k - 2;
       if (i < 0 || i >= inSize) continue;
-      const weight = lanczos3(coord - i);
-      w[o * inSize + i] += weight;
-      sum += weight;
+      const w = lanczos3(coord - i);
+      index[o * TAPS + k] = i;
+      weight[o * TAPS + k] = w;
+      sum += w;
     }
-    if (sum !== 0) for (let i = 0; i < inSize; i++) w[o * inSize + i]! /= sum;
+    if (sum !== 0) for (let k = 0; k < TAPS; k++) weight[o * TAPS + k]! /= sum;
   }
-  return w;
+  return { index, weight };
+}
+
+/**
+ * Up to this many weights (`out × in`), an axis is resampled by one matmul with the dense
+ * `[out, in]` weight matrix; beyond it, by gathering the six taps of each output row. The matmul
+ * does `in` multiply-adds per output sample where the gather does six, but in the best-tuned
+ * kernel of every backend and without materializing six copies of the input, so on the CPU
+ * engines it was the faster one at every size tried (224 to 2048 per side); the cap bounds the
+ * matrix's memory (64 MiB in f32).
+ */
+const DENSE_MAX = 1 << 24;
+
+/** Resamples dim 2 (the rows) of `[N, C, H, W]` to `outSize`. */
+function resampleRows(x: Tensor<4, Float>, outSize: number, alignCorners: boolean, denseMax: number): Tensor<4, Float> {
+  const [n, c, inSize, w] = x.dims() as [number, number, number, number];
+  const { index, weight } = axisTaps(inSize, outSize, alignCorners);
+  const opts = { device: x.device(), dtype: x.dtype() as FloatDType };
+  if (outSize * inSize <= denseMax) {
+    const dense = new Float64Array(outSize * inSize);
+    for (let t = 0; t < index.length; t++) dense[Math.floor(t / TAPS) * inSize + index[t]!]! += weight[t]!;
+    return Tensor.fromFloats(dense, opts).reshape([1, 1, outSize, inSize]).matmul(x);
+  }
+  // Gathering along dim 2 and weighing over a middle dim: both run as contiguous row copies.
+  const taps = x.select(2, Tensor.fromInts(index, x.device())).reshape([n, c, outSize, TAPS, w]);
+  return taps.mul(Tensor.fromFloats(weight, opts).reshape([1, 1, outSize, TAPS, 1])).sumDim(3).reshape([n, c, outSize, w]);
 }
 
 /**
  * @internal Lanczos3 resizing of `[N, C, H, W]` (Burn's `InterpolateMode::Lanczos3`). The 6×6
  * kernel is separable and Burn renormalizes by the sum of the products of the axis weights,
- * which is the product of the axis sums, so the resize is `Wy · x · Wxᵀ`: two matmuls with
- * constant matrices. A composite rather than a backend kernel, so it runs on every device and
- * autodiff differentiates it (Burn's own Lanczos3 has no backward).
+ * which is the product of the axis sums, so the resize runs one axis at a time (rows, then
+ * columns), each a weighted sum of six input samples per output sample. A composite rather than
+ * a backend kernel, so it runs on every device and autodiff differentiates it (Burn's backends
+ * may have no Lanczos3 backward). `denseMax` (tests) moves the dense/gather threshold.
  */
-export function lanczos3Resize(x: Tensor<4, Float>, out: readonly number[], alignCorners: boolean): Tensor<4, Float> {
-  const [, , h, w] = x.dims() as [number, number, number, number];
+export function lanczos3Resize(x: Tensor<4, Float>, out: readonly number[], alignCorners: boolean, denseMax = DENSE_MAX): Tensor<4, Float> {
   const [ho, wo] = out as [number, number];
-  const opts = { device: x.device(), dtype: x.dtype() as FloatDType };
-  const wy = Tensor.fromFloats(axisWeights(h, ho, alignCorners), opts).reshape([1, 1, ho, h]);
-  const wxT = Tensor.fromFloats(axisWeights(w, wo, alignCorners), opts).reshape([1, 1, wo, w]).swapDims(2, 3);
-  return wy.matmul(x).matmul(wxT);
+  const rows = resampleRows(x, ho, alignCorners, denseMax);
+  // The columns as rows of the transpose (a gather along the last dim is the slow direction).
+  return resampleRows(rows.swapDims(2, 3), wo, alignCorners, denseMax).swapDims(2, 3);
 }
