@@ -155,6 +155,16 @@ describe('remote errors', () => {
     await d.sync();
   });
 
+  it('oneHot checks its class indices on the server (checkIndices): an out-of-range one fails with the tensor API\'s message', async () => {
+    const d = remote();
+    assert.deepEqual(await values(Tensor.fromInts([0, 2, -1], d).oneHot(3)), [1, 0, 0, 0, 0, 1, 0, 0, 1]);
+    const bad = Tensor.fromInts([0, 5], d).oneHot(3);
+    await assert.rejects(bad.toData(), isBurn(/^oneHot: class index 5 is out of range for 3 classes \(on remote\(ws:/, 'oneHot'));
+    await assert.rejects(bad.toData(), isBurn(/class index 5 is out of range for 3 classes/, 'oneHot'), 'what is computed from it stays poisoned');
+    await assert.rejects(Tensor.fromInts([[-4]], d).oneHot(3).sum().toData(), isBurn(/class index -4 is out of range for 3 classes/, 'oneHot'));
+    assert.deepEqual(await values(Tensor.fromInts([1], d).oneHot(2)), [0, 1], 'the connection goes on');
+  });
+
   it('a tensor used after dispose() throws at once', () => {
     const t = Tensor.ones([3], remote());
     t.dispose();
@@ -326,12 +336,12 @@ describe('remote server under hostile messages', () => {
     }
     assert.ok(session.size <= 700, `handles ${session.size}`);
     assert.ok(replies.length > 1000, 'failures were reported');
-    // Still serving: once the handles are dropped, fresh ops work.
-    replies.length = 0;
+    // Still serving: once the handles are dropped, fresh ops work (the reply to the last read:
+    // replies to the fuzz's reads may still arrive, as they resolve asynchronously).
     const all = Array.from({ length: 800 }, (_, i) => i);
     session.receive(encodeMessage([['drop', all], ['fill', 9000, [2, 3], 1.5, 'f32'], ['binaryScalar', 9001, 'mul', 9000, 2], ['read', 9001]]));
     return new Promise<void>((resolve) => setTimeout(resolve, 10)).then(() => {
-      const data = replies.map((r) => new Decoder().decode(r) as unknown[]).find((r) => r[0] === 'data');
+      const data = replies.map((r) => new Decoder().decode(r) as unknown[]).filter((r) => r[0] === 'data').at(-1);
       assert.ok(data, 'a data reply');
       assert.deepEqual(Array.from(new Float32Array(new Uint8Array(data[5] as Uint8Array).buffer)), [3, 3, 3, 3, 3, 3]);
     });
@@ -360,6 +370,7 @@ describe('remote server under hostile messages', () => {
       arange: () => [int(), int() * 3, pick([1, -1, 0.5, 2]), pick(dtypes)], binaryScalar: () => [pick(BINARY_OPS), t(), rand(5) - 2],
       compareScalar: () => [pick(COMPARE_OPS), t(), rand(3)], clamp: () => [t(), pick([null, 0, 1]), pick([null, 2, 0])], maskFill: () => [t(), t(), 3],
       select: () => [t(), int(), t()], selectAssign: () => [pick(SCATTER_OPS), t(), int(), t(), t()], softmax: () => [t(), int()], logSoftmax: () => [t(), int()],
+      checkIndices: () => [t(), rand(5) - 2, rand(5), 'checkIndices', 'index ', ' is out of bounds'],
     };
     const names = Object.keys(args) as (keyof typeof args)[];
     let next = 1000;

@@ -33,6 +33,9 @@ export interface RemoteOptions {
 
 type T = RemoteTensor;
 
+/** A number no index message holds by chance: where it appears in `error(marker)`, the index goes. */
+const INDEX_MARKER = -987654321.125;
+
 /**
  * The client of the remote backend (Burn's `burn-remote`): every op becomes one command to a
  * server (`startServer` in `burn-ts/remote`) that runs it on its own device. Output shapes and
@@ -226,6 +229,20 @@ export class RemoteBackend extends BaseBackend<RemoteTensor> {
   }
   override logSoftmax(p: T, dim: number): T {
     return this.op('logSoftmax', rules.alongDim('logSoftmax', p, dim), p, dim);
+  }
+
+  /**
+   * `indices` checked on the server to lie in `[lo, hi)`; an index outside fails the command, and
+   * reads of what is computed from it reject with `error(index)`. `error` cannot travel, so its
+   * op and message are sent, split where the index goes (found by calling it with a marker value).
+   */
+  checkIndices(indices: T, lo: number, hi: number, error: (index: number) => Error): T {
+    const e = error(INDEX_MARKER);
+    const op = e instanceof BurnError ? e.op : 'checkIndices';
+    const message = e.message.startsWith(`${op}: `) ? e.message.slice(op.length + 2) : e.message;
+    const at = message.indexOf(String(INDEX_MARKER));
+    const [before, after] = at >= 0 ? [message.slice(0, at), message.slice(at + String(INDEX_MARKER).length)] : [`${message} (index `, ')'];
+    return this.op('checkIndices', rules.checkedIndices(indices), indices, encodeScalar(lo), encodeScalar(hi), op.slice(0, 100), before.slice(0, 1000), after.slice(0, 1000));
   }
 
   // --- module ops: the shared defaults, intermediates freed when each returns ---

@@ -17,7 +17,10 @@ import type { Distribution } from '../../tensor/distribution.js';
  *   {@link OP_COMMANDS}; the arguments follow the Backend method's, with slice specs flattened to
  *   `[start, size, step, ...]`, distributions as {@link encodeDist}, random keys as
  *   `[key0, key1, stream]`, scalars as {@link encodeScalar}, and `fromData` as
- *   `['fromData', out, dtype, shape, bytes]`.
+ *   `['fromData', out, dtype, shape, bytes]`. `['checkIndices', out, p, lo, hi, op, before, after]`
+ *   checks that `p`'s values lie in `[lo, hi)`; one that does not fails the command with
+ *   `BurnError(op, before + value + after)` (the client's message, so the user sees the tensor
+ *   API's error), at once or (a backend that reads asynchronously) at the reads that depend on it.
  * - `['retain', out, p]`: a second handle on `p`'s value.
  * - `['drop', [ids...]]`: frees handles (garbage-collected or disposed tensors).
  * - `['read', p]`: replies `['data', seq, dtype, shape, pad, bytes]` (`pad`: spaces that align the
@@ -35,6 +38,7 @@ export const OP_COMMANDS = [
   'unary', 'predicate', 'binary', 'compare', 'where', 'cast',
   'reduce', 'argReduce', 'scan', 'gather', 'scatter', 'matmul', 'sort',
   'random', 'arange', 'binaryScalar', 'compareScalar', 'clamp', 'maskFill', 'select', 'selectAssign', 'softmax', 'logSoftmax',
+  'checkIndices',
 ] as const;
 /** A tensor op command. */
 export type OpCommand = (typeof OP_COMMANDS)[number];

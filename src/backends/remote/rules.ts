@@ -168,6 +168,12 @@ export function scatter(p: Meta, dim: number, indices: Meta, values: Meta): Meta
   return meta(p.shape, p.dtype);
 }
 
+/** `checkIndices`: integer indices; same shape and dtype. */
+export function checkedIndices(indices: Meta): Meta {
+  checkIndices('checkIndices', indices);
+  return meta(indices.shape, indices.dtype);
+}
+
 /** `select`: 1-d integer indices; `dim` takes their length. */
 export function select(p: Meta, dim: number, indices: Meta): Meta {
   checkDim('select', dim, p.shape.length);

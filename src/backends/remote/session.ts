@@ -534,6 +534,11 @@ class Reader<P extends TensorPrimitive> {
     return decodeSpecs(flat);
   }
 
+  /** A string of at most `max` characters. */
+  text(max: number): string {
+    return this.next(`a string of at most ${max} characters`, (v) => typeof v === 'string' && v.length <= max) as string;
+  }
+
   bytes(): Uint8Array {
     return this.next('bytes', (v) => v instanceof Uint8Array) as Uint8Array;
   }
@@ -691,5 +696,18 @@ const OPS: Record<OpCommand, Handler> = {
   logSoftmax: (r, b) => {
     const p = r.tensor(), dim = r.int();
     return one(rules.alongDim('logSoftmax', p, dim), () => b.logSoftmax(p, dim));
+  },
+  checkIndices: (r, b) => {
+    const p = r.tensor(), lo = r.number(), hi = r.number(), op = r.text(100), before = r.text(1000), after = r.text(1000);
+    const error = (v: number | bigint) => new BurnError(op, `${before}${v}${after}`);
+    return one(rules.checkedIndices(p), () => {
+      // A backend that reads synchronously is checked here (the command fails); others check on the device.
+      const data = b.toDataSync(p);
+      if (data) {
+        for (const v of data.values as Iterable<number | bigint>) if (!(v >= lo && v < hi)) throw error(v);
+        return p;
+      }
+      return b.checkIndices ? b.checkIndices(p, lo, hi, error) : p;
+    });
   },
 };
