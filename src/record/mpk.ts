@@ -58,9 +58,10 @@ export function gunzipStreaming(bytes: Uint8Array, fail: (m: string) => never, m
     filled += chunk.length;
   });
   try {
-    // fflate inflates a whole push before calling back: slices bound what one push can inflate.
-    const SLICE = 64 << 10;
-    for (let i = 0; i < n; i += SLICE) stream.push(bytes.subarray(i, i + SLICE), i + SLICE >= n);
+    // fflate inflates a whole push before calling back, and deflate expands up to ~1032x: slices
+    // of about maxBytes/1024 (1 to 64 KiB) stop a bomb within about max(maxBytes, 1 MiB) more.
+    const slice = Math.min(64 << 10, Math.max(1 << 10, Math.ceil(maxBytes / 1024)));
+    for (let i = 0; i < n; i += slice) stream.push(bytes.subarray(i, i + slice), i + slice >= n);
   } catch (e) {
     if (over) return overLimit();
     return fail(`corrupt or truncated gzip data (${n} bytes): ${(e as Error).message}`);

@@ -7,11 +7,13 @@ import { spawnSync } from 'node:child_process';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, it } from 'node:test';
+import { deflateSync, zipSync } from 'fflate';
 import { BurnError, Device, Module, Tensor } from '../../src/index.js';
 import { Linear, LinearConfig } from '../../src/nn/index.js';
 import { PytorchStore } from '../../src/store/index.js';
 import { unpickle } from '../../src/store/pytorch/pickle.js';
 import { readPytorch } from '../../src/store/pytorch/reader.js';
+import { inflateBounded } from '../../src/store/pytorch/zip.js';
 import { bytesSource } from '../../src/record/source.js';
 import { f32Bytes, legacyCheckpoint, P, statePickle, zipCheckpoint, type HandTensor } from './pickle-builder.js';
 
@@ -142,6 +144,28 @@ describe('PyTorch: offsets, sizes and strides outside the storage are refused', 
 
   it('more than 64 dims', () => {
     refused(zipCheckpoint([tensor({ numel: 1, size: new Array<number>(100_000).fill(1), stride: new Array<number>(100_000).fill(1) })], { 0: f32Bytes([1]) }), /tensor 'w' has 100000 dims; expected at most 64/);
+  });
+
+  it('a deflated storage entry that understates its size stops within about 1 MiB of inflation (FINDINGS: it inflated a 64 KiB slice, ~64 MiB, first)', () => {
+    const zeros = new Uint8Array(16 << 20);
+    const file = zipSync({
+      'archive/data.pkl': [statePickle([tensor({ size: [4], stride: [1] })]), { level: 0 }],
+      'archive/data/0': [zeros, { level: 9 }],
+    });
+    // The central directory's uncompressed size of archive/data/0 becomes 16 (the storage's 4 floats).
+    const dv = new DataView(file.buffer, file.byteOffset);
+    for (let p = file.length - 22; p >= 0; p--) {
+      if (dv.getUint32(p, true) !== 0x02014b50) continue;
+      const name = new TextDecoder().decode(file.subarray(p + 46, p + 46 + dv.getUint16(p + 28, true)));
+      if (name === 'archive/data/0') dv.setUint32(p + 24, 16, true);
+    }
+    refused(file, /entry 'archive\/data\/0' inflates past its declared 16 bytes \(.*zip bomb/);
+    // The browser path (fflate) reports how far it went before stopping.
+    const raw = deflateSync(zeros, { level: 9 });
+    let inflated = -1;
+    assert.throws(() => inflateBounded(raw, 16, (n) => { inflated = n; throw new BurnError('t', 'past'); }, (m) => { throw new BurnError('t', m); }), /past/);
+    assert.ok(inflated > 16 && inflated <= 2 << 20, `inflated ${inflated} bytes before stopping`);
+    assert.deepEqual(Array.from(inflateBounded(deflateSync(f32Bytes([1, 2])), 8, () => { throw new Error('past'); }, (m) => { throw new Error(m); })), Array.from(f32Bytes([1, 2])));
   });
 
   it('a storage declaring more elements than its entry holds', () => {

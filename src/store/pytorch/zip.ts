@@ -169,26 +169,55 @@ export class ZipReader {
     if (entry.size > 1 << 20 && entry.size > ratio * Math.max(1, entry.compressedSize)) {
       this.fail(`entry '${entry.name}' would inflate ${entry.compressedSize} bytes to ${entry.size} (ratio over ${ratio}; zip bomb?)`);
     }
-    const out = new Uint8Array(entry.size);
-    let filled = 0;
-    const inflater = new Inflate((chunk) => {
-      if (filled + chunk.length > entry.size) this.fail(`entry '${entry.name}' inflates past its declared ${entry.size} bytes (zip bomb?)`);
-      out.set(chunk, filled);
-      filled += chunk.length;
-    });
-    try {
-      // Pushed in slices: fflate inflates a whole push before calling back, so one push of a
-      // bomb whose header lies about its size would inflate completely before the check.
-      const SLICE = 64 << 10;
-      for (let i = 0; i < raw.length; i += SLICE) inflater.push(raw.subarray(i, i + SLICE), i + SLICE >= raw.length);
-      if (raw.length === 0) inflater.push(raw, true);
-    } catch (e) {
-      if (e instanceof BurnError) throw e;
-      this.fail(`entry '${entry.name}': corrupt deflate data (${(e as Error).message})`);
+    const past = (inflated?: number): never =>
+      this.fail(`entry '${entry.name}' inflates past its declared ${entry.size} bytes${inflated === undefined ? '' : ` (stopped after ${inflated})`} (zip bomb?)`);
+    const corrupt = (message: string): never => this.fail(`entry '${entry.name}': corrupt deflate data (${message})`);
+    let out: Uint8Array;
+    if (nodeZlib?.inflateRawSync !== undefined) {
+      // Native, and it stops as soon as the output passes the declared size.
+      try {
+        const b = nodeZlib.inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.size) });
+        out = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+      } catch (e) {
+        if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return past();
+        return corrupt((e as Error).message);
+      }
+    } else {
+      out = inflateBounded(raw, entry.size, past, corrupt);
     }
-    if (filled !== entry.size) this.fail(`entry '${entry.name}' inflated to ${filled} bytes, its header declares ${entry.size}`);
+    if (out.length !== entry.size) this.fail(`entry '${entry.name}' inflated to ${out.length} bytes, its header declares ${entry.size}`);
     return out;
   }
+}
+
+/**
+ * @internal Inflates raw deflate data that must fill `size` bytes, with fflate (browsers): the
+ * input is pushed in slices of about size/1024 bytes (1 to 64 KiB), because fflate inflates a
+ * whole push before calling back and deflate expands up to ~1032x, so a bomb whose header
+ * understates its size inflates at most about max(size, 1 MiB) before `past(inflated)` stops it.
+ */
+export function inflateBounded(raw: Uint8Array, size: number, past: (inflated: number) => never, corrupt: (message: string) => never): Uint8Array {
+  const out = new Uint8Array(size);
+  let filled = 0;
+  let over = false;
+  const inflater = new Inflate((chunk) => {
+    if (filled + chunk.length > size) {
+      filled += chunk.length;
+      over = true;
+      throw new Error('past the declared size');
+    }
+    out.set(chunk, filled);
+    filled += chunk.length;
+  });
+  const slice = Math.min(64 << 10, Math.max(1 << 10, Math.ceil(size / 1024)));
+  try {
+    for (let i = 0; i < raw.length; i += slice) inflater.push(raw.subarray(i, i + slice), i + slice >= raw.length);
+    if (raw.length === 0) inflater.push(raw, true);
+  } catch (e) {
+    if (over) return past(filled);
+    return corrupt((e as Error).message);
+  }
+  return out.subarray(0, filled);
 }
 
 /** Refuses entry names that are absolute or climb out of the archive. */
@@ -212,10 +241,11 @@ const CRC_TABLES = (() => {
   return t;
 })();
 
-/** Node's zlib CRC-32 (Node ≥ 20.15, about 8× the JavaScript loop), reached without a static import so browsers need no shim. */
-const zlibCrc32 = ((globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule?.('node:zlib') as
-  | { crc32?: (data: Uint8Array, value?: number) => number }
-  | undefined)?.crc32;
+/** Node's zlib, reached without a static import so browsers need no shim: its CRC-32 (Node ≥ 20.15, about 8× the JavaScript loop) and its bounded inflate. */
+const nodeZlib = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule?.('node:zlib') as
+  | { crc32?: (data: Uint8Array, value?: number) => number; inflateRawSync?: (data: Uint8Array, options: { maxOutputLength: number }) => Uint8Array }
+  | undefined;
+const zlibCrc32 = nodeZlib?.crc32;
 
 /** CRC-32 (ZIP's): zlib's where Node has it, else eight bytes per step in JavaScript (slicing by 8). */
 export function crc32(data: Uint8Array, crc = 0): number {
