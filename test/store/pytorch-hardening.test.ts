@@ -13,7 +13,7 @@ import { Linear, LinearConfig } from '../../src/nn/index.js';
 import { PytorchStore } from '../../src/store/index.js';
 import { unpickle } from '../../src/store/pytorch/pickle.js';
 import { readPytorch } from '../../src/store/pytorch/reader.js';
-import { inflateBounded } from '../../src/store/pytorch/zip.js';
+import { inflateBounded, ZipReader } from '../../src/store/pytorch/zip.js';
 import { bytesSource } from '../../src/record/source.js';
 import { f32Bytes, legacyCheckpoint, P, statePickle, zipCheckpoint, type HandTensor } from './pickle-builder.js';
 
@@ -166,6 +166,26 @@ describe('PyTorch: offsets, sizes and strides outside the storage are refused', 
     assert.throws(() => inflateBounded(raw, 16, (n) => { inflated = n; throw new BurnError('t', 'past'); }, (m) => { throw new BurnError('t', m); }), /past/);
     assert.ok(inflated > 16 && inflated <= 2 << 20, `inflated ${inflated} bytes before stopping`);
     assert.deepEqual(Array.from(inflateBounded(deflateSync(f32Bytes([1, 2])), 8, () => { throw new Error('past'); }, (m) => { throw new Error(m); })), Array.from(f32Bytes([1, 2])));
+  });
+
+  it('tensors sharing a deflated storage inflate it once, not once per tensor', () => {
+    const n = 200;
+    const tensors = Array.from({ length: n }, (_, i) => tensor({ name: `t${i}`, numel: 1 << 18, offset: i, size: [4], stride: [1] }));
+    const values = Float32Array.from({ length: 1 << 18 }, (_, i) => i);
+    const file = zipSync({ 'archive/data.pkl': [statePickle(tensors), { level: 0 }], 'archive/data/0': [new Uint8Array(values.buffer), { level: 6 }] });
+    const read0 = ZipReader.prototype.read;
+    let inflations = 0;
+    ZipReader.prototype.read = function (this: ZipReader, entry) {
+      if (entry.name === 'archive/data/0') inflations++;
+      return read0.call(this, entry);
+    };
+    try {
+      const loaded = [...read(file).tensors.values()].map((t) => t.toData());
+      assert.deepEqual(Array.from(loaded[n - 1]!.toArray()), [n - 1, n, n + 1, n + 2]);
+      assert.equal(inflations, 1);
+    } finally {
+      ZipReader.prototype.read = read0;
+    }
   });
 
   it('a storage declaring more elements than its entry holds', () => {

@@ -39,6 +39,8 @@ export function isZip(head: Uint8Array): boolean {
 /** Reads entries of a ZIP archive. */
 export class ZipReader {
   readonly entries = new Map<string, ZipEntry>();
+  /** The last deflated entry read by {@link readStored}, while something still holds its bytes. */
+  private inflated: { readonly entry: ZipEntry; readonly data: WeakRef<Uint8Array> } | undefined;
 
   constructor(
     private readonly source: ByteSource,
@@ -150,7 +152,15 @@ export class ZipReader {
   /** `length` bytes of a stored entry at `offset` within it (ranged, no inflation). */
   readStored(entry: ZipEntry, offset: number, length: number): Uint8Array {
     if (!(Number.isSafeInteger(offset) && Number.isSafeInteger(length) && offset >= 0 && length >= 0)) this.fail(`entry '${entry.name}': bytes ${offset}..${offset + length} were asked for; expected a range inside its ${entry.size} bytes`);
-    if (entry.method !== 0) return this.read(entry).subarray(offset, offset + length);
+    if (entry.method !== 0) {
+      // Many tensors may share one deflated storage: inflate it once while its bytes are alive.
+      let data = this.inflated?.entry === entry ? this.inflated.data.deref() : undefined;
+      if (data === undefined) {
+        data = this.read(entry);
+        this.inflated = { entry, data: new WeakRef(data) };
+      }
+      return data.subarray(offset, offset + length);
+    }
     if (offset + length > entry.size) this.fail(`entry '${entry.name}' has ${entry.size} bytes; bytes ${offset}..${offset + length} were asked for`);
     return this.source.read(this.dataOffset(entry) + offset, length);
   }
