@@ -1,6 +1,7 @@
 import { BurnError } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Graph } from '../ir/types.js';
+import { hostData } from './host-mirror.js';
 import type { AnyTensor, OpContext, OpFamily, Value } from './types.js';
 import { axisOf, i64Tensor, tensorAt } from './util.js';
 
@@ -32,7 +33,7 @@ function loop(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
     const condT = Tensor.fromBools([cond], dev).reshape([]) as unknown as AnyTensor;
     const outs = ctx.runGraph(body, [iter, condT, ...carried]);
     const c = outs[0];
-    if (c instanceof Tensor) cond = (c as AnyTensor).toDataSync().toArray()[0] !== 0;
+    if (c instanceof Tensor) cond = hostData(c as AnyTensor).toArray()[0] !== 0;
     carried = outs.slice(1, 1 + nCarried);
     outs.slice(1 + nCarried).forEach((v, k) => {
       if (!(v instanceof Tensor)) throw new BurnError(OP, `node '${ctx.node.name}' (Loop) body produced a non-tensor scan output ${k}`);
@@ -119,9 +120,11 @@ function scan8(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] 
 export const controlOps: OpFamily = {
   If: {
     run: (ctx) => ctx.runSubgraph(boolOf(ctx, 0) ? 'then_branch' : 'else_branch', []),
+    hostInputs: [0],
   },
   Loop: {
     run: loop,
+    hostInputs: [0, 1],
   },
   Scan: {
     run: (ctx, inputs) => (ctx.opset < 9 ? scan8(ctx, inputs) : scan(ctx, inputs)),

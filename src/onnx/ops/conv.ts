@@ -159,7 +159,28 @@ function zeroShifted(ctx: OpContext, inputs: Parameters<OpDef['run']>[1], i: num
   return asN(t).sub(asN(shaped)) as AnyTensor;
 }
 
-/** Convolutions: Conv (1-3 d, groups, dilations, any padding), ConvTranspose, ConvInteger. */
+/** DeformConv (opset 19), 2-d: Burn's deformable convolution with ONNX's offsets `[N, 2·offset_group·kh·kw, H_out, W_out]`. */
+function deformConv(ctx: OpContext, inputs: Parameters<OpDef['run']>[1]): AnyTensor {
+  const x = asF(tensorAt(ctx, inputs, 0));
+  const w = asF(tensorAt(ctx, inputs, 1));
+  const offset = asF(tensorAt(ctx, inputs, 2));
+  const b = optTensorAt(ctx, inputs, 3);
+  const mask = optTensorAt(ctx, inputs, 4);
+  if (x.rank() !== 4) throw new BurnError(OP, `node '${ctx.node.name}' (DeformConv) got an input of rank ${x.rank()}; only 2-d deformable convolution is supported`);
+  const pads = ctx.attrs.ints('pads') ?? [0, 0, 0, 0];
+  let input = x;
+  if (pads[0] !== pads[2] || pads[1] !== pads[3]) input = asF(padSpatial(x as AnyTensor, pads.slice(0, 2), pads.slice(2), 0));
+  const padding = pads[0] === pads[2] && pads[1] === pads[3] ? pads.slice(0, 2) : [0, 0];
+  return F.deformConv2d(input as Tensor<4>, offset as Tensor<4>, w as Tensor<4>, mask && (asF(mask) as Tensor<4>), b && (asF(b) as Tensor<1>), {
+    stride: ctx.attrs.ints('strides')?.slice() ?? [1, 1],
+    padding,
+    dilation: ctx.attrs.ints('dilations')?.slice() ?? [1, 1],
+    weightGroups: ctx.attrs.int('group', 1),
+    offsetGroups: ctx.attrs.int('offset_group', 1),
+  }) as AnyTensor;
+}
+
+/** Convolutions: Conv (1-3 d, groups, dilations, any padding), ConvTranspose, ConvInteger, DeformConv. */
 export const convOps: OpFamily = {
   Conv: {
     run: (ctx, inputs) => [conv(ctx, tensorAt(ctx, inputs, 0), tensorAt(ctx, inputs, 1), optTensorAt(ctx, inputs, 2))],
@@ -167,6 +188,9 @@ export const convOps: OpFamily = {
   },
   ConvTranspose: {
     run: (ctx, inputs) => [convTranspose(ctx, tensorAt(ctx, inputs, 0), tensorAt(ctx, inputs, 1), optTensorAt(ctx, inputs, 2))],
+  },
+  DeformConv: {
+    run: (ctx, inputs) => [deformConv(ctx, inputs)],
   },
   ConvInteger: {
     run: (ctx, inputs) => {

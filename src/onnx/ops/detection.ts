@@ -1,6 +1,6 @@
 import { TensorData } from '../../tensor/data.js';
 import type { AnyTensor, OpContext, OpFamily, Value } from './types.js';
-import { castTo, fromHost, i64Tensor, tensorAt } from './util.js';
+import { fromHost, i64Tensor, tensorAt } from './util.js';
 
 /** A box as [ymin, xmin, ymax, xmax] from either ONNX layout (corners in any order, or center + size). */
 function corners(b: ArrayLike<number>, o: number, centered: boolean): [number, number, number, number] {
@@ -28,8 +28,9 @@ function iou(a: readonly number[], b: readonly number[]): number {
  * IoU with a kept box exceeds `iou_threshold`, at most `max_output_boxes_per_class` per class.
  */
 function nms(ctx: OpContext, inputs: readonly (Value | undefined)[]): AnyTensor {
-  const boxes = tensorAt(ctx, inputs, 0).toDataSync();
-  const scores = tensorAt(ctx, inputs, 1).toDataSync();
+  void inputs;
+  const boxes = ctx.host(0)!;
+  const scores = ctx.host(1)!;
   const maxOut = ctx.ints(2)?.[0] ?? 0;
   const iouThreshold = ctx.floats(3)?.[0] ?? 0;
   const scoreThreshold = ctx.floats(4)?.[0];
@@ -73,8 +74,8 @@ function bilinear(plane: ArrayLike<number>, off: number, h: number, w: number, y
 /** RoiAlign on the host: average (or max) of bilinear samples on a regular grid in each output bin. */
 function roiAlign(ctx: OpContext, inputs: readonly (Value | undefined)[]): AnyTensor {
   const x = tensorAt(ctx, inputs, 0);
-  const data = castTo(x, 'f64').toDataSync().toArray();
-  const rois = tensorAt(ctx, inputs, 1).toDataSync().toArray();
+  const data = ctx.host(0)!.toArray();
+  const rois = ctx.host(1)!.toArray();
   const batch = ctx.ints(2)!;
   const [, c, h, w] = x.dims() as [number, number, number, number];
   const oh = ctx.attrs.int('output_height', 1);
@@ -118,8 +119,42 @@ function roiAlign(ctx: OpContext, inputs: readonly (Value | undefined)[]): AnyTe
   return fromHost(new TensorData(out, [n, c, oh, ow], 'f64').convert(x.dtype()), ctx.device);
 }
 
-/** Detection ops computed on the host: NonMaxSuppression and RoiAlign. */
+/** MaxRoiPool (Fast R-CNN's ROI pooling) on the host: rois `[R, 5]` = (batch, x1, y1, x2, y2), rounded after scaling. */
+function maxRoiPool(ctx: OpContext, inputs: readonly (Value | undefined)[]): AnyTensor {
+  const x = tensorAt(ctx, inputs, 0);
+  const data = ctx.host(0)!.toArray();
+  const rois = ctx.host(1)!.toArray();
+  const [ph, pw] = ctx.attrs.ints('pooled_shape', [1, 1]) as [number, number];
+  const scale = ctx.attrs.float('spatial_scale', 1);
+  const [, c, h, w] = x.dims() as [number, number, number, number];
+  const n = rois.length / 5;
+  const out = new Float64Array(n * c * ph * pw);
+  for (let r = 0; r < n; r++) {
+    const b = rois[r * 5]!;
+    const [x1, y1, x2, y2] = [1, 2, 3, 4].map((k) => Math.round(rois[r * 5 + k]! * scale)) as [number, number, number, number];
+    const rh = Math.max(y2 - y1 + 1, 1);
+    const rw = Math.max(x2 - x1 + 1, 1);
+    for (let ch = 0; ch < c; ch++) {
+      const off = (b * c + ch) * h * w;
+      for (let i = 0; i < ph; i++) {
+        const hs = Math.min(Math.max(Math.floor((i * rh) / ph) + y1, 0), h);
+        const he = Math.min(Math.max(Math.ceil(((i + 1) * rh) / ph) + y1, 0), h);
+        for (let j = 0; j < pw; j++) {
+          const ws = Math.min(Math.max(Math.floor((j * rw) / pw) + x1, 0), w);
+          const we = Math.min(Math.max(Math.ceil(((j + 1) * rw) / pw) + x1, 0), w);
+          let m = he > hs && we > ws ? -Infinity : 0;
+          for (let yy = hs; yy < he; yy++) for (let xx = ws; xx < we; xx++) m = Math.max(m, data[off + yy * w + xx]!);
+          out[((r * c + ch) * ph + i) * pw + j] = m;
+        }
+      }
+    }
+  }
+  return fromHost(new TensorData(out, [n, c, ph, pw], 'f64').convert(x.dtype()), ctx.device);
+}
+
+/** Detection ops computed on the host: NonMaxSuppression, RoiAlign and MaxRoiPool. */
 export const detectionOps: OpFamily = {
-  NonMaxSuppression: { run: (ctx, inputs) => [nms(ctx, inputs)], hostInputs: [2, 3, 4] },
-  RoiAlign: { run: (ctx, inputs) => [roiAlign(ctx, inputs)], hostInputs: [2] },
+  NonMaxSuppression: { run: (ctx, inputs) => [nms(ctx, inputs)], hostInputs: [2, 3, 4], readsValues: true },
+  RoiAlign: { run: (ctx, inputs) => [roiAlign(ctx, inputs)], hostInputs: [2], readsValues: true },
+  MaxRoiPool: { run: (ctx, inputs) => [maxRoiPool(ctx, inputs)], readsValues: true },
 };

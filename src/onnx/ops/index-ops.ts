@@ -138,7 +138,7 @@ function topk(ctx: OpContext, x: AnyTensor): [AnyTensor, AnyTensor] {
 }
 
 function unique(ctx: OpContext, x: AnyTensor): AnyTensor[] {
-  const data = x.toDataSync();
+  const data = ctx.host(0)!;
   const dims = data.shape;
   const axisAttr = ctx.attrs.int('axis');
   const sorted = ctx.attrs.int('sorted', 1) === 1;
@@ -275,13 +275,22 @@ export const indexOps: OpFamily = {
     hostInputs: [1],
   },
   NonZero: {
+    // The output size depends on the values: computed on the host.
     run: (ctx, inputs) => {
       const x = tensorAt(ctx, inputs, 0);
-      const mask = x.dtype() === 'bool' ? asB(x) : asN(x).notEqual(0);
-      if (x.rank() === 0) return [i64Tensor(x.toDataSync().toArray()[0] ? [0] : [], ctx.device, [0, x.toDataSync().toArray()[0] ? 1 : 0])];
-      const w = mask.argwhere();
-      return [castTo(w.transpose() as AnyTensor, 'i64')];
+      const dims = x.dims();
+      const values = ctx.host(0)!.toArray();
+      const hits: number[] = [];
+      for (let i = 0; i < values.length; i++) if (values[i] !== 0) hits.push(i);
+      const rank = dims.length;
+      const out = new Array<number>(rank * hits.length);
+      hits.forEach((flat, k) => {
+        let rest = flat;
+        for (let d = rank - 1; d >= 0; d--) { out[d * hits.length + k] = rest % dims[d]!; rest = Math.floor(rest / dims[d]!); }
+      });
+      return [i64Tensor(out, ctx.device, [rank, hits.length])];
     },
+    readsValues: true,
     infer: (ctx) => [tensorType('i64', [inShape(ctx, 0)?.length, undefined])],
   },
   OneHot: {
@@ -294,6 +303,7 @@ export const indexOps: OpFamily = {
   },
   Unique: {
     run: (ctx, inputs) => unique(ctx, tensorAt(ctx, inputs, 0)),
+    readsValues: true,
   },
   ReverseSequence: {
     run: (ctx, inputs) => [reverseSequence(ctx, tensorAt(ctx, inputs, 0), ctx.ints(1)!)],

@@ -61,8 +61,9 @@ export const quantOps: OpFamily = {
   DynamicQuantizeLinear: {
     run: (ctx, inputs) => {
       const x = asF(castTo(tensorAt(ctx, inputs, 0), 'f32'));
-      const lo = Math.min(0, x.min().intoScalarSync() as number);
-      const hi = Math.max(0, x.max().intoScalarSync() as number);
+      let lo = 0;
+      let hi = 0;
+      for (const v of ctx.host(0)!.toArray()) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
       const scale = Math.fround((hi - lo) / 255);
       const zp = scale === 0 ? 0 : Math.min(255, Math.max(0, roundHalfEven(-lo / scale)));
       const dev = ctx.device;
@@ -71,6 +72,7 @@ export const quantOps: OpFamily = {
       const y = scale === 0 ? Tensor.full(x.dims(), zp, { device: dev, dtype: 'u8' }) as AnyTensor : quantize(x, s, z, 'u8');
       return [y, s, z];
     },
+    readsValues: true,
   },
   QLinearMatMul: {
     run: (ctx, inputs) => {

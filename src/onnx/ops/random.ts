@@ -2,13 +2,14 @@ import type { DType } from '../../tensor/dtype.js';
 import { Distribution } from '../../tensor/distribution.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { elemTypeOfCode } from '../parse/dtype.js';
+import { deviceDType } from './device-dtype.js';
 import type { AnyTensor, OpContext, OpDef, OpFamily } from './types.js';
 import { asF, castTo, tensorAt } from './util.js';
 
 /** The output dtype from a `dtype` attribute (an ONNX type code), or `fallback`. */
 function dtypeAttr(ctx: OpContext, fallback: DType): DType {
   const code = ctx.attrs.int('dtype');
-  return code === undefined ? fallback : (elemTypeOfCode(code) as DType);
+  return deviceDType(code === undefined ? fallback : (elemTypeOfCode(code) as DType), ctx.device);
 }
 
 /**

@@ -3,6 +3,7 @@ import { activationOps } from './activation.js';
 import { binaryOps } from './binary.js';
 import { controlOps } from './control.js';
 import { detectionOps } from './detection.js';
+import { imageOps } from './image.js';
 import { convOps } from './conv.js';
 import { indexOps } from './index-ops.js';
 import { lossOps } from './loss.js';
@@ -28,7 +29,7 @@ export const MAX_OPSET = 22;
 const FAMILIES: readonly [string, OpFamily][] = [
   ['', unaryOps], ['', binaryOps], ['', activationOps], ['', reduceOps], ['', shapeOps], ['', indexOps],
   ['', matmulOps], ['', convOps], ['', poolOps], ['', normOps], ['', rnnOps], ['', controlOps], ['', sequenceOps],
-  ['', resizeOps], ['', randomOps], ['', lossOps], ['', quantOps], ['', signalOps], ['', detectionOps], ['', textOps],
+  ['', resizeOps], ['', randomOps], ['', lossOps], ['', quantOps], ['', signalOps], ['', detectionOps], ['', textOps], ['', imageOps],
   ['ai.onnx.preview.training', trainingOps],
 ];
 

@@ -32,7 +32,7 @@ function tfidf(ctx: OpContext, inputs: readonly (Value | undefined)[]): AnyTenso
   const dims = x.dims();
   const rows = dims.length === 2 ? dims[0]! : 1;
   const cols = dims[dims.length - 1]!;
-  const tokens = x.toDataSync().toArray();
+  const tokens = ctx.host(0)!.toArray();
   const out = new Float32Array(rows * width);
   for (let r = 0; r < rows; r++) {
     const row = tokens.subarray(r * cols, (r + 1) * cols);
@@ -62,5 +62,6 @@ export const textOps: OpFamily = {
   TfIdfVectorizer: {
     run: (ctx, inputs) => [tfidf(ctx, inputs)],
     check: (_node, attrs) => (attrs.ints('pool_int64s') ? undefined : 'string pools (pool_strings) are not supported'),
+    readsValues: true,
   },
 };

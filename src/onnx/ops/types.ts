@@ -75,6 +75,12 @@ export interface OpDef {
   readonly run: (ctx: OpContext, inputs: readonly (Value | undefined)[]) => readonly (Value | undefined)[];
   /** Inputs read on the host (shapes, axes, sizes): their initializers stay constants, never parameters. */
   readonly hostInputs?: readonly number[];
+  /**
+   * True for ops that read every input's values on the host (data-dependent output shapes:
+   * NonZero, Unique, NonMaxSuppression…); `runAsync` reads them asynchronously first, so these
+   * ops work on devices that cannot read synchronously.
+   */
+  readonly readsValues?: boolean;
   /** Why this node cannot run (an unsupported attribute value, opset or input), checked at load time; undefined when it can. */
   readonly check?: (node: Node, attrs: Attrs, opset: number) => string | undefined;
   /** Output types from input types; undefined entries are unknown. */

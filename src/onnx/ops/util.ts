@@ -5,6 +5,7 @@ import { BurnError, fmt } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Dim, ValueType } from '../ir/types.js';
 import { dataForDevice, deviceDType } from './device-dtype.js';
+import { hostData, mirror } from './host-mirror.js';
 import { NoneValue, SequenceValue, type AnyTensor, type BoolT, type FloatT, type InferContext, type IntT, type NumT, type OpContext, type Value } from './types.js';
 
 /** Input `i` as a tensor; a missing input or a non-tensor value is a BurnError naming the node. */
@@ -64,12 +65,14 @@ function wrapInt(t: AnyTensor, from: IntDType, to: IntDType): AnyTensor {
 
 /** A tensor on `device` holding host data (64-bit types narrowed where the device lacks them). */
 export function fromHost(data: TensorData, device: Device): AnyTensor {
-  return Tensor.fromData(dataForDevice(data, device), device);
+  const d = dataForDevice(data, device);
+  return mirror(Tensor.fromData(d, device), d);
 }
 
 /** A rank-1 i64 tensor of integers (i32 on devices without i64). */
 export function i64Tensor(values: readonly number[], device: Device, shape: readonly number[] = [values.length]): AnyTensor {
-  return Tensor.fromData(new TensorData(values, shape, deviceDType('i64', device)), device);
+  const d = new TensorData(values, shape, deviceDType('i64', device));
+  return mirror(Tensor.fromData(d, device), d);
 }
 
 /** A tensor of `shape` filled with `value` (64-bit types narrowed where the device lacks them). */
@@ -108,7 +111,7 @@ export function broadcastTo(t: AnyTensor, shape: readonly number[]): AnyTensor {
 
 /** Reads a tensor's values on the host as numbers (synchronously: CPU devices). */
 export function hostNumbers(t: AnyTensor): number[] {
-  return Array.from(t.toDataSync().toArray());
+  return Array.from(hostData(t).toArray());
 }
 
 // --- inference helpers ---

@@ -3,7 +3,7 @@ import type { TensorData } from '../../tensor/data.js';
 import { BurnError } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Graph } from '../ir/types.js';
-import { NoneValue, SequenceValue, type AnyTensor, type OpContext, type Value } from '../ops/types.js';
+import { SequenceValue, type AnyTensor, type OpContext, type Value } from '../ops/types.js';
 import { fromHost } from '../ops/util.js';
 import { planOf, type GraphPlan, type Step } from './plan.js';
 import { Scope } from './scope.js';
@@ -11,9 +11,12 @@ import { Scope } from './scope.js';
 /** Shape computations up to this many elements run on the host CPU, whatever the model's device. */
 const HOST_LIMIT = 1 << 16;
 
-/** What a run needs besides the graph: the opsets (for subgraph plans). */
+/** What a run needs besides the graph. */
 export interface RunEnv {
+  /** The opsets (for subgraph plans). */
   readonly opsets: ReadonlyMap<string, number>;
+  /** Dispose intermediate device tensors after their last use (off on autodiff devices, whose backward pass needs them). */
+  readonly release: boolean;
 }
 
 /** Ops that read only their input's shape and dtype, never its values: computed on the host from device tensors. */
@@ -74,7 +77,43 @@ function host(): Device {
 
 /** Runs the steps of `plan` in order, reading and writing `scope`. */
 export function runSteps(plan: GraphPlan, scope: Scope, env: RunEnv): void {
-  for (const step of plan.steps) runStep(step, scope, env);
+  plan.steps.forEach((step, i) => {
+    runStep(step, scope, env);
+    if (env.release) for (const name of plan.releaseAfter[i]!) scope.release(name);
+  });
+}
+
+/**
+ * {@link runSteps} for devices that read asynchronously (WebGPU): before each step, the inputs it
+ * reads on the host (shapes, axes, conditions, or all of them for data-dependent ops) are read
+ * with `await toData()`. Subgraph bodies still run synchronously.
+ */
+export async function runStepsAsync(plan: GraphPlan, scope: Scope, env: RunEnv): Promise<void> {
+  for (let i = 0; i < plan.steps.length; i++) {
+    const step = plan.steps[i]!;
+    const wanted = step.def.readsValues ? step.node.inputs.map((_, k) => k) : step.def.hostInputs ?? [];
+    for (const k of wanted) {
+      const name = step.node.inputs[k];
+      if (!name || scope.knownHost(name)) continue;
+      const v = scope.get(name);
+      if (v instanceof Tensor) scope.cacheHost(name, await (v as AnyTensor).toData());
+    }
+    runStep(step, scope, env);
+    if (env.release) for (const name of plan.releaseAfter[i]!) scope.release(name);
+  }
+}
+
+/**
+ * The backend handles a step received (directly or inside sequences): an output holding one of
+ * them was passed through (Identity, a reshape to the same shape…), not created.
+ */
+function received(inputs: readonly (Value | undefined)[]): Set<unknown> {
+  const out = new Set<unknown>();
+  for (const v of inputs) {
+    if (v instanceof SequenceValue) for (const t of v.items) out.add(t.primitive);
+    else if (v instanceof Tensor) out.add((v as AnyTensor).primitive);
+  }
+  return out;
 }
 
 function numelOf(d: TensorData): number {
@@ -115,10 +154,19 @@ function runStep(step: Step, scope: Scope, env: RunEnv): void {
     if (msg.includes(`node '${node.name}'`)) throw e;
     throw new BurnError('onnx', `node '${node.name}' (${node.opType}): ${msg}`);
   }
+  const seen = env.release ? received(inputs) : undefined;
   node.outputs.forEach((name, i) => {
     if (!name) return;
     const v = outputs[i];
     if (v === undefined) return;
+    if (seen && !onHost) {
+      scope.set(name, v);
+      if (v instanceof SequenceValue) for (const t of v.items) scope.pin(t);
+      // Only what this (non-control-flow) step created may be disposed later; passed-through values are shared.
+      if (step.control || (v instanceof Tensor && seen.has((v as AnyTensor).primitive))) scope.share(name);
+      else scope.own(name);
+      return;
+    }
     if (onHost && v instanceof Tensor) {
       const t = v as AnyTensor;
       if (t.numel() <= HOST_LIMIT) {
@@ -136,5 +184,4 @@ function runStep(step: Step, scope: Scope, env: RunEnv): void {
     }
     scope.set(name, v);
   });
-  void NoneValue;
 }

@@ -9,8 +9,8 @@ import { Tensor } from '../../tensor/tensor.js';
 import type { Dim, ElemType, Model, ValueInfo } from '../ir/types.js';
 import { isSupportedElem } from '../parse/dtype.js';
 import { NoneValue, SequenceValue, type AnyTensor, type Value } from '../ops/types.js';
-import { dataForDevice, deviceDType } from '../ops/device-dtype.js';
-import { runSteps } from './executor.js';
+import { deviceDType } from '../ops/device-dtype.js';
+import { runSteps, runStepsAsync } from './executor.js';
 import type { GraphPlan } from './plan.js';
 import { Scope } from './scope.js';
 
@@ -32,8 +32,6 @@ export type OnnxValue = Tensor<number, Kind> | Tensor<number, Kind>[] | undefine
 
 /** Everything a loaded model shares between its copies (a module copy made by `map`/`toDevice` shares it). */
 export class OnnxPlan {
-  private readonly constantCache: [Device, Map<string, AnyTensor>][] = [];
-
   constructor(
     readonly model: Model,
     readonly plan: GraphPlan,
@@ -45,16 +43,6 @@ export class OnnxPlan {
     readonly outputs: readonly OnnxValueInfo[],
     readonly device: Device,
   ) {}
-
-  /** The constants as tensors on `device` (created once per device). */
-  constantsOn(device: Device): Map<string, AnyTensor> {
-    const hit = this.constantCache.find(([d]) => d.equals(device));
-    if (hit) return hit[1];
-    const map = new Map<string, AnyTensor>();
-    for (const [name, data] of this.constants) map.set(name, Tensor.fromData(dataForDevice(data, device), device));
-    this.constantCache.push([device, map]);
-    return map;
-  }
 }
 
 /** Describes a declared value for `inputs` / `outputs`. */
@@ -127,20 +115,43 @@ export class OnnxModel extends Module {
   /**
    * Runs the model on named input tensors and returns every graph output by name. Inputs must
    * match the declared dtypes and static dims, and a symbolic dim must have one size across all
-   * inputs; anything else is a BurnError naming the input.
+   * inputs; anything else is a BurnError naming the input. Intermediate device tensors are
+   * released after their last use (at the end of the run on autodiff devices, whose backward pass
+   * needs them).
    */
   run(inputs: Readonly<Record<string, Tensor<number, Kind>>>): Record<string, Tensor> {
-    const out = this.runValues(inputs);
-    const result: Record<string, Tensor> = {};
-    for (const [name, v] of Object.entries(out)) {
-      if (v === undefined || Array.isArray(v)) throw new BurnError(OP, `output '${name}' is ${v === undefined ? 'an empty optional' : 'a sequence'}; use runValues for models with sequence or optional outputs`);
-      result[name] = v as Tensor;
-    }
-    return result;
+    return asTensors(this.runValues(inputs));
   }
 
   /** {@link run} for models whose inputs or outputs are sequences (arrays of tensors) or optionals (undefined when empty). */
   runValues(inputs: Readonly<Record<string, OnnxValue>>): Record<string, OnnxValue> {
+    const { device, bind } = this.prepare(inputs);
+    return Tensor.scope(() => {
+      const scope = bind();
+      runSteps(this.onnx.plan, scope, { opsets: this.onnx.model.opsets, release: !device.isAutodiff() });
+      return this.collect(scope);
+    });
+  }
+
+  /**
+   * {@link run} on every device, including those that cannot read values synchronously (WebGPU):
+   * the values an op needs on the host (a shape computed from inputs, a condition, the input of
+   * NonZero…) are awaited instead of read synchronously.
+   */
+  async runAsync(inputs: Readonly<Record<string, Tensor<number, Kind>>>): Promise<Record<string, Tensor>> {
+    return asTensors(await this.runValuesAsync(inputs));
+  }
+
+  /** {@link runValues} with the asynchronous reads of {@link runAsync}. */
+  async runValuesAsync(inputs: Readonly<Record<string, OnnxValue>>): Promise<Record<string, OnnxValue>> {
+    const { device, bind } = this.prepare(inputs);
+    const scope = bind();
+    await runStepsAsync(this.onnx.plan, scope, { opsets: this.onnx.model.opsets, release: !device.isAutodiff() });
+    return this.collect(scope);
+  }
+
+  /** Checks the feeds and returns the run device and a function that binds inputs, parameters and constants in a fresh scope. */
+  private prepare(inputs: Readonly<Record<string, OnnxValue>>): { device: Device; bind: () => Scope } {
     const plan = this.onnx;
     const graph = plan.model.graph;
     const expected = new Set(graph.inputs.map((i) => i.name));
@@ -155,14 +166,20 @@ export class OnnxModel extends Module {
     });
     checkFeeds(graph.inputs, feeds);
     const device = this.runDevice(feeds.filter((f): f is Value => f !== undefined));
-    const scope = new Scope(device);
-    graph.inputs.forEach((info, i) => scope.set(info.name, feeds[i] ?? new NoneValue(info.type)));
-    for (const [name, path] of plan.paramPaths) scope.set(name, this.paramOf(path));
-    const consts = plan.constantsOn(device);
-    for (const [name, data] of plan.constants) scope.setBoth(name, consts.get(name)!, data);
-    runSteps(plan.plan, scope, { opsets: plan.model.opsets });
+    const bind = () => {
+      const scope = new Scope(device);
+      graph.inputs.forEach((info, i) => scope.set(info.name, feeds[i] ?? new NoneValue(info.type)));
+      for (const [name, path] of plan.paramPaths) scope.set(name, this.paramOf(path));
+      // Constants go to the device when an op first reads them; shape math reads the host copy.
+      for (const [name, data] of plan.constants) scope.setHost(name, data);
+      return scope;
+    };
+    return { device, bind };
+  }
+
+  private collect(scope: Scope): Record<string, OnnxValue> {
     const out: Record<string, OnnxValue> = {};
-    for (const o of graph.outputs) out[o.name] = fromValue(scope.get(o.name));
+    for (const o of this.onnx.model.graph.outputs) out[o.name] = fromValue(scope.get(o.name));
     return out;
   }
 
@@ -171,6 +188,16 @@ export class OnnxModel extends Module {
     const show = (v: OnnxValueInfo) => `${v.name}: ${v.dtype}${v.rankKnown ? fmt(v.shape.map((d) => (d === undefined ? '?' : d)) as number[]) : ''}`;
     return { inputs: this.inputs.map(show).join(', '), outputs: this.outputs.map(show).join(', ') };
   }
+}
+
+/** The outputs as tensors; a sequence or empty optional output is a BurnError pointing to runValues. */
+function asTensors(out: Record<string, OnnxValue>): Record<string, Tensor> {
+  const result: Record<string, Tensor> = {};
+  for (const [name, v] of Object.entries(out)) {
+    if (v === undefined || Array.isArray(v)) throw new BurnError(OP, `output '${name}' is ${v === undefined ? 'an empty optional' : 'a sequence'}; use runValues for models with sequence or optional outputs`);
+    result[name] = v as Tensor;
+  }
+  return result;
 }
 
 /** Checks fed tensors against the declared dtypes and dims (symbolic dims must agree across inputs). */

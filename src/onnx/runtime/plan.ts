@@ -3,7 +3,7 @@ import type { Graph, Node } from '../ir/types.js';
 import { Attrs } from '../ops/attrs.js';
 import { lookupOp, unsupportedReason } from '../ops/registry.js';
 import type { OpDef } from '../ops/types.js';
-import { subgraphsOf } from '../graph/topo.js';
+import { nodeReads, subgraphsOf } from '../graph/topo.js';
 
 /** One node ready to run: its definition, attributes and opset resolved once at load time. */
 export interface Step {
@@ -19,6 +19,23 @@ export interface Step {
 export interface GraphPlan {
   readonly graph: Graph;
   readonly steps: readonly Step[];
+  /** For each step, the values produced in this graph that nothing reads afterwards (never graph outputs). */
+  readonly releaseAfter: readonly (readonly string[])[];
+}
+
+/** The last reader of every value produced by the steps (the producer itself for values nobody reads). */
+function releases(graph: Graph, steps: readonly Step[]): string[][] {
+  const last = new Map<string, number>();
+  steps.forEach((s, i) => {
+    for (const o of s.node.outputs) if (o) last.set(o, i);
+  });
+  steps.forEach((s, i) => {
+    for (const r of nodeReads(s.node)) if (last.has(r)) last.set(r, i);
+  });
+  for (const o of graph.outputs) last.delete(o.name);
+  const out: string[][] = steps.map(() => []);
+  for (const [name, i] of last) out[i]!.push(name);
+  return out;
 }
 
 const plans = new WeakMap<Graph, GraphPlan>();
@@ -32,7 +49,7 @@ export function planOf(graph: Graph, opsets: ReadonlyMap<string, number>): Graph
     if (!def) throw new BurnError('onnx', `node '${node.name}' uses ${node.domain ? `${node.domain}.` : ''}${node.opType}, which is not implemented`);
     return { node, def, attrs: new Attrs(node), opset: opsets.get(node.domain) ?? 0, control: subgraphsOf(node).length > 0 };
   });
-  plan = { graph, steps };
+  plan = { graph, steps, releaseAfter: releases(graph, steps) };
   plans.set(graph, plan);
   return plan;
 }

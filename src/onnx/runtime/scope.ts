@@ -3,6 +3,7 @@ import type { TensorData } from '../../tensor/data.js';
 import { BurnError } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { dataForDevice } from '../ops/device-dtype.js';
+import { hostData, mirror, mirrored } from '../ops/host-mirror.js';
 import { SequenceValue, type AnyTensor, type Value } from '../ops/types.js';
 
 /**
@@ -21,6 +22,8 @@ interface Slot {
  */
 export class Scope {
   private readonly slots = new Map<string, Slot>();
+  /** Backend handles this scope's steps created, with the number of this scope's slots holding each. */
+  private readonly owned = new Map<unknown, number>();
 
   constructor(readonly device: Device, private readonly parent?: Scope) {}
 
@@ -53,13 +56,68 @@ export class Scope {
   get(name: string): Value | undefined {
     const s = this.slot(name);
     if (!s) return undefined;
-    if (s.value === undefined && s.host !== undefined) s.value = Tensor.fromData(dataForDevice(s.host, this.device), this.device);
+    if (s.value === undefined && s.host !== undefined) {
+      const d = dataForDevice(s.host, this.device);
+      s.value = mirror(Tensor.fromData(d, this.device), d);
+    }
     return s.value;
+  }
+
+  /**
+   * Marks the value of `name` (just produced by a step) as created here: {@link release} may
+   * dispose it once no slot of this scope holds it. Values an op passed through (Identity of an
+   * input, a sequence item, a subgraph's outer value) are never marked.
+   */
+  own(name: string): void {
+    const p = this.handle(name);
+    if (p !== undefined) this.owned.set(p, (this.owned.get(p) ?? 0) + 1);
+  }
+
+  /** Counts another slot holding an owned handle (an op passed its input through). */
+  share(name: string): void {
+    const p = this.handle(name);
+    if (p !== undefined && this.owned.has(p)) this.owned.set(p, this.owned.get(p)! + 1);
+  }
+
+  private handle(name: string): unknown {
+    const v = this.slots.get(name)?.value;
+    return v instanceof Tensor ? (v as AnyTensor).primitive : undefined;
+  }
+
+  /** Forgets the value of `name` and disposes its tensor when this scope created it and no other slot holds it. */
+  release(name: string): void {
+    const s = this.slots.get(name);
+    if (!s) return;
+    this.slots.delete(name);
+    const v = s.value;
+    if (!(v instanceof Tensor)) return;
+    const t = v as AnyTensor;
+    const n = this.owned.get(t.primitive);
+    if (n === undefined) return;
+    if (n > 1) this.owned.set(t.primitive, n - 1);
+    else {
+      this.owned.delete(t.primitive);
+      t.dispose();
+    }
+  }
+
+  /** Keeps `t` alive for good (it went into a sequence, which may outlive its slot). */
+  pin(t: AnyTensor): void {
+    this.owned.delete(t.primitive);
   }
 
   /** The host values of `name` when known without reading the device. */
   knownHost(name: string): TensorData | undefined {
-    return this.slot(name)?.host;
+    const s = this.slot(name);
+    if (!s) return undefined;
+    if (s.host === undefined && s.value instanceof Tensor) s.host = mirrored(s.value as AnyTensor);
+    return s.host;
+  }
+
+  /** Records host values read (asynchronously) for the tensor of `name`. */
+  cacheHost(name: string, data: TensorData): void {
+    const s = this.slot(name);
+    if (s) s.host = data;
   }
 
   /** The host values of `name`, read synchronously from the device when not already known. */
@@ -70,7 +128,7 @@ export class Scope {
       if (s.value === undefined || s.value instanceof SequenceValue || !(s.value instanceof Tensor)) {
         throw new BurnError('onnx', `node '${node}' needs the values of '${name}' on the host; expected a tensor`);
       }
-      s.host = s.value.toDataSync();
+      s.host = hostData(s.value as AnyTensor);
     }
     return s.host;
   }
