@@ -57,9 +57,17 @@ export function intRange(dtype: IntDType): [number, number] {
 
 /** True when `value` converts to `dtype` exactly up to truncation: finite and, truncated toward zero, inside {@link intRange}. */
 export function fitsInt(value: number, dtype: IntDType): boolean {
-  const [lo, hi] = intRange(dtype);
   const t = Math.trunc(value);
-  return t >= lo && t <= hi; // false for NaN
+  // A switch, not intRange: this runs on every scalar op of an integer tensor (no allocation).
+  switch (dtype) {
+    case 'i32': return t >= -2147483648 && t <= 2147483647; // all false for NaN
+    case 'i64': return t >= Number.MIN_SAFE_INTEGER && t <= Number.MAX_SAFE_INTEGER;
+    case 'i16': return t >= -32768 && t <= 32767;
+    case 'i8': return t >= -128 && t <= 127;
+    case 'u32': return t >= 0 && t <= 4294967295;
+    case 'u16': return t >= 0 && t <= 65535;
+    case 'u8': return t >= 0 && t <= 255;
+  }
 }
 
 /** The expectation part of an out-of-range message: `expected 0 <= value <= 255`. */

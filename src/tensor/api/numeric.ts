@@ -4,7 +4,7 @@ import { TensorData } from '../data.js';
 import { checkIntLiteral, isFloatDType, isIntDType } from '../dtype.js';
 import { BurnError, fmt, renameError } from '../errors.js';
 import type { Bool, Float, Inc, Int, Kind, Numeric } from '../kind.js';
-import { broadcastShapes, checkNumel, normDim, normDims, numel, sameShape } from '../shape.js';
+import { broadcastShapes, checkNumel, MAX_ELEMENTS, normDim, normDims, numel, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 import { dataOf, type TensorBase } from './base.js';
 import { TensorIndexing } from './indexing.js';
@@ -16,38 +16,33 @@ type Operand<D extends number, K extends Kind> = Tensor<D, K> | number;
 export class TensorNumeric<D extends number = number, K extends Kind = Float> extends TensorIndexing<D, K> {
   /**
    * @internal Applies a broadcasting binary op with a tensor or scalar. A scalar must fit an
-   * integer tensor's dtype (as PyTorch: `u8 + 300` is an error, not a saturated 255); errors of
-   * the backend's op (`rem`, `pow`) carry the user's op name.
+   * integer tensor's dtype (as PyTorch: `u8 + 300` is an error, not a saturated 255); Bool
+   * tensors take only the logical ops. Checks are O(1) beside the broadcast.
    */
   binaryOp(op: BinaryOp, other: TensorBase<number, Kind> | number, name: string): TensorPrimitive {
-    try {
-      if (typeof other === 'number') {
-        const dtype = this.primitive.dtype;
-        if (isIntDType(dtype)) checkIntLiteral(other, dtype, name, 'scalar');
-        return this.backend.binaryScalar(op, this.primitive, other);
-      }
-      this.sameDevice(other, name);
-      if (!sameShape(this.primitive.shape, other.primitive.shape)) checkNumel(broadcastShapes(this.primitive.shape, other.primitive.shape, name), name);
-      return this.backend.binary(op, this.primitive, this.castLike(other.primitive));
-    } catch (e) {
-      throw renameError(e, name);
+    const dtype = this.primitive.dtype;
+    if (dtype === 'bool' && op !== 'and' && op !== 'or' && op !== 'xor' && op !== 'max' && op !== 'min') {
+      throw new BurnError(name, 'is not defined for bool tensors; expected a Float or Int tensor');
     }
+    if (typeof other === 'number') {
+      if (isIntDType(dtype)) checkIntLiteral(other, dtype, name, 'scalar');
+      return this.backend.binaryScalar(op, this.primitive, other);
+    }
+    this.sameDevice(other, name);
+    if (!sameShape(this.primitive.shape, other.primitive.shape)) checkNumel(broadcastShapes(this.primitive.shape, other.primitive.shape, name), name);
+    return this.backend.binary(op, this.primitive, this.castLike(other.primitive));
   }
 
   /** @internal Applies a broadcasting comparison with a tensor or scalar (a scalar must fit an integer tensor's dtype). */
   compareOp(op: CompareOp, other: TensorBase<number, Kind> | number | boolean, name: string): TensorPrimitive {
-    try {
-      if (typeof other === 'number' || typeof other === 'boolean') {
-        const dtype = this.primitive.dtype;
-        if (isIntDType(dtype)) checkIntLiteral(Number(other), dtype, name, 'scalar');
-        return this.backend.compareScalar(op, this.primitive, Number(other));
-      }
-      this.sameDevice(other, name);
-      if (!sameShape(this.primitive.shape, other.primitive.shape)) checkNumel(broadcastShapes(this.primitive.shape, other.primitive.shape, name), name);
-      return this.backend.compare(op, this.primitive, this.castLike(other.primitive));
-    } catch (e) {
-      throw renameError(e, name);
+    if (typeof other === 'number' || typeof other === 'boolean') {
+      const dtype = this.primitive.dtype;
+      if (isIntDType(dtype)) checkIntLiteral(Number(other), dtype, name, 'scalar');
+      return this.backend.compareScalar(op, this.primitive, Number(other));
     }
+    this.sameDevice(other, name);
+    if (!sameShape(this.primitive.shape, other.primitive.shape)) checkNumel(broadcastShapes(this.primitive.shape, other.primitive.shape, name), name);
+    return this.backend.compare(op, this.primitive, this.castLike(other.primitive));
   }
 
   /** Elementwise sum (broadcasting). */
@@ -84,11 +79,8 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   }
   /** `x * x`. */
   square(this: Tensor<D, Numeric>): Tensor<D, K> {
-    try {
-      return this.wrap<D, K>(this.backend.binary('mul', this.primitive, this.primitive));
-    } catch (e) {
-      throw renameError(e, 'square');
-    }
+    if (this.primitive.dtype === 'bool') throw new BurnError('square', 'is not defined for bool tensors; expected a Float or Int tensor');
+    return this.wrap<D, K>(this.backend.binary('mul', this.primitive, this.primitive));
   }
   /** `x^n` for an integer exponent (a scalar or an Int tensor). */
   powi(this: Tensor<D, Numeric>, exponent: Tensor<D, Int> | number): Tensor<D, K> {
@@ -367,32 +359,17 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   matmul(this: Tensor<D, Numeric>, other: Tensor<D, K>): Tensor<D, K> {
     this.sameDevice(other, 'matmul');
     let a = this.primitive, b = other.primitive;
-    const operands = `lhs ${fmt(a.shape)} and rhs ${fmt(b.shape)}`;
     if (a.dtype === 'bool' || b.dtype === 'bool' || isFloatDType(a.dtype) !== isFloatDType(b.dtype)) {
-      throw new BurnError('matmul', `operands of dtypes ${a.dtype} and ${b.dtype} (${operands}); expected two Float or two Int tensors`);
+      throw new BurnError('matmul', `operands of dtypes ${a.dtype} and ${b.dtype} (${operandsOf(a, b)}); expected two Float or two Int tensors`);
     }
     if (a.shape.length < 2 || b.shape.length < 2) {
       throw new BurnError('matmul', `operands of shapes ${fmt(a.shape)} and ${fmt(b.shape)}; expected rank >= 2 (use dot for vectors)`);
     }
-    const m = a.shape[a.shape.length - 2]!, n = b.shape[b.shape.length - 1]!;
     if (a.shape[a.shape.length - 1] !== b.shape[b.shape.length - 2]) {
-      throw new BurnError('matmul', `inner dimensions differ: ${operands}; expected lhs[-1] == rhs[-2]`);
+      throw new BurnError('matmul', `inner dimensions differ: ${operandsOf(a, b)}; expected lhs[-1] == rhs[-2]`);
     }
     const rank = Math.max(a.shape.length, b.shape.length);
-    const batch = new Array<number>(rank - 2);
-    for (let i = 0; i < rank - 2; i++) {
-      const da = i < rank - a.shape.length ? 1 : a.shape[i - (rank - a.shape.length)]!;
-      const db = i < rank - b.shape.length ? 1 : b.shape[i - (rank - b.shape.length)]!;
-      if (da !== db && da !== 1 && db !== 1) {
-        throw new BurnError('matmul', `batch dims of ${operands} cannot be broadcast together (batch dim ${i}: ${da} vs ${db}); expected equal sizes or 1`);
-      }
-      batch[i] = da === 1 ? db : da;
-    }
-    try {
-      checkNumel([...batch, m, n], 'matmul');
-    } catch (e) {
-      throw renameError(e, 'matmul', operands);
-    }
+    if (rank > 2 || a.shape[0]! * b.shape[1]! > MAX_ELEMENTS) checkMatmulShapes(a.shape, b.shape);
     const lift = (p: TensorPrimitive) => (p.shape.length === rank ? p : this.backend.reshape(p, [...new Array<number>(rank - p.shape.length).fill(1), ...p.shape]));
     a = lift(a);
     b = lift(this.castLike(b));
@@ -472,5 +449,29 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   /** @internal Index tensor helper for subclasses. */
   indexData(values: Int32Array, shape?: readonly number[]): TensorData {
     return dataOf(values, shape);
+  }
+}
+
+function operandsOf(a: TensorPrimitive, b: TensorPrimitive): string {
+  return `lhs ${fmt(a.shape)} and rhs ${fmt(b.shape)}`;
+}
+
+/** Checks that the batch dims of two matmul operands (rank >= 2, inner dims equal) broadcast and the product fits the element limit. O(rank). */
+function checkMatmulShapes(a: readonly number[], b: readonly number[]): void {
+  const rank = Math.max(a.length, b.length);
+  const m = a[a.length - 2]!, n = b[b.length - 1]!;
+  const batch = new Array<number>(rank - 2);
+  let count = m * n;
+  for (let i = 0; i < rank - 2; i++) {
+    const da = i < rank - a.length ? 1 : a[i - (rank - a.length)]!;
+    const db = i < rank - b.length ? 1 : b[i - (rank - b.length)]!;
+    if (da !== db && da !== 1 && db !== 1) {
+      throw new BurnError('matmul', `batch dims of lhs ${fmt(a)} and rhs ${fmt(b)} cannot be broadcast together (batch dim ${i}: ${da} vs ${db}); expected equal sizes or 1`);
+    }
+    batch[i] = da === 1 ? db : da;
+    count *= batch[i]!;
+  }
+  if (count > MAX_ELEMENTS) {
+    throw new BurnError('matmul', `output shape ${fmt([...batch, m, n])} of lhs ${fmt(a)} and rhs ${fmt(b)} has ${count} elements; expected at most ${MAX_ELEMENTS} (2^32 - 1) elements per tensor`);
   }
 }
