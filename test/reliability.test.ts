@@ -210,6 +210,17 @@ for (const { name, device: makeDevice, readsSync = true } of devices) {
       throwsBurn(() => m.toDevice(null as never), 'toDevice', 'null is not a Device');
     });
 
+    it('softmax and logSoftmax of empty tensors are empty (the native engine threw a plain Error)', async () => {
+      const d = makeDevice();
+      for (const shape of [[4, 0], [0], [0, 3]] as const) {
+        for (const dim of [-1, 0]) {
+          const x = Tensor.zeros(shape, d) as Tensor<number>;
+          assert.deepEqual((await x.softmax(dim).toData()).shape, [...shape]);
+          assert.deepEqual((await x.logSoftmax(dim).toData()).shape, [...shape]);
+        }
+      }
+    });
+
     if (readsSync) {
       it('index errors name the op the user called (select, selectAssign, take, gatherNd, scatterNd, embedding)', () => {
         const d = makeDevice();

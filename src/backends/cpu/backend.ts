@@ -545,7 +545,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const out = this.alloc(p.dtype, p.numel);
     const rows = len === 0 ? 0 : p.numel / len;
     const e = this.engine;
-    if (!(e.softmaxRows && isEngineFloat(src) && e.softmaxRows(out as FloatArray, src.data, src.offset, rows, len, log))) {
+    // An empty tensor has nothing to normalize; the engines take at least one element per row.
+    if (rows > 0 && !(e.softmaxRows && isEngineFloat(src) && e.softmaxRows(out as FloatArray, src.data, src.offset, rows, len, log))) {
       softmaxRows(out, src.data, src.offset, rows, len, log);
     }
     const result = this.finish(out, moved.shape, p.dtype);
