@@ -32,6 +32,15 @@ export function keepInScope(root: unknown): void {
   scopes[scopes.length - 1]?.roots.push(root);
 }
 
+/**
+ * Keeps everything reachable from `root` when any scope open now ends (tfjs's `keep`): parameters,
+ * modules and optimizer state created inside a scope survive it wherever they are stored. The
+ * walk happens when each scope ends, so fields set after this call count. No-op outside scopes.
+ */
+export function keepInAllScopes(root: unknown): void {
+  for (const scope of scopes) scope.roots.push(root);
+}
+
 /** True while a scope is open. */
 export function inScope(): boolean {
   return scopes.length > 0;

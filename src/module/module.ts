@@ -33,11 +33,19 @@ function matches(filter: ParamFilter | undefined, path: string): boolean {
  * Fields are read with `Object.keys`, so declare them as ordinary (not `#private`) fields.
  */
 export abstract class Module {
+  /**
+   * Registers the module with the open `Tensor.scope`s, if any: whatever its fields reach when a
+   * scope ends (parameters, running states, constant tensors) survives that scope.
+   */
+  constructor() {
+    Tensor.keep(this);
+  }
+
   // --- traversal (used by the walkers; not part of the user API) ---
 
   /** @internal Rebuilds this module with mapped leaves (no constructor call). */
   mapLeaves(mapper: LeafMapper, path: string): this {
-    const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
+    const copy = Tensor.keep(Object.create(Object.getPrototypeOf(this) as object) as this);
     for (const key of Object.keys(this)) {
       (copy as Record<string, unknown>)[key] = mapValue((this as Record<string, unknown>)[key], joinPath(path, key), mapper);
     }

@@ -39,6 +39,8 @@ export class Param<T extends Tensor<number, Kind> = Tensor<number, Kind>> {
     this.id = options.id ?? newParamId();
     this.requireGrad = (options.requireGrad ?? true) && isFloatDType(tensor.dtype());
     this.tensor = (this.requireGrad ? tensor.requireGrad() : tensor.setRequireGrad(false)) as T;
+    // Training state outlives scopes: `Tensor.scope(() => { model = optim.step(…) })` keeps it.
+    Tensor.keep(this);
   }
 
   /** A parameter holding `tensor`, with a new id. */
@@ -83,6 +85,7 @@ export class RunningState<T extends Tensor<number, Kind> = Tensor<number, Kind>>
   constructor(tensor: T, id: ParamId = newParamId()) {
     this.id = id;
     this.tensor = tensor.isRequireGrad() ? (tensor.detach() as T) : tensor;
+    Tensor.keep(this);
   }
 
   /** The current value. */

@@ -1,6 +1,7 @@
 import type { Module } from '../module/module.js';
 import { BurnError, fmt } from '../tensor/errors.js';
 import { sameShape } from '../tensor/shape.js';
+import { Tensor } from '../tensor/tensor.js';
 import { GradientsParams } from './grads.js';
 
 /**
@@ -21,7 +22,8 @@ export class GradientsAccumulator<M extends Module = Module> {
       if (current !== undefined && !sameShape(current.dims(), next.dims())) {
         throw new BurnError('GradientsAccumulator.accumulate', `gradient of shape ${fmt(next.dims())} for a parameter whose accumulated gradient has shape ${fmt(current.dims())}`);
       }
-      this.sums.register(param.id, current === undefined ? next : current.add(next));
+      // The sums outlive the caller's scopes until `grads()` hands them over.
+      this.sums.register(param.id, Tensor.keep(current === undefined ? next : current.add(next)));
     });
     this.count++;
   }

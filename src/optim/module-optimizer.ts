@@ -212,7 +212,8 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
       throw e;
     }
     if (result.state !== undefined) {
-      ctx = { group, path, state: result.state };
+      // The state outlives the caller's scopes, as the parameters do (Param keeps its tensor).
+      ctx = { group, path, state: Tensor.keep(result.state) };
       this.contexts.set(param.id, ctx);
     } else {
       this.contexts.delete(param.id);

@@ -1,6 +1,6 @@
 import type { TensorPrimitive } from '../backend/backend.js';
 import { Device } from '../device/device.js';
-import { keepInScope, runScope } from '../backend/memory.js';
+import { keepInAllScopes, runScope } from '../backend/memory.js';
 import { dataOf } from './api/base.js';
 import { TensorAutodiff } from './api/autodiff.js';
 import { TensorData } from './data.js';
@@ -10,6 +10,9 @@ import { BurnError, fmt, renameError } from './errors.js';
 import type { Bool, DepthOf, Float, Inc, Int, Kind, KindOf, RankOf } from './kind.js';
 import { flattenNested, type LeafKind, type Nested } from './nested.js';
 import { checkNumel, checkShape, normDim, numel, sameShape } from './shape.js';
+
+/** `T`, unless it is a promise: then `never`, so that an `async` function passed to `Tensor.scope` is a type error. */
+export type NotPromise<T> = T extends PromiseLike<unknown> ? never : T;
 
 /** Where and how to create a tensor: the device (default: `Device.default()`) and dtype. */
 export interface TensorOptions<DT extends DType = DType> {
@@ -57,22 +60,28 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
 
   /**
    * Runs `fn` and then releases the device memory of every tensor it created that its result does
-   * not reach (through tensors, arrays, maps, sets and object fields) — tfjs's `tidy`. Tensors kept
-   * elsewhere must be returned or passed to {@link Tensor.keep}. WebGPU buffers return to their
-   * pool; on the CPU the released arrays serve later outputs instead of waiting for the garbage
-   * collector. `fn` must be synchronous: a scope cannot follow awaits.
+   * not reach (through tensors, arrays, maps, sets and object fields) — tfjs's `tidy`. What
+   * training keeps survives wherever it is stored: parameters, running statistics, modules and
+   * optimizer state created inside the scope are kept, so `Tensor.scope(() => { …; model =
+   * optim.step(lr, model, grads); })` works. Other tensors kept elsewhere must be returned or
+   * passed to {@link Tensor.keep}. WebGPU buffers return to their pool; on the CPU the released
+   * arrays serve later outputs instead of waiting for the garbage collector. `fn` must be
+   * synchronous (an `async` function is a type error): a scope cannot follow awaits.
    */
-  static scope<T>(fn: () => T): T {
-    const result = runScope(fn);
+  static scope<T>(fn: () => NotPromise<T>): T {
+    const result: unknown = runScope(fn);
     if (result instanceof Promise) {
       throw new BurnError('Tensor.scope', 'the function returned a Promise; scopes are synchronous: await outside the scope, or scope the synchronous part');
     }
-    return result;
+    return result as T;
   }
 
-  /** Keeps `value` (and the tensors it reaches) alive past the end of the innermost scope; returns it. */
+  /**
+   * Keeps `value` (and the tensors it reaches) alive past the end of every scope open now, as
+   * tfjs's `keep`; returns it. Fields set on `value` later, before the scopes end, are kept too.
+   */
   static keep<T>(value: T): T {
-    keepInScope(value);
+    keepInAllScopes(value);
     return value;
   }
 

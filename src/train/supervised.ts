@@ -203,7 +203,7 @@ export class SupervisedTraining<B, TO, VO = TO> {
           processed = 0;
           for await (const batch of validLoader) {
             iteration++;
-            const item = Tensor.scope(() => Tensor.keep(valid) && valid.inferenceStep(batch));
+            const { item } = Tensor.scope(() => ({ item: Tensor.keep(valid) && valid.inferenceStep(batch) }));
             processed += batchSize(item);
             const meta = metadata(epoch, this.epochs, iteration, processed, validLoader.numItems(), undefined);
             await this.updateMetrics('valid', this.validMetrics, item, meta, logger, renderer);
