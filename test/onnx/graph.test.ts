@@ -119,6 +119,47 @@ describe('ONNX graph: inference and simplification', () => {
     assert.equal(m.numParams(), 2);
   });
 
+  it('folds inference BatchNormalization into the Conv and Gemm before it, with the same outputs', async () => {
+    const r = (n: number, k: number) => Array.from({ length: n }, (_, i) => Math.sin(i * 1.7 + k));
+    const bn = (p: string, c: number) => [floats(`${p}.scale`, [c], r(c, 1)), floats(`${p}.bias`, [c], r(c, 2)), floats(`${p}.mean`, [c], r(c, 3)), floats(`${p}.var`, [c], r(c, 4).map((v) => v * v + 0.5))];
+    const bytes = model(graph({
+      nodes: [
+        node('Conv', ['x', 'conv.weight'], ['c'], { pads: [1, 1, 1, 1] }),
+        node('BatchNormalization', ['c', 'bn1.scale', 'bn1.bias', 'bn1.mean', 'bn1.var'], ['h'], { epsilon: { float: 1e-3 } }),
+        node('Flatten', ['h'], ['f']),
+        node('Gemm', ['f', 'fc.weight', 'fc.bias'], ['g'], { transB: 1 }),
+        node('BatchNormalization', ['g', 'bn2.scale', 'bn2.bias', 'bn2.mean', 'bn2.var'], ['y']),
+      ],
+      inputs: [value('x', T.f32, ['n', 2, 3, 3])], outputs: [value('y', T.f32)],
+      initializers: [floats('conv.weight', [4, 2, 3, 3], r(72, 5)), ...bn('bn1', 4), floats('fc.weight', [5, 36], r(180, 6)), floats('fc.bias', [5], r(5, 7)), ...bn('bn2', 5)],
+    }));
+    const fused = await loadOnnxWithReport(bytes, cpu);
+    const plain = await loadOnnxWithReport(bytes, cpu, { fuse: false });
+    assert.equal(fused.report.fused, 2);
+    assert.deepEqual(steps(fused.model), ['Conv', 'Flatten', 'Gemm']);
+    assert.deepEqual([...fused.model.params().keys()].sort(), ['bn1.bias', 'conv.weight', 'fc.bias', 'fc.weight']);
+    assert.equal(plain.report.fused, 0);
+    assert.ok(steps(plain.model).includes('BatchNormalization'));
+    const x = Tensor.fromFloats([[[[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[-1, 0, 1], [2, -3, 4], [0, 0, 5]]]]);
+    const a = fused.model.run({ x }).y!.toDataSync().toArray();
+    const b = plain.model.run({ x }).y!.toDataSync().toArray();
+    a.forEach((v, i) => assert.ok(Math.abs(v - b[i]!) <= 1e-4 * Math.max(1, Math.abs(b[i]!)), `[${i}] ${v} vs ${b[i]}`));
+  });
+
+  it('does not fold a BatchNormalization whose input has another reader', async () => {
+    const { model: m, report } = await loadOnnxWithReport(model(graph({
+      nodes: [
+        node('Conv', ['x', 'w'], ['c']),
+        node('BatchNormalization', ['c', 's', 'b', 'm', 'v'], ['h']),
+        node('Add', ['h', 'c'], ['y']),
+      ],
+      inputs: [value('x', T.f32, [1, 1, 2, 2])], outputs: [value('y', T.f32)],
+      initializers: [floats('w', [1, 1, 1, 1], [2]), floats('s', [1], [1]), floats('b', [1], [0]), floats('m', [1], [1]), floats('v', [1], [1])],
+    })), cpu);
+    assert.equal(report.fused, 0);
+    assert.deepEqual(steps(m), ['Conv', 'BatchNormalization', 'Add']);
+  });
+
   it('keeps random ops unfolded', async () => {
     const m = await loadOnnx(model(graph({ nodes: [node('RandomUniform', [], ['y'], { shape: [3] })], inputs: [], outputs: [value('y', T.f32, [3])] })), cpu);
     assert.deepEqual(steps(m), ['RandomUniform']);

@@ -3,6 +3,7 @@ import type { Graph, Model } from '../ir/types.js';
 import { lookupOp } from '../ops/registry.js';
 import { removeDeadNodes } from './dce.js';
 import { foldGraph } from './fold.js';
+import { foldBatchNorms } from './fuse.js';
 import type { InferState } from './infer.js';
 import { freeValues, subgraphsOf } from './topo.js';
 
@@ -12,6 +13,8 @@ export interface SimplifyReport {
   readonly folded: number;
   /** Nodes removed because nothing reads their outputs. */
   readonly removed: number;
+  /** BatchNormalizations folded into the Conv or Gemm before them. */
+  readonly fused: number;
 }
 
 /**
@@ -51,10 +54,12 @@ function simplifyGraph(graph: Graph, opsets: ReadonlyMap<string, number>, params
 }
 
 /**
- * Simplifies a sorted, checked model in place: shape and dtype inference, constant folding,
- * shape-subgraph folding and dead-node removal, in the main graph and every subgraph. `params`
- * are never folded (their values change while training).
+ * Simplifies a sorted, checked model in place: BatchNormalization folded into the Conv/Gemm before
+ * it (unless `fuse` is false), shape and dtype inference, constant folding, shape-subgraph folding
+ * and dead-node removal, in the main graph and every subgraph. `params` are never folded into
+ * constants (their values change while training).
  */
-export function simplify(model: Model, params: ReadonlySet<string>): SimplifyReport {
-  return simplifyGraph(model.graph, model.opsets, params);
+export function simplify(model: Model, params: ReadonlySet<string>, fuse = true): SimplifyReport {
+  const fused = fuse ? foldBatchNorms(model.graph) : 0;
+  return { ...simplifyGraph(model.graph, model.opsets, params), fused };
 }

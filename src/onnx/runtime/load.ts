@@ -24,6 +24,12 @@ export interface LoadOnnxOptions {
   readonly baseDir?: string;
   /** Run constant folding, shape-subgraph folding and dead-node removal (default true). */
   readonly simplify?: boolean;
+  /**
+   * Fold inference-mode BatchNormalization into the Conv or Gemm before it (default true; needs
+   * `simplify`). The folded model has the producer's parameters only, so set it false to keep
+   * the normalization's own parameters trainable and saved under their names.
+   */
+  readonly fuse?: boolean;
 }
 
 /** Every externally stored tensor of a graph and its subgraphs (initializers and tensor attributes). */
@@ -149,7 +155,7 @@ export async function loadOnnxWithReport(source: string | URL | Uint8Array | Arr
   const ir = await prepareModel(source, options);
   const graph = ir.graph;
   const candidates = parameterCandidates(graph);
-  const report = options.simplify === false ? { folded: 0, removed: 0 } : simplify(ir, candidates);
+  const report = options.simplify === false ? { folded: 0, removed: 0, fused: 0 } : simplify(ir, candidates, options.fuse !== false);
   const params = [...candidates].filter((n) => graph.initializers.has(n));
   const paths = paramPaths(params);
   const tree: Record<string, unknown> = {};
