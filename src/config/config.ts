@@ -6,12 +6,21 @@ import { readTextFile, writeTextFileAtomic } from './files.js';
 export type ConfigShape = z.ZodRawShape;
 /** The values a config holds (defaults filled). */
 export type ConfigValues<S extends ConfigShape> = z.output<z.ZodObject<S>>;
-/** The values its constructor takes (fields with defaults optional). */
-export type ConfigInput<S extends ConfigShape> = z.input<z.ZodObject<S>>;
+/**
+ * What a field accepts: its schema's input type, or — when that is `unknown` (a schema built as
+ * `z.unknown().transform(…)`, or declared `z.ZodType<X>` with the input left out) — the type it
+ * holds, so that `gradClipping: 5` is a compile error rather than a value only validation sees.
+ */
+export type FieldInput<T> = T extends z.ZodType ? (unknown extends z.input<T> ? z.output<T> : z.input<T>) : never;
+
+/** The values its constructor takes (fields with defaults optional), each typed by {@link FieldInput}. */
+export type ConfigInput<S extends ConfigShape> = {
+  [K in keyof z.input<z.ZodObject<S>>]: K extends keyof S ? (unknown extends z.input<z.ZodObject<S>>[K] ? FieldInput<S[K]> : z.input<z.ZodObject<S>>[K]) : z.input<z.ZodObject<S>>[K];
+};
 
 /** A typed `withX(value)` setter for every field `x`, returning a new config of the same class. */
 export type ConfigSetters<S extends ConfigShape> = {
-  readonly [K in keyof S & string as `with${Capitalize<K>}`]: <T>(this: T, value: z.input<S[K]>) => T;
+  readonly [K in keyof S & string as `with${Capitalize<K>}`]: <T>(this: T, value: FieldInput<S[K]>) => T;
 };
 
 /** An instance of a class made by {@link Config.define}. */

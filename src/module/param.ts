@@ -1,6 +1,7 @@
 import type { Device } from '../device/device.js';
 import { isFloatDType } from '../tensor/dtype.js';
 import type { Kind } from '../tensor/kind.js';
+import { checkOptions } from '../tensor/options.js';
 import { Tensor } from '../tensor/tensor.js';
 
 /** A stable parameter identifier: kept through map, clone, device moves, save and load. */
@@ -36,6 +37,7 @@ export class Param<T extends Tensor<number, Kind> = Tensor<number, Kind>> {
   private readonly tensor: T;
 
   constructor(tensor: T, options: ParamOptions = {}) {
+    checkOptions(options, ['id', 'requireGrad'], 'Param');
     this.id = options.id ?? newParamId();
     this.requireGrad = (options.requireGrad ?? true) && isFloatDType(tensor.dtype());
     this.tensor = (this.requireGrad ? tensor.requireGrad() : tensor.setRequireGrad(false)) as T;

@@ -66,7 +66,7 @@ export class RotaryEncoding extends Module {
    * (Burn's `apply`; e.g. the position of a new token when decoding with a key/value cache).
    */
   apply<D extends number>(x: Tensor<D, Float>, start: number): Tensor<D, Float> {
-    const dims = x.dims();
+    const dims: number[] = x.dims();
     const [maxSeq, dModel] = this.freqComplex.dims() as [number, number, number];
     const seq = dims[dims.length - 2]!;
     if (dims.length < 2 || dims[dims.length - 1] !== dModel) {

@@ -33,7 +33,7 @@ export const GradientClippingConfig = {
 const threshold = () => z.number().gt(0, { error: (iss) => `the threshold must be > 0, got ${String(iss.input)}` });
 
 /** The zod schema of a gradient clipping config (for config fields). */
-export const gradientClippingSchema: z.ZodType<GradientClippingConfig> = z.discriminatedUnion('kind', [
+export const gradientClippingSchema: z.ZodType<GradientClippingConfig, GradientClippingConfig> = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('value'), value: threshold() }),
   z.object({ kind: z.literal('norm'), value: threshold() }),
 ]);

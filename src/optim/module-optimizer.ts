@@ -3,6 +3,7 @@ import type { Param, ParamId } from '../module/param.js';
 import { TensorData } from '../tensor/data.js';
 import { BurnError, fmt } from '../tensor/errors.js';
 import type { Float, Kind } from '../tensor/kind.js';
+import { checkOptions } from '../tensor/options.js';
 import { sameShape } from '../tensor/shape.js';
 import { Tensor } from '../tensor/tensor.js';
 import { DEFAULT_GROUP, type LearningRate, type ModuleLearningRate, type Optimizer, type OptimizerRecord, type SimpleOptimizer } from './base.js';
@@ -17,6 +18,8 @@ export interface GroupOptions {
   /** Gradient clipping of the group's parameters (none by default). */
   readonly gradClipping?: GradientClipping | GradientClippingConfig;
 }
+
+const GROUP_OPTIONS = ['gradClipping'] as const;
 
 interface OptimizerGroup {
   readonly name: string;
@@ -82,6 +85,7 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
 
   /** Wraps `optimizer` as the `default` group (all parameters). */
   constructor(optimizer: SimpleOptimizer, options: GroupOptions = {}) {
+    checkOptions(options, GROUP_OPTIONS, 'ModuleOptimizer');
     this.groupList = [{ name: DEFAULT_GROUP, filter: undefined, optim: optimizer as SimpleOptimizer, gradClipping: toClipping(options.gradClipping) }];
   }
 
@@ -92,6 +96,7 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
    * over are reset. Returns this optimizer.
    */
   withGroup(name: string, filter: ParamFilter, optimizer: SimpleOptimizer, options: GroupOptions = {}): this {
+    checkOptions(options, GROUP_OPTIONS, 'ModuleOptimizer.withGroup');
     if (typeof name !== 'string' || name === '') throw new BurnError('ModuleOptimizer.withGroup', `a group needs a non-empty name, got ${JSON.stringify(name)}`);
     if (this.groupList.some((g) => g.name === name)) {
       throw new BurnError('ModuleOptimizer.withGroup', `a group named '${name}' exists already (groups: ${this.groupNames().map((n) => `'${n}'`).join(', ')})`);

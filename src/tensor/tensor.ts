@@ -11,6 +11,10 @@ import type { Bool, DepthOf, Float, Inc, Int, Kind, KindOf, RankOf } from './kin
 import { flattenNested, type LeafKind, type Nested } from './nested.js';
 import { checkNumel, checkShape, normDim, numel, sameShape } from './shape.js';
 
+/** The dims of a rank-`D` tensor: `[number, number]` for rank 2, `number[]` when the rank is not known. */
+export type Dims<D extends number> = number[] & (number extends D ? number[] : TupleOf<D>);
+type TupleOf<D extends number, Acc extends number[] = []> = Acc['length'] extends D ? Acc : Acc['length'] extends 12 ? number[] : TupleOf<D, [...Acc, number]>;
+
 /** `T`, unless it is a promise: then `never`, so that an `async` function passed to `Tensor.scope` is a type error. */
 export type NotPromise<T> = T extends PromiseLike<unknown> ? never : T;
 
@@ -302,6 +306,15 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
     const shape = first.primitive.shape;
     checkNumel([...shape.slice(0, d), tensors.length, ...shape.slice(d)], 'stack');
     return Tensor.concat(tensors.map((t) => t.unsqueezeDim(d) as unknown as Tensor<D, K>), d, 'stack') as unknown as Tensor<Inc<D>, K>;
+  }
+
+  // --- shape ---
+
+  /** The size of every dimension: a tuple of the rank's length when the rank is known (`[number, number]` for `Tensor<2>`). */
+  // Typed through `this` rather than `D`, so that the rank stays out of the class's variance (a
+  // `Tensor<number>` still converts to a `Tensor<3>` and back).
+  override dims<R extends number = D>(this: Tensor<R, Kind>): Dims<R> {
+    return super.dims() as Dims<R>;
   }
 
   // --- creation like another tensor ---

@@ -1,4 +1,5 @@
 import { BurnError } from '../tensor/errors.js';
+import { checkOptions } from '../tensor/options.js';
 import type { Split } from './logger.js';
 import type { Metric } from './metric/base.js';
 import type { MetricHistory } from './renderer/base.js';
@@ -27,6 +28,7 @@ export class MetricEarlyStoppingStrategy implements EarlyStoppingStrategy {
   private readonly patience: number;
 
   constructor(metric: Pick<Metric, 'name' | 'higherIsBetter'>, options: MetricEarlyStoppingOptions) {
+    checkOptions(options, ['split', 'direction', 'noImprovementSince'], 'MetricEarlyStoppingStrategy');
     if (!(Number.isInteger(options.noImprovementSince) && options.noImprovementSince > 0)) {
       throw new BurnError('MetricEarlyStoppingStrategy', `noImprovementSince ${options.noImprovementSince}; expected a positive integer`);
     }

@@ -1,5 +1,6 @@
 import { BurnError, fmt } from '../errors.js';
 import type { Float } from '../kind.js';
+import { checkOptions } from '../options.js';
 import { sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 import { expectFloatOn, expectVector } from './check.js';
@@ -29,6 +30,7 @@ export interface BatchNormOutput<D extends number> {
 }
 
 function checkBatchNorm(x: Tensor<number, Float>, runningMean: Tensor<1, Float>, runningVar: Tensor<1, Float>, o: BatchNormFnOptions, op: string): number {
+  checkOptions(o, ['weight', 'bias', 'epsilon', 'training', 'momentum'], op);
   x.expectFloat(op);
   const shape = x.primitive.shape;
   if (shape.length < 2) throw new BurnError(op, `input of shape ${fmt(shape)}; expected rank >= 2 [N, C, ...]`);
@@ -104,6 +106,7 @@ export interface LayerNormFnOptions {
  */
 export function layerNorm<D extends number>(x: Tensor<D, Float>, normalizedShape: readonly number[], options: LayerNormFnOptions = {}): Tensor<D, Float> {
   const op = 'layerNorm';
+  checkOptions(options, ['weight', 'bias', 'epsilon'], op);
   x.expectFloat(op);
   const shape = x.primitive.shape;
   const k = normalizedShape.length;

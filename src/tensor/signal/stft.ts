@@ -113,7 +113,7 @@ export function istft(spectrum: Tensor<4, Float>, window: Tensor<1, Float> | und
   }
   if (length !== undefined && !(Number.isInteger(length) && length >= 0)) throw new BurnError(op, `length ${length}; expected a non-negative integer`);
   const w = paddedWindow(window, o, spectrum, op);
-  const [batch, frames] = dims as [number, number];
+  const [batch, frames] = dims;
   const total = o.nFft + (frames - 1) * o.hop;
   const pad = o.center ? Math.floor(o.nFft / 2) : 0;
   checkNumel([batch, Math.max(total, length ?? 0)], op);

@@ -1,4 +1,5 @@
 import { BurnError } from '../../tensor/errors.js';
+import { checkOptions } from '../../tensor/options.js';
 import type { Split } from '../logger.js';
 import type { Metric } from '../metric/base.js';
 import type { MetricHistory } from '../renderer/base.js';
@@ -30,6 +31,7 @@ export class MetricCheckpointingStrategy implements CheckpointingStrategy {
   private readonly higher: boolean;
 
   constructor(metric: Pick<Metric, 'name' | 'higherIsBetter'>, options: MetricCheckpointingOptions = {}) {
+    checkOptions(options, ['split', 'direction'], 'MetricCheckpointingStrategy');
     this.name = metric.name;
     this.split = options.split ?? 'valid';
     this.higher = options.direction === undefined ? metric.higherIsBetter : options.direction === 'highest';

@@ -1,5 +1,6 @@
 import { BurnError, fmt } from '../../tensor/errors.js';
 import type { Float, Int } from '../../tensor/kind.js';
+import { checkOptions } from '../../tensor/options.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { NumericMetric, type MetricEntry } from './base.js';
 
@@ -23,6 +24,7 @@ export class AccuracyMetric extends NumericMetric<AccuracyInput> {
 
   constructor(options: AccuracyOptions = {}) {
     super();
+    checkOptions(options, ['padToken'], 'AccuracyMetric');
     this.padToken = options.padToken;
   }
 

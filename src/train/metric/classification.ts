@@ -48,7 +48,7 @@ export interface ClassificationBatch {
 /** Reads scores and one-hot/multi-hot labels of a batch, checking shapes and class indices. */
 export async function readClassificationBatch(input: ConfusionStatsInput, op: string): Promise<ClassificationBatch> {
   const dims = input.output.dims();
-  const tdims = input.targets.dims();
+  const tdims: number[] = input.targets.dims(); // class indices [n] or 0/1 labels [n, c]
   if (dims.length !== 2) throw new BurnError(op, `outputs ${fmt(dims)}; expected [batch, classes]`);
   const [n, c] = dims as [number, number];
   const scores = (await input.output.toData()).toArray();

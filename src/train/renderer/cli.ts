@@ -1,3 +1,4 @@
+import { checkOptions } from '../../tensor/options.js';
 import type { Split } from '../logger.js';
 import type { MetricHistory, MetricsRenderer, MetricState, TrainingProgress } from './base.js';
 
@@ -20,6 +21,7 @@ export class CliRenderer implements MetricsRenderer {
   private lastPrint = 0;
 
   constructor(options: CliRendererOptions = {}) {
+    checkOptions(options, ['write', 'intervalMs'], 'CliRenderer');
     this.write = options.write ?? ((line) => void process.stdout.write(`${line}\n`));
     this.intervalMs = options.intervalMs ?? 1000;
   }
