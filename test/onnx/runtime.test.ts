@@ -8,6 +8,7 @@ import { BurnError, Device, Param, Tensor, TensorData } from '../../src/index.js
 import { loadOnnx, OnnxModel } from '../../src/onnx/index.js';
 import { SgdConfig } from '../../src/optim/index.js';
 import { GradientsParams } from '../../src/optim/grads.js';
+import { webgpu } from '../helpers/devices.js';
 import { floats, graph, int64s, model, node, T, value } from './builder.js';
 
 const fixtures = new URL('../api-contract/fixtures/', import.meta.url);
@@ -78,6 +79,41 @@ describe('ONNX runtime: a PyTorch export', () => {
     const x = Tensor.fromFloats(ref.input, cpu);
     close(restored.run({ image: x }).logits!.toDataSync().toArray(), Array.from(changed.run({ image: x }).logits!.toDataSync().toArray()), 1e-6);
     assert.notDeepEqual(Array.from(restored.run({ image: x }).logits!.toDataSync().toArray()), Array.from(m.run({ image: x }).logits!.toDataSync().toArray()));
+  });
+});
+
+describe('ONNX runtime: runAsync', () => {
+  // acc = x summed `trips` times by a Loop (trip count from an input), then the positions of its non-zeros.
+  const body = graph({
+    name: 'body',
+    nodes: [node('Identity', ['cond_in'], ['cond_out']), node('Add', ['acc_in', 'x'], ['acc_out'])],
+    inputs: [value('i', T.i64, []), value('cond_in', T.bool, []), value('acc_in', T.f32, [3])],
+    outputs: [value('cond_out', T.bool, []), value('acc_out', T.f32, [3])],
+  });
+  const bytes = model(graph({
+    nodes: [node('Loop', ['trips', '', 'zero'], ['acc'], { body }, 'loop'), node('NonZero', ['acc'], ['nz'], {}, 'nonzero')],
+    inputs: [value('x', T.f32, [3]), value('trips', T.i64, [])], outputs: [value('acc', T.f32, [3]), value('nz', T.i64, [1, null])],
+    initializers: [floats('zero', [3], [0, 0, 0])],
+  }));
+
+  it('gives the values of run (a Loop with an input trip count, NonZero)', async () => {
+    const m = await loadOnnx(bytes, cpu);
+    const feeds = { x: Tensor.fromFloats([1, 0, -2]), trips: Tensor.fromData(new TensorData([3], [], 'i64')) };
+    const a = m.run(feeds);
+    const b = await m.runAsync(feeds);
+    assert.deepEqual(Array.from(a.acc!.toDataSync().toArray()), [3, 0, -6]);
+    assert.deepEqual(Array.from(b.acc!.toDataSync().toArray()), [3, 0, -6]);
+    assert.deepEqual(Array.from(b.nz!.toDataSync().toArray()), [0, 2]);
+  });
+
+  it('runs it on WebGPU, where run names the node and points to runAsync', { skip: webgpu.reason ? `no WebGPU device: ${webgpu.reason}` : false }, async () => {
+    const gpu = webgpu.device!;
+    const m = await loadOnnx(bytes, gpu);
+    const feeds = { x: Tensor.fromFloats([1, 0, -2], gpu), trips: Tensor.fromData(new TensorData([2], [], 'i32'), gpu) };
+    assert.throws(() => m.run(feeds), (e: Error) => e instanceof BurnError && /node 'loop' \(Loop\).*use model\.runAsync on this device/s.test(e.message));
+    const out = await m.runAsync(feeds);
+    assert.deepEqual(Array.from((await out.acc!.toData()).toArray()), [2, 0, -4]);
+    assert.deepEqual(Array.from((await out.nz!.toData()).toArray()), [0, 2]);
   });
 });
 

@@ -2,7 +2,8 @@ import { BurnError } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Graph } from '../ir/types.js';
 import { hostData } from './host-mirror.js';
-import type { AnyTensor, OpContext, OpFamily, Value } from './types.js';
+import type { TensorData } from '../../tensor/data.js';
+import type { AnyTensor, AsyncOpContext, OpContext, OpDef, OpFamily, Value } from './types.js';
 import { axisOf, i64Tensor, tensorAt } from './util.js';
 
 const OP = 'onnx';
@@ -13,13 +14,51 @@ function boolOf(ctx: OpContext, i: number): boolean {
   return d.toArray()[0] !== 0;
 }
 
+/**
+ * Control flow is written once, as generators that yield what they need from the runtime: a
+ * subgraph run (`{ graph, inputs }`) or the host values of a tensor (`{ read }`). The synchronous
+ * driver answers with `runGraph` and synchronous reads; the asynchronous one (`runAsync`, for
+ * WebGPU) awaits both.
+ */
+type Effect = { readonly graph: Graph; readonly inputs: readonly (Value | undefined)[] } | { readonly read: AnyTensor };
+type Flow = Generator<Effect, Value[], unknown>;
+
+/** Runs a control-flow generator synchronously. */
+export function drive(ctx: OpContext, flow: Flow): Value[] {
+  let step = flow.next();
+  while (!step.done) {
+    const e = step.value;
+    step = flow.next('graph' in e ? ctx.runGraph(e.graph, e.inputs) : hostData(e.read));
+  }
+  return step.value;
+}
+
+/** Runs a control-flow generator with asynchronous subgraphs and reads. */
+export async function driveAsync(ctx: AsyncOpContext, flow: Flow): Promise<Value[]> {
+  let step = flow.next();
+  while (!step.done) {
+    const e = step.value;
+    step = flow.next('graph' in e ? await ctx.runGraphAsync(e.graph, e.inputs) : await ctx.read(e.read));
+  }
+  return step.value;
+}
+
+/** An op from a control-flow generator, runnable both ways. */
+function controlOp(gen: (ctx: OpContext, inputs: readonly (Value | undefined)[]) => Flow, extra: Partial<OpDef> = {}): OpDef {
+  return {
+    run: (ctx, inputs) => drive(ctx, gen(ctx, inputs)),
+    runAsync: (ctx, inputs) => driveAsync(ctx, gen(ctx, inputs)),
+    ...extra,
+  };
+}
+
 /** Stacks the per-iteration scan outputs along `axis` (reversed when `reverse`). */
 function stackScan(items: AnyTensor[], axis: number, reverse: boolean): AnyTensor {
   const parts = reverse ? [...items].reverse() : items;
   return Tensor.stack(parts, axis) as AnyTensor;
 }
 
-function loop(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
+function* loop(ctx: OpContext, inputs: readonly (Value | undefined)[]): Flow {
   const body = ctx.attrs.requireGraph('body');
   const maxTrip = ctx.node.inputs[0] ? ctx.ints(0)![0]! : Infinity;
   let cond = ctx.node.inputs[1] ? boolOf(ctx, 1) : true;
@@ -31,9 +70,9 @@ function loop(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
   for (let i = 0; i < maxTrip && cond; i++) {
     const iter = i64Tensor([i], dev, []);
     const condT = Tensor.fromBools([cond], dev).reshape([]) as unknown as AnyTensor;
-    const outs = ctx.runGraph(body, [iter, condT, ...carried]);
+    const outs = (yield { graph: body, inputs: [iter, condT, ...carried] }) as Value[];
     const c = outs[0];
-    if (c instanceof Tensor) cond = hostData(c as AnyTensor).toArray()[0] !== 0;
+    if (c instanceof Tensor) cond = ((yield { read: c as AnyTensor }) as TensorData).toArray()[0] !== 0;
     carried = outs.slice(1, 1 + nCarried);
     outs.slice(1 + nCarried).forEach((v, k) => {
       if (!(v instanceof Tensor)) throw new BurnError(OP, `node '${ctx.node.name}' (Loop) body produced a non-tensor scan output ${k}`);
@@ -58,7 +97,7 @@ interface ScanSpec {
 }
 
 /** Runs a Scan body over slices of `xs`, carrying `states`; returns the final states, then the stacked scan outputs. */
-function scanCore(ctx: OpContext, body: Graph, states: readonly Value[], xs: readonly AnyTensor[], spec: ScanSpec): Value[] {
+function* scanCore(ctx: OpContext, body: Graph, states: readonly Value[], xs: readonly AnyTensor[], spec: ScanSpec): Flow {
   const n = states.length;
   const k = body.outputs.length - n;
   const axes = xs.map((x, i) => axisOf(ctx, spec.inAxes[i] ?? 0, x.rank()));
@@ -70,7 +109,7 @@ function scanCore(ctx: OpContext, body: Graph, states: readonly Value[], xs: rea
       const at = spec.inDirs[i] === 1 ? steps - 1 - t : t;
       return x.sliceDim(axes[i]!, [at, at + 1]).squeezeDim(axes[i]!) as AnyTensor;
     });
-    const res = ctx.runGraph(body, [...carried, ...slices]);
+    const res = (yield { graph: body, inputs: [...carried, ...slices] }) as Value[];
     carried = res.slice(0, n);
     res.slice(n).forEach((v, j) => outs[j]!.push(v as AnyTensor));
   }
@@ -81,13 +120,13 @@ function scanCore(ctx: OpContext, body: Graph, states: readonly Value[], xs: rea
   return [...carried, ...scanOuts];
 }
 
-function scan(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
+function* scan(ctx: OpContext, inputs: readonly (Value | undefined)[]): Flow {
   const body: Graph = ctx.attrs.requireGraph('body');
   const m = ctx.attrs.int('num_scan_inputs', 0);
   const n = inputs.length - m;
   const xs = inputs.slice(n).map((_, i) => tensorAt(ctx, inputs, n + i));
   const k = body.outputs.length - n;
-  return scanCore(ctx, body, inputs.slice(0, n) as Value[], xs, {
+  return yield* scanCore(ctx, body, inputs.slice(0, n) as Value[], xs, {
     inAxes: ctx.attrs.ints('scan_input_axes') ?? xs.map(() => 0),
     inDirs: ctx.attrs.ints('scan_input_directions') ?? xs.map(() => 0),
     outAxes: ctx.attrs.ints('scan_output_axes') ?? new Array<number>(k).fill(0),
@@ -96,7 +135,7 @@ function scan(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
 }
 
 /** Scan of opset 8: a leading batch dim on every input and output, scanned per batch entry (sequence_lens must cover the whole axis). */
-function scan8(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
+function* scan8(ctx: OpContext, inputs: readonly (Value | undefined)[]): Flow {
   const body: Graph = ctx.attrs.requireGraph('body');
   const m = ctx.attrs.int('num_scan_inputs', 0);
   const rest = inputs.slice(1);
@@ -110,7 +149,7 @@ function scan8(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] 
     const pick = (t: AnyTensor) => t.sliceDim(0, [b, b + 1]).squeezeDim(0) as AnyTensor;
     const xs = all.slice(n).map(pick);
     if (lens && xs[0] && lens[b] !== xs[0].dims()[0]) throw new BurnError(OP, `node '${ctx.node.name}' (Scan) has sequence_lens[${b}] = ${lens[b]}; only full-length sequences are supported`);
-    results.push(scanCore(ctx, body, all.slice(0, n).map(pick), xs, { inAxes: [], inDirs: dirs, outAxes: [], outDirs: [] }));
+    results.push(yield* scanCore(ctx, body, all.slice(0, n).map(pick), xs, { inAxes: [], inDirs: dirs, outAxes: [], outDirs: [] }));
   }
   const count = body.outputs.length;
   return Array.from({ length: count }, (_, j) => Tensor.stack(results.map((r) => r[j] as AnyTensor), 0) as AnyTensor);
@@ -118,18 +157,10 @@ function scan8(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] 
 
 /** Control flow: If, Loop and Scan, whose bodies are subgraphs run in a scope that sees the enclosing values. */
 export const controlOps: OpFamily = {
-  If: {
-    run: (ctx) => ctx.runSubgraph(boolOf(ctx, 0) ? 'then_branch' : 'else_branch', []),
-    hostInputs: [0],
-  },
-  Loop: {
-    run: loop,
-    hostInputs: [0, 1],
-  },
-  Scan: {
-    run: (ctx, inputs) => (ctx.opset < 9 ? scan8(ctx, inputs) : scan(ctx, inputs)),
-    minOpset: 8,
-    hostInputs: [],
-  },
+  If: controlOp(function* ifBranch(ctx) {
+    return (yield { graph: ctx.attrs.requireGraph(boolOf(ctx, 0) ? 'then_branch' : 'else_branch'), inputs: [] }) as Value[];
+  }, { hostInputs: [0] }),
+  Loop: controlOp(loop, { hostInputs: [0, 1] }),
+  Scan: controlOp((ctx, inputs) => (ctx.opset < 9 ? scan8(ctx, inputs) : scan(ctx, inputs)), { minOpset: 8 }),
 };
 

@@ -1,8 +1,10 @@
 import type { DType } from '../../tensor/dtype.js';
 import { BurnError } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
+import type { Graph } from '../ir/types.js';
 import { elemTypeOfCode, isSupportedElem } from '../parse/dtype.js';
 import { NoneValue, SequenceValue, type AnyTensor, type OpContext, type OpFamily, type Value } from './types.js';
+import { drive, driveAsync } from './control.js';
 import { axisOf, i64Tensor, tensorAt } from './util.js';
 
 const OP = 'onnx';
@@ -46,14 +48,14 @@ function concatFromSequence(ctx: OpContext, seq: SequenceValue): AnyTensor {
   return newAxis ? Tensor.stack(seq.items, axis) as AnyTensor : Tensor.cat(seq.items, axis);
 }
 
-function sequenceMap(ctx: OpContext, inputs: readonly (Value | undefined)[]): Value[] {
+function* sequenceMap(ctx: OpContext, inputs: readonly (Value | undefined)[]): Generator<{ graph: Graph; inputs: readonly (Value | undefined)[] }, Value[], unknown> {
   const body = ctx.attrs.requireGraph('body');
   const first = seqAt(ctx, inputs, 0);
   const n = first.items.length;
   const outs: AnyTensor[][] = body.outputs.map(() => []);
   for (let i = 0; i < n; i++) {
     const args = inputs.map((v) => (v instanceof SequenceValue ? v.items[i] : v));
-    ctx.runGraph(body, args).forEach((v, j) => outs[j]!.push(v as AnyTensor));
+    ((yield { graph: body, inputs: args }) as Value[]).forEach((v, j) => outs[j]!.push(v as AnyTensor));
   }
   return outs.map((items) => new SequenceValue(items, items[0]?.dtype()));
 }
@@ -110,7 +112,8 @@ export const sequenceOps: OpFamily = {
     run: (ctx, inputs) => [concatFromSequence(ctx, seqAt(ctx, inputs, 0))],
   },
   SequenceMap: {
-    run: sequenceMap,
+    run: (ctx, inputs) => drive(ctx, sequenceMap(ctx, inputs)),
+    runAsync: (ctx, inputs) => driveAsync(ctx, sequenceMap(ctx, inputs)),
   },
   Optional: {
     run: (ctx, inputs) => [inputs[0] ?? new NoneValue(ctx.attrs.has('type') ? undefined : undefined)],

@@ -53,6 +53,14 @@ export interface OpContext {
   runGraph(graph: Graph, inputs: readonly (Value | undefined)[]): Value[];
 }
 
+/** The context of {@link OpDef.runAsync}: subgraphs run asynchronously and device values are awaited. */
+export interface AsyncOpContext extends OpContext {
+  /** Runs a subgraph with asynchronous host reads (WebGPU). */
+  runGraphAsync(graph: Graph, inputs: readonly (Value | undefined)[]): Promise<Value[]>;
+  /** The host values of a tensor: its known host copy, or an awaited read. */
+  read(t: AnyTensor): Promise<TensorData>;
+}
+
 /** What an op's shape inference sees. */
 export interface InferContext {
   readonly node: Node;
@@ -73,6 +81,8 @@ export interface InferContext {
 export interface OpDef {
   /** Runs the node; returns one value per output (undefined for an output it does not produce). */
   readonly run: (ctx: OpContext, inputs: readonly (Value | undefined)[]) => readonly (Value | undefined)[];
+  /** The asynchronous form used by `runAsync`, for ops that run subgraphs or read values mid-way (control flow). */
+  readonly runAsync?: (ctx: AsyncOpContext, inputs: readonly (Value | undefined)[]) => Promise<readonly (Value | undefined)[]>;
   /** Inputs read on the host (shapes, axes, sizes): their initializers stay constants, never parameters. */
   readonly hostInputs?: readonly number[];
   /**

@@ -3,7 +3,8 @@ import type { TensorData } from '../../tensor/data.js';
 import { BurnError } from '../../tensor/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Graph } from '../ir/types.js';
-import { SequenceValue, type AnyTensor, type OpContext, type Value } from '../ops/types.js';
+import { mirror, mirrored } from '../ops/host-mirror.js';
+import { SequenceValue, type AnyTensor, type AsyncOpContext, type Value } from '../ops/types.js';
 import { fromHost } from '../ops/util.js';
 import { planOf, type GraphPlan, type Step } from './plan.js';
 import { Scope } from './scope.js';
@@ -22,7 +23,7 @@ export interface RunEnv {
 /** Ops that read only their input's shape and dtype, never its values: computed on the host from device tensors. */
 const SHAPE_ONLY = new Set(['Shape', 'Size']);
 
-class StepContext implements OpContext {
+class StepContext implements AsyncOpContext {
   constructor(
     private readonly step: Step,
     private readonly scope: Scope,
@@ -55,10 +56,33 @@ class StepContext implements OpContext {
   }
 
   runGraph(graph: Graph, inputs: readonly (Value | undefined)[]): Value[] {
+    const inner = this.innerScope(graph, inputs);
+    runSteps(planOf(graph, this.env.opsets), inner, this.env);
+    return this.results(graph, inner);
+  }
+
+  async runGraphAsync(graph: Graph, inputs: readonly (Value | undefined)[]): Promise<Value[]> {
+    const inner = this.innerScope(graph, inputs);
+    await runStepsAsync(planOf(graph, this.env.opsets), inner, this.env);
+    return this.results(graph, inner);
+  }
+
+  async read(t: AnyTensor): Promise<TensorData> {
+    const known = mirrored(t);
+    if (known) return known;
+    const d = await t.toData();
+    mirror(t, d);
+    return d;
+  }
+
+  private innerScope(graph: Graph, inputs: readonly (Value | undefined)[]): Scope {
     const inner = new Scope(this.scope.device, this.scope);
     graph.inputs.forEach((v, i) => inner.set(v.name, inputs[i]));
     for (const [name, c] of graph.initializers) if (c.data) inner.setHost(name, c.data);
-    runSteps(planOf(graph, this.env.opsets), inner, this.env);
+    return inner;
+  }
+
+  private results(graph: Graph, inner: Scope): Value[] {
     return graph.outputs.map((o) => {
       const v = inner.get(o.name);
       if (v === undefined) throw new BurnError('onnx', `subgraph '${graph.name}' of node '${this.step.node.name}' produced no value for output '${o.name}'`);
@@ -86,7 +110,8 @@ export function runSteps(plan: GraphPlan, scope: Scope, env: RunEnv): void {
 /**
  * {@link runSteps} for devices that read asynchronously (WebGPU): before each step, the inputs it
  * reads on the host (shapes, axes, conditions, or all of them for data-dependent ops) are read
- * with `await toData()`. Subgraph bodies still run synchronously.
+ * with `await toData()`, and control flow (`If`, `Loop`, `Scan`, `SequenceMap`) runs its
+ * subgraphs the same way.
  */
 export async function runStepsAsync(plan: GraphPlan, scope: Scope, env: RunEnv): Promise<void> {
   for (let i = 0; i < plan.steps.length; i++) {
@@ -98,9 +123,26 @@ export async function runStepsAsync(plan: GraphPlan, scope: Scope, env: RunEnv):
       const v = scope.get(name);
       if (v instanceof Tensor) scope.cacheHost(name, await (v as AnyTensor).toData());
     }
-    runStep(step, scope, env);
+    const call = prepare(step, scope, env);
+    if (step.def.runAsync && !call.onHost) {
+      let outputs: readonly (Value | undefined)[];
+      try {
+        outputs = await step.def.runAsync(call.ctx, call.inputs);
+      } catch (e) {
+        throw nodeError(step, e);
+      }
+      store(step, scope, env, call, outputs);
+    } else finish(step, scope, env, call);
     if (env.release) for (const name of plan.releaseAfter[i]!) scope.release(name);
   }
+}
+
+function nodeError(step: Step, e: unknown): unknown {
+  const msg = e instanceof Error ? e.message : String(e);
+  if (msg.includes(`node '${step.node.name}'`)) return e;
+  // A device that reads only asynchronously (WebGPU) met an op that needs values on the host.
+  const hint = msg.includes('cannot read synchronously') ? '; this node needs values on the host: use model.runAsync on this device' : '';
+  return new BurnError('onnx', `node '${step.node.name}' (${step.node.opType}): ${msg}${hint}`);
 }
 
 /**
@@ -120,7 +162,15 @@ function numelOf(d: TensorData): number {
   return d.values.length;
 }
 
-function runStep(step: Step, scope: Scope, env: RunEnv): void {
+/** A step ready to call: its inputs, its context, and whether it computes on the host CPU. */
+interface Call {
+  readonly ctx: StepContext;
+  readonly inputs: readonly (Value | undefined)[];
+  readonly onHost: boolean;
+  readonly device: Device;
+}
+
+function prepare(step: Step, scope: Scope, env: RunEnv): Call {
   const { node, def } = step;
   // A node whose inputs are all small host values (shape arithmetic) runs on the host CPU.
   let hostIns: (TensorData | undefined)[] | undefined;
@@ -146,16 +196,27 @@ function runStep(step: Step, scope: Scope, env: RunEnv): void {
     if (v === undefined) throw new BurnError('onnx', `node '${node.name}' (${node.opType}) reads '${name}', which has no value`);
     return v;
   });
+  return { ctx: new StepContext(step, scope, device, env, hostIns), inputs, onHost, device };
+}
+
+function runStep(step: Step, scope: Scope, env: RunEnv): void {
+  finish(step, scope, env, prepare(step, scope, env));
+}
+
+function finish(step: Step, scope: Scope, env: RunEnv, call: Call): void {
   let outputs: readonly (Value | undefined)[];
   try {
-    outputs = def.run(new StepContext(step, scope, device, env, hostIns), inputs);
+    outputs = step.def.run(call.ctx, call.inputs);
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    if (msg.includes(`node '${node.name}'`)) throw e;
-    throw new BurnError('onnx', `node '${node.name}' (${node.opType}): ${msg}`);
+    throw nodeError(step, e);
   }
+  store(step, scope, env, call, outputs);
+}
+
+function store(step: Step, scope: Scope, env: RunEnv, call: Call, outputs: readonly (Value | undefined)[]): void {
+  const { onHost, device, inputs } = call;
   const seen = env.release ? received(inputs) : undefined;
-  node.outputs.forEach((name, i) => {
+  step.node.outputs.forEach((name, i) => {
     if (!name) return;
     const v = outputs[i];
     if (v === undefined) return;
