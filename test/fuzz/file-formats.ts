@@ -351,8 +351,16 @@ function zipEntries(b: Uint8Array): { entries: ZipEntryInfo[]; eocd: number } | 
   return { entries, eocd };
 }
 
-/** The stored entries of an archive written by zipChunks, as name and data. */
+/** The stored entries of an archive written by zipChunks, as name and data; undefined once earlier mutations broke the archive. */
 function zipContents(b: Uint8Array): { name: string; data: Uint8Array }[] | undefined {
+  try {
+    return zipContentsOf(b);
+  } catch {
+    return undefined;
+  }
+}
+
+function zipContentsOf(b: Uint8Array): { name: string; data: Uint8Array }[] | undefined {
   const z = zipEntries(b);
   if (!z) return undefined;
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
@@ -475,10 +483,14 @@ function hostileOpcodes(rnd: Rng): Uint8Array {
 }
 
 function mutatePytorch(b: Uint8Array, kind: string, rnd: Rng, crc: (d: Uint8Array) => number): Uint8Array {
-  const z = zipEntries(b);
+  let z: ReturnType<typeof zipEntries>;
+  try {
+    z = zipEntries(b);
+  } catch {
+    return b;
+  }
   const contents = zipContents(b);
   if (!z || !contents || z.entries.length === 0) return b;
-  const dv = () => new DataView(b.buffer, b.byteOffset, b.byteLength);
   switch (kind) {
     case 'local-field': {
       const e = rnd.pick(z.entries);
@@ -558,7 +570,6 @@ function mutatePytorch(b: Uint8Array, kind: string, rnd: Rng, crc: (d: Uint8Arra
       if (storages.length === 0) return b;
       const s = rnd.pick(storages);
       s.data = rnd.chance(0.5) ? s.data.slice(0, rnd.int(0, s.data.length)) : concat([s.data, new Uint8Array(rnd.int(1, 64))]);
-      void dv;
       return rezip(entries);
     }
   }
@@ -653,6 +664,15 @@ export const TERMINAL_KINDS: ReadonlySet<string> = new Set(['deep', 'meta-deep',
 
 /** Applies one structure-aware mutation of `kind` to a file of `format`. */
 export function mutateFile(format: FileFormat, b: Uint8Array, kind: string, rnd: Rng, crc: (d: Uint8Array) => number): Uint8Array {
+  try {
+    return mutateFileOf(format, b, kind, rnd, crc);
+  } catch {
+    // An earlier mutation moved a structure this one relies on (an offset past the end): leave the file as is.
+    return b;
+  }
+}
+
+function mutateFileOf(format: FileFormat, b: Uint8Array, kind: string, rnd: Rng, crc: (d: Uint8Array) => number): Uint8Array {
   switch (format) {
     case 'burnpack': return mutateBurnpack(b, kind, rnd);
     case 'safetensors': return mutateSafetensors(b, kind, rnd);
