@@ -37,7 +37,7 @@ export function describeValue(v: unknown): string {
   }
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
-  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name}`;
+  if (ArrayBuffer.isView(v)) return `${/^[AEIOU]/.test(v.constructor.name) ? 'an' : 'a'} ${v.constructor.name}`;
   try {
     return JSON.stringify(v) ?? String(v);
   } catch {
