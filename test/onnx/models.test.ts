@@ -63,6 +63,24 @@ describe('ONNX models exported by PyTorch', () => {
     });
   }
 
+  it('gives the same outputs on the js and wasm CPU engines', async () => {
+    for (const engine of ['js', 'wasm'] as const) {
+      let device: Device;
+      try {
+        device = Device.cpu({ engine });
+      } catch {
+        continue; // the wasm module may be unbuilt; the default engine ran above
+      }
+      for (const name of ['resnet_opset13', 'transformer_opset13', 'recurrent', 'unet']) {
+        const fx = readFixture(name);
+        const model = await loadOnnx(new URL(`${name}.onnx`, dir), device);
+        const feeds = Object.fromEntries(Object.entries(fx.inputs).map(([k, v]) => [k, Tensor.fromData(new TensorData(v.data, v.shape, DTYPES[v.dtype]!), device)]));
+        const outs = model.run(feeds);
+        for (const [k, want] of Object.entries(fx.outputs)) assertClose(`${engine} ${name} ${k}`, outs[k]!.toDataSync().toArray(), want.data, 2e-4);
+      }
+    }
+  });
+
   it('runs on WebGPU (i64 index math as i32 there) with the same outputs', { skip: webgpu.reason ? `no WebGPU device: ${webgpu.reason}` : false }, async () => {
     const gpu = webgpu.device!;
     for (const name of ['resnet_opset17', 'unet', 'transformer_opset17', 'recurrent']) {
