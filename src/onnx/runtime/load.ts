@@ -162,9 +162,11 @@ export async function loadOnnxWithReport(source: string | URL | Uint8Array | Arr
   for (const name of params) {
     const data = graph.initializers.get(name)!.data!;
     setPath(tree, paths.get(name)!, new Param(Tensor.fromData(dataForDevice(data, device), device)));
+    // The parameter holds the values now: the IR lets go of its copy (a large model is not kept twice).
+    graph.initializers.delete(name);
   }
   const constants = new Map<string, TensorData>();
-  for (const [name, c] of graph.initializers) if (!paths.has(name) && c.data) constants.set(name, c.data);
+  for (const [name, c] of graph.initializers) if (c.data) constants.set(name, c.data);
   const outputs = graph.outputs.map((o) => describe({ name: o.name, type: graph.types.get(o.name) ?? o.type }));
   const plan = new OnnxPlan(ir, planOf(graph, ir.opsets), paths, constants, graph.inputs.map(describe), outputs, device);
   return { model: new OnnxModel(plan, tree), report };
