@@ -27,8 +27,7 @@ function iou(a: readonly number[], b: readonly number[]): number {
  * values): boxes by descending score (ties by index) above `score_threshold`, each kept unless its
  * IoU with a kept box exceeds `iou_threshold`, at most `max_output_boxes_per_class` per class.
  */
-function nms(ctx: OpContext, inputs: readonly (Value | undefined)[]): AnyTensor {
-  void inputs;
+function nms(ctx: OpContext): AnyTensor {
   const boxes = ctx.host(0)!;
   const scores = ctx.host(1)!;
   const maxOut = ctx.ints(2)?.[0] ?? 0;
@@ -154,7 +153,7 @@ function maxRoiPool(ctx: OpContext, inputs: readonly (Value | undefined)[]): Any
 
 /** Detection ops computed on the host: NonMaxSuppression, RoiAlign and MaxRoiPool. */
 export const detectionOps: OpFamily = {
-  NonMaxSuppression: { run: (ctx, inputs) => [nms(ctx, inputs)], hostInputs: [2, 3, 4], readsValues: true },
+  NonMaxSuppression: { run: (ctx) => [nms(ctx)], hostInputs: [2, 3, 4], readsValues: true },
   RoiAlign: { run: (ctx, inputs) => [roiAlign(ctx, inputs)], hostInputs: [2], readsValues: true },
   MaxRoiPool: { run: (ctx, inputs) => [maxRoiPool(ctx, inputs)], readsValues: true },
 };

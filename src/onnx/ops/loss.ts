@@ -1,7 +1,6 @@
 import { BurnError } from '../../tensor/errors.js';
-import { Tensor } from '../../tensor/tensor.js';
 import type { AnyTensor, FloatT, IntT, OpContext, OpFamily, Value } from './types.js';
-import { asF, asI, asN, castTo, optTensorAt, tensorAt } from './util.js';
+import { asF, asI, castTo, optTensorAt, tensorAt } from './util.js';
 
 /**
  * Negative log-likelihood of `logp` (`[N, C, ...]`) at `target` (`[N, ...]`) with optional class
@@ -10,7 +9,6 @@ import { asF, asI, asN, castTo, optTensorAt, tensorAt } from './util.js';
 function nll(ctx: OpContext, logp: FloatT, target: IntT, weight: FloatT | undefined): FloatT {
   const reduction = ctx.attrs.string('reduction', 'mean');
   const ignore = ctx.attrs.int('ignore_index');
-  const c = logp.dims()[1]!;
   let valid: ReturnType<IntT['equal']> | undefined;
   let t = target;
   if (ignore !== undefined) {
@@ -21,7 +19,6 @@ function nll(ctx: OpContext, logp: FloatT, target: IntT, weight: FloatT | undefi
   let w: FloatT = weight ? weight.take(0, t) as FloatT : picked.onesLike();
   if (valid) w = w.maskFill(valid.boolNot(), 0);
   const loss = picked.neg().mul(w);
-  void c;
   if (reduction === 'none') return loss;
   if (reduction === 'sum') return loss.sum().reshape([]);
   if (reduction === 'mean') return loss.sum().div(w.sum()).reshape([]);
@@ -48,5 +45,3 @@ export const lossOps: OpFamily = {
   },
 };
 
-void asN;
-void Tensor;

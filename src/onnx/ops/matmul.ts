@@ -127,7 +127,7 @@ function sumUnused(o: Operand, keep: ReadonlySet<string>): Operand {
 }
 
 /** Contracts two operands with one batched matmul, keeping the labels in `keep`. */
-function contract(ctx: OpContext, a: Operand, b: Operand, keep: ReadonlySet<string>): Operand {
+function contract(a: Operand, b: Operand, keep: ReadonlySet<string>): Operand {
   const size = new Map<string, number>();
   a.labels.forEach((l, i) => size.set(l, a.t.dims()[i]!));
   b.labels.forEach((l, i) => size.set(l, Math.max(size.get(l) ?? 1, b.t.dims()[i]!)));
@@ -145,7 +145,6 @@ function contract(ctx: OpContext, a: Operand, b: Operand, keep: ReadonlySet<stri
   const prod = (ls: string[]) => ls.reduce((p, l) => p * size.get(l)!, 1);
   const x = arrange(a, [...batch, ...left, ...summed]).reshape([prod(batch), prod(left), prod(summed)]);
   const y = arrange(b, [...batch, ...summed, ...right]).reshape([prod(batch), prod(summed), prod(right)]);
-  void ctx;
   const out = asN(x).matmul(asN(y)).reshape([...batch, ...left, ...right].map((l) => size.get(l)!)) as AnyTensor;
   return { t: out, labels: [...batch, ...left, ...right] };
 }
@@ -156,7 +155,7 @@ function einsum(ctx: OpContext, operands: readonly AnyTensor[]): AnyTensor {
   const needed = (rest: Operand[]) => new Set([...out, ...rest.flatMap((o) => o.labels)]);
   ops = ops.map((o, i) => sumUnused(o, needed(ops.filter((_, j) => j !== i))));
   let acc = ops[0]!;
-  for (let i = 1; i < ops.length; i++) acc = contract(ctx, acc, ops[i]!, needed(ops.slice(i + 1)));
+  for (let i = 1; i < ops.length; i++) acc = contract(acc, ops[i]!, needed(ops.slice(i + 1)));
   acc = sumUnused(acc, new Set(out));
   // Labels of the output missing from every operand cannot occur; reorder to the output order.
   const perm = out.map((l) => acc.labels.indexOf(l));

@@ -1,4 +1,3 @@
-import { Tensor } from '../../tensor/tensor.js';
 import type { AnyTensor, FloatT, OpContext, OpFamily } from './types.js';
 import { inferSame } from './unary.js';
 import { asF, axisOf, castTo, optTensorAt, tensorAt } from './util.js';
@@ -146,4 +145,3 @@ export const normOps: OpFamily = {
   },
 };
 
-void Tensor;

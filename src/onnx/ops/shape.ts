@@ -295,8 +295,7 @@ export const shapeOps: OpFamily = {
     },
   },
   ConstantOfShape: {
-    run: (ctx, inputs) => {
-      void inputs;
+    run: (ctx) => {
       const shape = ctx.ints(0)!;
       const t = ctx.attrs.tensor('value');
       const dtype: DType = t?.data?.dtype ?? 'f32';
