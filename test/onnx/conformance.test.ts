@@ -4,6 +4,7 @@
 // Detail per test: node --import tsx scripts/onnx/node-tests.ts [name filter]
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { webgpu } from '../helpers/devices.js';
 import { runNodeTest, type NodeResult } from './conformance-harness.js';
 import { loadNodeTests } from './node-tests-bundle.js';
 
@@ -43,5 +44,16 @@ describe('ONNX backend node tests (onnx 1.12)', () => {
     const failed = results.filter((r) => r.status === 'fail').map((r) => r.name).sort();
     assert.deepEqual(failed, Object.keys(KNOWN_FAILURES).sort(), 'the failing tests changed; update KNOWN_FAILURES (and PASS_FLOOR when more pass)');
     assert.ok(pass >= PASS_FLOOR, `${pass} tests pass; the floor is ${PASS_FLOOR}`);
+  });
+
+  // WebGPU has no 64-bit types and reads only asynchronously: the harness feeds i64 data as i32 and
+  // runs every model through runValuesAsync.
+  it('passes the same tests on WebGPU', { timeout: 5 * 60 * 1000, skip: webgpu.reason ? `no WebGPU device: ${webgpu.reason}` : false }, async () => {
+    const results: NodeResult[] = [];
+    for (const t of loadNodeTests()) results.push(await runNodeTest(t, webgpu.device!));
+    const pass = results.filter((r) => r.status === 'pass').length;
+    console.log(`ONNX node tests on ${webgpu.device}: ${pass} pass of ${results.length}`);
+    assert.deepEqual(results.filter((r) => r.status === 'fail').map((r) => `${r.name}: ${r.detail}`).filter((d) => !Object.keys(KNOWN_FAILURES).some((k) => d.startsWith(`${k}:`))), []);
+    assert.ok(pass >= PASS_FLOOR, `${pass} tests pass on WebGPU; the floor is ${PASS_FLOOR}`);
   });
 });
