@@ -20,11 +20,15 @@ export class TrainingSummary {
     readonly seconds: number,
   ) {}
 
-  /** Builds the summary from the per-epoch history. */
-  static fromHistory(history: MetricHistory, higherIsBetter: ReadonlyMap<string, boolean>, epochs: number, seconds: number): TrainingSummary {
+  /**
+   * Builds the summary from the per-epoch history; the metrics named in `settings` (training
+   * settings such as the learning rate, which have no "best") are left out.
+   */
+  static fromHistory(history: MetricHistory, higherIsBetter: ReadonlyMap<string, boolean>, epochs: number, seconds: number, settings: ReadonlySet<string> = new Set()): TrainingSummary {
     const metrics: MetricSummary[] = [];
     for (const split of ['train', 'valid'] as const) {
       for (const [name, values] of history[split]) {
+        if (settings.has(name)) continue;
         const finite = values.map((v, i) => [v, i + 1] as const).filter(([v]) => Number.isFinite(v));
         if (finite.length === 0) continue;
         const hib = higherIsBetter.get(name) ?? true;

@@ -9,6 +9,7 @@ import { TrainingInterrupter } from './interrupter.js';
 import type { Learner } from './learner.js';
 import { FileMetricLogger, type Split } from './logger.js';
 import type { Metric, MetricMetadata } from './metric/base.js';
+import { TrainingResult } from './result.js';
 import type { TrainOutput } from './output.js';
 import type { MetricHistory, MetricsRenderer } from './renderer/base.js';
 import { defaultRenderer, preloadDashboard } from './renderer/default.js';
@@ -25,24 +26,38 @@ export interface TrainingLoader<B> extends AsyncIterable<B> {
   numItems(): number;
   /** The loader producing batches on `device`. */
   toDevice?(device: Device): TrainingLoader<B>;
+  /**
+   * Makes the next iteration epoch number `epoch` (0-based), as PyTorch's `set_epoch`: the loop
+   * calls it before every epoch, so a resumed run replays the data order of the epoch it resumes
+   * at. A loader whose order changes from epoch to epoch needs it for an exact resume.
+   */
+  setEpoch?(epoch: number): unknown;
 }
 
 /** A model the supervised loop can train and validate. */
 export type TrainableModel<B, TO, VO> = Module & TrainStep<B, TO> & InferenceStep<B, VO>;
 
-/** What `launch` returns: the trained model (on the training device) and the summary. */
-export interface TrainingResult<M> {
-  readonly model: M;
-  readonly summary: TrainingSummary;
-}
+/** What a metric reads from a step's output (its `update` argument). */
+export type MetricInput<M> = M extends { update(input: infer I, meta: MetricMetadata): unknown } ? I : never;
+
+/** `A | B` → `A & B`. */
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+/** What a list of metrics reads together: the intersection of their inputs. */
+export type MetricInputs<Ms extends readonly unknown[]> = UnionToIntersection<MetricInput<Ms[number]>>;
 
 /**
  * Burn's supervised training (`SupervisedTraining` + `Learner`): epochs of training steps and
  * validation, metrics logged to `<artifactDir>/{train,valid}/epoch-N/`, optional checkpoints,
- * resume, early stopping, a graceful interrupter, a dashboard (plain lines when not a TTY), a
- * summary table and learning-curve plots.
+ * exact resume, early stopping, a graceful interrupter, a dashboard (plain lines when not a TTY),
+ * a summary table and learning-curve plots.
+ *
+ * Types flow from the metrics to the model: `B` is the loaders' batch type; each
+ * {@link metrics} call adds what its metrics read to the outputs `TO` (training) and `VO`
+ * (validation) the model's steps must produce, and {@link launch} only takes a learner whose
+ * model produces them — an `AccuracyMetric` on a regression model is a compile error.
  */
-export class SupervisedTraining<B, TO, VO = TO> {
+export class SupervisedTraining<B, TO = unknown, VO = TO> {
   private trainMetrics: Metric<TO>[] = [];
   private validMetrics: Metric<VO>[] = [];
   private epochs = 1;
@@ -64,14 +79,19 @@ export class SupervisedTraining<B, TO, VO = TO> {
     private readonly validLoader: TrainingLoader<B>,
   ) {}
 
-  /** Numeric metrics, tracked on both splits. */
-  metrics(metrics: readonly (Metric<TO> & Metric<VO>)[]): this {
-    this.trainMetrics.push(...metrics);
-    this.validMetrics.push(...metrics.map((m) => (m.clone?.() as (Metric<TO> & Metric<VO>) | undefined) ?? cloneMetric(m)));
-    return this;
+  /**
+   * Numeric metrics, tracked on both splits (training settings such as the learning rate on the
+   * training split only). The model's step outputs must be what they read; see the class doc.
+   */
+  metrics<const Ms extends readonly Metric<never>[]>(metrics: Ms): SupervisedTraining<B, TO & MetricInputs<Ms>, VO & MetricInputs<Ms>> {
+    // Checked at `launch`, where the model is known: the outputs must be what every metric reads.
+    const list = metrics as readonly Metric<never>[] as readonly (Metric<TO> & Metric<VO>)[];
+    this.trainMetrics.push(...list);
+    this.validMetrics.push(...list.filter((m) => !m.trainOnly).map((m) => (m.clone?.() as (Metric<TO> & Metric<VO>) | undefined) ?? cloneMetric(m)));
+    return this as SupervisedTraining<B, TO & MetricInputs<Ms>, VO & MetricInputs<Ms>>;
   }
   /** Metrics shown as text only (Burn's `metrics_text`): the same here, logged but not plotted. */
-  metricsText(metrics: readonly (Metric<TO> & Metric<VO>)[]): this {
+  metricsText<const Ms extends readonly Metric<never>[]>(metrics: Ms): SupervisedTraining<B, TO & MetricInputs<Ms>, VO & MetricInputs<Ms>> {
     return this.metrics(metrics);
   }
   /** Number of epochs. */
@@ -129,7 +149,10 @@ export class SupervisedTraining<B, TO, VO = TO> {
     return this;
   }
 
-  /** Runs the training; resolves with the trained model and the summary. */
+  /**
+   * Runs the training; resolves with the trained model (on the training device), the inference
+   * model, the summary, the history and the best checkpoints ({@link TrainingResult}).
+   */
   async launch<M extends TrainableModel<B, TO, VO>>(learner: Learner<M>): Promise<TrainingResult<M>> {
     const started = Date.now();
     let model = learner.model;
@@ -158,12 +181,17 @@ export class SupervisedTraining<B, TO, VO = TO> {
     const history: MetricHistory = { train: new Map(), valid: new Map() };
     const breathe = eventLoopBreather();
     let firstEpoch = 1;
+    let seed: number | undefined;
     if (this.resumeEpoch !== undefined && checkpointer) {
       const restored = await checkpointer.restore(this.resumeEpoch, { model, optimizer, scheduler });
       model = restored.model as M;
+      seed = restored.training?.seed;
       firstEpoch = this.resumeEpoch + 1;
       this.restoreHistory(logger, history, this.resumeEpoch);
     }
+    // Every epoch reseeds the device from the run's seed (saved in each checkpoint), so a resumed
+    // epoch draws what the uninterrupted run drew (dropout masks, random augmentations).
+    const runSeed = seed ?? seedFromDevice(device);
     const trainLoader = this.trainLoader.toDevice?.(device) ?? this.trainLoader;
     const validLoader = this.validLoader.toDevice?.(device.inner()) ?? this.validLoader;
     const stopOnSignal = () => this.interrupter.stop('interrupted (SIGINT)');
@@ -172,6 +200,9 @@ export class SupervisedTraining<B, TO, VO = TO> {
     let lastEpoch = firstEpoch - 1;
     try {
       for (let epoch = firstEpoch; epoch <= this.epochs; epoch++) {
+        device.seed(epochSeed(runSeed, epoch));
+        trainLoader.setEpoch?.(epoch - 1);
+        validLoader.setEpoch?.(epoch - 1);
         // --- training ---
         const accumulator = new GradientsAccumulator<M>();
         let iteration = 0, processed = 0, lr = Number.NaN;
@@ -215,7 +246,7 @@ export class SupervisedTraining<B, TO, VO = TO> {
         }
         lastEpoch = epoch;
         if (checkpointer) {
-          await checkpointer.save(epoch, { model, optimizer, scheduler });
+          await checkpointer.save(epoch, { model, optimizer, scheduler, training: { seed: runSeed } });
           const keep = new Set(this.strategy.keep(checkpointer.epochs(), history));
           for (const old of checkpointer.epochs()) if (!keep.has(old) && old !== epoch) checkpointer.delete(old);
         }
@@ -229,10 +260,11 @@ export class SupervisedTraining<B, TO, VO = TO> {
       process.removeListener('SIGINT', stopOnSignal);
     }
     const higher = new Map([...this.trainMetrics, ...this.validMetrics].map((m) => [m.name, m.higherIsBetter]));
-    const summary = TrainingSummary.fromHistory(history, higher, lastEpoch, (Date.now() - started) / 1000);
+    const settings = new Set(this.trainMetrics.filter((m) => m.trainOnly).map((m) => m.name));
+    const summary = TrainingSummary.fromHistory(history, higher, lastEpoch, (Date.now() - started) / 1000, settings);
     writeLearningCurves(this.artifactDir, history, higher);
     await renderer.close(this.printSummary ? summary.toString() : undefined);
-    return { model, summary };
+    return new TrainingResult(model, summary, history, higher, checkpointer);
   }
 
   private async updateMetrics<O>(split: Split, metrics: readonly Metric<O>[], item: O, meta: MetricMetadata, logger: FileMetricLogger, renderer: MetricsRenderer): Promise<void> {
@@ -267,6 +299,25 @@ export class SupervisedTraining<B, TO, VO = TO> {
       }
     }
   }
+}
+
+/** A run seed (a safe integer) from the next key of the device's random generator. */
+function seedFromDevice(device: Device): number {
+  const key = device.nextRandomKey();
+  return mix32(key.key0 ^ mix32(key.stream)) + (mix32(key.key1 ^ key.stream) & 0x1fffff) * 2 ** 32;
+}
+
+/** The device seed of `epoch` in a run (a safe integer): the same for the same run seed and epoch. */
+function epochSeed(seed: number, epoch: number): number {
+  const lo = seed % 2 ** 32, hi = Math.floor(seed / 2 ** 32);
+  return mix32(lo ^ mix32(epoch)) + (mix32(hi ^ Math.imul(epoch, 0x9e3779b9)) & 0x1fffff) * 2 ** 32;
+}
+
+/** A 32-bit integer hash (murmur3's finalizer). */
+function mix32(x: number): number {
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
 }
 
 function metadata(epoch: number, epochTotal: number, iteration: number, processed: number, total: number, lr: number | undefined): MetricMetadata {

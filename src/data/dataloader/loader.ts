@@ -107,6 +107,17 @@ export class DataLoader<O> implements AsyncIterable<O> {
     return shuffledIndices(len, new SeededRng(this.config.seed, epoch));
   }
 
+  /**
+   * Makes the next iteration epoch number `epoch` (0-based: the order a fresh loader gives on its
+   * `epoch + 1`-th iteration), as PyTorch's `set_epoch`; later iterations count on from there. The
+   * training loop calls it before each epoch, so a resumed run replays the right shuffle.
+   */
+  setEpoch(epoch: number): this {
+    if (!Number.isSafeInteger(epoch) || epoch < 0) throw new BurnError('DataLoader.setEpoch', `epoch ${epoch}; expected a non-negative integer`);
+    this.epoch = epoch;
+    return this;
+  }
+
   /** Starts an epoch. */
   iter(): DataLoaderIterator<O> {
     const order = this.nextOrder();

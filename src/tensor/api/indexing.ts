@@ -65,7 +65,7 @@ function resolveBound(v: number, n: number, dim: number, op: string, which: stri
 export class TensorIndexing<D extends number = number, K extends Kind = Float> extends TensorBase<D, K> {
   /** @internal Checks that `t` lives on this tensor's device. */
   sameDevice(t: TensorBase<number, Kind>, op: string): void {
-    if (!t.dev.equals(this.dev)) throw new BurnError(op, `tensors are on different devices (${this.dev} and ${t.dev}); move one with toDevice()`);
+    if (!t.dev.equals(this.dev)) throw new BurnError(op, `tensors are on different devices (${this.dev} and ${t.dev}); ${this.dev.inner().equals(t.dev.inner()) ? 'one is the autodiff (training) device over the other: run inference with model.valid() (TrainingResult.inferenceModel), or move a tensor with toDevice()' : 'move one with toDevice()'}`);
   }
 
   /** @internal Checks an index tensor. */

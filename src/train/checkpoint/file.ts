@@ -9,7 +9,7 @@ import { BurnError } from '../../tensor/errors.js';
 import type { TensorData } from '../../tensor/data.js';
 import type { TrainingScheduler } from '../learner.js';
 import { nodeFs } from '../logger.js';
-import type { Checkpointer, CheckpointState } from './base.js';
+import type { Checkpointer, CheckpointState, TrainingCheckpoint } from './base.js';
 
 /** The files of a checkpoint, by name. */
 const CHECKPOINT_FILE = /^(?:(?:model|optim)-\d+\.bpk|scheduler-\d+\.json)$/;
@@ -35,11 +35,13 @@ export class FileCheckpointer implements Checkpointer {
     await model.saveFileAsync(this.path('model', epoch));
     const record = await optimizer.toRecord();
     const tensors = new Map<string, RecordTensor>(Object.entries(record.tensors).map(([k, data]) => [k, { data }]));
-    await this.recorder.saveAsync({ tensors, meta: { scalars: record.scalars, paths: record.paths } as unknown as JsonValue }, this.path('optim', epoch));
+    // The loop's state (the run's seed) rides in the optimizer file's metadata: no fourth file to keep complete.
+    const meta = { scalars: record.scalars, paths: record.paths, ...(state.training ? { training: state.training } : {}) };
+    await this.recorder.saveAsync({ tensors, meta: meta as unknown as JsonValue }, this.path('optim', epoch));
     writeTextFileAtomic(`${this.directory}/scheduler-${epoch}.json`, `${JSON.stringify(scheduler.toRecord?.() ?? null)}\n`, 'FileCheckpointer.save');
   }
 
-  async restore(epoch: number, state: CheckpointState): Promise<{ model: unknown }> {
+  async restore(epoch: number, state: CheckpointState): Promise<{ model: unknown; training?: TrainingCheckpoint }> {
     if (!this.epochs().includes(epoch)) {
       throw new BurnError('FileCheckpointer.restore', `no checkpoint for epoch ${epoch} in ${this.directory} (found: ${this.epochs().join(', ') || 'none'})`);
     }
@@ -47,13 +49,28 @@ export class FileCheckpointer implements Checkpointer {
     const device = model.devices()[0];
     const restored = await model.loadFileAsync(this.path('model', epoch), device);
     const loaded = await this.recorder.loadAsync(this.path('optim', epoch));
-    const meta = (loaded.meta ?? {}) as { scalars?: OptimizerRecord['scalars']; paths?: OptimizerRecord['paths'] };
+    const meta = (loaded.meta ?? {}) as { scalars?: OptimizerRecord['scalars']; paths?: OptimizerRecord['paths']; training?: { seed?: unknown } };
     const tensors: Record<string, TensorData> = {};
     for (const [k, t] of loaded.tensors) tensors[k] = t.data;
     (state.optimizer as Optimizer).loadRecord({ tensors, scalars: meta.scalars ?? {}, paths: meta.paths ?? {} });
     const schedulerRecord = JSON.parse(readTextFile(`${this.directory}/scheduler-${epoch}.json`, 'FileCheckpointer.restore')) as never;
     if (schedulerRecord !== null) (state.scheduler as TrainingScheduler).loadRecord?.(schedulerRecord);
-    return { model: restored };
+    const seed = meta.training?.seed;
+    return typeof seed === 'number' && Number.isSafeInteger(seed) ? { model: restored, training: { seed } } : { model: restored };
+  }
+
+  /** The model file of the checkpoint of `epoch`: `<directory>/model-<epoch>.bpk`. */
+  modelPath(epoch: number): string {
+    return `${this.path('model', epoch)}.bpk`;
+  }
+
+  /** The model of the checkpoint of `epoch`, loaded into a copy of `model` on its device. */
+  async loadModel(epoch: number, model: unknown): Promise<unknown> {
+    if (!this.epochs().includes(epoch)) {
+      throw new BurnError('FileCheckpointer.loadModel', `no checkpoint for epoch ${epoch} in ${this.directory} (found: ${this.epochs().join(', ') || 'none'})`);
+    }
+    const target = (model as Module).clone();
+    return target.loadFileAsync(this.path('model', epoch), target.devices()[0]);
   }
 
   /**

@@ -41,6 +41,11 @@ export interface Metric<I = unknown> {
    * `value()` recomputes over every accumulated score): the loop reads `value()` at epoch ends only.
    */
   readonly epochOnly?: boolean;
+  /**
+   * True for a setting of the run rather than a measure of the model (the learning rate): it is
+   * tracked on the training split only, and the summary gives it no best epoch.
+   */
+  readonly trainOnly?: boolean;
   /** Updates with one step's output. */
   update(input: I, meta: MetricMetadata): Promise<MetricEntry>;
   /** The epoch value so far (undefined when nothing was recorded or for text metrics). */

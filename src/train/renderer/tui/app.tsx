@@ -1,4 +1,5 @@
 import { Box, Text, useInput, useStdin } from 'ink';
+import { SPLIT_COLORS } from '../../colors.js';
 import type { Split } from '../../logger.js';
 import { brailleChart, type ChartSeries } from './chart.js';
 import { formatDuration, type DashboardState, type MetricTrack } from './state.js';
@@ -16,8 +17,8 @@ export interface DashboardProps {
   readonly onAction: (action: DashboardAction) => void;
 }
 
-/** Split colors (Burn's TUI: train light red, valid light blue). */
-export const SPLIT_COLORS: Record<Split, string> = { train: 'redBright', valid: 'blueBright' };
+// Split colors: the plot files use the same (Burn's TUI: train light red, valid light blue).
+export { SPLIT_COLORS };
 const SPLIT_LABEL: Record<Split, string> = { train: 'Train', valid: 'Valid' };
 
 /** The training dashboard: progress with ETA, metric values, a plot per metric, controls. */
