@@ -21,7 +21,8 @@ export function allocStorage(dtype: DType, n: number): StorageArray {
 /** Views raw little-endian bytes as the storage of `dtype` (copying when unaligned). */
 export function storageFromBytes(bytes: Uint8Array, dtype: DType, n: number): StorageArray {
   const size = dtype === 'i64' ? 8 : CTORS[dtype].BYTES_PER_ELEMENT;
-  const aligned = bytes.byteOffset % size === 0 ? bytes : bytes.slice();
+  // A copy, not `slice()`: a Node Buffer's slice is a view at the same unaligned offset.
+  const aligned = bytes.byteOffset % size === 0 ? bytes : new Uint8Array(bytes);
   return dtype === 'i64'
     ? new BigInt64Array(aligned.buffer, aligned.byteOffset, n)
     : new CTORS[dtype](aligned.buffer, aligned.byteOffset, n);

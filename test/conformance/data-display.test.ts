@@ -103,6 +103,8 @@ describe('conformance: TensorData', () => {
       const shifted = new Uint8Array(bytes.length + 1);
       shifted.set(bytes, 1);
       TensorData.fromBytes(shifted.subarray(1), [3, 1], dtype).assertEq(new TensorData(d.values, [3, 1], dtype));
+      // A Node Buffer's slice() is a view, not a copy: unaligned Buffers must be copied too.
+      TensorData.fromBytes(Buffer.from(shifted.buffer).subarray(1), [3], dtype).assertEq(d);
     }
     assert.deepEqual(Array.from(new TensorData([1, -2], [2], 'i32').bytes), [1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff]);
     assert.deepEqual(Array.from(new TensorData([1], [1], 'f16').bytes), [0x00, 0x3c]);
