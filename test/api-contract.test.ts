@@ -19,7 +19,7 @@ const workdir = join(root, '.api-contract');
  * (TypeScript has no polymorphic `this` for static getters); configs that nest with full types use
  * `ModelConfig.nested()`. The others are type-checked by `npm run typecheck` (tsconfig.json `files`).
  */
-const COVERED = ['01-tensor', '02-module', '03-autodiff', '04-data', '05-training', '06-store', '07-inference', '08-backends', '09-layers', '10-datasets'];
+const COVERED = ['01-tensor', '02-module', '03-autodiff', '04-data', '05-training', '06-store', '07-inference', '08-backends', '09-layers', '10-datasets', '11-onnx'];
 
 /** 08-backends needs a WebGPU adapter (SwiftShader serves without a GPU): it skips without one, which fails under BURN_TEST_STRICT=1. */
 const SKIP: Readonly<Record<string, string | false>> = {
