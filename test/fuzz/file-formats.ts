@@ -18,7 +18,7 @@ import { BurnpackStore, PytorchStore, SafetensorsStore, TensorSnapshot } from '.
 import { encodeSafetensors } from '../../src/store/safetensors/format.js';
 import { pytorchChunks } from '../../src/store/pytorch/writer.js';
 import { zipChunks } from '../../src/store/pytorch/zip.js';
-import { applyByteMutations, concat, HOSTILE_U32, HOSTILE_U64, Rng, type ByteMutation } from './arbitraries.js';
+import { applyByteMutations, concat, HOSTILE_U32, HOSTILE_U64, mutateTree, Rng, type ByteMutation } from './arbitraries.js';
 
 /** The file formats fuzzed. */
 export const FILE_FORMATS = ['burnpack', 'safetensors', 'pytorch', 'mpk', 'mpk.gz', 'bin', 'bin.gz', 'json'] as const;
@@ -129,80 +129,6 @@ export function baseFiles(format: FileFormat): Uint8Array[] {
   }
   bases.set(format, out);
   return out;
-}
-
-// --- tree mutations (CBOR, JSON, MessagePack metadata) ---
-
-const HOSTILE_NUMBERS = [-1, 0, 1, 3, 255, 256, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 32 + 1, 2 ** 53, -(2 ** 53), 1e300, -1e300, 0.5, -0.5, NaN, Infinity, -Infinity];
-const HOSTILE_STRINGS = ['', 'F32', 'F64', 'I64', 'Bool', 'BF16', 'U64', 'Q8', 'x'.repeat(5000), '__proto__', 'constructor', '../../etc/passwd', '\u0000', 'ü'];
-
-type Tree = unknown;
-type Slot = { get: () => Tree; set: (v: Tree) => void; remove: () => void; dup: () => void };
-
-/** Every slot (array element, object property, map entry) of a tree, depth-first, at most `max`. */
-function slots(root: Tree, max = 2000): Slot[] {
-  const out: Slot[] = [];
-  const walk = (node: Tree, depth: number) => {
-    if (depth > 64) return;
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length && out.length < max; i++) {
-        out.push({ get: () => node[i], set: (x) => { node[i] = x; }, remove: () => { node.splice(i, 1); }, dup: () => { node.splice(i, 0, structuredClone(node[i])); } });
-        walk(node[i], depth + 1);
-      }
-    } else if (node instanceof Map) {
-      for (const k of [...node.keys()]) {
-        if (out.length >= max) break;
-        out.push({ get: () => node.get(k), set: (x) => { node.set(k, x); }, remove: () => { node.delete(k); }, dup: () => { node.set(`${String(k)}_dup`, structuredClone(node.get(k))); } });
-        walk(node.get(k), depth + 1);
-      }
-    } else if (node !== null && typeof node === 'object' && !ArrayBuffer.isView(node)) {
-      const o = node as Record<string, Tree>;
-      for (const k of Object.keys(o)) {
-        if (out.length >= max) break;
-        out.push({ get: () => o[k], set: (x) => { o[k] = x; }, remove: () => { delete o[k]; }, dup: () => { o[`${k}_dup`] = structuredClone(o[k]); } });
-        walk(o[k], depth + 1);
-      }
-    }
-  };
-  walk(root, 0);
-  return out;
-}
-
-/**
- * Mutates one slot of `root` in place (values in hostile ranges, other types, removal,
- * duplication, moderate nesting, long arrays); `bigints` allows 64-bit integers (CBOR, MessagePack).
- */
-export function mutateTree(root: Tree, rnd: Rng, bigints: boolean): void {
-  const all = slots(root);
-  if (all.length === 0) return;
-  const slot = rnd.pick(all);
-  const v = slot.get();
-  switch (rnd.int(0, 9)) {
-    case 0: slot.set(rnd.pick(HOSTILE_NUMBERS)); break;
-    case 1: slot.set(bigints ? rnd.pick([2n ** 64n - 1n, 2n ** 63n, -(2n ** 63n), 2n ** 53n + 1n]) : rnd.pick(HOSTILE_NUMBERS)); break;
-    case 2: slot.set(rnd.pick(HOSTILE_STRINGS)); break;
-    case 3: slot.remove(); break;
-    case 4: slot.dup(); break;
-    case 5: slot.set(rnd.pick([null, true, [], {}, [v, v], { v }])); break;
-    case 6: {
-      let nested: Tree = v;
-      for (let i = 0, n = rnd.int(10, 200); i < n; i++) nested = [nested];
-      slot.set(nested);
-      break;
-    }
-    case 7: slot.set(Array.from({ length: rnd.pick([16, 100, 4096]) }, () => rnd.pick([0, 1, 2 ** 31, -1]))); break;
-    case 8: {
-      // A number nudged: off-by-one sizes and offsets.
-      if (typeof v === 'number') slot.set(v + rnd.pick([-1, 1, -8, 8, 256, -256]));
-      else slot.set(rnd.pick(HOSTILE_NUMBERS));
-      break;
-    }
-    default: {
-      // Swap with another slot's value (offsets of one tensor on another, shapes as dtypes, ...).
-      const other = rnd.pick(all).get();
-      slot.set(structuredClone(other));
-    }
-  }
 }
 
 /** Deeply nested arrays around `inner`, as raw bytes of the format (no recursive encoder involved). */

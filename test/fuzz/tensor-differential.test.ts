@@ -17,7 +17,7 @@ import { fuzzParams, fuzzRuns } from './arbitraries.js';
 import { checkProgram, comparedDevices } from './differential.js';
 import { programArb } from './tensor-program.js';
 
-const RUNS = fuzzRuns(400);
+const RUNS = fuzzRuns(500);
 
 describe('fuzz: tensor programs agree with the js engine on every device', () => {
   const devices = comparedDevices();
