@@ -12,7 +12,7 @@ import type { ModuleStore } from '../store/store.js';
 import { displayModule } from './display.js';
 import { Param } from './param.js';
 import { unflattenRecord, type ModuleRecord, type RecordItem } from './record.js';
-import { joinPath, mapValue, visitValue, type Leaf, type LeafMapper } from './walk.js';
+import { assignInPlace, joinPath, mapValue, visitValue, type Leaf, type LeafMapper } from './walk.js';
 
 /** Selects parameters by path: a prefix (`'conv1'` matches `conv1.weight`), a regular expression, or a predicate. */
 export type ParamFilter = string | RegExp | ((path: string) => boolean);
@@ -28,7 +28,15 @@ function matches(filter: ParamFilter | undefined, path: string): boolean {
  * The base class of every model and layer (Burn's `Module`). Parameters and sub-modules are
  * discovered from the fields: a `Param`, a `RunningState`, a `Module`, or arrays and plain objects
  * of them (`undefined` for an absent optional one); any other field is a constant. Methods that
- * change a module return a new module of the same class; untouched tensors are shared.
+ * transform a module (`map`, `toDevice`, `valid`, `freeze`, …) return a new module of the same
+ * class; untouched tensors are shared.
+ *
+ * Loaders are the exception, with one convention for all of them: `loadFile`, `loadFileAsync`,
+ * `loadBytes`, `loadRecord` and `loadFrom` load into the module they are called on (Burn's
+ * `load_from(&mut self)`; a failed load changes nothing), and all but `loadFrom` (which returns
+ * its report) return that same module, so `m.loadFile(p); m.forward(x)` and Burn's
+ * `model = model.loadFile(p)` both use the loaded weights. To keep the original, load into a copy:
+ * `m.clone().loadFile(p)`.
  *
  * Fields are read with `Object.keys`, so declare them as ordinary (not `#private`) fields.
  */
@@ -168,9 +176,9 @@ export abstract class Module {
   }
 
   /**
-   * A new module with parameters and running states taken from `record` (moved to each
-   * parameter's device; ids and requireGrad kept). A missing entry, or a shape or dtype mismatch,
-   * is a BurnError naming the path.
+   * Loads the parameters and running states of `record` into this module, in place (moved to each
+   * parameter's device; ids and requireGrad kept), and returns it. A missing entry, or a shape or
+   * dtype mismatch, is a BurnError naming the path, and this module is unchanged.
    */
   loadRecord(record: ModuleRecord): this {
     const load = (path: string, current: Tensor<number, Kind>): Tensor<number, Kind> => {
@@ -184,10 +192,16 @@ export abstract class Module {
       }
       return Tensor.fromData(data, current.device());
     };
-    return this.mapLeaves({
+    return this.loadInPlace(this.mapLeaves({
       param: (p, path) => p.withTensor(load(path, p.val())),
       state: (s, path) => s.update(load(path, s.value())),
-    }, '');
+    }, ''));
+  }
+
+  /** Takes the leaves of `loaded` (a rebuilt copy of this module) into this module; returns this. */
+  private loadInPlace(loaded: this): this {
+    assignInPlace(this, loaded);
+    return this;
   }
 
   // --- files and stores (burn-ts/record, burn-ts/store) ---
@@ -207,17 +221,18 @@ export abstract class Module {
   }
 
   /**
-   * A new module with the tensors of `path` (written by `recorder`, default burnpack) on
-   * `device`: every tensor must be there with the right shape (floats are cast to the module's
-   * dtype) and parameter ids are restored. On any error this module is unchanged.
+   * Loads the tensors of `path` (written by `recorder`, default burnpack) into this module, in
+   * place, on `device`, and returns this module: every tensor must be there with the right shape
+   * (floats are cast to the module's dtype) and parameter ids are restored. On any error this
+   * module is unchanged. (See the class doc: every loader loads in place.)
    */
   loadFile(path: string, device?: Device, recorder: Recorder = new DefaultRecorder()): this {
-    return loadModuleFile(this, path, device, recorder);
+    return this.loadInPlace(loadModuleFile(this, path, device, recorder));
   }
 
-  /** Asynchronous {@link loadFile}. */
-  loadFileAsync(path: string, device?: Device, recorder: Recorder = new DefaultRecorder()): Promise<this> {
-    return loadModuleFileAsync(this, path, device, recorder);
+  /** Asynchronous {@link loadFile} (in place; resolves with this module). */
+  async loadFileAsync(path: string, device?: Device, recorder: Recorder = new DefaultRecorder()): Promise<this> {
+    return this.loadInPlace(await loadModuleFileAsync(this, path, device, recorder));
   }
 
   /** The saved bytes (default recorder: burnpack), without a file system. */
@@ -230,9 +245,9 @@ export abstract class Module {
     return recorder.toBytes(await moduleToRecordAsync(this));
   }
 
-  /** A new module loaded from bytes written by {@link toBytes} (same rules as {@link loadFile}). */
+  /** Loads bytes written by {@link toBytes} into this module, in place, and returns it (same rules as {@link loadFile}). */
   loadBytes(bytes: Uint8Array, device?: Device, recorder: Recorder = new DefaultRecorder()): this {
-    return moduleFromRecord(this, recorder.fromBytes(bytes), device, '<bytes>');
+    return this.loadInPlace(moduleFromRecord(this, recorder.fromBytes(bytes), device, '<bytes>'));
   }
 
   /** Saves the tensors into a store (Burn's `save_into`; synchronous reads, CPU). */
@@ -252,14 +267,14 @@ export abstract class Module {
    */
   loadFrom(store: ModuleStore): ApplyResult {
     const { module, result } = store.applyTo(this);
-    Object.assign(this, module);
+    this.loadInPlace(module);
     return result;
   }
 
   /** Asynchronous {@link loadFrom}. */
   async loadFromAsync(store: ModuleStore): Promise<ApplyResult> {
     const { module, result } = await store.applyToAsync(this);
-    Object.assign(this, module);
+    this.loadInPlace(module);
     return result;
   }
 

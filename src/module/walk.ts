@@ -56,6 +56,25 @@ export function mapValue(value: unknown, path: string, mapper: LeafMapper): unkn
   return value;
 }
 
+/**
+ * Moves the fields of `source` — a copy of `target` rebuilt by {@link mapValue} — into `target`,
+ * descending into sub-modules, arrays and plain objects of the same shape, so that whoever holds
+ * `target` or a part of it sees the new leaves. Frozen parts are replaced whole.
+ */
+export function assignInPlace(target: object, source: object): void {
+  const t = target as Record<string, unknown>, s = source as Record<string, unknown>;
+  for (const key of Object.keys(s)) {
+    const from = s[key], to = t[key];
+    if (from === to) continue;
+    const sameShape = typeof to === 'object' && to !== null && typeof from === 'object' && from !== null && !Object.isFrozen(to) && (
+      (isMappable(to) && isMappable(from) && Object.getPrototypeOf(to) === Object.getPrototypeOf(from)) ||
+      (Array.isArray(to) && Array.isArray(from) && to.length === from.length) ||
+      (isPlainObject(to) && isPlainObject(from)));
+    if (sameShape) assignInPlace(to, from);
+    else t[key] = from;
+  }
+}
+
 /** Visits every parameter and running state inside `value`, in field order. */
 export function visitValue(value: unknown, path: string, visitor: (leaf: Leaf, path: string) => void): void {
   if (value instanceof Param || value instanceof RunningState) return visitor(value, path);
