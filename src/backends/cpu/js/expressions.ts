@@ -80,7 +80,7 @@ export function binaryExpr(op: BinaryOp, dtype: DType): string {
     case 'div': return '(y === 0 ? 0 : Math.trunc(x / y))';
     case 'rem': return '(y === 0 ? 0 : ((x % y) + y) % y)';
     case 'fmod': return '(y === 0 ? 0 : x % y)';
-    case 'pow': return 'Math.trunc(Math.pow(x, y))';
+    case 'pow': return i64 ? 'H.i64.pow(x, y)' : 'H.powInt32(x, y)';
     case 'atan2': return 'Math.trunc(Math.atan2(x, y))';
     case 'max': return 'Math.max(x, y)';
     case 'min': return 'Math.min(x, y)';

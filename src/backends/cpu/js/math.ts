@@ -60,6 +60,52 @@ export function saturate(x: number, lo: number, hi: number): number {
 const big = (x: number): bigint => BigInt(x);
 const fromBig = (x: bigint): number => Number(BigInt.asIntN(64, x));
 
+/** An integer `x` to a negative integer power `y`, as PyTorch gives it: 1 for 1, ±1 for -1, else 0. */
+function negativePower(x: number, y: number): number {
+  return x === 1 ? 1 : x === -1 ? (y % 2 === 0 ? 1 : -1) : 0;
+}
+
+/**
+ * `x^y` for 32-bit (and narrower) integers, wrapping like repeated multiplication in the dtype
+ * (PyTorch's repeated squaring): squares through Math.imul, whose low 32 bits are exact, where
+ * Math.pow loses them past 2^53. The narrower typed arrays keep the low bits of the result, which
+ * is their own wrapping.
+ */
+export function powInt32(x: number, y: number): number {
+  if (y < 0) return negativePower(x, y);
+  let r = 1, b = x | 0, n = y;
+  while (n > 0) {
+    if (n % 2 === 1) r = Math.imul(r, b);
+    n = Math.floor(n / 2);
+    b = Math.imul(b, b);
+  }
+  return r;
+}
+
+/**
+ * `x^y` for i64 values (integer-valued doubles), wrapping modulo 2^64 as PyTorch does: exact
+ * doubles while every product stays within 2^53, else BigInt squaring; the result is then stored
+ * as the nearest double, like every i64 value of the js engine.
+ */
+function powInt64(x: number, y: number): number {
+  if (y < 0) return negativePower(x, y);
+  let r = 1, b = x, n = y;
+  for (;;) {
+    // An integer product whose true value is within 2^53 is exact in doubles; past it, BigInt.
+    if (n % 2 === 1 && !(Math.abs(r *= b) <= Number.MAX_SAFE_INTEGER)) break;
+    n = Math.floor(n / 2);
+    if (n === 0) return r;
+    if (!(Math.abs(b *= b) <= Number.MAX_SAFE_INTEGER)) break;
+  }
+  let rb = 1n, bb = big(x), nb = big(y);
+  while (nb > 0n) {
+    if (nb & 1n) rb = BigInt.asIntN(64, rb * bb);
+    nb >>= 1n;
+    bb = BigInt.asIntN(64, bb * bb);
+  }
+  return Number(rb);
+}
+
 /** 64-bit integer bit operations on integer-valued doubles (the i64 compute representation). */
 export const i64 = {
   and: (x: number, y: number): number => fromBig(big(x) & big(y)),
@@ -67,7 +113,8 @@ export const i64 = {
   xor: (x: number, y: number): number => fromBig(big(x) ^ big(y)),
   shl: (x: number, y: number): number => fromBig(big(x) << big(y)),
   shr: (x: number, y: number): number => fromBig(big(x) >> big(y)),
+  pow: powInt64,
 };
 
 /** Everything generated kernels can call. */
-export const helpers = { erf, roundHalfEven, saturate, i64 };
+export const helpers = { erf, roundHalfEven, saturate, powInt32, i64 };
