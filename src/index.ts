@@ -5,7 +5,7 @@
  * `functional` (Burn's `module::*` ops), `linalg`, `signal`, `grid` and `loss` namespaces.
  * Backend authors find the `Backend` interface and `BaseBackend` here too.
  */
-export { Tensor, type TensorOptions, type DeviceOrOptions } from './tensor/tensor.js';
+export { Tensor, type TensorOptions, type DeviceOrOptions, type Dims, type NotPromise } from './tensor/tensor.js';
 export type { SliceArg, IndexingUpdateOp, PadMode } from './tensor/api/indexing.js';
 export { TensorData } from './tensor/data.js';
 export { Tolerance } from './tensor/tolerance.js';
@@ -20,7 +20,7 @@ export { Device, type CpuEngine, type CpuOptions, type RemoteOptions, type WebGp
 export { Module, type ParamFilter } from './module/module.js';
 export { Param, RunningState, type ParamId, type ParamOptions } from './module/param.js';
 export { flattenRecord, unflattenRecord, type ModuleRecord, type RecordItem } from './module/record.js';
-export { Config, z, type ConfigClass, type ConfigInstance, type ConfigShape, type ConfigValues, type ConfigInput } from './config/config.js';
+export { Config, z, type ConfigClass, type ConfigInstance, type ConfigShape, type ConfigValues, type ConfigInput, type FieldInput } from './config/config.js';
 export type { Backend, RequiredOps, TensorPrimitive, SliceSpec } from './backend/backend.js';
 export { BaseBackend } from './backend/base.js';
 export { Gradients, type AutodiffOps } from './backend/autodiff.js';
