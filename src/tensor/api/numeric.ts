@@ -101,6 +101,13 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   private checkNonEmpty(name: string): void {
     if (numel(this.primitive.shape) === 0) throw new BurnError(name, `cannot reduce an empty tensor of shape ${fmt(this.primitive.shape)}`);
   }
+  /** A max/min over `dims` needs elements along them (the other dims may be empty: the result then is, as in PyTorch). */
+  private checkReducedDims(name: string, dims: readonly number[]): void {
+    const shape = this.primitive.shape;
+    for (const d of normDims(dims, shape.length, name)) {
+      if (shape[d] === 0) throw new BurnError(name, `cannot reduce over dim ${d} of size 0 (shape ${fmt(shape)}); expected a non-empty reduced dim`);
+    }
+  }
 
   /** Sum of all elements, as a 1-element tensor. */
   sum(this: Tensor<D, Numeric>): Tensor<1, K>;
@@ -170,44 +177,46 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   }
   /** Maximum along `dim` (kept). */
   maxDim(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
-    this.checkNonEmpty('maxDim');
+    this.checkReducedDims('maxDim', [dim]);
     return this.wrap<D, K>(this.reduceDims('max', [dim], 'maxDim'));
   }
   /** Maximum along `dims` (kept). */
   maxDims(this: Tensor<D, Numeric>, dims: readonly number[]): Tensor<D, K> {
-    this.checkNonEmpty('maxDims');
+    this.checkReducedDims('maxDims', dims);
     return this.wrap<D, K>(this.reduceDims('max', dims, 'maxDims'));
   }
   /** Minimum along `dim` (kept). */
   minDim(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
-    this.checkNonEmpty('minDim');
+    this.checkReducedDims('minDim', [dim]);
     return this.wrap<D, K>(this.reduceDims('min', [dim], 'minDim'));
   }
   /** Minimum along `dims` (kept). */
   minDims(this: Tensor<D, Numeric>, dims: readonly number[]): Tensor<D, K> {
-    this.checkNonEmpty('minDims');
+    this.checkReducedDims('minDims', dims);
     return this.wrap<D, K>(this.reduceDims('min', dims, 'minDims'));
   }
   /** Maximum along `dim` and its index (first occurrence). */
   maxDimWithIndices(this: Tensor<D, Numeric>, dim: number): [Tensor<D, K>, Tensor<D, Int>] {
     const d = normDim(dim, this.primitive.shape.length, 'maxDimWithIndices');
+    this.checkReducedDims('maxDimWithIndices', [d]);
     const idx = this.argmax(d);
     return [this.wrap<D, K>(this.backend.gather(this.primitive, d, idx.primitive)), idx];
   }
   /** Minimum along `dim` and its index (first occurrence). */
   minDimWithIndices(this: Tensor<D, Numeric>, dim: number): [Tensor<D, K>, Tensor<D, Int>] {
     const d = normDim(dim, this.primitive.shape.length, 'minDimWithIndices');
+    this.checkReducedDims('minDimWithIndices', [d]);
     const idx = this.argmin(d);
     return [this.wrap<D, K>(this.backend.gather(this.primitive, d, idx.primitive)), idx];
   }
   /** Index of the maximum along `dim` (kept; first occurrence; NaN counts as the maximum). */
   argmax(this: Tensor<D, Numeric>, dim: number): Tensor<D, Int> {
-    this.checkNonEmpty('argmax');
+    this.checkReducedDims('argmax', [dim]);
     return this.wrap<D, Int>(this.backend.argReduce('argmax', this.primitive, normDim(dim, this.primitive.shape.length, 'argmax')));
   }
   /** Index of the minimum along `dim` (kept; first occurrence). */
   argmin(this: Tensor<D, Numeric>, dim: number): Tensor<D, Int> {
-    this.checkNonEmpty('argmin');
+    this.checkReducedDims('argmin', [dim]);
     return this.wrap<D, Int>(this.backend.argReduce('argmin', this.primitive, normDim(dim, this.primitive.shape.length, 'argmin')));
   }
   /** Largest absolute value. */
@@ -218,7 +227,7 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   /** Largest absolute value along `dim` (kept). */
   maxAbsDim(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
     const d = normDim(dim, this.primitive.shape.length, 'maxAbsDim');
-    this.checkNonEmpty('maxAbsDim');
+    this.checkReducedDims('maxAbsDim', [d]);
     return this.abs().maxDim(d) as Tensor<D, K>;
   }
   /** Elementwise maximum of two tensors (NaN propagates). */
