@@ -1,0 +1,52 @@
+// Smoke tests of Burn's examples ported to examples/<name>/: each runs as `npm run example <name>`
+// would, against the built package, with --smoke (a few steps in a few seconds), and prints a last
+// line `result {json}` whose values are checked here. Full runs report their numbers in the READMEs.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Runs `examples/<name>/main.ts --smoke` and returns its `result` line, parsed. */
+function smoke(name: string, extraArgs: string[] = []): Record<string, unknown> {
+  const out = execFileSync(process.execPath, ['scripts/example.mjs', name, '--smoke', ...extraArgs], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+    timeout: 120_000,
+  });
+  const line = out.split('\n').reverse().find((l) => l.startsWith('result '));
+  assert.ok(line !== undefined, `examples/${name} printed no result line:\n${out}`);
+  return JSON.parse(line.slice('result '.length)) as Record<string, unknown>;
+}
+
+/** A finite number from a result field. */
+function num(result: Record<string, unknown>, key: string): number {
+  const value = result[key];
+  assert.equal(typeof value, 'number', `result.${key} is ${JSON.stringify(value)}`);
+  assert.ok(Number.isFinite(value), `result.${key} is ${String(value)}`);
+  return value as number;
+}
+
+describe('examples (smoke runs)', () => {
+  it('npm run example with no name runs the tensor tour', () => {
+    const out = execFileSync(process.execPath, ['scripts/example.mjs'], { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    assert.match(out, /conv2d -> \[ 1, 2, 6, 6 \]/);
+  });
+
+  it('an unknown example name fails and lists the examples', () => {
+    assert.throws(
+      () => execFileSync(process.execPath, ['scripts/example.mjs', 'no-such-example'], { cwd: root, encoding: 'utf8', stdio: 'pipe' }),
+      (error: { status: number; stderr: string }) => error.status === 2 && /custom-training-loop/.test(error.stderr),
+    );
+  });
+
+  it('custom-training-loop: the hand-written loop lowers the loss and validates above chance', () => {
+    const r = smoke('custom-training-loop');
+    assert.equal(num(r, 'steps'), 40);
+    assert.ok(num(r, 'lastLoss') < num(r, 'firstLoss') * 0.6, `loss ${r.firstLoss} -> ${r.lastLoss}`);
+    assert.ok(num(r, 'validAccuracy') > 50, `valid accuracy ${r.validAccuracy}`);
+  });
+});
