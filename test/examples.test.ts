@@ -3,7 +3,6 @@
 // line `result {json}` whose values are checked here. Full runs report their numbers in the READMEs.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -48,5 +47,14 @@ describe('examples (smoke runs)', () => {
     assert.equal(num(r, 'steps'), 40);
     assert.ok(num(r, 'lastLoss') < num(r, 'firstLoss') * 0.6, `loss ${r.firstLoss} -> ${r.lastLoss}`);
     assert.ok(num(r, 'validAccuracy') > 50, `valid accuracy ${r.validAccuracy}`);
+  });
+
+  it('simple-regression: the Learner fits the CSV table (MSE falls, R² on the test split above 0.4)', () => {
+    const r = smoke('simple-regression');
+    assert.equal(num(r, 'epochs'), 10);
+    assert.ok(num(r, 'lastTrainLoss') < num(r, 'firstTrainLoss') / 4, `train loss ${r.firstTrainLoss} -> ${r.lastTrainLoss}`);
+    assert.ok(num(r, 'validLoss') < 0.5, `valid loss ${r.validLoss}`);
+    assert.ok(num(r, 'testR2') > 0.4, `test R² ${r.testR2}`);
+    assert.ok(num(r, 'testRmse') >= num(r, 'noiseStd') * 0.8, 'the RMSE cannot beat the noise of the generator');
   });
 });
