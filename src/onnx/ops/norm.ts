@@ -89,7 +89,25 @@ function lrn(ctx: OpContext, x: FloatT): FloatT {
   return x.div(sum.mul(alpha / size).add(bias).powf(beta));
 }
 
-/** Normalizations: batch, instance, layer, group, Lp, mean-variance, local response. */
+/**
+ * RMSNormalization (opset 23): `x / sqrt(mean(x²) + epsilon) · scale` over the dims from `axis` to
+ * the last; the mean square is computed in f32 for half-precision inputs (`stash_type` 1, the default).
+ */
+function rmsNorm(ctx: OpContext, inputs: Parameters<OpFamily[string]['run']>[1]): AnyTensor {
+  const x = asF(tensorAt(ctx, inputs, 0));
+  const rank = x.rank();
+  const axis = axisOf(ctx, ctx.attrs.int('axis', -1), rank);
+  const axes = Array.from({ length: rank - axis }, (_, i) => axis + i);
+  const work = x.dtype() === 'f16' || x.dtype() === 'bf16' ? asF(castTo(x as AnyTensor, 'f32')) : x;
+  const inv = work.mul(work).meanDims(axes).add(ctx.attrs.float('epsilon', 1e-5)).sqrt().recip();
+  let y = work.mul(inv);
+  if (work !== x) y = asF(castTo(y as AnyTensor, x.dtype()));
+  const scale = asF(tensorAt(ctx, inputs, 1));
+  const lifted = scale.rank() < rank ? scale.reshape([...new Array<number>(rank - scale.rank()).fill(1), ...scale.dims()]) : scale;
+  return y.mul(lifted) as AnyTensor;
+}
+
+/** Normalizations: batch, instance, layer, group, RMS, Lp, mean-variance, local response. */
 export const normOps: OpFamily = {
   BatchNormalization: {
     run: (ctx, inputs) => batchNorm(ctx, inputs),
@@ -112,6 +130,11 @@ export const normOps: OpFamily = {
   },
   LayerNormalization: {
     run: (ctx, inputs) => layerNorm(ctx, inputs),
+    infer: (ctx) => [inferSame(ctx)[0]],
+  },
+  RMSNormalization: {
+    run: (ctx, inputs) => [rmsNorm(ctx, inputs)],
+    minOpset: 23,
     infer: (ctx) => [inferSame(ctx)[0]],
   },
   GroupNormalization: {

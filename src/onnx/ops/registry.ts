@@ -1,5 +1,6 @@
 import type { Node } from '../ir/types.js';
 import { activationOps } from './activation.js';
+import { attentionOps } from './attention.js';
 import { binaryOps } from './binary.js';
 import { controlOps } from './control.js';
 import { detectionOps } from './detection.js';
@@ -24,12 +25,12 @@ import type { OpDef, OpFamily } from './types.js';
 import { unaryOps } from './unary.js';
 
 /** The newest opset version of the default domain whose operators this runtime follows. */
-export const MAX_OPSET = 22;
+export const MAX_OPSET = 23;
 
 const FAMILIES: readonly [string, OpFamily][] = [
   ['', unaryOps], ['', binaryOps], ['', activationOps], ['', reduceOps], ['', shapeOps], ['', indexOps],
   ['', matmulOps], ['', convOps], ['', poolOps], ['', normOps], ['', rnnOps], ['', controlOps], ['', sequenceOps],
-  ['', resizeOps], ['', randomOps], ['', lossOps], ['', quantOps], ['', signalOps], ['', detectionOps], ['', textOps], ['', imageOps],
+  ['', resizeOps], ['', randomOps], ['', lossOps], ['', quantOps], ['', signalOps], ['', detectionOps], ['', textOps], ['', imageOps], ['', attentionOps],
   ['ai.onnx.preview.training', trainingOps],
 ];
 
