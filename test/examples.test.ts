@@ -57,4 +57,15 @@ describe('examples (smoke runs)', () => {
     assert.ok(num(r, 'testR2') > 0.4, `test R² ${r.testR2}`);
     assert.ok(num(r, 'testRmse') >= num(r, 'noiseStd') * 0.8, 'the RMSE cannot beat the noise of the generator');
   });
+
+  it('custom-csv-dataset: the tab-separated file reads as typed records, loads in workers, and its statistics hold', () => {
+    const r = smoke('custom-csv-dataset');
+    assert.equal(r.rows, 442);
+    // The first and last lines of examples/custom-csv-dataset/diabetes.tsv, renamed.
+    assert.deepEqual(r.first, { age: 35, sex: 2, bmi: 21.9, bp: 71.93, tc: 250, ldl: 134.9, hdl: 68, tch: 4.14, ltg: 4.2294, glu: 88, response: 25 });
+    assert.deepEqual(r.last, { age: 62, sex: 1, bmi: 26.1, bp: 100.74, tc: 97, ldl: 64.7, hdl: 49, tch: 2.1, ltg: 4.7386, glu: 105, response: 181 });
+    assert.deepEqual([r.trainRows, r.testRows, r.loadingMode, r.batches, r.items], [354, 88, 'workers', 12, 354]);
+    const corr = r.correlation as Record<string, number>;
+    assert.ok(Math.abs(corr.bmi! - 0.6611) < 1e-3 && Math.abs(corr.ltg! - 0.4388) < 1e-3, JSON.stringify(corr));
+  });
 });
