@@ -136,7 +136,7 @@ describe('ONNX graph: inference and simplification', () => {
     const fused = await loadOnnxWithReport(bytes, cpu);
     const plain = await loadOnnxWithReport(bytes, cpu, { fuse: false });
     assert.equal(fused.report.fused, 2);
-    assert.deepEqual(steps(fused.model), ['Conv', 'Flatten', 'Gemm']);
+    assert.deepEqual(steps(fused.model), ['Conv', 'Flatten', 'Linear']);
     assert.deepEqual([...fused.model.params().keys()].sort(), ['bn1.bias', 'conv.weight', 'fc.bias', 'fc.weight']);
     assert.equal(plain.report.fused, 0);
     assert.ok(steps(plain.model).includes('BatchNormalization'));

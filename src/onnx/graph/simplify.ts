@@ -3,7 +3,9 @@ import type { Graph, Model } from '../ir/types.js';
 import { lookupOp } from '../ops/registry.js';
 import { removeDeadNodes } from './dce.js';
 import { foldGraph } from './fold.js';
+import { removeIdentities } from './alias.js';
 import { foldBatchNorms } from './fuse.js';
+import { fuseLinear } from './linear.js';
 import type { InferState } from './infer.js';
 import { freeValues, subgraphsOf } from './topo.js';
 
@@ -15,6 +17,10 @@ export interface SimplifyReport {
   readonly removed: number;
   /** BatchNormalizations folded into the Conv or Gemm before them. */
   readonly fused: number;
+  /** MatMul (+ Add) and Gemm nodes with constant weights rewritten as one linear call. */
+  readonly linear: number;
+  /** Identity nodes removed (their readers read the input). */
+  readonly aliases: number;
 }
 
 /**
@@ -54,12 +60,16 @@ function simplifyGraph(graph: Graph, opsets: ReadonlyMap<string, number>, params
 }
 
 /**
- * Simplifies a sorted, checked model in place: BatchNormalization folded into the Conv/Gemm before
- * it (unless `fuse` is false), shape and dtype inference, constant folding, shape-subgraph folding
- * and dead-node removal, in the main graph and every subgraph. `params` are never folded into
- * constants (their values change while training).
+ * Simplifies a sorted, checked model in place: Identity nodes removed, BatchNormalization folded
+ * into the Conv/Gemm before it (unless `fuse` is false), shape and dtype inference, constant
+ * folding, shape-subgraph folding and dead-node removal, in the main graph and every subgraph,
+ * then (unless `fuse` is false) MatMul + Add and Gemm with constant weights rewritten as one
+ * linear call. `params` are never folded into constants (their values change while training).
  */
 export function simplify(model: Model, params: ReadonlySet<string>, fuse = true): SimplifyReport {
+  const aliases = removeIdentities(model.graph);
   const fused = fuse ? foldBatchNorms(model.graph) : 0;
-  return { ...simplifyGraph(model.graph, model.opsets, params), fused };
+  const r = simplifyGraph(model.graph, model.opsets, params);
+  const linear = fuse ? fuseLinear(model.graph) : 0;
+  return { ...r, fused, linear, aliases };
 }

@@ -5,6 +5,7 @@ import { binaryOps } from './binary.js';
 import { controlOps } from './control.js';
 import { detectionOps } from './detection.js';
 import { imageOps } from './image.js';
+import { fusedOps } from './fused.js';
 import { convOps } from './conv.js';
 import { indexOps } from './index-ops.js';
 import { lossOps } from './loss.js';
@@ -32,6 +33,8 @@ const FAMILIES: readonly [string, OpFamily][] = [
   ['', matmulOps], ['', convOps], ['', poolOps], ['', normOps], ['', rnnOps], ['', controlOps], ['', sequenceOps],
   ['', resizeOps], ['', randomOps], ['', lossOps], ['', quantOps], ['', signalOps], ['', detectionOps], ['', textOps], ['', imageOps], ['', attentionOps],
   ['ai.onnx.preview.training', trainingOps],
+  // Graph-level ops of simplification (fused layers): never in a model file, never listed as supported.
+  ['burn-ts', fusedOps],
 ];
 
 const REGISTRY = new Map<string, OpDef>();
@@ -46,7 +49,7 @@ export function lookupOp(domain: string, opType: string): OpDef | undefined {
 
 /** Every implemented operator as `domain:OpType` (`:Conv` for the default domain). */
 export function supportedOps(): string[] {
-  return [...REGISTRY.keys()].sort();
+  return [...REGISTRY.keys()].filter((k) => !k.startsWith('burn-ts:')).sort();
 }
 
 /** Why `node` cannot run under `opset`, or undefined when it can. */
