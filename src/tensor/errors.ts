@@ -62,3 +62,46 @@ export function renameError(e: unknown, op: string, context?: string): unknown {
   if (e.stack !== undefined) renamed.stack = `${renamed.name}: ${renamed.message}\n${e.stack.split('\n').slice(1).join('\n')}`;
   return renamed;
 }
+
+/**
+ * The op the user called, while it runs (see {@link enterUserOp}). Backends that find an error only
+ * later — an index a GPU kernel flags when its batch settles, a command a remote server runs — keep
+ * it with the deferred check, so the error they raise at the read names `take` or `embedding`, not
+ * the internal `select` or `gather` that ran.
+ */
+let userOp: string | undefined;
+
+/** The user op running now (undefined outside {@link enterUserOp}); backends keep it with a deferred check. */
+export function currentUserOp(): string | undefined {
+  return userOp;
+}
+
+/**
+ * Marks `op`, the op the user called, as running until {@link leaveUserOp} is given the returned
+ * value, so that backends label what they defer with it. Call both around the op's body, beside
+ * the {@link renameError} of its immediate errors:
+ *
+ * ```ts
+ * const outer = enterUserOp('take');
+ * try { ... } catch (e) { throw renameError(e, 'take'); } finally { leaveUserOp(outer); }
+ * ```
+ *
+ * The outermost op wins (the ops a composite op runs are its implementation). Only synchronous
+ * bodies: an await inside would leave the label on for unrelated work. Costs two assignments.
+ */
+export function enterUserOp(op: string): string | undefined {
+  const outer = userOp;
+  if (outer === undefined) userOp = op;
+  return outer;
+}
+
+/** Ends the op {@link enterUserOp} started (`outer` is what it returned). */
+export function leaveUserOp(outer: string | undefined): void {
+  userOp = outer;
+}
+
+/** A deferred error `e` of work labelled `op` (by {@link currentUserOp} when it was queued), renamed to that op. */
+export function relabelError(e: Error, op: string | undefined): Error {
+  // renameError returns a BurnError for a BurnError and anything else as it is: an Error here.
+  return op === undefined ? e : (renameError(e, op) as Error);
+}

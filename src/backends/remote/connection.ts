@@ -2,8 +2,9 @@ import type { TensorPrimitive } from '../../backend/backend.js';
 import { NO_SCAN, type Releasable } from '../../backend/memory.js';
 import { TensorData } from '../../tensor/data.js';
 import { dtypeSize, type DType } from '../../tensor/dtype.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { BurnError, currentUserOp, fmt, relabelError } from '../../tensor/errors.js';
 import { numel, sameShape } from '../../tensor/shape.js';
+import { CommandLabels } from './labels.js';
 import {
   arrayHeader, checkMessage, concatParts, encodeMessage, messageDecoder, partsWithPayload, SUBPROTOCOL, tokenSubprotocol, type Command,
 } from './protocol.js';
@@ -108,6 +109,8 @@ export class Connection {
   private live = 0;
   private readonly pending = new Map<number, Pending>();
   private failures: Failure[] = [];
+  /** The user op of commands sent while one ran: a failure reported later names it. */
+  private readonly labels = new CommandLabels();
   private drops: number[] = [];
   private closeError: BurnError | undefined;
   private lastError: string | undefined;
@@ -203,6 +206,8 @@ export class Connection {
     // Released handles are dropped before the next command, so a server at its handle limit sees them freed.
     if (this.drops.length > 0) this.flushDrops();
     const seq = this.seq++;
+    const userOp = currentUserOp();
+    if (userOp !== undefined) this.labels.add(seq, userOp);
     if (payload && this.state === 'open') {
       this.flush();
       this.transmit(concatParts([arrayHeader(1), ...partsWithPayload(command, payload)]));
@@ -299,16 +304,22 @@ export class Connection {
     }
     const [kind, a, b, c, d, e] = message as unknown[];
     switch (kind) {
-      case 'fail':
-        if (this.failures.length < MAX_FAILURES) this.failures.push({ seq: Number(a), error: this.remoteError(b, c) });
+      case 'fail': {
+        // Named after the user op the command ran for (a `take`, not the `select` that failed).
+        const op = this.labels.fail(Number(a));
+        if (this.failures.length < MAX_FAILURES) this.failures.push({ seq: Number(a), error: relabelError(this.remoteError(b, c), op) as BurnError });
         return;
+      }
       case 'data':
+        this.labels.settle(Number(a));
         this.settle(Number(a), 'data', (p) => this.data(p, b, c, e));
         return;
       case 'synced':
+        this.labels.settle(Number(a));
         this.settle(Number(a), 'synced', () => undefined);
         return;
       case 'error': {
+        this.labels.settle(Number(a));
         // A poisoned read names its failure (`b`); any other error yields to an earlier unreported failure.
         const known = this.failures.findIndex((f) => f.seq === b);
         if (known >= 0) this.failures.splice(known, 1);
@@ -316,7 +327,7 @@ export class Connection {
           this.settle(Number(a), 'error', () => undefined);
           return;
         }
-        this.take(Number(a))?.reject(this.remoteError(c, d));
+        this.take(Number(a))?.reject(relabelError(this.remoteError(c, d), typeof b === 'number' ? this.labels.failedOp(b) : undefined));
         return;
       }
       case 'fatal':

@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError, currentUserOp, relabelError } from '../../tensor/errors.js';
 import {
   BufferUsage, MAP_READ, type GPUBindGroupEntry, type GPUBuffer, type GPUCommandEncoder, type GPUComputePassEncoder,
   type GPUComputePipeline, type GPUDevice, type GPUError,
@@ -27,7 +27,8 @@ export interface RuntimeStats {
  * What an index-checking kernel tells the runtime: the valid range `[lo, hi)`, the error a bad
  * index becomes, and the position in its parameter words where the runtime writes the word offset
  * of the kernel's slot in {@link GpuRuntime.checkBuffer}. The kernel counts indices outside the
- * range in that slot (and their extremes); the error is made when the batch settles.
+ * range in that slot (and their extremes); the error is made when the batch settles, renamed to
+ * the user op that was running when the kernel was encoded (`take`, not the `select` it ran).
  */
 export interface IndexCheck {
   readonly lo: number;
@@ -47,7 +48,8 @@ interface Pipeline {
 /** The batch being encoded: its log span, its index checks and the shader checks it waits for. */
 interface Batch {
   readonly start: number;
-  readonly checks: { readonly at: number; readonly check: IndexCheck }[];
+  /** Index checks: the command, the check and the user op it ran for (its errors name that op). */
+  readonly checks: { readonly at: number; readonly check: IndexCheck; readonly op: string | undefined }[];
   readonly shaders: Promise<string | undefined>[];
   commands: number;
 }
@@ -193,7 +195,7 @@ export class GpuRuntime {
     const at = this.faults.command(buffers, check ? writes & ~(1 << buffers.indexOf(this.checkBuffer)) : writes);
     if (check) {
       words[base + check.word] = batch.checks.length * CHECK_WORDS;
-      batch.checks.push({ at, check });
+      batch.checks.push({ at, check, op: currentUserOp() });
     }
     this.arenaOffset = Math.ceil((offset + metaBytes) / this.align) * this.align;
     const entries: GPUBindGroupEntry[] = buffers.map((buffer, binding) => ({ binding, resource: { buffer } }));
@@ -304,12 +306,12 @@ export class GpuRuntime {
 
   /** Turns a settled batch's scope errors and flagged index checks into faults. */
   private settleBatch(batch: Batch, end: number, errors: (GPUError | null)[], shaders: (string | undefined)[], words: Uint32Array | undefined): void {
-    batch.checks.forEach(({ at, check }, slot) => {
+    batch.checks.forEach(({ at, check, op }, slot) => {
       const count = words?.[slot * CHECK_WORDS] ?? 0;
       if (count === 0) return;
       const hi = (words![slot * CHECK_WORDS + 1]! ^ 0x80000000) | 0;
       const lo = (~words![slot * CHECK_WORDS + 2]! ^ 0x80000000) | 0;
-      this.faults.failCommand(at, new GpuFault(check.error(hi >= check.hi ? hi : lo, count)));
+      this.faults.failCommand(at, new GpuFault(relabelError(check.error(hi >= check.hi ? hi : lo, count), op)));
     });
     const messages = [...errors.filter((e): e is GPUError => e !== null).map((e) => e.message), ...shaders.filter((s): s is string => s !== undefined)];
     if (messages.length > 0) {

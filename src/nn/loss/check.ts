@@ -49,9 +49,20 @@ export function peekValues(t: Tensor<number, Kind>): number[] | undefined {
   }
 }
 
-/** @internal Throws when a class index (read where possible) is outside `[0, classes)`. */
-export function expectClassIndices(target: Tensor<number, Int>, classes: number, layer: string): void {
+/**
+ * @internal Class indices checked to lie in `[0, classes)`: read and checked at once where the
+ * device can (CPU), else returned with a device-side check (WebGPU, remote), so that reads of the
+ * loss throw this error rather than one of the gather or one-hot inside it (which would name
+ * `gather`, and let a one-hot wrap a negative index).
+ */
+export function expectClassIndices<D extends number>(target: Tensor<D, Int>, classes: number, layer: string): Tensor<D, Int> {
+  const error = (bad: number) => new BurnError(layer, `target class index ${bad} is out of range for ${classes} classes; expected 0 <= index < ${classes}`);
   const values = peekValues(target);
-  const bad = values?.find((v) => !(v >= 0 && v < classes));
-  if (bad !== undefined) throw new BurnError(layer, `target class index ${bad} is out of range for ${classes} classes; expected 0 <= index < ${classes}`);
+  if (values) {
+    const bad = values.find((v) => !(v >= 0 && v < classes));
+    if (bad !== undefined) throw error(bad);
+    return target;
+  }
+  const b = target.backend;
+  return b.checkIndices ? target.wrap<D, Int>(b.checkIndices(target.primitive, 0, classes, error)) : target;
 }

@@ -70,7 +70,8 @@ export class CrossEntropyLoss extends Module {
     if (this.weights && this.weights.dims()[0] !== classes) {
       throw new BurnError(L, `${this.weights.dims()[0]} class weights for ${classes} classes`);
     }
-    expectClassIndices(targets, classes, L);
+    // Checked on the device where they cannot be read here (WebGPU, remote).
+    targets = expectClassIndices(targets, classes, L);
     const weights = this.weights?.toDevice(logits.device());
     const pad = this.padMask(targets);
     if (this.smoothing !== undefined) {

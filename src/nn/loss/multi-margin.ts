@@ -59,7 +59,7 @@ export class MultiMarginLoss extends Module {
     expectIntArg(target, L, 'target', 'class indices');
     const [batch, classes] = input.dims() as [number, number];
     if (target.dims().length !== 1 || target.dims()[0] !== batch) throw new BurnError(L, `target of shape ${fmt(target.dims())} for input of shape ${fmt(input.dims())}; expected [${batch}]`);
-    expectClassIndices(target, classes, L);
+    target = expectClassIndices(target, classes, L);
     if (this.weights && this.weights.dims()[0] !== classes) throw new BurnError(L, `${this.weights.dims()[0]} class weights for ${classes} classes`);
     const index = target.reshape([batch, 1]);
     const correct = input.gather(1, index);

@@ -1,7 +1,7 @@
 import type { SliceSpec } from '../../backend/backend.js';
 import type { ScatterOp } from '../../backend/ops.js';
 import { checkIntLiteral, isIntDType } from '../dtype.js';
-import { BurnError, fmt, renameError } from '../errors.js';
+import { BurnError, enterUserOp, fmt, leaveUserOp, renameError } from '../errors.js';
 import type { Bool, Float, Int, Kind } from '../kind.js';
 import { broadcastShapes, checkNumel, normDim, numel, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
@@ -118,10 +118,13 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     // Only more indices than the dim's size can grow the tensor past the limit.
     const count = indices.primitive.shape[0]!;
     if (count > shape[d]!) checkNumel(shape.map((s, i) => (i === d ? count : s)), 'select');
+    const outer = enterUserOp('select');
     try {
       return this.wrap(this.backend.select(this.primitive, d, indices.primitive));
     } catch (e) {
       throw renameError(e, 'select'); // the backend's select is a gather
+    } finally {
+      leaveUserOp(outer);
     }
   }
 
@@ -134,10 +137,13 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     if (!sameShape(expected, values.primitive.shape)) {
       throw new BurnError('selectAssign', `values of shape ${fmt(values.primitive.shape)}; expected ${fmt(expected)}`);
     }
+    const outer = enterUserOp('selectAssign');
     try {
       return this.wrap(this.backend.selectAssign(update, this.primitive, d, indices.primitive, this.castLike(values.primitive)));
     } catch (e) {
       throw renameError(e, 'selectAssign'); // the backend's selectAssign is a scatter
+    } finally {
+      leaveUserOp(outer);
     }
   }
 
@@ -177,10 +183,13 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const out = [...indices.primitive.shape.slice(0, -1), ...rest];
     checkNumel(out, 'gatherNd');
     const table = b.reshape(this.primitive, [numel(shape.slice(0, k)), ...rest]);
+    const outer = enterUserOp('gatherNd');
     try {
       return this.wrap(b.reshape(b.select(table, 0, flat), out));
     } catch (e) {
       throw this.ndIndexError(e, indices, 'gatherNd');
+    } finally {
+      leaveUserOp(outer);
     }
   }
 
@@ -196,10 +205,13 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const rows = numel(shape.slice(0, k));
     const table = b.reshape(this.primitive, [rows, ...rest]);
     const vals = b.reshape(this.castLike(values.primitive), [flat.shape[0]!, ...rest]);
+    const outer = enterUserOp('scatterNd');
     try {
       return this.wrap(b.reshape(b.selectAssign(update, table, 0, flat, vals), shape));
     } catch (e) {
       throw this.ndIndexError(e, indices, 'scatterNd');
+    } finally {
+      leaveUserOp(outer);
     }
   }
 
@@ -219,8 +231,15 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const b = this.backend;
     const strides = new Int32Array(k);
     for (let i = k - 1, acc = 1; i >= 0; i--) { strides[i] = acc; acc *= shape[i]!; }
-    const idx = b.cast(indices.primitive, 'i32');
+    let idx = b.cast(indices.primitive, 'i32');
     const last = is.length - 1;
+    if (this.dev.inner().backend.checkIndices && b.checkIndices) {
+      // A device that cannot read the indices here (WebGPU, remote) checks each component itself,
+      // so that its error, raised at a read, names the bad component (the select below sees -1).
+      const cols = Array.from({ length: k }, (_, j) => b.checkIndices!(b.slice(idx, is.map((s, i) => ({ start: i === last ? j : 0, size: i === last ? 1 : s, step: 1 }))), 0, shape[j]!,
+        (v) => new BurnError(op, `index component ${v} (column ${j} of the indices) is out of bounds for dim ${j} of size ${shape[j]} of a tensor of shape ${fmt(shape)}; expected 0 <= index[${j}] < ${shape[j]}`)));
+      idx = k === 1 ? cols[0]! : b.cat(cols, last);
+    }
     const flat = b.reduce('sum', b.binary('mul', idx, b.fromData(dataOf(strides))), [last]);
     const outside = b.binary('or', b.compareScalar('lt', idx, 0), b.compare('ge', idx, b.fromData(dataOf(Int32Array.from(shape.slice(0, k))))));
     const checked = b.where(b.reduce('any', outside, [last]), b.fill([], -1, 'i32'), flat);
@@ -252,10 +271,13 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     if (numel(indices.primitive.shape) > shape[d]!) checkNumel(out, 'take');
     const b = this.backend;
     const flat = b.reshape(indices.primitive, [numel(indices.primitive.shape)]);
+    const outer = enterUserOp('take');
     try {
       return this.wrap(b.reshape(b.select(this.primitive, d, flat), out));
     } catch (e) {
       throw renameError(e, 'take');
+    } finally {
+      leaveUserOp(outer);
     }
   }
 

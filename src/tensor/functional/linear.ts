@@ -1,4 +1,4 @@
-import { BurnError, fmt, renameError } from '../errors.js';
+import { BurnError, enterUserOp, fmt, leaveUserOp, renameError } from '../errors.js';
 import { checkNumel } from '../shape.js';
 import type { Float, Int } from '../kind.js';
 import type { Tensor } from '../tensor.js';
@@ -47,10 +47,13 @@ export function embedding(weights: Tensor<2, Float>, indices: Tensor<2, Int>): T
   const [batch, seq] = indices.primitive.shape as [number, number];
   checkNumel([batch, seq, dim], op);
   const b = weights.backend;
+  const outer = enterUserOp(op);
   try {
     const picked = b.select(weights.primitive, 0, b.reshape(indices.primitive, [batch * seq]));
     return weights.wrap<3, Float>(b.reshape(picked, [batch, seq, dim]));
   } catch (e) {
     throw renameError(e, op, `indices into ${count} embeddings`);
+  } finally {
+    leaveUserOp(outer);
   }
 }

@@ -12,8 +12,8 @@ import { castExpr, ctype, storeExpr, storeHelpers } from '../wgsl/types.js';
  * Gather and scatter along one dim (PyTorch's semantics). A kernel cannot throw, so an index
  * outside `[0, size)` is counted in the dispatch's slot of the runtime's check buffer (and the
  * element skipped: gather writes 0, scatter leaves it); the runtime turns the count into the CPU
- * engines' BurnError, naming `op` (the user's op: `select` for a select), when the batch settles,
- * and reads of the result throw it.
+ * engines' BurnError, naming `op` (`select` for a select) or the user op that ran it (`take`,
+ * `embedding`: see `currentUserOp`), when the batch settles, and reads of the result throw it.
  */
 
 /** Declares the check buffer at `binding` and `flag_index(slot, k)`, which records a bad index `k` in its slot. */
@@ -66,14 +66,16 @@ export function runGather(rt: GpuRuntime, src: Operand, srcShape: readonly numbe
   const nE = p.u(n), size = p.i(srcShape[dim]!), dimStride = p.i(src.strides[dim]!), sOff = p.i(src.offset), iOff = p.i(idx.offset);
   const { check, slot } = indexCheck(p, op, dim, srcShape[dim]!);
   const dims = idxShape.map((s, d) => ({ size: p.u(s), src: p.i(d === dim ? 0 : src.strides[d]!), idx: p.i(idx.strides[d]!) }));
-  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', `  var ps: i32 = ${sOff};`, `  var pi: i32 = ${iOff};`];
+  // An index element read by many threads (a broadcast view: a select's indices spread over the
+  // other dims) is flagged by the one at coordinate 0 of those dims, so the count is of indices.
+  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', `  var ps: i32 = ${sOff};`, `  var pi: i32 = ${iOff};`, '  var first = true;'];
   for (let d = dims.length - 1; d >= 0; d--) {
     const x = dims[d]!;
-    lines.push(`  { let c = i32(r % ${x.size}); r = r / ${x.size}; ps = ps + c * ${x.src}; pi = pi + c * ${x.idx}; }`);
+    lines.push(`  { let c = i32(r % ${x.size}); r = r / ${x.size}; ps = ps + c * ${x.src}; pi = pi + c * ${x.idx}; if (${x.idx} == 0 && c != 0) { first = false; } }`);
   }
   const k = castExpr(idx.dtype, 'i32', 'ix[pi]');
   lines.push(`  let k = ${k.expr};`);
-  lines.push(`  if (k < 0 || k >= ${size}) { flag_index(${slot}, k); dst[i] = ${t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u'}; return; }`);
+  lines.push(`  if (k < 0 || k >= ${size}) { if (first) { flag_index(${slot}, k); } dst[i] = ${t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u'}; return; }`);
   lines.push(`  dst[i] = src[ps + k * ${dimStride}];`, '}');
   const code = shader(k.helpers, [storageDecls([['dst', t, true], ['src', t, false], ['ix', it, false]]), checkDecl(3), p.decl(4), ...lines]);
   rt.dispatch(code, [dst, src.buffer, idx.buffer, rt.checkBuffer], p.words, linearGroups(n), check);
@@ -103,10 +105,11 @@ export function runScatter(
   const size = p.i(outShape[dim]!);
   const dims = outShape.map((s, d) => ({ size: p.u(s), lim: p.u(d === dim ? 0xffffffff : idxShape[d]!), idx: p.i(d === dim ? 0 : idx.strides[d]!), val: p.i(d === dim ? 0 : values.strides[d]!) }));
   void outStrides;
-  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', `  var pi: i32 = ${iOff};`, `  var pv: i32 = ${vOff};`, '  var tgt: i32 = 0;'];
+  // As in gather, an index element shared through a broadcast view is flagged once.
+  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', `  var pi: i32 = ${iOff};`, `  var pv: i32 = ${vOff};`, '  var tgt: i32 = 0;', '  var first = true;'];
   for (let d = dims.length - 1; d >= 0; d--) {
     const x = dims[d]!;
-    lines.push(`  { let c = r % ${x.size}; r = r / ${x.size}; if (c >= ${x.lim}) { return; } pi = pi + i32(c) * ${x.idx}; pv = pv + i32(c) * ${x.val};${d === dim ? ' tgt = i32(c);' : ''} }`);
+    lines.push(`  { let c = r % ${x.size}; r = r / ${x.size}; if (c >= ${x.lim}) { return; } pi = pi + i32(c) * ${x.idx}; pv = pv + i32(c) * ${x.val};${d === dim ? ' tgt = i32(c);' : ` if (${x.idx} == 0 && c != 0u) { first = false; }`} }`);
   }
   const k = castExpr(idx.dtype, 'i32', `ix[pi + i32(j) * ${iDim}]`);
   const v = castExpr(values.dtype, dtype, `vals[pv + i32(j) * ${vDim}]`);
@@ -118,7 +121,7 @@ export function runScatter(
   // Every thread walks its index line; the one at position 0 along dim checks it (each index once).
   lines.push('  var acc = dst[i];', '  var hit = false;');
   lines.push(`  for (var j = 0u; j < ${line}; j = j + 1u) {`, `    let k = ${k.expr};`, `    if (k == tgt) { let v = ${v.expr}; acc = ${combine[op]}; hit = true; }`);
-  lines.push(`    else if (tgt == 0 && (k < 0 || k >= ${size})) { flag_index(${slot}, k); }`, '  }');
+  lines.push(`    else if (tgt == 0 && first && (k < 0 || k >= ${size})) { flag_index(${slot}, k); }`, '  }');
   lines.push(`  if (hit) { dst[i] = ${storeExpr(dtype, 'acc')}; }`, '}');
   const helpers = [...k.helpers, ...v.helpers, ...storeHelpers(dtype), ...(t === 'f32' ? ['is_nan'] : [])];
   const code = shader(helpers, [storageDecls([['dst', t, true], ['ix', ctype(idx.dtype), false], ['vals', ctype(values.dtype), false]]), checkDecl(3), p.decl(4), ...lines]);
@@ -137,14 +140,14 @@ function runScatterAtomic(rt: GpuRuntime, dst: GPUBuffer, dtype: DType, outShape
   const nE = p.u(n), size = p.i(outShape[dim]!), dimStride = p.i(outStrides[dim]!), iOff = p.i(idx.offset), vOff = p.i(values.offset);
   const { check, slot } = indexCheck(p, userOp, dim, outShape[dim]!);
   const dims = idxShape.map((s, d) => ({ size: p.u(s), out: p.i(d === dim ? 0 : outStrides[d]!), idx: p.i(idx.strides[d]!), val: p.i(values.strides[d]!) }));
-  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', '  var po: i32 = 0;', `  var pi: i32 = ${iOff};`, `  var pv: i32 = ${vOff};`];
+  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', '  var po: i32 = 0;', `  var pi: i32 = ${iOff};`, `  var pv: i32 = ${vOff};`, '  var first = true;'];
   for (let d = dims.length - 1; d >= 0; d--) {
     const x = dims[d]!;
-    lines.push(`  { let c = i32(r % ${x.size}); r = r / ${x.size}; po = po + c * ${x.out}; pi = pi + c * ${x.idx}; pv = pv + c * ${x.val}; }`);
+    lines.push(`  { let c = i32(r % ${x.size}); r = r / ${x.size}; po = po + c * ${x.out}; pi = pi + c * ${x.idx}; pv = pv + c * ${x.val}; if (${x.idx} == 0 && c != 0) { first = false; } }`);
   }
   const k = castExpr(idx.dtype, 'i32', 'ix[pi]');
   const v = castExpr(values.dtype, dtype, 'vals[pv]');
-  lines.push(`  let k = ${k.expr};`, `  if (k < 0 || k >= ${size}) { flag_index(${slot}, k); return; }`, `  let at = po + k * ${dimStride};`, `  let v = ${v.expr};`);
+  lines.push(`  let k = ${k.expr};`, `  if (k < 0 || k >= ${size}) { if (first) { flag_index(${slot}, k); } return; }`, `  let at = po + k * ${dimStride};`, `  let v = ${v.expr};`);
   if (t === 'f32') {
     lines.push('  var old = atomicLoad(&dst[at]);', '  loop {', '    let r2 = atomicCompareExchangeWeak(&dst[at], old, bitcast<u32>(bitcast<f32>(old) + v));', '    if (r2.exchanged) { break; }', '    old = r2.old_value;', '  }');
   } else {
