@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BurnError, Device, functional, Tensor, type Kind } from '../../src/index.js';
-import { CrossEntropyLossConfig, MultiMarginLossConfig } from '../../src/nn/index.js';
+import { BinaryCrossEntropyLossConfig, CrossEntropyLossConfig, MultiMarginLossConfig } from '../../src/nn/index.js';
 import { currentUserOp, enterUserOp, leaveUserOp } from '../../src/tensor/errors.js';
 import { conformanceDevices, webgpu } from '../helpers/devices.js';
 
@@ -79,6 +79,11 @@ for (const entry of conformanceDevices()) {
         await rejectsBurn(read(() => loss.forward(logits(), ints([0, 5]))), 'CrossEntropyLoss', message(5));
         // A negative class is refused too (a one-hot would wrap it to the last class).
         await rejectsBurn(read(() => loss.forward(logits(), ints([-1, 0]))), 'CrossEntropyLoss', message(-1));
+      }
+      // Binary cross-entropy labels must be 0 or 1 (WebGPU and remote used a 2 as it was).
+      for (const config of [new BinaryCrossEntropyLossConfig(), new BinaryCrossEntropyLossConfig({ weights: [1, 2] })]) {
+        const bce = config.init(d);
+        await rejectsBurn(read(() => bce.forward(Tensor.fromFloats([0.5, -1], d), ints([1, 2]))), 'BinaryCrossEntropyLoss', ['target label 2; expected 0 or 1']);
       }
       const margin = new MultiMarginLossConfig().init(d);
       await rejectsBurn(read(() => margin.forward(logits(), ints([3, 0]), 'mean')), 'MultiMarginLoss', message(3));

@@ -60,9 +60,12 @@ export class BinaryCrossEntropyLoss extends Module {
       if (rank > 1 && n !== shape[rank - 1]) throw new BurnError(L, `${n} class weights for logits of shape ${fmt(shape)} with ${shape[rank - 1]} classes (last dim)`);
       if (rank === 1 && n !== 2) throw new BurnError(L, `${n} weights for binary logits of shape ${fmt(shape)}; expected 2 (the weights of label 0 and label 1)`);
     }
+    const labelError = (v: number) => new BurnError(L, `target label ${v}; expected 0 or 1`);
     const labels = peekValues(targets);
     const bad = labels?.find((v) => v !== 0 && v !== 1);
-    if (bad !== undefined) throw new BurnError(L, `target label ${bad}; expected 0 or 1`);
+    if (bad !== undefined) throw labelError(bad);
+    // Where they cannot be read here (WebGPU, remote), the device checks them: reads of the loss throw.
+    if (!labels && targets.backend.checkIndices) targets = targets.wrap(targets.backend.checkIndices(targets.primitive, 0, 2, labelError));
 
     let y = targets.float(logits.dtype());
     if (this.smoothing !== undefined) {
