@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BurnError, Device, functional, Tensor, type Kind } from '../../src/index.js';
 import { BinaryCrossEntropyLossConfig, CrossEntropyLossConfig, MultiMarginLossConfig } from '../../src/nn/index.js';
+import { CommandLabels } from '../../src/backends/remote/labels.js';
 import { currentUserOp, enterUserOp, leaveUserOp } from '../../src/tensor/errors.js';
 import { conformanceDevices, webgpu } from '../helpers/devices.js';
 
@@ -40,6 +41,27 @@ describe('the user op label', () => {
     const d = Device.cpu({ engine: 'js' });
     assert.throws(() => Tensor.zeros([2, 3], d).take(0, Tensor.fromInts([5], d)), /^BurnError: take: index 5/);
     assert.equal(currentUserOp(), undefined);
+  });
+});
+
+describe('remote command labels', () => {
+  it('keep the user op of a command until its outcome is known, and a bounded number of them', () => {
+    const labels = new CommandLabels();
+    labels.add(3, 'take');
+    labels.add(4, 'take');
+    labels.add(9, 'embedding');
+    assert.equal(labels.fail(4), 'take');
+    assert.equal(labels.failedOp(4), 'take');
+    // A reply to 9 means 3..8 ran: a (late, impossible) failure of 3 has no label left; 9 keeps its own.
+    labels.settle(9);
+    assert.equal(labels.fail(3), undefined);
+    assert.equal(labels.fail(9), 'embedding');
+    assert.equal(labels.fail(10), undefined);
+    // Without any reply, the oldest labels are forgotten past the bound (65536).
+    for (let seq = 100; seq < 100 + 70000; seq++) labels.add(seq, 'select');
+    assert.equal(labels.fail(100), undefined);
+    assert.equal(labels.fail(100 + 69999), 'select');
+    assert.equal(labels.failedOp(4), 'take');
   });
 });
 
