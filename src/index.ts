@@ -8,6 +8,7 @@
 export { Tensor, type TensorOptions, type DeviceOrOptions, type Dims, type NotPromise } from './tensor/tensor.js';
 export type { SliceArg, IndexingUpdateOp, PadMode } from './tensor/api/indexing.js';
 export { TensorData } from './tensor/data.js';
+export { Transaction } from './tensor/transaction.js';
 export { Tolerance } from './tensor/tolerance.js';
 export { Distribution } from './tensor/distribution.js';
 export { BurnError } from './tensor/errors.js';
@@ -16,7 +17,7 @@ export type { DType, FloatDType, IntDType } from './tensor/dtype.js';
 export type { Float, Int, Bool, Kind, Numeric, KindOf } from './tensor/kind.js';
 export type { Nested } from './tensor/nested.js';
 export type { NumericArray, StorageArray } from './tensor/element.js';
-export { Device, type CpuEngine, type CpuOptions, type RemoteOptions, type WebGpuOptions } from './device/device.js';
+export { Device, type CpuEngine, type CpuOptions, type DeviceType, type RemoteOptions, type WebGpuOptions } from './device/device.js';
 export { Module, type ParamFilter } from './module/module.js';
 export { Param, RunningState, type ParamId, type ParamOptions } from './module/param.js';
 export { flattenRecord, unflattenRecord, type ModuleRecord, type RecordItem } from './module/record.js';

@@ -113,6 +113,11 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
   retain?(p: P): P;
   /** Waits until queued device work has finished (asynchronous backends). */
   sync?(): Promise<void>;
+  /**
+   * Optional: reads several tensors in one device round trip (on WebGPU one submit and one
+   * readback), in order. Without it a `Transaction` issues every `toData` before awaiting any.
+   */
+  toDataMany?(ps: readonly P[]): Promise<TensorData[]>;
   /** Backend details for `device.info()`: adapter, features, limits, memory counters. */
   info?(): object;
   /**

@@ -5,7 +5,7 @@ import { CpuBackend } from '../backends/cpu/backend.js';
 import { jsEngine, type CpuEngineKernels } from '../backends/cpu/engine.js';
 import { nativeAddon, nativeEngine, nativeUnavailableReason } from '../backends/cpu/native.js';
 import { initWasmEngine, wasmEngine, wasmRuntime, wasmUnavailableReason } from '../backends/cpu/wasm/index.js';
-import { BurnError } from '../tensor/errors.js';
+import { BurnError, describeValue } from '../tensor/errors.js';
 import { NO_SCAN } from '../backend/memory.js';
 import type { WebGpuOptions } from '../backends/webgpu/context.js';
 import { RemoteBackend, type RemoteOptions } from '../backends/remote/client.js';
@@ -15,6 +15,12 @@ export type { RemoteOptions } from '../backends/remote/client.js';
 
 /** A CPU kernel engine: `js` (plain TypeScript, always available), `wasm`, `native`. */
 export type CpuEngine = 'js' | 'wasm' | 'native';
+
+/**
+ * A kind of device {@link Device.enumerate} lists (Burn's `DeviceType`): `'cpu'` (one device per
+ * available CPU engine), `'webgpu'`, or the device of a remote server (`{ remote: 'ws://host:port' }`).
+ */
+export type DeviceType = 'cpu' | 'webgpu' | { readonly remote: string; readonly options?: RemoteOptions };
 
 /** Options of {@link Device.cpu}. */
 export interface CpuOptions {
@@ -167,6 +173,40 @@ export class Device {
     const device = new Device(backend as unknown as Backend<TensorPrimitive>, `remote(${url})`);
     remoteDevices.set(url, device);
     return device;
+  }
+
+  /**
+   * The devices available of the given types (Burn's `Device::enumerate`; default: the local ones,
+   * CPU then WebGPU), in the order of the types: for `'cpu'` one device per CPU engine that loads,
+   * the default engine's ({@link Device.cpu}) first; for `'webgpu'` the WebGPU device, or none
+   * without a WebGPU implementation or adapter; for `{ remote: url }` the server's device, once it
+   * has answered (an unreachable server is an error, not an empty list).
+   */
+  static async enumerate(types: DeviceType | readonly DeviceType[] = ['cpu', 'webgpu']): Promise<Device[]> {
+    const list = (Array.isArray(types) ? types : [types]) as readonly DeviceType[];
+    const out: Device[] = [];
+    for (const type of list) {
+      if (type === 'cpu') {
+        const best = Device.cpu();
+        out.push(best);
+        const engines: CpuEngine[] = [...(nativeAddon() ? ['native' as const] : []), ...(wasmRuntime() ? ['wasm' as const] : []), 'js'];
+        for (const engine of engines) if (!Device.cpu({ engine }).equals(best)) out.push(Device.cpu({ engine }));
+      } else if (type === 'webgpu') {
+        // No WebGPU here is a BurnError saying why: that device is simply not listed.
+        const gpu = await Device.webgpu().catch((e: unknown) => {
+          if (e instanceof BurnError) return undefined;
+          throw e;
+        });
+        if (gpu) out.push(gpu);
+      } else if (typeof type === 'object' && type !== null && typeof (type as { remote?: unknown }).remote === 'string') {
+        const remote = Device.remote(type.remote, type.options);
+        await remote.sync();
+        out.push(remote);
+      } else {
+        throw new BurnError('Device.enumerate', `device type ${typeof type === 'string' ? JSON.stringify(type) : describeValue(type)}; expected 'cpu', 'webgpu' or { remote: url }`);
+      }
+    }
+    return out;
   }
 
   /** What the device runs on: its name, the backend, and backend details (adapter, features, limits, memory on WebGPU). */

@@ -1,4 +1,4 @@
-import { assertDType, checkIntValues, isIntDType, type DType } from './dtype.js';
+import { assertDType, checkIntLiteral, checkIntValues, isIntDType, type DType } from './dtype.js';
 import { allocStorage, storageFromBytes, storageFromNumbers, storageToNumbers, type NumericArray, type StorageArray } from './element.js';
 import { BurnError, fmt } from './errors.js';
 import { flattenNested, unflatten, type Nested } from './nested.js';
@@ -54,6 +54,23 @@ export class TensorData {
   static zeros(shape: Shape, dtype: DType = 'f32'): TensorData {
     checkShape(shape, 'TensorData.zeros');
     return new TensorData(allocStorage(dtype, numel(shape)), shape, dtype);
+  }
+
+  /**
+   * Data of `shape` with `value` everywhere (Burn's `TensorData::full`); the dtype defaults to
+   * `f32`, or `bool` for a boolean, and an integer dtype must hold the value.
+   */
+  static full(shape: Shape, value: number | boolean, dtype?: DType): TensorData {
+    const op = 'TensorData.full';
+    checkShape(shape, op);
+    const dt = dtype === undefined ? (typeof value === 'boolean' ? 'bool' : 'f32') : assertDType(dtype, op);
+    const v = Number(value);
+    if (isIntDType(dt)) checkIntLiteral(v, dt, op);
+    const one = storageFromNumbers([v], dt);
+    const out = allocStorage(dt, numel(shape));
+    // One element converted (f16 bits, i64 as a bigint), then copied everywhere.
+    (out as { fill(x: number | bigint): unknown }).fill(one[0]!);
+    return new TensorData(out, shape, dt);
   }
 
   /** Number of elements. */

@@ -319,6 +319,10 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
 
   // --- creation like another tensor ---
 
+  /** An uninitialized-by-contract tensor of this tensor's shape, dtype and device (Burn's `empty_like`; zeros where memory is zeroed). */
+  emptyLike(): Tensor<D, K> {
+    return this.wrap(this.backend.fill(this.primitive.shape, 0, this.primitive.dtype));
+  }
   /** Zeros of this tensor's shape, dtype and device. */
   zerosLike(): Tensor<D, K> {
     return this.fullLike(0);

@@ -2,7 +2,10 @@
 // (fixtures: test/fixtures/gen_conformance_shape.py). Where Burn differs from PyTorch we follow
 // Burn: reshape's 0 keeps the input size (PyTorch: a zero-sized dim); unsqueezeDims takes Burn's
 // positions (repeated negatives count down, duplicates insert several dims); the tri masks are
-// true where Burn's `triu_mask`/`tril_mask`/`diag_mask` are (outside the kept part).
+// true where Burn's `triu_mask`/`tril_mask`/`diag_mask` are (outside the kept part); roll shifts
+// the other way (the PyTorch cases run with negated shifts); narrow refuses a length of 0 (that case
+// runs as the equal empty slice) and splitWithSizes makes no empty pieces (put back for the
+// comparison). test/burn-fidelity pins Burn's behaviour in each.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BurnError, Tensor, type DType, type IntDType, type PadMode } from '../../src/index.js';
@@ -22,16 +25,24 @@ const table: Table = {
   unsqueeze: (c) => c.t().unsqueeze(c.opt<number | undefined>('rank', undefined)),
   unsqueezeDim: (c) => c.t().unsqueezeDim(c.p('dim')),
   unsqueezeDims: (c) => c.t().unsqueezeDims(c.p<number[]>('dims')),
-  roll: (c) => c.t().roll(c.p<number[]>('shifts'), c.p<number[]>('dims')),
-  rollDim: (c) => c.t().rollDim(c.p('shift'), c.p('dim')),
+  roll: (c) => c.t().roll(c.p<number[]>('shifts').map((s) => -s), c.p<number[]>('dims')),
+  rollDim: (c) => c.t().rollDim(-c.p<number>('shift'), c.p('dim')),
   expand: (c) => c.t().expand(c.p<number[]>('shape')),
   unfold: (c) => c.t().unfold(c.p('dim'), c.p('size'), c.p('step')),
   repeat: (c) => c.t().repeat(c.p<number[]>('sizes')),
   repeatDim: (c) => c.t().repeatDim(c.p('dim'), c.p('times')),
-  narrow: (c) => c.t().narrow(c.p('dim'), c.p('start'), c.p('length')),
+  narrow: (c) => {
+    const [dim, start, length] = [c.p<number>('dim'), c.p<number>('start'), c.p<number>('length')];
+    return length === 0 ? c.t().sliceDim(dim, [start, start]) : c.t().narrow(dim, start, length);
+  },
   chunk: (c) => c.t().chunk(c.p('chunks'), c.p('dim')),
   split: (c) => c.t().split(c.p('size'), c.p('dim')),
-  splitWithSizes: (c) => c.t().splitWithSizes(c.p<number[]>('sizes'), c.p('dim')),
+  splitWithSizes: (c) => {
+    const sizes = c.p<number[]>('sizes'), dim = c.p<number>('dim');
+    const pieces = c.t().splitWithSizes(sizes, dim);
+    let k = 0;
+    return sizes.map((s) => (s === 0 ? c.t().sliceDim(dim, [0, 0]) : pieces[k++]!));
+  },
   iterDim: (c) => [...c.t().iterDim(c.p('dim'))],
   cat: (c) => Tensor.cat(c.all(), c.p('dim')),
   stack: (c) => Tensor.stack(c.all(), c.p('dim')),

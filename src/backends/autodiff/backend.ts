@@ -139,6 +139,11 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   fromData(data: TensorData): AdTensor { return this.plain(this.innerBackend.fromData(data)); }
   toData(p: AdTensor): Promise<TensorData> { return this.innerBackend.toData(p.inner); }
   toDataSync(p: AdTensor): TensorData | undefined { return this.innerBackend.toDataSync(p.inner); }
+  /** The inner backend's reads in one round trip where it has them. */
+  toDataMany(ps: readonly AdTensor[]): Promise<TensorData[]> {
+    const inner = this.innerBackend;
+    return inner.toDataMany ? inner.toDataMany(ps.map((p) => p.inner)) : Promise.all(ps.map((p) => inner.toData(p.inner)));
+  }
   viewDataSync(p: AdTensor): TensorData | undefined { return this.innerBackend.viewDataSync?.(p.inner); }
   fill(shape: readonly number[], value: number, dtype: DType): AdTensor { return this.plain(this.innerBackend.fill(shape, value, dtype)); }
   /** The inner backend's draw (its own kernel where it has one; the same values everywhere). */

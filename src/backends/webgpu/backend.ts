@@ -174,6 +174,15 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     return fromWords(await pending, p.shape, p.dtype);
   }
 
+  /** Several reads in one submit and one readback (a `Transaction`). */
+  async toDataMany(ps: readonly WebGpuTensor[]): Promise<TensorData[]> {
+    const cs = ps.map((p) => this.contiguous(p, 'toData'));
+    const pending = this.rt.readMany(cs.map((c, i) => ({ src: c.buffer, offset: c.offset * 4, bytes: ps[i]!.numel * 4 })));
+    cs.forEach((c, i) => { if (c !== ps[i]) c.release(); });
+    const words = await pending;
+    return ps.map((p, i) => fromWords(words[i]!, p.shape, p.dtype));
+  }
+
   toDataSync(): TensorData | undefined {
     return undefined;
   }

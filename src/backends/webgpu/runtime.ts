@@ -323,20 +323,39 @@ export class GpuRuntime {
 
   /** Reads `bytes` of `src` from `srcOffset` after all queued work; throws the fault that spoiled them, if any. */
   async read(src: GPUBuffer, srcOffset: number, bytes: number): Promise<ArrayBuffer> {
+    return (await this.readMany([{ src, offset: srcOffset, bytes }]))[0]!;
+  }
+
+  /**
+   * Reads several ranges after all queued work with one submit and one mapping: every range is
+   * copied into one staging buffer (at 4-byte aligned offsets) in the batch that computes it.
+   * Throws the first fault that spoiled one of them, if any.
+   */
+  async readMany(parts: readonly { readonly src: GPUBuffer; readonly offset: number; readonly bytes: number }[]): Promise<ArrayBuffer[]> {
     this.checkAlive();
-    const known = this.faults.faultOf(src);
-    if (known) throw this.faults.report(known);
-    const size = Math.ceil(bytes / 4) * 4;
+    for (const { src } of parts) {
+      const known = this.faults.faultOf(src);
+      if (known) throw this.faults.report(known);
+    }
+    const starts: number[] = [];
+    let size = 0;
+    for (const { bytes } of parts) {
+      starts.push(size);
+      size += Math.ceil(bytes / 4) * 4;
+    }
     if (size === 0) {
       this.flush();
-      return new ArrayBuffer(0);
+      return parts.map(() => new ArrayBuffer(0));
     }
     this.begin();
     const staging = this.device.createBuffer({ size, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
     const enc = this.ensureEncoder();
     this.closePass();
-    enc.copyBufferToBuffer(src, srcOffset, staging, 0, size);
-    const ticket = this.faults.read(src);
+    parts.forEach(({ src, offset, bytes }, i) => {
+      if (bytes > 0) enc.copyBufferToBuffer(src, offset, staging, starts[i]!, Math.ceil(bytes / 4) * 4);
+    });
+    const tickets = parts.map(({ src }) => this.faults.read(src));
+    const spoiled = () => tickets.find((t) => t.fault)?.fault;
     this.flush();
     const settled = this.settled;
     try {
@@ -348,14 +367,17 @@ export class GpuRuntime {
         await Promise.race([this.lost, new Promise((r) => setTimeout(r, 100))]);
         this.checkAlive();
         await this.whileAlive(settled);
-        if (ticket.fault) throw this.faults.report(ticket.fault);
+        const fault = spoiled();
+        if (fault) throw this.faults.report(fault);
         throw new BurnError('webgpu', `reading a tensor back failed: ${mapped instanceof Error ? `${mapped.name} ${mapped.message}` : String(mapped)}`);
       }
-      const out = staging.getMappedRange().slice(0, bytes);
+      const range = staging.getMappedRange();
+      const out = parts.map(({ bytes }, i) => range.slice(starts[i]!, starts[i]! + bytes));
       staging.unmap();
       await this.whileAlive(settled);
       this.checkAlive();
-      if (ticket.fault) throw this.faults.report(ticket.fault);
+      const fault = spoiled();
+      if (fault) throw this.faults.report(fault);
       return out;
     } finally {
       staging.destroy();

@@ -134,7 +134,7 @@ function topk(ctx: OpContext, x: AnyTensor): [AnyTensor, AnyTensor] {
   const largest = ctx.attrs.int('largest', 1) === 1;
   const n = asN(x);
   const [v, i] = largest ? n.sortDescendingWithIndices(axis) : n.sortWithIndices(axis);
-  return [v.narrow(axis, 0, k) as AnyTensor, castTo(i.narrow(axis, 0, k) as AnyTensor, 'i64')];
+  return [v.sliceDim(axis, [0, k]) as AnyTensor, castTo(i.sliceDim(axis, [0, k]) as AnyTensor, 'i64')];
 }
 
 function unique(ctx: OpContext, x: AnyTensor): AnyTensor[] {

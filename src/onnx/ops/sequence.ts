@@ -35,7 +35,10 @@ function splitToSequence(ctx: OpContext, x: AnyTensor): SequenceValue {
   } else if (scalar) {
     parts = x.split(split[0]!, axis);
   } else {
-    parts = x.splitWithSizes(split, axis);
+    // One item per size, empty ones included (splitWithSizes checks the sizes and drops empty pieces, as Burn).
+    const pieces = x.splitWithSizes(split, axis);
+    let k = 0;
+    parts = split.map((s) => (s === 0 ? x.sliceDim(axis, [0, 0]) : pieces[k++]!) as AnyTensor);
   }
   return new SequenceValue(parts, x.dtype());
 }

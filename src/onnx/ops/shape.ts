@@ -258,7 +258,10 @@ export const shapeOps: OpFamily = {
       const x = tensorAt(ctx, inputs, 0);
       const axis = axisOf(ctx, ctx.attrs.int('axis', 0), x.rank());
       const sizes = splitSizes(ctx, x.dims()[axis]!, ctx.node.outputs.length);
-      return x.splitWithSizes(sizes, axis);
+      // One output per size, empty ones included (splitWithSizes checks the sizes and drops empty pieces, as Burn).
+      const pieces = x.splitWithSizes(sizes, axis);
+      let k = 0;
+      return sizes.map((s) => (s === 0 ? x.sliceDim(axis, [0, 0]) : pieces[k++]!) as AnyTensor);
     },
     hostInputs: [1],
     infer: (ctx) => ctx.node.outputs.map(() => sameElem(ctx, 0, undefined)),

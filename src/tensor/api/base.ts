@@ -2,9 +2,9 @@ import type { Backend, TensorPrimitive } from '../../backend/backend.js';
 import type { Device } from '../../device/device.js';
 import { TensorData } from '../data.js';
 import { formatTensor, getPrintOptions } from '../display.js';
-import { assertDType, isFloatDType, isIntDType, type DType } from '../dtype.js';
+import { assertDType, type DType, type FloatDType, type IntDType } from '../dtype.js';
 import { BurnError, describeValue, fmt } from '../errors.js';
-import type { Add, Dec, FlattenRank, Inc, Kind, Float, ElementOf, RankOf, Sub } from '../kind.js';
+import type { Add, Bool, Dec, FlattenRank, Inc, Int, Kind, Float, ElementOf, RankOf, Sub } from '../kind.js';
 import { checkBroadcastTo, checkNumel, checkShape, numel, normDim, normDims, resolveReshape, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 
@@ -228,6 +228,11 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     return this.swapDims(rank - 2, rank - 1);
   }
 
+  /** Swaps the last two dims: Burn's short alias of {@link transpose}. */
+  t(): Tensor<D, K> {
+    return this.transpose();
+  }
+
   /** Swaps two dims. */
   swapDims(dim1: number, dim2: number): Tensor<D, K> {
     const rank = this.primitive.shape.length;
@@ -276,13 +281,22 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     return this.wrap(this.backend.expand(this.primitive, target));
   }
 
-  /** Repeats the tensor `sizes[d]` times along every dim `d`. */
+  /**
+   * Repeats the tensor `sizes[d]` times along dim `d`, as Burn: sizes apply from dim 0, dims past
+   * the sizes are not repeated, and sizes past the rank must be 1 (`[[0, 1, 2]].repeat([4, 1, 1])`
+   * is `[4, 3]`; PyTorch would add leading dims instead).
+   */
   repeat(sizes: readonly number[]): Tensor<D, K> {
-    return this.repeatBy(sizes, 'repeat');
+    const rank = this.primitive.shape.length;
+    checkShape(sizes, 'repeat', 'repeat sizes');
+    if (sizes.length === rank) return this.repeatBy(sizes, 'repeat');
+    for (let i = rank; i < sizes.length; i++) {
+      if (sizes[i] !== 1) throw new BurnError('repeat', `sizes ${fmt(sizes)} for a tensor of rank ${rank}; sizes past the rank ${rank} must be 1`);
+    }
+    return this.repeatBy(Array.from({ length: rank }, (_, i) => sizes[i] ?? 1), 'repeat');
   }
   private repeatBy(sizes: readonly number[], op: string): Tensor<D, K> {
     const shape = this.primitive.shape;
-    if (sizes.length !== shape.length) throw new BurnError(op, `${sizes.length} repeat sizes ${fmt(sizes)} for rank ${shape.length}; expected one per dim`);
     checkShape(sizes, op, 'repeat sizes');
     const out = shape.map((s, i) => s * sizes[i]!);
     checkNumel(out, op);
@@ -302,7 +316,12 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     return this.repeatBy(Array.from({ length: rank }, (_, i) => (i === d ? times : 1)), 'repeatDim');
   }
 
-  /** Rolls elements by `shifts[i]` along `dims[i]` (elements leaving one end re-enter at the other). */
+  /**
+   * Rolls elements by `shifts[i]` along `dims[i]`, one dim after the other (elements leaving one
+   * end re-enter at the other). As in Burn, a positive shift moves elements toward index 0: element
+   * `i` of the result is element `(i + shift) mod n` — the opposite direction of PyTorch's and
+   * NumPy's `roll` (negate the shifts of code ported from them).
+   */
   roll(shifts: readonly number[], dims: readonly number[]): Tensor<D, K> {
     if (shifts.length !== dims.length) throw new BurnError('roll', `${shifts.length} shifts for ${dims.length} dims; expected one shift per dim`);
     let out = this.wrap<D, K>(this.primitive);
@@ -310,7 +329,7 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     return out;
   }
 
-  /** Rolls elements by `shift` along `dim`. */
+  /** Rolls elements by `shift` along `dim`, as Burn: element `i` of the result is element `(i + shift) mod n` (see {@link roll}). */
   rollDim(shift: number, dim: number): Tensor<D, K> {
     return this.rollAlong(shift, dim, 'rollDim');
   }
@@ -324,7 +343,8 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     if (s === 0) return this.wrap(this.primitive);
     const b = this.backend;
     const part = (start: number, len: number) => b.slice(this.primitive, shape.map((n, i) => (i === d ? { start, size: len, step: 1 } : { start: 0, size: n, step: 1 })));
-    return this.wrap(b.cat([part(size - s, s), part(0, size - s)], d));
+    // Burn's roll_dim: cat(x[s..], x[..s]).
+    return this.wrap(b.cat([part(s, size - s), part(0, s)], d));
   }
 
   /** Sliding windows of `size` every `step` along `dim`: that dim becomes the window count and a new last dim holds each window. */
@@ -348,13 +368,20 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     return this.wrap(b.permute(split, axes));
   }
 
-  /** Converts to another dtype of the same kind (`'f16'`, `'f64'`, `'i64'`, …). */
-  cast(dtype: DType): Tensor<D, K> {
+  /**
+   * Converts to `dtype` (Burn's `cast`). Within a kind (`'f16'`, `'f64'`, `'i64'`, …) the tensor
+   * keeps its kind; a dtype of another kind changes it, and the result is typed so
+   * (`intTensor.cast('f32')` is a `Tensor<D, Float>`): floats become ints by truncating toward zero
+   * (saturating), bools become 0 and 1, and `'bool'` is true where non-zero. A dtype typed only as
+   * `DType` leaves the kind in the result's type unchanged.
+   */
+  cast(dtype: FloatDType): Tensor<D, Float>;
+  cast(dtype: IntDType): Tensor<D, Int>;
+  cast(dtype: 'bool'): Tensor<D, Bool>;
+  cast(dtype: DType): Tensor<D, K>;
+  cast(dtype: DType): Tensor<D, Kind> {
     assertDType(dtype, 'cast');
-    const from = this.primitive.dtype;
-    const same = (isFloatDType(from) && isFloatDType(dtype)) || (isIntDType(from) && isIntDType(dtype)) || from === dtype;
-    if (!same) throw new BurnError('cast', `cannot cast ${from} to ${dtype}; use .int(), .float() or .bool() to change the kind`);
-    if (from === dtype) return this.wrap(this.primitive);
+    if (this.primitive.dtype === dtype) return this.wrap(this.primitive);
     return this.wrap(this.backend.cast(this.primitive, dtype));
   }
 }

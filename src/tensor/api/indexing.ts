@@ -2,7 +2,7 @@ import type { SliceSpec } from '../../backend/backend.js';
 import type { ScatterOp } from '../../backend/ops.js';
 import { checkIntLiteral, isIntDType } from '../dtype.js';
 import { BurnError, enterUserOp, fmt, leaveUserOp, renameError } from '../errors.js';
-import type { Bool, Float, Int, Kind } from '../kind.js';
+import type { Bool, Dec, Float, Int, Kind } from '../kind.js';
 import { broadcastShapes, checkNumel, normDim, numel, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 import { dataOf, TensorBase } from './base.js';
@@ -10,8 +10,10 @@ import { dataOf, TensorBase } from './base.js';
 /**
  * One dim of a slice: an index `i` (keeps the dim with size 1), `[start, end]` (end exclusive),
  * `[start, end, step]`, `{ start, end, step }`, or `null`/`undefined` for the whole dim. Negative
- * indices count from the end; `null` bounds mean "from the start" / "to the end". A negative step
- * walks the range backwards (`[0, 5, -1]` selects 4, 3, 2, 1, 0), as in Burn.
+ * indices count from the end; `null` bounds mean "from the start" / "to the end". As in Burn, range
+ * bounds past either end are clamped to it (`[0, 4]` of a size-3 dim is the whole dim, `[5, 9]` is
+ * empty), while a single index must exist. A negative step walks the range backwards (`[0, 5, -1]`
+ * selects 4, 3, 2, 1, 0), as in Burn.
  */
 export type SliceArg =
   | number
@@ -45,8 +47,8 @@ export function sliceSpecs(shape: readonly number[], args: readonly SliceArg[], 
       const o = arg as { start?: number | null; end?: number | null; step?: number };
       start = o.start; end = o.end; step = o.step ?? 1;
     }
-    const s = resolveBound(start ?? 0, n, d, op, 'start');
-    const e = resolveBound(end ?? n, n, d, op, 'end');
+    const s = clampBound(start ?? 0, n, d, op, 'start');
+    const e = clampBound(end ?? n, n, d, op, 'end');
     if (!Number.isInteger(step) || step === 0) throw new BurnError(op, `step ${step} for dim ${d}; expected a non-zero integer`);
     const size = e > s ? Math.ceil((e - s) / Math.abs(step)) : 0;
     if (size === 0) return { start: 0, size: 0, step: 1 };
@@ -54,11 +56,10 @@ export function sliceSpecs(shape: readonly number[], args: readonly SliceArg[], 
   });
 }
 
-function resolveBound(v: number, n: number, dim: number, op: string, which: string): number {
-  if (!Number.isInteger(v) || v < -n || v > n) {
-    throw new BurnError(op, `range ${which} ${v} is out of bounds for dim ${dim} of size ${n}; expected ${-n} <= ${which} <= ${n}`);
-  }
-  return v < 0 ? v + n : v;
+/** A range bound in `[0, n]`: negative bounds count from the end, and both ends clamp (Burn's `convert_signed_index`). */
+function clampBound(v: number, n: number, dim: number, op: string, which: string): number {
+  if (!Number.isInteger(v)) throw new BurnError(op, `range ${which} ${v} for dim ${dim}; expected an integer`);
+  return v < 0 ? Math.max(v + n, 0) : Math.min(v, n);
 }
 
 /** Indexing, slicing and masking ops (Burn's `api/base.rs` indexing part). */
@@ -87,6 +88,15 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const d = normDim(dim, this.primitive.shape.length, 'sliceDim');
     const args: SliceArg[] = this.primitive.shape.map((_, i) => (i === d ? range : null));
     return this.wrap(this.backend.slice(this.primitive, sliceSpecs(this.primitive.shape, args, 'sliceDim')));
+  }
+
+  /** Index `index` of `dim`, with that dim removed (Burn's `select_dim`; negative values count from the end). */
+  selectDim(dim: number, index: number): Tensor<Dec<D>, K> {
+    const shape = this.primitive.shape;
+    const d = normDim(dim, shape.length, 'selectDim');
+    const args: SliceArg[] = shape.map((_, i) => (i === d ? index : null));
+    const b = this.backend;
+    return this.wrap(b.reshape(b.slice(this.primitive, sliceSpecs(shape, args, 'selectDim')), shape.filter((_, i) => i !== d)));
   }
 
   /** A copy with the sliced region replaced by `values` (whose shape is the region's). */
@@ -139,7 +149,7 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     }
     const outer = enterUserOp('selectAssign');
     try {
-      return this.wrap(this.backend.selectAssign(update, this.primitive, d, indices.primitive, this.castLike(values.primitive)));
+      return this.wrap(this.backend.selectAssign(this.updateOf(update), this.primitive, d, indices.primitive, this.castLike(values.primitive)));
     } catch (e) {
       throw renameError(e, 'selectAssign'); // the backend's selectAssign is a scatter
     } finally {
@@ -171,7 +181,7 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
         throw new BurnError('scatter', `indices of shape ${fmt(is)} do not fit values ${fmt(vs)} and tensor ${fmt(shape)} at dim ${i}`);
       }
     });
-    return this.wrap(this.backend.scatter(update, this.primitive, d, indices.primitive, this.castLike(values.primitive)));
+    return this.wrap(this.backend.scatter(this.updateOf(update), this.primitive, d, indices.primitive, this.castLike(values.primitive)));
   }
 
   /** Multi-dim gather: `indices[..., k]` addresses the leading k dims; the result has shape `indices.shape[:-1] ++ self.shape[k:]`. */
@@ -207,12 +217,21 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const vals = b.reshape(this.castLike(values.primitive), [flat.shape[0]!, ...rest]);
     const outer = enterUserOp('scatterNd');
     try {
-      return this.wrap(b.reshape(b.selectAssign(update, table, 0, flat, vals), shape));
+      return this.wrap(b.reshape(b.selectAssign(this.updateOf(update), table, 0, flat, vals), shape));
     } catch (e) {
       throw this.ndIndexError(e, indices, 'scatterNd');
     } finally {
       leaveUserOp(outer);
     }
+  }
+
+  /**
+   * The backend update of `update` for this tensor: on a Bool tensor `'add'` accumulates as a
+   * logical OR (Burn's `bool_select_or`/`bool_scatter_or`), which is the maximum of 0 and 1 on
+   * every backend, so a bool tensor never holds a 2.
+   */
+  private updateOf(update: IndexingUpdateOp): IndexingUpdateOp {
+    return update === 'add' && this.primitive.dtype === 'bool' ? 'max' : update;
   }
 
   /**
@@ -386,37 +405,47 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     return this.wrap(p);
   }
 
-  /** `length` elements from `start` along `dim`. */
+  /** `length` (at least 1, as Burn) elements from `start` along `dim`; use {@link sliceDim} for a range that may be empty. */
   narrow(dim: number, start: number, length: number): Tensor<D, K> {
     const shape = this.primitive.shape;
     const d = normDim(dim, shape.length, 'narrow');
-    if (!(Number.isInteger(start) && Number.isInteger(length) && start >= 0 && length >= 0 && start + length <= shape[d]!)) {
-      throw new BurnError('narrow', `start ${start} and length ${length} for dim ${dim} of size ${shape[d]}; expected start + length <= ${shape[d]}`);
+    if (!(Number.isInteger(start) && Number.isInteger(length) && start >= 0 && length >= 1 && start + length <= shape[d]!)) {
+      throw new BurnError('narrow', `start ${start} and length ${length} for dim ${dim} of size ${shape[d]}; expected a length of at least 1 and start + length <= ${shape[d]}`);
     }
     return this.sliceDim(d, [start, start + length]);
   }
 
-  /** Splits into `chunks` pieces along `dim` (PyTorch's chunk: equal sizes, the last smaller). */
+  /**
+   * Splits into at most `chunks` pieces along `dim`: equal sizes of `ceil(size / chunks)`, the last
+   * smaller; an empty dim gives no pieces, as Burn. (Where Burn panics because its pieces run out,
+   * e.g. 9 in 4 chunks, this gives PyTorch's 3 pieces of 3.)
+   */
   chunk(chunks: number, dim: number): Tensor<D, K>[] {
     const shape = this.primitive.shape;
     const d = normDim(dim, shape.length, 'chunk');
     if (!(Number.isInteger(chunks) && chunks > 0)) throw new BurnError('chunk', `${chunks} chunks; expected a positive integer`);
     const size = shape[d]!;
-    if (size === 0) return [this.wrap(this.primitive)];
+    if (size === 0) return [];
     return this.split(Math.ceil(size / chunks), d);
   }
 
-  /** Splits along `dim` into pieces of `splitSize` (the last may be smaller). */
+  /**
+   * Splits along `dim` into pieces of `splitSize` (the last may be smaller). As Burn, an empty dim
+   * gives no pieces, and a split size of 0 is allowed only there.
+   */
   split(splitSize: number, dim: number): Tensor<D, K>[] {
     const shape = this.primitive.shape;
     const d = normDim(dim, shape.length, 'split');
-    if (!(Number.isInteger(splitSize) && splitSize > 0)) throw new BurnError('split', `split size ${splitSize}; expected a positive integer`);
-    const sizes: number[] = [];
-    for (let s = 0; s < shape[d]!; s += splitSize) sizes.push(Math.min(splitSize, shape[d]! - s));
-    return this.splitWithSizes(sizes.length ? sizes : [0], d);
+    const size = shape[d]!;
+    if (!(Number.isInteger(splitSize) && (splitSize > 0 || (splitSize === 0 && size === 0)))) {
+      throw new BurnError('split', `split size ${splitSize} for dim ${dim} of size ${size}; expected an integer greater than 0 unless the dim is empty`);
+    }
+    const pieces: Tensor<D, K>[] = [];
+    for (let s = 0; s < size; s += splitSize) pieces.push(this.sliceDim(d, [s, Math.min(s + splitSize, size)]));
+    return pieces;
   }
 
-  /** Splits along `dim` into pieces of the given sizes (which must add up to the dim's size). */
+  /** Splits along `dim` into pieces of the given sizes (which must add up to the dim's size); as Burn, sizes of 0 give no piece. */
   splitWithSizes(sizes: readonly number[], dim: number): Tensor<D, K>[] {
     const shape = this.primitive.shape;
     const d = normDim(dim, shape.length, 'splitWithSizes');
@@ -424,17 +453,22 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     if (total !== shape[d] || sizes.some((s) => !Number.isInteger(s) || s < 0)) {
       throw new BurnError('splitWithSizes', `sizes ${fmt(sizes)} add up to ${total}; expected non-negative sizes adding up to ${shape[d]} (dim ${dim})`);
     }
+    const pieces: Tensor<D, K>[] = [];
     let start = 0;
-    return sizes.map((s) => {
-      const piece = this.sliceDim(d, [start, start + s]);
+    for (const s of sizes) {
+      if (s === 0) continue;
+      pieces.push(this.sliceDim(d, [start, start + s]));
       start += s;
-      return piece;
-    });
+    }
+    return pieces;
   }
 
-  /** Iterates over `dim`, yielding slices that keep the dim with size 1 (Burn's `iter_dim`). */
-  *iterDim(dim: number): IterableIterator<Tensor<D, K>> {
+  /** Iterates over `dim`, yielding slices that keep the dim with size 1 (Burn's `iter_dim`); a bad dim throws here, not at the first `next()`. */
+  iterDim(dim: number): IterableIterator<Tensor<D, K>> {
     const d = normDim(dim, this.primitive.shape.length, 'iterDim');
+    return this.slicesAlong(d);
+  }
+  private *slicesAlong(d: number): IterableIterator<Tensor<D, K>> {
     for (let i = 0; i < this.primitive.shape[d]!; i++) yield this.sliceDim(d, [i, i + 1]);
   }
 }

@@ -58,17 +58,21 @@ export class TensorIntBool<D extends number = number, K extends Kind = Float> ex
   /** Logical xor. */
   boolXor(this: Tensor<D, Bool>, other: Tensor<D, Bool>): Tensor<D, Bool> { return this.logic('xor', other, 'boolXor'); }
 
-  /** For each dim, the indices of the true elements (reads synchronously; see {@link nonzeroAsync}). */
+  /**
+   * For each dim, the indices of the true elements (reads synchronously; see {@link nonzeroAsync});
+   * as Burn, an empty list when no element is true.
+   */
   nonzero(this: Tensor<D, Bool>): Tensor<1, Int>[] {
     return this.splitArgwhere(this.argwhereSync('nonzero'));
   }
-  /** For each dim, the indices of the true elements. */
+  /** For each dim, the indices of the true elements; an empty list when no element is true. */
   async nonzeroAsync(this: Tensor<D, Bool>): Promise<Tensor<1, Int>[]> {
     this.expectBool('nonzeroAsync');
     return this.splitArgwhere(await this.argwhereAsync());
   }
   private splitArgwhere(rows: Tensor<2, Int>): Tensor<1, Int>[] {
     const rank = this.primitive.shape.length;
+    if (rows.primitive.shape[0] === 0) return [];
     return Array.from({ length: rank }, (_, d) => rows.sliceDim(1, [d, d + 1]).flatten(0, 1));
   }
   /** The multi-indices of the true elements, one row each: `[count, rank]` (reads synchronously). */

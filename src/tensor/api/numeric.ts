@@ -3,7 +3,7 @@ import type { BinaryOp, CompareOp, ReduceOp } from '../../backend/ops.js';
 import { TensorData } from '../data.js';
 import { checkIntLiteral, isFloatDType, isIntDType } from '../dtype.js';
 import { BurnError, fmt, renameError } from '../errors.js';
-import type { Bool, Float, Inc, Int, Kind, Numeric } from '../kind.js';
+import type { Bool, Float, Inc, Int, Kind, Numeric, Sub } from '../kind.js';
 import { broadcastShapes, checkNumel, MAX_ELEMENTS, normDim, normDims, numel, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 import { dataOf, type TensorBase } from './base.js';
@@ -98,6 +98,10 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   private reduceDims(op: ReduceOp, dims: readonly number[], name: string): TensorPrimitive {
     return this.backend.reduce(op, this.primitive, normDims(dims, this.primitive.shape.length, name));
   }
+  /** Sums, products and their scans are not bool ops (Burn's Bool has none): they would leave values other than 0 and 1. */
+  private checkNotBool(name: string): void {
+    if (this.primitive.dtype === 'bool') throw new BurnError(name, 'is not defined for bool tensors; convert with .int() first');
+  }
   private checkNonEmpty(name: string): void {
     if (numel(this.primitive.shape) === 0) throw new BurnError(name, `cannot reduce an empty tensor of shape ${fmt(this.primitive.shape)}`);
   }
@@ -117,19 +121,34 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
    */
   sum(this: Tensor<D, Numeric>, dim: number): Tensor<D, K>;
   sum(this: Tensor<D, Numeric>, dim?: number): Tensor<1, K> | Tensor<D, K> {
+    this.checkNotBool('sum');
     if (dim !== undefined) return this.wrap<D, K>(this.reduceDims('sum', [dim], 'sum'));
     return this.wrap<1, K>(this.reduceAll('sum'));
   }
   /** Sum along `dim` (kept with size 1). */
   sumDim(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
+    this.checkNotBool('sumDim');
     return this.wrap<D, K>(this.reduceDims('sum', [dim], 'sumDim'));
   }
   /** Sum along `dims` (kept with size 1). */
   sumDims(this: Tensor<D, Numeric>, dims: readonly number[]): Tensor<D, K> {
+    this.checkNotBool('sumDims');
     return this.wrap<D, K>(this.reduceDims('sum', dims, 'sumDims'));
+  }
+  /** Sum along `dims`, which are then removed (Burn's `sum_dims_squeeze`). */
+  sumDimsSqueeze<const S extends readonly number[]>(this: Tensor<D, Numeric>, dims: S): Tensor<number extends S['length'] ? number : Sub<D, S['length']>, K> {
+    this.checkNotBool('sumDimsSqueeze');
+    const shape = this.primitive.shape;
+    const ds = normDims(dims, shape.length, 'sumDimsSqueeze');
+    const b = this.backend;
+    return this.wrap(b.reshape(b.reduce('sum', this.primitive, ds), shape.filter((_, i) => !ds.includes(i))));
   }
   /** Mean of all elements (ints: integer division). */
   mean(this: Tensor<D, Numeric>): Tensor<1, K> {
+    const shape = this.primitive.shape;
+    if (isIntDType(this.primitive.dtype) && numel(shape) === 0) {
+      throw new BurnError('mean', `of an empty Int tensor (shape ${fmt(shape)}): an integer mean of nothing has no value (a Float tensor's is NaN)`);
+    }
     try {
       return this.wrap<1, K>(this.backend.binaryScalar('div', this.reduceAll('sum'), numel(this.primitive.shape)));
     } catch (e) {
@@ -147,6 +166,9 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   private meanAlong(dims: readonly number[], op: string): Tensor<D, K> {
     const ds = normDims(dims, this.primitive.shape.length, op);
     const n = ds.reduce((acc, d) => acc * this.primitive.shape[d]!, 1);
+    if (n === 0 && isIntDType(this.primitive.dtype)) {
+      throw new BurnError(op, `over dims ${fmt(dims)} of shape ${fmt(this.primitive.shape)}, which are empty: an integer mean of nothing has no value (a Float tensor's is NaN)`);
+    }
     try {
       return this.wrap<D, K>(this.backend.binaryScalar('div', this.backend.reduce('sum', this.primitive, ds), n));
     } catch (e) {
@@ -155,14 +177,17 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   }
   /** Product of all elements. */
   prod(this: Tensor<D, Numeric>): Tensor<1, K> {
+    this.checkNotBool('prod');
     return this.wrap<1, K>(this.reduceAll('prod'));
   }
   /** Product along `dim` (kept). */
   prodDim(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
+    this.checkNotBool('prodDim');
     return this.wrap<D, K>(this.reduceDims('prod', [dim], 'prodDim'));
   }
   /** Product along `dims` (kept). */
   prodDims(this: Tensor<D, Numeric>, dims: readonly number[]): Tensor<D, K> {
+    this.checkNotBool('prodDims');
     return this.wrap<D, K>(this.reduceDims('prod', dims, 'prodDims'));
   }
   /** Maximum of all elements (NaN propagates). */
@@ -230,6 +255,12 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     this.checkReducedDims('maxAbsDim', [d]);
     return this.abs().maxDim(d) as Tensor<D, K>;
   }
+  /** Largest absolute value along `dims` (kept; Burn's `max_abs_dims`). */
+  maxAbsDims(this: Tensor<D, Numeric>, dims: readonly number[]): Tensor<D, K> {
+    const ds = normDims(dims, this.primitive.shape.length, 'maxAbsDims');
+    this.checkNonEmpty('maxAbsDims');
+    return this.wrap<D, K>(this.backend.reduce('max', this.abs().primitive, ds));
+  }
   /** Elementwise maximum of two tensors (NaN propagates). */
   maxPair(this: Tensor<D, Numeric>, other: Tensor<D, K>): Tensor<D, K> {
     return this.wrap<D, K>(this.binaryOp('max', other, 'maxPair'));
@@ -256,10 +287,12 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
 
   /** Cumulative sum along `dim`. */
   cumsum(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
+    this.checkNotBool('cumsum');
     return this.wrap<D, K>(this.backend.scan('sum', this.primitive, normDim(dim, this.primitive.shape.length, 'cumsum')));
   }
   /** Cumulative product along `dim`. */
   cumprod(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
+    this.checkNotBool('cumprod');
     return this.wrap<D, K>(this.backend.scan('prod', this.primitive, normDim(dim, this.primitive.shape.length, 'cumprod')));
   }
   /** Cumulative minimum along `dim`. */
@@ -350,13 +383,20 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   topk(this: Tensor<D, Numeric>, k: number, dim: number): Tensor<D, K> {
     return this.topkWithIndices(k, dim)[0] as Tensor<D, K>;
   }
-  /** The `k` largest values along `dim` with their indices. */
+  /** The `k` largest values along `dim` with their indices (the first occurrence first on ties). */
   topkWithIndices(this: Tensor<D, Numeric>, k: number, dim: number): [Tensor<D, K>, Tensor<D, Int>] {
-    const d = normDim(dim, this.primitive.shape.length, 'topk');
+    return this.topkOf(k, dim, 'topk') as [Tensor<D, K>, Tensor<D, Int>];
+  }
+  /** The indices of the `k` largest values along `dim`, largest first (the first occurrence first on ties; Burn's `argtopk`). */
+  argtopk(this: Tensor<D, Numeric>, k: number, dim: number): Tensor<D, Int> {
+    return this.topkOf(k, dim, 'argtopk')[1];
+  }
+  private topkOf(this: Tensor<D, Numeric>, k: number, dim: number, op: string): [Tensor<D, K>, Tensor<D, Int>] {
+    const d = normDim(dim, this.primitive.shape.length, op);
     const n = this.primitive.shape[d]!;
-    if (!(Number.isInteger(k) && k >= 0 && k <= n)) throw new BurnError('topk', `k = ${k} for dim ${dim} of size ${n}; expected 0 <= k <= ${n}`);
+    if (!(Number.isInteger(k) && k >= 0 && k <= n)) throw new BurnError(op, `k = ${k} for dim ${dim} of size ${n}; expected 0 <= k <= ${n}`);
     const [v, i] = this.sortDescendingWithIndices(d);
-    return [v.narrow(d, 0, k) as Tensor<D, K>, i.narrow(d, 0, k)];
+    return [v.sliceDim(d, [0, k]) as Tensor<D, K>, i.sliceDim(d, [0, k])];
   }
 
   // --- linear algebra ---

@@ -95,11 +95,8 @@ function convTransposeNd<D extends number>(op: string, nd: number, x: Tensor<D, 
     paddingOut: perDim(options.paddingOut, 0, nd, 'paddingOut', op, 0),
     groups,
   };
-  o.paddingOut.forEach((p, d) => {
-    if (p >= Math.max(o.stride[d]!, o.dilation[d]!)) {
-      throw new BurnError(op, `paddingOut ${p} in spatial dim ${d}; expected it below max(stride, dilation) = ${Math.max(o.stride[d]!, o.dilation[d]!)}`);
-    }
-  });
+  // As Burn, any paddingOut is accepted (PyTorch wants it below max(stride, dilation)): the extra
+  // output cells take no input and hold the bias.
   const outSize = spatial.map((s, d) => {
     const out = (s - 1) * o.stride[d]! - 2 * o.padding[d]! + o.dilation[d]! * (kernel[d]! - 1) + o.paddingOut[d]! + 1;
     if (out < 1) throw new BurnError(op, `spatial dim ${d} of size ${s} gives output size ${out} with padding ${o.padding[d]}; expected a positive size`);

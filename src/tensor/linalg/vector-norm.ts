@@ -1,5 +1,5 @@
 import { BurnError } from '../errors.js';
-import type { Float } from '../kind.js';
+import type { Float, Numeric } from '../kind.js';
 import { normDim } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 
@@ -45,14 +45,14 @@ export function vectorNormalize<D extends number>(x: Tensor<D, Float>, norm: Nor
   return x.div(lpNormAt(x, normExponent(norm), d, 'vectorNormalize').clampMin(epsilon));
 }
 
-/** The number of non-zero elements along `dim` (kept), as a Float tensor. */
-export function l0Norm<D extends number>(x: Tensor<D, Float>, dim: number): Tensor<D, Float> {
-  return lpNormAt(x, 0, normDim(dim, x.rank(), 'l0Norm'), 'l0Norm');
+/** The number of non-zero elements along `dim` (kept), of the input's kind (Float or Int, as Burn). */
+export function l0Norm<D extends number, K extends Numeric>(x: Tensor<D, K>, dim: number): Tensor<D, K> {
+  return numericNorm(x, 0, dim, 'l0Norm');
 }
 
-/** The sum of absolute values along `dim` (kept). */
-export function l1Norm<D extends number>(x: Tensor<D, Float>, dim: number): Tensor<D, Float> {
-  return lpNormAt(x, 1, normDim(dim, x.rank(), 'l1Norm'), 'l1Norm');
+/** The sum of absolute values along `dim` (kept), of the input's kind. */
+export function l1Norm<D extends number, K extends Numeric>(x: Tensor<D, K>, dim: number): Tensor<D, K> {
+  return numericNorm(x, 1, dim, 'l1Norm');
 }
 
 /** The Euclidean norm along `dim` (kept). */
@@ -60,14 +60,23 @@ export function l2Norm<D extends number>(x: Tensor<D, Float>, dim: number): Tens
   return lpNormAt(x, 2, normDim(dim, x.rank(), 'l2Norm'), 'l2Norm');
 }
 
-/** The largest absolute value along `dim` (kept). */
-export function maxAbsNorm<D extends number>(x: Tensor<D, Float>, dim: number): Tensor<D, Float> {
-  return lpNormAt(x, Infinity, normDim(dim, x.rank(), 'maxAbsNorm'), 'maxAbsNorm');
+/** The largest absolute value along `dim` (kept), of the input's kind. */
+export function maxAbsNorm<D extends number, K extends Numeric>(x: Tensor<D, K>, dim: number): Tensor<D, K> {
+  return numericNorm(x, Infinity, dim, 'maxAbsNorm');
 }
 
-/** The smallest absolute value along `dim` (kept). */
-export function minAbsNorm<D extends number>(x: Tensor<D, Float>, dim: number): Tensor<D, Float> {
-  return lpNormAt(x, -Infinity, normDim(dim, x.rank(), 'minAbsNorm'), 'minAbsNorm');
+/** The smallest absolute value along `dim` (kept), of the input's kind. */
+export function minAbsNorm<D extends number, K extends Numeric>(x: Tensor<D, K>, dim: number): Tensor<D, K> {
+  return numericNorm(x, -Infinity, dim, 'minAbsNorm');
+}
+
+/** The norms Burn defines for every numeric kind (L0, L1, max and min abs), on Float or Int tensors. */
+function numericNorm<D extends number, K extends Numeric>(x: Tensor<D, K>, p: number, dim: number, op: string): Tensor<D, K> {
+  const d = normDim(dim, x.rank(), op);
+  if (x.dtype() === 'bool') throw new BurnError(op, 'needs a Float or Int tensor, got bool');
+  const n = x as Tensor<D, Numeric>;
+  const out = p === 0 ? n.zerosLike().maskFill(n.notEqual(0), 1).sumDim(d) : p === 1 ? n.abs().sumDim(d) : p === Infinity ? n.abs().maxDim(d) : n.abs().minDim(d);
+  return out as Tensor<D, K>;
 }
 
 /** @internal The `L(p)` norm along a normalized dim, with Burn's specialised forms. */

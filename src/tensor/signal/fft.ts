@@ -51,7 +51,7 @@ function fromRows<D extends number>(rows: T2, lead: readonly number[], dim: numb
 /** Truncates or zero-pads dim 1 of `[batch, size]` to `length`. */
 function fitLength(rows: T2, length: number): T2 {
   const size = rows.dims()[1]!;
-  if (size > length) return rows.narrow(1, 0, length);
+  if (size > length) return rows.sliceDim(1, [0, length]);
   if (size < length) return rows.pad([[0, length - size]]);
   return rows;
 }

@@ -128,9 +128,10 @@ export function istft(spectrum: Tensor<4, Float>, window: Tensor<1, Float> | und
   // Without a length, the center padding is cut from both ends (as Burn). With one, the samples
   // after the leading padding are kept as far as frames cover them, then zeros: as PyTorch (Burn
   // first cuts the trailing padding, so covered samples past `total - 2·pad` became zeros).
-  if (length === undefined) return pad > 0 ? out.narrow(1, pad, total - 2 * pad) : out;
+  // sliceDim, not narrow: these ranges may be empty (narrow wants a length of at least 1, as Burn).
+  if (length === undefined) return pad > 0 ? out.sliceDim(1, [pad, total - pad]) : out;
   const have = Math.min(length, total - pad);
-  const kept = out.narrow(1, pad, have);
+  const kept = out.sliceDim(1, [pad, pad + have]);
   return have < length ? kept.pad([[0, length - have]]) : kept;
 }
 

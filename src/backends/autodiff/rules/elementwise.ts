@@ -24,7 +24,8 @@ const sqPlus = (b: Backend, v: P, c: number): P => b.binaryScalar('add', mul(b, 
 export const UNARY_RULES: { readonly [K in UnaryOp]: UnaryRule } = {
   neg: { keep: 'none', grad: (b, g) => neg(b, g) },
   abs: { keep: 'x', grad: (b, g, x) => mul(b, g, b.unary('sign', x)) },
-  sign: { keep: 'none' },
+  // Piecewise constant: a zero gradient (Burn's rules), so the graph goes on through them.
+  sign: { keep: 'none', grad: (b, g) => zerosLike(b, g) },
   exp: { keep: 'out', grad: (b, g, out) => mul(b, g, out) },
   expm1: { keep: 'out', grad: (b, g, out) => mul(b, g, b.binaryScalar('add', out, 1)) },
   log: { keep: 'x', grad: (b, g, x) => div(b, g, x) },
@@ -45,10 +46,10 @@ export const UNARY_RULES: { readonly [K in UnaryOp]: UnaryRule } = {
   acosh: { keep: 'x', grad: (b, g, x) => div(b, g, b.unary('sqrt', sqPlus(b, x, -1))) },
   atanh: { keep: 'x', grad: (b, g, x) => div(b, g, oneMinusSq(b, x)) },
   erf: { keep: 'x', grad: (b, g, x) => mul(b, g, scale(b, b.unary('exp', neg(b, mul(b, x, x))), 2 / Math.sqrt(Math.PI))) },
-  round: { keep: 'none' },
-  floor: { keep: 'none' },
-  ceil: { keep: 'none' },
-  trunc: { keep: 'none' },
+  round: { keep: 'none', grad: (b, g) => zerosLike(b, g) },
+  floor: { keep: 'none', grad: (b, g) => zerosLike(b, g) },
+  ceil: { keep: 'none', grad: (b, g) => zerosLike(b, g) },
+  trunc: { keep: 'none', grad: (b, g) => zerosLike(b, g) },
   not: { keep: 'none' },
 };
 

@@ -1,6 +1,6 @@
 import type { Backend, TensorPrimitive } from '../../../backend/backend.js';
 import type { ScatterOp } from '../../../backend/ops.js';
-import { div, mul, zerosLike } from './shared.js';
+import { mul, zerosLike } from './shared.js';
 
 /** Backward rules of gather, scatter and sort. */
 
@@ -13,8 +13,9 @@ export function gatherGrad(b: Backend, g: P, input: { shape: readonly number[]; 
 
 /**
  * scatter: gradients of (target, values). `assign` routes the gradient of overwritten positions to
- * the values; `add` passes it to both; `mul`, `min` and `max` follow PyTorch's scatter_reduce
- * (include_self) rules for unique indices.
+ * the values; `add` passes it to both; `mul` follows PyTorch's scatter_reduce (include_self) rule
+ * for unique indices; `min` and `max` give the whole gradient to every side that holds the result
+ * (Burn's scatter_nd rule, whose ties contribute to both sides, as its cummin/cummax).
  */
 export function scatterGrad(b: Backend, op: ScatterOp, g: P, x: P, dim: number, indices: P, values: P, out: P): [P, P] {
   const picked = b.gather(g, dim, indices);
@@ -30,12 +31,9 @@ export function scatterGrad(b: Backend, op: ScatterOp, g: P, x: P, dim: number, 
     }
     case 'min':
     case 'max': {
-      // The gradient goes to whichever of x and the values produced the result (shared on ties).
-      const xHit = b.cast(b.compare('eq', x, out), g.dtype);
-      const vHit = b.cast(b.compare('eq', values, b.gather(out, dim, indices)), g.dtype);
-      const count = b.scatter('add', xHit, dim, indices, vHit);
-      const share = div(b, g, count);
-      return [mul(b, share, xHit), mul(b, b.gather(share, dim, indices), vHit)];
+      // The gradient goes to whichever of x and the values produced the result, whole to each on ties.
+      const zero = b.fill([], 0, g.dtype);
+      return [b.where(b.compare('eq', x, out), g, zero), b.where(b.compare('eq', values, b.gather(out, dim, indices)), picked, zero)];
     }
   }
 }

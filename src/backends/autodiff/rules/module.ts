@@ -62,7 +62,10 @@ export function convGrad(b: Backend, g: P, x: P, w: P, needs: readonly boolean[]
 /** Gradients of `convTranspose(x, w, bias)`: input (a conv), weight (x × im2col of the output gradient), bias. */
 export function convTransposeGrad(b: Backend, g: P, x: P, w: P, needs: readonly boolean[], o: ConvTransposeOptions): [P | undefined, P | undefined, P | undefined] {
   const kernel = w.shape.slice(2);
-  const dx = needs[0] ? b.conv(g, w, undefined, { stride: o.stride, padding: o.padding, dilation: o.dilation, groups: o.groups }) : undefined;
+  let dx = needs[0] ? b.conv(g, w, undefined, { stride: o.stride, padding: o.padding, dilation: o.dilation, groups: o.groups }) : undefined;
+  // A paddingOut of a stride or more adds output cells no input reaches: the conv gives positions
+  // past the input for them, which are cut.
+  if (dx && dx.shape.some((s, d) => d >= 2 && s !== x.shape[d])) dx = b.slice(dx, x.shape.map((s) => ({ start: 0, size: s, step: 1 })));
   let dw: P | undefined;
   if (needs[1]) {
     // dw[(g, ci), (co, k)] = Σ_{n, s} x[n, g, ci, s] · g[n, g, co, s·stride + k·dilation − padding]

@@ -17,8 +17,9 @@ function classOf(dtype: DType): DTypeClass {
   return 'int32';
 }
 
+// sign: `x + 0` keeps NaN and turns -0 into +0 (Burn's sign(-0.0) is +0.0).
 const FLOAT_UNARY: Record<Exclude<UnaryOp, 'not'>, string> = {
-  neg: '-x', abs: 'Math.abs(x)', sign: '(x > 0 ? 1 : x < 0 ? -1 : x)', exp: 'Math.exp(x)', expm1: 'Math.expm1(x)',
+  neg: '-x', abs: 'Math.abs(x)', sign: '(x > 0 ? 1 : x < 0 ? -1 : x + 0)', exp: 'Math.exp(x)', expm1: 'Math.expm1(x)',
   log: 'Math.log(x)', log1p: 'Math.log1p(x)', sqrt: 'Math.sqrt(x)', recip: '1 / x', sigmoid: '1 / (1 + Math.exp(-x))',
   sin: 'Math.sin(x)', cos: 'Math.cos(x)', tan: 'Math.tan(x)', asin: 'Math.asin(x)', acos: 'Math.acos(x)', atan: 'Math.atan(x)',
   sinh: 'Math.sinh(x)', cosh: 'Math.cosh(x)', tanh: 'Math.tanh(x)', asinh: 'Math.asinh(x)', acosh: 'Math.acosh(x)', atanh: 'Math.atanh(x)',

@@ -19,7 +19,9 @@ export interface Expr {
 const e = (expr: string, ...helpers: string[]): Expr => ({ expr, helpers });
 
 const FLOAT_UNARY: Record<Exclude<UnaryOp, 'not'>, Expr> = {
-  neg: e('-x'), abs: e('abs(x)'), sign: e('select(select(x, -1.0, x < 0.0), 1.0, x > 0.0)'),
+  neg: e('-x'), abs: e('abs(x)'),
+  // sign: NaN stays NaN, ±0 gives +0 (Burn's sign(-0.0) is +0.0).
+  sign: e('select(select(select(x, 0.0, x == 0.0), -1.0, x < 0.0), 1.0, x > 0.0)'),
   exp: e('f_exp(x)', 'f_exp'), expm1: e('f_expm1(x)', 'f_expm1'), log: e('f_log(x)', 'f_log'), log1p: e('f_log1p(x)', 'f_log1p'),
   sqrt: e('f_sqrt(x)', 'f_sqrt'), recip: e('1.0 / x'), sigmoid: e('f_sigmoid(x)', 'f_sigmoid'),
   sin: e('f_sin(x)', 'f_sin'), cos: e('f_cos(x)', 'f_cos'), tan: e('f_tan(x)', 'f_tan'),
