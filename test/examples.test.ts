@@ -68,4 +68,12 @@ describe('examples (smoke runs)', () => {
     const corr = r.correlation as Record<string, number>;
     assert.ok(Math.abs(corr.bmi! - 0.6611) < 1e-3 && Math.abs(corr.ltg! - 0.4388) < 1e-3, JSON.stringify(corr));
   });
+
+  it('custom-image-dataset: PNG files written to class folders train a CNN through ImageFolderDataset', () => {
+    const r = smoke('custom-image-dataset');
+    assert.deepEqual([r.trainImages, r.testImages, r.classes, r.epochs], [300, 100, 10, 3]);
+    const losses = r.trainLoss as number[];
+    assert.ok(losses.at(-1)! < losses[0]! * 0.85, `train loss by epoch ${losses}`);
+    assert.ok(num(r, 'validAccuracy') > 30, `test accuracy ${r.validAccuracy}% (chance is 10%)`);
+  });
 });
