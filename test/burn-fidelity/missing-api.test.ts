@@ -5,7 +5,9 @@
 // adapter exists, remote).
 import assert from 'node:assert/strict';
 import { describe, it as plainIt } from 'node:test';
-import { Device, Tensor, TensorData, Transaction, type Bool, type Float, type Int } from '../../src/index.js';
+import { WebSocket } from 'ws';
+import { Device, Tensor, TensorData, Transaction, type Backend, type Bool, type Float, type Int } from '../../src/index.js';
+import { RemoteBackend, type WebSocketConstructor } from '../../src/backends/remote/client.js';
 import { conformanceDevices, itOn, remoteServer, webgpu } from '../helpers/devices.js';
 import { assertData } from './helpers.js';
 
@@ -131,6 +133,32 @@ describe('Transaction across devices and round trips', () => {
 
   plainIt('a tensor that is not a Tensor is refused at register', () => {
     assert.throws(() => new Transaction().register({} as never), /Transaction\.register: .*expected a Tensor/);
+  });
+
+  plainIt('remote: every read leaves in one message', async () => {
+    let sent = 0;
+    // The `ws` client, counting the frames it sends.
+    class Counting extends WebSocket {
+      constructor(url: string, protocols?: string[]) {
+        super(url, protocols);
+      }
+      override send(data: Uint8Array): void {
+        sent++;
+        super.send(data);
+      }
+    }
+    const backend = new RemoteBackend(remoteServer.url, { WebSocket: Counting as unknown as WebSocketConstructor });
+    const remote = new Device(backend as unknown as Backend, 'remote(counting)');
+    try {
+      const xs = [1, 2, 3].map((k) => Tensor.fromFloats([k, 2 * k], remote).mul(k));
+      await remote.sync();
+      const before = sent;
+      const out = await new Transaction().register(xs[0]!).register(xs[1]!).register(xs[2]!).execute();
+      assert.equal(sent - before, 1, 'frames sent for three reads');
+      await assertData(out[2], [9, 18]);
+    } finally {
+      backend.close();
+    }
   });
 
   plainIt('WebGPU: every registered tensor in one submit and one readback', { skip: webgpu.device ? false : webgpu.reason }, async () => {
