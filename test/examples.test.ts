@@ -76,4 +76,12 @@ describe('examples (smoke runs)', () => {
     assert.ok(losses.at(-1)! < losses[0]! * 0.85, `train loss by epoch ${losses}`);
     assert.ok(num(r, 'validAccuracy') > 30, `test accuracy ${r.validAccuracy}% (chance is 10%)`);
   });
+
+  it('import-model-weights: PyTorch .pt and SafeTensors weights reproduce PyTorch\'s outputs, also after a burnpack round trip', () => {
+    const r = smoke('import-model-weights');
+    assert.deepEqual([r.ptApplied, r.stApplied], [16, 16]);
+    for (const key of ['ptDiff', 'stDiff', 'bpkDiff']) assert.ok(num(r, key) < 1e-4, `${key} ${r[key]}`);
+    assert.deepEqual(r.firstPredictions, r.firstLabels);
+    assert.ok(num(r, 'accuracy') > 80, `accuracy ${r.accuracy}% on ${r.images} test images`);
+  });
 });
