@@ -168,9 +168,9 @@ export function scatter(p: Meta, dim: number, indices: Meta, values: Meta): Meta
   return meta(p.shape, p.dtype);
 }
 
-/** `checkIndices`: integer indices; same shape and dtype. */
+/** `checkIndices`: numeric indices (a float tensor's `oneHot` checks float class values); same shape and dtype. */
 export function checkedIndices(indices: Meta): Meta {
-  checkIndices('checkIndices', indices);
+  if (indices.dtype === 'bool') throw new BurnError('checkIndices', 'indices of dtype bool; expected a numeric dtype');
   return meta(indices.shape, indices.dtype);
 }
 
