@@ -84,4 +84,12 @@ describe('examples (smoke runs)', () => {
     assert.deepEqual(r.firstPredictions, r.firstLabels);
     assert.ok(num(r, 'accuracy') > 80, `accuracy ${r.accuracy}% on ${r.images} test images`);
   });
+
+  it('server: training through Device.remote against a server in another process gives the local losses', () => {
+    const r = smoke('server');
+    assert.equal(r.steps, 30);
+    assert.equal(r.maxLossDiff, 0);
+    assert.equal(r.remoteTestMse, r.localTestMse);
+    assert.ok(num(r, 'lastLoss') < num(r, 'firstLoss') * 0.6, `loss ${r.firstLoss} -> ${r.lastLoss}`);
+  });
 });
