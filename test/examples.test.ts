@@ -92,4 +92,13 @@ describe('examples (smoke runs)', () => {
     assert.equal(r.remoteTestMse, r.localTestMse);
     assert.ok(num(r, 'lastLoss') < num(r, 'firstLoss') * 0.6, `loss ${r.firstLoss} -> ${r.lastLoss}`);
   });
+
+  it('custom-renderer: the Learner calls the custom renderer for every step, metric and epoch, then closes it', () => {
+    const r = smoke('custom-renderer');
+    // 2 epochs of 20 training and 4 validation batches; Accuracy and Loss updated each step.
+    assert.deepEqual([r.epochs, r.renders, r.updates, r.epochEnds, r.closed], [2, 48, 96, 4, true]);
+    const losses = r.trainLoss as number[];
+    assert.ok(losses[1]! < losses[0]!, `train loss by epoch ${losses}`);
+    assert.ok(num(r, 'validAccuracy') > 50, `valid accuracy ${r.validAccuracy}`);
+  });
 });
