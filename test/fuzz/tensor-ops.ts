@@ -25,6 +25,11 @@ export type ViewKind = (typeof VIEW_KINDS)[number];
  */
 export type Stability = 'exact' | 'approx' | 'unstable';
 
+// KNOWN: the CPU engines multiply Int tensors' products (prodDim, cumprod) in doubles, so a product
+// past 2^53 loses bits before it wraps to i32/i64 (WebGPU gives the exact two's-complement wrap),
+// see FINDINGS "tensor-api". While true, an Int product that may pass 2^31 is not compared.
+export const KNOWN_CPU_INT_PRODUCT_IN_DOUBLES = true;
+
 // --- values ---
 
 /** Any tensor. */
@@ -108,6 +113,8 @@ export interface Res {
   readonly k?: number;
   /** Products of operands (matmul, mul): magnitudes multiply. */
   readonly product?: boolean;
+  /** A product of `k` elements (prod, cumprod): the magnitude is the largest one to the k-th power. */
+  readonly power?: boolean;
   /** Index outputs are unstable when `input` has ties (or NaN) along `dim`. */
   readonly ties?: { readonly input: unknown; readonly dim: number };
   readonly transcendental?: boolean;
@@ -402,7 +409,7 @@ export const OPS: readonly OpDef[] = [
     name: 'reduce dim', kinds: NUM, minRank: 1, run: (c, x, r) => {
       const op = r.pick(['sumDim', 'meanDim', 'prodDim', 'maxDim', 'minDim', 'maxAbsDim'] as const);
       const d = c.dim(x.rank(), r);
-      return one(asF(x)[op](d), op === 'maxDim' || op === 'minDim' || op === 'maxAbsDim' ? 'exact' : 'smooth', [x], { k: dimSize(x, d), product: op === 'prodDim' });
+      return one(asF(x)[op](d), op === 'maxDim' || op === 'minDim' || op === 'maxAbsDim' ? 'exact' : 'smooth', [x], { k: dimSize(x, d), power: op === 'prodDim' });
     },
   },
   {
@@ -427,7 +434,7 @@ export const OPS: readonly OpDef[] = [
     name: 'scan', kinds: NUM, minRank: 1, run: (c, x, r) => {
       const op = r.pick(['cumsum', 'cumprod', 'cummin', 'cummax'] as const);
       const d = c.dim(x.rank(), r);
-      return one(asF(x)[op](d), op === 'cumsum' || op === 'cumprod' ? 'smooth' : 'exact', [x], { k: dimSize(x, d), product: op === 'cumprod' });
+      return one(asF(x)[op](d), op === 'cumsum' || op === 'cumprod' ? 'smooth' : 'exact', [x], { k: dimSize(x, d), power: op === 'cumprod' });
     },
   },
   {

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { BurnError, type Device, type TensorData } from '../../src/index.js';
 import { Rng } from './arbitraries.js';
-import { applyView, Ctx, FUZZ_DTYPES, hasSpecial, kindOfDType, maxAbsFinite, OPS, VIEW_KINDS, type FuzzDType, type Meta, type Res, type Stability, type T, type ViewKind } from './tensor-ops.js';
+import { applyView, Ctx, FUZZ_DTYPES, hasSpecial, KNOWN_CPU_INT_PRODUCT_IN_DOUBLES, kindOfDType, maxAbsFinite, OPS, VIEW_KINDS, type FuzzDType, type Meta, type Res, type Stability, type T, type ViewKind } from './tensor-ops.js';
 
 export { FUZZ_DTYPES, VIEW_KINDS, type FuzzDType, type Stability } from './tensor-ops.js';
 
@@ -127,14 +127,22 @@ function classify(c: Ctx, res: Res, outIndex: number, out: T): Meta {
   }
   // Elementwise ops err relative to each element; accumulations (k > 1) err relative to what they summed.
   let mag = Math.max(0, ...ins.map((m) => m.mag));
-  if (res.k !== undefined && cls === 'smooth' && floatOut) {
+  let overflow = false;
+  if (res.k !== undefined && cls === 'smooth') {
+    const k = Math.max(1, res.k);
     const sizes = (res.ins as T[]).map((t) => maxAbsFinite(t.toDataSync()));
-    const scale = res.product ? sizes.reduce((a, m) => a * Math.max(1, m), 1) : Math.max(0, ...sizes);
-    mag = Math.max(mag * Math.max(1, res.k), scale * Math.max(1, res.k));
+    const scale = res.power ? Math.max(1, ...sizes) ** k : res.product ? sizes.reduce((a, m) => a * Math.max(1, m), 1) * k : Math.max(0, ...sizes) * k;
+    if (floatOut) mag = Math.max(mag * k, scale);
+    // Past the dtype's range the result depends on where it overflowed (order, width of the accumulator).
+    overflow = scale > (floatOut ? FLOAT_MAX[out.dtype()] ?? Infinity : 2 ** 31 - 1);
+    if (!floatOut && overflow && KNOWN_CPU_INT_PRODUCT_IN_DOUBLES) s = 'unstable';
   }
-  const special = ins.some((m) => m.special) || (cls !== 'exact' && cls !== 'disc' && (res.ins as T[]).some((t) => hasSpecial(t.toDataSync())));
+  const special = overflow || ins.some((m) => m.special) || (cls !== 'exact' && cls !== 'disc' && (res.ins as T[]).some((t) => hasSpecial(t.toDataSync())));
   return { stability: s, mag, transcendental: Boolean(res.transcendental) || ins.some((m) => m.transcendental), special };
 }
+
+/** The largest finite value of each float dtype. */
+const FLOAT_MAX: Partial<Record<string, number>> = { f16: 65504, bf16: 3.3895e38, f32: 3.4028e38, f64: Number.MAX_VALUE };
 
 /** Describes a tensor briefly for the trace. */
 const brief = (t: T) => `${t.dtype()}[${t.dims().join(',')}]`;
