@@ -11,8 +11,14 @@
  *
  * The loaded model is a `Module`: its float initializers are parameters, so `toDevice`, autodiff
  * devices, optimizers and `saveFile` (burnpack) work as for any module.
+ *
+ * Or turn the model into source, Burn's way: `generateOnnxModule('model.onnx')` returns a readable
+ * `Module` class (TypeScript) and its burnpack weights; `writeOnnxModule` (and the `burn-ts onnx`
+ * command) writes them to a folder.
  */
 export { loadOnnx, loadOnnxWithReport, type LoadOnnxOptions, type LoadedOnnx } from './runtime/load.js';
 export { OnnxModel, type OnnxValueInfo, type OnnxValue } from './runtime/model.js';
 export type { SimplifyReport } from './graph/simplify.js';
 export { supportedOps, MAX_OPSET } from './ops/registry.js';
+export { generateOnnxModule, writeOnnxModule, type GenerateOnnxOptions, type GeneratedOnnxModule, type WrittenOnnxModule } from './codegen/generate.js';
+export type { InputShapes } from './codegen/probe.js';
