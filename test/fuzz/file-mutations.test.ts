@@ -6,7 +6,7 @@
 // time bound, producing at most PRODUCED_BOUND bytes of tensor data, without growing the
 // process's peak memory by more than PEAK_BOUND.
 //
-// Seeded: BURN_FUZZ_SEED (default fixed), BURN_FUZZ_RUNS=1000 runs ten times as many cases.
+// Seeded: BURN_FUZZ_SEED (default fixed), BURN_FUZZ_RUNS=10 runs ten times as many cases.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';

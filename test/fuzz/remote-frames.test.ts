@@ -7,7 +7,7 @@
 // answer the sync or close the connection, never stall or crash, keep its memory bounded, free a
 // closed connection's handles, and still serve a fresh valid client at the end.
 //
-// Seeded: BURN_FUZZ_SEED (default fixed), BURN_FUZZ_RUNS=1000 runs ten times as many cases.
+// Seeded: BURN_FUZZ_SEED (default fixed), BURN_FUZZ_RUNS=10 runs ten times as many cases.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Decoder } from '@msgpack/msgpack';

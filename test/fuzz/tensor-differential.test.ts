@@ -9,7 +9,7 @@
 // see tensor-program.ts for the float rules), or a BurnError where the oracle throws one; a
 // non-BurnError anywhere fails.
 //
-// Seeded: BURN_FUZZ_SEED (default fixed), BURN_FUZZ_RUNS=1000 runs ten times as many programs.
+// Seeded: BURN_FUZZ_SEED (default fixed), BURN_FUZZ_RUNS=10 runs ten times as many programs.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
