@@ -559,6 +559,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   }
 
   sort(p: CpuTensor, dim: number, descending: boolean): [CpuTensor, CpuTensor] {
+    // sortInto's line scratch is sized by the dim: an empty tensor may have a huge one.
+    if (p.numel === 0) return [this.own(allocCpu(p.dtype, 0), [...p.shape], p.dtype), this.own(new Int32Array(0), [...p.shape], 'i32')];
     const values = allocCpu(p.dtype, p.numel);
     const indices = new Int32Array(p.numel);
     sortInto(values, indices, p, p.shape, dim, descending);

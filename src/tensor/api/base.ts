@@ -356,10 +356,13 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     }
     if (size > shape[d]!) throw new BurnError('unfold', `window size ${size} is larger than dim ${dim} of size ${shape[d]}`);
     const windows = Math.floor((shape[d]! - size) / step) + 1;
-    checkNumel([...shape.slice(0, d), windows, ...shape.slice(d + 1), size], 'unfold');
+    const outShape = [...shape.slice(0, d), windows, ...shape.slice(d + 1), size];
+    checkNumel(outShape, 'unfold');
+    const b = this.backend;
+    // An empty tensor has empty windows: the index list below is sized by the windows, which may be huge.
+    if (numel(shape) === 0) return this.wrap(b.fill(outShape, 0, this.primitive.dtype));
     const idx = new Int32Array(windows * size);
     for (let w = 0; w < windows; w++) for (let k = 0; k < size; k++) idx[w * size + k] = w * step + k;
-    const b = this.backend;
     const ind = b.fromData(dataOf(idx));
     const picked = b.select(this.primitive, d, ind);
     const split = b.reshape(picked, [...shape.slice(0, d), windows, size, ...shape.slice(d + 1)]);

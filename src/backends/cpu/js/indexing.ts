@@ -112,6 +112,8 @@ function scatterDense(op: 'add' | 'assign', out: CpuArray, size: number, dim: nu
 
 /** Stable sort of every line along `dim`; NaN sorts as the largest value (as in PyTorch). */
 export function sortInto(values: CpuArray, indices: Int32Array, src: Operand, shape: readonly number[], dim: number, descending: boolean): void {
+  // No element, no line to sort: the scratch below is sized by the dim, which may be huge.
+  if (values.length === 0) return;
   const n = shape[dim]!;
   const stride = src.strides[dim]!;
   const outStrides = contiguousOf(shape);
