@@ -5,8 +5,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { FashionMnistDataset } from '../src/data/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Two examples read Fashion-MNIST (Debian's dataset-fashion-mnist, which .ci/run installs). */
+const noFashion = FashionMnistDataset.available() ? false : "Fashion-MNIST is not installed (apt-get install dataset-fashion-mnist)";
 
 /** Runs `examples/<name>/main.ts --smoke` and returns its `result` line, parsed. */
 function smoke(name: string, extraArgs: string[] = []): Record<string, unknown> {
@@ -69,7 +73,7 @@ describe('examples (smoke runs)', () => {
     assert.ok(Math.abs(corr.bmi! - 0.6611) < 1e-3 && Math.abs(corr.ltg! - 0.4388) < 1e-3, JSON.stringify(corr));
   });
 
-  it('custom-image-dataset: PNG files written to class folders train a CNN through ImageFolderDataset', () => {
+  it('custom-image-dataset: PNG files written to class folders train a CNN through ImageFolderDataset', { skip: noFashion }, () => {
     const r = smoke('custom-image-dataset');
     assert.deepEqual([r.trainImages, r.testImages, r.classes, r.epochs], [300, 100, 10, 3]);
     const losses = r.trainLoss as number[];
@@ -77,7 +81,7 @@ describe('examples (smoke runs)', () => {
     assert.ok(num(r, 'validAccuracy') > 30, `test accuracy ${r.validAccuracy}% (chance is 10%)`);
   });
 
-  it('import-model-weights: PyTorch .pt and SafeTensors weights reproduce PyTorch\'s outputs, also after a burnpack round trip', () => {
+  it('import-model-weights: PyTorch .pt and SafeTensors weights reproduce PyTorch\'s outputs, also after a burnpack round trip', { skip: noFashion }, () => {
     const r = smoke('import-model-weights');
     assert.deepEqual([r.ptApplied, r.stApplied], [16, 16]);
     for (const key of ['ptDiff', 'stDiff', 'bpkDiff']) assert.ok(num(r, key) < 1e-4, `${key} ${r[key]}`);
@@ -100,5 +104,21 @@ describe('examples (smoke runs)', () => {
     const losses = r.trainLoss as number[];
     assert.ok(losses[1]! < losses[0]!, `train loss by epoch ${losses}`);
     assert.ok(num(r, 'validAccuracy') > 50, `valid accuracy ${r.validAccuracy}`);
+  });
+
+  it('modern-lstm: the LSTM built from scratch trains (the MSE falls every epoch) and reloads for inference', () => {
+    const r = smoke('modern-lstm');
+    const train = r.trainLosses as number[], valid = r.validLosses as number[];
+    assert.equal(train.length, 3);
+    for (let e = 1; e < 3; e++) assert.ok(train[e]! < train[e - 1]! && valid[e]! < valid[e - 1]!, `losses ${train} / ${valid}`);
+    assert.ok(num(r, 'meanAbsError') < num(r, 'meanAbsTarget'), 'the predictions are closer than predicting 0');
+  });
+
+  it('wgan: the critic and the generator train in turn (clipped critic) and the samples move toward the real digits', () => {
+    const r = smoke('wgan');
+    assert.deepEqual([r.steps, r.generatorSteps], [40, 8]);
+    assert.ok(num(r, 'finalDistance') < num(r, 'initialDistance') * 0.9, `mean-image distance ${r.initialDistance} -> ${r.finalDistance}`);
+    assert.ok((r.wasserstein as number[]).every((w) => w > 0), `the critic scores real digits above generated ones: ${r.wasserstein}`);
+    assert.ok(num(r, 'criticMaxAbsWeight') <= 0.01 + 1e-7, `critic weights clipped to 0.01: max ${r.criticMaxAbsWeight}`);
   });
 });
