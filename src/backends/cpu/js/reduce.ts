@@ -109,6 +109,8 @@ export function argReduceInto(op: ArgOp, out: CpuArray, a: Operand, shape: reado
 /** Inclusive scan along `dim` of `a` into contiguous `out` of the same shape. */
 export function scanInto(op: ScanOp, out: CpuArray, a: Operand, shape: readonly number[], dim: number): void {
   const size = shape[dim]!;
+  // An empty scanned dim: the walk below is over the other dims, which may be huge.
+  if (size === 0) return;
   const stride = a.strides[dim]!;
   const outStrides = contiguous(shape);
   const oStride = outStrides[dim]!;

@@ -18,7 +18,9 @@ export interface Operand {
 
 /**
  * Drops size-1 dims and merges adjacent dims that are contiguous in every operand; returns the
- * collapsed shape and per-operand strides.
+ * collapsed shape and per-operand strides. A shape with a 0 collapses to `[0]`: every walk over it
+ * (elementwise kernels, copies, reductions, on every engine) then ends at once instead of stepping
+ * through the rows of the non-zero dims, which may number 2^32 or more.
  */
 export function collapse(shape: readonly number[], strides: readonly (readonly number[])[]): { shape: number[]; strides: number[][] } {
   const outShape: number[] = [];
@@ -26,6 +28,7 @@ export function collapse(shape: readonly number[], strides: readonly (readonly n
   for (let d = 0; d < shape.length; d++) {
     const size = shape[d]!;
     if (size === 1) continue;
+    if (size === 0) return { shape: [0], strides: strides.map(() => [1]) };
     const last = outShape.length - 1;
     if (last >= 0 && strides.every((s, k) => outStrides[k]![last] === s[d]! * size)) {
       outShape[last] = outShape[last]! * size;
