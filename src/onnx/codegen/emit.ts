@@ -96,8 +96,9 @@ function allZero(d: TensorData): boolean {
 }
 
 /** A tensor literal for a small constant (`Tensor.fromFloats([...], { device, dtype })`). */
-function smallConstant(e: Emitter_, data: TensorData, device: string): string | undefined {
+function smallConstant(e: Emitter_, data: TensorData, deviceOf: () => string): string | undefined {
   if (data.numElements() > 8 || data.shape.length > 1) return undefined;
+  const device = deviceOf();
   const values = Array.from(data.toArray()).map((v) => (data.dtype === 'bool' ? String(v !== 0) : num(Number(v))));
   e.imports['burn-ts'].add('Tensor');
   const fn = data.dtype === 'bool' ? 'fromBools' : isFloatDType(data.dtype) ? 'fromFloats' : 'fromInts';
@@ -157,7 +158,7 @@ function contextFor(e: Emitter_, node: Node, host: boolean): EmitContext {
         const t = `Tensor.fromInts([${v.elems.join(', ')}], { device: ${ctx.device()}${dtype === 'i32' ? '' : `, dtype: '${dtype}'`} })`;
         return v.scalar ? `${t}.reshape([])` : t;
       }
-      const small = v.kind === 'const' ? smallConstant(e, v.data, ctx.device()) : undefined;
+      const small = v.kind === 'const' ? smallConstant(e, v.data, () => ctx.device()) : undefined;
       if (small) return small;
       let field = e.paramFields.get(v.name);
       if (!field) {
@@ -231,7 +232,7 @@ function contextFor(e: Emitter_, node: Node, host: boolean): EmitContext {
       return name;
     },
     param: (h, spec) => {
-      const name = e.fieldNames.fresh(h);
+      const name = e.fieldNames.fresh(camel(h, 'constant'));
       e.fields.push({ name, param: spec });
       return `this.${name}.val()`;
     },
@@ -462,12 +463,10 @@ function render(e: Emitter_, options: EmitOptions, inputParams: string[], inputD
   const nn = options.imports?.nn ?? 'burn-ts/nn';
   for (const f of e.fields) if ('param' in f) e.imports['burn-ts'].add('Param').add('Tensor');
   const fieldInits = e.fields.map((f) => fieldInit(f, e));
-  for (const p of inputParams) {
-    if (p.includes(', Int>')) e.imports['burn-ts'].add('Int');
-    if (p.includes(', Bool>')) e.imports['burn-ts'].add('Bool');
-  }
-  if (/, Int>/.test(returnType)) e.imports['burn-ts'].add('Int');
-  if (/, Bool>/.test(returnType)) e.imports['burn-ts'].add('Bool');
+  // The kinds named in types (parameters, fields, generics like take<2>) are type imports.
+  const typed = [...inputParams, returnType, ...e.fields.map(fieldType), ...body].join('\n');
+  if (/, Int>/.test(typed)) e.imports['burn-ts'].add('Int');
+  if (/, Bool>/.test(typed)) e.imports['burn-ts'].add('Bool');
   e.imports['burn-ts'].add('Tensor');
   const types = new Set(['Int', 'Bool']);
   const rootNames = [...e.imports['burn-ts']].sort((a, b) => a.localeCompare(b)).map((n) => (types.has(n) ? `type ${n}` : n));

@@ -55,9 +55,17 @@ const pow: Emitter = (ctx) => {
     if (e === 2) return [`${x}.square()`];
     if (e === 0.5) return [`${x}.sqrt()`];
     if (e === -1) return [`${x}.recip()`];
-    return [kindOf(ctx.info(0).dtype) === 'Float' ? `${x}.powf(${num(e)})` : `${x}.powi(${num(e)})`];
+    return [kindOf(ctx.info(0).dtype) === 'Float' ? `${x}.powf(${num(e)})` : Number.isInteger(e) && e >= 0 ? `${x}.powi(${num(e)})` : `${x}.float().powf(${num(e)}).int('${ctx.info(0).dtype}')`];
   }
-  return [`${ctx.lifted(0, rank)}.powf(${ctx.lifted(1, rank)})`];
+  const base = ctx.lifted(0, rank);
+  const ex = ctx.lifted(1, rank);
+  const fb = kindOf(ctx.info(0).dtype) === 'Float';
+  const fe = kindOf(ctx.info(1).dtype) === 'Float';
+  if (fb && fe) return [`${base}.powf(${ex})`];
+  // Mixed kinds: computed in floats, the result of the base's dtype (ONNX's Pow keeps the base's type).
+  const b = fb ? base : `${base}.float()`;
+  const x2 = fe ? (fb ? ex : `${ex}.cast('f32')`) : `${ex}.float()`;
+  return [fb ? `${b}.powf(${x2})` : `${b}.powf(${x2}).int('${ctx.info(0).dtype}')`];
 };
 
 /** Variadic Max/Min/Sum/Mean: a chain of pairwise ops. */
@@ -98,7 +106,14 @@ const cast: Emitter = (ctx) => {
 const clip: Emitter = (ctx) => {
   const lo = ctx.opset < 11 ? ctx.attrs.float('min') : ctx.has(1) ? ctx.scalar(1) : undefined;
   const hi = ctx.opset < 11 ? ctx.attrs.float('max') : ctx.has(2) ? ctx.scalar(2) : undefined;
-  if ((ctx.opset >= 11 && ctx.has(1) && lo === undefined) || (ctx.opset >= 11 && ctx.has(2) && hi === undefined)) return ctx.fail('has bounds computed at run time');
+  if ((ctx.opset >= 11 && ctx.has(1) && lo === undefined) || (ctx.opset >= 11 && ctx.has(2) && hi === undefined)) {
+    // Bounds computed at run time: pairwise max and min with the (scalar) bound tensors.
+    const rank = ctx.info(0).rank;
+    let e = ctx.tensor(0);
+    if (ctx.has(1)) e = lo !== undefined ? `${e}.clampMin(${num(lo)})` : `${e}.maxPair(${ctx.lifted(1, rank)})`;
+    if (ctx.has(2)) e = hi !== undefined ? `${e}.clampMax(${num(hi)})` : `${e}.minPair(${ctx.lifted(2, rank)})`;
+    return [e];
+  }
   const x = ctx.tensor(0);
   if (lo !== undefined && hi !== undefined) return [`${x}.clamp(${num(lo)}, ${num(hi)})`];
   if (lo !== undefined) return [`${x}.clampMin(${num(lo)})`];
@@ -156,8 +171,10 @@ function argReduce(m: string): Emitter {
     const rank = ctx.info(0).rank;
     const raw = ctx.attrs.int('axis', 0);
     const axis = raw < 0 ? raw + rank : raw;
-    const e = `${ctx.tensor(0)}.${m}(${axis})`;
-    return [ctx.attrs.int('keepdims', 1) === 0 ? `${e}.squeezeDim(${axis})` : e];
+    let e = `${ctx.tensor(0)}.${m}(${axis})`;
+    if (ctx.attrs.int('keepdims', 1) === 0) e = `${e}.squeezeDim(${axis})`;
+    // ONNX's indices are i64; Burn's argmax gives the backend's default int.
+    return [ctx.out(0).dtype === 'i64' ? `${e}.cast('i64')` : e];
   };
 }
 
@@ -200,7 +217,24 @@ const identity: Emitter = (ctx) => [{ same: ctx.value(0)! }];
 /** The elementwise, activation, reduction and product emitters, by ONNX op type. */
 export const elementwiseEmitters: Readonly<Record<string, Emitter>> = {
   Identity: identity,
-  Dropout: (ctx): Emitted[] => [{ same: ctx.value(0)! }],
+  Dropout: (ctx): Emitted[] => {
+    // Inference: the identity (a training-mode Dropout draws a mask; its mask output is not generated).
+    if (ctx.has(2) && ctx.scalar(2) !== 0) return ctx.fail('runs in training mode');
+    if (ctx.used(1)) return ctx.fail('returns its mask');
+    return [{ same: ctx.value(0)! }];
+  },
+  TopK: (ctx) => {
+    if (ctx.attrs.int('largest', 1) !== 1) return ctx.fail('selects the smallest values');
+    const k = ctx.scalar(1);
+    if (k === undefined) return ctx.fail('has k computed at run time');
+    const rank = ctx.info(0).rank;
+    const raw = ctx.attrs.int('axis', -1);
+    const axis = raw < 0 ? raw + rank : raw;
+    const v = ctx.local(`${ctx.hint}Values`);
+    const i = ctx.local(`${ctx.hint}Indices`);
+    ctx.stmt(`const [${v}, ${i}] = ${ctx.tensor(0)}.topkWithIndices(${k}, ${axis});`);
+    return [v, ctx.out(1).dtype === 'i64' ? `${i}.cast('i64')` : i];
+  },
   Add: binary('add'), Sub: binary('sub'), Mul: binary('mul'), Div: binary('div'), Pow: pow,
   Max: variadic('maxPair'), Min: variadic('minPair'), Sum: variadic('add'), Mean: variadic('add', true),
   Equal: binary('equal'), Less: binary('lower'), Greater: binary('greater'), LessOrEqual: binary('lowerEqual'), GreaterOrEqual: binary('greaterEqual'),
@@ -225,6 +259,34 @@ export const elementwiseEmitters: Readonly<Record<string, Emitter>> = {
   Softsign: act('softsign'),
   Mish: act('mish'),
   ThresholdedRelu: act('thresholdedRelu', (c) => [c.attrs.float('alpha', 1)]),
+  Sinh: method('sinh'), Cosh: method('cosh'), Asin: method('asin'), Acos: method('acos'), Atan: method('atan'),
+  Asinh: method('asinh'), Acosh: method('acosh'), Atanh: method('atanh'), IsNaN: method('isNan'),
+  IsInf: (ctx) => {
+    if (ctx.attrs.int('detect_negative', 1) !== 1 || ctx.attrs.int('detect_positive', 1) !== 1) return ctx.fail('detects one sign of infinity only');
+    return [`${ctx.tensor(0)}.isInf()`];
+  },
+  Mod: (ctx) => {
+    const rank = ctx.out(0).rank;
+    if (ctx.attrs.int('fmod', 0) === 1) {
+      if (kindOf(ctx.info(0).dtype) !== 'Float') return ctx.fail('is an integer fmod');
+      return [`${ctx.lifted(0, rank)}.fmod(${ctx.scalar(1) !== undefined ? num(ctx.scalar(1)!) : ctx.lifted(1, rank)})`];
+    }
+    // Python's modulo: the divisor's sign, as Burn's remainder.
+    return [`${ctx.lifted(0, rank)}.remainder(${ctx.scalar(1) !== undefined ? num(ctx.scalar(1)!) : ctx.lifted(1, rank)})`];
+  },
+  CumSum: (ctx) => {
+    if (ctx.attrs.int('exclusive', 0) === 1 || ctx.attrs.int('reverse', 0) === 1) return ctx.fail('is exclusive or reversed');
+    const a = ctx.scalar(1);
+    if (a === undefined) return ctx.fail('has an axis computed at run time');
+    const rank = ctx.info(0).rank;
+    return [`${ctx.tensor(0)}.cumsum(${a < 0 ? a + rank : a})`];
+  },
+  PRelu: (ctx) => {
+    const rank = ctx.out(0).rank;
+    const x = ctx.tensor(0, false);
+    return [`${x}.maskWhere(${x}.lower(0), ${x}.mul(${ctx.lifted(1, rank)}))`];
+  },
+  Shrink: act('shrink', (c) => [c.attrs.float('lambd', 0.5), c.attrs.float('bias', 0)]),
   Clip: clip,
   Cast: cast,
   CastLike: (ctx) => [convert(ctx.tensor(0), ctx.info(0).dtype, ctx.info(1).dtype)],

@@ -48,6 +48,7 @@ const CONV_CLS = ['', 'Conv1d', 'Conv2d', 'Conv3d'];
 const conv: Emitter = (ctx) => {
   const nd = ctx.info(0).rank - 2;
   if (nd < 1 || nd > 3) return ctx.fail(`convolves ${nd} spatial dims`);
+  if (!ctx.constant(1) || (ctx.has(2) && !ctx.constant(2))) return convFunctional(ctx, nd);
   const w = weight(ctx, 1, 'weight');
   const b = ctx.has(2) ? weight(ctx, 2, 'bias') : undefined;
   const kernel = w.shape.slice(2);
@@ -71,6 +72,25 @@ const conv: Emitter = (ctx) => {
   const field = ctx.layer(ctx.hint, { cls, configCls: `${cls}Config`, config, device: true, weights, sources: ctx.node.inputs.slice(1) });
   return [`this.${field}.forward(${ctx.tensor(0)})`];
 };
+
+/** A Conv whose weights are computed: `functional.convNd` (asymmetric padding is applied to the input first). */
+function convFunctional(ctx: EmitContext, nd: number): string[] {
+  const kernel = ctx.info(1).dims.slice(2);
+  if (!kernel.every((k) => typeof k === 'number')) return ctx.fail('has a kernel whose size varies');
+  const k = kernel as number[];
+  const strides = ctx.attrs.ints('strides')?.slice() ?? k.map(() => 1);
+  const dilations = ctx.attrs.ints('dilations')?.slice() ?? k.map(() => 1);
+  const spatial = ctx.info(0).dims.slice(2);
+  const autoPad = ctx.attrs.string('auto_pad', 'NOTSET');
+  if (autoPad !== 'NOTSET' && autoPad !== 'VALID' && !spatial.every((d) => typeof d === 'number')) return ctx.fail(`pads ${autoPad} over dims whose size varies`);
+  const win = windowOf(ctx.node, ctx.attrs, spatial.map((d) => (typeof d === 'number' ? d : 0)), k);
+  const symmetric = same(win.begin, win.end);
+  let x = ctx.tensor(0);
+  if (!symmetric) x = `${x}.pad(${literal([[0, 0], [0, 0], ...win.begin.map((p, i) => [p, win.end[i]!])])}, 0)`;
+  ctx.use('burn-ts', 'functional');
+  const opts = { stride: strides, padding: symmetric ? win.begin : k.map(() => 0), dilation: dilations, groups: ctx.attrs.int('group', 1) };
+  return [`functional.conv${nd}d(${x}, ${ctx.tensor(1)}, ${ctx.has(2) ? ctx.tensor(2) : 'undefined'}, ${literal(opts)})`];
+}
 
 const convTranspose: Emitter = (ctx) => {
   const nd = ctx.info(0).rank - 2;
@@ -154,9 +174,10 @@ const batchNorm: Emitter = (ctx) => {
 function lastDimNorm(rms: boolean): Emitter {
   return (ctx) => {
     const rank = ctx.info(0).rank;
-    const axis = ctx.attrs.int('axis', -1);
-    if (axis !== -1 && axis !== rank - 1) return ctx.fail(`normalizes from axis ${axis} (the nn layer normalizes the last dim)`);
-    if (ctx.node.outputs.slice(1).some((o) => o)) return ctx.fail('returns its statistics');
+    const raw = ctx.attrs.int('axis', -1);
+    const axis = raw < 0 ? raw + rank : raw;
+    if (ctx.node.outputs.slice(1).some((o, i) => o && ctx.used(i + 1))) return ctx.fail('returns its statistics');
+    if (axis !== rank - 1) return rms ? ctx.fail(`normalizes from axis ${raw}`) : layerNormOver(ctx, axis);
     const scale = weight(ctx, 1, 'scale');
     const bias = !rms && ctx.has(2) ? weight(ctx, 2, 'bias') : undefined;
     const config: Record<string, unknown> = { dModel: scale.shape[scale.shape.length - 1]! };
@@ -170,6 +191,21 @@ function lastDimNorm(rms: boolean): Emitter {
     const field = ctx.layer(ctx.hint, { cls, configCls: `${cls}Config`, config, device: true, weights, sources: ctx.node.inputs.slice(1) });
     return [`this.${field}.forward(${ctx.tensor(0)})`];
   };
+}
+
+/** LayerNormalization over several trailing dims: `functional.layerNorm` with the weights as tensor fields. */
+function layerNormOver(ctx: EmitContext, axis: number): string[] {
+  const dims = ctx.info(0).dims.slice(axis);
+  if (!dims.every((d) => typeof d === 'number')) return ctx.fail('normalizes over dims whose size varies');
+  const shape = dims as number[];
+  const scale = weight(ctx, 1, 'scale');
+  if (scale.shape.length !== shape.length || scale.shape.some((d, i) => d !== shape[i])) return ctx.fail(`has a scale of shape [${scale.shape.join(', ')}]`);
+  const w = ctx.tensor(1);
+  const b = ctx.has(2) ? ctx.tensor(2) : undefined;
+  const eps = ctx.attrs.float('epsilon', 1e-5);
+  ctx.use('burn-ts', 'functional');
+  const opts = [`weight: ${w}`, ...(b ? [`bias: ${b}`] : []), ...(Math.abs(eps - 1e-5) > 1e-12 ? [`epsilon: ${num(eps)}`] : [])];
+  return [`functional.layerNorm(${ctx.tensor(0)}, ${literal(shape)}, { ${opts.join(', ')} })`];
 }
 
 const instanceNorm: Emitter = (ctx) => {
@@ -223,11 +259,17 @@ function poolConfig(ctx: EmitContext, avg: boolean): { cls: string; config: Reco
   const config: Record<string, unknown> = { kernelSize: perDim(kernel, oneD) };
   // Burn's default stride is the kernel size; ONNX's is 1.
   config[oneD ? 'stride' : 'strides'] = perDim(strides, oneD);
+  if (!ctx.info(0).dtype.startsWith('f')) return ctx.fail(`pools a ${ctx.info(0).dtype} tensor (the nn pools take floats)`);
   const padding = paddingOf(ctx, kernel);
   if (padding !== undefined) config.padding = padding;
+  const explicit = padding !== undefined && padding !== 'same' ? (padding as { explicit: number[] }).explicit : [];
+  if (explicit.some((p, i) => p > Math.floor(kernel[i % nd]! / 2))) return ctx.fail('pads more than half the kernel');
+  const asymmetric = padding === 'same' || explicit.length === 2 * nd;
   if (avg) {
     if (!ones(dilations)) return ctx.fail('averages with dilations');
     config.countIncludePad = ctx.attrs.int('count_include_pad', 0) === 1;
+    // Burn counts asymmetric padding in the divisor; ONNX (count_include_pad 0) does not.
+    if (asymmetric && !config.countIncludePad) return ctx.fail('averages over asymmetric padding without counting it');
   } else if (!ones(dilations)) config.dilation = perDim(dilations, oneD);
   if (ctx.attrs.int('ceil_mode', 0) === 1) config.ceilMode = true;
   return { cls: `${avg ? 'AvgPool' : 'MaxPool'}${nd}d`, config };
@@ -276,7 +318,7 @@ const resize: Emitter = (ctx) => {
   } else if (mode === 'linear' || mode === 'cubic') {
     if (mode === 'cubic' && Math.abs(ctx.attrs.float('cubic_coeff_a', -0.75) + 0.75) > 1e-6) return ctx.fail('has a cubic coefficient other than -0.75');
     if (coord === 'align_corners') alignCorners = true;
-    else if (coord === 'half_pixel' || coord === 'pytorch_half_pixel') alignCorners = false;
+    else if (coord === 'half_pixel' || (coord === 'pytorch_half_pixel' && ctx.out(0).dims.slice(2).every((d) => d !== 1))) alignCorners = false;
     else return ctx.fail(`is a ${mode} resize with ${coord} coordinates`);
     m = mode;
   } else return ctx.fail(`has mode '${mode}'`);

@@ -1,4 +1,4 @@
-import type { TensorData } from '../../tensor/data.js';
+import { TensorData } from '../../tensor/data.js';
 import { literal, num, type EmitContext, type Emitter } from './context.js';
 
 /**
@@ -254,8 +254,58 @@ const gather: Emitter = (ctx) => {
   const k = ctx.scalar(1);
   if (k !== undefined && ctx.info(1).rank === 0) return [`${ctx.tensor(0)}.sliceDim(${axis}, ${num(k)}).squeezeDim(${axis})`];
   if (idx?.kind === 'host' && idx.scalar) return [`${ctx.tensor(0)}.sliceDim(${axis}, ${idx.elems[0]}).squeezeDim(${axis})`];
-  return [`${ctx.tensor(0)}.take<${ctx.out(0).rank}>(${axis}, ${ctx.tensor(1)})`];
+  return [`${ctx.tensor(0)}.take<${ctx.out(0).rank}>(${axis}, ${indices(ctx, 1, axis)})`];
 };
+
+/** Index input `i` into dim `axis` of input 0; negative constant indices count from the end (ONNX), so they are resolved here. */
+function indices(ctx: EmitContext, i: number, axis: number): string {
+  const c = ctx.constant(i);
+  const n = ctx.info(0).dims[axis];
+  if (!c || typeof n !== 'number' || !Array.from(c.toArray()).some((v) => v < 0)) return ctx.tensor(i);
+  const vals = Array.from(c.toArray(), (v) => (v < 0 ? v + n : v));
+  if (c.numElements() <= 8 && c.shape.length <= 1) {
+    ctx.use('burn-ts', 'Tensor');
+    const t = `Tensor.fromInts([${vals.join(', ')}], { device: ${ctx.device()}, dtype: '${c.dtype}' })`;
+    return c.shape.length === 0 ? `${t}.reshape([])` : t;
+  }
+  return ctx.param(`${ctx.hint} indices`, { data: new TensorData(vals, c.shape, c.dtype), trainable: false, source: ctx.node.inputs[i]! });
+}
+
+const gatherElements: Emitter = (ctx) => {
+  const rank = ctx.info(0).rank;
+  const raw = ctx.attrs.int('axis', 0);
+  const axis = raw < 0 ? raw + rank : raw;
+  return [`${ctx.tensor(0)}.gather(${axis}, ${indices(ctx, 1, axis)})`];
+};
+
+const scatterElements: Emitter = (ctx) => {
+  const rank = ctx.info(0).rank;
+  const raw = ctx.attrs.int('axis', 0);
+  const axis = raw < 0 ? raw + rank : raw;
+  const reduction = ctx.attrs.string('reduction', 'none');
+  const op = reduction === 'none' ? 'assign' : reduction;
+  if (!['assign', 'add', 'mul', 'min', 'max'].includes(op)) return ctx.fail(`has reduction '${reduction}'`);
+  return [`${ctx.tensor(0)}.scatter(${axis}, ${indices(ctx, 1, axis)}, ${ctx.tensor(2)}, '${op}')`];
+};
+
+/** DepthToSpace / SpaceToDepth as a reshape, a permutation and a reshape. */
+function blocks(toSpace: boolean): Emitter {
+  return (ctx) => {
+    const b = ctx.attrs.int('blocksize', 1);
+    const [n, c, h, w] = [0, 1, 2, 3].map((d) => ctx.dim(0, d)) as [string, string, string, string];
+    const x = ctx.tensor(0);
+    if (toSpace) {
+      const crd = ctx.attrs.string('mode', 'DCR') === 'CRD';
+      const oc = arith('/', c, String(b * b));
+      const first = crd ? `[${n}, ${oc}, ${b}, ${b}, ${h}, ${w}]` : `[${n}, ${b}, ${b}, ${oc}, ${h}, ${w}]`;
+      const perm = crd ? '[0, 1, 4, 2, 5, 3]' : '[0, 3, 4, 1, 5, 2]';
+      return [`${x}.reshape(${first}).permute(${perm}).reshape([${n}, ${oc}, ${arith('*', h, String(b))}, ${arith('*', w, String(b))}])`];
+    }
+    const oh = arith('/', h, String(b));
+    const ow = arith('/', w, String(b));
+    return [`${x}.reshape([${n}, ${c}, ${oh}, ${b}, ${ow}, ${b}]).permute([0, 3, 5, 1, 2, 4]).reshape([${n}, ${arith('*', c, String(b * b))}, ${oh}, ${ow}])`];
+  };
+}
 
 const expand: Emitter = (ctx) => {
   const shape = ctx.host(1);
@@ -323,5 +373,6 @@ const trilu: Emitter = (ctx) => {
 /** The shape and layout emitters in tensor mode, by ONNX op type. */
 export const shapeEmitters: Readonly<Record<string, Emitter>> = {
   Reshape: reshape, Flatten: flatten, Transpose: transpose, Squeeze: squeeze, Unsqueeze: unsqueeze, Concat: concat, Split: split,
-  Slice: slice, Gather: gather, Expand: expand, ConstantOfShape: constantOfShape, Range: range, Pad: pad, Tile: tile, Trilu: trilu,
+  Slice: slice, Gather: gather, GatherElements: gatherElements, ScatterElements: scatterElements,
+  DepthToSpace: blocks(true), SpaceToDepth: blocks(false), Expand: expand, ConstantOfShape: constantOfShape, Range: range, Pad: pad, Tile: tile, Trilu: trilu,
 };
