@@ -7,11 +7,6 @@ import { conformanceDevices, remoteServer, type ConformanceDevice } from '../hel
 import { describeThrown } from './arbitraries.js';
 import { compareOutput, runProgram, type Outcome, type Program } from './tensor-program.js';
 
-// KNOWN: on WebGPU, scatter / selectAssign / scatterNd into an empty tensor skip the index check
-// (they resolve to the empty tensor where the oracle throws a BurnError), see FINDINGS "webgpu".
-// While true, those refusals are not compared on WebGPU devices.
-export const KNOWN_WEBGPU_EMPTY_SCATTER_UNCHECKED = true;
-
 // KNOWN: on the remote device, a failed device-side index check whose op then threw on the client
 // (scatterNd's values check after its checkIndices was sent) surfaces at the next, unrelated read,
 // see FINDINGS "remote". While true, each program runs on its own remote connection, so such a
@@ -37,11 +32,6 @@ function refusesDType(entry: ConformanceDevice, out: Outcome): boolean {
   if (!entry.dtypes || out.kind !== 'burn') return false;
   const m = /dtype (\w+) is not supported by the/.exec(out.error.message);
   return m !== null && !entry.dtypes.has(m[1] as DType);
-}
-
-/** The oracle's refusal of an index into an empty tensor by an assign-family op. */
-function emptyScatterRefusal(message: string): boolean {
-  return /^(scatter|selectAssign|scatterNd): index/.test(message) && /of size 0;|shape \[([^\]]*, )?0(, [^\]]*)?\]/.test(message);
 }
 
 function outcomeText(o: Outcome): string {
@@ -79,7 +69,6 @@ export async function checkProgram(program: Program, devices: readonly Conforman
       continue;
     }
     if (refusesDType(entry, got)) continue;
-    if (KNOWN_WEBGPU_EMPTY_SCATTER_UNCHECKED && entry.name.includes('webgpu') && want.kind === 'burn' && emptyScatterRefusal(want.error.message)) continue;
     if (want.kind === 'burn') {
       if (got.kind !== 'burn') add(`succeeded where the oracle threw ${outcomeText(want)}`);
       continue;

@@ -344,7 +344,15 @@ export class GpuRuntime {
       size += Math.ceil(bytes / 4) * 4;
     }
     if (size === 0) {
+      // Nothing to copy, but the work that computed an empty tensor can still fail (an index check
+      // of a scatter into it): wait for its batch as a copying read does.
+      this.begin();
+      const tickets = parts.map(({ src }) => this.faults.read(src));
       this.flush();
+      await this.whileAlive(this.settled);
+      this.checkAlive();
+      const fault = tickets.find((t) => t.fault)?.fault;
+      if (fault) throw this.faults.report(fault);
       return parts.map(() => new ArrayBuffer(0));
     }
     this.begin();
