@@ -3,11 +3,15 @@
 // - sort / argsort / topk / median / unfold of an empty tensor return empty results without
 //   allocating by the size of a (huge) non-zero dim;
 // - ops on a zero-element strided tensor return at once instead of walking the rows of its
-//   non-zero dims (2^30 rows took seconds per op), on every CPU engine and over remote.
+//   non-zero dims (2^30 rows took seconds per op), on every CPU engine and over remote;
+// - WebGPU: scatter / selectAssign / scatterNd into an empty tensor refuse their out-of-range
+//   indices like the CPU engines (the read of the empty result skipped the device-side check);
+// - out-of-range indices are refused even when the slices they select are empty (zeros([3, 0])
+//   .select(0, [5]) succeeded; PyTorch refuses), on every device.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Device, Tensor, type Float, type Kind } from '../src/index.js';
-import { nativeTestDevice, remoteServer, wasmTestDevice } from './helpers/devices.js';
+import { BurnError, Device, Tensor, type Float, type Int, type Kind } from '../src/index.js';
+import { nativeTestDevice, remoteServer, wasmTestDevice, webgpu } from './helpers/devices.js';
 
 const cpuDevices: [string, Device][] = [['js', Device.cpu({ engine: 'js' })]];
 const native = nativeTestDevice();
@@ -65,4 +69,45 @@ describe('empty tensors: strided ops do not walk the rows of the non-zero dims',
     assert.deepEqual(await quickShape('permute+exp', 2000, () => x.permute([1, 2, 0]).exp()), [2 ** 15, 2 ** 15, 0]);
     assert.deepEqual(await (Tensor.ones([2], d) as F).toData().then((t) => Array.from(t.toArray())), [1, 1]);
   });
+});
+
+/** Asserts that reading `fn()` rejects with a BurnError of `op` saying `part`. */
+async function refuses(op: string, part: RegExp, fn: () => Tensor<number, Kind>): Promise<void> {
+  await assert.rejects(async () => fn().toData(), (e: unknown) => e instanceof BurnError && e.message.startsWith(`${op}:`) && part.test(e.message));
+}
+
+describe('WebGPU: the assign family checks its indices into an empty tensor', () => {
+  const d = webgpu.device;
+  it('scatter, selectAssign, scatterNd refuse index 0 of a dim of size 0', { skip: d ? false : webgpu.reason }, async () => {
+    const g = d!;
+    const zero = () => Tensor.fromInts([0], g) as Tensor<1, Int>;
+    await refuses('selectAssign', /index 0 is out of bounds for dim 0 of size 0/, () => Tensor.zeros([0], g).selectAssign(0, zero(), Tensor.zeros([1], g), 'add'));
+    await refuses('scatter', /index 0 is out of bounds for dim 0 of size 0/, () => Tensor.zeros([0], g).scatter(0, zero(), Tensor.zeros([1], g), 'add'));
+    await refuses('scatterNd', /out of bounds/, () => Tensor.zeros([0, 3], g).scatterNd(Tensor.fromInts([[0]], g), Tensor.zeros([1, 3], g), 'add'));
+    // An empty index list into an empty tensor is fine, and the device stays usable.
+    assert.deepEqual([...(await Tensor.zeros([0], g).scatter(0, Tensor.zeros([0], { device: g, dtype: 'i32' }) as Tensor<1, Int>, Tensor.zeros([0], g), 'add').toData()).shape], [0]);
+    assert.deepEqual(Array.from((await Tensor.ones([2], g).toData()).toArray()), [1, 1]);
+  });
+});
+
+describe('out-of-range indices selecting empty slices are refused', () => {
+  const devices: [string, () => Device][] = cpuDevices.map(([n, d]) => [n, () => d]);
+  devices.push(['remote', () => Device.remote(remoteServer.url)]);
+  if (webgpu.device) devices.push(['webgpu', () => webgpu.device!]);
+  for (const [name, device] of devices) {
+    it(`on ${name}`, async () => {
+      const d = device();
+      const x = Tensor.zeros([3, 0], d) as F;
+      const five = () => Tensor.fromInts([5], d) as Tensor<1, Int>;
+      await refuses('select', /index 5 is out of bounds for dim 0 of size 3/, () => x.select(0, five()));
+      await refuses('take', /index 5 is out of bounds for dim 0 of size 3/, () => x.take(0, five()));
+      await refuses('selectAssign', /index 5 is out of bounds for dim 0 of size 3/, () => x.selectAssign(0, five(), Tensor.zeros([1, 0], d), 'add'));
+      await refuses('gatherNd', /out of bounds/, () => x.gatherNd(Tensor.fromInts([[5]], d)));
+      await refuses('scatterNd', /out of bounds/, () => x.scatterNd(Tensor.fromInts([[5]], d), Tensor.zeros([1, 0], d), 'add'));
+      // In-range indices into empty slices still work, and the device stays usable.
+      assert.deepEqual(await shapeOf(x.select(0, Tensor.fromInts([2, 0], d) as Tensor<1, Int>)), [2, 0]);
+      assert.deepEqual(await shapeOf(x.selectAssign(0, Tensor.fromInts([1], d) as Tensor<1, Int>, Tensor.zeros([1, 0], d), 'add')), [3, 0]);
+      assert.deepEqual(Array.from((await Tensor.ones([2], d).toData()).toArray()), [1, 1]);
+    });
+  }
 });

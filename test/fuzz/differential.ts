@@ -13,12 +13,6 @@ import { compareOutput, runProgram, type Outcome, type Program } from './tensor-
 // failure cannot reach the next program.
 export const KNOWN_REMOTE_ORPHAN_CHECK_LEAKS = true;
 
-// KNOWN: the CPU engines (the oracle) accept out-of-range indices when the selected slices are
-// empty, where the remote device's index check refuses them (gatherNd, scatterNd), see FINDINGS
-// "tensor-api". While true, a device's out-of-bounds refusal where the oracle succeeded on a program
-// with out-of-range indices is not compared.
-export const KNOWN_EMPTY_SLICE_INDICES_UNCHECKED = true;
-
 /** The oracle: the CPU's js engine. */
 export const oracle: Device = Device.cpu({ engine: 'js' });
 
@@ -74,7 +68,6 @@ export async function checkProgram(program: Program, devices: readonly Conforman
       continue;
     }
     if (got.kind === 'burn') {
-      if (KNOWN_EMPTY_SLICE_INDICES_UNCHECKED && want.oobUsed && /index .*out of bounds/.test(got.error.message)) continue;
       add(`threw ${outcomeText(got)} where the oracle succeeded`);
       continue;
     }

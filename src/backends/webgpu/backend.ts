@@ -15,6 +15,7 @@ import { BurnError, fmt } from '../../tensor/errors.js';
 import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../tensor/shape.js';
 import type { GpuContext, WebGpuInfo } from './context.js';
 import { runCheckIndices, runGather, runScatter } from './kernels/indexing.js';
+import { selectsEmptySlices } from '../../backend/defaults/indexing.js';
 import { runMap, type MapInput, type MapScalar } from './kernels/map.js';
 import { runMatmul } from './kernels/matmul.js';
 import { runRandom } from './kernels/random.js';
@@ -424,10 +425,27 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
 
   // Select and selectAssign are a gather and a scatter over spread indices, whose index errors name the user's op.
   override select(p: WebGpuTensor, dim: number, indices: WebGpuTensor): WebGpuTensor {
-    return this.scoped(() => this.gather(p, dim, this.spread(indices, dim, p.shape), 'select'));
+    const out = this.scoped(() => this.gather(p, dim, this.spread(indices, dim, p.shape), 'select'));
+    this.checkEmptySlices(out, p.shape, dim, indices, 'select');
+    return out;
   }
   override selectAssign(op: ScatterOp, p: WebGpuTensor, dim: number, indices: WebGpuTensor, values: WebGpuTensor): WebGpuTensor {
-    return this.scoped(() => this.scatter(op, p, dim, this.spread(indices, dim, p.shape), values, 'selectAssign'));
+    const out = this.scoped(() => this.scatter(op, p, dim, this.spread(indices, dim, p.shape), values, 'selectAssign'));
+    this.checkEmptySlices(out, p.shape, dim, indices, 'selectAssign');
+    return out;
+  }
+
+  /**
+   * Indices selecting empty slices (another dim is 0) pass through no kernel: check them on the
+   * device into `out`'s buffer, so that a read of the (empty) result throws their error.
+   */
+  private checkEmptySlices(out: WebGpuTensor, shape: readonly number[], dim: number, indices: WebGpuTensor, op: string): void {
+    if (!selectsEmptySlices(shape, dim, indices)) return;
+    const size = shape[dim]!;
+    const src = this.contiguous(indices, op);
+    runCheckIndices(this.rt, src.buffer, src.offset, indices.dtype, indices.numel, out.buffer, 0, size,
+      (index) => new BurnError(op, `index ${index} is out of bounds for dim ${dim} of size ${size}; expected 0 <= index < ${size}; WebGPU checks indices on the device, so this surfaces when a result is read`), true);
+    if (src !== indices) src.release();
   }
   override softmax(p: WebGpuTensor, dim: number): WebGpuTensor {
     return modules.softmax(this.rt, this, p, dim, false) ?? this.scoped(() => super.softmax(p, dim));

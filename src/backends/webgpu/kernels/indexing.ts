@@ -39,9 +39,11 @@ function indexCheck(p: Params, op: string, dim: number, size: number): { check: 
 /**
  * `dst[i] = src[offset + i]` for `n` elements of a contiguous integer tensor, counting values
  * outside `[lo, hi)` in the check's slot: indices a later op uses, checked where no kernel of
- * that op indexes with them (one-hot compares instead).
+ * that op indexes with them (one-hot compares instead). With `sink`, `dst` is the (one-word)
+ * buffer of an empty result that no kernel writes: only its first word is written, so that the
+ * check's failure spoils that result (indices selecting empty slices).
  */
-export function runCheckIndices(rt: GpuRuntime, src: GPUBuffer, offset: number, dtype: DType, n: number, dst: GPUBuffer, lo: number, hi: number, error: (index: number) => Error): void {
+export function runCheckIndices(rt: GpuRuntime, src: GPUBuffer, offset: number, dtype: DType, n: number, dst: GPUBuffer, lo: number, hi: number, error: (index: number) => Error, sink = false): void {
   if (n === 0) return;
   const t = ctype(dtype, 'checkIndices');
   const p = new Params();
@@ -51,7 +53,7 @@ export function runCheckIndices(rt: GpuRuntime, src: GPUBuffer, offset: number, 
   const slot = p.u(0);
   const k = castExpr(dtype, 'i32', 'v');
   const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, `  let v = src[${off} + i32(i)];`, `  let k = ${k.expr};`,
-    `  if (k < ${loW} || k >= ${hiW}) { flag_index(${slot}, k); }`, '  dst[i] = v;', '}'];
+    `  if (k < ${loW} || k >= ${hiW}) { flag_index(${slot}, k); }`, sink ? '  if (i == 0u) { dst[0] = v; }' : '  dst[i] = v;', '}'];
   const code = shader(k.helpers, [storageDecls([['dst', t, true], ['src', t, false]]), checkDecl(2), p.decl(3), ...lines]);
   rt.dispatch(code, [dst, src, rt.checkBuffer], p.words, linearGroups(n), { lo, hi, error: (index) => error(index), word });
 }
