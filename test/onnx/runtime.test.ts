@@ -201,3 +201,22 @@ describe('ONNX runtime: inputs and errors', () => {
     assert.equal(typeof m.run, 'function');
   });
 });
+
+describe('ONNX runtime: memory', () => {
+  it("releases an op's temporaries when the op returns, so the next op reuses their memory in the same run", async () => {
+    // Clip is clampMin then clampMax: its intermediate must be back in the CPU pool before Relu allocates.
+    const n = 262_147; // a length no other test allocates, so only this run's arrays can be reused
+    const device = Device.cpu();
+    const m = await loadOnnx(model(graph({
+      nodes: [node('Clip', ['x', 'lo', 'hi'], ['c']), node('Relu', ['c'], ['y'])],
+      inputs: [value('x', T.f32, [n])], outputs: [value('y', T.f32, [n])],
+      initializers: [floats('lo', [], [0]), floats('hi', [], [6])],
+    }), 13), device);
+    const x = Tensor.fromData(new TensorData(new Float32Array(n).map((_, i) => (i % 17) - 8), [n], 'f32'), device);
+    const reused = () => (device.info().pool as { reused: number }).reused;
+    const before = reused();
+    const y = m.run({ x }).y!;
+    assert.ok(reused() > before, 'Relu reused the array of Clip\'s intermediate');
+    assert.deepEqual(Array.from(y.toDataSync().toArray().slice(0, 17)), [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 6, 6]);
+  });
+});

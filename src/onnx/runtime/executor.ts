@@ -1,3 +1,4 @@
+import { runScope } from '../../backend/memory.js';
 import { Device } from '../../device/device.js';
 import type { TensorData } from '../../tensor/data.js';
 import { BurnError } from '../../tensor/errors.js';
@@ -206,7 +207,11 @@ function runStep(step: Step, scope: Scope, env: RunEnv): void {
 function finish(step: Step, scope: Scope, env: RunEnv, call: Call): void {
   let outputs: readonly (Value | undefined)[];
   try {
-    outputs = step.def.run(call.ctx, call.inputs);
+    // The temporaries of a composite op (Clip's max before its min, a normalization's centered
+    // input…) go back to the allocator as soon as the op returns, not at the end of the run: the
+    // next op reuses their memory instead of faulting in fresh pages. Not on autodiff devices,
+    // whose backward pass reads them.
+    outputs = env.release ? runScope(() => step.def.run(call.ctx, call.inputs)) : step.def.run(call.ctx, call.inputs);
   } catch (e) {
     throw nodeError(step, e);
   }
