@@ -7,7 +7,9 @@
 // - WebGPU: scatter / selectAssign / scatterNd into an empty tensor refuse their out-of-range
 //   indices like the CPU engines (the read of the empty result skipped the device-side check);
 // - out-of-range indices are refused even when the slices they select are empty (zeros([3, 0])
-//   .select(0, [5]) succeeded; PyTorch refuses), on every device.
+//   .select(0, [5]) succeeded; PyTorch refuses), on every device;
+// - remote: a failed server-side index check whose op then threw on the client (or whose result is
+//   never read) no longer surfaces at the next, unrelated read.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BurnError, Device, Tensor, type Float, type Int, type Kind } from '../src/index.js';
@@ -110,4 +112,20 @@ describe('out-of-range indices selecting empty slices are refused', () => {
       assert.deepEqual(Array.from((await Tensor.ones([2], d).toData()).toArray()), [1, 1]);
     });
   }
+});
+
+describe('remote: an orphaned index check does not fail the next read', () => {
+  it('scatterNd / gatherNd whose check was sent before a client-side error', async () => {
+    const d = Device.remote(remoteServer.url);
+    const x = Tensor.zeros([2, 3], d) as F;
+    assert.throws(() => x.scatterNd(Tensor.fromInts([[7]], d), Tensor.zeros([5, 5], d), 'add'), (e: unknown) => e instanceof BurnError && /values of shape \[5, 5\]/.test(e.message));
+    assert.deepEqual(Array.from((await Tensor.ones([2], d).toData()).toArray()), [1, 1]);
+    // A checked result never read: its failure belongs to it alone.
+    x.gatherNd(Tensor.fromInts([[9]], d));
+    assert.deepEqual(Array.from((await Tensor.ones([3], d).toData()).toArray()), [1, 1, 1]);
+    // A read of what the check guards still throws the check's error, naming the user's op.
+    await refuses('gatherNd', /index component 9/, () => x.gatherNd(Tensor.fromInts([[9]], d)));
+    await refuses('oneHot', /class index 5 is out of range for 3 classes/, () => Tensor.fromInts([0, 5], d).oneHot(3));
+    assert.deepEqual(Array.from((await Tensor.ones([1], d).toData()).toArray()), [1]);
+  });
 });

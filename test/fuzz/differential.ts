@@ -2,16 +2,9 @@
 // conformance device, then compare outcomes — the same values (per the oracle's stability of each
 // output), or a BurnError wherever the oracle threw one. A non-BurnError anywhere is a failure.
 import { BurnError, Device, type DType } from '../../src/index.js';
-import type { RemoteBackend } from '../../src/backends/remote/index.js';
-import { conformanceDevices, remoteServer, type ConformanceDevice } from '../helpers/devices.js';
+import { conformanceDevices, type ConformanceDevice } from '../helpers/devices.js';
 import { describeThrown } from './arbitraries.js';
 import { compareOutput, runProgram, type Outcome, type Program } from './tensor-program.js';
-
-// KNOWN: on the remote device, a failed device-side index check whose op then threw on the client
-// (scatterNd's values check after its checkIndices was sent) surfaces at the next, unrelated read,
-// see FINDINGS "remote". While true, each program runs on its own remote connection, so such a
-// failure cannot reach the next program.
-export const KNOWN_REMOTE_ORPHAN_CHECK_LEAKS = true;
 
 /** The oracle: the CPU's js engine. */
 export const oracle: Device = Device.cpu({ engine: 'js' });
@@ -33,8 +26,6 @@ function outcomeText(o: Outcome): string {
   return o.kind === 'burn' ? `BurnError: ${o.error.message.slice(0, 300)}` : `NON-BurnError ${describeThrown(o.error)}`;
 }
 
-let connections = 0;
-
 /** One disagreement. */
 export interface Mismatch {
   readonly device: string;
@@ -54,9 +45,7 @@ export async function checkProgram(program: Program, devices: readonly Conforman
     return { mismatches, oracle: want };
   }
   for (const entry of devices) {
-    const own = KNOWN_REMOTE_ORPHAN_CHECK_LEAKS && entry.name === 'remote' ? Device.remote(`${remoteServer.url}/fuzz/${++connections}`) : undefined;
-    const got = await runProgram(program, own ?? entry.device(), false);
-    if (own) (own.backend as unknown as RemoteBackend).close();
+    const got = await runProgram(program, entry.device(), false);
     const add = (message: string) => mismatches.push({ device: entry.name, message: `${message}\n  trace: ${trace()}` });
     if (got.kind === 'other') {
       add(`threw a non-BurnError: ${describeThrown(got.error)} (oracle: ${outcomeText(want)})`);

@@ -100,7 +100,8 @@ export class RemoteBackend extends BaseBackend<RemoteTensor> {
   private op(name: OpCommand, m: Meta, ...args: unknown[]): T {
     const encoded = args.map((a) => (a instanceof RemoteTensor ? this.connection.id(a) : a));
     const out = this.alloc(m);
-    this.connection.send([name, out.id, ...encoded]);
+    // An index check's failure belongs to what is computed from its output (see Connection.send).
+    this.connection.send([name, out.id, ...encoded], undefined, name === 'checkIndices');
     return out;
   }
 

@@ -109,6 +109,13 @@ export class Connection {
   private live = 0;
   private readonly pending = new Map<number, Pending>();
   private failures: Failure[] = [];
+  /**
+   * Commands whose failure belongs only to the tensors computed from their output (index checks):
+   * the server poisons that output, so reads of what it guards reject, but the failure is not kept
+   * for the next unrelated read or sync (the checked op may have thrown on the client, or its
+   * result may never be read).
+   */
+  private readonly quiet = new Set<number>();
   /** The user op of commands sent while one ran: a failure reported later names it. */
   private readonly labels = new CommandLabels();
   private drops: number[] = [];
@@ -200,12 +207,14 @@ export class Connection {
    * Queues a command; returns its sequence number. A command with a tensor `payload` (appended as
    * its last element) is sent at once, in a frame of its own, when the socket is open (so the
    * caller's bytes are copied once, before this returns); before that it is queued with a copy.
+   * A `quiet` command's failure surfaces only at reads of what is computed from its output.
    */
-  send(command: Command, payload?: Uint8Array): number {
+  send(command: Command, payload?: Uint8Array, quiet = false): number {
     if (this.state === 'closed') throw this.closeError!;
     // Released handles are dropped before the next command, so a server at its handle limit sees them freed.
     if (this.drops.length > 0) this.flushDrops();
     const seq = this.seq++;
+    if (quiet) this.quiet.add(seq);
     const userOp = currentUserOp();
     if (userOp !== undefined) this.labels.add(seq, userOp);
     if (payload && this.state === 'open') {
@@ -303,10 +312,13 @@ export class Connection {
       return;
     }
     const [kind, a, b, c, d, e] = message as unknown[];
+    // A reply to command `a` means every command before it has run: their quiet marks are spent.
+    if (this.quiet.size > 0 && kind !== 'fail') for (const q of this.quiet) if (q < Number(a)) this.quiet.delete(q);
     switch (kind) {
       case 'fail': {
         // Named after the user op the command ran for (a `take`, not the `select` that failed).
         const op = this.labels.fail(Number(a));
+        if (this.quiet.delete(Number(a))) return;
         if (this.failures.length < MAX_FAILURES) this.failures.push({ seq: Number(a), error: relabelError(this.remoteError(b, c), op) as BurnError });
         return;
       }
