@@ -96,6 +96,9 @@ describe('out-of-range indices selecting empty slices are refused', () => {
   const devices: [string, () => Device][] = cpuDevices.map(([n, d]) => [n, () => d]);
   devices.push(['remote', () => Device.remote(remoteServer.url)]);
   if (webgpu.device) devices.push(['webgpu', () => webgpu.device!]);
+  // The autodiff decorator over the CPU and WebGPU (its select is not the inner backend's).
+  devices.push(['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff()]);
+  if (webgpu.device) devices.push(['autodiff<webgpu>', () => webgpu.device!.autodiff()]);
   for (const [name, device] of devices) {
     it(`on ${name}`, async () => {
       const d = device();

@@ -2,6 +2,7 @@ import type { AutodiffOps, Gradients } from '../../backend/autodiff.js';
 import type { Backend, SliceSpecs, TensorPrimitive } from '../../backend/backend.js';
 import { BaseBackend } from '../../backend/base.js';
 import { relu, reluBackward } from '../../backend/defaults/activation.js';
+import { selectsEmptySlices } from '../../backend/defaults/indexing.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
 import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions } from '../../backend/options.js';
 import type { TensorData } from '../../tensor/data.js';
@@ -254,6 +255,23 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   gather(p: AdTensor, dim: number, indices: AdTensor): AdTensor {
     const meta = { shape: p.shape, dtype: p.dtype };
     return this.record([p, indices], ([x, i]) => this.innerBackend.gather(x!, dim, i!), 'memory', [1], (g, v) => [gatherGrad(this.innerBackend, g, meta, dim, v(0)), undefined]);
+  }
+  /**
+   * Indices selecting empty slices (another dim is 0) reach no gather element: they go through the
+   * inner select, which checks them (on the device where it cannot read them here). The result is
+   * empty, so the input's gradient from it is zeros.
+   */
+  override select(p: AdTensor, dim: number, indices: AdTensor): AdTensor {
+    if (!selectsEmptySlices(p.shape, dim, indices)) return super.select(p, dim, indices);
+    const meta = { shape: p.shape, dtype: p.dtype };
+    return this.record([p, indices], ([x, i]) => this.innerBackend.select(x!, dim, i!), 'memory', [], () => [this.innerBackend.fill(meta.shape, 0, meta.dtype), undefined]);
+  }
+  /** As {@link select}: the inner selectAssign checks indices selecting empty slices; both gradients are empty. */
+  override selectAssign(op: ScatterOp, p: AdTensor, dim: number, indices: AdTensor, values: AdTensor): AdTensor {
+    if (!selectsEmptySlices(p.shape, dim, indices)) return super.selectAssign(op, p, dim, indices, values);
+    const pm = { shape: p.shape, dtype: p.dtype }, vm = { shape: values.shape, dtype: values.dtype };
+    return this.record([p, indices, values], ([x, i, v]) => this.innerBackend.selectAssign(op, x!, dim, i!, v!), 'memory', [],
+      () => [this.innerBackend.fill(pm.shape, 0, pm.dtype), undefined, this.innerBackend.fill(vm.shape, 0, vm.dtype)]);
   }
   scatter(op: ScatterOp, p: AdTensor, dim: number, indices: AdTensor, values: AdTensor): AdTensor {
     return this.record([p, indices, values], ([x, i, vals]) => this.innerBackend.scatter(op, x!, dim, i!, vals!), 'memory', [0, 1, 2, 'out'], (g, v) => {
