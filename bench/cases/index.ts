@@ -5,6 +5,7 @@ import { convCases } from './conv.js';
 import { elementwiseCases } from './elementwise.js';
 import { layoutCases } from './layout.js';
 import { matmulCases } from './matmul.js';
+import { onnxCases } from './onnx.js';
 import { optimCases } from './optim.js';
 import { overheadCases } from './overhead.js';
 import { reduceCases } from './reduce.js';
@@ -25,4 +26,5 @@ export const allCases: readonly BenchCase[] = [
   ...trainCases,
   ...storeCases,
   ...webgpuCases,
+  ...onnxCases,
 ];

@@ -13,6 +13,7 @@ import { nativeAddon, nativeUnavailableReason } from '../../src/backends/cpu/nat
 import { wasmRuntime, wasmUnavailableReason } from '../../src/backends/cpu/wasm/index.js';
 import { inProcessImpl } from '../lib/measure.js';
 import { prepareDecorator, prepareStep, tensorsOf } from './burn-autodiff.js';
+import { prepareOnnx } from './burn-onnx.js';
 import { prepareStore } from './burn-store.js';
 import { prepareOptim } from './burn-optim.js';
 import { prepareTrain } from './burn-train.js';
@@ -39,6 +40,7 @@ export function body(c: BenchCase, t: readonly FloatTensor[]): () => FloatTensor
     }
     case 'mlpStep': case 'convnetStep': case 'adamStep': case 'mnistTrainStep': throw new NotAvailable(`${c.op} is a training step, not a single op`);
     case 'storeSave': case 'storeLoad': throw new NotAvailable(`${c.op} is a file case (impls/burn-store.ts)`);
+    case 'onnxRun': case 'onnxLoad': throw new NotAvailable(`${c.op} is a model case (impls/burn-onnx.ts)`);
   }
 }
 
@@ -105,6 +107,7 @@ export function burnImpl(options: { readback: boolean; engine?: 'js' | 'native' 
       if (c.op === 'adamStep') return prepareOptim(c, inputs, device);
       if (c.op === 'mnistTrainStep') return prepareTrain(c, inputs, device);
       if (c.op === 'storeSave' || c.op === 'storeLoad') return prepareStore(c, inputs, device);
+      if (c.family === 'onnx') return prepareOnnx(c, inputs, device);
       if (c.metric.kind === 'decorator') return prepareDecorator(c, inputs, device, body, options.readback);
       const tensors = tensorsOf(c, inputs, device);
       const run = body(c, tensors);

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { errorText, inProcessImpl } from '../lib/measure.js';
 import { NotAvailable, type BenchCase, type Impl, type Prepared } from '../lib/types.js';
 import { encodeOneOpModel, type OneOpModel } from './onnx-proto.js';
+import { prepareOrtOnnx } from './ort-onnx.js';
 
 type Ort = typeof import('onnxruntime-node');
 
@@ -35,6 +36,7 @@ function modelOf(c: BenchCase): OneOpModel {
     }
     case 'mlpStep': case 'convnetStep': case 'adamStep': case 'mnistTrainStep': throw new NotAvailable('onnxruntime-node runs inference only (no gradients)');
     case 'storeSave': case 'storeLoad': throw new NotAvailable('the file cases compare burn-ts with torch.save/torch.load only');
+    case 'onnxRun': case 'onnxLoad': throw new NotAvailable(`${c.op} runs a model file (impls/ort-onnx.ts)`);
   }
 }
 
@@ -56,6 +58,7 @@ export function ortImpl(): Impl {
     async prepare(c, inputs): Promise<Prepared> {
       if (c.metric.kind === 'decorator') throw new NotAvailable("burn-ts's autodiff decorator only (ONNX Runtime has no such layer)");
       const lib = ort!;
+      if (c.family === 'onnx') return prepareOrtOnnx(lib, c, inputs, ORT_THREADS);
       const session = await lib.InferenceSession.create(encodeOneOpModel(modelOf(c)), {
         executionProviders: ['cpu'],
         intraOpNumThreads: ORT_THREADS,

@@ -53,6 +53,7 @@ function body(tf: Tf, c: BenchCase, t: readonly TfTensor[]): () => TfTensor {
     case 'adamStep': throw new NotAvailable('the optimizer case compares burn-ts with torch.optim.Adam only');
     case 'mnistTrainStep': throw new NotAvailable('the MNIST training step compares burn-ts\'s nn layers and Adam with torch.nn / torch.optim only (tfjs-core has no layers API)');
     case 'storeSave': case 'storeLoad': throw new NotAvailable('the file cases compare burn-ts with torch.save/torch.load only');
+    case 'onnxRun': case 'onnxLoad': throw new NotAvailable('the ONNX model cases compare burn-ts with onnxruntime-node only');
   }
 }
 

@@ -11,7 +11,10 @@
  * is a whole training step (forward, loss read-back, backward, Adam update) of the MNIST ConvNet
  * (see cases/train.ts).
  */
-export type OpName = 'add' | 'mul' | 'mulScalar' | 'matmul' | 'exp' | 'sum' | 'softmax' | 'transposeCopy' | 'conv2d' | 'mlpStep' | 'convnetStep' | 'adamStep' | 'mnistTrainStep' | 'storeSave' | 'storeLoad';
+export type OpName = 'add' | 'mul' | 'mulScalar' | 'matmul' | 'exp' | 'sum' | 'softmax' | 'transposeCopy' | 'conv2d' | 'mlpStep' | 'convnetStep' | 'adamStep' | 'mnistTrainStep' | 'storeSave' | 'storeLoad' | 'onnxRun' | 'onnxLoad';
+
+/** The exported models of the ONNX cases (`onnxRun`: a model's inference; `onnxLoad`: its load time; see cases/onnx.ts). */
+export type OnnxBenchModel = 'resnet18' | 'mobilenet_v2' | 'encoder';
 
 /** One input: its shape and the seed of its deterministic values (see lib/data.ts). */
 export interface InputSpec {
@@ -33,6 +36,8 @@ export interface OpAttrs {
   readonly classes?: number;
   /** The file format of `storeSave` / `storeLoad` (cases/store.ts). */
   readonly format?: 'burnpack' | 'safetensors' | 'pt';
+  /** The model of `onnxRun` / `onnxLoad` (cases/onnx.ts). */
+  readonly model?: OnnxBenchModel;
 }
 
 /**

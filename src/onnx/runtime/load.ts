@@ -2,6 +2,7 @@ import { Device } from '../../device/device.js';
 import { Param } from '../../module/param.js';
 import type { TensorData } from '../../tensor/data.js';
 import { BurnError } from '../../tensor/errors.js';
+import { handOver } from '../../tensor/ownership.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { inlineFunctions } from '../graph/inline.js';
 import { parameterCandidates, simplify, type SimplifyReport } from '../graph/simplify.js';
@@ -162,7 +163,9 @@ export async function loadOnnxWithReport(source: string | URL | Uint8Array | Arr
   const tree: Record<string, unknown> = {};
   for (const name of params) {
     const data = graph.initializers.get(name)!.data!;
-    setPath(tree, paths.get(name)!, new Param(Tensor.fromData(dataForDevice(data, device), device)));
+    // The parser's arrays are the IR's own (copied out of the file), and the IR lets go of them
+    // below: the parameter takes the array as its storage instead of copying it again.
+    setPath(tree, paths.get(name)!, new Param(Tensor.fromData(handOver(dataForDevice(data, device)), device)));
     // The parameter holds the values now: the IR lets go of its copy (a large model is not kept twice).
     graph.initializers.delete(name);
   }
