@@ -160,3 +160,38 @@ describe('ONNX parsing', () => {
     assert.ok(bytes.length > 0);
   });
 });
+
+describe('ONNX parsing: weights read from a file', () => {
+  it('keeps large weights in the file buffer (aligned in place) with the right values, and never changes bytes it was given', async () => {
+    const { fromBinary } = await import('@bufbuild/protobuf');
+    const { ModelProtoSchema } = await import('../../src/onnx/proto/onnx/onnx-ml_pb.js');
+    const { Device, Tensor } = await import('../../src/index.js');
+    const { loadOnnx } = await import('../../src/onnx/index.js');
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const n = 20_000; // 80 KB: past the in-place threshold
+    const w = Array.from({ length: n }, (_, i) => Math.sin(i) * 100);
+    // A weight name whose length leaves the raw data misaligned in the file.
+    let bytes: Uint8Array | undefined;
+    for (let k = 1; k < 8 && !bytes; k++) {
+      const b = model(graph({ nodes: [node('Add', ['x', 'w'.repeat(k)], ['y'])], inputs: [value('x', T.f32, [n])], outputs: [value('y', T.f32, [n])], initializers: [floats('w'.repeat(k), [n], w)] }));
+      const raw = fromBinary(ModelProtoSchema, b).graph!.initializer[0]!.rawData;
+      if (raw.byteOffset % 4 !== 0) bytes = b;
+    }
+    assert.ok(bytes, 'a misaligned layout');
+    const dir = mkdtempSync(join(tmpdir(), 'burn-ts-align-'));
+    try {
+      const file = join(dir, 'm.onnx');
+      writeFileSync(file, bytes);
+      const x = Tensor.fromFloats(new Float32Array(n).fill(1));
+      const want = Float32Array.from(w, (v) => Math.fround(v) + 1);
+      assert.deepEqual(Array.from((await loadOnnx(file, Device.cpu())).run({ x }).y!.toDataSync().toArray()), Array.from(want));
+      const copy = bytes.slice();
+      assert.deepEqual(Array.from((await loadOnnx(bytes, Device.cpu())).run({ x }).y!.toDataSync().toArray()), Array.from(want));
+      assert.deepEqual(bytes, copy, 'the bytes given to loadOnnx are unchanged');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -53,15 +53,59 @@ function countError(what: string, got: number, shape: readonly number[]): BurnEr
   return new BurnError(OP, `${what} holds ${got} values for dims ${fmt(shape)}; expected ${shape.reduce((a, b) => a * b, 1)} (dims that do not fit the data)`);
 }
 
+/** Buffers the loader read itself and parses once: their large raw tensors are aligned in place instead of copied. */
+const ownedBuffers = new WeakSet<ArrayBufferLike>();
+/** Raw tensors at least this large are aligned in place in an owned buffer; smaller ones are copied (so they never pin it). */
+const IN_PLACE_MIN_BYTES = 64 * 1024;
+
+/**
+ * @internal Runs `fn` (the parse of `bytes`) letting it move raw tensor data within `bytes`: the
+ * caller read them itself and uses them for nothing else.
+ */
+export function parseOwned<T>(bytes: Uint8Array, fn: () => T): T {
+  ownedBuffers.add(bytes.buffer);
+  try {
+    return fn();
+  } finally {
+    ownedBuffers.delete(bytes.buffer);
+  }
+}
+
+/** Bytes of the varint encoding of `v`. */
+function varintLength(v: number): number {
+  let n = 1;
+  while (v >= 128) {
+    v = Math.floor(v / 128);
+    n++;
+  }
+  return n;
+}
+
+/**
+ * The raw data as an aligned view of `raw`'s own buffer, moved back by its misalignment when that
+ * many bytes before it are its own field header (the tag and length of `raw_data`, already
+ * parsed); undefined when it cannot be done in place.
+ */
+function alignInPlace(raw: Uint8Array, size: number): Uint8Array | undefined {
+  if (!ownedBuffers.has(raw.buffer) || raw.byteLength < IN_PLACE_MIN_BYTES) return undefined;
+  const shift = raw.byteOffset % size;
+  if (shift === 0) return raw;
+  if (shift > 1 + varintLength(raw.byteLength)) return undefined;
+  const whole = new Uint8Array(raw.buffer);
+  whole.copyWithin(raw.byteOffset - shift, raw.byteOffset, raw.byteOffset + raw.byteLength);
+  return new Uint8Array(raw.buffer, raw.byteOffset - shift, raw.byteLength);
+}
+
 function tensorDataOf(proto: TensorProto, dtype: DType, shape: number[], n: number, what: string): TensorData {
   if (proto.rawData.length > 0 || n === 0) {
     const size = dtype === 'f64' || dtype === 'i64' ? 8 : dtype === 'f32' || dtype === 'i32' || dtype === 'u32' ? 4 : dtype === 'f16' || dtype === 'bf16' || dtype === 'i16' || dtype === 'u16' ? 2 : 1;
     if (proto.rawData.length !== n * size) {
       throw new BurnError(OP, `${what} has ${proto.rawData.length} bytes of raw_data for dims ${fmt(shape)} of ${onnxTypeName(dtype)}; expected ${n * size} (dims that do not fit the data)`);
     }
-    // A copy, so the tensor does not pin the whole model buffer and is aligned for its typed array
-    // (`new Uint8Array(view)` copies; a Node Buffer's `slice` would not).
-    return TensorData.fromBytes(new Uint8Array(proto.rawData), shape, dtype);
+    // In a buffer the loader owns, a large tensor stays where it is (aligned in place: no second
+    // copy of the weights, no fresh pages). Otherwise a copy, so the tensor does not pin the
+    // caller's buffer and is aligned for its typed array (`new Uint8Array(view)` copies).
+    return TensorData.fromBytes(alignInPlace(proto.rawData, size) ?? new Uint8Array(proto.rawData), shape, dtype);
   }
   const typed = typedValues(proto, dtype);
   if (typed.length !== n) throw countError(what, typed.length, shape);

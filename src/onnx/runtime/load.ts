@@ -10,6 +10,7 @@ import { sortGraph, subgraphsOf } from '../graph/topo.js';
 import type { ConstTensor, Graph, Model } from '../ir/types.js';
 import { isSupportedElem, onnxTypeName } from '../parse/dtype.js';
 import { parseModel } from '../parse/model.js';
+import { parseOwned } from '../parse/tensor.js';
 import { dataForDevice } from '../ops/device-dtype.js';
 import { describe, OnnxModel, OnnxPlan } from './model.js';
 import { planOf, unsupportedNodes } from './plan.js';
@@ -109,26 +110,40 @@ function setPath(root: Record<string, unknown>, path: readonly string[], value: 
   node[path[path.length - 1]!] = value;
 }
 
-async function readSource(source: string | URL | Uint8Array | ArrayBuffer): Promise<{ bytes: Uint8Array; dir: string | undefined }> {
-  if (source instanceof Uint8Array) return { bytes: source, dir: undefined };
-  if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source), dir: undefined };
+async function readSource(source: string | URL | Uint8Array | ArrayBuffer): Promise<{ bytes: Uint8Array; dir: string | undefined; owned: boolean }> {
+  if (source instanceof Uint8Array) return { bytes: source, dir: undefined, owned: false };
+  if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source), dir: undefined, owned: false };
   // Only a path needs the file system: browsers pass bytes and never load node:fs.
   const fs = await import('node:fs/promises');
   const path = await import('node:path');
   const file = typeof source === 'string' ? source : (await import('node:url')).fileURLToPath(source);
   let bytes: Uint8Array;
   try {
-    bytes = await fs.readFile(file);
+    // One read of the whole file (readFile reads in 512 KiB round trips to the thread pool).
+    const handle = await fs.open(file, 'r');
+    try {
+      const { size } = await handle.stat();
+      bytes = new Uint8Array(size);
+      let at = 0;
+      while (at < size) {
+        const { bytesRead } = await handle.read(bytes, at, size - at, at);
+        if (bytesRead === 0) break;
+        at += bytesRead;
+      }
+      if (at < size) bytes = bytes.subarray(0, at);
+    } finally {
+      await handle.close();
+    }
   } catch (e) {
     throw new BurnError(OP, `cannot read '${file}': ${(e as Error).message}`);
   }
-  return { bytes, dir: path.dirname(path.resolve(file)) };
+  return { bytes, dir: path.dirname(path.resolve(file)), owned: true };
 }
 
 /** The model after parsing and every load-time check: ready to simplify and plan. */
 export async function prepareModel(source: string | URL | Uint8Array | ArrayBuffer, options: LoadOnnxOptions = {}): Promise<Model> {
-  const { bytes, dir } = await readSource(source);
-  const model = parseModel(bytes);
+  const { bytes, dir, owned } = await readSource(source);
+  const model = owned ? parseOwned(bytes, () => parseModel(bytes)) : parseModel(bytes);
   const external = externalTensors(model.graph);
   if (external.length > 0) {
     const base = dir ?? options.baseDir;
