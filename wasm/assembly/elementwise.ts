@@ -43,9 +43,9 @@ const OP = 0, COUNT = 4, OUT = 8, A = 12, B = 16, CHUNK = 20, SCALAR = 24;
     case UNARY_trunc: return f32x4.trunc(x);
     case UNARY_round: return f32x4.nearest(x);
     default: {
-      // sign: 1, -1, or x itself for ±0 and NaN.
+      // sign: 1, -1, or x + 0 for ±0 and NaN (-0 + 0 is +0, as Burn's sign(-0.0)).
       const pos = f32x4.gt(x, f32x4.splat(0)), neg = f32x4.lt(x, f32x4.splat(0));
-      return v128.bitselect(f32x4.splat(1), v128.bitselect(f32x4.splat(-1), x, neg), pos);
+      return v128.bitselect(f32x4.splat(1), v128.bitselect(f32x4.splat(-1), f32x4.add(x, f32x4.splat(0)), neg), pos);
     }
   }
 }

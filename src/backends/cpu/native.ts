@@ -82,9 +82,8 @@ export function nativeUnavailableReason(): string | undefined {
 const BINARY: Partial<Record<BinaryOp, number>> = { add: 0, sub: 1, mul: 2, div: 3, rem: 4, fmod: 5, pow: 6, atan2: 7, max: 8, min: 9 };
 /** The addon's binary op `a <= 0 ? 0 : b` (the ReLU gradient; not a tensor op of its own). */
 const RELU_BACKWARD = 10;
-// No sign (code 2): the addon's kernel keeps -0 (Burn's sign(-0.0) is +0.0); the js kernel runs it until the addon is rebuilt with the fix.
 const UNARY: Partial<Record<UnaryOp, number>> = {
-  neg: 0, abs: 1, exp: 3, expm1: 4, log: 5, log1p: 6, sqrt: 7, recip: 8, sigmoid: 9, sin: 10, cos: 11, tan: 12,
+  neg: 0, abs: 1, sign: 2, exp: 3, expm1: 4, log: 5, log1p: 6, sqrt: 7, recip: 8, sigmoid: 9, sin: 10, cos: 11, tan: 12,
   asin: 13, acos: 14, atan: 15, sinh: 16, cosh: 17, tanh: 18, asinh: 19, acosh: 20, atanh: 21, erf: 22, round: 23, floor: 24,
   ceil: 25, trunc: 26,
 };

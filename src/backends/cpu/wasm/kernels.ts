@@ -56,8 +56,7 @@ export interface WasmEngineOptions {
   readonly minParallel?: number;
 }
 
-// Not sign: the module's kernel keeps -0 (Burn's sign(-0.0) is +0.0); the js kernel runs it until the module is rebuilt with the fix.
-const UNARY_OPS: readonly UnaryOp[] = ['neg', 'abs', 'sqrt', 'recip', 'exp', 'log', 'sigmoid', 'tanh', 'floor', 'ceil', 'trunc', 'round'];
+const UNARY_OPS: readonly UnaryOp[] = ['neg', 'abs', 'sqrt', 'recip', 'exp', 'log', 'sigmoid', 'tanh', 'floor', 'ceil', 'trunc', 'round', 'sign'];
 const COSTLY = new Set<UnaryOp>(['exp', 'log', 'sigmoid', 'tanh']);
 const BINARY_OPS: readonly BinaryOp[] = ['add', 'sub', 'mul', 'div', 'max', 'min'];
 const REDUCE_OPS: readonly ReduceOp[] = ['sum', 'prod', 'max', 'min'];
