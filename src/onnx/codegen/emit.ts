@@ -9,6 +9,7 @@ import {
   type CgValue, type Dep, type DimInfo, type EmitContext, type Emitted, type Emitter, type LayerSpec, type ParamSpec, type TInfo,
 } from './context.js';
 import { camel, meaningful, NameScope, pascal, splitNodeName } from './names.js';
+import { compositeEmitters } from './ops-composite.js';
 import { elementwiseEmitters } from './ops-elementwise.js';
 import { embedding, layerEmitters } from './ops-layers.js';
 import { rnnEmitters } from './ops-rnn.js';
@@ -18,7 +19,7 @@ import type { ProbeResult } from './probe.js';
 const OP = 'generateOnnxModule';
 
 /** Every tensor-mode emitter by op type (default domain, plus burn-ts's own `Linear`). */
-const EMITTERS: Readonly<Record<string, Emitter>> = { ...elementwiseEmitters, ...shapeEmitters, ...layerEmitters, ...rnnEmitters };
+const EMITTERS: Readonly<Record<string, Emitter>> = { ...elementwiseEmitters, ...shapeEmitters, ...layerEmitters, ...rnnEmitters, ...compositeEmitters };
 
 /** Ops whose results are host numbers when their inputs are (shape arithmetic). */
 const HOST_OPS = new Set(Object.keys(hostEmitters));

@@ -177,7 +177,8 @@ function lastDimNorm(rms: boolean): Emitter {
     const raw = ctx.attrs.int('axis', -1);
     const axis = raw < 0 ? raw + rank : raw;
     if (ctx.node.outputs.slice(1).some((o, i) => o && ctx.used(i + 1))) return ctx.fail('returns its statistics');
-    if (axis !== rank - 1) return rms ? ctx.fail(`normalizes from axis ${raw}`) : layerNormOver(ctx, axis);
+    if (!rms && (axis !== rank - 1 || !ctx.constant(1) || (ctx.has(2) && !ctx.constant(2)))) return layerNormOver(ctx, axis);
+    if (rms && (axis !== rank - 1 || !ctx.constant(1))) return rmsNormOver(ctx, axis);
     const scale = weight(ctx, 1, 'scale');
     const bias = !rms && ctx.has(2) ? weight(ctx, 2, 'bias') : undefined;
     const config: Record<string, unknown> = { dModel: scale.shape[scale.shape.length - 1]! };
@@ -193,13 +194,23 @@ function lastDimNorm(rms: boolean): Emitter {
   };
 }
 
-/** LayerNormalization over several trailing dims: `functional.layerNorm` with the weights as tensor fields. */
+/** RMSNormalization from `axis` (or with a computed scale): the formula over the tensor API. */
+function rmsNormOver(ctx: EmitContext, axis: number): string[] {
+  const rank = ctx.info(0).rank;
+  const axes = Array.from({ length: rank - axis }, (_, i) => axis + i);
+  const x = ctx.tensor(0, false);
+  const mean = axes.length === 1 ? `meanDim(${axes[0]})` : `meanDims(${literal(axes)})`;
+  const eps = ctx.attrs.float('epsilon', 1e-5);
+  return [`${x}.div(${x}.square().${mean}.add(${num(eps)}).sqrt()).mul(${ctx.lifted(1, rank)})`];
+}
+
+/** LayerNormalization over several trailing dims (or with computed weights): `functional.layerNorm`. */
 function layerNormOver(ctx: EmitContext, axis: number): string[] {
   const dims = ctx.info(0).dims.slice(axis);
   if (!dims.every((d) => typeof d === 'number')) return ctx.fail('normalizes over dims whose size varies');
   const shape = dims as number[];
-  const scale = weight(ctx, 1, 'scale');
-  if (scale.shape.length !== shape.length || scale.shape.some((d, i) => d !== shape[i])) return ctx.fail(`has a scale of shape [${scale.shape.join(', ')}]`);
+  const scale = ctx.info(1);
+  if (scale.rank !== shape.length || scale.dims.some((d, i) => d !== shape[i])) return ctx.fail(`has a scale of another shape than the normalized dims`);
   const w = ctx.tensor(1);
   const b = ctx.has(2) ? ctx.tensor(2) : undefined;
   const eps = ctx.attrs.float('epsilon', 1e-5);
