@@ -3,7 +3,7 @@
 // dead-node removal.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BurnError, Device, Tensor } from '../../src/index.js';
+import { BurnError, Device, Tensor, TensorData } from '../../src/index.js';
 import { loadOnnx, loadOnnxWithReport } from '../../src/onnx/index.js';
 import { floats, graph, int64s, model, node, T, value } from './builder.js';
 
@@ -174,5 +174,48 @@ describe('ONNX graph: inference and simplification', () => {
     })), cpu, { simplify: false });
     assert.deepEqual(steps(m), ['Constant', 'Add']);
     assert.deepEqual(Array.from(m.run({ x: Tensor.fromFloats([1]) }).y!.toDataSync().toArray()), [2]);
+  });
+});
+
+describe('ONNX simplification: linear layers and GELU', () => {
+  const cpu = Device.cpu();
+  const r = (n: number, k: number) => Array.from({ length: n }, (_, i) => Math.sin(i * 1.3 + k));
+
+  it('rewrites MatMul + Add with constant weights as one Linear (same values, same parameters), but not a product read twice', async () => {
+    const g = (extra: boolean) => model(graph({
+      nodes: [node('MatMul', ['x', 'fc.weight'], ['p']), node('Add', ['p', 'fc.bias'], ['y']), ...(extra ? [node('Neg', ['p'], ['z'])] : [])],
+      inputs: [value('x', T.f32, ['n', 3, 4])], outputs: [value('y', T.f32), ...(extra ? [value('z', T.f32)] : [])],
+      initializers: [floats('fc.weight', [4, 5], r(20, 1)), floats('fc.bias', [5], r(5, 2))],
+    }));
+    const fused = await loadOnnxWithReport(g(false), cpu);
+    const plain = await loadOnnxWithReport(g(false), cpu, { fuse: false });
+    assert.equal(fused.report.linear, 1);
+    assert.deepEqual(steps(fused.model), ['Linear']);
+    assert.deepEqual([...fused.model.params().keys()].sort(), ['fc.bias', 'fc.weight']);
+    const x = Tensor.fromData(new TensorData(r(24, 3), [2, 3, 4], 'f32'));
+    const a = fused.model.run({ x }).y!.toDataSync().toArray();
+    const b = plain.model.run({ x }).y!.toDataSync().toArray();
+    a.forEach((v, i) => assert.ok(Math.abs(v - b[i]!) <= 1e-6, `[${i}] ${v} vs ${b[i]}`));
+    assert.deepEqual(steps((await loadOnnxWithReport(g(true), cpu)).model), ['Linear', 'Add', 'Neg']);
+  });
+
+  it('rewrites the spelled-out exact GELU as one Gelu, and not when an intermediate has another reader', async () => {
+    const g = (extra: boolean) => model(graph({
+      nodes: [
+        node('Div', ['x', 'sqrt2'], ['d']), node('Erf', ['d'], ['e']), node('Add', ['e', 'one'], ['a']),
+        node('Mul', ['x', 'a'], ['m']), node('Mul', ['m', 'half'], ['y']), ...(extra ? [node('Neg', ['e'], ['z'])] : []),
+      ],
+      inputs: [value('x', T.f32, [6])], outputs: [value('y', T.f32), ...(extra ? [value('z', T.f32)] : [])],
+      initializers: [floats('sqrt2', [], [Math.SQRT2]), floats('one', [], [1]), floats('half', [], [0.5])],
+    }), 13);
+    const { model: m, report } = await loadOnnxWithReport(g(false), cpu);
+    assert.equal(report.gelu, 1);
+    assert.deepEqual(steps(m), ['Gelu']);
+    const xs = [-3, -1, -0.5, 0, 0.7, 2.5];
+    const y = m.run({ x: Tensor.fromFloats(xs) }).y!.toDataSync().toArray();
+    // x·Φ(x) from PyTorch's F.gelu.
+    const want = [-0.004049694, -0.158655254, -0.154268769, 0, 0.530625443, 2.484475837];
+    y.forEach((v, i) => assert.ok(Math.abs(v - want[i]!) <= 1e-6, `gelu(${xs[i]}) = ${v}, expected ${want[i]}`));
+    assert.equal((await loadOnnxWithReport(g(true), cpu)).report.gelu, 0);
   });
 });

@@ -5,6 +5,7 @@ import { removeDeadNodes } from './dce.js';
 import { foldGraph } from './fold.js';
 import { removeIdentities } from './alias.js';
 import { foldBatchNorms } from './fuse.js';
+import { fuseGelu } from './gelu.js';
 import { fuseLinear } from './linear.js';
 import type { InferState } from './infer.js';
 import { freeValues, subgraphsOf } from './topo.js';
@@ -21,6 +22,8 @@ export interface SimplifyReport {
   readonly linear: number;
   /** Identity nodes removed (their readers read the input). */
   readonly aliases: number;
+  /** Spelled-out exact GELUs (Div, Erf, Add, Mul, Mul) rewritten as one Gelu. */
+  readonly gelu: number;
 }
 
 /**
@@ -64,12 +67,13 @@ function simplifyGraph(graph: Graph, opsets: ReadonlyMap<string, number>, params
  * into the Conv/Gemm before it (unless `fuse` is false), shape and dtype inference, constant
  * folding, shape-subgraph folding and dead-node removal, in the main graph and every subgraph,
  * then (unless `fuse` is false) MatMul + Add and Gemm with constant weights rewritten as one
- * linear call. `params` are never folded into constants (their values change while training).
+ * linear call and spelled-out GELUs as one Gelu. `params` are never folded into constants (their values change while training).
  */
 export function simplify(model: Model, params: ReadonlySet<string>, fuse = true): SimplifyReport {
   const aliases = removeIdentities(model.graph);
   const fused = fuse ? foldBatchNorms(model.graph) : 0;
   const r = simplifyGraph(model.graph, model.opsets, params);
   const linear = fuse ? fuseLinear(model.graph) : 0;
-  return { ...r, fused, linear, aliases };
+  const gelu = fuse ? fuseGelu(model.graph) : 0;
+  return { ...r, fused, linear, aliases, gelu };
 }

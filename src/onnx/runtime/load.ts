@@ -30,7 +30,8 @@ export interface LoadOnnxOptions {
    * Fold inference-mode BatchNormalization into the Conv or Gemm before it (default true; needs
    * `simplify`). The folded model has the producer's parameters only, so set it false to keep
    * the normalization's own parameters trainable and saved under their names. Also rewrites
-   * MatMul + Add and Gemm with constant weights as one linear call (same parameters).
+   * MatMul + Add and Gemm with constant weights as one linear call (same parameters), and
+   * spelled-out GELUs as one Gelu.
    */
   readonly fuse?: boolean;
 }
@@ -172,7 +173,7 @@ export async function loadOnnxWithReport(source: string | URL | Uint8Array | Arr
   const ir = await prepareModel(source, options);
   const graph = ir.graph;
   const candidates = parameterCandidates(graph);
-  const report = options.simplify === false ? { folded: 0, removed: 0, fused: 0, linear: 0, aliases: 0 } : simplify(ir, candidates, options.fuse !== false);
+  const report = options.simplify === false ? { folded: 0, removed: 0, fused: 0, linear: 0, aliases: 0, gelu: 0 } : simplify(ir, candidates, options.fuse !== false);
   const params = [...candidates].filter((n) => graph.initializers.has(n));
   const paths = paramPaths(params);
   const tree: Record<string, unknown> = {};

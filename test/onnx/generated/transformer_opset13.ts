@@ -57,9 +57,8 @@ export class TransformerOpset13 extends Module {
     const encoderLayers0Norm1Div = encoderLayers0Norm1Sub.div(encoderLayers0Norm1Sub.square().meanDim(2).add(0.00001).sqrt());
     const encoderLayers0Norm1Mul = encoderLayers0Norm1Div.mul(this.encoderLayers0Norm1.val().unsqueeze(3));
     const encoderLayers0Norm1Add1 = encoderLayers0Norm1Mul.add(this.encoderLayers0SelfAttnOutProj.val().unsqueeze(3));
-    const encoderLayers0Linear1 = this.encoderLayers0Linear1.forward(encoderLayers0Norm1Add1);
-    const encoderLayers0Mul = encoderLayers0Linear1.mul(encoderLayers0Linear1.div(1.4142135).erf().add(1));
-    const encoderLayers0Add2 = encoderLayers0Norm1Add1.add(this.encoderLayers0Linear2.forward(encoderLayers0Mul.mul(0.5)));
+    const encoderLayers0Mul1 = this.encoderLayers0Linear1.forward(encoderLayers0Norm1Add1).gelu();
+    const encoderLayers0Add2 = encoderLayers0Norm1Add1.add(this.encoderLayers0Linear2.forward(encoderLayers0Mul1));
     const encoderLayers0Norm2Sub = encoderLayers0Add2.sub(encoderLayers0Add2.meanDim(2));
     const encoderLayers0Norm2Div = encoderLayers0Norm2Sub.div(encoderLayers0Norm2Sub.square().meanDim(2).add(0.00001).sqrt());
     const encoderLayers0Norm2Mul = encoderLayers0Norm2Div.mul(this.encoderLayers0Norm1.val().unsqueeze(3));
@@ -80,9 +79,8 @@ export class TransformerOpset13 extends Module {
     const encoderLayers1Norm1Div = encoderLayers1Norm1Sub.div(encoderLayers1Norm1Sub.square().meanDim(2).add(0.00001).sqrt());
     const encoderLayers1Norm1Mul = encoderLayers1Norm1Div.mul(this.encoderLayers0Norm1.val().unsqueeze(3));
     const encoderLayers1Norm1Add1 = encoderLayers1Norm1Mul.add(this.encoderLayers0SelfAttnOutProj.val().unsqueeze(3));
-    const encoderLayers1Linear1 = this.encoderLayers1Linear1.forward(encoderLayers1Norm1Add1);
-    const encoderLayers1Mul = encoderLayers1Linear1.mul(encoderLayers1Linear1.div(1.4142135).erf().add(1));
-    const encoderLayers1Add2 = encoderLayers1Norm1Add1.add(this.encoderLayers1Linear2.forward(encoderLayers1Mul.mul(0.5)));
+    const encoderLayers1Mul1 = this.encoderLayers1Linear1.forward(encoderLayers1Norm1Add1).gelu();
+    const encoderLayers1Add2 = encoderLayers1Norm1Add1.add(this.encoderLayers1Linear2.forward(encoderLayers1Mul1));
     const encoderLayers1Norm2Sub = encoderLayers1Add2.sub(encoderLayers1Add2.meanDim(2));
     const encoderLayers1Norm2Div = encoderLayers1Norm2Sub.div(encoderLayers1Norm2Sub.square().meanDim(2).add(0.00001).sqrt());
     const encoderLayers1Norm2Mul = encoderLayers1Norm2Div.mul(this.encoderLayers0Norm1.val().unsqueeze(3));

@@ -60,10 +60,8 @@ export class TransformerOpset17 extends Module {
     const encoderLayers0SelfAttn2 = this.encoderLayers0SelfAttn2.forward(encoderLayers0SelfAttnReshape3);
     const encoderLayers0Add = add.add(encoderLayers0SelfAttn2.reshape([seq, batch, 32]).swapDims(0, 1));
     const encoderLayers0Norm1 = this.encoderLayers0Norm1.forward(encoderLayers0Add);
-    const encoderLayers0Linear1 = this.encoderLayers0Linear1.forward(encoderLayers0Norm1);
-    const encoderLayers0Mul = encoderLayers0Linear1.mul(encoderLayers0Linear1.div(1.4142135).erf().add(1));
-    const encoderLayers0Add2 = encoderLayers0Norm1.add(this.encoderLayers0Linear2.forward(encoderLayers0Mul.mul(0.5)));
-    const encoderLayers0Norm2 = this.encoderLayers0Norm2.forward(encoderLayers0Add2);
+    const encoderLayers0Linear2 = this.encoderLayers0Linear2.forward(this.encoderLayers0Linear1.forward(encoderLayers0Norm1).gelu());
+    const encoderLayers0Norm2 = this.encoderLayers0Norm2.forward(encoderLayers0Norm1.add(encoderLayers0Linear2));
     const encoderLayers1SelfAttnTranspose = encoderLayers0Norm2.swapDims(0, 1);
     const encoderLayers1SelfAttn = this.encoderLayers1SelfAttn.forward(encoderLayers1SelfAttnTranspose);
     const encoderLayers1SelfAttnSlice1 = encoderLayers1SelfAttn.sliceDim(2, [32, 64]);
@@ -77,11 +75,9 @@ export class TransformerOpset17 extends Module {
     const encoderLayers1SelfAttn2 = this.encoderLayers1SelfAttn2.forward(encoderLayers1SelfAttnReshape3);
     const encoderLayers1Add = encoderLayers0Norm2.add(encoderLayers1SelfAttn2.reshape([seq, batch, 32]).swapDims(0, 1));
     const encoderLayers1Norm1 = this.encoderLayers1Norm1.forward(encoderLayers1Add);
-    const encoderLayers1Linear1 = this.encoderLayers1Linear1.forward(encoderLayers1Norm1);
-    const encoderLayers1Mul = encoderLayers1Linear1.mul(encoderLayers1Linear1.div(1.4142135).erf().add(1));
-    const encoderLayers1Add2 = encoderLayers1Norm1.add(this.encoderLayers1Linear2.forward(encoderLayers1Mul.mul(0.5)));
-    const norm = this.norm.forward(this.encoderLayers1Norm2.forward(encoderLayers1Add2));
-    return this.head.forward(norm.meanDim(1).squeezeDim(1));
+    const encoderLayers1Linear2 = this.encoderLayers1Linear2.forward(this.encoderLayers1Linear1.forward(encoderLayers1Norm1).gelu());
+    const encoderLayers1Norm2 = this.encoderLayers1Norm2.forward(encoderLayers1Norm1.add(encoderLayers1Linear2));
+    return this.head.forward(this.norm.forward(encoderLayers1Norm2).meanDim(1).squeezeDim(1));
   }
 
   /** The model with the exported weights (`transformer_opset17.bpk`) on `device`. */
