@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { BurnError, Device, Module, Tensor, TensorData, type DType } from '../../src/index.js';
 import { generateOnnxModule, loadOnnx } from '../../src/onnx/index.js';
+import { webgpu } from '../helpers/devices.js';
 import { graph, model, node, T, value } from './builder.js';
 
 const fixtures = new URL('../fixtures/onnx/models/', import.meta.url);
@@ -89,6 +90,19 @@ describe('ONNX code generation', () => {
       }
     });
   }
+
+  it('generated models run on WebGPU with the same outputs (SwiftShader in CI)', { skip: webgpu.reason ? `no WebGPU device: ${webgpu.reason}` : false }, async () => {
+    const gpu = webgpu.device!;
+    for (const name of ['resnet_opset17', 'unet', 'transformer_opset17']) {
+      const fx = JSON.parse(readFileSync(new URL(`${name}.json`, fixtures), 'utf8')) as Fixture;
+      const { cls, weights } = await generatedModel(name);
+      const m = cls.load(weights, gpu);
+      const input = Object.values(fx.inputs)[0]!;
+      // WGSL has no 64-bit integers: token ids go in as i32.
+      const out = m.forward(Tensor.fromData(new TensorData(input.data, input.shape, input.dtype === 'int64' ? 'i32' : 'f32'), gpu) as Tensor<number, never>) as Tensor;
+      closeTo(`webgpu ${name}`, (await out.toData()).toArray(), Object.values(fx.outputs)[0]!.data);
+    }
+  });
 
   it('a generated model takes other sizes of its symbolic dims', async () => {
     const { cls, weights } = await generatedModel('transformer_opset17');
