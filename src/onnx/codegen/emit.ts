@@ -457,7 +457,8 @@ function render(e: Emitter_, options: EmitOptions, inputParams: string[], inputD
     else if (s.slot.state === 'declared' && live.has(s.slot)) body.push(`const ${s.slot.name} = ${s.slot.expr};`);
   }
   const single = outs.length === 1;
-  const outKeys = outs.map((o) => camel(o.name, 'output'));
+  const keys = new NameScope(new Set());
+  const outKeys = outs.map((o) => keys.fresh(camel(o.name, 'output')));
   const returnType = single ? tsType(outs[0]!.info) : `{ ${outs.map((o, i) => `${outKeys[i]}: ${tsType(o.info)}`).join('; ')} }`;
   body.push(single ? `return ${outs[0]!.expr};` : `return { ${outs.map((o, i) => (o.expr === outKeys[i] ? o.expr : `${outKeys[i]}: ${o.expr}`)).join(', ')} };`);
   const root = options.imports?.root ?? 'burn-ts';
@@ -479,7 +480,7 @@ function render(e: Emitter_, options: EmitOptions, inputParams: string[], inputD
   lines.push(`import { ${rootNames.join(', ')} } from '${root}';`);
   if (nnNames.length > 0) lines.push(`import { ${nnNames.join(', ')} } from '${nn}';`);
   lines.push('');
-  lines.push(`/** The model of ${options.sourceName}: ${inputDocs.join(', ')} → ${outs.map((o) => `${camel(o.name, 'output')} ${shapeDoc(o.info)}`).join(', ')}. */`);
+  lines.push(`/** The model of ${options.sourceName}: ${inputDocs.join(', ')} → ${outs.map((o, i) => `${outKeys[i]} ${shapeDoc(o.info)}`).join(', ')}. */`);
   lines.push(`export class ${cls} extends Module {`);
   for (const f of e.fields) lines.push(`  ${f.name}: ${fieldType(f)};`);
   if (e.fields.length > 0) lines.push('');
@@ -489,7 +490,7 @@ function render(e: Emitter_, options: EmitOptions, inputParams: string[], inputD
   for (const s of fieldInits) lines.push(`    ${s}`);
   lines.push('  }');
   lines.push('');
-  lines.push(`  /** ${inputDocs.join(', ')} → ${outs.map((o) => `${single ? '' : `${camel(o.name, 'output')} `}${shapeDoc(o.info)}`).join(', ')}. */`);
+  lines.push(`  /** ${inputDocs.join(', ')} → ${outs.map((o, i) => `${single ? '' : `${outKeys[i]} `}${shapeDoc(o.info)}`).join(', ')}. */`);
   lines.push(`  forward(${inputParams.join(', ')}): ${returnType} {`);
   for (const s of body) lines.push(`    ${s}`);
   lines.push('  }');
