@@ -45,6 +45,12 @@ function paddingOf(ctx: EmitContext, kernel: readonly number[]): unknown {
 
 const CONV_CLS = ['', 'Conv1d', 'Conv2d', 'Conv3d'];
 
+/** A convolution's `strides` and `dilations` attributes, 1 per spatial dim where absent. */
+function stepsOf(ctx: EmitContext, nd: number): { strides: number[]; dilations: number[] } {
+  const unit = (): number[] => new Array<number>(nd).fill(1);
+  return { strides: ctx.attrs.ints('strides')?.slice() ?? unit(), dilations: ctx.attrs.ints('dilations')?.slice() ?? unit() };
+}
+
 const conv: Emitter = (ctx) => {
   const nd = ctx.info(0).rank - 2;
   if (nd < 1 || nd > 3) return ctx.fail(`convolves ${nd} spatial dims`);
@@ -53,8 +59,7 @@ const conv: Emitter = (ctx) => {
   const b = ctx.has(2) ? weight(ctx, 2, 'bias') : undefined;
   const kernel = w.shape.slice(2);
   const groups = ctx.attrs.int('group', 1);
-  const strides = ctx.attrs.ints('strides')?.slice() ?? kernel.map(() => 1);
-  const dilations = ctx.attrs.ints('dilations')?.slice() ?? kernel.map(() => 1);
+  const { strides, dilations } = stepsOf(ctx, kernel.length);
   const oneD = nd === 1;
   const cIn = w.shape[1]! * groups;
   const cOut = w.shape[0]!;
@@ -78,8 +83,7 @@ function convFunctional(ctx: EmitContext, nd: number): string[] {
   const kernel = ctx.info(1).dims.slice(2);
   if (!kernel.every((k) => typeof k === 'number')) return ctx.fail('has a kernel whose size varies');
   const k = kernel as number[];
-  const strides = ctx.attrs.ints('strides')?.slice() ?? k.map(() => 1);
-  const dilations = ctx.attrs.ints('dilations')?.slice() ?? k.map(() => 1);
+  const { strides, dilations } = stepsOf(ctx, k.length);
   const spatial = ctx.info(0).dims.slice(2);
   const autoPad = ctx.attrs.string('auto_pad', 'NOTSET');
   if (autoPad !== 'NOTSET' && autoPad !== 'VALID' && !spatial.every((d) => typeof d === 'number')) return ctx.fail(`pads ${autoPad} over dims whose size varies`);
@@ -102,8 +106,7 @@ const convTranspose: Emitter = (ctx) => {
   const b = ctx.has(2) ? weight(ctx, 2, 'bias') : undefined;
   const kernel = w.shape.slice(2);
   const groups = ctx.attrs.int('group', 1);
-  const strides = ctx.attrs.ints('strides')?.slice() ?? kernel.map(() => 1);
-  const dilations = ctx.attrs.ints('dilations')?.slice() ?? kernel.map(() => 1);
+  const { strides, dilations } = stepsOf(ctx, kernel.length);
   const pads = autoPad === 'VALID' ? new Array<number>(2 * nd).fill(0) : ctx.attrs.ints('pads')?.slice() ?? new Array<number>(2 * nd).fill(0);
   if (!same(pads.slice(0, nd), pads.slice(nd))) return ctx.fail('has asymmetric pads');
   const outPad = ctx.attrs.ints('output_padding')?.slice() ?? kernel.map(() => 0);
@@ -264,8 +267,7 @@ function poolConfig(ctx: EmitContext, avg: boolean): { cls: string; config: Reco
   if (nd !== 1 && nd !== 2) return ctx.fail(`pools ${nd} spatial dims (the nn pools are 1-d and 2-d)`);
   const kernel = ctx.attrs.ints('kernel_shape')?.slice();
   if (!kernel) return ctx.fail('has no kernel_shape');
-  const strides = ctx.attrs.ints('strides')?.slice() ?? kernel.map(() => 1);
-  const dilations = ctx.attrs.ints('dilations')?.slice() ?? kernel.map(() => 1);
+  const { strides, dilations } = stepsOf(ctx, kernel.length);
   const oneD = nd === 1;
   const config: Record<string, unknown> = { kernelSize: perDim(kernel, oneD) };
   // Burn's default stride is the kernel size; ONNX's is 1.
