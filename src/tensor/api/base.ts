@@ -3,7 +3,7 @@ import type { Device } from '../../device/device.js';
 import { TensorData } from '../data.js';
 import { formatTensor, getPrintOptions } from '../display.js';
 import { assertDType, type DType, type FloatDType, type IntDType } from '../dtype.js';
-import { BurnError, describeValue, fmt } from '../errors.js';
+import { BurnError, describeValue, fmt, fmtValues } from '../errors.js';
 import type { Add, Bool, Dec, FlattenRank, Inc, Int, Kind, Float, ElementOf, RankOf, Sub } from '../kind.js';
 import { checkBroadcastTo, checkNumel, checkShape, numel, normDim, normDims, resolveReshape, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
@@ -172,7 +172,10 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
   }
 
   /** Removes every size-1 dim; give the resulting rank as `D2`. */
-  squeeze<D2 extends number = number>(): Tensor<D2, K> {
+  squeeze<D2 extends number = number>(): Tensor<D2, K>;
+  squeeze<D2 extends number = number>(unexpected?: unknown): Tensor<D2, K> {
+    // A plain JavaScript `squeeze(1)` (PyTorch's habit) would squeeze every size-1 dim.
+    if (unexpected !== undefined) refuseArgs('squeeze', [unexpected], 'removes every size-1 dim', (a) => `to remove one dim use squeezeDim(${describeValue(a[0])})`);
     return this.wrap(this.backend.reshape(this.primitive, this.primitive.shape.filter((s) => s !== 1)));
   }
 
@@ -222,14 +225,19 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
   }
 
   /** Swaps the last two dims. */
-  transpose(): Tensor<D, K> {
+  transpose(): Tensor<D, K>;
+  transpose(dim1?: unknown, dim2?: unknown): Tensor<D, K> {
+    // A plain JavaScript `transpose(0, 1)` (PyTorch's habit) would swap the last two dims instead.
+    if (dim1 !== undefined || dim2 !== undefined) refuseArgs('transpose', [dim1, dim2], 'swaps the last two dims', swapHint);
     const rank = this.primitive.shape.length;
     if (rank < 2) return this.wrap(this.primitive);
     return this.swapDims(rank - 2, rank - 1);
   }
 
   /** Swaps the last two dims: Burn's short alias of {@link transpose}. */
-  t(): Tensor<D, K> {
+  t(): Tensor<D, K>;
+  t(dim1?: unknown, dim2?: unknown): Tensor<D, K> {
+    if (dim1 !== undefined || dim2 !== undefined) refuseArgs('t', [dim1, dim2], 'swaps the last two dims', swapHint);
     return this.transpose();
   }
 
@@ -410,6 +418,39 @@ function unsqueezePositions(dims: readonly number[], rank: number): number[] {
     throw new BurnError('unsqueezeDims', `dims ${fmt(dims)} insert past the end of a result of rank ${rank}`);
   }
   return at;
+}
+
+/**
+ * @internal Throws the BurnError for arguments given to a method that takes none — plain
+ * JavaScript's `t.mean(1)` (PyTorch's habit), which would otherwise be silently ignored. Called
+ * only on that cold path: the methods check their hidden optional parameters against `undefined`
+ * (no `arguments` object on the hot path). `args` are the values given (trailing `undefined`s are
+ * dropped); `does` says what the method does; `hint` names the method to use instead; `takes`
+ * what it accepts.
+ */
+export function refuseArgs(op: string, args: readonly unknown[], does: string, hint: (args: readonly unknown[]) => string, takes = 'none'): never {
+  let n = args.length;
+  while (n > 0 && args[n - 1] === undefined) n--;
+  const given = args.slice(0, n);
+  const shown = given.map((a) => (Array.isArray(a) ? fmtValues(a) : describeValue(a))).join(', ');
+  throw new BurnError(op, `got ${n} argument${n === 1 ? '' : 's'} (${shown}), but ${op}() takes ${takes}: it ${does}; ${hint(given)}`);
+}
+
+/**
+ * @internal The hint of a full reduction given a dim: `name`Dim(d) for one number, `name`Dims([…])
+ * for an array or several numbers (`dimsName` undefined: no such method, one dim at a time).
+ */
+export function reduceHint(dimName: string, dimsName?: string): (args: readonly unknown[]) => string {
+  return (args) => {
+    const first = args[0];
+    const list = Array.isArray(first) ? first as readonly unknown[] : args.length > 1 ? args : undefined;
+    if (list && dimsName) return `to reduce along dims use ${dimsName}(${fmtValues(list)})`;
+    return `to reduce along a dim use ${dimName}(${describeValue(list ? list[0] : first)})`;
+  };
+}
+
+function swapHint(args: readonly unknown[]): string {
+  return `to swap two given dims use swapDims(${args.length >= 2 ? args.map(describeValue).join(', ') : `${describeValue(args[0])}, dim2`}) (or permute)`;
 }
 
 /** Refuses a `toDevice` target that is not a device (plain JavaScript callers). */

@@ -6,7 +6,7 @@ import { BurnError, fmt, renameError } from '../errors.js';
 import type { Bool, Float, Inc, Int, Kind, Numeric, Sub } from '../kind.js';
 import { broadcastShapes, checkNumel, MAX_ELEMENTS, normDim, normDims, numel, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
-import { dataOf, type TensorBase } from './base.js';
+import { dataOf, reduceHint, refuseArgs, type TensorBase } from './base.js';
 import { TensorIndexing } from './indexing.js';
 
 /** A tensor operand or a scalar. */
@@ -120,7 +120,8 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
    * `sum(dim)`, which would otherwise be read as a sum of everything).
    */
   sum(this: Tensor<D, Numeric>, dim: number): Tensor<D, K>;
-  sum(this: Tensor<D, Numeric>, dim?: number): Tensor<1, K> | Tensor<D, K> {
+  sum(this: Tensor<D, Numeric>, dim?: number, unexpected?: unknown): Tensor<1, K> | Tensor<D, K> {
+    if (unexpected !== undefined || Array.isArray(dim)) refuseArgs('sum', [dim, unexpected], 'sums every element (or along the one dim given)', reduceHint('sumDim', 'sumDims'), 'no argument or one dim');
     this.checkNotBool('sum');
     if (dim !== undefined) return this.wrap<D, K>(this.reduceDims('sum', [dim], 'sum'));
     return this.wrap<1, K>(this.reduceAll('sum'));
@@ -144,7 +145,9 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     return this.wrap(b.reshape(b.reduce('sum', this.primitive, ds), shape.filter((_, i) => !ds.includes(i))));
   }
   /** Mean of all elements (ints: integer division). */
-  mean(this: Tensor<D, Numeric>): Tensor<1, K> {
+  mean(this: Tensor<D, Numeric>): Tensor<1, K>;
+  mean(this: Tensor<D, Numeric>, unexpected?: unknown): Tensor<1, K> {
+    if (unexpected !== undefined) refuseArgs('mean', [unexpected], 'averages every element', reduceHint('meanDim', 'meanDims'));
     const shape = this.primitive.shape;
     if (isIntDType(this.primitive.dtype) && numel(shape) === 0) {
       throw new BurnError('mean', `of an empty Int tensor (shape ${fmt(shape)}): an integer mean of nothing has no value (a Float tensor's is NaN)`);
@@ -176,7 +179,9 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     }
   }
   /** Product of all elements. */
-  prod(this: Tensor<D, Numeric>): Tensor<1, K> {
+  prod(this: Tensor<D, Numeric>): Tensor<1, K>;
+  prod(this: Tensor<D, Numeric>, unexpected?: unknown): Tensor<1, K> {
+    if (unexpected !== undefined) refuseArgs('prod', [unexpected], 'multiplies every element', reduceHint('prodDim', 'prodDims'));
     this.checkNotBool('prod');
     return this.wrap<1, K>(this.reduceAll('prod'));
   }
@@ -191,12 +196,16 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     return this.wrap<D, K>(this.reduceDims('prod', dims, 'prodDims'));
   }
   /** Maximum of all elements (NaN propagates). */
-  max(this: Tensor<D, Numeric>): Tensor<1, K> {
+  max(this: Tensor<D, Numeric>): Tensor<1, K>;
+  max(this: Tensor<D, Numeric>, unexpected?: unknown): Tensor<1, K> {
+    if (unexpected !== undefined) refuseArgs('max', [unexpected], 'reduces every element', reduceHint('maxDim', 'maxDims'));
     this.checkNonEmpty('max');
     return this.wrap<1, K>(this.reduceAll('max'));
   }
   /** Minimum of all elements (NaN propagates). */
-  min(this: Tensor<D, Numeric>): Tensor<1, K> {
+  min(this: Tensor<D, Numeric>): Tensor<1, K>;
+  min(this: Tensor<D, Numeric>, unexpected?: unknown): Tensor<1, K> {
+    if (unexpected !== undefined) refuseArgs('min', [unexpected], 'reduces every element', reduceHint('minDim', 'minDims'));
     this.checkNonEmpty('min');
     return this.wrap<1, K>(this.reduceAll('min'));
   }
@@ -245,7 +254,9 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     return this.wrap<D, Int>(this.backend.argReduce('argmin', this.primitive, normDim(dim, this.primitive.shape.length, 'argmin')));
   }
   /** Largest absolute value. */
-  maxAbs(this: Tensor<D, Numeric>): Tensor<1, K> {
+  maxAbs(this: Tensor<D, Numeric>): Tensor<1, K>;
+  maxAbs(this: Tensor<D, Numeric>, unexpected?: unknown): Tensor<1, K> {
+    if (unexpected !== undefined) refuseArgs('maxAbs', [unexpected], 'reduces every element', reduceHint('maxAbsDim', 'maxAbsDims'));
     this.checkNonEmpty('maxAbs');
     return this.abs().max() as Tensor<1, K>;
   }
@@ -331,7 +342,9 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     return this.wrap<D, Bool>(this.compareOp('le', other, 'lowerEqual'));
   }
   /** True if any element is non-zero / true. */
-  any(): Tensor<1, Bool> {
+  any(): Tensor<1, Bool>;
+  any(unexpected?: unknown): Tensor<1, Bool> {
+    if (unexpected !== undefined) refuseArgs('any', [unexpected], 'reduces every element', reduceHint('anyDim'));
     return this.wrap<1, Bool>(this.reduceAll('any'));
   }
   /** Per `dim` (kept): true if any element is non-zero / true. */
@@ -339,7 +352,9 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     return this.wrap<D, Bool>(this.reduceDims('any', [dim], 'anyDim'));
   }
   /** True if every element is non-zero / true. */
-  all(): Tensor<1, Bool> {
+  all(): Tensor<1, Bool>;
+  all(unexpected?: unknown): Tensor<1, Bool> {
+    if (unexpected !== undefined) refuseArgs('all', [unexpected], 'reduces every element', reduceHint('allDim'));
     return this.wrap<1, Bool>(this.reduceAll('all'));
   }
   /** Per `dim` (kept): true if every element is non-zero / true. */
