@@ -167,6 +167,36 @@ describe('cpu array pool limits', () => {
     assert.equal(pool.heldBytes, 0);
   });
 
+  it('when full, a released array evicts the least recently released ones (a new working set is reused, the bytes stay bounded)', () => {
+    const pool = new BufferPool({ maxBytes: 4 * 4096, minBytes: 1024, maxPerSize: 8 });
+    // A first "model" fills the pool with its sizes.
+    const old = [new Float32Array(1024), new Float32Array(1024), new Float32Array(1024), new Float32Array(1024)];
+    for (const a of old) pool.give(a);
+    assert.equal(pool.heldBytes, 4 * 4096);
+    // A second one releases other sizes: they are kept, the oldest arrays make room.
+    const fresh = new Float32Array(2048);
+    pool.give(fresh);
+    assert.equal(pool.heldBytes, 4 * 4096, 'two old arrays evicted for one twice as large');
+    assert.equal(pool.take(Float32Array, 2048), fresh, 'the newly released array is reused');
+    assert.equal(pool.take(Float32Array, 1024), old[3], 'the most recent of the old ones survived');
+    assert.equal(pool.take(Float32Array, 1024), old[2]);
+    assert.equal(pool.take(Float32Array, 1024), undefined, 'the oldest two were evicted');
+    // An array larger than the whole pool is never kept and evicts nothing.
+    pool.give(new Float32Array(1024));
+    pool.give(new Float32Array(8192));
+    assert.equal(pool.heldBytes, 4096);
+    // A stream of releases: the held bytes never pass the limit, and a working set that fits is
+    // reused after the pool was filled with sizes it no longer asks for.
+    for (let i = 0; i < 8; i++) pool.give(new Float32Array(512 + i));
+    const before = pool.reused;
+    for (let i = 0; i < 200; i++) {
+      const len = 256 * (1 + (i % 3));
+      pool.give(pool.take(Float32Array, len) ?? new Float32Array(len));
+      assert.ok(pool.heldBytes <= 4 * 4096, `held ${pool.heldBytes} bytes after ${i} releases`);
+    }
+    assert.equal(pool.reused - before, 197, 'every round after the first three reuses');
+  });
+
   it('BURN_CPU_POOL_MB sets the default limit; 0 turns reuse off', () => {
     const before = process.env.BURN_CPU_POOL_MB;
     try {

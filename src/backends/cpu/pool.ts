@@ -25,11 +25,17 @@ function defaultMaxBytes(): number {
  * touch pages the OS has not mapped yet. Only arrays whose last tensor was explicitly released
  * (`dispose()`, the end of a backward pass) come here; everything else is garbage-collected as
  * usual. Arrays come back with stale contents: callers write every element.
+ *
+ * When a released array would pass `maxBytes`, the least recently released arrays are dropped to
+ * make room: a process that moves from one model to another (a large batch, then a small one)
+ * keeps reusing the sizes it asks for now instead of holding the old sizes forever.
  */
 export class BufferPool {
   /** Scopes looking for tensor handles need not search the pool. */
   readonly [NO_SCAN] = true;
   private readonly free = new Map<Function, Map<number, CpuArray[]>>();
+  /** Every kept array, oldest release first (a Map keeps insertion order; deletion is O(1)). */
+  private readonly order = new Map<CpuArray, CpuArray[]>();
   private readonly maxBytes: number;
   private readonly minBytes: number;
   private readonly maxPerSize: number;
@@ -48,22 +54,43 @@ export class BufferPool {
     const list = this.free.get(ctor)?.get(length);
     const array = list?.pop();
     if (array === undefined) return undefined;
+    this.order.delete(array);
     this.held -= array.byteLength;
     this.reused++;
     return array;
   }
 
-  /** Keeps `array` for reuse when it is large enough and the pool has room; otherwise drops it. */
+  /**
+   * Keeps `array` for reuse when it is large enough, dropping the least recently released arrays
+   * when the pool would pass its limit; an array larger than the whole limit is dropped.
+   */
   give(array: CpuArray): void {
     const bytes = array.byteLength;
-    if (bytes < this.minBytes || this.held + bytes > this.maxBytes) return;
+    if (bytes < this.minBytes || bytes > this.maxBytes) return;
     let bySize = this.free.get(array.constructor);
     if (bySize === undefined) this.free.set(array.constructor, (bySize = new Map()));
     let list = bySize.get(array.length);
     if (list === undefined) bySize.set(array.length, (list = []));
     if (list.length >= this.maxPerSize) return;
+    this.evict(this.held + bytes - this.maxBytes);
     list.push(array);
+    this.order.set(array, list);
     this.held += bytes;
+  }
+
+  /** Drops the oldest kept arrays until at least `bytes` are freed. */
+  private evict(bytes: number): void {
+    if (bytes <= 0) return;
+    let freed = 0;
+    for (const [array, list] of this.order) {
+      if (freed >= bytes) break;
+      this.order.delete(array);
+      // The oldest of its size sits first in its list (lists are stacks of releases).
+      const at = list.indexOf(array);
+      if (at >= 0) list.splice(at, 1);
+      freed += array.byteLength;
+    }
+    this.held -= freed;
   }
 
   /** Bytes currently kept for reuse. */
@@ -74,6 +101,7 @@ export class BufferPool {
   /** Drops every kept array (they go to the garbage collector). */
   clear(): void {
     this.free.clear();
+    this.order.clear();
     this.held = 0;
   }
 }
