@@ -32,8 +32,8 @@ export class HingeEmbeddingLoss extends Module {
     this.margin = config.margin;
   }
 
-  /** The reduced loss (`mean`/`auto` or `sum`). */
-  forward<D extends number>(input: Tensor<D, Float>, target: Tensor<D, Float>, reduction: Reduction): Tensor<1, Float> {
+  /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
+  forward<D extends number>(input: Tensor<D, Float>, target: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(input, target), reduction, 'HingeEmbeddingLoss');
   }
 

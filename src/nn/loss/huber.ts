@@ -34,8 +34,8 @@ export class HuberLoss extends Module {
     this.linBias = config.delta * config.delta * 0.5;
   }
 
-  /** The reduced loss (`mean`/`auto` or `sum`). */
-  forward<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction): Tensor<1, Float> {
+  /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
+  forward<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(predictions, targets), reduction, 'HuberLoss');
   }
 

@@ -37,9 +37,10 @@ export class KLDivLoss extends Module {
 
   /**
    * The reduced loss: `batchMean` (the sum divided by the batch size, dim 0 — the mathematical
-   * KL divergence, and what `auto` means here), `mean` over every element, or `sum`.
+   * KL divergence, and what `auto` means here), `mean` over every element, or `sum`. The default
+   * is `mean`, as PyTorch's (which warns that `batchMean` is the true divergence: pass it).
    */
-  forward<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction): Tensor<1, Float> {
+  forward<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(predictions, targets), reduction, 'KLDivLoss', { batchMean: true, auto: 'batchMean' });
   }
 

@@ -31,8 +31,8 @@ export class MarginRankingLoss extends Module {
     this.margin = config.margin;
   }
 
-  /** The reduced loss (`mean`/`auto` or `sum`). */
-  forward<D extends number>(first: Tensor<D, Float>, second: Tensor<D, Float>, target: Tensor<D, Float>, reduction: Reduction): Tensor<1, Float> {
+  /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
+  forward<D extends number>(first: Tensor<D, Float>, second: Tensor<D, Float>, target: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(first, second, target), reduction, 'MarginRankingLoss');
   }
 

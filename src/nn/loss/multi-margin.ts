@@ -46,8 +46,8 @@ export class MultiMarginLoss extends Module {
     this.weights = config.weights ? Tensor.fromFloats(config.weights, device) : undefined;
   }
 
-  /** The reduced loss (`mean`/`auto` or `sum`). */
-  forward(input: Tensor<2, Float>, target: Tensor<1, Int>, reduction: Reduction): Tensor<1, Float> {
+  /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
+  forward(input: Tensor<2, Float>, target: Tensor<1, Int>, reduction: Reduction = 'mean'): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(input, target), reduction, 'MultiMarginLoss');
   }
 

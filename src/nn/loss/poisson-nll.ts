@@ -44,8 +44,8 @@ export class PoissonNllLoss extends Module {
     this.eps = config.eps;
   }
 
-  /** The reduced loss (`mean`/`auto` or `sum`). */
-  forward<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction): Tensor<1, Float> {
+  /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
+  forward<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(predictions, targets), reduction, 'PoissonNllLoss');
   }
 

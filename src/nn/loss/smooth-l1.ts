@@ -42,8 +42,8 @@ export class SmoothL1Loss extends Module {
     return l1.maskWhere(absError.lower(this.beta), l2);
   }
 
-  /** The reduced loss (`mean`/`auto` or `sum`). */
-  forwardWithReduction<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction): Tensor<1, Float> {
+  /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
+  forwardWithReduction<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
     return reduceLoss(this.forward(predictions, targets), reduction, 'SmoothL1Loss');
   }
 

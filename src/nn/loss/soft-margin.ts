@@ -11,8 +11,8 @@ import type { Reduction } from './reduction.js';
  * `log(1 + e^(-target · logit))` for targets 1 or -1, computed as a stable softplus.
  */
 export class SoftMarginLoss extends Module {
-  /** The reduced loss (`mean`/`auto` or `sum`). */
-  forward<D extends number>(logits: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction): Tensor<1, Float> {
+  /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
+  forward<D extends number>(logits: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(logits, targets), reduction, 'SoftMarginLoss');
   }
 

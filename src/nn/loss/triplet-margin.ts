@@ -52,8 +52,8 @@ export class TripletMarginLoss extends Module {
     this.swap = config.swap;
   }
 
-  /** The reduced loss (`mean`/`auto` or `sum`). */
-  forward(anchor: Tensor<2, Float>, positive: Tensor<2, Float>, negative: Tensor<2, Float>, reduction: Reduction): Tensor<1, Float> {
+  /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
+  forward(anchor: Tensor<2, Float>, positive: Tensor<2, Float>, negative: Tensor<2, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(anchor, positive, negative), reduction, 'TripletMarginLoss');
   }
 
