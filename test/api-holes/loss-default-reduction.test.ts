@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Device, Tensor, loss, type Float, type Int } from '../../src/index.js';
 import {
-  CosineEmbeddingLoss, CTCLoss, CTCLossConfig, GaussianNLLLoss, HingeEmbeddingLoss, HuberLossConfig, KLDivLoss, LpLossConfig, MarginRankingLoss,
+  CosineEmbeddingLoss, CTCLossConfig, GaussianNLLLoss, HingeEmbeddingLoss, HuberLossConfig, KLDivLoss, LpLossConfig, MarginRankingLoss,
   MseLoss, MultiMarginLoss, PoissonNllLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
 } from '../../src/nn/index.js';
 
