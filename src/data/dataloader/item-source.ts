@@ -23,7 +23,7 @@ export class MainThreadSource implements ItemSource {
 
   load(indices: readonly number[]): Promise<unknown[]> {
     return new Promise((resolve, reject) => {
-      setImmediate(() => {
+      nextMacrotask(() => {
         try {
           resolve(awaitItems(getMany(this.dataset, indices, 'DataLoader')));
         } catch (e) {
@@ -35,3 +35,6 @@ export class MainThreadSource implements ItemSource {
 
   async close(): Promise<void> {}
 }
+
+/** `setImmediate` in Node; a zero-delay timer in browsers, which have no setImmediate. */
+const nextMacrotask: (run: () => void) => void = typeof globalThis.setImmediate === 'function' ? (run) => void setImmediate(run) : (run) => void setTimeout(run, 0);

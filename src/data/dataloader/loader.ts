@@ -78,19 +78,20 @@ export class DataLoader<O> implements AsyncIterable<O> {
 
   /** Whether items are loaded in worker threads or on the main thread. */
   loadingMode(): 'workers' | 'main-thread' {
-    return this.config.numWorkers > 0 && recipeOf(this.config.dataset) !== undefined ? 'workers' : 'main-thread';
+    return this.config.numWorkers > 0 && workersAvailable() && recipeOf(this.config.dataset) !== undefined ? 'workers' : 'main-thread';
   }
 
   private itemSource(): ItemSource {
     if (this.source) return this.source;
     const { dataset, numWorkers } = this.config;
-    const recipe = numWorkers > 0 ? recipeOf(dataset) : undefined;
+    // Pages have no worker threads: their items load on the main thread, without a warning.
+    const recipe = numWorkers > 0 && workersAvailable() ? recipeOf(dataset) : undefined;
     if (recipe) {
       // Loaded on demand, so that node:worker_threads is only needed when workers are used.
       this.source = new PoolRef(recipe, numWorkers, this.config.timeoutMs);
       pools.register(this, this.source, this);
     } else {
-      if (numWorkers > 0 && !this.warned) {
+      if (numWorkers > 0 && workersAvailable() && !this.warned) {
         this.warned = true;
         process.emitWarning(`${dataset.constructor.name} cannot be reopened in a worker thread (it, or a dataset or Mapper inside it, has no workerRecipe()), so its items are loaded on the main thread; see burn-ts/data's README`, { code: 'BURN_DATALOADER_MAIN_THREAD' });
       }
@@ -222,6 +223,11 @@ export class DataLoader<O> implements AsyncIterable<O> {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/** True in Node (worker threads); browsers load items on the main thread. */
+function workersAvailable(): boolean {
+  return typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
 }
 
 /** A worker pool created on first use (importing `node:worker_threads` only then). */

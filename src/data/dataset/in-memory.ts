@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readTextFile } from '../../config/files.js';
 import { BurnError } from '../../tensor/errors.js';
 import { parseCsv, type CsvColumns, type CsvOptions, type CsvRow } from './csv.js';
 import { DatasetBase, iterDataset, type Dataset } from './dataset.js';
@@ -10,12 +10,9 @@ export interface JsonRowsOptions<I> {
   readonly schema?: { parse(value: unknown): I };
 }
 
+// Files through config/files (node:fs resolved at run time), so the dataset also bundles for pages.
 function readText(path: string, op: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new BurnError(op, `cannot read ${path}: ${(e as Error).message}`);
-  }
+  return readTextFile(path, op);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Device } from '../../device/device.js';
+import { requireNodeBuiltin } from '../../platform/node-builtin.js';
 import { BurnError } from '../../tensor/errors.js';
 import { parameterCandidates, simplify } from '../graph/simplify.js';
 import { prepareModel } from '../runtime/load.js';
@@ -93,8 +94,8 @@ export interface WrittenOnnxModule extends GeneratedOnnxModule {
  */
 export async function writeOnnxModule(source: string | URL | Uint8Array | ArrayBuffer, outDir: string, options: GenerateOnnxOptions = {}): Promise<WrittenOnnxModule> {
   const generated = await generateOnnxModule(source, options);
-  const fs = await import('node:fs/promises');
-  const path = await import('node:path');
+  const fs = requireNodeBuiltin<typeof import('node:fs/promises')>('node:fs/promises', OP, 'writing the generated module to files');
+  const path = requireNodeBuiltin<typeof import('node:path')>('node:path', OP, 'writing the generated module to files');
   await fs.mkdir(outDir, { recursive: true });
   const write = async (file: string, data: string | Uint8Array) => {
     const tmp = `${file}.tmp-${process.pid}`;

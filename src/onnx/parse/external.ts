@@ -1,5 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, sep } from 'node:path';
+import { requireNodeBuiltin } from '../../platform/node-builtin.js';
 import { TensorData } from '../../tensor/data.js';
 import { dtypeSize } from '../../tensor/dtype.js';
 import { BurnError, fmt } from '../../tensor/errors.js';
@@ -15,7 +14,7 @@ const OP = 'loadOnnx';
  */
 export function checkLocation(location: string, tensor: string): void {
   const parts = location.split(/[\\/]/);
-  if (isAbsolute(location) || /^[a-zA-Z]:/.test(location) || location.startsWith('\\') || parts.includes('..') || location.includes('\0')) {
+  if (location.startsWith('/') || /^[a-zA-Z]:/.test(location) || location.startsWith('\\') || parts.includes('..') || location.includes('\0')) {
     throw new BurnError(OP, `tensor '${tensor}' names external data '${location}'; expected a relative path inside the model's folder (no '..', no absolute path)`);
   }
 }
@@ -28,6 +27,9 @@ export function checkLocation(location: string, tensor: string): void {
  */
 export function readExternalTensors(dir: string, tensors: readonly ConstTensor[]): void {
   if (tensors.length === 0) return;
+  type Fs = typeof import('node:fs');
+  const { closeSync, fstatSync, openSync, readSync, realpathSync } = requireNodeBuiltin<Fs>('node:fs', OP, 'reading external tensor data from files');
+  const { join, sep } = requireNodeBuiltin<typeof import('node:path')>('node:path', OP, 'reading external tensor data from files');
   const root = realpathSync(dir);
   const fds = new Map<string, { fd: number; size: number }>();
   try {

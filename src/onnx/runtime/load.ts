@@ -1,6 +1,7 @@
 import { Device } from '../../device/device.js';
 import { Param } from '../../module/param.js';
 import type { TensorData } from '../../tensor/data.js';
+import { isNode, requireNodeBuiltin } from '../../platform/node-builtin.js';
 import { BurnError } from '../../tensor/errors.js';
 import { handOver } from '../../tensor/ownership.js';
 import { Tensor } from '../../tensor/tensor.js';
@@ -114,10 +115,11 @@ function setPath(root: Record<string, unknown>, path: readonly string[], value: 
 async function readSource(source: string | URL | Uint8Array | ArrayBuffer): Promise<{ bytes: Uint8Array; dir: string | undefined; owned: boolean }> {
   if (source instanceof Uint8Array) return { bytes: source, dir: undefined, owned: false };
   if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source), dir: undefined, owned: false };
-  // Only a path needs the file system: browsers pass bytes and never load node:fs.
-  const fs = await import('node:fs/promises');
-  const path = await import('node:path');
-  const file = typeof source === 'string' ? source : (await import('node:url')).fileURLToPath(source);
+  if (fetchable(source)) return { bytes: await fetchBytes(source), dir: undefined, owned: true };
+  // Only a path needs the file system (node:fs resolved at run time: pages never load it).
+  const fs = requireNodeBuiltin<typeof import('node:fs/promises')>('node:fs/promises', OP, 'loading a model from a file path');
+  const path = requireNodeBuiltin<typeof import('node:path')>('node:path', OP, 'loading a model from a file path');
+  const file = typeof source === 'string' ? source : requireNodeBuiltin<typeof import('node:url')>('node:url', OP, 'loading a model from a file URL').fileURLToPath(source);
   let bytes: Uint8Array;
   try {
     // One read of the whole file (readFile reads in 512 KiB round trips to the thread pool).
@@ -139,6 +141,28 @@ async function readSource(source: string | URL | Uint8Array | ArrayBuffer): Prom
     throw new BurnError(OP, `cannot read '${file}': ${(e as Error).message}`);
   }
   return { bytes, dir: path.dirname(path.resolve(file)), owned: true };
+}
+
+/**
+ * True when `source` is read with `fetch`: an http(s), blob or data URL, and in a browser any
+ * string (a URL relative to the page).
+ */
+function fetchable(source: string | URL): boolean {
+  const href = typeof source === 'string' ? source : source.href;
+  return /^(https?|blob|data):/i.test(href) || (typeof source === 'string' && !isNode());
+}
+
+/** The body of `source` fetched as bytes, or a BurnError naming the URL and the HTTP status. */
+async function fetchBytes(source: string | URL): Promise<Uint8Array> {
+  const href = typeof source === 'string' ? source : source.href;
+  let response: Response;
+  try {
+    response = await fetch(source);
+  } catch (e) {
+    throw new BurnError(OP, `cannot fetch '${href}': ${(e as Error).message}`);
+  }
+  if (!response.ok) throw new BurnError(OP, `cannot fetch '${href}': HTTP ${response.status} ${response.statusText}`);
+  return new Uint8Array(await response.arrayBuffer());
 }
 
 /** The model after parsing and every load-time check: ready to simplify and plan. */

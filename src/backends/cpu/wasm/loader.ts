@@ -19,7 +19,13 @@ export type Compiled = { readonly module: WasmModule; readonly variant: WasmVari
 
 const NO_WASM = 'this JavaScript environment has no WebAssembly';
 
-const FILES: Record<WasmVariant, string> = { mt: './kernels-mt.wasm', st: './kernels-st.wasm' };
+/**
+ * The module file of a variant. Each `new URL('./….wasm', import.meta.url)` is spelled out with a
+ * literal path so that bundlers (Vite, webpack 5, Parcel) find it and emit the file with the bundle.
+ */
+function moduleUrl(variant: WasmVariant): URL {
+  return variant === 'mt' ? new URL('./kernels-mt.wasm', import.meta.url) : new URL('./kernels-st.wasm', import.meta.url);
+}
 
 type GetBuiltin = (id: string) => unknown;
 
@@ -55,7 +61,7 @@ export function compileSync(variant: WasmVariant): Compiled {
     return { reason: isNode() ? 'Node >= 20.16 is needed to load the module synchronously (process.getBuiltinModule); call `await initWasmEngine()` first' : 'browsers compile WebAssembly asynchronously: `await initWasmEngine()` (or use `await Device.cpuAsync()`) first' };
   }
   const fs = get('node:fs') as { readFileSync(path: URL): Uint8Array; existsSync(path: URL): boolean };
-  const url = new URL(FILES[variant], import.meta.url);
+  const url = moduleUrl(variant);
   if (!fs.existsSync(url)) return { reason: `the module is not built (${url.pathname} is missing; run \`npm run build\`)` };
   try {
     return { module: new wasm.Module(fs.readFileSync(url)), variant };
@@ -69,7 +75,7 @@ export async function compileAsync(variant: WasmVariant): Promise<Compiled> {
   const wasm = webAssembly();
   if (!wasm) return { reason: NO_WASM };
   if (nodeBuiltin()) return compileSync(variant);
-  const url = new URL(FILES[variant], import.meta.url);
+  const url = moduleUrl(variant);
   try {
     const response = await fetch(url);
     if (!response.ok) return { reason: `fetching ${url.href} failed: HTTP ${response.status}` };
