@@ -103,9 +103,9 @@ const config = new TrainingConfig(
         numSteps: 30, batchSize: 8, lr: 3e-3, warmupSteps: 5, validEvery: 30,
       }
     : {
-        model: { transformer: new TransformerEncoderConfig({ dModel: 128, dFf: 512, nHeads: 4, nLayers: 3, normFirst: true, dropout: 0.1 }), vocabSize: 1, maxSeqLength: 64 },
+        model: { transformer: new TransformerEncoderConfig({ dModel: 128, dFf: 512, nHeads: 4, nLayers: 2, normFirst: true, dropout: 0.1 }), vocabSize: 1, maxSeqLength: 64 },
         optimizer: new AdamWConfig({ weightDecay: 0.01, gradClipping: GradientClippingConfig.Norm(1) }),
-        numSteps: 600, batchSize: 16, lr: 1e-3, warmupSteps: 50, validEvery: 100,
+        numSteps: 400, batchSize: 16, lr: 1e-3, warmupSteps: 40, validEvery: 50,
       },
 );
 const splitAt = Math.floor(allGpt2.length * (1 - config.validShare));
