@@ -16,6 +16,7 @@ export { ComposedDataset } from './dataset/transform/composed.js';
 export { PartialDataset } from './dataset/transform/partial.js';
 export { SelectionDataset } from './dataset/transform/selection.js';
 export { ShuffledDataset } from './dataset/transform/shuffled.js';
+export { randomSplit, type RandomSplitOptions } from './dataset/transform/random-split.js';
 export { SamplerDataset, type SamplerOptions } from './dataset/transform/sampler.js';
 export { WindowsDataset, window, windows } from './dataset/transform/windows.js';
 export { DEFAULT_IDX_MAX_BYTES, decodeIdx, encodeIdx, readIdx, writeIdx, type IdxArray, type IdxReadOptions, type IdxType } from './sources/idx.js';
