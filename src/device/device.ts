@@ -139,6 +139,32 @@ export class Device {
   }
 
   /**
+   * The default device, chosen asynchronously. In a browser page: WebGPU when `navigator.gpu`
+   * gives an adapter, else the `wasm` engine (threaded when the page is cross-origin isolated),
+   * else `js`; one line on the console says which and why. In Node: {@link Device.cpu}'s best
+   * engine, as {@link Device.default}. `toString()` of the result names the choice too.
+   */
+  static async defaultAsync(): Promise<Device> {
+    if (globalThis.process?.versions?.node) return Device.cpuAsync();
+    const why: string[] = [];
+    if ((globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu === undefined) why.push('no WebGPU (navigator.gpu is undefined)');
+    else {
+      try {
+        const gpu = await Device.webgpu();
+        console.info(`burn-ts: default device ${gpu} (a WebGPU adapter exists)`);
+        return gpu;
+      } catch (e) {
+        why.push(`no WebGPU device (${(e as Error).message.split('\n')[0]})`);
+      }
+    }
+    const cpu = await Device.cpuAsync();
+    const runtime = wasmRuntime();
+    const engine = runtime ? `${runtime.threads} thread${runtime.threads === 1 ? '' : 's'}${runtime.threads === 1 && !(globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated ? ': the page is not cross-origin isolated' : ''}` : `wasm unavailable: ${wasmUnavailableReason()}`;
+    console.info(`burn-ts: default device ${cpu} (${engine}; ${why.join('; ')})`);
+    return cpu;
+  }
+
+  /**
    * The WebGPU device: Dawn through the optional `webgpu` package in Node, `navigator.gpu` in a
    * browser; one device per distinct options. Throws a BurnError saying what is missing when there
    * is no WebGPU implementation or no adapter. The backend is loaded only when asked for.

@@ -1,6 +1,7 @@
 import { Device } from '../../device/device.js';
 import { Param } from '../../module/param.js';
 import type { TensorData } from '../../tensor/data.js';
+import { fetchBytes } from '../../platform/fetch-bytes.js';
 import { isNode, requireNodeBuiltin } from '../../platform/node-builtin.js';
 import { BurnError } from '../../tensor/errors.js';
 import { handOver } from '../../tensor/ownership.js';
@@ -115,7 +116,7 @@ function setPath(root: Record<string, unknown>, path: readonly string[], value: 
 async function readSource(source: string | URL | Uint8Array | ArrayBuffer): Promise<{ bytes: Uint8Array; dir: string | undefined; owned: boolean }> {
   if (source instanceof Uint8Array) return { bytes: source, dir: undefined, owned: false };
   if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source), dir: undefined, owned: false };
-  if (fetchable(source)) return { bytes: await fetchBytes(source), dir: undefined, owned: true };
+  if (fetchable(source)) return { bytes: await fetchBytes(source, OP), dir: undefined, owned: true };
   // Only a path needs the file system (node:fs resolved at run time: pages never load it).
   const fs = requireNodeBuiltin<typeof import('node:fs/promises')>('node:fs/promises', OP, 'loading a model from a file path');
   const path = requireNodeBuiltin<typeof import('node:path')>('node:path', OP, 'loading a model from a file path');
@@ -150,19 +151,6 @@ async function readSource(source: string | URL | Uint8Array | ArrayBuffer): Prom
 function fetchable(source: string | URL): boolean {
   const href = typeof source === 'string' ? source : source.href;
   return /^(https?|blob|data):/i.test(href) || (typeof source === 'string' && !isNode());
-}
-
-/** The body of `source` fetched as bytes, or a BurnError naming the URL and the HTTP status. */
-async function fetchBytes(source: string | URL): Promise<Uint8Array> {
-  const href = typeof source === 'string' ? source : source.href;
-  let response: Response;
-  try {
-    response = await fetch(source);
-  } catch (e) {
-    throw new BurnError(OP, `cannot fetch '${href}': ${(e as Error).message}`);
-  }
-  if (!response.ok) throw new BurnError(OP, `cannot fetch '${href}': HTTP ${response.status} ${response.statusText}`);
-  return new Uint8Array(await response.arrayBuffer());
 }
 
 /** The model after parsing and every load-time check: ready to simplify and plan. */
