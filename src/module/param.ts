@@ -50,6 +50,11 @@ export class Param<T extends Tensor<number, Kind> = Tensor<number, Kind>> {
     return new Param(tensor, options);
   }
 
+  /** A parameter holding `tensor`, with a new id: Burn's name (`Param::from_tensor`) for {@link Param.from}. */
+  static fromTensor<T extends Tensor<number, Kind>>(tensor: T, options: ParamOptions = {}): Param<T> {
+    return new Param(tensor, options);
+  }
+
   /** The tensor (Burn's `val()`). */
   val(): T {
     return this.tensor;
