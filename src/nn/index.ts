@@ -72,3 +72,8 @@ export { GateController } from './rnn/gate-controller.js';
 export { Rnn, RnnConfig, BiRnn, BiRnnConfig, RnnState } from './rnn/rnn.js';
 export { Lstm, LstmConfig, BiLstm, BiLstmConfig, LstmState } from './rnn/lstm.js';
 export { Gru, GruConfig, BiGru, BiGruConfig } from './rnn/gru.js';
+export { LoraAdapter, type LoraAdapterInit } from './lora/adapter.js';
+export { LoraLinear } from './lora/lora-linear.js';
+export { applyLora, type LoraOptions } from './lora/apply.js';
+export { mergeLora } from './lora/merge.js';
+export { type LoraTarget } from './lora/targets.js';
