@@ -7,6 +7,7 @@
  */
 export { Tensor, type TensorOptions, type DeviceOrOptions, type Dims, type NotPromise } from './tensor/tensor.js';
 export type { SliceArg, IndexingUpdateOp, PadMode } from './tensor/api/indexing.js';
+export type { ToDataOptions } from './tensor/api/base.js';
 export { TensorData } from './tensor/data.js';
 export { Transaction } from './tensor/transaction.js';
 export { Tolerance } from './tensor/tolerance.js';

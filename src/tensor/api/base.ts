@@ -5,10 +5,17 @@ import { formatTensor, getPrintOptions } from '../display.js';
 import { assertDType, type DType, type FloatDType, type IntDType } from '../dtype.js';
 import { BurnError, describeValue, fmt, fmtValues } from '../errors.js';
 import type { Add, Bool, Dec, FlattenRank, Inc, Int, Kind, Float, ElementOf, RankOf, Sub } from '../kind.js';
+import { checkOptions } from '../options.js';
 import { checkBroadcastTo, checkNumel, checkShape, numel, normDim, normDims, resolveReshape, sameShape } from '../shape.js';
 import type { Tensor } from '../tensor.js';
 
 declare const rankBrand: unique symbol;
+
+/** Options of {@link TensorBase.toData} and `toDataSync`. */
+export interface ToDataOptions {
+  /** The dtype to read the values as (default: the tensor's own). */
+  readonly dtype?: DType;
+}
 
 /** @internal Rank brand: makes `Tensor<2>` and `Tensor<3>` incompatible while `Tensor<number>` fits both. */
 export interface TensorBase<D extends number = number, K extends Kind = Float> {
@@ -117,16 +124,32 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
 
   // --- data ---
 
-  /** Reads the values back to the host (asynchronous on every device). */
-  toData(): Promise<TensorData> {
-    return this.backend.toData(this.primitive);
+  /**
+   * Reads the values back to the host (asynchronous on every device). With `{ dtype }` they are
+   * converted on the host as they arrive (Burn's `into_data().convert()`, see
+   * {@link TensorData.convert}), whatever the device supports: floats to ints truncate toward zero
+   * and saturate (NaN gives 0), `'bool'` is true where non-zero, bools give 0 and 1, and f16/bf16
+   * round to nearest even.
+   *
+   * ```ts
+   * const labels = await logits.argmax(1).toData({ dtype: 'u8' });
+   * ```
+   */
+  toData(options?: ToDataOptions): Promise<TensorData> {
+    if (options === undefined) return this.backend.toData(this.primitive);
+    const dtype = readDTypeOption(options, 'toData');
+    return this.backend.toData(this.primitive).then((data) => (dtype === undefined ? data : data.convert(dtype)));
   }
 
-  /** Reads the values synchronously; throws a BurnError on devices that cannot (WebGPU). */
-  toDataSync(): TensorData {
+  /**
+   * Reads the values synchronously (converted to `dtype` when given, as {@link toData}); throws a
+   * BurnError on devices that cannot (WebGPU, remote).
+   */
+  toDataSync(options?: ToDataOptions): TensorData {
+    const dtype = options === undefined ? undefined : readDTypeOption(options, 'toDataSync');
     const data = this.backend.toDataSync(this.primitive);
     if (!data) throw new BurnError('toDataSync', `${this.dev} cannot read synchronously; use await tensor.toData()`);
-    return data;
+    return dtype === undefined ? data : data.convert(dtype);
   }
 
   /** The single value of a one-element tensor. */
@@ -451,6 +474,12 @@ export function reduceHint(dimName: string, dimsName?: string): (args: readonly 
 
 function swapHint(args: readonly unknown[]): string {
   return `to swap two given dims use swapDims(${args.length >= 2 ? args.map(describeValue).join(', ') : `${describeValue(args[0])}, dim2`}) (or permute)`;
+}
+
+/** The `dtype` of read options, checked (a non-object, an unknown key or an unknown dtype is a BurnError). */
+function readDTypeOption(options: ToDataOptions, op: string): DType | undefined {
+  checkOptions(options, ['dtype'], op);
+  return options.dtype === undefined ? undefined : assertDType(options.dtype, op);
 }
 
 /** Refuses a `toDevice` target that is not a device (plain JavaScript callers). */
