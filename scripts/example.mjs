@@ -1,5 +1,9 @@
 // `npm run example [name] [-- options]`: runs examples/<name>/main.ts (through tsx), or the
 // tensor tour when no name is given. Unknown names list the examples there are.
+// Web examples (examples/web/<name>/, a Vite app: a vite.config.ts beside index.html) are named
+// `web/<name>` or just `<name>`; they start Vite's dev server, or with `--build` make a production
+// build in examples/web/<name>/dist/ (`--preview` builds, then serves that build). Other options
+// go to Vite (`--port 5174`, `--host`).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,13 +11,47 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const examples = join(root, 'examples');
+const web = join(examples, 'web');
 const [name, ...args] = process.argv.slice(2);
 
-function available() {
-  return readdirSync(examples, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(join(examples, entry.name, 'main.ts')))
+/** Directories of `dir` that hold `file`. */
+function dirsWith(dir, file) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, file)))
     .map((entry) => entry.name)
     .sort();
+}
+
+function available() {
+  return [...dirsWith(examples, 'main.ts'), ...dirsWith(web, 'vite.config.ts').map((n) => `web/${n}`)];
+}
+
+/** The directory of the web example `name` (`web/<n>` or `<n>`), or undefined. */
+function webExample(name) {
+  const short = name.startsWith('web/') ? name.slice('web/'.length) : name;
+  if (!/^[a-z0-9-]+$/.test(short)) return undefined;
+  const dir = join(web, short);
+  return existsSync(join(dir, 'vite.config.ts')) ? dir : undefined;
+}
+
+/** Runs Vite on the web example in `dir`: dev server, `--build`, or `--preview` (build, then serve it). */
+function runVite(dir, viteArgs) {
+  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+  if (!existsSync(vite)) {
+    console.error('npm run example: Vite is not installed (npm install)');
+    return 2;
+  }
+  const build = viteArgs.includes('--build'), preview = viteArgs.includes('--preview');
+  const rest = viteArgs.filter((a) => a !== '--build' && a !== '--preview');
+  const run = (command, more) => {
+    const child = spawnSync(process.execPath, [vite, ...command, dir, ...more], { cwd: root, stdio: 'inherit' });
+    if (child.error) throw child.error;
+    return child.status ?? 1;
+  };
+  if (!build && !preview) return run([], rest);
+  const status = run(['build'], build && !preview ? rest : []);
+  return status !== 0 || !preview ? status : run(['preview'], rest);
 }
 
 let script;
@@ -23,6 +61,8 @@ if (name === undefined || name === 'tensor-tour' || name.startsWith('-')) {
 } else {
   script = join(examples, name, 'main.ts');
   if (!/^[a-z0-9-]+$/.test(name) || !existsSync(script)) {
+    const dir = webExample(name);
+    if (dir) process.exit(runVite(dir, args));
     console.error(`npm run example: no example named "${name}". Available: tensor-tour (the default), ${available().join(', ')}`);
     process.exit(2);
   }

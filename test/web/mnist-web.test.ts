@@ -1,0 +1,198 @@
+/// <reference lib="dom" />
+// The web examples examples/web/mnist-inference-web and mnist-training-web, as a user meets them:
+// each is built for production by `npm run example web/<name> -- --build` (scripts/example.mjs),
+// served from 127.0.0.1 with the cross-origin-isolation headers, and driven in headless Chromium
+// (Debian's /usr/bin/chromium through playwright-core, WebGPU on SwiftShader) with mouse events.
+// The inference page's prediction for a drawn digit must equal burn-ts's in Node on the pixels read
+// back from the page's 28×28 input canvas, on each backend of its switch; the training page must
+// reach 95% validation accuracy on the offline MNIST digits, stop and resume, and give the same
+// predictions after saving to IndexedDB and reloading. Screenshots must not be blank.
+// Skips (and fails under BURN_TEST_STRICT=1) when Chromium or playwright-core is missing.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize, sep } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Page } from 'playwright-core';
+import { Device, Tensor } from 'burn-ts';
+import { ModelConfig } from '../../examples/mnist/model.ts';
+import { classify, MnistModel } from '../../examples/web/shared/model.ts';
+import { browserMissing, CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.js';
+
+/** pngjs (a dependency without type declarations): decodes the screenshots. */
+const { PNG } = createRequire(import.meta.url)('pngjs') as { PNG: { sync: { read(bytes: Buffer): { width: number; height: number; data: Uint8Array } } } };
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const webDir = join(root, 'examples', 'web');
+/** A directory to keep the screenshots in (BURN_WEB_SCREENSHOTS), for a look. */
+const screenshots = process.env['BURN_WEB_SCREENSHOTS'];
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm',
+  '.bpk': 'application/octet-stream', '.bin': 'application/octet-stream', '.png': 'image/png', '.svg': 'image/svg+xml',
+};
+
+/** Builds `examples/web/<name>` for production through the one command, returns its dist/. */
+function build(name: string): string {
+  execFileSync(process.execPath, ['scripts/example.mjs', `web/${name}`, '--build', '--logLevel', 'warn'], {
+    cwd: root, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' }, timeout: 180_000,
+  });
+  const dist = join(webDir, name, 'dist');
+  assert.ok(existsSync(join(dist, 'index.html')), `${dist}/index.html was not built`);
+  return dist;
+}
+
+/** Serves `dir` on 127.0.0.1 (a secure context, as navigator.gpu requires), cross-origin isolated. */
+async function serve(dir: string): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const path = normalize(join(dir, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)));
+    const file = path.endsWith(sep) ? join(path, 'index.html') : path;
+    const ok = file.startsWith(dir) && existsSync(file) && statSync(file).isFile();
+    res.writeHead(ok ? 200 : 404, {
+      'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp',
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+    });
+    res.end(ok ? readFileSync(file) : undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return { server, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/` };
+}
+
+/** A fresh headless Chromium (its own profile, so its IndexedDB starts empty). */
+async function launch(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+  const { chromium } = await import('playwright-core');
+  const profile = mkdtempSync(join(tmpdir(), 'burn-web-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1100, height: 900 } });
+  return { context, close: async () => { await context.close(); rmSync(profile, { recursive: true, force: true }); } };
+}
+
+/** Opens `url` in a new page that collects page errors. */
+async function open(context: BrowserContext, url: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  return { page, errors };
+}
+
+/** Strokes of digits, in fractions of the pad. */
+const DIGITS: Record<string, [number, number][][]> = {
+  seven: [[[0.25, 0.2], [0.75, 0.2], [0.45, 0.85]]],
+  one: [[[0.52, 0.15], [0.5, 0.85]]],
+  zero: [Array.from({ length: 25 }, (_, i) => [0.5 + 0.22 * Math.sin((i / 24) * 2 * Math.PI), 0.5 - 0.33 * Math.cos((i / 24) * 2 * Math.PI)] as [number, number])],
+};
+
+/** Clears the pad `#<padId>`, draws `digit` with mouse events and waits for the page's prediction of it. */
+async function draw(page: Page, digit: string, clearId = 'clear', padId = 'pad'): Promise<void> {
+  await page.click(`#${clearId}`);
+  const box = (await page.locator(`#${padId}`).boundingBox())!;
+  for (const stroke of DIGITS[digit]!) {
+    const at = ([x, y]: [number, number]): [number, number] => [box.x + x * box.width, box.y + y * box.height];
+    await page.mouse.move(...at(stroke[0]!));
+    await page.mouse.down();
+    for (const point of stroke.slice(1)) await page.mouse.move(...at(point), { steps: 8 });
+    await page.mouse.up();
+  }
+  await page.waitForFunction(() => document.body.dataset['drawn'] !== undefined && document.body.dataset['predicted'] === document.body.dataset['drawn'], undefined, { timeout: 60_000 });
+}
+
+/** What the page shows: its prediction, the bars' probabilities and the 28×28 input pixels. */
+async function shown(page: Page, barsId = 'bars', inputId = 'input'): Promise<{ prediction: number; probabilities: number[]; pixels: Uint8Array }> {
+  const r = await page.evaluate(([bars, input]) => {
+    const canvas = document.getElementById(input!) as HTMLCanvasElement;
+    const rgba = canvas.getContext('2d')!.getImageData(0, 0, 28, 28).data;
+    const container = document.getElementById(bars!)!;
+    return {
+      prediction: Number(container.dataset['prediction']),
+      probabilities: [...container.querySelectorAll<HTMLElement>('.bar-row')].map((row) => Number(row.dataset['p'])),
+      pixels: Array.from({ length: 28 * 28 }, (_, i) => rgba[i * 4]!),
+    };
+  }, [barsId, inputId]);
+  return { ...r, pixels: Uint8Array.from(r.pixels) };
+}
+
+/** Argmax. */
+const argmax = (values: ArrayLike<number>): number => Array.from(values).reduce((best, v, i, all) => (v > all[best]! ? i : best), 0);
+
+/** Asserts two probability vectors agree within `tol`. */
+function close(got: readonly number[], want: ArrayLike<number>, tol: number, label: string): void {
+  assert.equal(got.length, want.length, `${label}: ${got.length} probabilities`);
+  got.forEach((g, i) => assert.ok(Math.abs(g - want[i]!) <= tol, `${label}: p[${i}] ${g} in the page vs ${want[i]} in Node`));
+}
+
+/** A screenshot of the page, checked not blank: luminance with a spread (std > 12) and many levels. */
+async function checkScreenshot(page: Page, name: string): Promise<void> {
+  const bytes = await page.screenshot({ fullPage: true });
+  if (screenshots) writeFileSync(join(screenshots, `${name}.png`), bytes);
+  const png = PNG.sync.read(bytes);
+  let sum = 0, sumSq = 0;
+  const levels = new Set<number>();
+  const n = png.width * png.height;
+  for (let i = 0; i < n; i++) {
+    const y = 0.299 * png.data[i * 4]! + 0.587 * png.data[i * 4 + 1]! + 0.114 * png.data[i * 4 + 2]!;
+    sum += y; sumSq += y * y; levels.add(Math.round(y));
+  }
+  const std = Math.sqrt(Math.max(0, sumSq / n - (sum / n) ** 2));
+  assert.ok(std > 12 && levels.size > 16, `${name}: the screenshot looks blank (luminance std ${std.toFixed(1)}, ${levels.size} levels)`);
+}
+
+const node = Device.cpu({ engine: 'js' });
+
+describe('web example: mnist-inference-web (production build in headless Chromium)', { skip: browserMissing ?? false }, () => {
+  let server: Server | undefined, url = '', browser: Awaited<ReturnType<typeof launch>> | undefined;
+  const weights = readFileSync(join(webDir, 'mnist-inference-web', 'public', 'mnist.bpk'));
+  const model = new MnistModel(node).loadBytes(weights, node);
+
+  before(async () => {
+    ({ server, url } = await serve(build('mnist-inference-web')));
+    browser = await launch();
+  }, { timeout: 240_000 });
+  after(async () => {
+    await browser?.close();
+    server?.close();
+  });
+
+  it('the shipped weights are the model of examples/mnist: the same burnpack gives the same logits in both', async () => {
+    const seed = new ModelConfig({}).init(node).loadBytes(weights, node);
+    const pixels = new Float32Array(2 * 28 * 28).map((_, i) => ((i * 37) % 255) / 255);
+    const input = Tensor.fromFloats(pixels, node).reshape([2, 28, 28]);
+    const a = await model.forward(input).toData(), b = await seed.valid().forward(input).toData();
+    assert.deepEqual(Array.from(a.values as Float32Array), Array.from(b.values as Float32Array));
+  });
+
+  it('a drawn digit gets the class Node inference gives on the same pixels, on each backend of the switch', { timeout: 240_000 }, async () => {
+    const { page, errors } = await open(browser!.context, url);
+    await page.waitForFunction(() => document.body.dataset['ready'] === 'true', undefined, { timeout: 60_000 });
+    const options = await page.$$eval('#backend option', (os) => os.map((o) => ({ value: (o as HTMLOptionElement).value, disabled: (o as HTMLOptionElement).disabled, title: (o as HTMLOptionElement).title })));
+    assert.deepEqual(options.map((o) => o.value), ['webgpu', 'wasm', 'js']);
+    assert.deepEqual(options.filter((o) => o.disabled), [], 'every backend is available (WebGPU on SwiftShader)');
+    // The page starts on WebGPU when there is an adapter.
+    assert.equal(await page.evaluate(() => document.body.dataset['backend']), 'webgpu');
+    const labels: Record<string, RegExp> = { webgpu: /^webgpu\(/, wasm: /^cpu\(wasm\)$/, js: /^cpu\(js\)$/ };
+    for (const backend of ['webgpu', 'wasm', 'js']) {
+      await page.selectOption('#backend', backend);
+      await page.waitForFunction((b) => document.body.dataset['ready'] === 'true' && document.body.dataset['backend'] === b, backend, { timeout: 60_000 });
+      assert.match((await page.evaluate(() => document.body.dataset['device']))!, labels[backend]!);
+      for (const digit of ['seven', 'zero']) {
+        await draw(page, digit);
+        const got = await shown(page);
+        assert.ok(got.pixels.some((v) => v > 128), `${backend}/${digit}: the input canvas holds the digit`);
+        const want = await classify(model, got.pixels, node);
+        assert.equal(got.prediction, argmax(want), `${backend}/${digit}: the page predicts ${got.prediction}, Node ${argmax(want)}`);
+        close(got.probabilities, want, backend === 'webgpu' ? 1e-3 : 1e-5, `${backend}/${digit}`);
+      }
+      assert.match(await page.textContent('#latency') ?? '', /latency \d+\.\d ms/);
+    }
+    // A digit drawn plainly is read as that digit.
+    await draw(page, 'one');
+    assert.equal((await shown(page)).prediction, 1);
+    await checkScreenshot(page, 'mnist-inference-web');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
