@@ -18,7 +18,7 @@ export type { DType, FloatDType, IntDType } from './tensor/dtype.js';
 export type { Float, Int, Bool, Kind, Numeric, KindOf } from './tensor/kind.js';
 export type { Nested } from './tensor/nested.js';
 export type { NumericArray, StorageArray } from './tensor/element.js';
-export { Device, type CpuEngine, type CpuOptions, type DeviceType, type RemoteOptions, type WebGpuOptions } from './device/device.js';
+export { Device, type CpuEngine, type CpuOptions, type DeviceDtypes, type DeviceSettings, type DeviceType, type RemoteOptions, type WebGpuOptions } from './device/device.js';
 export { Module, type ParamFilter } from './module/module.js';
 export { Param, RunningState, type ParamId, type ParamOptions } from './module/param.js';
 export { flattenRecord, unflattenRecord, type ModuleRecord, type RecordItem } from './module/record.js';

@@ -6,6 +6,8 @@ import { jsEngine, type CpuEngineKernels } from '../backends/cpu/engine.js';
 import { nativeAddon, nativeEngine, nativeUnavailableReason } from '../backends/cpu/native.js';
 import { initWasmEngine, wasmEngine, wasmRuntime, wasmUnavailableReason } from '../backends/cpu/wasm/index.js';
 import { BurnError, describeValue } from '../tensor/errors.js';
+import { DTYPES, isFloatDType, isIntDType, type DType, type FloatDType, type IntDType } from '../tensor/dtype.js';
+import { checkOptions } from '../tensor/options.js';
 import { NO_SCAN } from '../backend/memory.js';
 import type { WebGpuOptions } from '../backends/webgpu/context.js';
 import { RemoteBackend, type RemoteOptions } from '../backends/remote/client.js';
@@ -26,6 +28,31 @@ export type DeviceType = 'cpu' | 'webgpu' | { readonly remote: string; readonly 
 export interface CpuOptions {
   /** Kernel engine; default: the best available (or `BURN_CPU_ENGINE`). */
   readonly engine?: CpuEngine;
+}
+
+/**
+ * Options of {@link Device.configure}: the dtypes of the tensors a device creates when no dtype is
+ * given (Burn's `set_default_dtypes`). A field left out keeps its current value.
+ */
+export interface DeviceSettings {
+  /** The dtype of Float tensors created without one (initially `'f32'`). */
+  readonly floatDtype?: FloatDType;
+  /** The dtype of Int tensors created without one (initially `'i32'`). */
+  readonly intDtype?: IntDType;
+}
+
+/** The default dtypes of a device ({@link Device.defaultDtypes}). */
+export interface DeviceDtypes {
+  /** The dtype of Float tensors created without one. */
+  readonly floatDtype: FloatDType;
+  /** The dtype of Int tensors created without one. */
+  readonly intDtype: IntDType;
+}
+
+/** The default dtypes shared by a device and its decorators (autodiff over it creates the same). */
+class DefaultDtypes {
+  floatDtype: FloatDType = 'f32';
+  intDtype: IntDType = 'i32';
 }
 
 /** Seeded random state shared by a device and its decorators. */
@@ -68,6 +95,7 @@ export class Device {
   /** @internal Memory scopes do not search devices for tensors. */
   readonly [NO_SCAN] = true;
   private readonly rng: RandomState;
+  private readonly dtypes: DefaultDtypes;
   private readonly innerDevice: Device | undefined;
   private autodiffDevice: Device | undefined;
   private checkpointingDevice: Device | undefined;
@@ -79,6 +107,69 @@ export class Device {
   constructor(readonly backend: Backend<TensorPrimitive>, private readonly label: string, inner?: Device) {
     this.innerDevice = inner;
     this.rng = inner?.rng ?? new RandomState();
+    this.dtypes = inner?.dtypes ?? new DefaultDtypes();
+  }
+
+  /**
+   * Sets the dtypes of the tensors this device creates when no dtype is given (Burn's
+   * `set_default_dtypes`): `floatDtype` for `zeros`, `ones`, `full`, `empty`, `random`, `eye`,
+   * `fromFloats` and `fromData` of numbers; `intDtype` for `fromInts`, `arange`, `arangeStep` and
+   * `cartesianGrid`. An explicit `dtype`, `TensorData`'s own dtype and the dtype of the tensor an
+   * op reads are kept. The setting is shared with this device's autodiff and inner devices, and
+   * applies to tensors created afterwards (unlike Burn, it may be changed at any time). Returns
+   * the device.
+   *
+   * Throws a BurnError for a dtype of the wrong kind (`floatDtype: 'i32'`) or one the backend
+   * cannot create (f64 and i64 on WebGPU); a remote server's refusal surfaces at the next read.
+   *
+   * ```ts
+   * const device = Device.cpu().configure({ floatDtype: 'f64' });
+   * Tensor.zeros([2, 2], device).dtype(); // 'f64'
+   * ```
+   */
+  configure(settings: DeviceSettings): this {
+    const op = 'Device.configure';
+    checkOptions(settings, ['floatDtype', 'intDtype'], op);
+    if (settings === undefined) throw new BurnError(op, 'no settings; expected { floatDtype?, intDtype? }');
+    const { floatDtype, intDtype } = settings;
+    if (floatDtype !== undefined) this.checkDefault('floatDtype', floatDtype, isFloatDType, 'a float dtype: f32, f64, f16 or bf16');
+    if (intDtype !== undefined) this.checkDefault('intDtype', intDtype, isIntDType, 'an integer dtype: i32, i64, i16, i8, u32, u16 or u8');
+    // Set only once both are valid: a refused call changes nothing.
+    if (floatDtype !== undefined) this.dtypes.floatDtype = floatDtype;
+    if (intDtype !== undefined) this.dtypes.intDtype = intDtype;
+    return this;
+  }
+
+  private checkDefault(field: string, dtype: unknown, ok: (d: DType) => boolean, expected: string): void {
+    const op = 'Device.configure';
+    if (typeof dtype !== 'string' || !(DTYPES as readonly string[]).includes(dtype)) {
+      throw new BurnError(op, `${field} ${describeValue(dtype)} is not a dtype; expected ${expected}`);
+    }
+    if (!ok(dtype as DType)) throw new BurnError(op, `${field} '${dtype}' is ${dtype === 'bool' ? 'the bool dtype' : isFloatDType(dtype as DType) ? 'a float dtype' : 'an integer dtype'}; expected ${expected}`);
+    // The backend's own check: creating one element of the dtype (WebGPU refuses f64 and i64).
+    const backend = this.inner().backend;
+    try {
+      const p = backend.fill([], 0, dtype as DType);
+      backend.dispose?.(p);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      throw new BurnError(op, `${field} '${dtype}' is not supported on ${this.inner()} (${why}); expected a dtype this device supports`);
+    }
+  }
+
+  /** The dtypes this device creates tensors with when none is given (see {@link configure}). */
+  defaultDtypes(): DeviceDtypes {
+    return { floatDtype: this.dtypes.floatDtype, intDtype: this.dtypes.intDtype };
+  }
+
+  /** The dtype of Float tensors created on this device without one (`'f32'` unless {@link configure}d). */
+  defaultFloatDtype(): FloatDType {
+    return this.dtypes.floatDtype;
+  }
+
+  /** The dtype of Int tensors created on this device without one (`'i32'` unless {@link configure}d). */
+  defaultIntDtype(): IntDType {
+    return this.dtypes.intDtype;
   }
 
   /** The autodiff device over this device (Burn's `Autodiff<B>`); the same object on every call. */

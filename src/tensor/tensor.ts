@@ -18,7 +18,10 @@ type TupleOf<D extends number, Acc extends number[] = []> = Acc['length'] extend
 /** `T`, unless it is a promise: then `never`, so that an `async` function passed to `Tensor.scope` is a type error. */
 export type NotPromise<T> = T extends PromiseLike<unknown> ? never : T;
 
-/** Where and how to create a tensor: the device (default: `Device.default()`) and dtype. */
+/**
+ * Where and how to create a tensor: the device (default: `Device.default()`) and dtype (default:
+ * the device's float or int dtype, `'f32'` and `'i32'` unless set by `Device.configure`).
+ */
 export interface TensorOptions<DT extends DType = DType> {
   readonly device?: Device;
   readonly dtype?: DT;
@@ -27,10 +30,15 @@ export interface TensorOptions<DT extends DType = DType> {
 /** A device, or options naming one. */
 export type DeviceOrOptions<DT extends DType = DType> = Device | TensorOptions<DT>;
 
-function resolve<DT extends DType>(options: DeviceOrOptions<DT> | undefined, fallback: DType, op: string): { device: Device; dtype: DType } {
-  if (options instanceof Device) return { device: options, dtype: fallback };
-  const dtype = options?.dtype === undefined ? fallback : assertDType(options.dtype, op);
-  return { device: options?.device ?? Device.default(), dtype };
+/** The dtype a creation op uses without one: a fixed dtype, or the device's default float or int dtype ({@link Device.configure}). */
+type Fallback = DType | 'float' | 'int';
+
+function resolve<DT extends DType>(options: DeviceOrOptions<DT> | undefined, fallback: Fallback, op: string): { device: Device; dtype: DType } {
+  const device = options instanceof Device ? options : options?.device ?? Device.default();
+  const given = options instanceof Device ? undefined : options?.dtype;
+  if (given !== undefined) return { device, dtype: assertDType(given, op) };
+  const dtype = fallback === 'float' ? device.defaultFloatDtype() : fallback === 'int' ? device.defaultIntDtype() : fallback;
+  return { device, dtype };
 }
 
 /**
@@ -107,7 +115,7 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   }
   private static filled<D extends number, K extends Kind>(shape: readonly number[], value: number | boolean, options: DeviceOrOptions | undefined, op: string): Tensor<D, K> {
     checkShape(shape, op);
-    const { device, dtype } = resolve(options, typeof value === 'boolean' ? 'bool' : 'f32', op);
+    const { device, dtype } = resolve(options, typeof value === 'boolean' ? 'bool' : 'float', op);
     if (isIntDType(dtype)) checkIntLiteral(Number(value), dtype, op);
     return new Tensor<D, K>(device, device.backend.fill(shape, Number(value), dtype));
   }
@@ -128,7 +136,7 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
       return new Tensor(device, device.backend.fromData(data.convert(dtype)));
     }
     const { values, shape } = flattenNested<number | boolean>(data, op);
-    const { device, dtype } = resolve(options, typeof values[0] === 'boolean' ? 'bool' : 'f32', op);
+    const { device, dtype } = resolve(options, typeof values[0] === 'boolean' ? 'bool' : 'float', op);
     // Built in the target dtype at once: a detour through f32 would round integers past 2^24.
     if (isIntDType(dtype) && typeof values[0] === 'number') checkIntValues(values as number[], dtype, op);
     return new Tensor(device, device.backend.fromData(new TensorData(values as number[] | boolean[], shape, dtype)));
@@ -139,15 +147,15 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   /** A Float tensor from nested arrays; the rank comes from the nesting. */
   static fromFloats<const A extends Nested<number>>(values: A, options?: DeviceOrOptions<FloatDType>): Tensor<DepthOf<A>, Float>;
   static fromFloats(values: Nested<number> | Float32Array | Float64Array, options?: DeviceOrOptions<FloatDType>): Tensor<number, Float> {
-    return Tensor.fromKind(values, options, 'f32', 'Tensor.fromFloats', 'number', (d) => isFloatDType(d));
+    return Tensor.fromKind(values, options, 'float', 'Tensor.fromFloats', 'number', (d) => isFloatDType(d));
   }
 
-  /** An Int tensor from a typed array (rank 1); the dtype (default i32) must hold every value. */
+  /** An Int tensor from a typed array (rank 1); the dtype (default: the device's int dtype, i32 unless configured) must hold every value. */
   static fromInts(values: Int32Array | Int16Array | Int8Array | Uint32Array | Uint16Array | Uint8Array, options?: DeviceOrOptions<IntDType>): Tensor<1, Int>;
-  /** An Int tensor from nested arrays of integers; the dtype (default i32) must hold every value. */
+  /** An Int tensor from nested arrays of integers; the dtype (default: the device's int dtype, i32 unless configured) must hold every value. */
   static fromInts<const A extends Nested<number>>(values: A, options?: DeviceOrOptions<IntDType>): Tensor<DepthOf<A>, Int>;
   static fromInts(values: Nested<number> | ArrayLike<number>, options?: DeviceOrOptions<IntDType>): Tensor<number, Int> {
-    return Tensor.fromKind(values, options, 'i32', 'Tensor.fromInts', 'number', (d) => isIntDType(d));
+    return Tensor.fromKind(values, options, 'int', 'Tensor.fromInts', 'number', (d) => isIntDType(d));
   }
 
   /** A Bool tensor from nested arrays of booleans. */
@@ -156,7 +164,7 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   }
 
   private static fromKind<D extends number, K extends Kind>(
-    values: Nested<number> | Nested<boolean> | ArrayLike<number>, options: DeviceOrOptions | undefined, fallback: DType, op: string, leaf: LeafKind, ok: (d: DType) => boolean,
+    values: Nested<number> | Nested<boolean> | ArrayLike<number>, options: DeviceOrOptions | undefined, fallback: Fallback, op: string, leaf: LeafKind, ok: (d: DType) => boolean,
   ): Tensor<D, K> {
     const { device, dtype } = resolve(options, fallback, op);
     if (!ok(dtype)) throw new BurnError(op, `dtype ${dtype} does not match the tensor kind`);
@@ -181,7 +189,7 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   static random<const S extends readonly number[], DT extends DType = 'f32'>(shape: S, distribution: Distribution, options?: DeviceOrOptions<DT>): Tensor<RankOf<S>, KindOf<DT>> {
     const op = 'Tensor.random';
     checkShape(shape, op);
-    const { device, dtype } = resolve(options, 'f32', op);
+    const { device, dtype } = resolve(options, 'float', op);
     if (distribution.kind === 'uniform' && isIntDType(dtype)) {
       // Integer draws lie in [low, high - 1]: both ends must be values of the dtype.
       const [lo, hi] = intRange(dtype);
@@ -192,7 +200,7 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
     return new Tensor(device, device.backend.random(shape, distribution, dtype, device.nextRandomKey()));
   }
 
-  /** The integers `start, start + 1, …` below `end`; the dtype (default i32) must hold them all. */
+  /** The integers `start, start + 1, …` below `end`; the dtype (default: the device's int dtype, i32 unless configured) must hold them all. */
   static arange(start: number, end: number, options?: DeviceOrOptions<IntDType>): Tensor<1, Int> {
     return Tensor.range(start, end, 1, options, 'Tensor.arange');
   }
@@ -206,7 +214,7 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
     }
     const n = Math.max(0, Math.ceil((end - start) / step));
     checkNumel([n], op);
-    const { device, dtype } = resolve(options, 'i32', op);
+    const { device, dtype } = resolve(options, 'int', op);
     if (n > 0 && isIntDType(dtype)) {
       checkIntLiteral(start, dtype, op);
       checkIntLiteral(start + (n - 1) * step, dtype, op);
@@ -218,7 +226,7 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   static eye<DT extends DType = 'f32'>(size: number, options?: DeviceOrOptions<DT>): Tensor<2, KindOf<DT>> {
     if (!(Number.isInteger(size) && size >= 0)) throw new BurnError('Tensor.eye', `size ${size}; expected a non-negative integer`);
     checkNumel([size, size], 'Tensor.eye', 'shape');
-    const { device, dtype } = resolve(options, 'f32', 'Tensor.eye');
+    const { device, dtype } = resolve(options, 'float', 'Tensor.eye');
     const values = new Float64Array(size * size);
     for (let i = 0; i < size; i++) values[i * size + i] = 1;
     return new Tensor(device, device.backend.fromData(new TensorData(values, [size, size], dtype)));
@@ -229,7 +237,7 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
     checkShape(shape, 'Tensor.cartesianGrid');
     const rank = shape.length;
     checkNumel([...shape, rank], 'Tensor.cartesianGrid');
-    const { device, dtype } = resolve(options, 'i32', 'Tensor.cartesianGrid');
+    const { device, dtype } = resolve(options, 'int', 'Tensor.cartesianGrid');
     const n = numel(shape);
     const values = new Int32Array(n * rank);
     for (let i = 0; i < n; i++) {
