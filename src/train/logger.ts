@@ -38,12 +38,25 @@ export interface LoggedEntry {
 }
 
 /**
+ * Where the training loop logs metric entries and reads epoch values back (on resume):
+ * {@link FileMetricLogger} in Node, `InMemoryMetricLogger` where there are no files (browsers).
+ */
+export interface MetricLogger {
+  /** Buffers one entry. */
+  log(split: Split, epoch: number, entry: MetricEntry): void;
+  /** Stores the buffered entries. */
+  flush(): void;
+  /** The epoch value of a metric: the final entry, else the count-weighted mean (NaN when absent). */
+  epochValue(split: Split, epoch: number, name: string): number;
+}
+
+/**
  * Writes every metric update to Burn's layout: `<dir>/<split>/epoch-<N>/<Metric_Name>.log`, one
  * serialized entry (`value,count`) per line, then the epoch's final value (`value,final`). Entries
  * with nothing to log (empty `serialized`) are skipped; a file first written in this run is
  * replaced, not appended to (a resumed run rewrites the epochs it re-trains).
  */
-export class FileMetricLogger {
+export class FileMetricLogger implements MetricLogger {
   private readonly buffers = new Map<string, string[]>();
   private readonly written = new Set<string>();
 

@@ -7,7 +7,9 @@ import { Tensor } from '../tensor/tensor.js';
 import type { EarlyStoppingStrategy } from './early-stopping.js';
 import { TrainingInterrupter } from './interrupter.js';
 import type { Learner } from './learner.js';
-import { FileMetricLogger, type Split } from './logger.js';
+import { FileMetricLogger, type MetricLogger, type Split } from './logger.js';
+import { InMemoryMetricLogger } from './memory-logger.js';
+import { hasFileSystem } from '../config/files.js';
 import type { Metric, MetricMetadata } from './metric/base.js';
 import { TrainingResult } from './result.js';
 import type { TrainOutput } from './output.js';
@@ -116,6 +118,12 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
     this.checkpointingOn = true;
     return this;
   }
+  /** Saves checkpoints with `checkpointer` (e.g. `IndexedDbCheckpointer` in a page) instead of files. */
+  withCheckpointer(checkpointer: Checkpointer): this {
+    this.checkpointer = checkpointer;
+    this.checkpointingOn = true;
+    return this;
+  }
   /** Which checkpoints to keep (default: the last 2 plus the best validation loss). */
   withCheckpointingStrategy(strategy: CheckpointingStrategy): this {
     this.strategy = strategy;
@@ -162,7 +170,8 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
     }
     const device = model.devices()[0];
     if (!device?.isAutodiff()) throw new BurnError('SupervisedTraining.launch', `the model must live on an autodiff device (got ${device}); create it on device.autodiff()`);
-    const logger = new FileMetricLogger(this.artifactDir);
+    // Pages have no files: metrics stay in memory there (the history and summary are the same).
+    const logger = hasFileSystem() ? new FileMetricLogger(this.artifactDir) : new InMemoryMetricLogger();
     if (!this.customRenderer) await preloadDashboard();
     const renderer = this.customRenderer ?? defaultRenderer();
     const checkpointer = this.checkpointer ?? (this.checkpointingOn ? new FileCheckpointer(`${this.artifactDir}/checkpoint`) : undefined);
@@ -175,7 +184,7 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
     }
   }
 
-  private async run<M extends TrainableModel<B, TO, VO>>(learner: Learner<M>, initial: M, device: Device, logger: FileMetricLogger, renderer: MetricsRenderer, checkpointer: Checkpointer | undefined, started: number): Promise<TrainingResult<M>> {
+  private async run<M extends TrainableModel<B, TO, VO>>(learner: Learner<M>, initial: M, device: Device, logger: MetricLogger, renderer: MetricsRenderer, checkpointer: Checkpointer | undefined, started: number): Promise<TrainingResult<M>> {
     let model = initial;
     const { optimizer, scheduler } = learner;
     const history: MetricHistory = { train: new Map(), valid: new Map() };
@@ -195,7 +204,8 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
     const trainLoader = this.trainLoader.toDevice?.(device) ?? this.trainLoader;
     const validLoader = this.validLoader.toDevice?.(device.inner()) ?? this.validLoader;
     const stopOnSignal = () => this.interrupter.stop('interrupted (SIGINT)');
-    process.once('SIGINT', stopOnSignal);
+    const proc = globalThis.process as NodeJS.Process | undefined;
+    proc?.once?.('SIGINT', stopOnSignal);
     renderer.onStopRequest?.(() => this.interrupter.stop('stopped from the dashboard'));
     let lastEpoch = firstEpoch - 1;
     try {
@@ -257,17 +267,17 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
         }
       }
     } finally {
-      process.removeListener('SIGINT', stopOnSignal);
+      proc?.removeListener?.('SIGINT', stopOnSignal);
     }
     const higher = new Map([...this.trainMetrics, ...this.validMetrics].map((m) => [m.name, m.higherIsBetter]));
     const settings = new Set(this.trainMetrics.filter((m) => m.trainOnly).map((m) => m.name));
     const summary = TrainingSummary.fromHistory(history, higher, lastEpoch, (Date.now() - started) / 1000, settings);
-    writeLearningCurves(this.artifactDir, history, higher);
+    if (hasFileSystem()) writeLearningCurves(this.artifactDir, history, higher);
     await renderer.close(this.printSummary ? summary.toString() : undefined);
     return new TrainingResult(model, summary, history, higher, checkpointer);
   }
 
-  private async updateMetrics<O>(split: Split, metrics: readonly Metric<O>[], item: O, meta: MetricMetadata, logger: FileMetricLogger, renderer: MetricsRenderer): Promise<void> {
+  private async updateMetrics<O>(split: Split, metrics: readonly Metric<O>[], item: O, meta: MetricMetadata, logger: MetricLogger, renderer: MetricsRenderer): Promise<void> {
     for (const metric of metrics) {
       const entry = await metric.update(item, meta);
       logger.log(split, meta.epoch, entry);
@@ -275,7 +285,7 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
     }
   }
 
-  private endEpoch<O>(split: Split, epoch: number, metrics: readonly Metric<O>[], history: MetricHistory, logger: FileMetricLogger, renderer: MetricsRenderer): void {
+  private endEpoch<O>(split: Split, epoch: number, metrics: readonly Metric<O>[], history: MetricHistory, logger: MetricLogger, renderer: MetricsRenderer): void {
     for (const metric of metrics) {
       const values = history[split].get(metric.name) ?? [];
       const value = metric.value();
@@ -290,7 +300,7 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
   }
 
   /** Rebuilds the per-epoch history of a resumed run from the metric logs. */
-  private restoreHistory(logger: FileMetricLogger, history: MetricHistory, upTo: number): void {
+  private restoreHistory(logger: MetricLogger, history: MetricHistory, upTo: number): void {
     for (const [split, metrics] of [['train', this.trainMetrics], ['valid', this.validMetrics]] as const) {
       for (const metric of metrics) {
         const values: number[] = [];

@@ -22,7 +22,8 @@ export class CliRenderer implements MetricsRenderer {
 
   constructor(options: CliRendererOptions = {}) {
     checkOptions(options, ['write', 'intervalMs'], 'CliRenderer');
-    this.write = options.write ?? ((line) => void process.stdout.write(`${line}\n`));
+    // Pages have no process.stdout: lines go to the console there.
+    this.write = options.write ?? (globalThis.process?.stdout ? (line) => void process.stdout.write(`${line}\n`) : (line) => console.log(line));
     this.intervalMs = options.intervalMs ?? 1000;
   }
 
