@@ -1,0 +1,183 @@
+/**
+ * The in-page bench: `node --import tsx bench/web/run.ts [options]`.
+ *
+ * Bundles bench/web/page.ts (esbuild), serves it from 127.0.0.1 with everything it loads from this
+ * checkout (burn-ts's wasm modules, onnxruntime-web's and tfjs-backend-wasm's .wasm files from
+ * node_modules, the ONNX models; nothing from a CDN), opens it in Debian's headless Chromium
+ * (playwright-core) and prints median latencies with ratios. The models are exported once by
+ * bench/web/export_models.py (Debian's python3-torch) into node_modules/.cache/burn-ts-bench/web.
+ *
+ * Options:
+ *   --threaded        also run a cross-origin-isolated pass, every runtime on all cores
+ *   --only <text>     rows whose name contains <text> (`MNIST`, `ResNet`, `training`)
+ *   --budget <ms>     time per cell after warm-up (default 2000)
+ *   --profile         also profile burn-ts's cells (Chrome's sampling profiler): self time by function
+ *   --json <file>     write the raw results
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../test/helpers/browser.js';
+import type { Cell, WebBenchResult } from './page.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const MODELS = process.env['BENCH_WEB_MODELS'] ?? join(root, 'node_modules/.cache/burn-ts-bench/web');
+
+interface Options { threaded: boolean; only?: string; budget: number; profile: boolean; json?: string }
+
+function parseArgs(argv: readonly string[]): Options {
+  const o: Options = { threaded: false, budget: 2000, profile: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--threaded') o.threaded = true;
+    else if (a === '--profile') o.profile = true;
+    else if (a === '--only') o.only = argv[++i];
+    else if (a === '--budget') o.budget = Number(argv[++i]);
+    else if (a === '--json') o.json = argv[++i];
+    else throw new Error(`bench/web/run.ts: unknown option ${a} (see the header of bench/web/run.ts)`);
+  }
+  return o;
+}
+
+/** Exports the models once (they are large, so not in git). */
+function ensureModels(): void {
+  if (existsSync(join(MODELS, 'mnist.onnx')) && existsSync(join(MODELS, 'resnet18.onnx'))) return;
+  const python = process.env['BENCH_PYTHON'] ?? '/usr/bin/python3';
+  mkdirSync(MODELS, { recursive: true });
+  process.stderr.write(`exporting the bench models with ${python} into ${MODELS} (once)…\n`);
+  execFileSync(python, [join(root, 'bench/web/export_models.py'), MODELS], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+const TYPES: Record<string, string> = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.onnx': 'application/octet-stream', '.html': 'text/html' };
+
+/** Serves the page and the files it loads; `isolated` adds the COOP/COEP pair. */
+async function serve(script: string, isolated: boolean): Promise<{ server: Server; url: string }> {
+  const dirs: Record<string, string> = {
+    '/ort/': join(root, 'node_modules/onnxruntime-web/dist/'),
+    '/tfjs/': join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist/'),
+    '/models/': `${MODELS}/`,
+  };
+  const headers: Record<string, string> = isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    let body: string | Buffer | undefined;
+    if (path === '/') body = '<!doctype html><html><head><script type="module" src="/page.js"></script></head><body>burn-ts web bench</body></html>';
+    else if (path === '/page.js') body = script;
+    else if (/^\/kernels-(mt|st)\.wasm$/.test(path)) body = readFileSync(join(root, 'src/backends/cpu/wasm', path.slice(1)));
+    else {
+      const dir = Object.keys(dirs).find((d) => path.startsWith(d));
+      const file = dir && /^[\w.-]+$/.test(path.slice(dir.length)) ? join(dirs[dir]!, path.slice(dir.length)) : undefined;
+      if (file && existsSync(file)) body = readFileSync(file);
+    }
+    res.writeHead(body === undefined ? 404 : 200, { ...headers, 'content-type': TYPES[extname(path)] ?? 'text/html' });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return { server, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/` };
+}
+
+/** Aggregated self time by function of a CPU profile (Chrome DevTools protocol format). */
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string }; children?: number[] }
+function selfTimes(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }): [string, number][] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const totals = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const f = byId.get(id)!.callFrame;
+    const file = f.url.split('/').pop() || '';
+    const key = `${f.functionName || '(anonymous)'}${file ? ` [${file}]` : ''}`;
+    totals.set(key, (totals.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
+  return [...totals].sort((a, b) => b[1] - a[1]);
+}
+
+/** Opens the page in a fresh Chromium, returns its result (and the profile when asked). */
+async function visit(script: string, query: string, isolated: boolean, profile: boolean): Promise<{ result: WebBenchResult; profile?: [string, number][] }> {
+  const { chromium } = await import('playwright-core');
+  const { server, url } = await serve(script, isolated);
+  const dir = mkdtempSync(join(tmpdir(), 'burn-bench-chromium-'));
+  const context = await chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  try {
+    const page = await context.newPage();
+    page.on('console', (m) => { if (m.type() === 'error') process.stderr.write(`page: ${m.text()}\n`); });
+    page.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) process.stderr.write(`page: ${r.status()} ${r.url()}\n`); });
+    const cdp = profile ? await context.newCDPSession(page) : undefined;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+    }
+    await page.goto(`${url}?${query}`);
+    await page.waitForFunction(() => (globalThis as { benchResult?: unknown }).benchResult !== undefined, undefined, { timeout: 0 });
+    const result = (await page.evaluate(() => (globalThis as { benchResult?: unknown }).benchResult)) as WebBenchResult | { error: string };
+    if ('error' in result) throw new Error(`the bench page failed: ${result.error}`);
+    const times = cdp ? selfTimes((await cdp.send('Profiler.stop')).profile as never) : undefined;
+    return times ? { result, profile: times } : { result };
+  } finally {
+    await context.close();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+
+/** The table of one pass: per row, each column's median and, for burn-ts's columns, the ratio to the fastest peer (> 1: burn-ts faster). */
+function table(r: WebBenchResult): string {
+  const lines = ['| row | implementation | median ms | IQR ms | runs | vs fastest peer | max diff vs ORT |', '|---|---|---:|---|---:|---:|---:|'];
+  const rows = [...new Set(r.cells.map((c) => c.row))];
+  for (const row of rows) {
+    const cells = r.cells.filter((c) => c.row === row);
+    const peers = cells.filter((c) => !c.impl.startsWith('burn-ts'));
+    const best = peers.reduce<Cell | undefined>((b, c) => (!b || c.median < b.median ? c : b), undefined);
+    for (const c of cells) {
+      const ratio = c.impl.startsWith('burn-ts') && best ? `${(best.median / c.median).toFixed(2)}× (${best.impl.split(' ')[0]})` : '';
+      lines.push(`| ${row} | ${c.impl} | ${fmt(c.median)} | ${fmt(c.iqr[0])}–${fmt(c.iqr[1])} | ${c.runs} | ${ratio} | ${c.maxDiffVsOrt === undefined ? '' : c.maxDiffVsOrt.toExponential(1)} |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium; BURN_CHROMIUM overrides)`);
+  ensureModels();
+  const esbuild = await import('esbuild');
+  const built = await esbuild.build({
+    entryPoints: [fileURLToPath(new URL('./page.ts', import.meta.url))], bundle: true, format: 'esm', platform: 'browser', target: 'es2022',
+    write: false, logLevel: 'error', minify: true,
+    // tfjs-backend-wasm's Emscripten glue names Node modules it never loads in a page.
+    external: ['fs', 'path', 'worker_threads', 'perf_hooks', 'os', 'crypto'],
+  });
+  const script = built.outputFiles[0]!.text;
+  const passes: { name: string; query: string; isolated: boolean }[] = [{ name: 'single-threaded (page not cross-origin isolated)', query: 'threads=1', isolated: false }];
+  if (o.threaded) passes.push({ name: 'threaded (cross-origin isolated, every runtime on all cores)', query: 'threads=0', isolated: true });
+  const results: { name: string; result: WebBenchResult; profile?: [string, number][] }[] = [];
+  for (const pass of passes) {
+    let query = `${pass.query}&budget=${o.budget}`;
+    if (o.only) query += `&only=${encodeURIComponent(o.only)}`;
+    process.stderr.write(`${pass.name}…\n`);
+    const { result } = await visit(script, query, pass.isolated, false);
+    console.log(`\n### ${pass.name}\nthreads: burn-ts ${result.threads.burn} (${result.threads.burnVariant} module), onnxruntime-web ${result.threads.ort}, tfjs ${result.threads.tfjs || 'default'}; ${result.userAgent.match(/Chrom\w+\/[\d.]+/)?.[0] ?? ''}\n`);
+    console.log(table(result));
+    if (Object.keys(result.burnMnistLayers).length) {
+      console.log(`\nburn-ts MNIST b64 per layer (ms, each output awaited): ${Object.entries(result.burnMnistLayers).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}`);
+    }
+    const entry: (typeof results)[number] = { name: pass.name, result };
+    if (o.profile) {
+      process.stderr.write('profiling burn-ts…\n');
+      const { profile } = await visit(script, `${query}&impl=burn-ts`, pass.isolated, true);
+      const total = profile!.reduce((s, [, t]) => s + t, 0);
+      console.log(`\nprofile of burn-ts's cells (self time, top 20 of ${fmt(total)} ms sampled):`);
+      for (const [name, t] of profile!.slice(0, 20)) console.log(`  ${fmt(t).padStart(8)} ms  ${((100 * t) / total).toFixed(1).padStart(5)} %  ${name}`);
+      entry.profile = profile!.slice(0, 40);
+    }
+    results.push(entry);
+  }
+  if (o.json) writeFileSync(o.json, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+await main();
