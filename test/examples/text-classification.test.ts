@@ -1,0 +1,51 @@
+// Smoke run of examples/text-classification (Burn's text-classification example with LoRA): run as
+// `npm run example text-classification -- --smoke` would, against the built package; its last line
+// `result {json}` is checked here. The full run's numbers are in the example's README.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Runs the example with --smoke and returns its `result` line, parsed. */
+function smoke(): Record<string, unknown> {
+  const out = execFileSync(process.execPath, ['scripts/example.mjs', 'text-classification', '--smoke'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+    timeout: 300_000,
+  });
+  const line = out.split('\n').reverse().find((l) => l.startsWith('result '));
+  assert.ok(line !== undefined, `examples/text-classification printed no result line:\n${out}`);
+  return JSON.parse(line.slice('result '.length)) as Record<string, unknown>;
+}
+
+/** A finite number from a result field. */
+function num(result: Record<string, unknown>, key: string): number {
+  const value = result[key];
+  assert.equal(typeof value, 'number', `result.${key} is ${JSON.stringify(value)}`);
+  assert.ok(Number.isFinite(value), `result.${key} is ${String(value)}`);
+  return value as number;
+}
+
+describe('examples (smoke runs)', () => {
+  it('text-classification: pre-trains, LoRA-fine-tunes with the base frozen, merges, saves and reloads', () => {
+    const r = smoke();
+    assert.deepEqual(r.classes, { pretrain: ['python', 'perl', 'shell', 'javascript'], finetune: ['typescript', 'markdown', 'json', 'license'] });
+    assert.ok(num(r, 'pretrainSteps') >= 20 && num(r, 'finetuneSteps') >= 20, `steps ${r.pretrainSteps}, ${r.finetuneSteps}`);
+    assert.ok(num(r, 'pretrainLastLoss') < num(r, 'pretrainFirstLoss'), `pre-training loss ${r.pretrainFirstLoss} -> ${r.pretrainLastLoss}`);
+    assert.ok(num(r, 'finetuneLastLoss') < num(r, 'finetuneFirstLoss'), `fine-tuning loss ${r.finetuneFirstLoss} -> ${r.finetuneLastLoss}`);
+    for (const key of ['pretrainAccuracy', 'accuracyBefore', 'accuracyAfter', 'reloadedAccuracy']) {
+      const accuracy = num(r, key);
+      assert.ok(accuracy >= 0 && accuracy <= 1, `${key} ${accuracy}`);
+    }
+    // Adapters (rank 4 on the encoder's six Linear layers per block) and the new head train; the rest is frozen.
+    const trainable = num(r, 'trainableParams'), total = num(r, 'totalParams');
+    assert.ok(trainable > 0 && trainable < total / 5, `${trainable} trainable of ${total}`);
+    assert.equal(r.baseUnchanged, true);
+    // The merged model computes what the adapted one does, and reloads into the plain architecture.
+    assert.ok(num(r, 'mergedMaxDiff') < 1e-4, `merged logits differ by ${r.mergedMaxDiff}`);
+    assert.equal(num(r, 'reloadedAccuracy'), num(r, 'accuracyAfter'));
+  });
+});
