@@ -18,7 +18,7 @@ import {
 } from 'burn-ts/optim';
 import { DEFAULT_CORPUS, randomStarts, readCorpus, tilingStarts, windowBatch, type TextBatch } from './data.ts';
 import { generateTokens, seededRandom, type SamplingOptions } from './generate.ts';
-import { TextGenerationModel, TextGenerationModelConfig } from './model.ts';
+import { TextGenerationModel, TextGenerationModelConfig, tokenTensor } from './model.ts';
 import { CompactTokenizer, gpt2Tokens } from './tokenizer.ts';
 
 /** The training settings (Burn's `ExperimentConfig`, scaled down to minutes on two CPU cores). */
@@ -105,7 +105,7 @@ const config = new TrainingConfig(
     : {
         model: { transformer: new TransformerEncoderConfig({ dModel: 128, dFf: 512, nHeads: 4, nLayers: 2, normFirst: true, dropout: 0.1 }), vocabSize: 1, maxSeqLength: 64 },
         optimizer: new AdamWConfig({ weightDecay: 0.01, gradClipping: GradientClippingConfig.Norm(1) }),
-        numSteps: 400, batchSize: 16, lr: 1e-3, warmupSteps: 40, validEvery: 50,
+        numSteps: 400, batchSize: 16, lr: 2e-3, warmupSteps: 40, validEvery: 50,
       },
 );
 const splitAt = Math.floor(allGpt2.length * (1 - config.validShare));
@@ -214,14 +214,19 @@ let cachedLast = await trained.forwardCached(probe.slice([[0, 1], [0, 1]]), cach
 for (let n = 2; n <= seq; n++) cachedLast = await trained.forwardCached(probe.slice([[0, 1], [0, n]]), cache).toData();
 const fullLast = (reference.toArray() as Float32Array).subarray((seq - 1) * tokenizer.vocabSize);
 const cacheMaxAbsDiff = maxAbsDiff(fullLast, cachedLast.toArray());
+// Causality: changing the last input token leaves the logits of every earlier position as they were.
+const changed = windowBatch(validTokens, [0], seq, device).inputs.sliceAssign([[0, 1], [seq - 1, seq]], tokenTensor(Int32Array.of(1), 1, 1, device));
+const changedLogits = (await trained.forward(changed).toData()).toArray() as Float32Array;
+const causalMaxAbsDiff = maxAbsDiff((reference.toArray() as Float32Array).subarray(0, (seq - 1) * tokenizer.vocabSize), changedLogits.subarray(0, (seq - 1) * tokenizer.vocabSize));
+const lastChanged = maxAbsDiff(fullLast, changedLogits.subarray((seq - 1) * tokenizer.vocabSize));
 const last = validations.at(-1)!;
-console.log(`reloaded model: max |Δlogit| ${reloadMaxAbsDiff}; cached last-step logits vs full forward: max |Δ| ${cacheMaxAbsDiff.toExponential(2)}; ${steps} steps in ${seconds.toFixed(1)} s`);
+console.log(`reloaded model: max |Δlogit| ${reloadMaxAbsDiff}; cached last-step logits vs full forward: max |Δ| ${cacheMaxAbsDiff.toExponential(2)}; earlier positions' logits when the last token changes: max |Δ| ${causalMaxAbsDiff}; ${steps} steps in ${seconds.toFixed(1)} s`);
 const result = {
   steps, params: model.numParams(), vocabSize: tokenizer.vocabSize, trainTokens: trainTokens.length, validTokens: validTokens.length, validUnknown,
   trainLosses, validations, validLoss: last.validLoss, validPerplexity: last.validPerplexity, validAccuracy: last.validAccuracy,
   prompt: values.prompt, requestedTokens: numTokens, sampleTokens: sample.tokens.length, sample: sample.text,
   sameSeedSameText: sample.text === again.text && sample.tokens.join() === again.tokens.join(), otherSeedSample: other.text,
-  reloadMaxAbsDiff, cacheMaxAbsDiff, seconds, artifacts: artifactDir, sampling,
+  reloadMaxAbsDiff, cacheMaxAbsDiff, causalMaxAbsDiff, lastChanged, seconds, artifacts: artifactDir, sampling,
 };
 console.log(`result ${JSON.stringify(result)}`);
 if (smoke && values.artifacts === undefined) rmSync(artifactDir, { recursive: true, force: true });

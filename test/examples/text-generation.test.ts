@@ -73,6 +73,11 @@ describe('examples/text-generation (smoke run)', { skip: noCorpus }, () => {
     assert.ok((r.cacheMaxAbsDiff as number) < 1e-4, `cache vs full: ${r.cacheMaxAbsDiff}`);
   });
 
+  it('the model is causal: changing the last token changes only the last position\'s logits', () => {
+    assert.ok((r.causalMaxAbsDiff as number) < 1e-6, `earlier positions moved by ${r.causalMaxAbsDiff}`);
+    assert.ok((r.lastChanged as number) > 1e-3, `last position's logits moved by ${r.lastChanged}`);
+  });
+
   it('--generate reloads model.bpk and vocab.json and reproduces the sample of the same seed', () => {
     const g = run(['--generate', '--artifacts', dir, '--tokens', '12', '--seed', '3']);
     assert.equal(g.tokens, 12);
