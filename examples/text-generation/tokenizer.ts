@@ -1,7 +1,7 @@
 // The tokenizer: GPT-2's byte-pair encoding (gpt-tokenizer's `r50k_base`, the encoding Burn's
 // example gets from the `tokenizers` crate), with its 50,257-token vocabulary compacted to the
 // tokens that occur in the training text plus one unknown token. A corpus of a few license texts
-// uses about two thousand distinct GPT-2 tokens, so the embedding and the output layer are ~25×
+// uses about two thousand distinct GPT-2 tokens, so the embedding and the output layer are ~24×
 // smaller than with the full vocabulary — most of the model's parameters otherwise.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { decode as gpt2Decode, encode as gpt2Encode } from 'gpt-tokenizer/encoding/r50k_base';
