@@ -347,6 +347,21 @@ export class Device {
     await this.backend.sync?.();
   }
 
+  /**
+   * Closes a remote device ({@link Device.remote}): the connection ends and the server frees this
+   * client's tensors; afterwards ops on the device throw and reads reject with a BurnError, and
+   * `Device.remote(url)` connects again with a new device. Ops sent but not yet run are dropped:
+   * `await device.sync()` first to wait for them. Closing the autodiff device over a remote device
+   * closes that device; closing twice does nothing. On local devices (CPU, WebGPU) nothing
+   * happens: their memory is released per tensor (`dispose`, scopes, the garbage collector).
+   */
+  close(): void {
+    const base = this.inner();
+    if (!(base.backend instanceof RemoteBackend)) return;
+    base.backend.close();
+    for (const [url, device] of remoteDevices) if (device === base) remoteDevices.delete(url);
+  }
+
   /** True when both are the same device. */
   equals(other: Device): boolean {
     return this === other;
