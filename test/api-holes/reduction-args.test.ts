@@ -36,6 +36,7 @@ describe('no-argument full reductions refuse arguments', () => {
   it('sum(dim) stays sumDim(dim); sum(0, 1) throws and points to sumDims', async () => {
     assert.deepEqual(Array.from((await x.sum(1).toData()).toArray()), [2, 3]);
     throwsBurn(() => call(x, 'sum', 0, 1), 'sum', 'sumDims([0, 1])', '2 arguments');
+    throwsBurn(() => call(x, 'sum', [0, 1]), 'sum', 'sumDims([0, 1])', '1 argument');
   });
 
   it('mean([0]) names the array and suggests meanDims', () => {

@@ -121,7 +121,7 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
    */
   sum(this: Tensor<D, Numeric>, dim: number): Tensor<D, K>;
   sum(this: Tensor<D, Numeric>, dim?: number, unexpected?: unknown): Tensor<1, K> | Tensor<D, K> {
-    if (unexpected !== undefined || Array.isArray(dim)) refuseArgs('sum', [dim, unexpected], 'sums every element (or along the one dim given)', reduceHint('sumDim', 'sumDims'), 'no argument or one dim');
+    if (unexpected !== undefined || (dim !== undefined && typeof dim !== 'number')) refuseArgs('sum', [dim, unexpected], 'sums every element (or along the one dim given)', reduceHint('sumDim', 'sumDims'), 'no argument or one dim');
     this.checkNotBool('sum');
     if (dim !== undefined) return this.wrap<D, K>(this.reduceDims('sum', [dim], 'sum'));
     return this.wrap<1, K>(this.reduceAll('sum'));
