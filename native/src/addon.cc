@@ -289,6 +289,33 @@ napi_value Unary(napi_env env, napi_callback_info info) {
   return call.undefined();
 }
 
+/** clamp(out, a, aOffset, n, lo, hi): one pass of min(max(a, lo), hi) (lo, hi exact in the dtype, or ±∞). */
+napi_value Clamp(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  Array out = call.array(0), a = call.array(1);
+  const int64_t ao = call.integer(2), n = call.integer(3);
+  const double* lh = call.params(4, 2);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &a);
+  if (n < 0 || out.length < n || ao < 0 || ao + n > a.length) return call.fail("clamp: bad arguments");
+  if (out.type == napi_float32_array) ew_clamp<float>(ptr<float>(out), ptr<float>(a, ao), n, static_cast<float>(lh[0]), static_cast<float>(lh[1]));
+  else ew_clamp<double>(ptr<double>(out), ptr<double>(a, ao), n, lh[0], lh[1]);
+  return call.undefined();
+}
+
+/** gelu(out, a, aOffset, n): the exact GELU in one pass. */
+napi_value Gelu(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  Array out = call.array(0), a = call.array(1);
+  const int64_t ao = call.integer(2), n = call.integer(3);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &a);
+  if (n < 0 || out.length < n || ao < 0 || ao + n > a.length) return call.fail("gelu: bad arguments");
+  if (out.type == napi_float32_array) ew_gelu<float>(ptr<float>(out), ptr<float>(a, ao), n);
+  else ew_gelu<double>(ptr<double>(out), ptr<double>(a, ao), n);
+  return call.undefined();
+}
+
 /** reduceRows(op, out, a, aOffset, rows, len). */
 napi_value ReduceRows(napi_env env, napi_callback_info info) {
   Call call(env, info);
@@ -500,8 +527,13 @@ napi_value Conv(napi_env env, napi_callback_info info) {
     if (out.type == napi_float32_array) conv_transpose2d<float>(s, ptr<float>(x), ptr<float>(w), bias.present ? ptr<float>(bias) : nullptr, ptr<float>(out));
     else conv_transpose2d<double>(s, ptr<double>(x), ptr<double>(w), bias.present ? ptr<double>(bias) : nullptr, ptr<double>(out));
   } else {
-    if (out.type == napi_float32_array) conv2d<float>(s, ptr<float>(x), ptr<float>(w), bias.present ? ptr<float>(bias) : nullptr, ptr<float>(out));
-    else conv2d<double>(s, ptr<double>(x), ptr<double>(w), bias.present ? ptr<double>(bias) : nullptr, ptr<double>(out));
+    // Parameters 16 and 17: the activation's clamp bounds (exact in the dtype; ±∞ for none).
+    const double* p = call.params(0, 18);
+    if (call.failed()) return nullptr;
+    const double lo = p[16], hi = p[17];
+    if (lo != lo || hi != hi) return call.fail("conv: NaN clamp bounds");
+    if (out.type == napi_float32_array) conv2d<float>(s, ptr<float>(x), ptr<float>(w), bias.present ? ptr<float>(bias) : nullptr, ptr<float>(out), static_cast<float>(lo), static_cast<float>(hi));
+    else conv2d<double>(s, ptr<double>(x), ptr<double>(w), bias.present ? ptr<double>(bias) : nullptr, ptr<double>(out), lo, hi);
   }
   return call.undefined();
 }
@@ -625,6 +657,8 @@ napi_value Init(napi_env env, napi_value exports) {
       {"random", nullptr, Random, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"binaryScalar", nullptr, BinaryScalar, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"unary", nullptr, Unary, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"clamp", nullptr, Clamp, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"gelu", nullptr, Gelu, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"reduceRows", nullptr, ReduceRows, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"softmaxRows", nullptr, SoftmaxRows, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"binaryStrided", nullptr, BinaryStrided, nullptr, nullptr, nullptr, napi_default, nullptr},

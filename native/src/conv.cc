@@ -430,7 +430,7 @@ void conv2d_weight_grad(const Conv2dShape& s, const T* x, const T* g, T* dw) {
  * does not apply (row stride ≠ 1, fewer samples than threads, planes beyond L2).
  */
 template <class T>
-bool conv2d_rows(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out) {
+bool conv2d_rows(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out, T lo, T hi, bool clamp) {
   const int threads = pool_size();
   const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups, kvol = s.kh * s.kw, ck = cig * kvol, l = s.oh * s.ow, batch = s.n * s.groups;
   const int64_t plane = shifted_plane_size(s), planeSet = cig * s.kw * plane;
@@ -465,19 +465,51 @@ bool conv2d_rows(const Conv2dShape& s, const T* x, const T* w, const T* bias, T*
           }
         }
       }
+      // The activation while the sample's output is still in cache.
+      if (clamp) ew_of<T>(kernels()).clamp(cb, cb, cog * l, lo, hi, false);
     }
   });
   return true;
 }
 
+/**
+ * Depthwise convolution (one filter per channel: groups = input = output channels): plane by
+ * plane with the vector kernel of the table, the bias and the activation in the same pass. The
+ * im2col GEMM would multiply a 1 × kh·kw matrix per plane, mostly packing overhead.
+ */
 template <class T>
-void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out) {
-  if (conv2d_rows(s, x, w, bias, out)) return;
+bool conv2d_depthwise(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out, T lo, T hi) {
+  if (s.groups == 1 || s.groups != s.cin || s.cout != s.cin || s.kh * s.kw > 49) return false;
+  const Plane2d g{s.h, s.w, s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.oh, s.ow};
+  const Elementwise<T>& ew = ew_of<T>(kernels());
+  const int64_t planes = s.n * s.cin, need = depthwise_scratch(g), kvol = s.kh * s.kw, in = s.h * s.w, l = s.oh * s.ow;
+  const bool serial = planes * l * kvol < 32768;
+  parallel_for(planes, chunk_for(planes, 1, 1), [&](int64_t p0, int64_t p1, int) {
+    T* buf = static_cast<T*>(scratch(5, sizeof(T) * need));
+    for (int64_t p = p0; p < p1; p++) {
+      const int64_t c = p % s.cin;
+      ew.depthwise(g, x + p * in, w + c * kvol, bias ? bias[c] : T(0), out + p * l, lo, hi, buf);
+    }
+  }, serial);
+  return true;
+}
+
+template <class T>
+void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out, T lo, T hi) {
+  const bool clamp = !(lo == -std::numeric_limits<T>::infinity() && hi == std::numeric_limits<T>::infinity());
+  if (conv2d_depthwise(s, x, w, bias, out, lo, hi)) return;
+  if (conv2d_rows(s, x, w, bias, out, lo, hi, clamp)) return;
   const Gemm<T>& g = gemm_of<T>(kernels());
   const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups;
   const int64_t ck = cig * s.kh * s.kw, l = s.oh * s.ow;
   ConvOp<T> op{s, x, w, bias, out, cig, cog, ck, l};
   gemm_run(g, op, s.n * s.groups, cog, l, ck, l, false);
+  if (clamp) {
+    // One in-place pass over the output (the GEMM's blocks are not per sample here).
+    const int64_t total = s.n * s.cout * l;
+    const Elementwise<T>& ew = ew_of<T>(kernels());
+    parallel_for(total, chunk_for(total, 16384, 64), [&](int64_t a, int64_t b, int) { ew.clamp(out + a, out + a, b - a, lo, hi, false); }, total < 65536);
+  }
 }
 
 /**
@@ -711,8 +743,8 @@ void max_pool2d(const Conv2dShape& s, const T* x, T* out, int32_t* indices) {
   }, planes * l * s.kh * s.kw < 32768);
 }
 
-template void conv2d<float>(const Conv2dShape&, const float*, const float*, const float*, float*);
-template void conv2d<double>(const Conv2dShape&, const double*, const double*, const double*, double*);
+template void conv2d<float>(const Conv2dShape&, const float*, const float*, const float*, float*, float, float);
+template void conv2d<double>(const Conv2dShape&, const double*, const double*, const double*, double*, double, double);
 template void conv_transpose2d<float>(const Conv2dShape&, const float*, const float*, const float*, float*);
 template void conv_transpose2d<double>(const Conv2dShape&, const double*, const double*, const double*, double*);
 template void unfold2d<float>(const Conv2dShape&, const float*, float*);

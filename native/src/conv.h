@@ -15,9 +15,12 @@ struct Conv2dShape {
   int64_t groups;
 };
 
-/** out[N, Cout, OH, OW] = conv(x[N, Cin, H, W], w[Cout, Cin/G, kh, kw]) (+ bias[Cout]). */
+/**
+ * out[N, Cout, OH, OW] = clamp(conv(x[N, Cin, H, W], w[Cout, Cin/G, kh, kw]) (+ bias[Cout]), lo, hi)
+ * with JavaScript's max/min (NaN stays NaN); lo = −∞, hi = +∞ for no activation (ReLU: 0, +∞).
+ */
 template <class T>
-void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out);
+void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out, T lo, T hi);
 
 /**
  * Transposed convolution: out[N, Cout, OH, OW] from x[N, Cin, H, W] and w[Cin, Cout/G, kh, kw]

@@ -96,6 +96,20 @@ void ew_unary(int op, T* out, const T* a, int64_t n) {
 }
 
 template <class T>
+void ew_clamp(T* out, const T* a, int64_t n, T lo, T hi) {
+  const bool stream = n * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+  const auto& k = ew_of<T>(kernels());
+  split(n, n < kCheapSerial, [&](int64_t s, int64_t e) { k.clamp(out + s, a + s, e - s, lo, hi, stream); }, 16);
+}
+
+template <class T>
+void ew_gelu(T* out, const T* a, int64_t n) {
+  const bool stream = n * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+  const auto& k = ew_of<T>(kernels());
+  split(n, n < kCostlySerial, [&](int64_t s, int64_t e) { k.gelu(out + s, a + s, e - s, stream); }, 16);
+}
+
+template <class T>
 void ew_reduce_rows(int op, T* out, const T* a, int64_t rows, int64_t len) {
   const auto& k = ew_of<T>(kernels());
   const int64_t total = rows * len;
@@ -359,6 +373,8 @@ double copy_bandwidth(int64_t n, int reps) {
   template void ew_random<T>(const double*, T*, int64_t);                                                    \
   template void ew_adam<T>(const double*, T*, T*, T*, const T*, const T*, const T*, const T*, int64_t);      \
   template void ew_unary<T>(int, T*, const T*, int64_t);                                                     \
+  template void ew_clamp<T>(T*, const T*, int64_t, T, T);                                                      \
+  template void ew_gelu<T>(T*, const T*, int64_t);                                                             \
   template void ew_reduce_rows<T>(int, T*, const T*, int64_t, int64_t);                                      \
   template void ew_softmax_rows<T>(T*, const T*, int64_t, int64_t, bool);                                    \
   template void ew_binary_strided<T>(int, T*, int, const int64_t*, const T*, const int64_t*, const T*, const int64_t*); \

@@ -13,6 +13,14 @@ constexpr int kMaxRank = 8;
 template <class T> void ew_binary(int op, T* out, const T* a, const T* b, int64_t n);
 template <class T> void ew_binary_scalar(int op, T* out, const T* a, double s, int64_t n);
 template <class T> void ew_unary(int op, T* out, const T* a, int64_t n);
+
+/** out = min(max(a, lo), hi) with JavaScript's max/min, in one pass (a Clip or ReLU6). */
+template <class T>
+void ew_clamp(T* out, const T* a, int64_t n, T lo, T hi);
+
+/** The exact GELU of `n` values in one pass. */
+template <class T>
+void ew_gelu(T* out, const T* a, int64_t n);
 /** out[r] = reduce(a[r·len .. r·len + len)). */
 template <class T> void ew_reduce_rows(int op, T* out, const T* a, int64_t rows, int64_t len);
 template <class T> void ew_softmax_rows(T* out, const T* a, int64_t rows, int64_t len, bool log);

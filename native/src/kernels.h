@@ -29,6 +29,14 @@ struct Im2col {
 };
 
 /**
+ * The geometry of one plane of a depthwise convolution (one input channel, one filter): an
+ * `h × w` image, a `kh × kw` kernel with strides, symmetric padding and dilations, `oh × ow` out.
+ */
+struct Plane2d {
+  int64_t h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
+};
+
+/**
  * The GEMM micro-kernel of one dtype: `C[mr×nr] (+)= Ã·B̃` over `kc`, where Ã is a packed
  * `[kc][MR]` panel and B̃ a packed `[kc][NR]` panel; C has row stride `ldc`. `accumulate` adds to
  * C instead of overwriting it; otherwise `rows` (when not null) gives each row's starting value
@@ -92,7 +100,24 @@ struct Elementwise {
   void (*random)(const double* h, T* out, int64_t first, int64_t n);
   /** One Adam step of `n` values (see ew_adam in elementwise.h). */
   void (*adam)(const double* h, T* po, T* mo, T* vo, const T* p, const T* g, const T* m, const T* v, int64_t n);
+  /** `out[i] = min(max(a[i], lo), hi)` with JavaScript's max/min (NaN stays NaN), in one pass; `out` may be `a`. */
+  void (*clamp)(T* out, const T* a, int64_t n, T lo, T hi, bool stream);
+  /** The exact GELU `x · (1 + erf(x / √2)) / 2` in one pass (f32: the vectorized erf, within a few ulp). */
+  void (*gelu)(T* out, const T* a, int64_t n, bool stream);
+  /**
+   * One plane of a depthwise convolution: out[oy][ox] = clamp(bias + Σ w[ky][kx]·x[oy·sh + ky·dh −
+   * ph][ox·sw + kx·dw − pw], lo, hi) (zero outside the image). `scratch` holds at least
+   * `depthwise_scratch(g)` values. False when the kernel is too large for it (kh·kw > 49).
+   */
+  bool (*depthwise)(const Plane2d& g, const T* x, const T* w, T bias, T* out, T lo, T hi, T* scratch);
 };
+
+/** Values of scratch a depthwise plane needs: the padded image split by column phase (stride), with room for whole vectors. */
+inline int64_t depthwise_scratch(const Plane2d& g) {
+  const int64_t rows = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  const int64_t width = (g.ow + 16) + ((g.kw - 1) * g.dw) / g.sw + 1;
+  return g.sw * rows * width + 64;
+}
 
 /** Everything one instruction set provides. */
 struct Kernels {

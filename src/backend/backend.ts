@@ -159,6 +159,12 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
   relu?(p: P): P;
   /** Optional: the ReLU input gradient from its output: `grad` where `output > 0` or NaN, else 0. */
   reluBackward?(output: P, grad: P): P;
+  /**
+   * Optional: the exact GELU `x · (1 + erf(x / √2)) / 2` of a float tensor in one pass (within a
+   * few ulp of the op-by-op form), or undefined where the backend has no kernel for it. Inference
+   * paths (the ONNX runtime) use it; backends that record gradients leave it out.
+   */
+  gelu?(p: P): P | undefined;
 
   // --- optimizer ---
   /**
@@ -178,6 +184,13 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
    * contracts im2col columns with a batched matmul).
    */
   convWeightGrad?(x: P, grad: P, weightShape: readonly number[], options: ConvOptions): P | undefined;
+  /**
+   * Optional: `clamp(conv(x, weight, bias), min, max)` of a 2-d convolution with the clamp applied
+   * in the output pass (a fused ReLU is `[0, ∞]`, ReLU6 `[0, 6]`), or undefined where the backend
+   * has no kernel for these tensors (callers then run `conv` and `clamp`). Backends that record
+   * gradients leave it out.
+   */
+  convClamp?(x: P, weight: P, bias: P | undefined, options: ConvOptions, min: number, max: number): P | undefined;
   /**
    * Optional: the input gradient (shape `inputShape`) of max pooling for the output gradient
    * `grad` and the flat per-plane argmax `indices` of `maxPoolWithIndices`, or undefined where the

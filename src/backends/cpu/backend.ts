@@ -179,6 +179,27 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     return this.map(this.kernels.unary.get(op, p.dtype, () => buildMapKernels(unaryExpr(op, p.dtype), X)), p.dtype, p.shape, [p], undefined, out);
   }
 
+  /** Clamp in one pass on the engine's kernel where it has one (the default is max then min: two passes and a temporary). */
+  override clamp(p: CpuTensor, min: number | undefined, max: number | undefined): CpuTensor {
+    const e = this.engine;
+    if (e.clamp && isEngineFloat(p) && p.isContiguous() && (min !== undefined || max !== undefined)) {
+      const out = this.alloc(p.dtype, p.numel) as FloatArray;
+      if (e.clamp(out, p.data, p.offset, p.numel, min ?? -Infinity, max ?? Infinity)) return this.finish(out, p.shape, p.dtype);
+      this.pool.give(out);
+    }
+    return super.clamp(p, min, max);
+  }
+
+  /** The exact GELU in one pass on the engine's kernel, or undefined where it has none for this tensor. */
+  gelu(p: CpuTensor): CpuTensor | undefined {
+    const e = this.engine;
+    if (!e.gelu || !isEngineFloat(p) || !p.isContiguous()) return undefined;
+    const out = this.alloc(p.dtype, p.numel) as FloatArray;
+    if (e.gelu(out, p.data, p.offset, p.numel)) return this.finish(out, p.shape, p.dtype);
+    this.pool.give(out);
+    return undefined;
+  }
+
   predicate(op: PredicateOp, p: CpuTensor): CpuTensor {
     return this.map(this.kernels.predicate.get(op, p.dtype, () => buildMapKernels(predicateExpr(op), X)), 'bool', p.shape, [p]);
   }
@@ -424,6 +445,30 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
     convForward(dense(x), n!, cIn!, dense(weight), cOut!, bias && dense(bias), options.groups, g, out);
     return this.finish(out, [n!, cOut!, ...outSize], x.dtype);
+  }
+
+  /**
+   * A 2-d convolution with its activation's clamp (ReLU: `[0, ∞]`, ReLU6: `[0, 6]`) applied in the
+   * engine's output pass, or undefined where the engine has no kernel for these tensors.
+   */
+  convClamp(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvOptions, min: number, max: number): CpuTensor | undefined {
+    const e = this.engine;
+    if (!e.conv2d || x.shape.length !== 4 || !isEngineFloat(x) || x.dtype !== weight.dtype || (bias && bias.dtype !== x.dtype) || options.padding.length !== 2) return undefined;
+    const [n, , h, w] = x.shape as [number, number, number, number];
+    const [cOut, , kh, kw] = weight.shape as [number, number, number, number];
+    const oh = Math.floor((h + 2 * options.padding[0]! - options.dilation[0]! * (kh - 1) - 1) / options.stride[0]!) + 1;
+    const ow = Math.floor((w + 2 * options.padding[1]! - options.dilation[1]! * (kw - 1) - 1) / options.stride[1]!) + 1;
+    if (oh < 1 || ow < 1) return undefined;
+    const outShape = [n, cOut, oh, ow] as const;
+    const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
+    const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
+    const args = {
+      x: dense(x), xShape: x.shape as [number, number, number, number], w: dense(weight), wShape: weight.shape as [number, number, number, number],
+      bias: bias && dense(bias), out, outShape, options, clamp: [min, max] as const,
+    };
+    if (e.conv2d(args)) return this.finish(out, outShape, x.dtype);
+    this.pool.give(out);
+    return undefined;
   }
 
   /** The conv2d weight gradient through the engine's kernel (no im2col matrix), or undefined without one. */

@@ -39,6 +39,8 @@ export interface Conv2dArgs {
   readonly out: FloatArray;
   readonly outShape: readonly [number, number, number, number];
   readonly options: ConvOptions;
+  /** The activation's bounds `[lo, hi]` applied to the output in the same pass (ReLU: `[0, ∞]`), or none. */
+  readonly clamp?: readonly [number, number];
 }
 
 /**
@@ -102,6 +104,10 @@ export interface CpuEngineKernels {
   adamStep?(arrays: AdamArrays, options: AdamStepOptions): boolean;
   /** `out[i] = op(a[aOffset + i])`. */
   unary?(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean;
+  /** `out[i] = min(max(a[aOffset + i], lo), hi)` with JavaScript's max/min, in one pass. */
+  clamp?(out: FloatArray, a: FloatArray, aOffset: number, n: number, lo: number, hi: number): boolean;
+  /** The exact GELU `x · (1 + erf(x / √2)) / 2` in one pass. */
+  gelu?(out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean;
   /** Reduces each of `rows` contiguous rows of `len` elements into `out[row]`. */
   reduceRows?(op: ReduceOp, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): boolean;
   /** Softmax (or log-softmax) of each contiguous row. */

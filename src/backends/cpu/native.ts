@@ -18,12 +18,16 @@ export interface NativeAddon {
   binary(op: number, out: FloatArray, a: FloatArray, aOffset: number, b: FloatArray, bOffset: number, n: number): void;
   binaryScalar(op: number, out: FloatArray, a: FloatArray, aOffset: number, scalar: number, n: number): void;
   unary(op: number, out: FloatArray, a: FloatArray, aOffset: number, n: number): void;
+  /** `lh`: [lo, hi], each exact in the arrays' type or ±∞. */
+  clamp(out: FloatArray, a: FloatArray, aOffset: number, n: number, lh: Float64Array): void;
+  gelu(out: FloatArray, a: FloatArray, aOffset: number, n: number): void;
   reduceRows(op: number, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): void;
   softmaxRows(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: number): void;
   binaryStrided(p: Float64Array, out: FloatArray, a: FloatArray, b: FloatArray): void;
   random(h: Float64Array, out: FloatArray, n: number): void;
   adamStep(h: Float64Array, outP: FloatArray, outM: FloatArray, outV: FloatArray, p: FloatArray, pOffset: number, g: FloatArray, gOffset: number, m: FloatArray, mOffset: number, v: FloatArray, vOffset: number, n: number): void;
   copyStrided(p: Float64Array, dst: FloatArray, src: FloatArray): void;
+  /** `p`: the geometry (16 values, see convParams), then the clamp bounds of the activation (±∞ for none). */
   conv2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
   convTranspose2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
   unfold2d(p: Float64Array, x: FloatArray, out: FloatArray): void;
@@ -104,6 +108,11 @@ export interface NativeEngineOptions {
   readonly minAllocBytes?: number;
   /** Instruction set to use (`avx512`, `avx2`, `generic`); default: the best this CPU has. */
   readonly isa?: string;
+}
+
+/** Whether `v` is ±∞ or survives the rounding to `out`'s element type (f32 bounds are clamped as f32). */
+function exactIn(out: FloatArray, v: number): boolean {
+  return !Number.isFinite(v) ? !Number.isNaN(v) : out instanceof Float64Array || Math.fround(v) === v;
 }
 
 /** The native engine over a loaded addon. */
@@ -230,6 +239,19 @@ export function nativeEngine(addon: NativeAddon, options: NativeEngineOptions = 
       addon.unary(code, out, a, aOffset, n);
       return true;
     },
+    clamp(out, a, aOffset, n, lo, hi): boolean {
+      if (n < minElements || !exactIn(out, lo) || !exactIn(out, hi)) return false;
+      const p = block(2);
+      p[0] = lo;
+      p[1] = hi;
+      addon.clamp(out, a, aOffset, n, p);
+      return true;
+    },
+    gelu(out, a, aOffset, n): boolean {
+      if (n < minCostly) return false;
+      addon.gelu(out, a, aOffset, n);
+      return true;
+    },
     reduceRows(op, out, a, aOffset, rows, len): boolean {
       const code = REDUCE[op];
       if (code === undefined || rows * len < minElements) return false;
@@ -249,7 +271,12 @@ export function nativeEngine(addon: NativeAddon, options: NativeEngineOptions = 
     conv2d(args: Conv2dArgs): boolean {
       const [, cout, oh, ow] = args.outShape;
       if (args.options.padding.length !== 2 || numel(args.outShape) * numel(args.wShape.slice(1)) < minGemm) return false;
-      addon.conv2d(convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups), args.x, args.w, args.bias ?? null, args.out);
+      const [lo, hi] = args.clamp ?? [-Infinity, Infinity];
+      if (!exactIn(args.out, lo) || !exactIn(args.out, hi)) return false;
+      const p = convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups);
+      p[16] = lo;
+      p[17] = hi;
+      addon.conv2d(p, args.x, args.w, args.bias ?? null, args.out);
       return true;
     },
     convTranspose2d(args: ConvTranspose2dArgs): boolean {

@@ -369,7 +369,8 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
     conv2d(args: Conv2dArgs): boolean {
       const { x, w, bias, out, options: o } = args;
       if (!(x instanceof Float32Array) || !(w instanceof Float32Array) || !(out instanceof Float32Array) || (bias && !(bias instanceof Float32Array))) return false;
-      if (o.padding.length !== 2) return false;
+      // No fused activation here: the backend then runs the conv and the clamp as two ops.
+      if (o.padding.length !== 2 || args.clamp) return false;
       const [n, c, h, wd] = args.xShape;
       const [cOut, cg, kh, kw] = args.wShape;
       const [, , oh, ow] = args.outShape;
