@@ -24,6 +24,7 @@ const repo = fileURLToPath(new URL('../../', import.meta.url));
 const wasmDir = join(repo, 'src/backends/cpu/wasm');
 const vite = await import('vite').then((m) => m, () => undefined);
 const playwright = await import('playwright-core').then((m) => m, () => undefined);
+const esbuild = await import('esbuild').then((m) => m, () => undefined);
 const missing = !existsSync(CHROMIUM) ? `Chromium is not installed at ${CHROMIUM} (apt-get install chromium)`
   : !playwright ? 'playwright-core is not installed (npm install)'
   : !vite ? 'vite is not installed (npm install)'
@@ -238,6 +239,19 @@ describe('burn-ts bundled by Vite for a plain page, in headless Chromium', { ski
       assert.deepEqual(built.externalImports.filter((i) => i.startsWith('node:') || !i.startsWith('.')), [], 'imports left out of the bundle');
       const wasm = [...built.files.keys()].filter((n) => n.endsWith('.wasm')).map((n) => n.replace(/-[\w-]{8}\.wasm$/, '.wasm').replace(/^assets\//, '')).sort();
       assert.deepEqual(wasm, ['kernels-mt.wasm', 'kernels-st.wasm']);
+    }
+  });
+
+  it('esbuild (platform browser) bundles the same page from the browser conditions, with no node: import', { skip: esbuild ? false : 'esbuild is not installed (npm install)' }, async () => {
+    const built = await esbuild!.build({
+      // The copy beside the temporary node_modules, so `burn-ts` resolves to the package built there.
+      entryPoints: [join(root, 'page', 'main.js')], absWorkingDir: root,
+      bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent', splitting: true, outdir: join(root, 'esbuild-out'),
+    });
+    assert.deepEqual(built.warnings.map((w) => w.text), []);
+    for (const file of built.outputFiles) {
+      const hit = NODE_IMPORT.exec(file.text);
+      assert.ok(hit === null, `${file.path} imports a node: module: …${hit && file.text.slice(Math.max(0, hit.index - 80), hit.index + 60)}…`);
     }
   });
 
