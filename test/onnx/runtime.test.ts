@@ -204,19 +204,86 @@ describe('ONNX runtime: inputs and errors', () => {
 
 describe('ONNX runtime: memory', () => {
   it("releases an op's temporaries when the op returns, so the next op reuses their memory in the same run", async () => {
-    // Clip is clampMin then clampMax: its intermediate must be back in the CPU pool before Relu allocates.
+    // HardSigmoid is a mul, an add and a clamp: its intermediates must be back in the CPU pool before Relu allocates.
     const n = 262_147; // a length no other test allocates, so only this run's arrays can be reused
     const device = Device.cpu();
     const m = await loadOnnx(model(graph({
-      nodes: [node('Clip', ['x', 'lo', 'hi'], ['c']), node('Relu', ['c'], ['y'])],
+      nodes: [node('HardSigmoid', ['x'], ['c'], { alpha: { float: 0.25 }, beta: { float: 0.5 } }), node('Relu', ['c'], ['y'])],
       inputs: [value('x', T.f32, [n])], outputs: [value('y', T.f32, [n])],
-      initializers: [floats('lo', [], [0]), floats('hi', [], [6])],
     }), 13), device);
     const x = Tensor.fromData(new TensorData(new Float32Array(n).map((_, i) => (i % 17) - 8), [n], 'f32'), device);
     const reused = () => (device.info().pool as { reused: number }).reused;
     const before = reused();
     const y = m.run({ x }).y!;
-    assert.ok(reused() > before, 'Relu reused the array of Clip\'s intermediate');
-    assert.deepEqual(Array.from(y.toDataSync().toArray().slice(0, 17)), [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 6, 6]);
+    assert.ok(reused() > before, 'Relu reused the array of an intermediate of HardSigmoid');
+    assert.deepEqual(Array.from(y.toDataSync().toArray().slice(0, 17)), [0, 0, 0, 0, 0, 0, 0, 0.25, 0.5, 0.75, 1, 1, 1, 1, 1, 1, 1]);
+  });
+});
+
+describe('ONNX runtime: activations fused into the convolution before them', () => {
+  const seq = (len: number, seed: number) => Array.from({ length: len }, (_, i) => Math.sin(i * 0.7 + seed) * 1.5);
+  /** Conv (3×3, pad 1, optional groups) → act, with the activation nodes `acts` reading the conv's output `c`. */
+  const convModel = (acts: ReturnType<typeof node>[], cin: number, cout: number, group: number, outputs = ['y'], opset = 13) => model(graph({
+    nodes: [node('Conv', ['x', 'w', 'b'], ['c'], { kernel_shape: [3, 3], pads: [1, 1, 1, 1], group }, 'conv'), ...acts],
+    inputs: [value('x', T.f32, [2, cin, 9, 11])], outputs: outputs.map((o) => value(o, T.f32)),
+    initializers: [floats('w', [cout, cin / group, 3, 3], seq(cout * (cin / group) * 9, 1)), floats('b', [cout], seq(cout, 2)), floats('lo', [], [0]), floats('hi', [], [6]), floats('lo2', [], [-0.5])],
+  }), opset);
+  const input = (cin: number, device: Device) => Tensor.fromData(new TensorData(Float32Array.from(seq(2 * cin * 99, 3).map((v) => v * 3)), [2, cin, 9, 11], 'f32'), device);
+  /** The native device with its convClamp calls counted (undefined without the engine). */
+  const counted = (): { device: Device; calls: () => number } | undefined => {
+    let device: Device;
+    try { device = Device.cpu({ engine: 'native' }); } catch { return undefined; }
+    const b = device.backend as unknown as { convClamp?: (...a: unknown[]) => unknown; fusedCalls?: number };
+    const original = b.convClamp;
+    if (!original) return undefined;
+    if (b.fusedCalls === undefined) {
+      b.fusedCalls = 0;
+      b.convClamp = (...a: unknown[]) => { b.fusedCalls!++; return original.apply(b, a); };
+    }
+    return { device, calls: () => b.fusedCalls! };
+  };
+  const cases: [string, ReturnType<typeof node>[], number, number, number, (v: number) => number][] = [
+    ['Relu', [node('Relu', ['c'], ['y'])], 4, 6, 1, (v) => Math.max(v, 0)],
+    ['Clip(0, 6)', [node('Clip', ['c', 'lo', 'hi'], ['y'])], 4, 6, 1, (v) => Math.min(Math.max(v, 0), 6)],
+    ['Clip(-0.5) on a depthwise conv', [node('Clip', ['c', 'lo2'], ['y'])], 5, 5, 5, (v) => Math.max(v, -0.5)],
+  ];
+  for (const [name, acts, cin, cout, group, fn] of cases) {
+    it(`Conv → ${name}: one fused call on the native engine, the values of the two ops on every engine`, async () => {
+      const bytes = convModel(acts, cin, cout, group);
+      const jsDev = Device.cpu({ engine: 'js' });
+      const conv = (await loadOnnx(convModel([], cin, cout, group, ['c']), jsDev)).run({ x: input(cin, jsDev) }).c!;
+      const want = Array.from(conv.toDataSync().toArray(), fn);
+      const js = (await loadOnnx(bytes, jsDev)).run({ x: input(cin, jsDev) }).y!;
+      close(js.toDataSync().toArray(), want, 1e-6);
+      const ad = (await loadOnnx(bytes, jsDev.autodiff())).run({ x: input(cin, jsDev.autodiff()) }).y!;
+      close(ad.toDataSync().toArray(), want, 1e-6);
+      const native = counted();
+      if (!native) return;
+      const m = await loadOnnx(bytes, native.device);
+      assert.deepEqual(m.onnx.model.graph.nodes.map((n) => n.opType), ['Conv', acts[0]!.opType], 'the graph keeps both nodes (code generation reads it)');
+      const before = native.calls();
+      const y = m.run({ x: input(cin, native.device) }).y!;
+      assert.equal(native.calls() - before, 1, 'the activation ran inside the convolution');
+      close(y.toDataSync().toArray(), want, 1e-4);
+    });
+  }
+
+  it('keeps the two steps when the convolution output has another reader, or the bounds are not constants', async () => {
+    const native = counted();
+    if (!native) return;
+    const twoReaders = await loadOnnx(convModel([node('Relu', ['c'], ['y'])], 4, 6, 1, ['y', 'c']), native.device);
+    const before = native.calls();
+    const out = twoReaders.run({ x: input(4, native.device) });
+    assert.equal(native.calls(), before, 'no fused call');
+    close(out.y!.toDataSync().toArray(), Array.from(out.c!.toDataSync().toArray(), (v) => Math.max(v, 0)), 0);
+    // A Clip bound that is a graph input is only known at run time.
+    const dynamic = await loadOnnx(model(graph({
+      nodes: [node('Conv', ['x', 'w'], ['c'], { kernel_shape: [3, 3] }), node('Clip', ['c', 'm'], ['y'])],
+      inputs: [value('x', T.f32, [1, 2, 5, 5]), value('m', T.f32, [])], outputs: [value('y', T.f32)],
+      initializers: [floats('w', [3, 2, 3, 3], seq(54, 4))],
+    }), 13), native.device);
+    const y = dynamic.run({ x: input(2, native.device).slice([[0, 1], [0, 2], [0, 5], [0, 5]]), m: Tensor.fromFloats(0.25, native.device) }).y!;
+    assert.equal(native.calls(), before, 'no fused call');
+    assert.ok(Array.from(y.toDataSync().toArray()).every((v) => v >= 0.25));
   });
 });

@@ -1,6 +1,7 @@
 import * as act from '../../tensor/activation/index.js';
 import { isFloatDType } from '../../tensor/dtype.js';
 import { Tensor } from '../../tensor/tensor.js';
+import { fusedGelu } from './fast-paths.js';
 import type { AnyTensor, FloatT, OpContext, OpDef, OpFamily } from './types.js';
 import { inferSame } from './unary.js';
 import { asF, asN, axisOf, castTo, tensorAt } from './util.js';
@@ -49,6 +50,8 @@ function clip(ctx: OpContext, x: AnyTensor): AnyTensor {
     hi = ctx.floats(2)?.[0];
   }
   let out = asN(x);
+  // Both bounds in order: one clamp (one pass where the backend has the kernel).
+  if (lo !== undefined && hi !== undefined && lo <= hi) return out.clamp(lo, hi) as AnyTensor;
   // min > max gives max everywhere, as NumPy's clip.
   if (lo !== undefined) out = out.clampMin(lo);
   if (hi !== undefined) out = out.clampMax(hi);
@@ -82,7 +85,7 @@ export const activationOps: OpFamily = {
   Softplus: floatAct((x) => act.softplus(x)),
   Softsign: floatAct((x) => act.softsign(x)),
   ThresholdedRelu: floatAct((x, ctx) => x.maskFill(x.lowerEqual(ctx.attrs.float('alpha', 1)), 0)),
-  Gelu: floatAct((x, ctx) => (ctx.attrs.string('approximate', 'none') === 'tanh' ? act.geluApproximate(x) : x.gelu())),
+  Gelu: floatAct((x, ctx) => (ctx.attrs.string('approximate', 'none') === 'tanh' ? act.geluApproximate(x) : ((fusedGelu(x as AnyTensor) as FloatT | undefined) ?? x.gelu()))),
   Mish: floatAct((x) => act.mish(x)),
   Swish: floatAct((x, ctx) => x.mul(x.mul(ctx.attrs.float('alpha', 1)).sigmoid())),
   Shrink: {

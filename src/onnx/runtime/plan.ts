@@ -4,6 +4,7 @@ import { Attrs } from '../ops/attrs.js';
 import { lookupOp, unsupportedReason } from '../ops/registry.js';
 import type { OpDef } from '../ops/types.js';
 import { nodeReads, subgraphsOf } from '../graph/topo.js';
+import { fuseConvActivations } from './fuse-steps.js';
 
 /** One node ready to run: its definition, attributes and opset resolved once at load time. */
 export interface Step {
@@ -44,11 +45,12 @@ const plans = new WeakMap<Graph, GraphPlan>();
 export function planOf(graph: Graph, opsets: ReadonlyMap<string, number>): GraphPlan {
   let plan = plans.get(graph);
   if (plan) return plan;
-  const steps = graph.nodes.map((node): Step => {
+  const nodeSteps = graph.nodes.map((node): Step => {
     const def = lookupOp(node.domain, node.opType);
     if (!def) throw new BurnError('onnx', `node '${node.name}' uses ${node.domain ? `${node.domain}.` : ''}${node.opType}, which is not implemented`);
     return { node, def, attrs: new Attrs(node), opset: opsets.get(node.domain) ?? 0, control: subgraphsOf(node).length > 0 };
   });
+  const steps = fuseConvActivations(graph, nodeSteps);
   plan = { graph, steps, releaseAfter: releases(graph, steps) };
   plans.set(graph, plan);
   return plan;

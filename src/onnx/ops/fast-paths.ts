@@ -1,0 +1,38 @@
+import { Tensor } from '../../tensor/tensor.js';
+import { windowOf } from './conv.js';
+import type { AnyTensor, OpContext } from './types.js';
+
+/**
+ * The backend's optional one-pass kernels, for inference: each returns undefined where the
+ * backend has none for these tensors (autodiff devices never have them), and the caller then runs
+ * the op-by-op form, which gives the same values (the fused GELU within a few ulp).
+ */
+
+/** The exact GELU in one pass (`Backend.gelu`), or undefined. */
+export function fusedGelu(x: AnyTensor): AnyTensor | undefined {
+  const device = x.device();
+  const p = device.backend.gelu?.(x.primitive);
+  return p === undefined ? undefined : (Tensor.fromPrimitive(p, device) as AnyTensor);
+}
+
+/**
+ * `Conv` (2-d, float, symmetric padding) with its output clamped into [lo, hi] in the backend's
+ * output pass (`Backend.convClamp`), or undefined. Shapes the op-by-op path would refuse are left
+ * to it, so its errors stay the same.
+ */
+export function fusedConvClamp(ctx: OpContext, x: AnyTensor, w: AnyTensor, b: AnyTensor | undefined, lo: number, hi: number): AnyTensor | undefined {
+  const device = x.device();
+  const backend = device.backend;
+  if (!backend.convClamp || x.rank() !== 4 || w.rank() !== 4 || (b && b.rank() !== 1)) return undefined;
+  const dtype = x.dtype();
+  if ((dtype !== 'f32' && dtype !== 'f64') || w.dtype() !== dtype || (b && b.dtype() !== dtype) || w.device() !== device || (b && b.device() !== device)) return undefined;
+  const [, cIn, h, wd] = x.dims() as [number, number, number, number];
+  const [cOut, cg, kh, kw] = w.dims() as [number, number, number, number];
+  const groups = ctx.attrs.int('group', 1);
+  if (groups < 1 || cg * groups !== cIn || cOut % groups !== 0 || (b && b.dims()[0] !== cOut)) return undefined;
+  const win = windowOf(ctx.node, ctx.attrs, [h, wd], [kh, kw]);
+  if (win.begin.some((p, i) => p !== win.end[i]) || win.strides.some((s) => s < 1) || win.dilations.some((d) => d < 1)) return undefined;
+  if (h + 2 * win.begin[0]! < win.dilations[0]! * (kh - 1) + 1 || wd + 2 * win.begin[1]! < win.dilations[1]! * (kw - 1) + 1) return undefined;
+  const p = backend.convClamp(x.primitive, w.primitive, b?.primitive, { stride: win.strides, padding: win.begin, dilation: win.dilations, groups }, lo, hi);
+  return p === undefined ? undefined : (Tensor.fromPrimitive(p, device) as AnyTensor);
+}
