@@ -70,6 +70,9 @@ interface Entry {
 async function measureRow(row: string, entries: readonly Entry[]): Promise<Cell[]> {
   const active = entries.filter((e) => IMPL === null || e.impl.includes(IMPL));
   for (const e of active) for (let i = 0; i < (e.warmup ?? 3); i++) await e.run();
+  // run.ts --profile exposes this hook: the profile covers the timed rounds only.
+  const profile = (globalThis as { benchProfile?: (what: 'start' | 'stop') => Promise<void> }).benchProfile;
+  await profile?.('start');
   const times = active.map((): number[] => []);
   const start = performance.now();
   for (let round = 0; round < 5 || (performance.now() - start < BUDGET_MS * active.length && round < 200); round++) {
@@ -79,6 +82,7 @@ async function measureRow(row: string, entries: readonly Entry[]): Promise<Cell[
       times[k]!.push(performance.now() - t0);
     }
   }
+  await profile?.('stop');
   return active.map((e, k) => {
     const t = times[k]!.sort((x, y) => x - y);
     const q = (f: number) => t[Math.min(t.length - 1, Math.floor(f * t.length))]!;
@@ -257,7 +261,11 @@ async function run(): Promise<WebBenchResult> {
     const reference = await ortRun(mnistOrt, input, [batch, 28, 28]);
     const onnxOut = await burnRun(() => mnistOnnx.run({ images: x })['logits']!);
     await add(row, [
-      { impl: 'burn-ts wasm (nn module)', run: () => burnRun(() => mnistBurn.forward(x)) },
+      // In a Tensor.scope, as the Learner runs its steps: the intermediates go back to the CPU pool
+      // when it ends and the next run reuses them; unscoped, they wait for the garbage collector
+      // and every run's outputs are fresh pages (first-touch faults).
+      { impl: 'burn-ts wasm (nn module)', run: () => burnRun(() => Tensor.scope(() => mnistBurn.forward(x))) },
+      { impl: 'burn-ts wasm (nn module, unscoped)', run: () => burnRun(() => mnistBurn.forward(x)) },
       { impl: 'burn-ts wasm (loadOnnx)', run: () => burnRun(() => mnistOnnx.run({ images: x })['logits']!), maxDiffVsOrt: maxDiff(onnxOut, reference) },
       { impl: 'onnxruntime-web wasm', run: () => ortRun(mnistOrt, input, [batch, 28, 28]) },
       { impl: 'tfjs wasm', run: () => tfRun(() => mnistTf.forward(xTf)) },

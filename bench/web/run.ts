@@ -80,15 +80,78 @@ async function serve(script: string, isolated: boolean): Promise<{ server: Serve
   return { server, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/` };
 }
 
+/** A LEB128 reader over a wasm binary. */
+function uleb(bytes: Uint8Array, at: { i: number }): number {
+  let result = 0, shift = 0, b: number;
+  do {
+    b = bytes[at.i++]!;
+    result += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (b & 0x80);
+  return result;
+}
+
+/**
+ * Names of burn-ts's wasm functions by index (its module has no name section, so profiles say
+ * `wasm-function[N]`, N in the same index space as the export section's): the export names.
+ */
+function burnWasmNames(): Map<number, string> {
+  const bytes = new Uint8Array(readFileSync(join(root, 'src/backends/cpu/wasm/kernels-st.wasm')));
+  const names = new Map<number, string>();
+  const at = { i: 8 };
+  const str = () => {
+    const n = uleb(bytes, at);
+    const t = new TextDecoder().decode(bytes.subarray(at.i, at.i + n));
+    at.i += n;
+    return t;
+  };
+  while (at.i < bytes.length) {
+    const id = bytes[at.i++]!, size = uleb(bytes, at), end = at.i + size;
+    if (id === 7) {
+      for (let n = uleb(bytes, at); n > 0; n--) {
+        const name = str(), kind = bytes[at.i++]!, index = uleb(bytes, at);
+        if (kind === 0) names.set(index, name);
+      }
+    }
+    at.i = end;
+  }
+  return names;
+}
+
 /** Aggregated self time by function of a CPU profile (Chrome DevTools protocol format). */
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string }; children?: number[] }
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+
+/** The source module of each line of the (unminified) bundle: esbuild heads each module with a `// path` comment. */
+let moduleOfLine: (line: number) => string = () => '';
+function indexModules(script: string): void {
+  const starts: [number, string][] = [];
+  script.split('\n').forEach((text, line) => {
+    const m = /^\/\/ (\S+\.(?:ts|js|mjs))$/.exec(text);
+    if (m) starts.push([line, m[1]!.replace(/^(\.\.\/)+/, '').replace(/^node_modules\//, '')]);
+  });
+  moduleOfLine = (line) => {
+    let lo = 0, hi = starts.length - 1, found = '';
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid]![0] <= line) { found = starts[mid]![1]; lo = mid + 1; } else hi = mid - 1;
+    }
+    return found;
+  };
+}
+
 function selfTimes(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }): [string, number][] {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const totals = new Map<string, number>();
+  const wasmNames = burnWasmNames();
   profile.samples.forEach((id, i) => {
     const f = byId.get(id)!.callFrame;
     const file = f.url.split('/').pop() || '';
-    const key = `${f.functionName || '(anonymous)'}${file ? ` [${file}]` : ''}`;
+    const index = /^wasm-function\[(\d+)\]$/.exec(f.functionName)?.[1];
+    // burn-ts's module is compiled from bytes: its frames carry a hash, not a file name.
+    const burnWasm = index !== undefined && /^[0-9a-f]{8}$/.test(file);
+    const name = burnWasm ? `${wasmNames.get(Number(index)) ?? f.functionName} (burn-ts wasm)` : f.functionName || '(anonymous)';
+    const where = file === 'page.js' ? moduleOfLine(f.lineNumber) || file : file;
+    const key = burnWasm ? name : `${name}${where ? ` [${where}]` : ''}`;
     totals.set(key, (totals.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   });
   return [...totals].sort((a, b) => b[1] - a[1]);
@@ -105,16 +168,21 @@ async function visit(script: string, query: string, isolated: boolean, profile: 
     page.on('console', (m) => { if (m.type() === 'error') process.stderr.write(`page: ${m.text()}\n`); });
     page.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) process.stderr.write(`page: ${r.status()} ${r.url()}\n`); });
     const cdp = profile ? await context.newCDPSession(page) : undefined;
+    let captured: Parameters<typeof selfTimes>[0] | undefined;
     if (cdp) {
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-      await cdp.send('Profiler.start');
+      // The page calls this around its timed rounds (after warm-up).
+      await page.exposeFunction('benchProfile', async (what: string) => {
+        if (what === 'start') await cdp.send('Profiler.start');
+        else captured = (await cdp.send('Profiler.stop')).profile as never;
+      });
     }
     await page.goto(`${url}?${query}`);
     await page.waitForFunction(() => (globalThis as { benchResult?: unknown }).benchResult !== undefined, undefined, { timeout: 0 });
     const result = (await page.evaluate(() => (globalThis as { benchResult?: unknown }).benchResult)) as WebBenchResult | { error: string };
     if ('error' in result) throw new Error(`the bench page failed: ${result.error}`);
-    const times = cdp ? selfTimes((await cdp.send('Profiler.stop')).profile as never) : undefined;
+    const times = captured ? selfTimes(captured) : undefined;
     return times ? { result, profile: times } : { result };
   } finally {
     await context.close();
@@ -148,14 +216,15 @@ async function main(): Promise<void> {
   const esbuild = await import('esbuild');
   const built = await esbuild.build({
     entryPoints: [fileURLToPath(new URL('./page.ts', import.meta.url))], bundle: true, format: 'esm', platform: 'browser', target: 'es2022',
-    write: false, logLevel: 'error', minify: true,
+    write: false, logLevel: 'error', keepNames: true, // readable profiles
     // tfjs-backend-wasm's Emscripten glue names Node modules it never loads in a page.
     external: ['fs', 'path', 'worker_threads', 'perf_hooks', 'os', 'crypto'],
   });
   const script = built.outputFiles[0]!.text;
+  indexModules(script);
   const passes: { name: string; query: string; isolated: boolean }[] = [{ name: 'single-threaded (page not cross-origin isolated)', query: 'threads=1', isolated: false }];
   if (o.threaded) passes.push({ name: 'threaded (cross-origin isolated, every runtime on all cores)', query: 'threads=0', isolated: true });
-  const results: { name: string; result: WebBenchResult; profile?: [string, number][] }[] = [];
+  const results: { name: string; result: WebBenchResult; profiles?: Record<string, [string, number][]> }[] = [];
   for (const pass of passes) {
     let query = `${pass.query}&budget=${o.budget}`;
     if (o.only) query += `&only=${encodeURIComponent(o.only)}`;
@@ -168,12 +237,18 @@ async function main(): Promise<void> {
     }
     const entry: (typeof results)[number] = { name: pass.name, result };
     if (o.profile) {
-      process.stderr.write('profiling burn-ts…\n');
-      const { profile } = await visit(script, `${query}&impl=burn-ts`, pass.isolated, true);
-      const total = profile!.reduce((s, [, t]) => s + t, 0);
-      console.log(`\nprofile of burn-ts's cells (self time, top 20 of ${fmt(total)} ms sampled):`);
-      for (const [name, t] of profile!.slice(0, 20)) console.log(`  ${fmt(t).padStart(8)} ms  ${((100 * t) / total).toFixed(1).padStart(5)} %  ${name}`);
-      entry.profile = profile!.slice(0, 40);
+      // One fresh page per burn-ts cell, so each profile is that cell's alone.
+      entry.profiles = {};
+      for (const cell of result.cells.filter((c) => c.impl.startsWith('burn-ts'))) {
+        const impl = /\((.*)\)/.exec(cell.impl)?.[1] ?? cell.impl;
+        process.stderr.write(`profiling ${cell.row}, ${cell.impl}…\n`);
+        const { profile } = await visit(script, `${pass.query}&budget=${Math.min(o.budget, 1500)}&only=${encodeURIComponent(cell.row)}&impl=${encodeURIComponent(impl)}`, pass.isolated, true);
+        const busy = profile!.filter(([name]) => !['(idle)', '(program)'].includes(name));
+        const total = busy.reduce((sum, [, t]) => sum + t, 0);
+        console.log(`\nprofile: ${cell.row}, ${cell.impl} — self time, top 12 of ${fmt(total)} ms busy (idle and (program) left out):`);
+        for (const [name, t] of busy.slice(0, 12)) console.log(`  ${fmt(t).padStart(8)} ms  ${((100 * t) / total).toFixed(1).padStart(5)} %  ${name}`);
+        entry.profiles[`${cell.row} / ${cell.impl}`] = busy.slice(0, 30);
+      }
     }
     results.push(entry);
   }

@@ -66,7 +66,9 @@ async function timed(device: Device, pixels: Float32Array, forward: (image: Tens
 /** Classifies `pixels` with both paths. */
 export async function classify(models: Classifiers, pixels: Float32Array): Promise<{ runtime: PathResult; generated: PathResult }> {
   const runtime = await timed(models.device, pixels, (image) => models.runtime.run({ image })['logits'] as Tensor<2>);
-  const generated = await timed(models.device, pixels, (image) => models.generated.forward(image));
+  // In a scope, the forward's intermediates go back to the engine's memory pool at once (loadOnnx's
+  // executor scopes each op itself).
+  const generated = await timed(models.device, pixels, (image) => Tensor.scope(() => models.generated.forward(image)));
   return { runtime, generated };
 }
 
