@@ -677,11 +677,20 @@ void max_pool2d(const Conv2dShape& s, const T* x, T* out, int32_t* indices) {
   const T ninf = -std::numeric_limits<T>::infinity();
   const bool inside = s.ph == 0 && s.pw == 0 && s.oh > 0 && s.ow > 0 && (s.oh - 1) * s.sh + (s.kh - 1) * s.dh < s.h &&
                       (s.ow - 1) * s.sw + (s.kw - 1) * s.dw < s.w && s.dh == 1 && s.dw == 1;
+  const Plane2d g{s.h, s.w, s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.oh, s.ow};
+  const Elementwise<T>& ew = ew_of<T>(kernels());
+  const int64_t need = depthwise_scratch(g);
+  // Padding must leave every window at least one image value (as PyTorch and ONNX require), so −∞ never wins alone.
+  const bool vector = s.kh * s.kw <= 49 && s.ph <= (s.kh - 1) * s.dh / 2 && s.pw <= (s.kw - 1) * s.dw / 2 && s.ow >= 4;
   parallel_for(planes, chunk_for(planes, 1, 1), [&](int64_t p0, int64_t p1, int) {
     for (int64_t p = p0; p < p1; p++) {
       const T* img = x + p * plane;
       T* o = out + p * l;
       int32_t* ind = indices ? indices + p * l : nullptr;
+      if (!ind && vector && !has_nan(img, plane)) {
+        // Values only, no NaN: whole vectors of windows over the plane padded with −∞.
+        if (ew.maxpool(g, img, o, static_cast<T*>(scratch(5, sizeof(T) * need)))) continue;
+      }
       if (inside && !has_nan(img, plane)) {
         // Every window lies in the image and holds no NaN (the usual case): plain comparisons,
         // no bounds checks, offsets relative to the window.

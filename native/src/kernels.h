@@ -110,6 +110,8 @@ struct Elementwise {
    * `depthwise_scratch(g)` values. False when the kernel is too large for it (kh·kw > 49).
    */
   bool (*depthwise)(const Plane2d& g, const T* x, const T* w, T bias, T* out, T lo, T hi, T* scratch);
+  /** One plane of max pooling of an image without NaN (−∞ outside it), `scratch` as for depthwise; false when kh·kw > 49. */
+  bool (*maxpool)(const Plane2d& g, const T* x, T* out, T* scratch);
 };
 
 /** Values of scratch a depthwise plane needs: the padded image split by column phase (stride), with room for whole vectors. */

@@ -516,6 +516,17 @@ for (const isa of isas) {
         expectNear(vn, vj, 'maxPool2d 2×2 stride 2');
         assert.deepEqual(Array.from(in_.toDataSync().values as Int32Array), Array.from(ij.toDataSync().values as Int32Array), 'indices of 2×2 stride 2 with ties');
         expectNear(functional.maxPool2d(tn!, [2, 2], { stride: [2, 2] }), vj, 'maxPool2d 2×2 stride 2 without indices');
+        // Values only, planes without NaN: the vector path over −∞-padded column phases (ResNet's
+        // 3×3 stride 2 padding 1, odd and even sizes, rows wider than a vector), planes with a NaN
+        // fall back per plane.
+        const [rj, rn] = pair([2, 3, 37, 41], 79, dtype, 4);
+        const [qj, qn] = pair([2, 3, 37, 41], 80, dtype, 4, [NaN]);
+        for (const [k, o] of [[[3, 3], { stride: [2, 2], padding: [1, 1] }], [[3, 3], { stride: [1, 1], padding: [1, 1] }], [[2, 3], { stride: [2, 3], padding: [1, 1], dilation: [2, 1] }],
+          [[5, 5], { stride: [2, 2], padding: [2, 2], ceilMode: true }], [[3, 3], { stride: [2, 2] }]] as const) {
+          const opts = o as { stride: number[] };
+          expectNear(functional.maxPool2d(rn as Tensor<4, Float>, [...k], opts), functional.maxPool2d(rj as Tensor<4, Float>, [...k], opts), `maxPool2d ${k} ${JSON.stringify(o)}`);
+          expectNear(functional.maxPool2d(qn as Tensor<4, Float>, [...k], opts), functional.maxPool2d(qj as Tensor<4, Float>, [...k], opts), `maxPool2d ${k} ${JSON.stringify(o)} with NaN`);
+        }
       });
     }
   });
