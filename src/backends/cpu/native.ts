@@ -58,7 +58,8 @@ function load(): { addon: NativeAddon } | { reason: string } {
   const fs = getBuiltin('node:fs') as { existsSync(path: URL): boolean };
   const url = new URL(ADDON_PATH, import.meta.url);
   if (!fs.existsSync(url)) {
-    loaded = { reason: `the addon is not built (${url.pathname} is missing; run \`npm run build:native\`)` };
+    // Advice that works where burn-ts is a dependency; npm 11 runs its install script only when allowed.
+    loaded = { reason: `the addon is not built (${url.pathname} is missing): build it with \`npm rebuild burn-ts\` (npm 11 runs burn-ts's install script only with "allowScripts": { "burn-ts": true } in your package.json; in a burn-ts checkout: \`npm run build:native\`)` };
     return loaded;
   }
   try {

@@ -1,0 +1,31 @@
+// The line printed when the native CPU engine is unavailable must give advice that works where
+// burn-ts is a dependency (a consumer project has no `npm run build:native`): `npm rebuild
+// burn-ts`, and npm 11's allowScripts, without which npm never runs burn-ts's install script.
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+describe('native engine fallback advice', () => {
+  // The loader finds the addon relative to its own file, three folders up (as in dist/ and src/):
+  // a copy of it in a fresh folder is a package whose addon was never built.
+  mkdirSync(join(root, '.scratch'), { recursive: true });
+  const pkg = mkdtempSync(join(root, '.scratch', 'no-addon-'));
+  after(() => rmSync(pkg, { recursive: true, force: true }));
+
+  it('a missing addon names the file and says how to build it in a consumer project', async () => {
+    const dir = join(pkg, 'dist', 'backends', 'cpu');
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(join(root, 'src', 'backends', 'cpu', 'native.ts'), join(dir, 'native.ts'));
+    const loader = (await import(pathToFileURL(join(dir, 'native.ts')).href)) as typeof import('../../src/backends/cpu/native.js');
+    assert.equal(loader.nativeAddon(), undefined);
+    const reason = loader.nativeUnavailableReason() ?? '';
+    assert.match(reason, /native\/build\/Release\/burn_native\.node is missing/);
+    assert.match(reason, /npm rebuild burn-ts/);
+    assert.match(reason, /"allowScripts": \{ "burn-ts": true \}/);
+    assert.match(reason, /npm 11/);
+  });
+});
