@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { requireNodeBuiltin } from '../../platform/node-builtin.js';
 import { BurnError } from '../../tensor/errors.js';
 import { recipeModules, type WorkerRecipe } from '../dataset/recipe.js';
 import { decodeItems } from './item-codec.js';
@@ -77,6 +78,8 @@ export class WorkerPool implements ItemSource {
   private spawn(k: number): Slot {
     let worker: Worker;
     try {
+      // Resolved at run time: a bundle that keeps this module (no browser field) has no node: import.
+      const { Worker } = requireNodeBuiltin<typeof import('node:worker_threads')>('node:worker_threads', 'DataLoader', 'worker threads');
       worker = new Worker(this.boot, { eval: true, workerData: { recipe: this.recipe, worker: k } satisfies WorkerInit, stdout: false, stderr: false });
     } catch (e) {
       throw new BurnError('DataLoader', `cannot send the dataset to a worker thread (${(e as Error).message}); a recipe's arguments, and the items of in-memory data, must survive a structured clone`);
