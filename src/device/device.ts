@@ -199,7 +199,7 @@ export class Device {
     return this.isAutodiff() && this.innerDevice ? this.innerDevice : this;
   }
 
-  /** The default device: the CPU with its best engine. */
+  /** The default device: the CPU with its best engine (in a browser page use {@link Device.defaultAsync}, which can pick WebGPU). */
   static default(): Device {
     return Device.cpu();
   }
