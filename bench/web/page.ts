@@ -46,6 +46,8 @@ export interface WebBenchResult {
   readonly cells: readonly Cell[];
   /** Per-layer milliseconds of burn-ts's MNIST model (batch 64), each layer's output awaited. */
   readonly burnMnistLayers: Record<string, number>;
+  /** Arrays burn-ts's CPU pool handed back per MNIST b64 run, per path. */
+  readonly burnPoolReusePerRun: Record<string, number>;
 }
 
 const params = new URLSearchParams(location.search);
@@ -252,6 +254,7 @@ async function run(): Promise<WebBenchResult> {
   const mnistBurn = new MnistModel(wasm);
   const mnistTf = tfMnist();
   let burnMnistLayers: Record<string, number> = {};
+  const burnPoolReusePerRun: Record<string, number> = {};
   for (const batch of [1, 64]) {
     const row = `MNIST inference b${batch}`;
     if (!want(row)) continue;
@@ -286,14 +289,26 @@ async function run(): Promise<WebBenchResult> {
         h.dispose();
       }
       burnMnistLayers = Object.fromEntries(Object.entries(per).map(([k, v]) => [k, v.sort((a, b) => a - b)[v.length >> 1]!]));
+      // How many output arrays the CPU pool hands back per run, per path (10 runs each).
+      const reused = () => (wasm.info().pool as { reused: number } | undefined)?.reused ?? NaN;
+      for (const [name, f] of [
+        ['nn module', () => Tensor.scope(() => mnistBurn.forward(x))],
+        ['nn module, unscoped', () => mnistBurn.forward(x)],
+        ['loadOnnx', () => mnistOnnx.run({ images: x })['logits']!],
+      ] as const) {
+        const before = reused();
+        for (let i = 0; i < 10; i++) await burnRun(f);
+        burnPoolReusePerRun[name] = (reused() - before) / 10;
+      }
     }
     x.dispose();
     xTf.dispose();
   }
 
   // ResNet-18 inference, batch 1.
-  if (want('ResNet-18')) {
-    const row = 'ResNet-18 inference b1';
+  const resnetRow = 'ResNet-18 inference b1';
+  if (want(resnetRow)) {
+    const row = resnetRow;
     const input = values(3 * 224 * 224, 21);
     const resOrt = await ortSession('/models/resnet18.onnx');
     const resBurn = await loadOnnx(await fetchBytes('/models/resnet18.onnx'), wasm);
@@ -313,8 +328,9 @@ async function run(): Promise<WebBenchResult> {
   }
 
   // Training step: MNIST model, batch 64, cross-entropy, Adam (lr 1e-3).
-  if (want('training')) {
-    const row = 'MNIST training step b64';
+  const trainRow = 'MNIST training step b64';
+  if (want(trainRow)) {
+    const row = trainRow;
     const batch = 64;
     const input = values(batch * 28 * 28, 31);
     const labels = Array.from({ length: batch }, (_, i) => (i * 7) % 10);
@@ -357,6 +373,7 @@ async function run(): Promise<WebBenchResult> {
     threads: { burn: runtime.threads, ort: ort.env.wasm.numThreads ?? 0, tfjs: THREADS, burnVariant: runtime.threads > 1 ? 'mt' : 'st' },
     cells,
     burnMnistLayers,
+    burnPoolReusePerRun,
   };
 }
 

@@ -141,15 +141,28 @@ function indexModules(script: string): void {
 
 function selfTimes(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }): [string, number][] {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const totals = new Map<string, number>();
   const wasmNames = burnWasmNames();
+  const wasmIndex = (n: ProfileNode) => /^wasm-function\[(\d+)\]$/.exec(n.callFrame.functionName)?.[1];
+  /** An unexported burn-ts wasm function, named after the nearest exported one that called it. */
+  const viaCaller = (id: number): string => {
+    for (let p = parent.get(id); p !== undefined; p = parent.get(p)) {
+      const i = wasmIndex(byId.get(p)!);
+      if (i === undefined) break;
+      const name = wasmNames.get(Number(i));
+      if (name) return ` in ${name}`;
+    }
+    return '';
+  };
   profile.samples.forEach((id, i) => {
     const f = byId.get(id)!.callFrame;
     const file = f.url.split('/').pop() || '';
     const index = /^wasm-function\[(\d+)\]$/.exec(f.functionName)?.[1];
     // burn-ts's module is compiled from bytes: its frames carry a hash, not a file name.
     const burnWasm = index !== undefined && /^[0-9a-f]{8}$/.test(file);
-    const name = burnWasm ? `${wasmNames.get(Number(index)) ?? f.functionName} (burn-ts wasm)` : f.functionName || '(anonymous)';
+    const name = burnWasm ? `${wasmNames.get(Number(index)) ?? `${f.functionName}${viaCaller(id)}`} (burn-ts wasm)` : f.functionName || '(anonymous)';
     const where = file === 'page.js' ? moduleOfLine(f.lineNumber) || file : file;
     const key = burnWasm ? name : `${name}${where ? ` [${where}]` : ''}`;
     totals.set(key, (totals.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
@@ -234,6 +247,7 @@ async function main(): Promise<void> {
     console.log(table(result));
     if (Object.keys(result.burnMnistLayers).length) {
       console.log(`\nburn-ts MNIST b64 per layer (ms, each output awaited): ${Object.entries(result.burnMnistLayers).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}`);
+      console.log(`burn-ts CPU pool reuse per MNIST b64 run (arrays): ${Object.entries(result.burnPoolReusePerRun).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     }
     const entry: (typeof results)[number] = { name: pass.name, result };
     if (o.profile) {
@@ -243,7 +257,11 @@ async function main(): Promise<void> {
         const impl = /\((.*)\)/.exec(cell.impl)?.[1] ?? cell.impl;
         process.stderr.write(`profiling ${cell.row}, ${cell.impl}…\n`);
         const { profile } = await visit(script, `${pass.query}&budget=${Math.min(o.budget, 1500)}&only=${encodeURIComponent(cell.row)}&impl=${encodeURIComponent(impl)}`, pass.isolated, true);
-        const busy = profile!.filter(([name]) => !['(idle)', '(program)'].includes(name));
+        if (!profile) {
+          console.log(`\nprofile: ${cell.row}, ${cell.impl} — no profile came back`);
+          continue;
+        }
+        const busy = profile.filter(([name]) => !['(idle)', '(program)'].includes(name));
         const total = busy.reduce((sum, [, t]) => sum + t, 0);
         console.log(`\nprofile: ${cell.row}, ${cell.impl} — self time, top 12 of ${fmt(total)} ms busy (idle and (program) left out):`);
         for (const [name, t] of busy.slice(0, 12)) console.log(`  ${fmt(t).padStart(8)} ms  ${((100 * t) / total).toFixed(1).padStart(5)} %  ${name}`);
