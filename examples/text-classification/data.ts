@@ -48,12 +48,12 @@ export const LANGUAGES: readonly ClassSource[] = [
 
 /**
  * The fine-tuning task (new labels, as Burn's example moves from AG News to DbPedia): what kind of
- * text a snippet is. TypeScript declarations, Markdown, JSON and license texts of node_modules,
- * with this repository's own sources and docs, and Debian's copyright files.
+ * text a snippet is. TypeScript declarations, Markdown, JSON and license texts of node_modules
+ * (fixed by the lockfile, unlike this repository's own files) and Debian's copyright files.
  */
 export const TEXT_KINDS: readonly ClassSource[] = [
-  { name: 'typescript', roots: () => [nodeModules, join(repo, 'src')], accept: (path) => /\.(d\.)?(m|c)?ts$/.test(path) },
-  { name: 'markdown', roots: () => [nodeModules, join(repo, 'docs')], accept: ext('.md') },
+  { name: 'typescript', roots: () => [nodeModules], accept: (path) => /\.(d\.)?(m|c)?ts$/.test(path) },
+  { name: 'markdown', roots: () => [nodeModules], accept: ext('.md') },
   { name: 'json', roots: () => [nodeModules], accept: (path) => path.endsWith('.json') && !path.endsWith('tsconfig.json') },
   { name: 'license', roots: () => [nodeModules, '/usr/share/doc'], accept: (path) => /\/(LICENSE|LICENCE|COPYING|copyright)(\.(md|txt))?$/i.test(path) },
 ];
