@@ -6,7 +6,8 @@
 // of SupervisedTraining (in-memory metrics, IndexedDB checkpoints) on the wasm
 // engine threaded (cross-origin isolated: COOP/COEP headers) and single-threaded (not isolated),
 // and on WebGPU (SwiftShader), each through Device.defaultAsync(). The built JavaScript must hold
-// no `node:` import; the inference core (budget-entry.js) must stay within 150 KB gzipped.
+// no `node:` import (esbuild's browser build neither); the inference core (budget-entry.js) must
+// stay within 150 KB gzipped; Vite's development server serves the same page from the package.
 // Skips (and fails under BURN_TEST_STRICT=1) when Chromium, playwright-core, vite or the wasm
 // modules are missing.
 import assert from 'node:assert/strict';
@@ -43,12 +44,14 @@ const ISOLATION = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-e
 function preparePackage(root: string): void {
   const pkg = join(root, 'node_modules', 'burn-ts');
   mkdirSync(pkg, { recursive: true });
+  // The project's own package.json: Vite's dev server serves files under the project's root.
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   for (const name of readdirSync(join(repo, 'node_modules'))) {
     if (name !== 'burn-ts' && !name.startsWith('.')) symlinkSync(join(repo, 'node_modules', name), join(root, 'node_modules', name));
   }
   copyFileSync(join(repo, 'package.json'), join(pkg, 'package.json'));
   const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', join(pkg, 'dist'), '--declaration', 'false', '--sourceMap', 'false'], { cwd: repo, stdio: 'pipe' });
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', join(pkg, 'dist'), '--declaration', 'false', '--sourceMap', 'false', '--inlineSources', 'false'], { cwd: repo, stdio: 'pipe' });
   for (const f of ['kernels-mt.wasm', 'kernels-st.wasm']) copyFileSync(join(wasmDir, f), join(pkg, 'dist/backends/cpu/wasm', f));
 }
 
@@ -142,8 +145,17 @@ interface PageResult {
 /** Opens the built page in a fresh headless Chromium; returns its result and console lines. */
 async function visit(files: Map<string, Buffer>, options: { isolated: boolean; webgpu: boolean }): Promise<{ result: PageResult; console: string[] }> {
   const { server, url } = await serve(files, options.isolated ? ISOLATION : {});
+  try {
+    return await open(url, options.webgpu);
+  } finally {
+    server.close();
+  }
+}
+
+/** Opens `url` (with `?device=auto`) in a fresh headless Chromium; returns the page's result and console lines. */
+async function open(url: string, webgpu: boolean): Promise<{ result: PageResult; console: string[] }> {
   const profile = mkdtempSync(join(tmpdir(), 'burn-chromium-'));
-  const args = CHROMIUM_ARGS.filter((a) => options.webgpu || !WEBGPU_FLAGS.has(a));
+  const args = CHROMIUM_ARGS.filter((a) => webgpu || !WEBGPU_FLAGS.has(a));
   const swiftshader = '/usr/lib/chromium/vk_swiftshader_icd.json';
   const env = { ...process.env, XDG_RUNTIME_DIR: process.env['XDG_RUNTIME_DIR'] ?? '/tmp', ...(existsSync(swiftshader) && !process.env['VK_ICD_FILENAMES'] ? { VK_ICD_FILENAMES: swiftshader } : {}) } as Record<string, string>;
   const context = await playwright!.chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args, env });
@@ -161,7 +173,6 @@ async function visit(files: Map<string, Buffer>, options: { isolated: boolean; w
     return { result, console: lines };
   } finally {
     await context.close();
-    server.close();
     rmSync(profile, { recursive: true, force: true });
   }
 }
@@ -290,5 +301,21 @@ describe('burn-ts bundled by Vite for a plain page, in headless Chromium', { ski
     assert.match(result.device, /^webgpu/, lines.join('\n'));
     assert.ok(lines.some((l) => l.startsWith(`burn-ts: default device ${result.device}`)), lines.join('\n'));
     checkPage(result);
+  });
+
+  it('Vite\'s development server serves the same page from the package, with the wasm engine threaded', { timeout: 300_000 }, async () => {
+    const server = await vite!.createServer({
+      root: join(root, 'page'), configFile: false, logLevel: 'silent',
+      server: { host: '127.0.0.1', port: 0, headers: ISOLATION, hmr: false }, build: { target: 'es2022' },
+    });
+    await server.listen();
+    try {
+      const { result } = await open(server.resolvedUrls!.local[0]!, false);
+      assert.equal(result.device, 'cpu(wasm)');
+      assert.equal(result.isolated, true);
+      checkPage(result);
+    } finally {
+      await server.close();
+    }
   });
 });
