@@ -125,6 +125,13 @@ describe('the book (docs/)', () => {
     }
   });
 
+  it("the API reference (docs/typedoc.json) covers every entry point of package.json's exports", () => {
+    const entryPoints = (JSON.parse(readFileSync(join(docs, 'typedoc.json'), 'utf8')) as { entryPoints: string[] }).entryPoints.map((e) => resolve(docs, e));
+    for (const [name, [src]] of Object.entries(sourcePaths())) {
+      assert.ok(entryPoints.includes(src!), `${name} (${relative(root, src!)}) is not an entry point of docs/typedoc.json`);
+    }
+  });
+
   it('every block type-checks (strict, one tsc run)', () => {
     const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8' });
     // Errors name the scratch file; point them back at the page and line of the book.
