@@ -5,7 +5,8 @@
 // op, one training step (autodiff + SGD), a save/load round trip through IndexedDB and two epochs
 // of SupervisedTraining (in-memory metrics, IndexedDB checkpoints) on the wasm
 // engine threaded (cross-origin isolated: COOP/COEP headers) and single-threaded (not isolated),
-// and on WebGPU (SwiftShader), each through Device.defaultAsync(). The built JavaScript must hold
+// and on WebGPU (SwiftShader), each through Device.defaultAsync() (and on the js engine when the
+// wasm modules cannot be fetched). The built JavaScript must hold
 // no `node:` import (esbuild's browser build neither); the inference core (budget-entry.js) must
 // stay within 150 KB gzipped; Vite's development server serves the same page from the package.
 // Skips (and fails under BURN_TEST_STRICT=1) when Chromium, playwright-core, vite or the wasm
@@ -300,6 +301,14 @@ describe('burn-ts bundled by Vite for a plain page, in headless Chromium', { ski
     const { result, console: lines } = await visit(page.files, { isolated: true, webgpu: true });
     assert.match(result.device, /^webgpu/, lines.join('\n'));
     assert.ok(lines.some((l) => l.startsWith(`burn-ts: default device ${result.device}`)), lines.join('\n'));
+    checkPage(result);
+  });
+
+  it('a page whose wasm modules cannot be fetched: the js engine, and the line says why', { timeout: 300_000 }, async () => {
+    const withoutWasm = new Map([...page.files].filter(([name]) => !name.endsWith('.wasm')));
+    const { result, console: lines } = await visit(withoutWasm, { isolated: true, webgpu: false });
+    assert.equal(result.device, 'cpu(js)');
+    assert.ok(lines.some((l) => /^burn-ts: default device cpu\(js\) \(wasm unavailable: fetching http:\/\/127\.0\.0\.1:\d+\/assets\/kernels-(?:mt|st)-[\w-]+\.wasm failed: HTTP 404; no WebGPU/.test(l)), lines.join('\n'));
     checkPage(result);
   });
 
