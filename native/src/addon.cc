@@ -316,6 +316,24 @@ napi_value Gelu(napi_env env, napi_callback_info info) {
   return call.undefined();
 }
 
+/** layerNorm(out, a, aOffset, gamma, beta | null, rows, len, eps): layer normalization over the last dim. */
+napi_value LayerNorm(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  Array out = call.array(0), a = call.array(1);
+  const int64_t ao = call.integer(2);
+  Array gamma = call.array(3), beta = call.array(4, true);
+  const int64_t rows = call.integer(5), len = call.integer(6);
+  const double* eps = call.params(7, 1);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &out, &a, &gamma, &beta);
+  if (rows < 0 || len < 1 || out.length < rows * len || ao < 0 || ao + rows * len > a.length || gamma.length < len || (beta.present && beta.length < len)) {
+    return call.fail("layerNorm: bad arguments");
+  }
+  if (out.type == napi_float32_array) ew_layer_norm<float>(ptr<float>(out), ptr<float>(a, ao), ptr<float>(gamma), beta.present ? ptr<float>(beta) : nullptr, rows, len, eps[0]);
+  else ew_layer_norm<double>(ptr<double>(out), ptr<double>(a, ao), ptr<double>(gamma), beta.present ? ptr<double>(beta) : nullptr, rows, len, eps[0]);
+  return call.undefined();
+}
+
 /** reduceRows(op, out, a, aOffset, rows, len). */
 napi_value ReduceRows(napi_env env, napi_callback_info info) {
   Call call(env, info);
@@ -659,6 +677,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"unary", nullptr, Unary, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"clamp", nullptr, Clamp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"gelu", nullptr, Gelu, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"layerNorm", nullptr, LayerNorm, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"reduceRows", nullptr, ReduceRows, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"softmaxRows", nullptr, SoftmaxRows, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"binaryStrided", nullptr, BinaryStrided, nullptr, nullptr, nullptr, napi_default, nullptr},

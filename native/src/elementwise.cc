@@ -110,6 +110,14 @@ void ew_gelu(T* out, const T* a, int64_t n) {
 }
 
 template <class T>
+void ew_layer_norm(T* out, const T* a, const T* gamma, const T* beta, int64_t rows, int64_t len, double eps) {
+  const auto& k = ew_of<T>(kernels());
+  split(rows, rows * len < kCostlySerial, [&](int64_t s, int64_t e) {
+    for (int64_t r = s; r < e; r++) k.layer_norm(out + r * len, a + r * len, gamma, beta, len, eps);
+  });
+}
+
+template <class T>
 void ew_reduce_rows(int op, T* out, const T* a, int64_t rows, int64_t len) {
   const auto& k = ew_of<T>(kernels());
   const int64_t total = rows * len;
@@ -375,6 +383,7 @@ double copy_bandwidth(int64_t n, int reps) {
   template void ew_unary<T>(int, T*, const T*, int64_t);                                                     \
   template void ew_clamp<T>(T*, const T*, int64_t, T, T);                                                      \
   template void ew_gelu<T>(T*, const T*, int64_t);                                                             \
+  template void ew_layer_norm<T>(T*, const T*, const T*, const T*, int64_t, int64_t, double);                   \
   template void ew_reduce_rows<T>(int, T*, const T*, int64_t, int64_t);                                      \
   template void ew_softmax_rows<T>(T*, const T*, int64_t, int64_t, bool);                                    \
   template void ew_binary_strided<T>(int, T*, int, const int64_t*, const T*, const int64_t*, const T*, const int64_t*); \

@@ -18,6 +18,10 @@ template <class T> void ew_unary(int op, T* out, const T* a, int64_t n);
 template <class T>
 void ew_clamp(T* out, const T* a, int64_t n, T lo, T hi);
 
+/** Layer normalization of `rows` rows of `len` values over the last dim (gamma, beta: `len` values; beta may be null). */
+template <class T>
+void ew_layer_norm(T* out, const T* a, const T* gamma, const T* beta, int64_t rows, int64_t len, double eps);
+
 /** The exact GELU of `n` values in one pass. */
 template <class T>
 void ew_gelu(T* out, const T* a, int64_t n);

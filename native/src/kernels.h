@@ -112,6 +112,8 @@ struct Elementwise {
   bool (*depthwise)(const Plane2d& g, const T* x, const T* w, T bias, T* out, T lo, T hi, T* scratch);
   /** One plane of max pooling of an image without NaN (−∞ outside it), `scratch` as for depthwise; false when kh·kw > 49. */
   bool (*maxpool)(const Plane2d& g, const T* x, T* out, T* scratch);
+  /** Layer normalization of one row of `len` values: (a − mean)/√(var + eps)·gamma (+ beta unless null). */
+  void (*layer_norm)(T* out, const T* a, const T* gamma, const T* beta, int64_t len, double eps);
 };
 
 /** Values of scratch a depthwise plane needs: the padded image split by column phase (stride), with room for whole vectors. */

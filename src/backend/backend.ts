@@ -165,6 +165,13 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
    * paths (the ONNX runtime) use it; backends that record gradients leave it out.
    */
   gelu?(p: P): P | undefined;
+  /**
+   * Optional: layer normalization over the last dim, `(x − mean) / √(var + eps) · gamma (+ beta)`
+   * with `gamma` and `beta` of the last dim's size, in one pass per row (within a few ulp of the
+   * op-by-op form), or undefined where the backend has no kernel for these tensors. Inference
+   * paths use it; backends that record gradients leave it out.
+   */
+  layerNorm?(x: P, gamma: P, beta: P | undefined, eps: number): P | undefined;
 
   // --- optimizer ---
   /**

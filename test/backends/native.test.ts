@@ -445,6 +445,27 @@ for (const isa of isas) {
         }
       });
 
+      it(`fused layer normalization ${dtype}: rows of odd lengths, with and without a bias, offset values`, () => {
+        const backend = native().backend as unknown as { layerNorm(x: unknown, g: unknown, b: unknown, eps: number): unknown };
+        for (const [rows, len] of [[1, 1], [3, 17], [64, 128], [5, 1000], [1024, 33]]) {
+          const [xj, xn] = pair([rows, len], rows + len, dtype, 3);
+          const [gj, gn] = pair([len], len + 1, dtype), [bj, bn] = pair([len], len + 2, dtype);
+          for (const offset of [0, 100]) {
+            const xo = xj.add(offset), xno = xn.add(offset);
+            const mean = xo.meanDim(1), centered = xo.sub(mean);
+            const normed = centered.mul(centered.mul(centered).meanDim(1).add(1e-5).sqrt().recip());
+            for (const withBias of [true, false]) {
+              const want = withBias ? normed.mul(gj).add(bj) : normed.mul(gj);
+              const p = backend.layerNorm(xno.primitive, gn.primitive, withBias ? bn.primitive : undefined, 1e-5);
+              assert.ok(p, `layerNorm ${rows}×${len}`);
+              // Statistics in double against the op-by-op f32 ones: an offset of 100 leaves f32 about 2⁻¹⁷ of the spread.
+              const tol = dtype === 'f64' ? { rtol: 1e-12, atol: 1e-12 } : { rtol: 1e-5, atol: offset ? 2e-4 : 2e-6 };
+              expectNear(Tensor.fromPrimitive(p as never, native()), want, `layerNorm ${rows}×${len} offset ${offset} bias ${withBias}`, tol);
+            }
+          }
+        }
+      });
+
       it(`convTranspose2d ${dtype}: stride, padding, output padding, dilation, groups, bias`, () => {
         const cases: [number[], number[], object, boolean][] = [
           [[2, 4, 7, 9], [4, 3, 3, 3], { padding: [1, 1] }, true],
@@ -521,11 +542,12 @@ for (const isa of isas) {
         // fall back per plane.
         const [rj, rn] = pair([2, 3, 37, 41], 79, dtype, 4);
         const [qj, qn] = pair([2, 3, 37, 41], 80, dtype, 4, [NaN]);
-        for (const [k, o] of [[[3, 3], { stride: [2, 2], padding: [1, 1] }], [[3, 3], { stride: [1, 1], padding: [1, 1] }], [[2, 3], { stride: [2, 3], padding: [1, 1], dilation: [2, 1] }],
-          [[5, 5], { stride: [2, 2], padding: [2, 2], ceilMode: true }], [[3, 3], { stride: [2, 2] }]] as const) {
-          const opts = o as { stride: number[] };
-          expectNear(functional.maxPool2d(rn as Tensor<4, Float>, [...k], opts), functional.maxPool2d(rj as Tensor<4, Float>, [...k], opts), `maxPool2d ${k} ${JSON.stringify(o)}`);
-          expectNear(functional.maxPool2d(qn as Tensor<4, Float>, [...k], opts), functional.maxPool2d(qj as Tensor<4, Float>, [...k], opts), `maxPool2d ${k} ${JSON.stringify(o)} with NaN`);
+        const pools: [number[], { stride?: number[]; padding?: number[]; dilation?: number[]; ceilMode?: boolean }][] = [
+          [[3, 3], { stride: [2, 2], padding: [1, 1] }], [[3, 3], { stride: [1, 1], padding: [1, 1] }], [[2, 3], { stride: [2, 3], padding: [1, 1], dilation: [2, 1] }],
+          [[5, 5], { stride: [2, 2], padding: [2, 2], ceilMode: true }], [[3, 3], { stride: [2, 2] }]];
+        for (const [k, o] of pools) {
+          expectNear(functional.maxPool2d(rn as Tensor<4, Float>, k, o), functional.maxPool2d(rj as Tensor<4, Float>, k, o), `maxPool2d ${k} ${JSON.stringify(o)}`);
+          expectNear(functional.maxPool2d(qn as Tensor<4, Float>, k, o), functional.maxPool2d(qj as Tensor<4, Float>, k, o), `maxPool2d ${k} ${JSON.stringify(o)} with NaN`);
         }
       });
     }

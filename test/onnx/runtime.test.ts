@@ -287,3 +287,38 @@ describe('ONNX runtime: activations fused into the convolution before them', () 
     assert.ok(Array.from(y.toDataSync().toArray()).every((v) => v >= 0.25));
   });
 });
+
+describe('ONNX runtime: one-pass LayerNormalization and Gelu where the backend has them', () => {
+  const seq = (len: number, seed: number) => Array.from({ length: len }, (_, i) => Math.sin(i * 0.37 + seed) * 2 + 0.5);
+  const lnModel = (outputs: string[], axis = -1) => model(graph({
+    nodes: [node('LayerNormalization', ['x', 's', 'b'], outputs, { axis, epsilon: { float: 1e-5 } }), node('Gelu', [outputs[0]!], ['z'])],
+    inputs: [value('x', T.f32, [3, 5, 24])], outputs: [value('z', T.f32), ...outputs.slice(1).map((o) => value(o, T.f32))],
+    initializers: [floats('s', [24], seq(24, 1)), floats('b', [24], seq(24, 2))],
+  }), 20);
+  it('gives the op-by-op values, through one call each on the native engine (Y only, last axis)', async () => {
+    const jsDev = Device.cpu({ engine: 'js' });
+    const x = (d: Device) => Tensor.fromData(new TensorData(Float32Array.from(seq(360, 3)), [3, 5, 24], 'f32'), d);
+    const want = (await loadOnnx(lnModel(['y']), jsDev)).run({ x: x(jsDev) }).z!.toDataSync().toArray();
+    let native: Device;
+    try { native = Device.cpu({ engine: 'native' }); } catch { return; }
+    const b = native.backend as unknown as Record<string, ((...a: unknown[]) => unknown) | undefined>;
+    if (!b.layerNorm || !b.gelu) return;
+    const calls = { layerNorm: 0, gelu: 0 };
+    for (const k of ['layerNorm', 'gelu'] as const) {
+      const f = b[k]!;
+      b[k] = (...a: unknown[]) => { calls[k]++; return f.apply(b, a); };
+    }
+    try {
+      close((await loadOnnx(lnModel(['y']), native)).run({ x: x(native) }).z!.toDataSync().toArray(), Array.from(want), 1e-5);
+      assert.deepEqual(calls, { layerNorm: 1, gelu: 1 });
+      // Mean and inverse deviation wanted, or another axis: the op-by-op form, the same values.
+      const three = (await loadOnnx(lnModel(['y', 'mean', 'inv']), native)).run({ x: x(native) });
+      close(three.z!.toDataSync().toArray(), Array.from(want), 1e-5);
+      assert.equal(three.mean!.dims().join(), '3,5,1');
+      assert.deepEqual(calls, { layerNorm: 1, gelu: 2 });
+    } finally {
+      delete b.layerNorm;
+      delete b.gelu;
+    }
+  });
+});

@@ -190,6 +190,19 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     return super.clamp(p, min, max);
   }
 
+  /** Layer normalization over the last dim in one pass per row on the engine's kernel, or undefined where it has none for these tensors. */
+  layerNorm(x: CpuTensor, gamma: CpuTensor, beta: CpuTensor | undefined, eps: number): CpuTensor | undefined {
+    const e = this.engine;
+    const len = x.shape[x.shape.length - 1];
+    if (!e.layerNorm || len === undefined || len < 1 || !isEngineFloat(x) || !x.isContiguous()) return undefined;
+    if (gamma.dtype !== x.dtype || gamma.numel !== len || (beta && (beta.dtype !== x.dtype || beta.numel !== len))) return undefined;
+    const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
+    const out = this.alloc(x.dtype, x.numel) as FloatArray;
+    if (e.layerNorm(out, x.data as FloatArray, x.offset, dense(gamma), beta && dense(beta), x.numel / len, len, eps)) return this.finish(out, x.shape, x.dtype);
+    this.pool.give(out);
+    return undefined;
+  }
+
   /** The exact GELU in one pass on the engine's kernel, or undefined where it has none for this tensor. */
   gelu(p: CpuTensor): CpuTensor | undefined {
     const e = this.engine;

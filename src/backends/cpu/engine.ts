@@ -108,6 +108,8 @@ export interface CpuEngineKernels {
   clamp?(out: FloatArray, a: FloatArray, aOffset: number, n: number, lo: number, hi: number): boolean;
   /** The exact GELU `x · (1 + erf(x / √2)) / 2` in one pass. */
   gelu?(out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean;
+  /** Layer normalization of `rows` contiguous rows of `len` values: `(a − mean) / √(var + eps) · gamma (+ beta)`. */
+  layerNorm?(out: FloatArray, a: FloatArray, aOffset: number, gamma: FloatArray, beta: FloatArray | undefined, rows: number, len: number, eps: number): boolean;
   /** Reduces each of `rows` contiguous rows of `len` elements into `out[row]`. */
   reduceRows?(op: ReduceOp, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): boolean;
   /** Softmax (or log-softmax) of each contiguous row. */

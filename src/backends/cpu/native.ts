@@ -21,6 +21,8 @@ export interface NativeAddon {
   /** `lh`: [lo, hi], each exact in the arrays' type or ±∞. */
   clamp(out: FloatArray, a: FloatArray, aOffset: number, n: number, lh: Float64Array): void;
   gelu(out: FloatArray, a: FloatArray, aOffset: number, n: number): void;
+  /** `eps`: a one-value Float64Array. */
+  layerNorm(out: FloatArray, a: FloatArray, aOffset: number, gamma: FloatArray, beta: FloatArray | null, rows: number, len: number, eps: Float64Array): void;
   reduceRows(op: number, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): void;
   softmaxRows(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: number): void;
   binaryStrided(p: Float64Array, out: FloatArray, a: FloatArray, b: FloatArray): void;
@@ -246,6 +248,13 @@ export function nativeEngine(addon: NativeAddon, options: NativeEngineOptions = 
       p[0] = lo;
       p[1] = hi;
       addon.clamp(out, a, aOffset, n, p);
+      return true;
+    },
+    layerNorm(out, a, aOffset, gamma, beta, rows, len, eps): boolean {
+      if (rows * len < minCostly) return false;
+      const p = block(1);
+      p[0] = eps;
+      addon.layerNorm(out, a, aOffset, gamma, beta ?? null, rows, len, p);
       return true;
     },
     gelu(out, a, aOffset, n): boolean {

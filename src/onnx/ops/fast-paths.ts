@@ -36,3 +36,19 @@ export function fusedConvClamp(ctx: OpContext, x: AnyTensor, w: AnyTensor, b: An
   const p = backend.convClamp(x.primitive, w.primitive, b?.primitive, { stride: win.strides, padding: win.begin, dilation: win.dilations, groups }, lo, hi);
   return p === undefined ? undefined : (Tensor.fromPrimitive(p, device) as AnyTensor);
 }
+
+/**
+ * `LayerNormalization` over the last axis in one pass per row (`Backend.layerNorm`), or undefined
+ * (other axes, f16/bf16, scale or bias not of the last dim's size: the op-by-op form runs).
+ */
+export function fusedLayerNorm(x: AnyTensor, scale: AnyTensor, bias: AnyTensor | undefined, eps: number): AnyTensor | undefined {
+  const device = x.device();
+  const backend = device.backend;
+  const dtype = x.dtype();
+  if (!backend.layerNorm || (dtype !== 'f32' && dtype !== 'f64') || x.rank() < 1) return undefined;
+  const len = x.dims()[x.rank() - 1]!;
+  const fits = (t: AnyTensor) => t.dtype() === dtype && t.device() === device && t.dims().reduce((a, d) => a * d, 1) === len && t.dims()[t.rank() - 1] === len;
+  if (!fits(scale) || (bias && !fits(bias))) return undefined;
+  const p = backend.layerNorm(x.primitive, scale.primitive, bias?.primitive, eps);
+  return p === undefined ? undefined : (Tensor.fromPrimitive(p, device) as AnyTensor);
+}

@@ -1,3 +1,4 @@
+import { fusedLayerNorm } from './fast-paths.js';
 import type { AnyTensor, FloatT, OpContext, OpFamily } from './types.js';
 import { inferSame } from './unary.js';
 import { asF, axisOf, castTo, optTensorAt, tensorAt } from './util.js';
@@ -38,6 +39,11 @@ function layerNorm(ctx: OpContext, inputs: Parameters<OpFamily[string]['run']>[1
   const rank = x.rank();
   const axis = axisOf(ctx, ctx.attrs.int('axis', -1), rank);
   const eps = ctx.attrs.float('epsilon', 1e-5);
+  // Only Y wanted, over the last axis: one pass per row where the backend has the kernel.
+  if (axis === rank - 1 && !ctx.node.outputs[1] && !ctx.node.outputs[2]) {
+    const fused = fusedLayerNorm(x as AnyTensor, tensorAt(ctx, inputs, 1), optTensorAt(ctx, inputs, 2), eps);
+    if (fused) return [fused];
+  }
   const axes = Array.from({ length: rank - axis }, (_, i) => axis + i);
   // stash_type 1 (the default) computes the statistics in f32.
   const work = x.dtype() === 'f16' || x.dtype() === 'bf16' ? asF(castTo(x as AnyTensor, 'f32')) : x;
