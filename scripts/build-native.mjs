@@ -3,8 +3,8 @@
 // package's `install` script) and by `npm run build:native`.
 //
 // It never fails the install: when the build fails or the built addon cannot load, it prints ONE
-// line saying why (the full compiler output goes to native/build-native.log) and burn-ts uses the
-// `js` engine. BURN_SKIP_NATIVE=1 skips the build.
+// line saying why (the full compiler output goes to native/build-native.log) and burn-ts uses its
+// `wasm` or `js` engine. BURN_SKIP_NATIVE=1 skips the build.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,8 +21,11 @@ function done(line) {
   process.exit(0);
 }
 
-if (process.env.BURN_SKIP_NATIVE === '1') done('native CPU engine not built (BURN_SKIP_NATIVE=1); the js engine will be used');
-if (!existsSync(join(nativeDir, 'binding.gyp'))) done('native CPU engine not built (native/binding.gyp is missing); the js engine will be used');
+/** The end of every line that falls back: what runs instead, and how to retry in a consumer project. */
+const FALLBACK = 'burn-ts will use its wasm or js CPU engine (`npm rebuild burn-ts` builds it again)';
+
+if (process.env.BURN_SKIP_NATIVE === '1') done(`native CPU engine not built (BURN_SKIP_NATIVE=1); ${FALLBACK}`);
+if (!existsSync(join(nativeDir, 'binding.gyp'))) done(`native CPU engine not built (native/binding.gyp is missing); ${FALLBACK}`);
 
 /** node-gyp's entry point: npm's own (npm sets npm_config_node_gyp in scripts), else next to this Node. */
 function findNodeGyp() {
@@ -47,9 +50,9 @@ function findNodeDir() {
 }
 
 const gyp = findNodeGyp();
-if (!gyp) done("native CPU engine not built (npm's node-gyp was not found); the js engine will be used");
+if (!gyp) done(`native CPU engine not built (npm's node-gyp was not found); ${FALLBACK}`);
 const nodedir = findNodeDir();
-if (!nodedir) done(`native CPU engine not built (no Node headers next to ${process.execPath}: include/node/node_api.h); the js engine will be used`);
+if (!nodedir) done(`native CPU engine not built (no Node headers next to ${process.execPath}: include/node/node_api.h); ${FALLBACK}`);
 
 mkdirSync(nativeDir, { recursive: true });
 const started = Date.now();
@@ -63,14 +66,14 @@ writeFileSync(logFile, `${result.stdout ?? ''}\n${result.stderr ?? ''}\n${result
 if (result.error || result.status !== 0) {
   const lines = `${result.stderr ?? ''}\n${result.stdout ?? ''}`.split('\n');
   const first = lines.find((l) => /error|not found|No such file/i.test(l) && !/^gyp (info|ERR! (stack|System|command|cwd|node|node-gyp|not ok))/.test(l)) ?? (result.error ? String(result.error) : `node-gyp exited with ${result.status}`);
-  done(`native CPU engine not built (${first.trim().slice(0, 200)}; full log: native/build-native.log); the js engine will be used`);
+  done(`native CPU engine not built (${first.trim().slice(0, 200)}; full log: ${logFile}); ${FALLBACK}`);
 }
 
 // The addon must load in this Node (a fresh process, so a crash cannot take the install down).
 const probe = spawnSync(process.execPath, ['-e', `const a = require(${JSON.stringify(addon)}); const i = a.info(); process.stdout.write(i.isa + ' ' + i.threads)`], { encoding: 'utf8' });
 if (probe.status !== 0) {
   const why = (probe.stderr || `exit ${probe.status}`).split('\n').find((l) => l.trim() !== '') ?? 'unknown error';
-  done(`native CPU engine built but it does not load (${why.trim().slice(0, 200)}); the js engine will be used`);
+  done(`native CPU engine built but it does not load (${why.trim().slice(0, 200)}); ${FALLBACK}`);
 }
 const [isa, threads] = probe.stdout.split(' ');
 done(`native CPU engine built in ${((Date.now() - started) / 1000).toFixed(0)} s (${isa} kernels, ${threads} threads)`);

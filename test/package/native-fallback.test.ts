@@ -2,6 +2,7 @@
 // burn-ts is a dependency (a consumer project has no `npm run build:native`): `npm rebuild
 // burn-ts`, and npm 11's allowScripts, without which npm never runs burn-ts's install script.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -27,5 +28,13 @@ describe('native engine fallback advice', () => {
     assert.match(reason, /npm rebuild burn-ts/);
     assert.match(reason, /"allowScripts": \{ "burn-ts": true \}/);
     assert.match(reason, /npm 11/);
+  });
+
+  it("the install script's fallback line says what runs instead and how to retry (npm rebuild burn-ts)", () => {
+    const out = execFileSync(process.execPath, [join(root, 'scripts', 'build-native.mjs')], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '', BURN_SKIP_NATIVE: '1' },
+    });
+    assert.equal(out.trim(), 'burn-ts: native CPU engine not built (BURN_SKIP_NATIVE=1); burn-ts will use its wasm or js CPU engine (`npm rebuild burn-ts` builds it again)');
   });
 });
