@@ -4,7 +4,7 @@
 // `web/<name>` or just `<name>`; they start Vite's dev server, or with `--build` make a production
 // build in examples/web/<name>/dist/ (`--preview` builds, then serves that build). Other options
 // go to Vite (`--port 5174`, `--host`).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,23 +35,32 @@ function webExample(name) {
   return existsSync(join(dir, 'vite.config.ts')) ? dir : undefined;
 }
 
+/** Runs `vite <command> <dir> <more>`; resolves with its exit status. A signal to this script goes to Vite too. */
+function vite(dir, command, more) {
+  const bin = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+  const child = spawn(process.execPath, [bin, ...command, dir, ...more], { cwd: root, stdio: 'inherit' });
+  const forward = (signal) => child.kill(signal);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.off(s, forward);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
 /** Runs Vite on the web example in `dir`: dev server, `--build`, or `--preview` (build, then serve it). */
-function runVite(dir, viteArgs) {
-  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
-  if (!existsSync(vite)) {
+async function runVite(dir, viteArgs) {
+  if (!existsSync(join(root, 'node_modules', 'vite', 'bin', 'vite.js'))) {
     console.error('npm run example: Vite is not installed (npm install)');
     return 2;
   }
   const build = viteArgs.includes('--build'), preview = viteArgs.includes('--preview');
   const rest = viteArgs.filter((a) => a !== '--build' && a !== '--preview');
-  const run = (command, more) => {
-    const child = spawnSync(process.execPath, [vite, ...command, dir, ...more], { cwd: root, stdio: 'inherit' });
-    if (child.error) throw child.error;
-    return child.status ?? 1;
-  };
-  if (!build && !preview) return run([], rest);
-  const status = run(['build'], build && !preview ? rest : []);
-  return status !== 0 || !preview ? status : run(['preview'], rest);
+  if (!build && !preview) return vite(dir, [], rest);
+  const status = await vite(dir, ['build'], build && !preview ? rest : []);
+  return status !== 0 || !preview ? status : vite(dir, ['preview'], rest);
 }
 
 let script;
@@ -62,7 +71,7 @@ if (name === undefined || name === 'tensor-tour' || name.startsWith('-')) {
   script = join(examples, name, 'main.ts');
   if (!/^[a-z0-9-]+$/.test(name) || !existsSync(script)) {
     const dir = webExample(name);
-    if (dir) process.exit(runVite(dir, args));
+    if (dir) process.exit(await runVite(dir, args));
     console.error(`npm run example: no example named "${name}". Available: tensor-tour (the default), ${available().join(', ')}`);
     process.exit(2);
   }
