@@ -60,8 +60,8 @@ function load(): { addon: NativeAddon } | { reason: string } {
   const fs = getBuiltin('node:fs') as { existsSync(path: URL): boolean };
   const url = new URL(ADDON_PATH, import.meta.url);
   if (!fs.existsSync(url)) {
-    // Advice that works where burn-ts is a dependency; npm 11 runs its install script only when allowed.
-    loaded = { reason: `the addon is not built (${url.pathname} is missing): build it with \`npm rebuild burn-ts\` (npm 11 runs burn-ts's install script only with "allowScripts": { "burn-ts": true } in your package.json; in a burn-ts checkout: \`npm run build:native\`)` };
+    // Advice that works where burn-ts is a dependency (npm 11 may have skipped its install script).
+    loaded = { reason: `the addon is not built (${url.pathname} is missing): build it with \`npm rebuild burn-ts\` (npm 11 skips the install script of a dependency that its "allowScripts" denies, or does not list under strict-allow-scripts: add "allowScripts": { "burn-ts": true } to your package.json; in a burn-ts checkout: \`npm run build:native\`)` };
     return loaded;
   }
   try {
