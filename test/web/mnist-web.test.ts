@@ -171,7 +171,7 @@ describe('web example: mnist-inference-web (production build in headless Chromiu
     const options = await page.$$eval('#backend option', (os) => os.map((o) => ({ value: (o as HTMLOptionElement).value, disabled: (o as HTMLOptionElement).disabled, title: (o as HTMLOptionElement).title })));
     assert.deepEqual(options.map((o) => o.value), ['webgpu', 'wasm', 'js']);
     assert.deepEqual(options.filter((o) => o.disabled), [], 'every backend is available (WebGPU on SwiftShader)');
-    // The page starts on WebGPU when there is an adapter.
+    // The page starts on the device Device.defaultAsync() picks: WebGPU, as there is an adapter.
     assert.equal(await page.evaluate(() => document.body.dataset['backend']), 'webgpu');
     const labels: Record<string, RegExp> = { webgpu: /^webgpu\(/, wasm: /^cpu\(wasm\)$/, js: /^cpu\(js\)$/ };
     for (const backend of ['webgpu', 'wasm', 'js']) {

@@ -5,7 +5,7 @@
 // latency of each prediction.
 import type { Device } from 'burn-ts';
 import { createBars, showBars } from '../shared/bars.ts';
-import { fillBackendSelect, firstAvailable, probeBackends, type BackendName } from '../shared/devices.ts';
+import { defaultBackend, fillBackendSelect, probeBackends, requestedBackend, type BackendName } from '../shared/devices.ts';
 import { DrawingPad } from '../shared/drawing-pad.ts';
 import { classify, MnistModel } from '../shared/model.ts';
 
@@ -86,7 +86,9 @@ async function predict(): Promise<void> {
 
 async function start(): Promise<void> {
   const [weights, found] = await Promise.all([fetchWeights(), probeBackends()]);
-  const initial = firstAvailable(found);
+  // `?backend=` when it is available, else the device burn-ts picks for a page by itself.
+  const asked = requestedBackend();
+  const initial = asked && !(found.get(asked) instanceof Error) ? asked : await defaultBackend();
   fillBackendSelect(select, found, initial);
   select.disabled = false;
   select.addEventListener('change', () => {

@@ -61,3 +61,9 @@ export function firstAvailable(found: Map<BackendName, Device | Error>, only: re
   if (asked && only.includes(asked) && !(found.get(asked) instanceof Error)) return asked;
   return only.find((name) => !(found.get(name) instanceof Error)) ?? 'js';
 }
+
+/** The backend burn-ts picks for this page by itself (`Device.defaultAsync()`: WebGPU when an adapter exists, else wasm, else js). */
+export async function defaultBackend(): Promise<BackendName> {
+  const label = String(await Device.defaultAsync());
+  return label.startsWith('webgpu') ? 'webgpu' : label === 'cpu(wasm)' ? 'wasm' : 'js';
+}
