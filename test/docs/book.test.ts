@@ -1,8 +1,10 @@
 // The book's code blocks (docs/**/*.md) are part of the test suite, so the book cannot drift from
 // the API: every ```ts block is type-checked (strict, TypeScript 7, with `burn-ts` and
 // `burn-ts/*` mapped to src/ as a user's project maps them to dist/), and the blocks marked
-// ```ts run are run with tsx and must exit 0. A block that is only a piece of code is marked
-// ```ts fragment and counted, so nothing is left out silently.
+// ```ts run are run with tsx (one process for all, each block a module of its own) and must finish
+// without throwing. A block that is only a piece of code is marked ```ts fragment and counted, so
+// nothing is left out silently. Relative links between pages must resolve, and the API
+// reference's entry points must cover package.json's exports.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
