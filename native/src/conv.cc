@@ -98,6 +98,11 @@ struct ConvOp {
     const T* xg = x + (n * s.cin + gr * cig) * s.h * s.w;
     const int64_t kvol = s.kh * s.kw;
     const int64_t c0 = k0 / kvol, c1 = (k0 + kc - 1) / kvol + 1;
+    if (kvol == 1 && s.sh == 1 && s.sw == 1 && s.ph == 0 && s.pw == 0) {
+      // A pointwise convolution: the im2col matrix is the image itself, [channels][positions].
+      g.pack_b(dst, xg + k0 * s.h * s.w + j0, s.h * s.w, 1, kc, nc);
+      return;
+    }
     if (s.sh == 1) {
       pack_shifted(g, dst, xg, c0, c1, k0, kc, j0, nc);
       return;

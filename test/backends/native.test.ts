@@ -411,6 +411,10 @@ for (const isa of isas) {
           [[1, 16, 20, 20], [8, 16, 3, 3], { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 }],
           [[3, 8, 15, 15], [16, 8, 3, 3], { stride: [2, 2], padding: [1, 1], dilation: [1, 1], groups: 1 }],
           [[2, 12, 9, 9], [12, 4, 1, 1], { stride: [1, 1], padding: [0, 0], dilation: [1, 1], groups: 3 }],
+          // Pointwise convolutions on the GEMM path (one sample; planes past the per-sample limit): B packed straight from the image.
+          [[1, 16, 20, 21], [8, 16, 1, 1], { stride: [1, 1], padding: [0, 0], dilation: [1, 1], groups: 1 }],
+          [[2, 80, 60, 61], [9, 80, 1, 1], { stride: [1, 1], padding: [0, 0], dilation: [1, 1], groups: 1 }],
+          [[1, 24, 13, 13], [30, 12, 1, 1], { stride: [1, 1], padding: [0, 0], dilation: [1, 1], groups: 2 }],
         ];
         cases.forEach(([sx, sw, o], i) => {
           const [xj, xn] = pair(sx, 700 + i, dtype, 1, [NaN]), [wj, wn] = pair(sw, 800 + i, dtype), [bj, bn] = pair([sw[0]!], 900 + i, dtype);
