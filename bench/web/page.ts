@@ -51,7 +51,8 @@ export interface WebBenchResult {
 }
 
 const params = new URLSearchParams(location.search);
-const THREADS = Number(params.get('threads') ?? '1');
+/** Threads per runtime; 0: the page's cores (`navigator.hardwareConcurrency`). */
+const THREADS = Number(params.get('threads') ?? '1') || navigator.hardwareConcurrency || 1;
 const ONLY = params.get('only');
 const IMPL = params.get('impl');
 const BUDGET_MS = Number(params.get('budget') ?? '2000');
@@ -71,6 +72,7 @@ interface Entry {
  */
 async function measureRow(row: string, entries: readonly Entry[]): Promise<Cell[]> {
   const active = entries.filter((e) => IMPL === null || e.impl.includes(IMPL));
+  console.log(`measuring ${row}: ${active.map((e) => e.impl).join(', ')}`);
   for (const e of active) for (let i = 0; i < (e.warmup ?? 3); i++) await e.run();
   // run.ts --profile exposes this hook: the profile covers the timed rounds only.
   const profile = (globalThis as { benchProfile?: (what: 'start' | 'stop') => Promise<void> }).benchProfile;

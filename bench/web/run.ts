@@ -11,7 +11,8 @@
  *   --threaded        also run a cross-origin-isolated pass, every runtime on all cores
  *   --only <text>     rows whose name contains <text> (`MNIST`, `ResNet`, `training`)
  *   --budget <ms>     time per cell after warm-up (default 2000)
- *   --profile         also profile burn-ts's cells (Chrome's sampling profiler): self time by function
+ *   --profile         also profile burn-ts's cells of the single-threaded pass (Chrome's sampling
+ *                     profiler over the timed rounds, one page per cell): self time by function
  *   --json <file>     write the raw results
  */
 import { execFileSync } from 'node:child_process';
@@ -178,7 +179,7 @@ async function visit(script: string, query: string, isolated: boolean, profile: 
   const context = await chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   try {
     const page = await context.newPage();
-    page.on('console', (m) => { if (m.type() === 'error') process.stderr.write(`page: ${m.text()}\n`); });
+    page.on('console', (m) => { if (m.type() === 'error' || process.env['BENCH_WEB_VERBOSE']) process.stderr.write(`page: ${m.text()}\n`); });
     page.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) process.stderr.write(`page: ${r.status()} ${r.url()}\n`); });
     const cdp = profile ? await context.newCDPSession(page) : undefined;
     let captured: Parameters<typeof selfTimes>[0] | undefined;
@@ -192,7 +193,8 @@ async function visit(script: string, query: string, isolated: boolean, profile: 
       });
     }
     await page.goto(`${url}?${query}`);
-    await page.waitForFunction(() => (globalThis as { benchResult?: unknown }).benchResult !== undefined, undefined, { timeout: 0 });
+    // A page that stops making progress (a deadlocked worker) fails the run instead of hanging it.
+    await page.waitForFunction(() => (globalThis as { benchResult?: unknown }).benchResult !== undefined, undefined, { timeout: 900_000 });
     const result = (await page.evaluate(() => (globalThis as { benchResult?: unknown }).benchResult)) as WebBenchResult | { error: string };
     if ('error' in result) throw new Error(`the bench page failed: ${result.error}`);
     const times = captured ? selfTimes(captured) : undefined;
@@ -229,7 +231,7 @@ async function main(): Promise<void> {
   const esbuild = await import('esbuild');
   const built = await esbuild.build({
     entryPoints: [fileURLToPath(new URL('./page.ts', import.meta.url))], bundle: true, format: 'esm', platform: 'browser', target: 'es2022',
-    write: false, logLevel: 'error', keepNames: true, // readable profiles
+    write: false, logLevel: 'error', // not minified: readable profiles (keepNames would break the Emscripten pthread workers, which run stringified functions)
     // tfjs-backend-wasm's Emscripten glue names Node modules it never loads in a page.
     external: ['fs', 'path', 'worker_threads', 'perf_hooks', 'os', 'crypto'],
   });
@@ -250,7 +252,7 @@ async function main(): Promise<void> {
       console.log(`burn-ts CPU pool reuse per MNIST b64 run (arrays): ${Object.entries(result.burnPoolReusePerRun).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     }
     const entry: (typeof results)[number] = { name: pass.name, result };
-    if (o.profile) {
+    if (o.profile && pass === passes[0]) {
       // One fresh page per burn-ts cell, so each profile is that cell's alone.
       entry.profiles = {};
       for (const cell of result.cells.filter((c) => c.impl.startsWith('burn-ts'))) {
