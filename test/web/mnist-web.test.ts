@@ -7,7 +7,8 @@
 // back from the page's 28×28 input canvas, on each backend of its switch; the training page must
 // reach 95% validation accuracy on the offline MNIST digits, stop and resume, and give the same
 // predictions after saving to IndexedDB and reloading. Screenshots must not be blank.
-// Skips (and fails under BURN_TEST_STRICT=1) when Chromium or playwright-core is missing.
+// Node's side imports `burn-ts` (the built package, as examples/mnist does) because the pages' shared
+// model does. Skips (and fails under BURN_TEST_STRICT=1) when Chromium or playwright-core is missing.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

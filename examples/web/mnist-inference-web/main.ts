@@ -23,6 +23,8 @@ createBars(bars);
 let model: MnistModel | undefined;
 let device: Device | undefined;
 let busy = false;
+/** Increments when the model moves to another device, so that a running prediction loop predicts again. */
+let generation = 0;
 const latencies: number[] = [];
 
 async function fetchWeights(): Promise<Uint8Array> {
@@ -39,6 +41,7 @@ async function use(name: BackendName, found: Map<BackendName, Device | Error>, w
   document.body.dataset['ready'] = 'false';
   model = new MnistModel(chosen).loadBytes(weights, chosen);
   device = chosen;
+  generation++;
   latencies.length = 0;
   deviceLabel.textContent = `device: ${chosen}`;
   document.body.dataset['backend'] = name;
@@ -58,23 +61,24 @@ async function predict(): Promise<void> {
   try {
     // Predict until the drawing stops changing under us (strokes arrive while the model runs).
     for (;;) {
-      const version = pad.version;
+      const version = pad.version, gen = generation;
       const pixels = pad.toMnist(input);
       if (!pixels) {
         showBars(bars, undefined);
         prediction.textContent = '?';
       } else {
         const started = performance.now();
-        const probabilities = await classify(model, pixels, device);
+        const on = device;
+        const probabilities = await classify(model, pixels, on);
         latencies.push(performance.now() - started);
         if (latencies.length > 20) latencies.shift();
         const best = showBars(bars, probabilities);
         prediction.textContent = String(best);
         const sorted = [...latencies].sort((a, b) => a - b);
-        latency.textContent = `latency ${latencies.at(-1)!.toFixed(1)} ms (median of the last ${sorted.length}: ${sorted[sorted.length >> 1]!.toFixed(1)} ms) on ${device}`;
+        latency.textContent = `latency ${latencies.at(-1)!.toFixed(1)} ms (median of the last ${sorted.length}: ${sorted[sorted.length >> 1]!.toFixed(1)} ms) on ${on}`;
       }
       document.body.dataset['predicted'] = String(version);
-      if (version === pad.version) break;
+      if (version === pad.version && gen === generation) break;
     }
   } catch (e) {
     status.textContent = `prediction failed: ${(e as Error).message}`;
