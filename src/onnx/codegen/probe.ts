@@ -78,7 +78,7 @@ function runOnce(model: Model, graph: Graph, size: (d: Dim, input: string, i: nu
   }
   for (const [name, c] of graph.initializers) if (c.data) scope.setHost(name, c.data);
   try {
-    runSteps(planOf(graph, model.opsets), scope, { opsets: model.opsets, release: false });
+    runSteps(planOf(graph, model.opsets, false), scope, { opsets: model.opsets, release: false, fuse: false });
   } catch (e) {
     const shapes = graph.inputs.map((i) => `${i.name}: ${fmt((scope.get(i.name) as AnyTensor).dims())}`).join(', ');
     throw new BurnError(OP, `the model did not run on generated inputs (${shapes}) to find the ranks and dtypes of its values: ${(e as Error).message}; give fitting shapes with options.inputShapes`);

@@ -19,6 +19,8 @@ export interface RunEnv {
   readonly opsets: ReadonlyMap<string, number>;
   /** Dispose intermediate device tensors after their last use (off on autodiff devices, whose backward pass needs them). */
   readonly release: boolean;
+  /** Run activations inside the convolution before them (default true; false keeps every value of the graph). */
+  readonly fuse?: boolean;
 }
 
 /** Ops that read only their input's shape and dtype, never its values: computed on the host from device tensors. */
@@ -58,13 +60,13 @@ class StepContext implements AsyncOpContext {
 
   runGraph(graph: Graph, inputs: readonly (Value | undefined)[]): Value[] {
     const inner = this.innerScope(graph, inputs);
-    runSteps(planOf(graph, this.env.opsets), inner, this.env);
+    runSteps(planOf(graph, this.env.opsets, this.env.fuse !== false), inner, this.env);
     return this.results(graph, inner);
   }
 
   async runGraphAsync(graph: Graph, inputs: readonly (Value | undefined)[]): Promise<Value[]> {
     const inner = this.innerScope(graph, inputs);
-    await runStepsAsync(planOf(graph, this.env.opsets), inner, this.env);
+    await runStepsAsync(planOf(graph, this.env.opsets, this.env.fuse !== false), inner, this.env);
     return this.results(graph, inner);
   }
 

@@ -40,19 +40,25 @@ function releases(graph: Graph, steps: readonly Step[]): string[][] {
 }
 
 const plans = new WeakMap<Graph, GraphPlan>();
+const unfusedPlans = new WeakMap<Graph, GraphPlan>();
 
-/** The plan of a (sorted, checked) graph; subgraph plans are made when first run and cached. */
-export function planOf(graph: Graph, opsets: ReadonlyMap<string, number>): GraphPlan {
-  let plan = plans.get(graph);
+/**
+ * The plan of a (sorted, checked) graph; subgraph plans are made when first run and cached.
+ * `fuse` (default true) runs activations inside the convolution before them (fuse-steps.ts); a
+ * run that must see every value of the graph (code generation's probe) turns it off.
+ */
+export function planOf(graph: Graph, opsets: ReadonlyMap<string, number>, fuse = true): GraphPlan {
+  const cache = fuse ? plans : unfusedPlans;
+  let plan = cache.get(graph);
   if (plan) return plan;
   const nodeSteps = graph.nodes.map((node): Step => {
     const def = lookupOp(node.domain, node.opType);
     if (!def) throw new BurnError('onnx', `node '${node.name}' uses ${node.domain ? `${node.domain}.` : ''}${node.opType}, which is not implemented`);
     return { node, def, attrs: new Attrs(node), opset: opsets.get(node.domain) ?? 0, control: subgraphsOf(node).length > 0 };
   });
-  const steps = fuseConvActivations(graph, nodeSteps);
+  const steps = fuse ? fuseConvActivations(graph, nodeSteps) : nodeSteps;
   plan = { graph, steps, releaseAfter: releases(graph, steps) };
-  plans.set(graph, plan);
+  cache.set(graph, plan);
   return plan;
 }
 
