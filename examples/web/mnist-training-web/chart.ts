@@ -78,8 +78,8 @@ export class LearningChart {
       ctx.textAlign = 'right'; ctx.fillText((maxLoss * (1 - i / 4)).toFixed(2), left - 4, y + 4);
       ctx.textAlign = 'left'; ctx.fillText(`${100 - 25 * i}%`, left + w + 4, y + 4);
     }
-    ctx.textAlign = 'center';
-    ctx.fillText(`step (of ${this.totalSteps})`, left + w / 2, height - 6);
+    ctx.textAlign = 'right';
+    ctx.fillText(`step (of ${this.totalSteps})`, left + w, height - 6);
     const line = (points: Point[], y: (v: number) => number, color: string): void => {
       if (points.length === 0) return;
       ctx.strokeStyle = color; ctx.lineWidth = 2; ctx.beginPath();
@@ -92,13 +92,13 @@ export class LearningChart {
     for (const p of this.valid) {
       ctx.beginPath(); ctx.arc(x(p.step), yAcc(p.value), 4, 0, 2 * Math.PI); ctx.fill();
     }
-    // Legend.
+    // Legend, under the plot (the curves fill its corners).
     const legend: [string, string][] = [['#1971c2', 'train loss'], ['#2f9e44', 'train accuracy'], ['#e8590c', 'validation accuracy']];
     ctx.textAlign = 'left';
     legend.forEach(([color, label], i) => {
-      const lx = left + 8 + i * 120;
-      ctx.fillStyle = color; ctx.fillRect(lx, top + 4, 10, 10);
-      ctx.fillStyle = '#212529'; ctx.fillText(label, lx + 14, top + 13);
+      const lx = left + i * 130;
+      ctx.fillStyle = color; ctx.fillRect(lx, height - 15, 10, 10);
+      ctx.fillStyle = '#212529'; ctx.fillText(label, lx + 14, height - 6);
     });
   }
 }
