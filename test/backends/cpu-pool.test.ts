@@ -197,7 +197,7 @@ describe('cpu array pool limits', () => {
     assert.equal(pool.reused - before, 197, 'every round after the first three reuses');
   });
 
-  it('BURN_CPU_POOL_MB sets the default limit; 0 turns reuse off', () => {
+  it('BURN_CPU_POOL_MB sets the default limit (1 GiB in Node without it); 0 turns reuse off', () => {
     const before = process.env.BURN_CPU_POOL_MB;
     try {
       process.env.BURN_CPU_POOL_MB = '0';
@@ -210,6 +210,12 @@ describe('cpu array pool limits', () => {
       small.give(new Float32Array(1 << 17));
       small.give(new Float32Array(1 << 17)); // would pass 1 MiB
       assert.equal(small.heldBytes, 1 << 20);
+      // Unset, Node's default holds a model's working set past the 256 MiB of a page (calloc'd, never touched).
+      delete process.env.BURN_CPU_POOL_MB;
+      const node = new BufferPool();
+      node.give(new Uint8Array(300 << 20));
+      assert.equal(node.heldBytes, 300 << 20);
+      node.clear();
     } finally {
       if (before === undefined) delete process.env.BURN_CPU_POOL_MB;
       else process.env.BURN_CPU_POOL_MB = before;

@@ -40,7 +40,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   /**
    * `engine`: the accelerated kernels offered each op first (`js`: none, everything runs here);
-   * `pool`: where released arrays wait for reuse (default: a pool of up to 256 MiB).
+   * `pool`: where released arrays wait for reuse (default: a pool of up to 1 GiB in Node, 256 MiB in a page).
    */
   constructor(readonly engine: CpuEngineKernels = jsEngine, pool: BufferPool = new BufferPool()) {
     super();
