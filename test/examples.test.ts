@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { FashionMnistDataset } from '../src/data/index.js';
+import { resultNumber, runExample } from './helpers/example-run.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -13,25 +14,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const noFashion = FashionMnistDataset.available() ? false : "Fashion-MNIST is not installed (apt-get install dataset-fashion-mnist)";
 
 /** Runs `examples/<name>/main.ts --smoke` and returns its `result` line, parsed. */
-function smoke(name: string, extraArgs: string[] = []): Record<string, unknown> {
-  const out = execFileSync(process.execPath, ['scripts/example.mjs', name, '--smoke', ...extraArgs], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '' },
-    timeout: 120_000,
-  });
-  const line = out.split('\n').reverse().find((l) => l.startsWith('result '));
-  assert.ok(line !== undefined, `examples/${name} printed no result line:\n${out}`);
-  return JSON.parse(line.slice('result '.length)) as Record<string, unknown>;
-}
-
-/** A finite number from a result field. */
-function num(result: Record<string, unknown>, key: string): number {
-  const value = result[key];
-  assert.equal(typeof value, 'number', `result.${key} is ${JSON.stringify(value)}`);
-  assert.ok(Number.isFinite(value), `result.${key} is ${String(value)}`);
-  return value as number;
-}
+const smoke = (name: string, extraArgs: string[] = []) => runExample(name, ['--smoke', ...extraArgs]);
+const num = resultNumber;
 
 describe('examples (smoke runs)', () => {
   it('npm run example with no name runs the tensor tour', () => {

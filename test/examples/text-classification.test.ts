@@ -2,32 +2,12 @@
 // `npm run example text-classification -- --smoke` would, against the built package; its last line
 // `result {json}` is checked here. The full run's numbers are in the example's README.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { resultNumber, runExample } from '../helpers/example-run.js';
 
 /** Runs the example with --smoke and returns its `result` line, parsed. */
-function smoke(): Record<string, unknown> {
-  const out = execFileSync(process.execPath, ['scripts/example.mjs', 'text-classification', '--smoke'], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '' },
-    timeout: 300_000,
-  });
-  const line = out.split('\n').reverse().find((l) => l.startsWith('result '));
-  assert.ok(line !== undefined, `examples/text-classification printed no result line:\n${out}`);
-  return JSON.parse(line.slice('result '.length)) as Record<string, unknown>;
-}
-
-/** A finite number from a result field. */
-function num(result: Record<string, unknown>, key: string): number {
-  const value = result[key];
-  assert.equal(typeof value, 'number', `result.${key} is ${JSON.stringify(value)}`);
-  assert.ok(Number.isFinite(value), `result.${key} is ${String(value)}`);
-  return value as number;
-}
+const smoke = () => runExample('text-classification', ['--smoke'], 300_000);
+const num = resultNumber;
 
 describe('examples (smoke runs)', () => {
   it('text-classification: pre-trains, LoRA-fine-tunes with the base frozen, merges, saves and reloads', () => {

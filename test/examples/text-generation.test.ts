@@ -7,26 +7,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { repoRoot as root, runExample } from '../helpers/example-run.js';
 
 /** The default corpus ships with Debian's base-files (always installed); elsewhere the example cannot run. */
 const corpus = '/usr/share/common-licenses/GPL-3';
 const noCorpus = existsSync(corpus) ? false : `${corpus} is missing (Debian's base-files package provides it)`;
 
 /** Runs the example with `args` and returns its `result` line, parsed. */
-function run(args: string[]): Record<string, unknown> {
-  const out = execFileSync(process.execPath, ['scripts/example.mjs', 'text-generation', ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '' },
-    timeout: 120_000,
-  });
-  const line = out.split('\n').reverse().find((l) => l.startsWith('result '));
-  assert.ok(line !== undefined, `examples/text-generation printed no result line:\n${out}`);
-  return JSON.parse(line.slice('result '.length)) as Record<string, unknown>;
-}
+const run = (args: string[]) => runExample('text-generation', args);
 
 /** The mean of some numbers. */
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
