@@ -1,6 +1,6 @@
-import type { TensorData } from '../tensor/data.js';
-import type { Distribution } from '../tensor/distribution.js';
-import type { DType } from '../tensor/dtype.js';
+import type { TensorData } from '../core/data.js';
+import type { Distribution } from '../core/distribution.js';
+import type { DType } from '../core/dtype.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from './ops.js';
 import type {
   AdamStepOptions, AttentionOptions, AvgPoolOptions, ConvOptions, ConvTransposeOptions, DeformConvOptions,

@@ -1,6 +1,6 @@
-import type { TensorData } from '../tensor/data.js';
-import type { Distribution } from '../tensor/distribution.js';
-import type { DType } from '../tensor/dtype.js';
+import type { TensorData } from '../core/data.js';
+import type { Distribution } from '../core/distribution.js';
+import type { DType } from '../core/dtype.js';
 import type { Backend, SliceSpecs, TensorPrimitive } from './backend.js';
 import * as activation from './defaults/activation.js';
 import { attention } from './defaults/attention.js';

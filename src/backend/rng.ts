@@ -1,5 +1,5 @@
-import type { Distribution } from '../tensor/distribution.js';
-import { isFloatDType, type DType } from '../tensor/dtype.js';
+import type { Distribution } from '../core/distribution.js';
+import { isFloatDType, type DType } from '../core/dtype.js';
 
 /**
  * The key of one random draw. Values are a pure function of (key, element index) through

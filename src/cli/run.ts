@@ -1,4 +1,4 @@
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 import type { CliIo } from './io.js';
 import { onnxCommand, ONNX_USAGE } from './onnx.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 import { readTextFile, writeTextFileAtomic } from './files.js';
 
 /** The zod fields of a config. */

@@ -1,4 +1,4 @@
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 
 /** The parts of `node:fs` configs use, resolved at run time so the module also loads in browsers. */
 interface Fs {

@@ -1,8 +1,8 @@
 import type { Device } from '../device/device.js';
-import { TensorData } from '../tensor/data.js';
-import { BurnError, fmt } from '../tensor/errors.js';
+import { TensorData } from '../core/data.js';
+import { BurnError, fmt } from '../core/errors.js';
 import type { Kind } from '../tensor/kind.js';
-import { sameShape } from '../tensor/shape.js';
+import { sameShape } from '../core/shape.js';
 import { Tensor } from '../tensor/tensor.js';
 import { DefaultRecorder } from '../record/burnpack-recorder.js';
 import type { Recorder } from '../record/recorder.js';

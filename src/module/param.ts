@@ -1,5 +1,5 @@
 import type { Device } from '../device/device.js';
-import { isFloatDType } from '../tensor/dtype.js';
+import { isFloatDType } from '../core/dtype.js';
 import type { Kind } from '../tensor/kind.js';
 import { checkOptions } from '../tensor/options.js';
 import { Tensor } from '../tensor/tensor.js';

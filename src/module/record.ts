@@ -1,4 +1,4 @@
-import type { TensorData } from '../tensor/data.js';
+import type { TensorData } from '../core/data.js';
 
 /**
  * A module's record: its parameters and running states as `TensorData`, nested like the module

@@ -3,7 +3,7 @@ import { Config } from '../config/config.js';
 import type { Device } from '../device/device.js';
 import { Module } from '../module/module.js';
 import { Param } from '../module/param.js';
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 import { deformConv2d } from '../tensor/functional/deform-conv.js';
 import type { Float } from '../tensor/kind.js';
 import type { Tensor } from '../tensor/tensor.js';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { Config } from '../config/config.js';
 import { Module } from '../module/module.js';
-import { BurnError, fmt } from '../tensor/errors.js';
+import { BurnError, fmt } from '../core/errors.js';
 import type { Dec, Float } from '../tensor/kind.js';
 import { cosineSimilarity } from '../tensor/linalg/cosine-similarity.js';
 import { lpNorm } from '../tensor/linalg/vector-norm.js';
-import { sameShape } from '../tensor/shape.js';
+import { sameShape } from '../core/shape.js';
 import type { Tensor } from '../tensor/tensor.js';
 
 function expectPair(x1: Tensor<number, Float>, x2: Tensor<number, Float>, layer: string, what: string): void {

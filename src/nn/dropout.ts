@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Config } from '../config/config.js';
 import { Module } from '../module/module.js';
-import { Distribution } from '../tensor/distribution.js';
+import { Distribution } from '../core/distribution.js';
 import type { Float } from '../tensor/kind.js';
 import { Tensor } from '../tensor/tensor.js';
 

@@ -1,6 +1,6 @@
 import { Config } from '../config/config.js';
 import { Module } from '../module/module.js';
-import { BurnError, fmt } from '../tensor/errors.js';
+import { BurnError, fmt } from '../core/errors.js';
 import { fold4d, unfold4d } from '../tensor/functional/unfold.js';
 import type { Float } from '../tensor/kind.js';
 import type { Tensor } from '../tensor/tensor.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Device } from '../device/device.js';
-import { Distribution } from '../tensor/distribution.js';
-import { BurnError, fmt } from '../tensor/errors.js';
+import { Distribution } from '../core/distribution.js';
+import { BurnError, fmt } from '../core/errors.js';
 import type { Float } from '../tensor/kind.js';
 import * as linalg from '../tensor/linalg/index.js';
 import { Tensor } from '../tensor/tensor.js';

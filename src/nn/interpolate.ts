@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Config } from '../config/config.js';
 import { Module } from '../module/module.js';
 import type { InterpolateMode as OpsInterpolateMode } from '../backend/options.js';
-import { BurnError, fmt } from '../tensor/errors.js';
+import { BurnError, fmt } from '../core/errors.js';
 import { interpolate } from '../tensor/functional/interpolate.js';
 import type { Float } from '../tensor/kind.js';
 import type { Tensor } from '../tensor/tensor.js';

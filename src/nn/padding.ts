@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BurnError, fmt } from '../tensor/errors.js';
+import { BurnError, fmt } from '../core/errors.js';
 
 /**
  * Padding of the 1-d/2-d/3-d layers (Burn's `PaddingConfig{1,2,3}d`):

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { Config } from '../config/config.js';
 import type { Device } from '../device/device.js';
 import { Module } from '../module/module.js';
-import { TensorData } from '../tensor/data.js';
-import { BurnError, fmt } from '../tensor/errors.js';
+import { TensorData } from '../core/data.js';
+import { BurnError, fmt } from '../core/errors.js';
 import type { Float } from '../tensor/kind.js';
 import { Tensor } from '../tensor/tensor.js';
 

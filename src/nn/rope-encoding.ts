@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Config } from '../config/config.js';
 import type { Device } from '../device/device.js';
 import { Module } from '../module/module.js';
-import { BurnError, fmt } from '../tensor/errors.js';
+import { BurnError, fmt } from '../core/errors.js';
 import type { Float } from '../tensor/kind.js';
 import { Tensor } from '../tensor/tensor.js';
 

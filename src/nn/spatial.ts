@@ -3,7 +3,7 @@
  * checks with layer-named errors, explicit padding, and Burn's display of per-dim values.
  */
 import { z } from 'zod';
-import { BurnError, fmt } from '../tensor/errors.js';
+import { BurnError, fmt } from '../core/errors.js';
 import type { Float } from '../tensor/kind.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { ResolvedPadding } from './padding.js';

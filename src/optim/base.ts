@@ -1,5 +1,5 @@
 import type { Module } from '../module/module.js';
-import type { TensorData } from '../tensor/data.js';
+import type { TensorData } from '../core/data.js';
 import type { Float } from '../tensor/kind.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { GradientsParams } from './grads.js';

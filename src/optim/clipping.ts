@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { FloatDType } from '../tensor/dtype.js';
-import { BurnError } from '../tensor/errors.js';
+import type { FloatDType } from '../core/dtype.js';
+import { BurnError } from '../core/errors.js';
 import type { Float } from '../tensor/kind.js';
 import { Tensor } from '../tensor/tensor.js';
 

@@ -1,6 +1,6 @@
 import type { Module } from '../module/module.js';
-import { BurnError, fmt } from '../tensor/errors.js';
-import { sameShape } from '../tensor/shape.js';
+import { BurnError, fmt } from '../core/errors.js';
+import { sameShape } from '../core/shape.js';
 import { Tensor } from '../tensor/tensor.js';
 import { GradientsParams } from './grads.js';
 

@@ -2,9 +2,9 @@ import type { Gradients } from '../backend/autodiff.js';
 import type { Device } from '../device/device.js';
 import type { Module } from '../module/module.js';
 import type { ParamId } from '../module/param.js';
-import { BurnError, fmt } from '../tensor/errors.js';
+import { BurnError, fmt } from '../core/errors.js';
 import type { Float } from '../tensor/kind.js';
-import { sameShape } from '../tensor/shape.js';
+import { sameShape } from '../core/shape.js';
 import type { Tensor } from '../tensor/tensor.js';
 
 type AnyFloat = Tensor<number, Float>;

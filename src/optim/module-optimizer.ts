@@ -1,10 +1,10 @@
 import type { Module, ParamFilter } from '../module/module.js';
 import type { Param, ParamId } from '../module/param.js';
-import { TensorData } from '../tensor/data.js';
-import { BurnError, fmt } from '../tensor/errors.js';
+import { TensorData } from '../core/data.js';
+import { BurnError, fmt } from '../core/errors.js';
 import type { Float, Kind } from '../tensor/kind.js';
 import { checkOptions } from '../tensor/options.js';
-import { sameShape } from '../tensor/shape.js';
+import { sameShape } from '../core/shape.js';
 import { Tensor } from '../tensor/tensor.js';
 import { DEFAULT_GROUP, type LearningRate, type ModuleLearningRate, type Optimizer, type OptimizerRecord, type SimpleOptimizer } from './base.js';
 import { GradientClipping, type GradientClippingConfig } from './clipping.js';

@@ -1,5 +1,5 @@
 import type { Device } from '../device/device.js';
-import { TensorData } from '../tensor/data.js';
+import { TensorData } from '../core/data.js';
 import type { Float } from '../tensor/kind.js';
 import { Tensor } from '../tensor/tensor.js';
 

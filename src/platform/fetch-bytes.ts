@@ -1,4 +1,4 @@
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 
 /**
  * The body of `url` as bytes through `fetch` (browsers, Node >= 18); a failed request or an HTTP

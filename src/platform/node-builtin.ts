@@ -3,7 +3,7 @@
  * `import` of `node:…`: bundlers see no import, so the modules that use files also build for
  * browsers (package.json's `browser` condition), and fail there only when a Node feature is used.
  */
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 
 type GetBuiltin = (id: string) => unknown;
 

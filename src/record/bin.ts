@@ -1,7 +1,7 @@
 import { gzipSync } from 'fflate';
-import { TensorData } from '../tensor/data.js';
-import { dtypeSize, type DType } from '../tensor/dtype.js';
-import { numel } from '../tensor/shape.js';
+import { TensorData } from '../core/data.js';
+import { dtypeSize, type DType } from '../core/dtype.js';
+import { numel } from '../core/shape.js';
 import { gunzip } from './mpk.js';
 import { paramIdFromText, paramIdToBase32, newIdText } from './param-id.js';
 import { burnMetadata } from './named.js';

@@ -1,5 +1,5 @@
 import { readBinaryFileAsync, writeBinaryFileAtomic } from '../config/files.js';
-import { TensorData } from '../tensor/data.js';
+import { TensorData } from '../core/data.js';
 import { burnpackChunks, encodeBurnpack, planBurnpack, readBurnpack, withDefaultExtension, type BurnpackTensorInput } from './burnpack.js';
 import { paramIdToU64, u64ToParamId } from './param-id.js';
 import { applyPrecision, Recorder, type JsonValue, type PrecisionSettings, type RecordTensor, type TensorRecord } from './recorder.js';

@@ -1,6 +1,6 @@
-import { dtypeSize, type DType } from '../tensor/dtype.js';
-import { BurnError, fmt } from '../tensor/errors.js';
-import { numel } from '../tensor/shape.js';
+import { dtypeSize, type DType } from '../core/dtype.js';
+import { BurnError, fmt } from '../core/errors.js';
+import { numel } from '../core/shape.js';
 import { CborFloat, decodeCbor, encodeCbor, type CborMap, type CborValue } from './cbor.js';
 import { brief } from './brief.js';
 import { resolveLimits, type LoadLimits } from './limits.js';

@@ -1,4 +1,4 @@
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 
 /**
  * A small, strict CBOR (RFC 8949) codec for burnpack metadata. It writes what Rust's `ciborium`

@@ -1,5 +1,5 @@
-import { TensorData } from '../tensor/data.js';
-import { BurnError } from '../tensor/errors.js';
+import { TensorData } from '../core/data.js';
+import { BurnError } from '../core/errors.js';
 import { DefaultRecorder } from './burnpack-recorder.js';
 import type { JsonValue, Recorder, RecordTensor, TensorRecord } from './recorder.js';
 

@@ -1,4 +1,4 @@
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 
 /**
  * Limits that bound what a hostile or corrupt file can make a loader do (memory, time, stack

@@ -1,6 +1,6 @@
-import { TensorData } from '../tensor/data.js';
-import { dtypeSize, type DType } from '../tensor/dtype.js';
-import { numel } from '../tensor/shape.js';
+import { TensorData } from '../core/data.js';
+import { dtypeSize, type DType } from '../core/dtype.js';
+import { numel } from '../core/shape.js';
 import { paramIdFromText, paramIdToBase32, newIdText } from './param-id.js';
 import { brief } from './brief.js';
 import { DEFAULT_LOAD_LIMITS } from './limits.js';

@@ -1,7 +1,7 @@
 import { readBinaryFile, readBinaryFileAsync, writeBinaryFileAtomic, writeBinaryFileAtomicAsync } from '../config/files.js';
-import type { TensorData } from '../tensor/data.js';
-import { isFloatDType, isIntDType, type DType } from '../tensor/dtype.js';
-import { BurnError } from '../tensor/errors.js';
+import type { TensorData } from '../core/data.js';
+import { isFloatDType, isIntDType, type DType } from '../core/dtype.js';
+import { BurnError } from '../core/errors.js';
 import { resolveLimits, type LoadLimits } from './limits.js';
 
 /** A JSON value (record metadata such as an optimizer's step count or a scheduler's state). */

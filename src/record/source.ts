@@ -1,7 +1,7 @@
 import { openFileReader } from '../config/files.js';
-import type { TensorData } from '../tensor/data.js';
-import { BurnError } from '../tensor/errors.js';
-import { handOver } from '../tensor/ownership.js';
+import type { TensorData } from '../core/data.js';
+import { BurnError } from '../core/errors.js';
+import { handOver } from '../core/ownership.js';
 
 /**
  * Where a reader takes its bytes from: an in-memory buffer (reads are zero-copy views) or a file

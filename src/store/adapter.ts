@@ -1,6 +1,6 @@
-import { TensorData } from '../tensor/data.js';
-import { dtypeSize, isFloatDType, type DType, type FloatDType } from '../tensor/dtype.js';
-import { BurnError } from '../tensor/errors.js';
+import { TensorData } from '../core/data.js';
+import { dtypeSize, isFloatDType, type DType, type FloatDType } from '../core/dtype.js';
+import { BurnError } from '../core/errors.js';
 import type { TensorSnapshot } from './snapshot.js';
 
 /** Container types of Burn's layers, as they appear in a snapshot's container stack. */

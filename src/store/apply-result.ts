@@ -1,4 +1,4 @@
-import { fmt } from '../tensor/errors.js';
+import { fmt } from '../core/errors.js';
 import { stripEnumVariants } from './naming.js';
 
 /** What went wrong with one tensor while applying (Burn's `ApplyError`). */

@@ -3,7 +3,7 @@ import { paramIdToU64, u64ToParamId } from '../record/param-id.js';
 import type { LoadLimits } from '../record/limits.js';
 import { owned, type ByteSource } from '../record/source.js';
 import { BURN_TS_VERSION } from '../record/version.js';
-import { TensorData } from '../tensor/data.js';
+import { TensorData } from '../core/data.js';
 import { MetadataFileStore } from './file-store.js';
 import { TensorSnapshot } from './snapshot.js';
 

@@ -1,7 +1,7 @@
 import { fileExists, writeBinaryFileAtomic } from '../config/files.js';
 import type { LoadLimits } from '../record/limits.js';
 import { bytesSource, fileSource, type ByteSource, type FileSourceOptions } from '../record/source.js';
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 import { ModuleStore } from './store.js';
 
 /**

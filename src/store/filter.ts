@@ -1,4 +1,4 @@
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 
 /** A predicate over a tensor path and its container path (`Struct:Net.Struct:Linear`). */
 export type PathPredicate = (path: string, containerPath: string) => boolean;

@@ -2,7 +2,7 @@ import type { Device } from '../device/device.js';
 import type { Module } from '../module/module.js';
 import { DefaultRecorder } from '../record/burnpack-recorder.js';
 import type { Recorder } from '../record/recorder.js';
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 
 // The parts of the IndexedDB API used here (the project compiles without the DOM library).
 interface IdbRequest<T> { result: T; error: { message: string } | null; onsuccess: (() => void) | null; onerror: (() => void) | null }

@@ -1,8 +1,8 @@
 import type { Device } from '../device/device.js';
 import { Param } from '../module/param.js';
 import type { Recorder, RecordTensor, TensorRecord } from '../record/recorder.js';
-import { BurnError } from '../tensor/errors.js';
-import type { TensorData } from '../tensor/data.js';
+import { BurnError } from '../core/errors.js';
+import type { TensorData } from '../core/data.js';
 import { applySnapshots, dataForWriting, moduleLeaves, readModuleData, type ModuleLike } from './module-snapshot.js';
 import { TensorSnapshot } from './snapshot.js';
 

@@ -1,10 +1,10 @@
 import type { Device } from '../device/device.js';
 import { Param, RunningState } from '../module/param.js';
 import { isPlainObject, type Leaf, type LeafMapper, type Mappable } from '../module/walk.js';
-import type { TensorData } from '../tensor/data.js';
-import { isFloatDType, isIntDType, type DType } from '../tensor/dtype.js';
+import type { TensorData } from '../core/data.js';
+import { isFloatDType, isIntDType, type DType } from '../core/dtype.js';
 import type { Kind } from '../tensor/kind.js';
-import { sameShape } from '../tensor/shape.js';
+import { sameShape } from '../core/shape.js';
 import { Tensor } from '../tensor/tensor.js';
 import type { ModuleAdapter } from './adapter.js';
 import { ApplyResult, type ApplyError } from './apply-result.js';

@@ -1,9 +1,9 @@
 import type { Device } from '../device/device.js';
-import { TensorData } from '../tensor/data.js';
-import { dtypeSize, type DType } from '../tensor/dtype.js';
-import { BurnError, fmt } from '../tensor/errors.js';
+import { TensorData } from '../core/data.js';
+import { dtypeSize, type DType } from '../core/dtype.js';
+import { BurnError, fmt } from '../core/errors.js';
 import type { Kind } from '../tensor/kind.js';
-import { numel, sameShape } from '../tensor/shape.js';
+import { numel, sameShape } from '../core/shape.js';
 import { Tensor } from '../tensor/tensor.js';
 
 /** Options of a {@link TensorSnapshot}. */

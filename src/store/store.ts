@@ -1,4 +1,4 @@
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 import type { ModuleAdapter } from './adapter.js';
 import type { ApplyResult } from './apply-result.js';
 import { PathFilter, type PathPredicate } from './filter.js';

@@ -1,7 +1,7 @@
-import type { TensorData } from './data.js';
-import { BurnError } from './errors.js';
+import type { TensorData } from '../core/data.js';
+import { BurnError } from '../core/errors.js';
 import { kindOf } from './kind.js';
-import type { DType } from './dtype.js';
+import type { DType } from '../core/dtype.js';
 
 /** How tensors print (Burn's `PrintOptions`). */
 export interface PrintOptions {

@@ -1,4 +1,4 @@
-import type { DType, FloatDType } from './dtype.js';
+import type { DType, FloatDType } from '../core/dtype.js';
 
 /** The float kind of tensor (Burn's `Float`), the default. */
 export type Float = 'float';

@@ -3,13 +3,13 @@ import { Device } from '../device/device.js';
 import { keepInAllScopes, runScope } from '../backend/memory.js';
 import { dataOf } from './api/base.js';
 import { TensorAutodiff } from './api/autodiff.js';
-import { TensorData } from './data.js';
-import type { Distribution } from './distribution.js';
-import { assertDType, checkIntLiteral, checkIntValues, intRange, isFloatDType, isIntDType, type DType, type FloatDType, type IntDType } from './dtype.js';
-import { BurnError, fmt, renameError } from './errors.js';
+import { TensorData } from '../core/data.js';
+import type { Distribution } from '../core/distribution.js';
+import { assertDType, checkIntLiteral, checkIntValues, intRange, isFloatDType, isIntDType, type DType, type FloatDType, type IntDType } from '../core/dtype.js';
+import { BurnError, fmt, renameError } from '../core/errors.js';
 import type { Bool, DepthOf, Float, Inc, Int, Kind, KindOf, RankOf } from './kind.js';
-import { flattenNested, type LeafKind, type Nested } from './nested.js';
-import { checkNumel, checkShape, normDim, numel, sameShape } from './shape.js';
+import { flattenNested, type LeafKind, type Nested } from '../core/nested.js';
+import { checkNumel, checkShape, normDim, numel, sameShape } from '../core/shape.js';
 
 /** The dims of a rank-`D` tensor: `[number, number]` for rank 2, `number[]` when the rank is not known. */
 export type Dims<D extends number> = number[] & (number extends D ? number[] : TupleOf<D>);

@@ -1,7 +1,7 @@
 import type { Backend } from '../backend/backend.js';
 import { TensorBase } from './api/base.js';
-import type { TensorData } from './data.js';
-import { BurnError, describeValue } from './errors.js';
+import type { TensorData } from '../core/data.js';
+import { BurnError, describeValue } from '../core/errors.js';
 import type { Kind } from './kind.js';
 import type { Tensor } from './tensor.js';
 

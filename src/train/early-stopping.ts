@@ -1,4 +1,4 @@
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 import { checkOptions } from '../tensor/options.js';
 import type { Split } from './logger.js';
 import type { Metric } from './metric/base.js';

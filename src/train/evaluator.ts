@@ -1,5 +1,5 @@
 import type { Module } from '../module/module.js';
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 import { TrainingInterrupter } from './interrupter.js';
 import { FileMetricLogger } from './logger.js';
 import { formatValue, type Metric, type MetricMetadata } from './metric/base.js';

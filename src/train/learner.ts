@@ -1,6 +1,6 @@
 import type { Module } from '../module/module.js';
 import type { Optimizer } from '../optim/base.js';
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 
 /** A learning-rate schedule the loop steps once per optimizer step (a plain number is constant). */
 export interface TrainingScheduler {

@@ -1,5 +1,5 @@
 import type { Module } from '../module/module.js';
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 import type { Checkpointer } from './checkpoint/base.js';
 import type { Split } from './logger.js';
 import type { Metric } from './metric/base.js';

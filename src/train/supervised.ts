@@ -2,7 +2,7 @@ import type { Device } from '../device/device.js';
 import type { Module } from '../module/module.js';
 import { GradientsAccumulator } from '../optim/grad-accum.js';
 import { GradientsParams } from '../optim/grads.js';
-import { BurnError } from '../tensor/errors.js';
+import { BurnError } from '../core/errors.js';
 import { Tensor } from '../tensor/tensor.js';
 import type { EarlyStoppingStrategy } from './early-stopping.js';
 import { TrainingInterrupter } from './interrupter.js';

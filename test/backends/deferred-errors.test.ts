@@ -3,14 +3,14 @@
 // called, as the CPU engines' immediate errors do: `take`, `embedding`, `gatherNd` (with the bad
 // component, not the flattened -1), `scatterNd`, `select`, `selectAssign`, and the losses over class
 // indices (`CrossEntropyLoss` with the number of classes, smoothing and weights included).
-// The backends keep the user op (`currentUserOp` in src/tensor/errors.ts) with each deferred check.
+// The backends keep the user op (`currentUserOp` in src/core/errors.ts) with each deferred check.
 // Runs on every device; the CPU engines throw at once, the others at the read.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BurnError, Device, functional, Tensor, type Kind } from '../../src/index.js';
 import { BinaryCrossEntropyLossConfig, CrossEntropyLossConfig, MultiMarginLossConfig } from '../../src/nn/index.js';
 import { CommandLabels } from '../../src/backends/remote/labels.js';
-import { currentUserOp, enterUserOp, leaveUserOp } from '../../src/tensor/errors.js';
+import { currentUserOp, enterUserOp, leaveUserOp } from '../../src/core/errors.js';
 import { conformanceDevices, webgpu } from '../helpers/devices.js';
 
 /** Asserts that `fn` throws, or its promise rejects, with a BurnError of `op` containing every part and none of `absent`. */

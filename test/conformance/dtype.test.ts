@@ -4,7 +4,7 @@
 // out-of-range float → int saturates and NaN → 0 (undefined in PyTorch); u16/u32 exist (not in
 // torch 1.13: the fixtures compute them in int64).
 import { Tensor, type DType, type FloatDType, type IntDType } from '../../src/index.js';
-import { isFloatDType, isIntDType } from '../../src/tensor/dtype.js';
+import { isFloatDType, isIntDType } from '../../src/core/dtype.js';
 import { conformance, type Ctx, type Table } from './harness.js';
 
 /** Casts with the method Burn offers for each pair of kinds. */

@@ -3,10 +3,10 @@
 // and by scripts/onnx/run-node-tests.ts (which prints the per-test detail).
 import { fromBinary } from '@bufbuild/protobuf';
 import { Device } from '../../src/device/device.js';
-import { BurnError } from '../../src/tensor/errors.js';
+import { BurnError } from '../../src/core/errors.js';
 import type { Kind } from '../../src/tensor/kind.js';
 import { Tensor } from '../../src/tensor/tensor.js';
-import { TensorData } from '../../src/tensor/data.js';
+import { TensorData } from '../../src/core/data.js';
 import { loadOnnx } from '../../src/onnx/index.js';
 import type { OnnxValue } from '../../src/onnx/runtime/model.js';
 import type { ValueType } from '../../src/onnx/ir/types.js';

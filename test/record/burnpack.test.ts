@@ -8,7 +8,7 @@ import { BurnError } from '../../src/index.js';
 import { CborFloat, decodeCbor, encodeCbor } from '../../src/record/cbor.js';
 import { encodeBurnpack, readBurnpack, type BurnpackTensorInput } from '../../src/record/burnpack.js';
 import { bytesSource } from '../../src/record/source.js';
-import { TensorData } from '../../src/tensor/data.js';
+import { TensorData } from '../../src/core/data.js';
 import { burnFile, compatDescribe } from '../store/helpers.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { Device, Module, Param, Tensor, TensorData, type Float } from '../../src/index.js';
 import { BinFileRecorder, NamedMpkFileRecorder } from '../../src/record/index.js';
 import { BurnpackStore, PytorchStore, SafetensorsStore } from '../../src/store/index.js';
-import { handOver, takeOver } from '../../src/tensor/ownership.js';
+import { handOver, takeOver } from '../../src/core/ownership.js';
 import { Small, tempDir, values } from './helpers.js';
 
 const device = Device.cpu({ engine: 'js' });

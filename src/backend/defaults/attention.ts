@@ -1,4 +1,4 @@
-import type { DType } from '../../tensor/dtype.js';
+import type { DType } from '../../core/dtype.js';
 import type { Backend, TensorPrimitive } from '../backend.js';
 import type { AttentionOptions } from '../options.js';
 import { hostTensor } from './spatial.js';

@@ -1,8 +1,8 @@
-import { TensorData } from '../../tensor/data.js';
-import type { Distribution } from '../../tensor/distribution.js';
-import type { DType } from '../../tensor/dtype.js';
-import { storageFromNumbers } from '../../tensor/element.js';
-import { numel } from '../../tensor/shape.js';
+import { TensorData } from '../../core/data.js';
+import type { Distribution } from '../../core/distribution.js';
+import type { DType } from '../../core/dtype.js';
+import { storageFromNumbers } from '../../core/element.js';
+import { numel } from '../../core/shape.js';
 import type { Backend, TensorPrimitive } from '../backend.js';
 import { generateRandom, type RandomKey } from '../rng.js';
 

@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { Backend, TensorPrimitive } from '../backend.js';
 import type { GridSampleOptions } from '../options.js';
 import { whole } from './spatial.js';

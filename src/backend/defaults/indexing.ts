@@ -1,6 +1,6 @@
 import type { Backend, TensorPrimitive } from '../backend.js';
 import type { ScatterOp } from '../ops.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 
 /** Shapes 1-d `indices` to broadcast along `dim` of a tensor of shape `like`. */
 function spreadIndices<P extends TensorPrimitive>(b: Backend<P>, indices: P, dim: number, like: readonly number[]): P {

@@ -1,5 +1,5 @@
-import { TensorData } from '../../tensor/data.js';
-import type { DType } from '../../tensor/dtype.js';
+import { TensorData } from '../../core/data.js';
+import type { DType } from '../../core/dtype.js';
 import type { Backend, SliceSpec, TensorPrimitive } from '../backend.js';
 
 /**

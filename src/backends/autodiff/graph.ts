@@ -1,8 +1,8 @@
 import { Gradients } from '../../backend/autodiff.js';
 import type { Backend, TensorPrimitive } from '../../backend/backend.js';
-import { dtypeSize } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
-import { numel } from '../../tensor/shape.js';
+import { dtypeSize } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
+import { numel } from '../../core/shape.js';
 
 /**
  * The autodiff graph. Every tracked tensor points at a {@link Node}; a node knows its parents

@@ -2,11 +2,11 @@ import type { SliceSpecs } from '../../backend/backend.js';
 import { BaseBackend } from '../../backend/base.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
 import type { AdamStepOptions, ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
-import { TensorData } from '../../tensor/data.js';
-import { f16BitsToF32, bf16BitsToF32, f32ToF16Bits, f32ToBf16Bits, isFloatDType, type DType } from '../../tensor/dtype.js';
-import { castNumber, storageFromNumbers } from '../../tensor/element.js';
-import { takeOver } from '../../tensor/ownership.js';
-import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../tensor/shape.js';
+import { TensorData } from '../../core/data.js';
+import { f16BitsToF32, bf16BitsToF32, f32ToF16Bits, f32ToBf16Bits, isFloatDType, type DType } from '../../core/dtype.js';
+import { castNumber, storageFromNumbers } from '../../core/element.js';
+import { takeOver } from '../../core/ownership.js';
+import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../core/shape.js';
 import { binaryExpr, castExpr, compareExpr, predicateExpr, unaryExpr } from './js/expressions.js';
 import { gatherInto, scatterInto, sortInto } from './js/indexing.js';
 import { convForward, convTransposeForward, lift3, unfoldForward, type Geometry3 } from './js/conv.js';
@@ -18,7 +18,7 @@ import { buildMapKernels, collapse, KernelCache, type MapKernels, type Operand, 
 import { isFloatArray, jsEngine, type CpuEngineKernels, type FloatArray } from './engine.js';
 import { BufferPool } from './pool.js';
 import { randomInto, type RandomKey } from '../../backend/rng.js';
-import type { Distribution } from '../../tensor/distribution.js';
+import type { Distribution } from '../../core/distribution.js';
 import { allocCpu, allocError, cpuArrayCtor, CpuTensor, type CpuArray } from './storage.js';
 
 /**

@@ -2,11 +2,11 @@ import type { BinaryOp, CompareOp, ReduceOp, UnaryOp } from '../../backend/ops.j
 import type { AdamStepOptions, ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
 import type { AdamArrays } from './js/optim.js';
 import type { RandomKey } from '../../backend/rng.js';
-import type { Distribution } from '../../tensor/distribution.js';
+import type { Distribution } from '../../core/distribution.js';
 
 /** The distributions drawn from one uniform word per element (not `normal`). */
 export type UniformDistribution = Exclude<Distribution, { readonly kind: 'normal' }>;
-import type { DType } from '../../tensor/dtype.js';
+import type { DType } from '../../core/dtype.js';
 import type { CpuArray } from './storage.js';
 
 /** The float arrays accelerated engines work on (f32 and f64 tensors). */

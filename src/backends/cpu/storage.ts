@@ -1,8 +1,8 @@
 import type { TensorPrimitive } from '../../backend/backend.js';
 import { inScope, trackAllocation } from '../../backend/memory.js';
-import type { DType } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
-import { contiguousStrides, numel } from '../../tensor/shape.js';
+import type { DType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
+import { contiguousStrides, numel } from '../../core/shape.js';
 
 /**
  * The typed array a CPU tensor computes in. f16/bf16 live in a Float32Array holding values already

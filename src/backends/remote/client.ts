@@ -7,10 +7,10 @@ import type {
   InterpolateOptions, MaxPoolOptions, UnfoldOptions,
 } from '../../backend/options.js';
 import type { RandomKey } from '../../backend/rng.js';
-import type { TensorData } from '../../tensor/data.js';
-import type { Distribution } from '../../tensor/distribution.js';
-import type { DType } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
+import type { TensorData } from '../../core/data.js';
+import type { Distribution } from '../../core/distribution.js';
+import type { DType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
 import { Connection, RemoteTensor, type WebSocketConstructor } from './connection.js';
 import { encodeDist, encodeKey, encodeScalar, encodeSpecs, type OpCommand } from './protocol.js';
 import * as rules from './rules.js';

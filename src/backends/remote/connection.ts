@@ -1,9 +1,9 @@
 import type { TensorPrimitive } from '../../backend/backend.js';
 import { NO_SCAN, type Releasable } from '../../backend/memory.js';
-import { TensorData } from '../../tensor/data.js';
-import { dtypeSize, type DType } from '../../tensor/dtype.js';
-import { BurnError, currentUserOp, fmt, relabelError } from '../../tensor/errors.js';
-import { numel, sameShape } from '../../tensor/shape.js';
+import { TensorData } from '../../core/data.js';
+import { dtypeSize, type DType } from '../../core/dtype.js';
+import { BurnError, currentUserOp, fmt, relabelError } from '../../core/errors.js';
+import { numel, sameShape } from '../../core/shape.js';
 import { CommandLabels } from './labels.js';
 import {
   arrayHeader, checkMessage, concatParts, encodeMessage, messageDecoder, partsWithPayload, SUBPROTOCOL, tokenSubprotocol, type Command,

@@ -1,7 +1,7 @@
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import type { SliceSpec, SliceSpecs } from '../../backend/backend.js';
 import type { RandomKey } from '../../backend/rng.js';
-import type { Distribution } from '../../tensor/distribution.js';
+import type { Distribution } from '../../core/distribution.js';
 
 /**
  * The wire protocol of the remote backend. Every WebSocket message is one binary frame holding a

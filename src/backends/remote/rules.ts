@@ -1,8 +1,8 @@
 import type { SliceSpecs } from '../../backend/backend.js';
 import type { ReduceOp } from '../../backend/ops.js';
-import { isIntDType, type DType } from '../../tensor/dtype.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
-import { broadcastShapes, checkBroadcastTo, numel, sameShape } from '../../tensor/shape.js';
+import { isIntDType, type DType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
+import { broadcastShapes, checkBroadcastTo, numel, sameShape } from '../../core/shape.js';
 
 /**
  * The shape and dtype rule of every op the remote backend sends. The client computes each

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Backend, TensorPrimitive } from '../../backend/backend.js';
 import type { Device } from '../../device/device.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { DEFAULT_LIMITS, encodeMessage, SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX } from './protocol.js';
 import { ProtocolError, Session, type ReplyChannel } from './session.js';
 

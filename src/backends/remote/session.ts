@@ -3,11 +3,11 @@ import {
   ARG_OPS, BINARY_OPS, COMPARE_OPS, PREDICATE_OPS, REDUCE_OPS, SCAN_OPS, SCATTER_OPS, UNARY_OPS,
 } from '../../backend/ops.js';
 import type { RandomKey } from '../../backend/rng.js';
-import { TensorData } from '../../tensor/data.js';
-import { Distribution } from '../../tensor/distribution.js';
-import { assertDType, dtypeSize, type DType } from '../../tensor/dtype.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
-import { numel, sameShape } from '../../tensor/shape.js';
+import { TensorData } from '../../core/data.js';
+import { Distribution } from '../../core/distribution.js';
+import { assertDType, dtypeSize, type DType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
+import { numel, sameShape } from '../../core/shape.js';
 import {
   checkMessage, CONTROL_COMMANDS, decodeSpecs, DEFAULT_LIMITS, encodeAligned, encodeMessage, MAX_RANK, messageDecoder, OP_COMMANDS, type OpCommand,
 } from './protocol.js';

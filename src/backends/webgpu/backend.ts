@@ -7,12 +7,12 @@ import type {
   InterpolateOptions, MaxPoolOptions, UnfoldOptions,
 } from '../../backend/options.js';
 import type { RandomKey } from '../../backend/rng.js';
-import { TensorData } from '../../tensor/data.js';
-import type { Distribution } from '../../tensor/distribution.js';
-import { bf16BitsToF32, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, isFloatDType, isUnsignedDType, type DType } from '../../tensor/dtype.js';
-import { castNumber, storageFromNumbers } from '../../tensor/element.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
-import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../tensor/shape.js';
+import { TensorData } from '../../core/data.js';
+import type { Distribution } from '../../core/distribution.js';
+import { bf16BitsToF32, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, isFloatDType, isUnsignedDType, type DType } from '../../core/dtype.js';
+import { castNumber, storageFromNumbers } from '../../core/element.js';
+import { BurnError, fmt } from '../../core/errors.js';
+import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../core/shape.js';
 import type { GpuContext, WebGpuInfo } from './context.js';
 import { runCheckIndices, runGather, runScatter } from './kernels/indexing.js';
 import { selectsEmptySlices } from '../../backend/defaults/indexing.js';

@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { GPU, GPUAdapter, GPUDevice } from './gpu-types.js';
 
 /** Options of `Device.webgpu()`: adapter selection as in `navigator.gpu.requestAdapter`. */

@@ -1,6 +1,6 @@
-import { contiguousStrides } from '../../tensor/shape.js';
+import { contiguousStrides } from '../../core/shape.js';
 import type { GPUBuffer } from './gpu-types.js';
-import type { DType } from '../../tensor/dtype.js';
+import type { DType } from '../../core/dtype.js';
 
 /** A strided operand of a kernel: a buffer, an element offset and per-dim strides (in elements). */
 export interface Operand {

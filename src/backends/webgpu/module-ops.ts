@@ -1,7 +1,7 @@
 import type { AvgPoolOptions, ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
-import { numel } from '../../tensor/shape.js';
+import { numel } from '../../core/shape.js';
 import type { BinaryOp } from '../../backend/ops.js';
-import type { DType } from '../../tensor/dtype.js';
+import type { DType } from '../../core/dtype.js';
 import type { Operand } from './layout.js';
 import { grid2 } from './kernels/reduce.js';
 import type { GpuRuntime } from './runtime.js';

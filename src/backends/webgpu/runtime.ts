@@ -1,4 +1,4 @@
-import { BurnError, currentUserOp, relabelError } from '../../tensor/errors.js';
+import { BurnError, currentUserOp, relabelError } from '../../core/errors.js';
 import {
   BufferUsage, MAP_READ, type GPUBindGroupEntry, type GPUBuffer, type GPUCommandEncoder, type GPUComputePassEncoder,
   type GPUComputePipeline, type GPUDevice, type GPUError,

@@ -1,7 +1,7 @@
 import type { TensorPrimitive } from '../../backend/backend.js';
-import type { DType } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
-import { contiguousStrides, numel } from '../../tensor/shape.js';
+import type { DType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
+import { contiguousStrides, numel } from '../../core/shape.js';
 import type { GPUBuffer } from './gpu-types.js';
 
 /** Where a storage goes when its last reference is dropped (the backend's buffer pool). */

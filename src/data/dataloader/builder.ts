@@ -1,5 +1,5 @@
 import { Device } from '../../device/device.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { Dataset } from '../dataset/dataset.js';
 import type { Batcher } from './batcher.js';
 import { datasetLen } from './dataset-len.js';

@@ -1,5 +1,5 @@
 import { Device } from '../../device/device.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { Dataset } from '../dataset/dataset.js';
 import { recipeOf } from '../dataset/recipe.js';
 import { SeededRng, shuffledIndices } from '../dataset/rng.js';

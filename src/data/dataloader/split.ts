@@ -1,5 +1,5 @@
 import type { Device } from '../../device/device.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { DataLoader } from './loader.js';
 
 /**

@@ -1,7 +1,7 @@
 // The browser build of ./worker-pool.ts (selected by package.json's "browser" field): a page has
 // no node:worker_threads, and the data loader loads items on the main thread there (see
 // loader.ts's workersAvailable), so this pool is never constructed by it.
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { WorkerRecipe } from '../dataset/recipe.js';
 import type { ItemSource } from './item-source.js';
 

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { requireNodeBuiltin } from '../../platform/node-builtin.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { recipeModules, type WorkerRecipe } from '../dataset/recipe.js';
 import { decodeItems } from './item-codec.js';
 import type { ItemSource } from './item-source.js';

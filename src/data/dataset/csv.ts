@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 
 /** The type of a CSV column: the text, a finite decimal number, an integer, or a boolean (`true`/`false`). */
 export type CsvColumnType = 'string' | 'number' | 'integer' | 'boolean';

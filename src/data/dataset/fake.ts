@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { InMemDataset } from './in-memory.js';
 import { randomSeed, SeededRng } from './rng.js';
 

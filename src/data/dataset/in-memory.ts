@@ -1,5 +1,5 @@
 import { readTextFile } from '../../config/files.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { parseCsv, type CsvColumns, type CsvOptions, type CsvRow } from './csv.js';
 import { DatasetBase, iterDataset, type Dataset } from './dataset.js';
 import type { WorkerRecipe } from './recipe.js';

@@ -1,5 +1,5 @@
 import { philox } from '../../backend/rng.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 
 /**
  * The seeded random generator of datasets and data loaders: Philox4x32-10 keyed by a 53-bit seed,

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { decode, encode } from '@msgpack/msgpack';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 
 /** The parts of a better-sqlite3 statement burn-ts uses. */
 export interface SqliteStatement {

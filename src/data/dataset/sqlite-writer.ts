@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { checkSplitName, encodeItem, ident, openDatabase, type ItemFormat, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
 import { sqliteSplits } from './sqlite.js';
 

@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { DatasetBase } from './dataset.js';
 import type { WorkerRecipe } from './recipe.js';
 import { checkSplitName, decodeItem, ident, openDatabase, type ItemFormat, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';

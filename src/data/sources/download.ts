@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, mkdirSync, statSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 
 /** Progress of a download, reported to a callback. */
 export interface DownloadProgress {

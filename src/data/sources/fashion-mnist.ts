@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { dataDir } from './data-dir.js';
 import { findIdxSplit, IdxImageDataset } from './idx-images.js';
 import type { IdxReadOptions } from './idx.js';

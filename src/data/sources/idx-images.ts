@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { DatasetBase } from '../dataset/dataset.js';
 import type { WorkerRecipe } from '../dataset/recipe.js';
 import { readIdx, type IdxReadOptions } from './idx.js';

@@ -1,7 +1,7 @@
 import { kMaxLength } from 'node:buffer';
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 
 /** The element types of the IDX format (type byte → name). */
 const IDX_TYPES = {

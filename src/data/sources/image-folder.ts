@@ -1,6 +1,6 @@
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { DatasetBase } from '../dataset/dataset.js';
 import type { WorkerRecipe } from '../dataset/recipe.js';
 import { readImage } from './image/decode.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/config.js';
 import type { Device } from '../../device/device.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { Identity } from '../identity.js';
 import { SwiGlu, SwiGluConfig, type GLU } from './gated.js';
 import { Celu, CeluConfig, Elu, EluConfig, LeakyRelu, LeakyReluConfig, PRelu, PReluConfig, Relu, Selu, ThresholdedRelu, ThresholdedReluConfig } from './rectifier.js';

@@ -4,8 +4,8 @@ import type { Device } from '../../device/device.js';
 import { Module } from '../../module/module.js';
 import { Param } from '../../module/param.js';
 import * as activation from '../../tensor/activation/index.js';
-import { Distribution } from '../../tensor/distribution.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { Distribution } from '../../core/distribution.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../../tensor/kind.js';
 import { Tensor } from '../../tensor/tensor.js';
 

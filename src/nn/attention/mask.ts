@@ -1,6 +1,6 @@
 import type { Device } from '../../device/device.js';
-import { TensorData } from '../../tensor/data.js';
-import { BurnError } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import { BurnError } from '../../core/errors.js';
 import type { Bool, Int } from '../../tensor/kind.js';
 import { Tensor } from '../../tensor/tensor.js';
 

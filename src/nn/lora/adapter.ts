@@ -1,8 +1,8 @@
 import type { Device } from '../../device/device.js';
 import { Module } from '../../module/module.js';
 import { Param } from '../../module/param.js';
-import { Distribution } from '../../tensor/distribution.js';
-import type { FloatDType } from '../../tensor/dtype.js';
+import { Distribution } from '../../core/distribution.js';
+import type { FloatDType } from '../../core/dtype.js';
 import { linear } from '../../tensor/functional/linear.js';
 import type { Float } from '../../tensor/kind.js';
 import { Tensor } from '../../tensor/tensor.js';

@@ -1,7 +1,7 @@
 import type { Module } from '../../module/module.js';
 import type { ParamId } from '../../module/param.js';
-import { isFloatDType } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
+import { isFloatDType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
 import { checkOptions } from '../../tensor/options.js';
 import { Linear } from '../linear.js';
 import { LoraAdapter } from './adapter.js';

@@ -3,7 +3,7 @@ import { Config } from '../../config/config.js';
 import type { Device } from '../../device/device.js';
 import { Module } from '../../module/module.js';
 import { logSigmoid } from '../../tensor/activation/smooth.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float, Int } from '../../tensor/kind.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { expectFloatArg, expectIntArg, peekValues } from './check.js';

@@ -1,7 +1,7 @@
-import { isFloatDType, isIntDType } from '../../tensor/dtype.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { isFloatDType, isIntDType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Int, Kind } from '../../tensor/kind.js';
-import { sameShape } from '../../tensor/shape.js';
+import { sameShape } from '../../core/shape.js';
 import type { Tensor } from '../../tensor/tensor.js';
 
 // Input checks shared by the losses: each names the loss, the argument and what was expected.

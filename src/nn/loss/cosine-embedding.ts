@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Config } from '../../config/config.js';
 import { Module } from '../../module/module.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float, Int } from '../../tensor/kind.js';
 import { cosineSimilarity } from '../../tensor/linalg/cosine-similarity.js';
 import type { Tensor } from '../../tensor/tensor.js';

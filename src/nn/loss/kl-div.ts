@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Config } from '../../config/config.js';
 import { Module } from '../../module/module.js';
-import type { FloatDType } from '../../tensor/dtype.js';
+import type { FloatDType } from '../../core/dtype.js';
 import type { Float } from '../../tensor/kind.js';
 import { minPositiveOf } from '../../tensor/linalg/util.js';
 import type { Tensor } from '../../tensor/tensor.js';

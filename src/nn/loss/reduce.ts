@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { Float } from '../../tensor/kind.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import type { Reduction } from './reduction.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Config } from '../../config/config.js';
 import { Module } from '../../module/module.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../../tensor/kind.js';
 import { lpNorm } from '../../tensor/linalg/vector-norm.js';
 import type { Tensor } from '../../tensor/tensor.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Device } from '../../device/device.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { Identity } from '../identity.js';
 import { BatchNorm, BatchNormConfig } from './batch-norm.js';
 import { GroupNorm, GroupNormConfig, InstanceNorm, InstanceNormConfig } from './group-norm.js';

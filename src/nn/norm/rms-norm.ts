@@ -3,7 +3,7 @@ import { Config } from '../../config/config.js';
 import type { Device } from '../../device/device.js';
 import { Module } from '../../module/module.js';
 import { Param } from '../../module/param.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../../tensor/kind.js';
 import { Tensor } from '../../tensor/tensor.js';
 

@@ -1,6 +1,6 @@
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../../tensor/kind.js';
-import { sameShape } from '../../tensor/shape.js';
+import { sameShape } from '../../core/shape.js';
 import { Tensor } from '../../tensor/tensor.js';
 
 // The sequence plumbing shared by the recurrent layers (Rnn, Lstm, Gru and their bidirectional forms).

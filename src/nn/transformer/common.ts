@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ConfigValues } from '../../config/config.js';
 import type { Device } from '../../device/device.js';
 import { Module } from '../../module/module.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../../tensor/kind.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { ActivationConfig } from '../activation/activation-config.js';

@@ -1,7 +1,7 @@
 import { Config } from '../../config/config.js';
 import type { Device } from '../../device/device.js';
 import { Module } from '../../module/module.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Bool, Float } from '../../tensor/kind.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { MhaCache, MhaInput, type MultiHeadAttention } from '../attention/mha.js';

@@ -1,6 +1,6 @@
-import type { TensorData } from '../../tensor/data.js';
-import type { DType } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
+import type { TensorData } from '../../core/data.js';
+import type { DType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
 import type { Node } from '../ir/types.js';
 import type { Attrs } from '../ops/attrs.js';
 

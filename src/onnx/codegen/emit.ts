@@ -1,6 +1,6 @@
-import { TensorData } from '../../tensor/data.js';
-import { isFloatDType } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import { isFloatDType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
 import type { Graph, Model, Node } from '../ir/types.js';
 import { Attrs } from '../ops/attrs.js';
 import { BURN_DOMAIN } from '../graph/linear.js';

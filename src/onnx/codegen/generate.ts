@@ -1,6 +1,6 @@
 import { Device } from '../../device/device.js';
 import { requireNodeBuiltin } from '../../platform/node-builtin.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { parameterCandidates, simplify } from '../graph/simplify.js';
 import { prepareModel } from '../runtime/load.js';
 import { classNameOf, emitModule } from './emit.js';

@@ -1,4 +1,4 @@
-import { TensorData } from '../../tensor/data.js';
+import { TensorData } from '../../core/data.js';
 import { windowOf } from '../ops/conv.js';
 import { literal, num, type EmitContext, type Emitter } from './context.js';
 

@@ -1,4 +1,4 @@
-import { TensorData } from '../../tensor/data.js';
+import { TensorData } from '../../core/data.js';
 import type { EmitContext, Emitted, Emitter } from './context.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Device } from '../../device/device.js';
-import { TensorData } from '../../tensor/data.js';
-import type { DType } from '../../tensor/dtype.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import type { DType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Dim, Graph, Model } from '../ir/types.js';
 import { isSupportedElem } from '../parse/dtype.js';

@@ -1,6 +1,6 @@
 import { Device } from '../../device/device.js';
-import { TensorData } from '../../tensor/data.js';
-import { BurnError } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import { BurnError } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Graph, Node } from '../ir/types.js';
 import { Attrs } from '../ops/attrs.js';

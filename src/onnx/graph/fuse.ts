@@ -1,5 +1,5 @@
-import { TensorData } from '../../tensor/data.js';
-import { isFloatDType } from '../../tensor/dtype.js';
+import { TensorData } from '../../core/data.js';
+import { isFloatDType } from '../../core/dtype.js';
 import type { ConstTensor, Graph, Node } from '../ir/types.js';
 import { constOf } from '../parse/tensor.js';
 

@@ -1,4 +1,4 @@
-import type { TensorData } from '../../tensor/data.js';
+import type { TensorData } from '../../core/data.js';
 import type { Dim, Graph, Node, ValueType } from '../ir/types.js';
 import { Attrs } from '../ops/attrs.js';
 import { lookupOp } from '../ops/registry.js';

@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { Attribute, Graph, Model, Node } from '../ir/types.js';
 import { subgraphsOf } from './topo.js';
 

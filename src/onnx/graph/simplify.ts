@@ -1,4 +1,4 @@
-import { isFloatDType, type DType } from '../../tensor/dtype.js';
+import { isFloatDType, type DType } from '../../core/dtype.js';
 import type { Graph, Model } from '../ir/types.js';
 import { lookupOp } from '../ops/registry.js';
 import { removeDeadNodes } from './dce.js';

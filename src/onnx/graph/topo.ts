@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { Graph, Node } from '../ir/types.js';
 
 const OP = 'loadOnnx';

@@ -1,5 +1,5 @@
-import type { TensorData } from '../../tensor/data.js';
-import type { DType } from '../../tensor/dtype.js';
+import type { TensorData } from '../../core/data.js';
+import type { DType } from '../../core/dtype.js';
 
 /**
  * The typed intermediate representation every part of `burn-ts/onnx` works on: the parser builds

@@ -1,5 +1,5 @@
 import * as act from '../../tensor/activation/index.js';
-import { isFloatDType } from '../../tensor/dtype.js';
+import { isFloatDType } from '../../core/dtype.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { fusedGelu } from './fast-paths.js';
 import type { AnyTensor, FloatT, OpContext, OpDef, OpFamily } from './types.js';

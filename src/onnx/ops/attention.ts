@@ -1,4 +1,4 @@
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import * as F from '../../tensor/functional/index.js';
 import type { Bool } from '../../tensor/kind.js';
 import { Tensor } from '../../tensor/tensor.js';

@@ -1,5 +1,5 @@
-import { isFloatDType, isIntDType } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
+import { isFloatDType, isIntDType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
 import { tensorType } from '../ir/types.js';
 import type { AnyTensor, InferContext, OpContext, OpDef, OpFamily, Value } from './types.js';
 import { asB, asF, asI, asN, broadcastDims, broadcastShape, broadcastTo, castTo, inShape, sameElem, tensorAt } from './util.js';

@@ -1,8 +1,8 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Graph } from '../ir/types.js';
 import { hostData } from './host-mirror.js';
-import type { TensorData } from '../../tensor/data.js';
+import type { TensorData } from '../../core/data.js';
 import type { AnyTensor, AsyncOpContext, OpContext, OpDef, OpFamily, Value } from './types.js';
 import { axisOf, i64Tensor, tensorAt } from './util.js';
 

@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import * as F from '../../tensor/functional/index.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import type { Dim } from '../ir/types.js';

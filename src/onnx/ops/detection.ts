@@ -1,4 +1,4 @@
-import { TensorData } from '../../tensor/data.js';
+import { TensorData } from '../../core/data.js';
 import type { AnyTensor, OpContext, OpFamily, Value } from './types.js';
 import { fromHost, i64Tensor, tensorAt } from './util.js';
 

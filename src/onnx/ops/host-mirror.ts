@@ -1,4 +1,4 @@
-import type { TensorData } from '../../tensor/data.js';
+import type { TensorData } from '../../core/data.js';
 import type { AnyTensor } from './types.js';
 
 /**

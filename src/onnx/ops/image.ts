@@ -1,5 +1,5 @@
-import { TensorData } from '../../tensor/data.js';
-import { BurnError } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import { BurnError } from '../../core/errors.js';
 import * as F from '../../tensor/functional/index.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { AnyTensor, FloatT, OpContext, OpFamily } from './types.js';

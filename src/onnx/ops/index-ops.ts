@@ -1,5 +1,5 @@
-import { TensorData } from '../../tensor/data.js';
-import { BurnError } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import { BurnError } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { tensorType, type Dim } from '../ir/types.js';
 import type { AnyTensor, InferContext, IntT, OpContext, OpDef, OpFamily } from './types.js';

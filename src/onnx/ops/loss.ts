@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { AnyTensor, FloatT, IntT, OpContext, OpFamily, Value } from './types.js';
 import { asF, asI, castTo, optTensorAt, tensorAt } from './util.js';
 

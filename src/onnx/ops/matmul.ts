@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { det } from '../../tensor/linalg/det.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Dim } from '../ir/types.js';

@@ -1,5 +1,5 @@
-import { intRange, isFloatDType, type IntDType } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
+import { intRange, isFloatDType, type IntDType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
 import * as F from '../../tensor/functional/index.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Dim } from '../ir/types.js';

@@ -1,4 +1,4 @@
-import { intRange, type IntDType } from '../../tensor/dtype.js';
+import { intRange, type IntDType } from '../../core/dtype.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { elemTypeOfCode } from '../parse/dtype.js';
 import { conv } from './conv.js';

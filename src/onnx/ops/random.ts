@@ -1,5 +1,5 @@
-import type { DType } from '../../tensor/dtype.js';
-import { Distribution } from '../../tensor/distribution.js';
+import type { DType } from '../../core/dtype.js';
+import { Distribution } from '../../core/distribution.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { elemTypeOfCode } from '../parse/dtype.js';
 import { deviceDType } from './device-dtype.js';

@@ -1,4 +1,4 @@
-import { isFloatDType } from '../../tensor/dtype.js';
+import { isFloatDType } from '../../core/dtype.js';
 import { tensorType, type Dim } from '../ir/types.js';
 import type { AnyTensor, InferContext, NumT, OpContext, OpDef, OpFamily } from './types.js';
 import { asF, asN, axisOf, castTo, inShape, sameElem, tensorAt } from './util.js';

@@ -1,6 +1,6 @@
-import { TensorData } from '../../tensor/data.js';
-import { isFloatDType } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import { isFloatDType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { deviceDType } from './device-dtype.js';
 import type { AnyTensor, FloatT, OpContext, OpFamily } from './types.js';

@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { AnyTensor, FloatT, OpContext, OpFamily, Value } from './types.js';
 import { asB, asF, i64Tensor, optTensorAt, tensorAt } from './util.js';

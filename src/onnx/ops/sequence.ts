@@ -1,5 +1,5 @@
-import type { DType } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
+import type { DType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Graph } from '../ir/types.js';
 import { elemTypeOfCode, isSupportedElem } from '../parse/dtype.js';

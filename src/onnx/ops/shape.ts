@@ -1,6 +1,6 @@
-import { TensorData } from '../../tensor/data.js';
-import type { DType } from '../../tensor/dtype.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import type { DType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { tensorType, type Dim, type ElemType, type ValueType } from '../ir/types.js';
 import { elemTypeOfCode, isSupportedElem } from '../parse/dtype.js';

@@ -1,6 +1,6 @@
-import { TensorData } from '../../tensor/data.js';
-import type { DType } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import type { DType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { elemTypeOfCode } from '../parse/dtype.js';
 import type { AnyTensor, FloatT, OpContext, OpFamily } from './types.js';

@@ -1,5 +1,5 @@
-import { TensorData } from '../../tensor/data.js';
-import { BurnError } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import { BurnError } from '../../core/errors.js';
 import type { AnyTensor, OpContext, OpFamily, Value } from './types.js';
 import { fromHost, tensorAt } from './util.js';
 

@@ -1,6 +1,6 @@
 import type { Device } from '../../device/device.js';
-import type { TensorData } from '../../tensor/data.js';
-import type { DType } from '../../tensor/dtype.js';
+import type { TensorData } from '../../core/data.js';
+import type { DType } from '../../core/dtype.js';
 import type { Bool, Float, Int, Kind, Numeric } from '../../tensor/kind.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import type { Attrs } from './attrs.js';

@@ -1,5 +1,5 @@
-import { isFloatDType } from '../../tensor/dtype.js';
-import { BurnError } from '../../tensor/errors.js';
+import { isFloatDType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
 import { tensorType } from '../ir/types.js';
 import type { AnyTensor, FloatT, InferContext, OpContext, OpDef, OpFamily, Value } from './types.js';
 import { asB, asF, asI, asN, inShape, sameElem, tensorAt } from './util.js';

@@ -1,7 +1,7 @@
 import type { Device } from '../../device/device.js';
-import { TensorData } from '../../tensor/data.js';
-import { intRange, isFloatDType, isIntDType, type DType, type IntDType } from '../../tensor/dtype.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import { intRange, isFloatDType, isIntDType, type DType, type IntDType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Dim, ValueType } from '../ir/types.js';
 import { dataForDevice, deviceDType } from './device-dtype.js';

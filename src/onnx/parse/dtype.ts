@@ -1,4 +1,4 @@
-import type { DType } from '../../tensor/dtype.js';
+import type { DType } from '../../core/dtype.js';
 import type { ElemType } from '../ir/types.js';
 
 /** ONNX `TensorProto.DataType` codes (onnx.proto), as element types. */

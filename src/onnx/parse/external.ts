@@ -1,7 +1,7 @@
 import { requireNodeBuiltin } from '../../platform/node-builtin.js';
-import { TensorData } from '../../tensor/data.js';
-import { dtypeSize } from '../../tensor/dtype.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import { dtypeSize } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { ConstTensor } from '../ir/types.js';
 import { isSupportedElem, onnxTypeName } from './dtype.js';
 

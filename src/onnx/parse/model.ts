@@ -1,6 +1,6 @@
 import { fromBinary } from '@bufbuild/protobuf';
-import { TensorData } from '../../tensor/data.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import {
   AttributeProto_AttributeType as AT, ModelProtoSchema,
   type AttributeProto, type GraphProto, type ModelProto, type NodeProto, type SparseTensorProto, type TypeProto, type ValueInfoProto,

@@ -1,6 +1,6 @@
-import { TensorData } from '../../tensor/data.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
-import type { DType } from '../../tensor/dtype.js';
+import { TensorData } from '../../core/data.js';
+import { BurnError, fmt } from '../../core/errors.js';
+import type { DType } from '../../core/dtype.js';
 import type { TensorProto } from '../proto/onnx/onnx-ml_pb.js';
 import { TensorProto_DataLocation } from '../proto/onnx/onnx-ml_pb.js';
 import type { ConstTensor, ElemType, ExternalRef } from '../ir/types.js';

@@ -1,7 +1,7 @@
 import { runScope } from '../../backend/memory.js';
 import { Device } from '../../device/device.js';
-import type { TensorData } from '../../tensor/data.js';
-import { BurnError } from '../../tensor/errors.js';
+import type { TensorData } from '../../core/data.js';
+import { BurnError } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Graph } from '../ir/types.js';
 import { mirror, mirrored } from '../ops/host-mirror.js';

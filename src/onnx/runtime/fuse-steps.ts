@@ -1,4 +1,4 @@
-import { isFloatDType } from '../../tensor/dtype.js';
+import { isFloatDType } from '../../core/dtype.js';
 import type { Graph, Node } from '../ir/types.js';
 import { Attrs } from '../ops/attrs.js';
 import { fusedConvClamp } from '../ops/fast-paths.js';

@@ -1,10 +1,10 @@
 import { Device } from '../../device/device.js';
 import { Param } from '../../module/param.js';
-import type { TensorData } from '../../tensor/data.js';
+import type { TensorData } from '../../core/data.js';
 import { fetchBytes } from '../../platform/fetch-bytes.js';
 import { isNode, requireNodeBuiltin } from '../../platform/node-builtin.js';
-import { BurnError } from '../../tensor/errors.js';
-import { handOver } from '../../tensor/ownership.js';
+import { BurnError } from '../../core/errors.js';
+import { handOver } from '../../core/ownership.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { inlineFunctions } from '../graph/inline.js';
 import { parameterCandidates, simplify, type SimplifyReport } from '../graph/simplify.js';

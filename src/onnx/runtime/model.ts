@@ -1,9 +1,9 @@
 import type { Device } from '../../device/device.js';
 import { Module } from '../../module/module.js';
 import { Param } from '../../module/param.js';
-import type { TensorData } from '../../tensor/data.js';
-import type { DType } from '../../tensor/dtype.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
+import type { TensorData } from '../../core/data.js';
+import type { DType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Kind } from '../../tensor/kind.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Dim, ElemType, Model, ValueInfo } from '../ir/types.js';

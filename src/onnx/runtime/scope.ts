@@ -1,6 +1,6 @@
 import type { Device } from '../../device/device.js';
-import type { TensorData } from '../../tensor/data.js';
-import { BurnError } from '../../tensor/errors.js';
+import type { TensorData } from '../../core/data.js';
+import { BurnError } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { dataForDevice } from '../ops/device-dtype.js';
 import { hostData, mirror, mirrored } from '../ops/host-mirror.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Config } from '../../config/config.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { LearningRate } from '../base.js';
 import { ConstantLr, type LrScheduler } from './base.js';
 import { ComposedLrScheduler, type SchedulerReduction } from './composed.js';

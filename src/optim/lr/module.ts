@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Config } from '../../config/config.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { DEFAULT_GROUP, type LearningRate } from '../base.js';
 import { nestRecord, subRecord, toLrScheduler, type LrScheduler, type LrSchedulerRecord } from './base.js';
 import { buildLrScheduler, lrSchedulerConfigSchema, lrSchedulerConfigToJSON } from './config.js';

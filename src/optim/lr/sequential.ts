@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { LearningRate } from '../base.js';
 import { nestRecord, recordScalar, subRecord, toLrScheduler, type LrScheduler, type LrSchedulerRecord } from './base.js';
 

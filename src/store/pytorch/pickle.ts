@@ -1,5 +1,5 @@
-import { BurnError } from '../../tensor/errors.js';
-import type { DType } from '../../tensor/dtype.js';
+import { BurnError } from '../../core/errors.js';
+import type { DType } from '../../core/dtype.js';
 
 /**
  * A restricted unpickler with PyTorch's `weights_only` semantics: it builds data (numbers,

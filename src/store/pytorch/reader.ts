@@ -1,9 +1,9 @@
 import { resolveLimits, type LoadLimits } from '../../record/limits.js';
 import type { ByteSource } from '../../record/source.js';
-import { TensorData } from '../../tensor/data.js';
-import { dtypeSize, type DType } from '../../tensor/dtype.js';
-import { BurnError, fmt } from '../../tensor/errors.js';
-import { handOver } from '../../tensor/ownership.js';
+import { TensorData } from '../../core/data.js';
+import { dtypeSize, type DType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
+import { handOver } from '../../core/ownership.js';
 import { TensorSnapshot } from '../snapshot.js';
 import { describePy, PyDict, PyGlobal, PyTuple, STORAGE_TYPES, TorchStorage, TorchTensor, unpickle, type PyValue } from './pickle.js';
 import { checkName, isZip, ZipReader, type ZipLimits } from './zip.js';

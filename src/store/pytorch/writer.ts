@@ -1,4 +1,4 @@
-import type { DType } from '../../tensor/dtype.js';
+import type { DType } from '../../core/dtype.js';
 import type { TensorSnapshot } from '../snapshot.js';
 import { zipChunks } from './zip.js';
 

@@ -1,6 +1,6 @@
 import { Inflate } from 'fflate';
 import type { ByteSource } from '../../record/source.js';
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 
 /**
  * A defensive ZIP reader (the container of PyTorch ≥ 1.6 files, which stores entries

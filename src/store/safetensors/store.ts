@@ -1,7 +1,7 @@
 import { owned, type FileSourceOptions } from '../../record/source.js';
 import { BURN_TS_VERSION } from '../../record/version.js';
-import { TensorData } from '../../tensor/data.js';
-import { BurnError } from '../../tensor/errors.js';
+import { TensorData } from '../../core/data.js';
+import { BurnError } from '../../core/errors.js';
 import { MetadataFileStore } from '../file-store.js';
 import { TensorSnapshot } from '../snapshot.js';
 import { encodeSafetensors, planSafetensors, readSafetensors, safetensorsChunks, type SafetensorsInput } from './format.js';

@@ -1,4 +1,4 @@
-import { BurnError } from '../errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { Float } from '../kind.js';
 import type { Tensor } from '../tensor.js';
 

@@ -1,4 +1,4 @@
-import { BurnError, fmt } from '../errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../kind.js';
 import type { Tensor } from '../tensor.js';
 import { expectFloat, expectScalar } from './check.js';

@@ -1,6 +1,6 @@
-import { BurnError, fmt } from '../errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../kind.js';
-import { normDim } from '../shape.js';
+import { normDim } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { expectFloat, expectScalar } from './check.js';
 

@@ -1,5 +1,5 @@
 import type { Float } from '../kind.js';
-import { normDim } from '../shape.js';
+import { normDim } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { expectFloat } from './check.js';
 

@@ -1,7 +1,7 @@
 import type { Gradients } from '../../backend/autodiff.js';
-import { BurnError, fmt } from '../errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float, Kind } from '../kind.js';
-import { sameShape } from '../shape.js';
+import { sameShape } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { TensorIntBool } from './int-bool.js';
 

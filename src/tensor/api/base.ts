@@ -1,12 +1,12 @@
 import type { Backend, TensorPrimitive } from '../../backend/backend.js';
 import type { Device } from '../../device/device.js';
-import { TensorData } from '../data.js';
+import { TensorData } from '../../core/data.js';
 import { formatTensor, getPrintOptions } from '../display.js';
-import { assertDType, type DType, type FloatDType, type IntDType } from '../dtype.js';
-import { BurnError, describeValue, fmt, fmtValues } from '../errors.js';
+import { assertDType, type DType, type FloatDType, type IntDType } from '../../core/dtype.js';
+import { BurnError, describeValue, fmt, fmtValues } from '../../core/errors.js';
 import type { Add, Bool, Dec, FlattenRank, Inc, Int, Kind, Float, ElementOf, RankOf, Sub } from '../kind.js';
 import { checkOptions } from '../options.js';
-import { checkBroadcastTo, checkNumel, checkShape, numel, normDim, normDims, resolveReshape, sameShape } from '../shape.js';
+import { checkBroadcastTo, checkNumel, checkShape, numel, normDim, normDims, resolveReshape, sameShape } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 
 declare const rankBrand: unique symbol;

@@ -1,12 +1,12 @@
 import type { UnaryOp } from '../../backend/ops.js';
 import type { GridSampleOptions } from '../../backend/options.js';
 import { relu } from '../../backend/defaults/activation.js';
-import { isFloatDType } from '../dtype.js';
-import { BurnError, fmt } from '../errors.js';
+import { isFloatDType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Bool, Float, Int, Kind } from '../kind.js';
-import { broadcastShapes, checkNumel, normDim, sameShape } from '../shape.js';
+import { broadcastShapes, checkNumel, normDim, sameShape } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
-import { Distribution } from '../distribution.js';
+import { Distribution } from '../../core/distribution.js';
 import { TensorNumeric } from './numeric.js';
 
 /** Float-only math, statistics and predicates (Burn's `api/float.rs`). */

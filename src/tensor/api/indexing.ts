@@ -1,9 +1,9 @@
 import type { SliceSpec } from '../../backend/backend.js';
 import type { ScatterOp } from '../../backend/ops.js';
-import { checkIntLiteral, isIntDType } from '../dtype.js';
-import { BurnError, enterUserOp, fmt, leaveUserOp, renameError } from '../errors.js';
+import { checkIntLiteral, isIntDType } from '../../core/dtype.js';
+import { BurnError, enterUserOp, fmt, leaveUserOp, renameError } from '../../core/errors.js';
 import type { Bool, Dec, Float, Int, Kind } from '../kind.js';
-import { broadcastShapes, checkNumel, normDim, numel, sameShape } from '../shape.js';
+import { broadcastShapes, checkNumel, normDim, numel, sameShape } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { dataOf, TensorBase } from './base.js';
 

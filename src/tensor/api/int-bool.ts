@@ -1,9 +1,9 @@
 import type { TensorPrimitive } from '../../backend/backend.js';
 import type { BinaryOp } from '../../backend/ops.js';
-import { assertDType, isFloatDType, isIntDType, type DType } from '../dtype.js';
-import { BurnError } from '../errors.js';
+import { assertDType, isFloatDType, isIntDType, type DType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
 import type { Bool, Float, Int, Kind } from '../kind.js';
-import { contiguousStrides } from '../shape.js';
+import { contiguousStrides } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { dataOf } from './base.js';
 import { TensorFloat } from './float.js';

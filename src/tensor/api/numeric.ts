@@ -1,10 +1,10 @@
 import type { TensorPrimitive } from '../../backend/backend.js';
 import type { BinaryOp, CompareOp, ReduceOp } from '../../backend/ops.js';
-import { TensorData } from '../data.js';
-import { checkIntLiteral, isFloatDType, isIntDType } from '../dtype.js';
-import { BurnError, fmt, renameError } from '../errors.js';
+import { TensorData } from '../../core/data.js';
+import { checkIntLiteral, isFloatDType, isIntDType } from '../../core/dtype.js';
+import { BurnError, fmt, renameError } from '../../core/errors.js';
 import type { Bool, Float, Inc, Int, Kind, Numeric, Sub } from '../kind.js';
-import { broadcastShapes, checkNumel, MAX_ELEMENTS, normDim, normDims, numel, sameShape } from '../shape.js';
+import { broadcastShapes, checkNumel, MAX_ELEMENTS, normDim, normDims, numel, sameShape } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { dataOf, reduceHint, refuseArgs, type TensorBase } from './base.js';
 import { TensorIndexing } from './indexing.js';

@@ -1,6 +1,6 @@
-import { broadcastShapes, sameShape } from '../shape.js';
-import { BurnError, fmt } from '../errors.js';
-import type { FloatDType } from '../dtype.js';
+import { broadcastShapes, sameShape } from '../../core/shape.js';
+import { BurnError, fmt } from '../../core/errors.js';
+import type { FloatDType } from '../../core/dtype.js';
 import type { Bool, Float } from '../kind.js';
 import { Tensor } from '../tensor.js';
 import { expectFloatOn, expectRank } from './check.js';

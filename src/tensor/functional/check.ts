@@ -1,5 +1,5 @@
-import { isFloatDType } from '../dtype.js';
-import { BurnError, fmt } from '../errors.js';
+import { isFloatDType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float, Kind } from '../kind.js';
 import type { Tensor } from '../tensor.js';
 

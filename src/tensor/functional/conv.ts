@@ -1,7 +1,7 @@
 import type { ConvOptions, ConvTransposeOptions } from '../../backend/options.js';
-import { BurnError, fmt } from '../errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../kind.js';
-import { checkNumel } from '../shape.js';
+import { checkNumel } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { expectFloatOn, expectRank, expectVector, perDim, positiveInt, windowOut, type PerDim } from './check.js';
 

@@ -1,5 +1,5 @@
-import { isFloatDType, isIntDType } from '../dtype.js';
-import { BurnError, fmt } from '../errors.js';
+import { isFloatDType, isIntDType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Bool, Float, Int, Kind } from '../kind.js';
 import { Tensor } from '../tensor.js';
 

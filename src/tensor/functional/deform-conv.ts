@@ -1,5 +1,5 @@
 import type { DeformConvOptions } from '../../backend/options.js';
-import { BurnError, fmt } from '../errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../kind.js';
 import type { Tensor } from '../tensor.js';
 import { expectFloatOn, expectRank, expectVector, perDim, positiveInt, windowOut, type PerDim } from './check.js';

@@ -1,7 +1,7 @@
 import type { InterpolateMode, InterpolateOptions } from '../../backend/options.js';
-import { BurnError } from '../errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { Float } from '../kind.js';
-import { checkNumel } from '../shape.js';
+import { checkNumel } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { expectRank, perDim, type PerDim } from './check.js';
 import { lanczos3Resize } from './lanczos.js';

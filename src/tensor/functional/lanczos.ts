@@ -1,4 +1,4 @@
-import type { FloatDType } from '../dtype.js';
+import type { FloatDType } from '../../core/dtype.js';
 import type { Float } from '../kind.js';
 import { Tensor } from '../tensor.js';
 

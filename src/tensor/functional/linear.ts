@@ -1,5 +1,5 @@
-import { BurnError, enterUserOp, fmt, leaveUserOp, renameError } from '../errors.js';
-import { checkNumel } from '../shape.js';
+import { BurnError, enterUserOp, fmt, leaveUserOp, renameError } from '../../core/errors.js';
+import { checkNumel } from '../../core/shape.js';
 import type { Float, Int } from '../kind.js';
 import type { Tensor } from '../tensor.js';
 import { expectFloatOn, expectRank, expectVector } from './check.js';

@@ -1,7 +1,7 @@
-import { BurnError, fmt } from '../errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../kind.js';
 import { checkOptions } from '../options.js';
-import { sameShape } from '../shape.js';
+import { sameShape } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { expectFloatOn, expectVector } from './check.js';
 

@@ -1,7 +1,7 @@
 import type { AvgPoolOptions, MaxPoolOptions } from '../../backend/options.js';
-import { BurnError } from '../errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { Float, Int } from '../kind.js';
-import { checkNumel } from '../shape.js';
+import { checkNumel } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { expectRank, perDim, type PerDim } from './check.js';
 

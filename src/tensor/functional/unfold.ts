@@ -1,8 +1,8 @@
 import type { UnfoldOptions } from '../../backend/options.js';
-import { TensorData } from '../data.js';
-import { BurnError, fmt } from '../errors.js';
+import { TensorData } from '../../core/data.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float, Int } from '../kind.js';
-import { checkNumel } from '../shape.js';
+import { checkNumel } from '../../core/shape.js';
 import { Tensor } from '../tensor.js';
 import { expectRank, perDim, windowOut, type PerDim } from './check.js';
 

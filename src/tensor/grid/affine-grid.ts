@@ -1,7 +1,7 @@
-import { BurnError, fmt } from '../errors.js';
-import type { FloatDType } from '../dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
+import type { FloatDType } from '../../core/dtype.js';
 import type { Float } from '../kind.js';
-import { checkNumel } from '../shape.js';
+import { checkNumel } from '../../core/shape.js';
 import { Tensor } from '../tensor.js';
 
 /**

@@ -1,4 +1,4 @@
-import { BurnError, fmt } from '../errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Inc, Kind } from '../kind.js';
 import { Tensor } from '../tensor.js';
 

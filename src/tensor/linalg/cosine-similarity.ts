@@ -1,7 +1,7 @@
-import type { FloatDType } from '../dtype.js';
-import { BurnError, fmt } from '../errors.js';
+import type { FloatDType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../kind.js';
-import { broadcastShapes, checkNumel, normDim, sameShape } from '../shape.js';
+import { broadcastShapes, checkNumel, normDim, sameShape } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { minPositiveOf } from './util.js';
 import { lpNormAt } from './vector-norm.js';

@@ -1,5 +1,5 @@
-import type { FloatDType } from '../dtype.js';
-import { BurnError, fmt } from '../errors.js';
+import type { FloatDType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float, Sub } from '../kind.js';
 import { Tensor } from '../tensor.js';
 import { diag } from './diag.js';

@@ -1,6 +1,6 @@
-import { BurnError, fmt, renameError } from '../errors.js';
+import { BurnError, fmt, renameError } from '../../core/errors.js';
 import type { Dec, Numeric } from '../kind.js';
-import { broadcastShapes } from '../shape.js';
+import { broadcastShapes } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 
 /**

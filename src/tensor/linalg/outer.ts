@@ -1,6 +1,6 @@
-import { BurnError, fmt } from '../errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Inc, Numeric } from '../kind.js';
-import { broadcastShapes, checkNumel, normDim } from '../shape.js';
+import { broadcastShapes, checkNumel, normDim } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 
 /**

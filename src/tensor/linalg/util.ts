@@ -1,6 +1,6 @@
 import type { SliceArg } from '../api/indexing.js';
-import type { FloatDType } from '../dtype.js';
-import { BurnError, fmt } from '../errors.js';
+import type { FloatDType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float, Kind } from '../kind.js';
 import type { Tensor } from '../tensor.js';
 

@@ -1,6 +1,6 @@
-import { BurnError } from '../errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { Float, Numeric } from '../kind.js';
-import { normDim } from '../shape.js';
+import { normDim } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 
 /**

@@ -1,6 +1,6 @@
-import { BurnError, fmt } from '../errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../kind.js';
-import { checkNumel, normDim, sameShape } from '../shape.js';
+import { checkNumel, normDim, sameShape } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { dft, inverseRealDft } from './dft.js';
 

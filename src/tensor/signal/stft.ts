@@ -1,7 +1,7 @@
-import type { FloatDType } from '../dtype.js';
-import { BurnError, fmt } from '../errors.js';
+import type { FloatDType } from '../../core/dtype.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float, Int } from '../kind.js';
-import { checkNumel } from '../shape.js';
+import { checkNumel } from '../../core/shape.js';
 import { Tensor } from '../tensor.js';
 import { irfft, rfft } from './fft.js';
 

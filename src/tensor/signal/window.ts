@@ -1,7 +1,7 @@
 import { Device } from '../../device/device.js';
-import { isFloatDType, type FloatDType } from '../dtype.js';
-import { BurnError } from '../errors.js';
-import { checkNumel } from '../shape.js';
+import { isFloatDType, type FloatDType } from '../../core/dtype.js';
+import { BurnError } from '../../core/errors.js';
+import { checkNumel } from '../../core/shape.js';
 import type { Float } from '../kind.js';
 import { Tensor, type DeviceOrOptions } from '../tensor.js';
 

@@ -3,8 +3,8 @@ import type { Optimizer, OptimizerRecord } from '../../optim/base.js';
 import { DefaultRecorder } from '../../record/burnpack-recorder.js';
 import type { JsonValue, RecordTensor } from '../../record/recorder.js';
 import { IndexedDbStorage } from '../../store/indexeddb.js';
-import type { TensorData } from '../../tensor/data.js';
-import { BurnError } from '../../tensor/errors.js';
+import type { TensorData } from '../../core/data.js';
+import { BurnError } from '../../core/errors.js';
 import type { TrainingScheduler } from '../learner.js';
 import type { Checkpointer, CheckpointState, TrainingCheckpoint } from './base.js';
 

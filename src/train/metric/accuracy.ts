@@ -1,4 +1,4 @@
-import { BurnError, fmt } from '../../tensor/errors.js';
+import { BurnError, fmt } from '../../core/errors.js';
 import type { Float, Int } from '../../tensor/kind.js';
 import { checkOptions } from '../../tensor/options.js';
 import type { Tensor } from '../../tensor/tensor.js';

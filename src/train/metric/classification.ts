@@ -1,5 +1,5 @@
-import { BurnError, fmt } from '../../tensor/errors.js';
-import type { NumericArray } from '../../tensor/element.js';
+import { BurnError, fmt } from '../../core/errors.js';
+import type { NumericArray } from '../../core/element.js';
 import type { Float, Int } from '../../tensor/kind.js';
 import type { Tensor } from '../../tensor/tensor.js';
 

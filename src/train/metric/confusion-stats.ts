@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { formatValue, type Metric, type MetricEntry } from './base.js';
 import {
   predictionMask, readClassificationBatch, resolveConfig,

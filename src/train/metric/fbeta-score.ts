@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { ClassificationMetricConfig } from './classification.js';
 import { reductionName, ruleName } from './classification.js';
 import { ConfusionStatsMetric } from './confusion-stats.js';

@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { formatValue, type Metric, type MetricEntry } from './base.js';
 import { readClassIndexBatch, type ClassIndexInput } from './classification.js';
 

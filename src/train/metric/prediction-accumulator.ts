@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import type { Metric, MetricEntry } from './base.js';
 import { readClassificationBatch, reductionName, type ClassReduction, type ConfusionStatsInput } from './classification.js';
 

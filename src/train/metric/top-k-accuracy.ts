@@ -1,4 +1,4 @@
-import { BurnError } from '../../tensor/errors.js';
+import { BurnError } from '../../core/errors.js';
 import { NumericMetric, type MetricEntry } from './base.js';
 import { readClassIndexBatch, topIndices, type ClassIndexInput } from './classification.js';
 

@@ -1,5 +1,5 @@
 import type { Backend, TensorPrimitive } from '../../../backend/backend.js';
-import { sameShape } from '../../../tensor/shape.js';
+import { sameShape } from '../../../core/shape.js';
 
 /** Helpers the backward rules share; all run on the inner backend. */
 

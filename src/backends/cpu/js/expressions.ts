@@ -1,6 +1,6 @@
 import type { BinaryOp, CompareOp, PredicateOp, UnaryOp } from '../../../backend/ops.js';
-import { BurnError } from '../../../tensor/errors.js';
-import { intRange, isFloatDType, isUnsignedDType, type DType, type IntDType } from '../../../tensor/dtype.js';
+import { BurnError } from '../../../core/errors.js';
+import { intRange, isFloatDType, isUnsignedDType, type DType, type IntDType } from '../../../core/dtype.js';
 
 /**
  * JavaScript expressions of the elementwise ops over the operands `x`, `y` (and `c` for where),

@@ -1,5 +1,5 @@
 import type { ScatterOp } from '../../../backend/ops.js';
-import { BurnError, fmt } from '../../../tensor/errors.js';
+import { BurnError, fmt } from '../../../core/errors.js';
 import type { CpuArray } from '../storage.js';
 import type { Operand } from './strided.js';
 

@@ -7,7 +7,7 @@
  * Node loads the module synchronously on first use. Browsers must `await initWasmEngine()` (or
  * `await Device.cpuAsync()`) before `Device.cpu({ engine: 'wasm' })`.
  */
-import { BurnError } from '../../../tensor/errors.js';
+import { BurnError } from '../../../core/errors.js';
 import type { CpuEngineKernels } from '../engine.js';
 import { wasmKernels, type WasmEngineOptions } from './kernels.js';
 import { compileAsync, compileSync, nodeBuiltin, preferredVariant, type Compiled, type WasmVariant } from './loader.js';

@@ -1,11 +1,11 @@
 import type { ScatterOp } from '../../../backend/ops.js';
-import type { DType } from '../../../tensor/dtype.js';
-import { contiguousStrides, numel } from '../../../tensor/shape.js';
+import type { DType } from '../../../core/dtype.js';
+import { contiguousStrides, numel } from '../../../core/shape.js';
 import type { GPUBuffer } from '../gpu-types.js';
 import type { Operand } from '../layout.js';
 import type { GpuRuntime, IndexCheck } from '../runtime.js';
 import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from '../wgsl/params.js';
-import { BurnError } from '../../../tensor/errors.js';
+import { BurnError } from '../../../core/errors.js';
 import { castExpr, ctype, storeExpr, storeHelpers } from '../wgsl/types.js';
 
 /**

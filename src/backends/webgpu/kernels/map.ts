@@ -1,5 +1,5 @@
-import type { DType } from '../../../tensor/dtype.js';
-import { numel } from '../../../tensor/shape.js';
+import type { DType } from '../../../core/dtype.js';
+import { numel } from '../../../core/shape.js';
 import { collapse, isRowMajor, type Operand } from '../layout.js';
 import type { GpuRuntime } from '../runtime.js';
 import type { Expr } from '../wgsl/ops.js';

@@ -1,6 +1,6 @@
 import type { RandomKey } from '../../../backend/rng.js';
-import { dtypeSize, isFloatDType, type DType } from '../../../tensor/dtype.js';
-import type { Distribution } from '../../../tensor/distribution.js';
+import { dtypeSize, isFloatDType, type DType } from '../../../core/dtype.js';
+import type { Distribution } from '../../../core/distribution.js';
 import type { GPUBuffer } from '../gpu-types.js';
 import type { GpuRuntime } from '../runtime.js';
 import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from '../wgsl/params.js';

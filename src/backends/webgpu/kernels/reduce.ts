@@ -1,6 +1,6 @@
 import type { ArgOp, ReduceOp, ScanOp } from '../../../backend/ops.js';
-import type { DType } from '../../../tensor/dtype.js';
-import { numel } from '../../../tensor/shape.js';
+import type { DType } from '../../../core/dtype.js';
+import { numel } from '../../../core/shape.js';
 import type { GPUBuffer } from '../gpu-types.js';
 import { collapse, type Operand } from '../layout.js';
 import type { GpuRuntime } from '../runtime.js';

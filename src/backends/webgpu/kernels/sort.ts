@@ -1,4 +1,4 @@
-import type { DType } from '../../../tensor/dtype.js';
+import type { DType } from '../../../core/dtype.js';
 import type { GPUBuffer } from '../gpu-types.js';
 import type { GpuRuntime } from '../runtime.js';
 import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from '../wgsl/params.js';

@@ -1,6 +1,6 @@
 import type { BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, UnaryOp } from '../../../backend/ops.js';
-import { isUnsignedDType, type DType } from '../../../tensor/dtype.js';
-import { BurnError } from '../../../tensor/errors.js';
+import { isUnsignedDType, type DType } from '../../../core/dtype.js';
+import { BurnError } from '../../../core/errors.js';
 import { ctype } from './types.js';
 
 /**

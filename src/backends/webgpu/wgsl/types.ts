@@ -1,5 +1,5 @@
-import type { DType } from '../../../tensor/dtype.js';
-import { BurnError } from '../../../tensor/errors.js';
+import type { DType } from '../../../core/dtype.js';
+import { BurnError } from '../../../core/errors.js';
 
 /**
  * How dtypes live on the GPU. WGSL has 32-bit types only (f16 behind a feature), so every dtype is

@@ -1,4 +1,4 @@
-import { BurnError } from '../../../tensor/errors.js';
+import { BurnError } from '../../../core/errors.js';
 import { DatasetBase, type Dataset } from '../dataset.js';
 import { recipeOf, type Revive, type WorkerRecipe } from '../recipe.js';
 

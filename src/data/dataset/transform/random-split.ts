@@ -1,4 +1,4 @@
-import { BurnError, describeValue, fmtValues } from '../../../tensor/errors.js';
+import { BurnError, describeValue, fmtValues } from '../../../core/errors.js';
 import { checkOptions } from '../../../tensor/options.js';
 import { checkIndex, type Dataset } from '../dataset.js';
 import { randomSeed, SeededRng, shuffledIndices } from '../rng.js';

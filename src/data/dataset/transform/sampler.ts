@@ -1,5 +1,5 @@
 import { philox } from '../../../backend/rng.js';
-import { BurnError } from '../../../tensor/errors.js';
+import { BurnError } from '../../../core/errors.js';
 import { DatasetBase, type Dataset } from '../dataset.js';
 import { recipeOf, type Revive, type WorkerRecipe } from '../recipe.js';
 import { randomSeed, SeededRng, shuffledIndices } from '../rng.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { BurnError } from '../../../tensor/errors.js';
+import { BurnError } from '../../../core/errors.js';
 import { decodeBmp, isBmp } from './bmp.js';
 import type { DecodedImage } from './decoded.js';
 import { decodeJpeg, isJpeg } from './jpeg.js';

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { BurnError } from '../../../tensor/errors.js';
+import { BurnError } from '../../../core/errors.js';
 import { fromRgba, type DecodedImage } from './decoded.js';
 import { checkPixels } from './limits.js';
 

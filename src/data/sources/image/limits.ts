@@ -1,4 +1,4 @@
-import { BurnError } from '../../../tensor/errors.js';
+import { BurnError } from '../../../core/errors.js';
 
 /**
  * The default of {@link ImageDecodeOptions.maxPixels}: 2^26 pixels (8192 × 8192). Decoding goes

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
-import { BurnError } from '../../../tensor/errors.js';
+import { BurnError } from '../../../core/errors.js';
 import { fromRgba, type DecodedImage } from './decoded.js';
 import { checkPixels } from './limits.js';
 

@@ -1,7 +1,7 @@
 // The browser build of ./renderer.tsx (selected by package.json's "browser" field): the terminal
 // dashboard needs ink and a TTY, so pages never load it (wantsDashboard() is false without
 // process.stdout) and bundles do not carry ink and React.
-import { BurnError } from '../../../tensor/errors.js';
+import { BurnError } from '../../../core/errors.js';
 import type { MetricsRenderer } from '../base.js';
 
 /** The terminal dashboard: Node-only (a page renders metrics with its own `MetricsRenderer`). */
