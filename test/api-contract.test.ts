@@ -17,7 +17,7 @@ const workdir = join(root, '.api-contract');
  * The contract files whose issues have landed; each must print `<name>: ok`. 05 and 07 run but are
  * not type-checked: they nest `ModelConfig.schema`, whose static type cannot name the subclass
  * (TypeScript has no polymorphic `this` for static getters); configs that nest with full types use
- * `ModelConfig.nested()`. The others are type-checked by `npm run typecheck` (tsconfig.json `files`).
+ * `ModelConfig.nested()`. The others are type-checked by `npm run typecheck` (tsconfig.contract.json).
  */
 const COVERED = ['01-tensor', '02-module', '03-autodiff', '04-data', '05-training', '06-store', '07-inference', '08-backends', '09-layers', '10-datasets', '11-onnx'];
 

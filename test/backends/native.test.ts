@@ -451,7 +451,7 @@ for (const isa of isas) {
 
       it(`fused layer normalization ${dtype}: rows of odd lengths, with and without a bias, offset values`, () => {
         const backend = native().backend as unknown as { layerNorm(x: unknown, g: unknown, b: unknown, eps: number): unknown };
-        for (const [rows, len] of [[1, 1], [3, 17], [64, 128], [5, 1000], [1024, 33]]) {
+        for (const [rows, len] of [[1, 1], [3, 17], [64, 128], [5, 1000], [1024, 33]] as const) {
           const [xj, xn] = pair([rows, len], rows + len, dtype, 3);
           const [gj, gn] = pair([len], len + 1, dtype), [bj, bn] = pair([len], len + 2, dtype);
           for (const offset of [0, 100]) {

@@ -123,7 +123,7 @@ describe('image decoding', () => {
     const good = readFileSync(join(dir, 'ok.png'));
     assert.throws(() => decodeImage(good.subarray(0, 40), 'cut.png'), burnError(/^decodeImage: cut\.png is not a valid PNG/));
     const flipped = Uint8Array.from(good);
-    flipped[good.length - 20] ^= 0xff;
+    flipped[good.length - 20]! ^= 0xff;
     assert.throws(() => decodeImage(flipped, 'crc.png'), burnError(/^decodeImage: crc\.png is not a valid PNG: /));
     jpg(join(dir, 'ok.jpg'), 16, 16, [1, 2, 3]);
     const j = readFileSync(join(dir, 'ok.jpg'));

@@ -42,7 +42,7 @@ const cubic2 = (t: number) => ((CUBIC_A * t - 5 * CUBIC_A) * t + 8 * CUBIC_A) * 
 /** `[outSize, inSize]` row-major weights of linear or cubic (A = -0.75, border clamp) interpolation. */
 function interpolationMatrix(inSize: number, outSize: number, mode: InterpolateMode, alignCorners: boolean): Float64Array {
   const m = new Float64Array(outSize * inSize);
-  const at = (o: number, i: number, w: number) => { m[o * inSize + Math.min(Math.max(i, 0), inSize - 1)] += w; };
+  const at = (o: number, i: number, w: number) => { m[o * inSize + Math.min(Math.max(i, 0), inSize - 1)]! += w; };
   for (let o = 0; o < outSize; o++) {
     const src = sourceCoord(o, inSize, outSize, alignCorners, mode === 'bicubic');
     if (mode === 'bicubic') {

@@ -550,7 +550,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
         const base = p * plane, o0 = p * l;
         for (let o = 0; o < l; o++) {
           const at = idx[o0 + o]!;
-          if (at >= 0 && at < plane) dx[base + at] += g[o0 + o]!;
+          if (at >= 0 && at < plane) dx[base + at]! += g[o0 + o]!;
         }
       }
     }

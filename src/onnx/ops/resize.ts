@@ -96,7 +96,7 @@ function weights(n: number, m: number, s: number, cfg: ResizeMode, roi: [number,
     const total = cfg.excludeOutside || widen < 1 ? kept.reduce((a, [, k]) => a + k, 0) : 1;
     for (const [i, k] of kept) {
       const j = Math.min(Math.max(i, 0), n - 1);
-      w[o * n + j] += total !== 0 ? k / total : 0;
+      w[o * n + j]! += total !== 0 ? k / total : 0;
     }
   }
   return { w, outside };

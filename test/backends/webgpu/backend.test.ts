@@ -50,7 +50,7 @@ const backend = () => gpu!.backend as unknown as WebGpuBackend;
 
 describe('WebGPU kernels against the CPU backend', { skip }, () => {
   it('tiled matmul: edges, transposed and strided operands, broadcast batches, ints', async () => {
-    for (const [m, k, n] of [[1, 1, 1], [65, 17, 63], [130, 70, 129]]) {
+    for (const [m, k, n] of [[1, 1, 1], [65, 17, 63], [130, 70, 129]] as const) {
       const [a, ga] = pair([m, k], m + k);
       const [b, gb] = pair([k, n], k + n);
       await same(ga.matmul(gb), a.matmul(b), `${m}x${k}x${n}`, 1e-4, 1e-5);

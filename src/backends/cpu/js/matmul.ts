@@ -119,12 +119,12 @@ function micro(kc: number, ai: number, bi: number, acc: Arr, ci: number, ldc: nu
   }
   if (mr === 4 && nr === 4) {
     let r = ci;
-    acc[r] += c00; acc[r + 1] += c01; acc[r + 2] += c02; acc[r + 3] += c03; r += ldc;
-    acc[r] += c10; acc[r + 1] += c11; acc[r + 2] += c12; acc[r + 3] += c13; r += ldc;
-    acc[r] += c20; acc[r + 1] += c21; acc[r + 2] += c22; acc[r + 3] += c23; r += ldc;
-    acc[r] += c30; acc[r + 1] += c31; acc[r + 2] += c32; acc[r + 3] += c33;
+    acc[r]! += c00; acc[r + 1]! += c01; acc[r + 2]! += c02; acc[r + 3]! += c03; r += ldc;
+    acc[r]! += c10; acc[r + 1]! += c11; acc[r + 2]! += c12; acc[r + 3]! += c13; r += ldc;
+    acc[r]! += c20; acc[r + 1]! += c21; acc[r + 2]! += c22; acc[r + 3]! += c23; r += ldc;
+    acc[r]! += c30; acc[r + 1]! += c31; acc[r + 2]! += c32; acc[r + 3]! += c33;
     return;
   }
   const tile = [c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33];
-  for (let r = 0; r < mr; r++) for (let c = 0; c < nr; c++) acc[ci + r * ldc + c] += tile[r * 4 + c]!;
+  for (let r = 0; r < mr; r++) for (let c = 0; c < nr; c++) acc[ci + r * ldc + c]! += tile[r * 4 + c]!;
 }
