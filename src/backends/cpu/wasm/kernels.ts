@@ -7,28 +7,17 @@
  * Where tensor data lives: in ordinary JavaScript typed arrays, garbage collected like every CPU
  * tensor. An engine call copies its inputs into the module's arena, runs, and copies the output
  * back; cheap elementwise ops and reductions stream through a cache-sized window, so their memory
- * traffic stays the op's own. The alternative, tensors allocated inside the module's memory, saves
- * the copies but needs explicit frees: a FinalizationRegistry runs too late (the JS heap barely
- * grows while the module's memory fills, and finalizers wait for the event loop, which a
- * synchronous training loop never yields to), so every loop would depend on `dispose()` or scopes.
- * Measured on the project's (shared, loaded) 2-core machine, one thread, CPU time, 4M f32:
- *
- * | op | kernel alone (data in wasm memory) | with the copies (this design) | js engine |
- * |---|---|---|---|
- * | add | 2.0 ms | 4.3 ms (streamed; 2.6 ms wall through the plain-memory instance) | 17 ms |
- * | exp | 8.1 ms | 10.2 ms | 80 ms |
- * | tanh | 9.6 ms | 11.7 ms | 95 ms |
- * | matmul 256³ / 1024³ | – | copies are 1.9 % / 0.5 % of the call (one thread) | – |
- *
- * Compute-bound kernels lose little; memory-bound elementwise ops run at about half the in-memory
- * speed, still several times the js engine. On two threads the copies, which only the calling
- * thread can make, weigh more, so a large product overlaps them with the work: A is copied while
- * the threads pack B, and each block of rows of C is copied out as soon as its job finishes (+4%
- * at 256³, +1% at 1024³). In Node they are memcpys (`Buffer.fill`, 100 GB/s): `TypedArray.set`
- * into the shared memory ran at 27 GB/s and took B's copy alone to 31 µs of a 256³ product's
- * ~450 (9 µs now; the product went from 72–78 to 80–82 GFLOP/s in the bench). Memory stays flat:
- * the arena is reused by every call (test/backends/wasm.test.ts runs a 300-step loop without a
- * single dispose()).
+ * traffic stays the op's own. Tensors allocated inside the module's memory would save the copies
+ * but need explicit frees: a FinalizationRegistry runs too late (the JS heap barely grows while
+ * the module's memory fills, and finalizers wait for the event loop, which a synchronous training
+ * loop never yields to), so every loop would depend on `dispose()` or scopes. The copies cost
+ * compute-bound kernels little (a few percent of a product) and memory-bound ones about half their
+ * in-memory speed, still several times the js engine (figures: bench/RESULTS.md). A large product
+ * overlaps them with the work, since only the calling thread can make them: A is copied while the
+ * threads pack B, and each block of rows of C is copied out as soon as its job finishes. In Node
+ * they are memcpys (`Buffer.fill`): `TypedArray.set` into a shared memory moves words with relaxed
+ * atomics at a fraction of that speed. Memory stays flat: the arena is reused by every call
+ * (test/backends/wasm.test.ts runs a 300-step loop without a single dispose()).
  */
 import type { BinaryOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
 import type { ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../../backend/options.js';
@@ -66,13 +55,13 @@ const REDUCE_OPS: readonly ReduceOp[] = ['sum', 'prod', 'max', 'min'];
  * an unshared memory for the ops streamed on the calling thread (cheap elementwise ops,
  * reductions): `TypedArray.set` copies into and out of a SharedArrayBuffer with relaxed atomics,
  * so where it is the only copy (browsers; Node copies with `Buffer.fill`, see `WasmRuntime.write`)
- * those copies, most of a streamed op's time, run 1.5× faster into a plain memory (add of 4M f32:
- * 3.8 → 2.6 ms). Without it, `rt` streams too.
+ * those copies, most of a streamed op's time, run about 1.5× faster into a plain memory. Without
+ * it, `rt` streams too.
  */
 export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, streaming?: WasmRuntime): CpuEngineKernels {
   const stream = streaming ?? rt;
-  // Crossovers measured with copies included (CPU time, one thread): add and mul-by-scalar gain from
-  // about 1K elements, exp and softmax from about 128, sums from 64, matmul from about 10³.
+  // The crossovers with the copies included (one thread): add and mul-by-scalar gain from about 1K
+  // elements, exp and softmax from about 128, sums from 64, matmul from about 10³ multiply-adds.
   const minElements = options.minElements ?? 1024;
   const minCostly = options.minCostlyElements ?? 128;
   const minGemm = options.minGemm ?? 1024;
