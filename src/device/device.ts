@@ -7,7 +7,7 @@ import { nativeAddon, nativeEngine, nativeUnavailableReason } from '../backends/
 import { initWasmEngine, wasmEngine, wasmRuntime, wasmUnavailableReason } from '../backends/cpu/wasm/index.js';
 import { BurnError, describeValue } from '../core/errors.js';
 import { DTYPES, isFloatDType, isIntDType, type DType, type FloatDType, type IntDType } from '../core/dtype.js';
-import { checkOptions } from '../tensor/options.js';
+import { checkOptions } from '../core/options.js';
 import { NO_SCAN } from '../backend/memory.js';
 import type { WebGpuOptions } from '../backends/webgpu/context.js';
 import { RemoteBackend, type RemoteOptions } from '../backends/remote/client.js';

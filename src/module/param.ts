@@ -1,7 +1,7 @@
 import type { Device } from '../device/device.js';
 import { isFloatDType } from '../core/dtype.js';
 import type { Kind } from '../tensor/kind.js';
-import { checkOptions } from '../tensor/options.js';
+import { checkOptions } from '../core/options.js';
 import { Tensor } from '../tensor/tensor.js';
 
 /** A stable parameter identifier: kept through map, clone, device moves, save and load. */

@@ -3,7 +3,7 @@ import type { Param, ParamId } from '../module/param.js';
 import { TensorData } from '../core/data.js';
 import { BurnError, fmt } from '../core/errors.js';
 import type { Float, Kind } from '../tensor/kind.js';
-import { checkOptions } from '../tensor/options.js';
+import { checkOptions } from '../core/options.js';
 import { sameShape } from '../core/shape.js';
 import { Tensor } from '../tensor/tensor.js';
 import { DEFAULT_GROUP, type LearningRate, type ModuleLearningRate, type Optimizer, type OptimizerRecord, type SimpleOptimizer } from './base.js';

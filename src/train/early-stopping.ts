@@ -1,5 +1,5 @@
 import { BurnError } from '../core/errors.js';
-import { checkOptions } from '../tensor/options.js';
+import { checkOptions } from '../core/options.js';
 import type { Split } from './logger.js';
 import type { Metric } from './metric/base.js';
 import type { MetricHistory } from './renderer/base.js';

@@ -1,4 +1,4 @@
-// Options objects are validated (issue 23, trap 7): a tensor passed where the options go, or an
+// Options objects are validated: a tensor passed where the options go, or an
 // option the function does not know, is a BurnError naming the operation and the known options —
 // `functional.batchNorm(x, gamma, beta, { runningMean, runningVar })` used to compute garbage.
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { BurnError, Device, functional, Module, Param, Tensor } from '../../src/index.js';
 import { LinearConfig } from '../../src/nn/index.js';
 import { AdamConfig, ModuleOptimizer, SgdConfig } from '../../src/optim/index.js';
-import { checkOptions } from '../../src/tensor/options.js';
+import { checkOptions } from '../../src/core/options.js';
 import { AccuracyMetric, CliRenderer, MetricCheckpointingStrategy, MetricEarlyStoppingStrategy } from '../../src/train/index.js';
 
 const device = Device.cpu({ engine: 'js' });

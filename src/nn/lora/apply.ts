@@ -2,7 +2,7 @@ import type { Module } from '../../module/module.js';
 import type { ParamId } from '../../module/param.js';
 import { isFloatDType } from '../../core/dtype.js';
 import { BurnError } from '../../core/errors.js';
-import { checkOptions } from '../../tensor/options.js';
+import { checkOptions } from '../../core/options.js';
 import { Linear } from '../linear.js';
 import { LoraAdapter } from './adapter.js';
 import { LoraLinear } from './lora-linear.js';

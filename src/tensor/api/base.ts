@@ -5,7 +5,7 @@ import { formatTensor, getPrintOptions } from '../display.js';
 import { assertDType, type DType, type FloatDType, type IntDType } from '../../core/dtype.js';
 import { BurnError, describeValue, fmt, fmtValues } from '../../core/errors.js';
 import type { Add, Bool, Dec, FlattenRank, Inc, Int, Kind, Float, ElementOf, RankOf, Sub } from '../kind.js';
-import { checkOptions } from '../options.js';
+import { checkOptions } from '../../core/options.js';
 import { checkBroadcastTo, checkNumel, checkShape, numel, normDim, normDims, resolveReshape, sameShape } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 

@@ -1,6 +1,6 @@
 import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../kind.js';
-import { checkOptions } from '../options.js';
+import { checkOptions } from '../../core/options.js';
 import { sameShape } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { expectFloatOn, expectVector } from './check.js';

@@ -1,6 +1,6 @@
 import { BurnError, fmt } from '../../core/errors.js';
 import type { Float, Int } from '../../tensor/kind.js';
-import { checkOptions } from '../../tensor/options.js';
+import { checkOptions } from '../../core/options.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { NumericMetric, type MetricEntry } from './base.js';
 

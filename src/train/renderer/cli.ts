@@ -1,4 +1,4 @@
-import { checkOptions } from '../../tensor/options.js';
+import { checkOptions } from '../../core/options.js';
 import type { Split } from '../logger.js';
 import type { MetricHistory, MetricsRenderer, MetricState, TrainingProgress } from './base.js';
 

@@ -1,5 +1,5 @@
 import { BurnError, describeValue, fmtValues } from '../../../core/errors.js';
-import { checkOptions } from '../../../tensor/options.js';
+import { checkOptions } from '../../../core/options.js';
 import { checkIndex, type Dataset } from '../dataset.js';
 import { randomSeed, SeededRng, shuffledIndices } from '../rng.js';
 import { SelectionDataset } from './selection.js';

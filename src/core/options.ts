@@ -1,4 +1,4 @@
-import { BurnError, fmt } from '../core/errors.js';
+import { BurnError, fmt } from './errors.js';
 
 /** How a value that is not an options object reads in a message. */
 function describeValue(value: unknown): string {
