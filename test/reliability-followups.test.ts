@@ -1,7 +1,7 @@
-// Issue 18 follow-ups, on every device (CPU engines, their autodiff decorators, the required-only
-// backend, WebGPU where an adapter is available, remote):
+// Reliability of the tensor API, on every device (CPU engines, their autodiff decorators, the
+// required-only backend, WebGPU where an adapter is available, remote):
 // - integer powi is exact and wraps like PyTorch's repeated squaring in the dtype ((2^31 - 1)^2 is
-//   1 in i32; the js engine's Math.pow lost the low bits past 2^53 and gave 0), with PyTorch's
+//   1 in i32, where Math.pow loses the low bits past 2^53 and gives 0), with PyTorch's
 //   values (test/fixtures/int_pow.json, written by gen_int_pow.py);
 // - max/min/argmax/argmin (and their Dims/WithIndices/maxAbsDim forms) of an empty tensor are
 //   empty when the reduced dims are not (shape [0, 3] over dim 1 gives [0, 1], as in PyTorch and

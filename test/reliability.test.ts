@@ -1,5 +1,5 @@
-// Issue 18 (tensor API): impossible sizes, out-of-range integers and errors named after an internal
-// op. Every case must throw a BurnError naming the op the user called, the offending values and
+// Reliability of the tensor API: impossible sizes, out-of-range integers and errors named after
+// an internal op. Every case must throw a BurnError naming the op the user called, the offending values and
 // what was expected — never a raw RangeError, never a silently saturated value. Runs on every CPU
 // engine (js, native, wasm), their autodiff decorators, the required-only backend and WebGPU
 // (where an adapter is available).

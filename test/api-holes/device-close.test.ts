@@ -1,4 +1,4 @@
-// Issue 23: a remote device can be closed through the public API (`device.close()`), against
+// A remote device can be closed through the public API (`device.close()`), against
 // the in-process server the remote tests use: the server frees the client's handles, later reads
 // and ops fail with a clear BurnError, Device.remote(url) connects again; autodiff over a remote
 // device closes it too; on local devices close() changes nothing.

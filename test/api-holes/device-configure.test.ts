@@ -1,4 +1,4 @@
-// Issue 23: Device.configure({ floatDtype, intDtype }), Burn's set_default_dtypes: creation ops
+// Device.configure({ floatDtype, intDtype }), Burn's set_default_dtypes: creation ops
 // without a dtype use the device's defaults (shared with its autodiff device); explicit dtypes,
 // TensorData's dtype and bools are kept; wrong kinds, unknown dtypes and dtypes the backend
 // cannot create are BurnErrors that change nothing.

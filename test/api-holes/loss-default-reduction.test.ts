@@ -1,7 +1,7 @@
-// Issue 23: every loss of `nn` whose reduced forward takes a reduction defaults it to 'mean', as
-// PyTorch's losses do (before, leaving it out threw "unknown reduction undefined" at run time
-// and was a type error). The default equals an explicit 'mean' and the mean of the elementwise
-// loss; a few closed-form values pin the numbers.
+// Every loss of `nn` whose reduced forward takes a reduction defaults it to 'mean', as
+// PyTorch's losses do, rather than being a type error and a run-time throw when left out. The
+// default equals an explicit 'mean' and the mean of the elementwise loss; a few closed-form
+// values pin the numbers.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Device, Tensor, loss, type Float, type Int } from '../../src/index.js';

@@ -1,4 +1,4 @@
-// Issue 23: Param.fromTensor, Burn's name (Param::from_tensor) for Param.from.
+// Param.fromTensor, Burn's name (Param::from_tensor) for Param.from.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Device, Param, Tensor } from '../../src/index.js';

@@ -1,4 +1,4 @@
-// Issue 23: randomSplit (PyTorch's random_split) for datasets: lengths or fractions, PyTorch's
+// randomSplit (PyTorch's random_split) for datasets: lengths or fractions, PyTorch's
 // round-robin distribution of the remainder, disjoint parts covering every item, deterministic
 // with a seed, and BurnErrors for bad lengths.
 import assert from 'node:assert/strict';

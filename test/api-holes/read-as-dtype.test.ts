@@ -1,4 +1,4 @@
-// Issue 23: reading data as another dtype — `await t.toData({ dtype })` and `t.toDataSync({ dtype })`
+// Reading data as another dtype — `await t.toData({ dtype })` and `t.toDataSync({ dtype })`
 // convert on the host with Burn's cast rules (float → int truncates toward zero and saturates,
 // NaN → 0; 'bool' is true where non-zero; f16/bf16 round to nearest even), on the CPU, over
 // autodiff and on a remote device; bad options are BurnErrors.

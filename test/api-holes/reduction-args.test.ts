@@ -1,5 +1,5 @@
-// Issue 23's silent trap: in untyped JavaScript, a dim passed to a no-argument full reduction
-// (`t.mean(1)`, PyTorch's habit) was ignored and the full mean came back. Every such method now
+// A silent trap in untyped JavaScript: a dim passed to a no-argument full reduction (`t.mean(1)`,
+// PyTorch's habit) must not be ignored with the full mean coming back. Every such method
 // throws a BurnError naming the op and the Dim variant to use; the no-argument calls still work.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

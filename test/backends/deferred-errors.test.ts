@@ -1,4 +1,4 @@
-// Issue 18 follow-up: an index error found later (on WebGPU when the batch's check words come back,
+// An index error found later (on WebGPU when the batch's check words come back,
 // on the remote device when the server's failure arrives at the next read) names the op the user
 // called, as the CPU engines' immediate errors do: `take`, `embedding`, `gatherNd` (with the bad
 // component, not the flattened -1), `scatterNd`, `select`, `selectAssign`, and the losses over class

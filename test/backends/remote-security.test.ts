@@ -1,4 +1,4 @@
-// Security of the remote backend (issue 18, defect 4): what a hostile client can make the server
+// Security of the remote backend: what a hostile client can make the server
 // hold (backpressure on replies, a byte budget for live tensors, bounded reply queues), who may
 // connect (a token or an authenticate hook, an Origin allow-list, refusal to listen off-loopback
 // without either), and what a hostile or dying server can do to a client (replies checked against

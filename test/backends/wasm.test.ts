@@ -1,4 +1,4 @@
-// The `wasm` CPU engine (issue 9): every accelerated kernel against the `js` engine on many shapes
+// The `wasm` CPU engine: every accelerated kernel against the `js` engine on many shapes
 // and layouts (odd sizes, transposed and strided operands, batch broadcast, tiny tensors, f16 and
 // the f64 fallback), the worker-thread path, engine selection, and flat memory over a long loop.
 import assert from 'node:assert/strict';

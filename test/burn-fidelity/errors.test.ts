@@ -1,9 +1,9 @@
-// Issue 26, errors: what Burn accepts and burn-ts refused (slice ranges past the end are clamped,
-// repeat with extra trailing 1s, cast to a dtype of another kind, l0/max-abs norms of Int tensors,
-// convTranspose's paddingOut, zero gradients through ceil/floor/round/sign/trunc) and what Burn
-// refuses and burn-ts accepted (mean of an empty Int tensor, narrow of length 0, iterDim with a dim
-// out of range at the call). Values of Burn's backend tests (crates/burn-backend-tests at 2c06be35;
-// each case names its Burn test) on every conformance device.
+// Errors as Burn has them: what Burn accepts, burn-ts accepts (slice ranges past the end are
+// clamped, repeat with extra trailing 1s, cast to a dtype of another kind, l0/max-abs norms of Int
+// tensors, convTranspose's paddingOut, zero gradients through ceil/floor/round/sign/trunc), and
+// what Burn refuses, burn-ts refuses (mean of an empty Int tensor, narrow of length 0, iterDim
+// with a dim out of range at the call). Values of Burn's backend tests (crates/burn-backend-tests
+// at 2c06be35; each case names its Burn test) on every conformance device.
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import { functional, linalg, Tensor, type Bool, type Float, type Int } from '../../src/index.js';

@@ -1,4 +1,4 @@
-// Helpers of the Burn-fidelity tests (issue 26): Burn's backend tests (crates/burn-backend-tests at
+// Helpers of the Burn-fidelity tests: Burn's backend tests (crates/burn-backend-tests at
 // 2c06be35) ported value for value; each case names the Burn test it follows.
 import assert from 'node:assert/strict';
 import { BurnError, type Kind, type Tensor, type TensorData } from '../../src/index.js';

@@ -1,4 +1,4 @@
-// Issue 26, "missing APIs": argtopk, emptyLike, t(), selectDim, sumDimsSqueeze, maxAbsDims,
+// Burn APIs burn-ts must have: argtopk, emptyLike, t(), selectDim, sumDimsSqueeze, maxAbsDims,
 // TensorData.full, Transaction and Device.enumerate, with the values of Burn's backend tests
 // (crates/burn-backend-tests at 2c06be35; each case names its Burn test), on every conformance
 // device (CPU engines, their autodiff decorators, the required-only backend, WebGPU where an

@@ -1,4 +1,4 @@
-// Issue 26, "different results": bool accumulation is a logical OR (no bool op leaves a value other
+// Results that must equal Burn's: bool accumulation is a logical OR (no bool op leaves a value other
 // than 0/1), sign(-0) is +0, nonzero of an all-false tensor is an empty list, split/chunk make no
 // empty pieces, scatterNd max/min give the full gradient to both sides of a tie, and roll shifts as
 // Burn does (the opposite direction of PyTorch's). Values of Burn's backend tests (crates/
@@ -43,7 +43,7 @@ for (const entry of conformanceDevices()) {
       assert.deepEqual(await boolBytes(t.selectAssign(0, idx, v, 'add')), await boolBytes(viaInts));
     });
 
-    it("what is computed from an OR-accumulated bool tensor is right: equal, boolNot, int (issue 26)", async () => {
+    it("what is computed from an OR-accumulated bool tensor is right: equal, boolNot, int", async () => {
       const d = device();
       const acc = bools([true, false, false], d).selectAssign(0, Tensor.fromInts([0, 0, 2, 2], d), bools([true, true, true, true], d), 'add');
       await assertData(acc.equal(bools([true, false, true], d)), [1, 1, 1], 'equal');

@@ -1,6 +1,6 @@
-// Options objects are validated: a tensor passed where the options go, or an
-// option the function does not know, is a BurnError naming the operation and the known options —
-// `functional.batchNorm(x, gamma, beta, { runningMean, runningVar })` used to compute garbage.
+// Options objects are validated: a tensor passed where the options go, or an option the function
+// does not know, is a BurnError naming the operation and the known options — otherwise
+// `functional.batchNorm(x, gamma, beta, { runningMean, runningVar })` would compute garbage.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BurnError, Device, functional, Module, Param, Tensor } from '../../src/index.js';

@@ -1,4 +1,4 @@
-// Shared pieces of the differential fuzz suite (issue 18): the seed and run counts, a small
+// Shared pieces of the differential fuzz suite: the seed and run counts, a small
 // deterministic PRNG that resolves generated programs against run-time shapes, and the byte-level
 // mutations used on files and remote frames. Everything is seeded: a failure prints the seed and
 // the counterexample (fast-check does), and rerunning with BURN_FUZZ_SEED reproduces it.

@@ -1,4 +1,4 @@
-// Fuzzing zero-element tensors with large dims (issue 18: no hang, no allocation beyond a stated
+// Fuzzing zero-element tensors with large dims (no hang, no allocation beyond a stated
 // bound): a tensor of 0 elements must cost time and memory in its elements, not in its dims. Each
 // case builds `Tensor.zeros(shape)` with a 0 among large dims and runs one op whose output stays
 // empty (or one element) on every CPU engine, in a worker thread (empty-worker.ts) so that an op

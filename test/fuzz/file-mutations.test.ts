@@ -1,4 +1,4 @@
-// Differential fuzzing of the file loaders (issue 18): valid small files written by the project's
+// Differential fuzzing of the file loaders: valid small files written by the project's
 // own writers (burnpack, SafeTensors, PyTorch .pt, named MessagePack, bincode, JSON, gzip'd
 // records), structure-aware mutations of them (file-formats.ts) plus byte mutations, loaded in a
 // worker thread (file-worker.ts) so that a hang or a memory blow-up is caught and reported with

@@ -1,4 +1,4 @@
-// Fuzzing the remote backend's server with mutated frames (issue 18). Real frames are recorded
+// Fuzzing the remote backend's server with mutated frames. Real frames are recorded
 // from clients running random tensor programs (tensor-program.ts) against a server in a worker
 // thread (remote-worker.ts, loopback only, small limits); each case replays one recorded session on
 // a raw `ws` connection with 1-3 structure-aware mutations (command names, handle ids, shapes,

@@ -1,4 +1,4 @@
-// Differential fuzzing of the tensor API (issue 18): random programs (random shapes of rank 0-4
+// Differential fuzzing of the tensor API: random programs (random shapes of rank 0-4
 // with zero-size dims, every dtype, views — slices with steps, permutes, flips, expands, narrows —
 // then 1-3 ops: math, broadcasting binaries, reductions, scans, matmul, gather/select/scatter/take
 // with random and out-of-range indices, cat/stack, masks, sorts, casts) run on the `js` engine

@@ -1,4 +1,4 @@
-// One convention for every loader (issue 23, trap 3): loadFile, loadFileAsync, loadBytes,
+// One convention for every loader: loadFile, loadFileAsync, loadBytes,
 // loadRecord and loadFrom all load into the module they are called on (as Burn's `load_from(&mut
 // self)`); all but loadFrom also return it, so Burn's `model = model.load_file(…)` style works too.
 // `m.loadFile(path); m.forward(x)` used to keep the random weights silently.

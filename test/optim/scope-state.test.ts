@@ -1,4 +1,4 @@
-// Scopes and training state (issue 23, trap 1): `Tensor.scope(() => { …; model = optim.step(…) })`,
+// Scopes and training state: `Tensor.scope(() => { …; model = optim.step(…) })`,
 // the tfjs `tidy` habit, keeps the new parameters and the optimizer's state alive, while the step's
 // intermediates are still released (the CPU pool gets them back, so memory stays flat).
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Atomic saves (issue 18): a save whose parent path is a file fails with a BurnError naming the
+// Atomic saves: a save whose parent path is a file fails with a BurnError naming the
 // path and the real cause (ENOTDIR), not the cleanup's error; a failed write leaves the old file
 // intact; the temporary files of killed saves are removed on the next save of that file (only
 // that file's, and only stale ones: the writer process is gone, or the file is over an hour old).

@@ -1,4 +1,4 @@
-// Resource limits of the record readers (issue 18): a gzip'd record that inflates without end stops
+// Resource limits of the record readers: a gzip'd record that inflates without end stops
 // at maxDecompressedBytes; records nested 100k deep (MessagePack, JSON, burnpack's CBOR) are a
 // BurnError naming the file and maxNestingDepth, never a raw RangeError; the limits are options.
 import assert from 'node:assert/strict';

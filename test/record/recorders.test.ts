@@ -41,7 +41,7 @@ describe('recorders: module files', () => {
         assert.deepEqual(values(loaded), values(model));
         assert.equal(loaded.linear.weight.id, model.linear.weight.id, 'ids restored (optimizer state is keyed by them)');
         assert.equal(loaded.norm.runningVar.id, model.norm.runningVar.id);
-        assert.equal(loaded, fresh, 'loaders load in place and return the module (issue 23)');
+        assert.equal(loaded, fresh, 'loaders load in place and return the module');
       } finally {
         done();
       }

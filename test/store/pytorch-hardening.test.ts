@@ -1,4 +1,4 @@
-// Hostile PyTorch checkpoints (issue 18): expanded (stride-0) tensors stay views of their small
+// Hostile PyTorch checkpoints: expanded (stride-0) tensors stay views of their small
 // storage, overlapping views are bounded, offsets and sizes outside the storage are refused, and
 // the unpickler decodes huge integers, huge APPENDS and deep nesting in linear time without a
 // raw RangeError. Files are built by hand (pickle-builder.ts) to state exactly what they declare.

@@ -1,4 +1,4 @@
-// Hostile SafeTensors headers (issue 18): a value nested 100k deep where a dtype, shape or
+// Hostile SafeTensors headers: a value nested 100k deep where a dtype, shape or
 // data_offsets belongs is a BurnError that shows it briefly (JSON.stringify of it overflowed the
 // stack and escaped as a raw RangeError).
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// FileCheckpointer (issue 18): epochs() lists only complete checkpoints (model, optimizer and
+// FileCheckpointer: epochs() lists only complete checkpoints (model, optimizer and
 // scheduler files all present and readable), so a save killed between files or a truncated file
 // is never offered for resume; a save removes the stale temporary files killed saves left.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Learning-curve plots and the summary (issue 23, trap 8): the legend sits outside the curves,
+// Learning-curve plots and the summary: the legend sits outside the curves,
 // losses use a log scale, the learning rate is a training-only setting (no validation curve, no
 // "best" row), and the files use the dashboard's colors.
 import assert from 'node:assert/strict';

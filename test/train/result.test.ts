@@ -1,4 +1,4 @@
-// What training returns (issue 23, traps 4 and 5): the model on the training (autodiff) device,
+// What training returns: the model on the training (autodiff) device,
 // the inference model next to it, and the best checkpointed model by a metric; a forward of the
 // training model on plain tensors fails with an error that points to model.valid().
 import assert from 'node:assert/strict';

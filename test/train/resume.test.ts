@@ -1,4 +1,4 @@
-// Exact resume (issue 23, trap 6): a run resumed from the checkpoint of epoch k replays epoch
+// Exact resume: a run resumed from the checkpoint of epoch k replays epoch
 // k+1's data order (a shuffling DataLoader) and random draws (dropout), so resumed and
 // uninterrupted runs give identical losses and parameters.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Type-level tests of config fields and shapes (issue 23, trap 7): a field whose schema accepts
+// Type-level tests of config fields and shapes: a field whose schema accepts
 // `unknown` input is typed by what it holds (`gradClipping: 5` does not compile), and `dims()` of a
 // tensor of known rank is a tuple. `npm run typecheck` checks every `@ts-expect-error` line.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Type-level tests of Tensor.scope (issue 23, trap 1): an `async` function is a compile error, not
+// Type-level tests of Tensor.scope: an `async` function is a compile error, not
 // only a run-time one; synchronous functions keep their result type. `npm run typecheck` checks
 // every `@ts-expect-error` line is an error.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Type-level tests of SupervisedTraining (issue 23, trap 2): the model's step outputs flow into
+// Type-level tests of SupervisedTraining: the model's step outputs flow into
 // the metrics' inputs, so a metric that cannot read them (accuracy on a regression) is a compile
 // error instead of a metric that logs 0. `npm run typecheck` checks every `@ts-expect-error`.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// WebGPU reliability (issue 18, "no silent wrong numbers"): uploads honour typed-array views of
+// WebGPU reliability (no silent wrong numbers): uploads honour typed-array views of
 // every dtype; sizes over the adapter's buffer limits are BurnErrors before anything is encoded;
 // a command batch the device rejects makes reads of what it computed (and of what was computed
 // from that) throw, while earlier results stay intact; a lost device makes every later op and read

@@ -12,7 +12,7 @@ export interface PageResult {
   readonly grad: number[];
   readonly losses: number[];
   readonly weights: number[];
-  /** The error a read of a select with an out-of-range index threw (issue 18), and a later read's values. */
+  /** The error a read of a select with an out-of-range index threw, and a later read's values. */
   readonly badIndex: string;
   readonly afterBadIndex: number[];
 }
