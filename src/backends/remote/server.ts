@@ -4,7 +4,6 @@ import { BlockList, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Backend, TensorPrimitive } from '../../backend/backend.js';
-import type { Device } from '../../device/device.js';
 import { BurnError } from '../../core/errors.js';
 import { DEFAULT_LIMITS, encodeMessage, SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX } from './protocol.js';
 import { ProtocolError, Session, type ReplyChannel } from './session.js';
@@ -96,6 +95,15 @@ export interface RemoteServer {
 /** Milliseconds a closing server waits for a client to answer its close frame. */
 const CLOSE_GRACE_MS = 1000;
 
+/**
+ * What {@link startServer} serves: a `Device` (from `burn-ts`), of which only the backend is used.
+ * Declared here, structurally, because the remote backend sits below the device layer.
+ */
+export interface ServedDevice {
+  /** The backend that runs the clients' ops. */
+  readonly backend: Backend<TensorPrimitive>;
+}
+
 /** Default of `ServerOptions.maxConnections`. */
 const DEFAULT_MAX_CONNECTIONS = 64;
 
@@ -108,7 +116,7 @@ const DEFAULT_MAX_CONNECTIONS = 64;
  * says who may connect (a token or hook, required off loopback; an Origin allow-list) and what
  * one connection may make the server hold (its limits and their defaults).
  */
-export async function startServer(device: Device, port: number, options: ServerOptions = {}): Promise<RemoteServer> {
+export async function startServer(device: ServedDevice, port: number, options: ServerOptions = {}): Promise<RemoteServer> {
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new BurnError('startServer', `port ${port}; expected an integer in 0..65535`);
   const limits = {
     maxMessageBytes: positive('maxMessageBytes', options.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes, 2 ** 31 - 1),
@@ -121,7 +129,7 @@ export async function startServer(device: Device, port: number, options: ServerO
   const maxConnections = positive('maxConnections', options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, 2 ** 20);
   const host = options.host ?? '127.0.0.1';
   const admit = admission(options, host);
-  const backend = device.backend as Backend<TensorPrimitive>;
+  const backend = device.backend;
   const sessions = new Set<Session<TensorPrimitive>>();
   const sockets = new Map<WebSocket, Socket>();
   const ended = new Set<Promise<void>>();
