@@ -150,7 +150,7 @@ describe('graph lifetime', () => {
       const node = (loss.primitive as AdTensor).node!;
       roots.push(new WeakRef(node));
       const grads = loss.backward();
-      assert.equal(node.rule, undefined, 'the graph is released by backward');
+      assert.equal(node.backward, undefined, 'the graph is released by backward');
       assert.equal(retainedBytes(node), 0);
       w = Tensor.fromInner(w.inner().sub(w.grad(grads)!.mul(0.1)), device).requireGrad();
       if (step % 50 === 49) {

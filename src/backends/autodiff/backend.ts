@@ -11,14 +11,17 @@ import type { RandomKey } from '../../backend/rng.js';
 import { isFloatDType, type DType } from '../../core/dtype.js';
 import { BurnError } from '../../core/errors.js';
 import { runScope } from '../../backend/memory.js';
-import { Node, runBackward, type Bound, type Rule, type Stored } from './graph.js';
-import { BINARY_RULES, reduceBinary, UNARY_RULES } from './rules/elementwise.js';
+import { Node, runBackward, type Backward, type Stored } from './graph.js';
+import type { RecordOptions, SaveSource } from './record.js';
+import { BINARY_RULES, reduceBinary, UNARY_RULES, type BinarySaved } from './rules/elementwise.js';
 import { gatherGrad, scatterGrad, sortGrad } from './rules/indexing.js';
 import { catGrad, expandGrad, permuteGrad, reshapeGrad, sliceAssignGrad, sliceGrad, whereGrad } from './rules/layout.js';
 import { matmulGrad } from './rules/linalg.js';
 import { convGrad, convTransposeGrad, maxPoolGrad } from './rules/module.js';
 import { reduceGrad, scanGrad } from './rules/reduce.js';
 import { AdTensor } from './tensor.js';
+import { recordCustomOp } from './custom.js';
+import type { CustomCall } from '../../backend/custom.js';
 
 type P = TensorPrimitive;
 
@@ -30,9 +33,6 @@ export interface AutodiffOptions {
    */
   readonly checkpointing?: boolean;
 }
-
-/** A value a rule reads: an input (by position) or the op's output. */
-type Keep = number | 'out';
 
 /**
  * The autodiff decorator (Burn's `Autodiff<B>`): a backend over any inner backend that records
@@ -54,20 +54,44 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   // --- the graph ---
 
   /**
-   * Runs `forward` on the inner values and, when an input is tracked and a rule exists, records a
-   * node that keeps what the rule reads (`keep`).
+   * Runs an op: `forward` on the inner values and, when an input is tracked, the output is a float
+   * and a backward rule exists, a graph node that keeps the values named in `save` for `backward`.
+   * Every op of this backend goes through it; a custom op calls it the same way, e.g.
+   * `record({ inputs: [x, w], forward: ([a, b]) => fused(a!, b!), cost: 'compute-bound',
+   * save: { x: 0, w: 1 }, backward: (g, { x, w }, needs) => [gx, gw] })`.
    */
-  private record(inputs: readonly AdTensor[], forward: (vals: P[]) => P, bound: Bound, keep: readonly Keep[], rule: Rule | undefined, extra: readonly P[] = []): AdTensor {
+  record<K extends string = never>(options: RecordOptions<K>): AdTensor {
+    const { inputs, forward, cost, backward } = options;
     const out = forward(inputs.map((t) => t.inner));
-    if (!rule || !isFloatDType(out.dtype) || !inputs.some((t) => t.node)) return new AdTensor(out, undefined);
-    const recomputable = this.checkpointing && bound === 'memory';
-    const node = new Node(inputs.map((t) => t.node), rule, [], undefined, [], bound, false);
-    if (recomputable) {
-      node.forward = forward;
-      node.inputs = inputs.map((t) => this.store(t));
+    if (!backward || !isFloatDType(out.dtype) || !inputs.some((t) => t.node)) return new AdTensor(out, undefined);
+    const recomputable = this.checkpointing && cost === 'memory-bound';
+    const saved: Record<string, Stored> = {};
+    const node = new Node({
+      parents: inputs.map((t) => t.node),
+      // The rule reads exactly the names `save` declares.
+      backward: backward as Backward,
+      saved,
+      cost,
+      ...(recomputable ? { forward, inputs: inputs.map((t) => this.store(t)) } : {}),
+    });
+    for (const [name, source] of Object.entries(options.save ?? {}) as [string, SaveSource][]) {
+      saved[name] = this.saveValue(name, source, inputs, out, recomputable ? node : undefined);
     }
-    node.stored = [...keep.map((k) => (k === 'out' ? (recomputable ? node : this.keep(out)) : this.store(inputs[k]!))), ...extra.map((p) => this.keep(p))];
     return new AdTensor(out, node);
+  }
+
+  /**
+   * Keeps one saved value: an input (as its producer node where that recomputes), the output (as
+   * the recording node `self` where it recomputes), or a value computed beside the output.
+   */
+  private saveValue(name: string, source: SaveSource, inputs: readonly AdTensor[], out: P, self: Node | undefined): Stored {
+    if (source === 'out') return self ?? this.keep(out);
+    if (typeof source !== 'number') return this.keep(source);
+    const input = inputs[source];
+    if (!Number.isInteger(source) || input === undefined) {
+      throw new BurnError('record', `save.${name} names input ${source}, but the op has ${inputs.length} input(s) (expected an index in [0, ${inputs.length}), 'out' or a primitive)`);
+    }
+    return this.store(input);
   }
 
   /**
@@ -159,35 +183,49 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
 
   reshape(p: AdTensor, shape: readonly number[]): AdTensor {
     const from = p.shape;
-    return this.record([p], ([x]) => this.innerBackend.reshape(x!, shape), 'memory', [], (g) => [reshapeGrad(this.innerBackend, g, from)]);
+    return this.record({ inputs: [p], forward: ([x]) => this.innerBackend.reshape(x!, shape), cost: 'memory-bound', backward: (g) => [reshapeGrad(this.innerBackend, g, from)] });
   }
   permute(p: AdTensor, axes: readonly number[]): AdTensor {
-    return this.record([p], ([x]) => this.innerBackend.permute(x!, axes), 'memory', [], (g) => [permuteGrad(this.innerBackend, g, axes)]);
+    return this.record({ inputs: [p], forward: ([x]) => this.innerBackend.permute(x!, axes), cost: 'memory-bound', backward: (g) => [permuteGrad(this.innerBackend, g, axes)] });
   }
   expand(p: AdTensor, shape: readonly number[]): AdTensor {
     const from = p.shape;
-    return this.record([p], ([x]) => this.innerBackend.expand(x!, shape), 'memory', [], (g) => [expandGrad(this.innerBackend, g, from)]);
+    return this.record({ inputs: [p], forward: ([x]) => this.innerBackend.expand(x!, shape), cost: 'memory-bound', backward: (g) => [expandGrad(this.innerBackend, g, from)] });
   }
   slice(p: AdTensor, specs: SliceSpecs): AdTensor {
     const meta = { shape: p.shape, dtype: p.dtype };
-    return this.record([p], ([x]) => this.innerBackend.slice(x!, specs), 'memory', [], (g) => [sliceGrad(this.innerBackend, g, meta, specs)]);
+    return this.record({ inputs: [p], forward: ([x]) => this.innerBackend.slice(x!, specs), cost: 'memory-bound', backward: (g) => [sliceGrad(this.innerBackend, g, meta, specs)] });
   }
   sliceAssign(p: AdTensor, specs: SliceSpecs, values: AdTensor): AdTensor {
     const meta = { shape: values.shape, dtype: values.dtype };
-    return this.record([p, values], ([x, v]) => this.innerBackend.sliceAssign(x!, specs, v!), 'memory', [], (g) => sliceAssignGrad(this.innerBackend, g, specs, meta));
+    return this.record({
+      inputs: [p, values],
+      forward: ([x, v]) => this.innerBackend.sliceAssign(x!, specs, v!),
+      cost: 'memory-bound',
+      backward: (g) => sliceAssignGrad(this.innerBackend, g, specs, meta),
+    });
   }
   cat(ps: readonly AdTensor[], dim: number): AdTensor {
     const sizes = ps.map((p) => p.shape[dim]!);
-    return this.record(ps, (xs) => this.innerBackend.cat(xs, dim), 'memory', [], (g) => catGrad(this.innerBackend, g, sizes, dim));
+    return this.record({ inputs: ps, forward: (xs) => this.innerBackend.cat(xs, dim), cost: 'memory-bound', backward: (g) => catGrad(this.innerBackend, g, sizes, dim) });
   }
 
   // --- elementwise ---
 
   unary(op: UnaryOp, p: AdTensor): AdTensor {
-    const r = UNARY_RULES[op];
-    const grad = r.grad;
-    const keep: Keep[] = r.keep === 'x' ? [0] : r.keep === 'out' ? ['out'] : [];
-    return this.record([p], ([x]) => this.innerBackend.unary(op, x!), 'memory', keep, grad && ((g, v) => [grad(this.innerBackend, g, r.keep === 'none' ? g : v(0))]));
+    const r = UNARY_RULES[op], b = this.innerBackend;
+    const inputs = [p], cost = 'memory-bound', forward = ([x]: P[]) => b.unary(op, x!);
+    // Each rule saves the input `x`, the output `out`, or nothing.
+    switch (r.save) {
+      case 'x':
+        return this.record({ inputs, forward, cost, save: { x: 0 }, backward: (g, saved) => [r.grad(b, g, saved)] });
+      case 'out':
+        return this.record({ inputs, forward, cost, save: { out: 'out' }, backward: (g, saved) => [r.grad(b, g, saved)] });
+      case 'none': {
+        const grad = r.grad;
+        return this.record({ inputs, forward, cost, backward: grad && ((g) => [grad(b, g)]) });
+      }
+    }
   }
   predicate(op: PredicateOp, p: AdTensor): AdTensor {
     return this.plain(this.innerBackend.predicate(op, p.inner));
@@ -202,15 +240,15 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   private binaryWith(op: BinaryOp, a: AdTensor, b: AdTensor, forward: (vals: P[]) => P): AdTensor {
     const r = BINARY_RULES[op];
     const grad = r.grad;
-    const keep: Keep[] = r.keep.map((k) => (k === 'a' ? 0 : k === 'b' ? 1 : 'out'));
     const aShape = a.shape, bShape = b.shape;
-    const rule: Rule | undefined = grad && ((g, v, needs) => {
-      const vals = { a: g, b: g, out: g };
-      r.keep.forEach((k, i) => (vals[k] = v(i)));
-      const [ga, gb] = grad(this.innerBackend, g, vals, needs);
+    // The operands are inputs 0 and 1; a rule reads the names it saves.
+    const save: Partial<Record<BinarySaved, SaveSource>> = {};
+    for (const k of r.save) save[k] = k === 'a' ? 0 : k === 'b' ? 1 : 'out';
+    const backward: Backward<BinarySaved> | undefined = grad && ((g, saved, needs) => {
+      const [ga, gb] = grad(this.innerBackend, g, saved, needs);
       return reduceBinary(this.innerBackend, [needs[0] ? ga : undefined, needs[1] ? gb : undefined], aShape, bShape);
     });
-    return this.record([a, b], forward, 'memory', keep, rule);
+    return this.record<BinarySaved>({ inputs: [a, b], forward, cost: 'memory-bound', save: save as Record<BinarySaved, SaveSource>, backward });
   }
   compare(op: CompareOp, a: AdTensor, b: AdTensor): AdTensor {
     return this.plain(this.innerBackend.compare(op, a.inner, b.inner));
@@ -220,41 +258,56 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   }
   where(cond: AdTensor, a: AdTensor, b: AdTensor): AdTensor {
     const aShape = a.shape, bShape = b.shape;
-    return this.record([cond, a, b], ([c, x, y]) => this.innerBackend.where(c!, x!, y!), 'memory', [0], (g, v, needs) => [
-      undefined, ...whereGrad(this.innerBackend, g, v(0), aShape, bShape, needs[1]!, needs[2]!),
-    ]);
+    return this.record({
+      inputs: [cond, a, b],
+      forward: ([c, x, y]) => this.innerBackend.where(c!, x!, y!),
+      cost: 'memory-bound',
+      save: { cond: 0 },
+      backward: (g, { cond }, needs) => [undefined, ...whereGrad(this.innerBackend, g, cond, aShape, bShape, needs[1]!, needs[2]!)],
+    });
   }
   cast(p: AdTensor, dtype: DType): AdTensor {
     const from = p.dtype;
-    const rule: Rule | undefined = isFloatDType(from) && isFloatDType(dtype) ? (g) => [this.innerBackend.cast(g, from)] : undefined;
-    return this.record([p], ([x]) => this.innerBackend.cast(x!, dtype), 'memory', [], rule);
+    // Only a float-to-float cast passes a gradient.
+    const backward: Backward | undefined = isFloatDType(from) && isFloatDType(dtype) ? (g) => [this.innerBackend.cast(g, from)] : undefined;
+    return this.record({ inputs: [p], forward: ([x]) => this.innerBackend.cast(x!, dtype), cost: 'memory-bound', backward });
   }
 
   // --- reductions ---
 
   reduce(op: ReduceOp, p: AdTensor, dims: readonly number[]): AdTensor {
-    const keep: Keep[] = op === 'sum' ? [] : [0, 'out'];
-    return this.record([p], ([x]) => this.innerBackend.reduce(op, x!, dims), 'memory', keep, (g, v) => {
-      const x = op === 'sum' ? { shape: p.shape, dtype: p.dtype } : v(0);
-      return [reduceGrad(this.innerBackend, op, g, x as P, op === 'sum' ? g : v(1), dims)];
-    });
+    const b = this.innerBackend, inputs = [p], cost = 'memory-bound', forward = ([x]: P[]) => b.reduce(op, x!, dims);
+    // A sum's gradient reads only the input's shape; the others read the input and the output.
+    if (op === 'sum') {
+      const meta = { shape: p.shape, dtype: p.dtype } as P;
+      return this.record({ inputs, forward, cost, backward: (g) => [reduceGrad(b, op, g, meta, g, dims)] });
+    }
+    return this.record({ inputs, forward, cost, save: { x: 0, out: 'out' }, backward: (g, { x, out }) => [reduceGrad(b, op, g, x, out, dims)] });
   }
   argReduce(op: ArgOp, p: AdTensor, dim: number): AdTensor {
     return this.plain(this.innerBackend.argReduce(op, p.inner, dim));
   }
   scan(op: ScanOp, p: AdTensor, dim: number): AdTensor {
-    const keep: Keep[] = op === 'sum' ? [] : [0, 'out'];
-    const meta = { shape: p.shape, dtype: p.dtype } as P;
-    return this.record([p], ([x]) => this.innerBackend.scan(op, x!, dim), 'memory', keep, (g, v) => [
-      scanGrad(this.innerBackend, op, g, op === 'sum' ? meta : v(0), op === 'sum' ? meta : v(1), dim),
-    ]);
+    const b = this.innerBackend, inputs = [p], cost = 'memory-bound', forward = ([x]: P[]) => b.scan(op, x!, dim);
+    // As reduce: a cumulative sum's gradient reads only the input's shape.
+    if (op === 'sum') {
+      const meta = { shape: p.shape, dtype: p.dtype } as P;
+      return this.record({ inputs, forward, cost, backward: (g) => [scanGrad(b, op, g, meta, meta, dim)] });
+    }
+    return this.record({ inputs, forward, cost, save: { x: 0, out: 'out' }, backward: (g, { x, out }) => [scanGrad(b, op, g, x, out, dim)] });
   }
 
   // --- indexing ---
 
   gather(p: AdTensor, dim: number, indices: AdTensor): AdTensor {
     const meta = { shape: p.shape, dtype: p.dtype };
-    return this.record([p, indices], ([x, i]) => this.innerBackend.gather(x!, dim, i!), 'memory', [1], (g, v) => [gatherGrad(this.innerBackend, g, meta, dim, v(0)), undefined]);
+    return this.record({
+      inputs: [p, indices],
+      forward: ([x, i]) => this.innerBackend.gather(x!, dim, i!),
+      cost: 'memory-bound',
+      save: { indices: 1 },
+      backward: (g, saved) => [gatherGrad(this.innerBackend, g, meta, dim, saved.indices), undefined],
+    });
   }
   /**
    * Indices selecting empty slices (another dim is 0) reach no gather element: they go through the
@@ -264,30 +317,58 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   override select(p: AdTensor, dim: number, indices: AdTensor): AdTensor {
     if (!selectsEmptySlices(p.shape, dim, indices)) return super.select(p, dim, indices);
     const meta = { shape: p.shape, dtype: p.dtype };
-    return this.record([p, indices], ([x, i]) => this.innerBackend.select(x!, dim, i!), 'memory', [], () => [this.innerBackend.fill(meta.shape, 0, meta.dtype), undefined]);
+    return this.record({
+      inputs: [p, indices],
+      forward: ([x, i]) => this.innerBackend.select(x!, dim, i!),
+      cost: 'memory-bound',
+      backward: () => [this.innerBackend.fill(meta.shape, 0, meta.dtype), undefined],
+    });
   }
   /** As {@link select}: the inner selectAssign checks indices selecting empty slices; both gradients are empty. */
   override selectAssign(op: ScatterOp, p: AdTensor, dim: number, indices: AdTensor, values: AdTensor): AdTensor {
     if (!selectsEmptySlices(p.shape, dim, indices)) return super.selectAssign(op, p, dim, indices, values);
     const pm = { shape: p.shape, dtype: p.dtype }, vm = { shape: values.shape, dtype: values.dtype };
-    return this.record([p, indices, values], ([x, i, v]) => this.innerBackend.selectAssign(op, x!, dim, i!, v!), 'memory', [],
-      () => [this.innerBackend.fill(pm.shape, 0, pm.dtype), undefined, this.innerBackend.fill(vm.shape, 0, vm.dtype)]);
+    return this.record({
+      inputs: [p, indices, values],
+      forward: ([x, i, v]) => this.innerBackend.selectAssign(op, x!, dim, i!, v!),
+      cost: 'memory-bound',
+      backward: () => [this.innerBackend.fill(pm.shape, 0, pm.dtype), undefined, this.innerBackend.fill(vm.shape, 0, vm.dtype)],
+    });
   }
   scatter(op: ScatterOp, p: AdTensor, dim: number, indices: AdTensor, values: AdTensor): AdTensor {
-    return this.record([p, indices, values], ([x, i, vals]) => this.innerBackend.scatter(op, x!, dim, i!, vals!), 'memory', [0, 1, 2, 'out'], (g, v) => {
-      const [gx, gv] = scatterGrad(this.innerBackend, op, g, v(0), dim, v(1), v(2), v(3));
-      return [gx, undefined, gv];
+    return this.record({
+      inputs: [p, indices, values],
+      forward: ([x, i, vals]) => this.innerBackend.scatter(op, x!, dim, i!, vals!),
+      cost: 'memory-bound',
+      save: { x: 0, indices: 1, values: 2, out: 'out' },
+      backward: (g, s) => {
+        const [gx, gv] = scatterGrad(this.innerBackend, op, g, s.x, dim, s.indices, s.values, s.out);
+        return [gx, undefined, gv];
+      },
     });
   }
 
   // --- matmul, sort ---
 
   matmul(a: AdTensor, b: AdTensor): AdTensor {
-    return this.record([a, b], ([x, y]) => this.innerBackend.matmul(x!, y!), 'compute', [0, 1], (g, v, needs) => matmulGrad(this.innerBackend, g, v(0), v(1), needs));
+    return this.record({
+      inputs: [a, b],
+      forward: ([x, y]) => this.innerBackend.matmul(x!, y!),
+      cost: 'compute-bound',
+      save: { lhs: 0, rhs: 1 },
+      backward: (g, { lhs, rhs }, needs) => matmulGrad(this.innerBackend, g, lhs, rhs, needs),
+    });
   }
   sort(p: AdTensor, dim: number, descending: boolean): [AdTensor, AdTensor] {
     const [values, indices] = this.innerBackend.sort(p.inner, dim, descending);
-    const tracked = this.record([p], () => values, 'compute', [], (g, v) => [sortGrad(this.innerBackend, g, dim, v(0))], [indices]);
+    // Compute-bound, so `forward` never runs again: it hands out the values sorted with the indices.
+    const tracked = this.record({
+      inputs: [p],
+      forward: () => values,
+      cost: 'compute-bound',
+      save: { indices },
+      backward: (g, saved) => [sortGrad(this.innerBackend, g, dim, saved.indices)],
+    });
     return [tracked, this.plain(indices)];
   }
 
@@ -295,34 +376,60 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
 
   override softmax(p: AdTensor, dim: number): AdTensor {
     // dx = y * (g - sum(g * y))
-    return this.record([p], ([x]) => this.innerBackend.softmax(x!, dim), 'memory', ['out'], (g, v) => {
-      const b = this.innerBackend, y = v(0);
-      const gy = b.binary('mul', g, y);
-      return [b.binary('sub', gy, b.binary('mul', y, b.reduce('sum', gy, [dim])))];
+    const b = this.innerBackend;
+    return this.record({
+      inputs: [p],
+      forward: ([x]) => b.softmax(x!, dim),
+      cost: 'memory-bound',
+      save: { y: 'out' },
+      backward: (g, { y }) => {
+        const gy = b.binary('mul', g, y);
+        return [b.binary('sub', gy, b.binary('mul', y, b.reduce('sum', gy, [dim])))];
+      },
     });
   }
   override logSoftmax(p: AdTensor, dim: number): AdTensor {
     // dx = g - softmax(x) * sum(g)
-    return this.record([p], ([x]) => this.innerBackend.logSoftmax(x!, dim), 'memory', ['out'], (g, v) => {
-      const b = this.innerBackend;
-      return [b.binary('sub', g, b.binary('mul', b.unary('exp', v(0)), b.reduce('sum', g, [dim])))];
+    const b = this.innerBackend;
+    return this.record({
+      inputs: [p],
+      forward: ([x]) => b.logSoftmax(x!, dim),
+      cost: 'memory-bound',
+      save: { out: 'out' },
+      backward: (g, { out }) => [b.binary('sub', g, b.binary('mul', b.unary('exp', out), b.reduce('sum', g, [dim])))],
     });
   }
 
   /** ReLU as one node: the gradient is read from the output (0 where it is 0, as PyTorch). */
   relu(p: AdTensor): AdTensor {
-    return this.record([p], ([x]) => relu(this.innerBackend, x!), 'memory', ['out'], (g, v) => [reluBackward(this.innerBackend, v(0), g)]);
+    return this.record({
+      inputs: [p],
+      forward: ([x]) => relu(this.innerBackend, x!),
+      cost: 'memory-bound',
+      save: { out: 'out' },
+      backward: (g, { out }) => [reluBackward(this.innerBackend, out, g)],
+    });
   }
 
   override conv(x: AdTensor, weight: AdTensor, bias: AdTensor | undefined, options: ConvOptions): AdTensor {
     const inputs = bias ? [x, weight, bias] : [x, weight];
-    return this.record(inputs, ([a, w, c]) => this.innerBackend.conv(a!, w!, c, options), 'compute', [0, 1], (g, v, needs) =>
-      convGrad(this.innerBackend, g, v(0), v(1), needs, options));
+    return this.record({
+      inputs,
+      forward: ([a, w, c]) => this.innerBackend.conv(a!, w!, c, options),
+      cost: 'compute-bound',
+      save: { x: 0, weight: 1 },
+      backward: (g, s, needs) => convGrad(this.innerBackend, g, s.x, s.weight, needs, options),
+    });
   }
   override convTranspose(x: AdTensor, weight: AdTensor, bias: AdTensor | undefined, options: ConvTransposeOptions): AdTensor {
     const inputs = bias ? [x, weight, bias] : [x, weight];
-    return this.record(inputs, ([a, w, c]) => this.innerBackend.convTranspose(a!, w!, c, options), 'compute', [0, 1], (g, v, needs) =>
-      convTransposeGrad(this.innerBackend, g, v(0), v(1), needs, options));
+    return this.record({
+      inputs,
+      forward: ([a, w, c]) => this.innerBackend.convTranspose(a!, w!, c, options),
+      cost: 'compute-bound',
+      save: { x: 0, weight: 1 },
+      backward: (g, s, needs) => convTransposeGrad(this.innerBackend, g, s.x, s.weight, needs, options),
+    });
   }
   override maxPool(x: AdTensor, options: MaxPoolOptions): AdTensor {
     return this.maxPoolWithIndices(x, options)[0];
@@ -330,7 +437,20 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   override maxPoolWithIndices(x: AdTensor, options: MaxPoolOptions): [AdTensor, AdTensor] {
     const [out, indices] = this.innerBackend.maxPoolWithIndices(x.inner, options);
     const shape = x.shape;
-    const tracked = this.record([x], () => out, 'compute', [], (g, v) => [maxPoolGrad(this.innerBackend, g, shape, v(0))], [indices]);
+    const tracked = this.record({
+      inputs: [x],
+      forward: () => out,
+      cost: 'compute-bound',
+      save: { indices },
+      backward: (g, saved) => [maxPoolGrad(this.innerBackend, g, shape, saved.indices)],
+    });
     return [tracked, this.plain(indices)];
+  }
+
+  // --- user-defined ops ---
+
+  /** The inner backend's forward of a custom op, recorded with the op's backward rule (./custom.ts); undefined where the inner declines. */
+  customOp(call: CustomCall, inputs: readonly AdTensor[]): AdTensor | undefined {
+    return recordCustomOp(this, call, inputs);
   }
 }

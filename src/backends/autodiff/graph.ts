@@ -6,25 +6,51 @@ import { numel } from '../../core/shape.js';
 
 /**
  * The autodiff graph. Every tracked tensor points at a {@link Node}; a node knows its parents
- * (one per differentiable input), the backward rule, and the values the rule needs. Values are
+ * (one per differentiable input), the backward rule, and the values the rule reads, by name. Values are
  * kept either as primitives, or — under gradient checkpointing, for memory-bound ops — as a
  * reference to the producing node, which recomputes them during the backward pass.
  */
 
-/** Compute-bound ops (matmul, conv…) keep their values; memory-bound ones may be recomputed. */
-export type Bound = 'compute' | 'memory';
+/**
+ * How an op's cost is bound, which decides what gradient checkpointing does with it (Burn's
+ * `ComputeBound`/`MemoryBound`): a memory-bound op (elementwise, layout, reductions) is cheap to
+ * run again, so under checkpointing its node keeps its inputs and recomputes its output during the
+ * backward pass instead of keeping it; a compute-bound op (matmul, conv, sort) always keeps the
+ * values its backward reads. Without checkpointing both keep their values.
+ */
+export type Cost = 'memory-bound' | 'compute-bound';
 
 /** A kept value: the primitive itself, or the node that can recompute it. */
 export type Stored = TensorPrimitive | Node;
 
-/** Reads kept value `i` of a node, recomputing it when needed. */
-export type ValueOf = (i: number) => TensorPrimitive;
+/** The values a backward rule reads, by the names its op saved them under. */
+export type Saved<K extends string = string> = { readonly [N in K]: TensorPrimitive };
 
 /**
- * A backward rule: the gradients of the inputs (undefined where none flows) from the output's
- * gradient. `needs[i]` tells whether input i is tracked, so a rule can skip work nobody reads.
+ * A backward rule: the gradients of the inputs, one per input in order (undefined where none
+ * flows), from the output's gradient and the saved values. `needs[i]` tells whether input i is
+ * tracked, so a rule can skip work nobody reads. A saved value is read (and, under checkpointing,
+ * recomputed) only when the rule touches it.
  */
-export type Rule = (grad: TensorPrimitive, value: ValueOf, needs: readonly boolean[]) => readonly (TensorPrimitive | undefined)[];
+export type Backward<K extends string = string> = (grad: TensorPrimitive, saved: Saved<K>, needs: readonly boolean[]) => readonly (TensorPrimitive | undefined)[];
+
+/** What a {@link Node} is made of. */
+export interface NodeOptions {
+  /** The nodes of the inputs (undefined for untracked inputs); empty for leaves. */
+  readonly parents: readonly (Node | undefined)[];
+  /** The backward rule; undefined for leaves. */
+  readonly backward?: Backward;
+  /** The values the rule reads, by name. */
+  readonly saved?: Readonly<Record<string, Stored>>;
+  /** Recomputes this node's output from `inputs` (checkpointed memory-bound ops only). */
+  readonly forward?: (inputs: TensorPrimitive[]) => TensorPrimitive;
+  /** The inputs `forward` reads (kept only when the node is recomputable). */
+  readonly inputs?: readonly Stored[];
+  /** How the op's cost is bound (see {@link Cost}). */
+  readonly cost: Cost;
+  /** A leaf: a tensor whose gradient the user asked for. */
+  readonly leaf?: boolean;
+}
 
 let nextId = 1;
 
@@ -32,27 +58,36 @@ let nextId = 1;
 export class Node {
   /** Stable id; gradients are keyed by it. */
   readonly id = nextId++;
+  /** The nodes of the inputs (undefined for untracked inputs); empty for leaves and after the graph was freed. */
+  parents: readonly (Node | undefined)[];
+  /** The backward rule; undefined for leaves and after the graph was freed. */
+  backward: Backward | undefined;
+  /** Values the rule reads, by name. */
+  saved: Readonly<Record<string, Stored>>;
+  /** Recomputes this node's output from `inputs` (checkpointed memory-bound ops only). */
+  forward: ((inputs: TensorPrimitive[]) => TensorPrimitive) | undefined;
+  /** The inputs `forward` reads (kept only when the node is recomputable). */
+  inputs: readonly Stored[];
+  /** How the op's cost is bound. */
+  readonly cost: Cost;
+  /** Whether this is a leaf. */
+  readonly leaf: boolean;
   /** Recomputed output, cached during one backward pass. */
   private cached: TensorPrimitive | undefined;
 
-  constructor(
-    /** The nodes of the inputs (undefined for untracked inputs); empty for leaves. */
-    public parents: readonly (Node | undefined)[],
-    /** The backward rule; undefined for leaves and after the graph was freed. */
-    public rule: Rule | undefined,
-    /** Values the rule reads. */
-    public stored: Stored[],
-    /** Recomputes this node's output from `inputs` (checkpointed memory-bound ops only). */
-    public forward: ((inputs: TensorPrimitive[]) => TensorPrimitive) | undefined,
-    /** The inputs `forward` reads (kept only when the node is recomputable). */
-    public inputs: Stored[],
-    readonly bound: Bound,
-    readonly leaf: boolean,
-  ) {}
+  constructor(options: NodeOptions) {
+    this.parents = options.parents;
+    this.backward = options.backward;
+    this.saved = options.saved ?? {};
+    this.forward = options.forward;
+    this.inputs = options.inputs ?? [];
+    this.cost = options.cost;
+    this.leaf = options.leaf ?? false;
+  }
 
   /** A leaf: a tensor whose gradient the user asked for. */
   static leaf(): Node {
-    return new Node([], undefined, [], undefined, [], 'compute', true);
+    return new Node({ parents: [], cost: 'compute-bound', leaf: true });
   }
 
   /** The recomputed output while a backward pass holds it. */
@@ -74,11 +109,11 @@ export class Node {
    */
   release(dispose?: (p: TensorPrimitive) => void): void {
     if (dispose) {
-      for (const s of [...this.stored, ...this.inputs]) if (!(s instanceof Node)) dispose(s);
+      for (const s of [...Object.values(this.saved), ...this.inputs]) if (!(s instanceof Node)) dispose(s);
       if (this.cached) dispose(this.cached);
     }
-    this.rule = undefined;
-    this.stored = [];
+    this.backward = undefined;
+    this.saved = {};
     this.forward = undefined;
     this.inputs = [];
     this.cached = undefined;
@@ -86,14 +121,21 @@ export class Node {
   }
 }
 
-/** True when `p` is one of the values `stored` keeps (a primitive, or a recomputed node's cached output). */
-function isKept(stored: readonly Stored[], p: TensorPrimitive): boolean {
-  return stored.some((s) => (s instanceof Node ? s.cachedValue === p : s === p));
+/** True when `p` is one of the values `saved` keeps (a primitive, or a recomputed node's cached output). */
+function isKept(saved: Readonly<Record<string, Stored>>, p: TensorPrimitive): boolean {
+  return Object.values(saved).some((s) => (s instanceof Node ? s.cachedValue === p : s === p));
 }
 
 /** Reads a kept value. */
 export function read(s: Stored): TensorPrimitive {
   return s instanceof Node ? s.value() : s;
+}
+
+/** The saved values as a rule reads them: each read (recomputed under checkpointing) on first access only. */
+function savedView(saved: Readonly<Record<string, Stored>>): Saved {
+  const view: Record<string, TensorPrimitive> = {};
+  for (const [name, s] of Object.entries(saved)) Object.defineProperty(view, name, { get: () => read(s), enumerable: true });
+  return view;
 }
 
 /** Nodes reachable from `root`, parents before children. */
@@ -140,10 +182,10 @@ export function runBackward(root: Node, rootShape: readonly number[], rootDType:
         result.set(node.id, grad);
         continue;
       }
-      const rule = node.rule;
-      if (!rule) throw new BurnError('backward', 'the graph behind this tensor was already freed by an earlier backward()');
-      const stored = node.stored;
-      const parentGrads = rule(grad, (i) => read(stored[i]!), node.parents.map((p) => p !== undefined));
+      const backward = node.backward;
+      if (!backward) throw new BurnError('backward', 'the graph behind this tensor was already freed by an earlier backward()');
+      const saved = node.saved;
+      const parentGrads = backward(grad, savedView(saved), node.parents.map((p) => p !== undefined));
       // Every gradient the pass holds is a handle of its own, released as soon as it is consumed
       // (its memory then serves the next outputs): a kept value, the incoming gradient passed on
       // unchanged, or one value given to two parents gets a second handle.
@@ -151,7 +193,7 @@ export function runBackward(root: Node, rootShape: readonly number[], rootDType:
       node.parents.forEach((parent, i) => {
         let g = parentGrads[i];
         if (!parent || g === undefined) return;
-        if (g === grad || given.includes(g) || isKept(stored, g)) g = retain(g);
+        if (g === grad || given.includes(g) || isKept(saved, g)) g = retain(g);
         given.push(g);
         const prev = pending.get(parent);
         if (prev === undefined) {
@@ -176,7 +218,7 @@ export function retainedBytes(root: Node): number {
   const seen = new Set<TensorPrimitive>();
   let bytes = 0;
   for (const node of topologicalOrder(root)) {
-    for (const s of [...node.stored, ...node.inputs]) {
+    for (const s of [...Object.values(node.saved), ...node.inputs]) {
       if (s instanceof Node || seen.has(s)) continue;
       seen.add(s);
       bytes += numel(s.shape) * dtypeSize(s.dtype);
