@@ -1,5 +1,5 @@
 """PyTorch side of the training-throughput case (bench/cases/train.ts), called by torch_bench.py:
-the seed's MNIST ConvNet as a torch.nn.Module (conv 1->8 3x3, relu, conv 8->16 3x3, relu, max-pool
+Burn's MNIST ConvNet as a torch.nn.Module (conv 1->8 3x3, relu, conv 8->16 3x3, relu, max-pool
 2x2 stride 2, flatten, linear 2304->64, relu, linear 64->10), F.cross_entropy, torch.optim.Adam with
 Burn's defaults (betas 0.9/0.999, eps 1e-5) and lr 1e-3, initialized from the case's inputs (Burn's
 Linear weight is [dIn, dOut]: transposed into torch's [dOut, dIn]). One timed run is one step:

@@ -1,5 +1,5 @@
 /**
- * Data loading (issue 6): `burn-ts/data`'s loader, on its own — no peer runs the same loader, so
+ * Data loading: `burn-ts/data`'s loader, on its own — no peer runs the same loader, so
  * this family prints its own table after the main one instead of adding rows to it.
  *
  * - **MNIST throughput**: items/s of an epoch of MNIST batches of 64 (shuffled) with 0, 1 and 2

@@ -1,5 +1,5 @@
 /**
- * ONNX inference (issue 20): real models exported by PyTorch (scripts/onnx/gen_bench_models.py,
+ * ONNX inference: real models exported by PyTorch (scripts/onnx/gen_bench_models.py,
  * random weights) run through `loadOnnx` on burn-ts's CPU engines beside onnxruntime-node (CPU
  * execution provider, 2 threads, all graph optimizations): ResNet-18 and MobileNetV2
  * (torchvision, 224×224, batch 1 and 16), a 2-layer transformer encoder (d_model 128, 4 heads,
@@ -12,7 +12,7 @@ import type { BenchCase, OnnxBenchModel, Target } from '../lib/types.js';
 import { inputsOf } from './common.js';
 
 const ONLY = ['burn-ts(native)', 'burn-ts(wasm)', 'onnxruntime'];
-const vsOrt: Target = { cmp: '>=', value: 1, source: 'issue 20', peer: 'onnxruntime' };
+const vsOrt: Target = { cmp: '>=', value: 1, source: 'ONNX goal', peer: 'onnxruntime' };
 /** Whole-model runs take 10 ms to 1 s: a few warm-up runs, then at least 5 timed ones. */
 const MEASURE = { warmupRuns: 2, minRuns: 5, budgetSeconds: 4 } as const;
 
@@ -49,7 +49,7 @@ export const onnxCases: readonly BenchCase[] = [
     attrs: { model: 'resnet18' },
     metric: { kind: 'time' },
     measure: { warmupRuns: 1, minRuns: 5, budgetSeconds: 6 },
-    target: { ...vsOrt, source: 'issue 20: load ≤ onnxruntime' },
+    target: { ...vsOrt, source: 'ONNX goal: load ≤ onnxruntime' },
     only: ONLY,
     checkAbsolute: 1e-2,
   },

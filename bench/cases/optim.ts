@@ -1,5 +1,5 @@
 /**
- * Optimizers (issue 5): one Adam step over a 10M-parameter model, burn-ts's `AdamConfig` optimizer
+ * Optimizers: one Adam step over a 10M-parameter model, burn-ts's `AdamConfig` optimizer
  * beside `torch.optim.Adam`. The inputs are the parameters, then their gradients (same order);
  * both sides use Burn's defaults (β 0.9 / 0.999, ε 1e-5) and lr 1e-3 (`ADAM_LR`).
  */

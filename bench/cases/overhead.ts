@@ -8,8 +8,8 @@ export const overheadCases: readonly BenchCase[] = [
     id: 'overhead/add-2x2', family: 'overhead', title: 'add 2×2', op: 'add',
     inputs: inputsOf([2, 2], [2, 2]), metric: { kind: 'overhead' },
     target: [
-      { cmp: '<=', value: 1.5, source: 'issue 2', impl: 'burn-ts' },
-      ...['burn-ts', 'burn-ts(native)', 'burn-ts(wasm)'].map((impl) => ({ cmp: '<=' as const, value: 1, source: 'issue 9', impl })),
+      { cmp: '<=', value: 1.5, source: 'js engine goal', impl: 'burn-ts' },
+      ...['burn-ts', 'burn-ts(native)', 'burn-ts(wasm)'].map((impl) => ({ cmp: '<=' as const, value: 1, source: 'engines goal', impl })),
     ],
   },
   {

@@ -1,5 +1,5 @@
 /**
- * Saving and loading (issue 8): a 100 MB model (25M f32 parameters in four tensors) written to and
+ * Saving and loading: a 100 MB model (25M f32 parameters in four tensors) written to and
  * read from a file in burnpack, SafeTensors and PyTorch `.pt`, through burn-ts's stores
  * (`module.saveInto` / `module.loadFrom`), beside `torch.save` / `torch.load` of the same tensors
  * (`.pt` rows). The metric is throughput: file bytes per second (GB/s; ×1000 for MB/s). Files go

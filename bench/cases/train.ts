@@ -1,6 +1,6 @@
 /**
- * Training throughput (issue 7): one training step of the seed's MNIST ConvNet (the `Model` of
- * the MNIST example) on a batch of 64 images, in images per second. A step is forward, cross-entropy
+ * Training throughput: one training step of Burn's MNIST ConvNet (the `Model` of the MNIST
+ * example) on a batch of 64 images, in images per second. A step is forward, cross-entropy
  * loss read back to the host, backward, and an Adam update of every parameter.
  *
  * The inputs are the batch `[64, 28, 28]`, then the parameters in layer order (Burn's layouts:
@@ -15,7 +15,7 @@ import { inputsOf } from './common.js';
 export const TRAIN_BATCH = 64;
 /** Classes of the MNIST model. */
 const CLASSES = 10;
-/** Width of the model's hidden Linear layer (the seed's `ModelConfig.hiddenSize`). */
+/** Width of the model's hidden Linear layer (the MNIST example's `ModelConfig.hiddenSize`). */
 const HIDDEN = 64;
 /** The learning rate of the training step's Adam (Burn's other Adam defaults: β 0.9 / 0.999, ε 1e-5; torch_train.py uses the same). */
 export const TRAIN_LR = 1e-3;
@@ -46,6 +46,6 @@ export const trainCases: readonly BenchCase[] = [
     // so those steps run 5–20% slower at the median and up to 40% at the upper quartile) and memory pools fill. Every column
     // warms up for 3 s (an MNIST epoch is 938 steps) and times up to 200 steps.
     measure: { warmupRuns: 20, warmupSeconds: 3, maxWarmupRuns: 2000, minRuns: 25, maxRuns: 200, budgetSeconds: 1.5 },
-    target: { cmp: '>=', value: 1, source: 'issue 9', impl: 'burn-ts(native)', peer: 'torch' },
+    target: { cmp: '>=', value: 1, source: 'engines goal', impl: 'burn-ts(native)', peer: 'torch' },
   },
 ];

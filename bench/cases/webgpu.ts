@@ -1,5 +1,5 @@
 /**
- * Cases for the WebGPU column only (issue 10): sizes that the CPU columns would take minutes on.
+ * Cases for the WebGPU column only: sizes that the CPU columns would take minutes on.
  * The WebGPU column also runs every other case (matmul 1024³, conv, the training steps).
  */
 import type { BenchCase } from '../lib/types.js';

@@ -1,6 +1,6 @@
 /**
  * burn-ts's training-throughput case (cases/train.ts) on `device.autodiff()` for the column's CPU
- * engine: the seed's MNIST ConvNet built from burn-ts's own layers (`nn`: Conv2d, MaxPool2d,
+ * engine: Burn's MNIST ConvNet built from burn-ts's own layers (`nn`: Conv2d, MaxPool2d,
  * Linear, Relu, CrossEntropyLoss) and trained with `optim`'s Adam, exactly as an application
  * would. The timed body is one step: forward, `loss.backward()` and `GradientsParams.fromGrads` in
  * a `Tensor.scope` (as the Learner runs its steps), `await loss.intoScalar()` (the loss on the
@@ -28,7 +28,7 @@ function withValues<D extends number>(p: Param<Tensor<D, Float>>, t: Tensor<numb
   return p.withTensor(t as Tensor<D, Float>);
 }
 
-/** The seed's MNIST ConvNet (`Model` of the MNIST example), with given initial parameters. */
+/** Burn's MNIST ConvNet (`Model` of the MNIST example), with given initial parameters. */
 class MnistConvNet extends Module {
   conv1: Conv2d;
   conv2: Conv2d;

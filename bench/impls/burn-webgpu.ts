@@ -78,7 +78,7 @@ export function webgpuImpl(options: { readback: boolean }): Impl {
     async prepare(c, inputs): Promise<Prepared> {
       if (c.metric.kind === 'step') return prepareStep(c, inputs, device);
       if (c.metric.kind === 'decorator') throw new NotAvailable('decorator cases run on the CPU device');
-      if (c.op === 'mnistTrainStep') throw new NotAvailable('the training-throughput case measures the CPU engines (issue 7)');
+      if (c.op === 'mnistTrainStep') throw new NotAvailable('the training-throughput case measures the CPU engines');
       if (software && c.metric.kind === 'flops' && c.metric.flops > 2e10) {
         throw new NotAvailable(`${(c.metric.flops / 1e9).toFixed(0)} GFLOP would take minutes on a software adapter; measure it on a GPU`);
       }

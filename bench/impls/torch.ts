@@ -37,7 +37,7 @@ export function torchImpl(options: { readback: boolean }): Impl {
     name: 'torch',
     isBurn: false,
     async init() {
-      // OpenBLAS's kernel choice and cache size are its own (issue 9: OPENBLAS_CORETYPE and
+      // OpenBLAS's kernel choice and cache size are its own (OPENBLAS_CORETYPE and
       // OPENBLAS_L2_SIZE unset for PyTorch's command only; a forced Haswell core type costs it a third).
       const env = { ...process.env };
       const unset = OPENBLAS_OVERRIDES.filter((name) => env[name] !== undefined);

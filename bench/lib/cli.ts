@@ -60,8 +60,8 @@ export const FULL_CONFIG: MeasureConfig = {
   batchCalls: 10_000, batches: 11, warmupBatches: 2,
   // Warm-up is time-based: a fresh process runs its first ~100 ms of a kernel slower (WebAssembly
   // starts in V8's baseline tier and moves to optimized code as functions get hot; JavaScript
-  // likewise), and 5 runs of a sub-millisecond op were all inside that window (wasm 256³: 35–48
-  // GFLOP/s in the first 100 ms, 58–68 after).
+  // likewise; wasm 256³ runs at about 60–70% of its speed there), and a few runs of a
+  // sub-millisecond op all fall inside that window.
   warmupRuns: 1, warmupSeconds: 0.5, maxWarmupRuns: 5_000,
   minRuns: 3, maxRuns: 200, budgetSeconds: 1.5,
 };

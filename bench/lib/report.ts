@@ -1,7 +1,7 @@
 /**
  * The table: one row per case (three for a training step: forward, backward, backward ÷
  * forward), one column per implementation (median and spread in the row's unit), then burn-ts's
- * speed relative to the fastest peer and the issue's target, if any.
+ * speed relative to the fastest peer and the project's target, if any.
  */
 import { checksumsAgree } from './data.js';
 import { unitOf, valueOf } from './metric.js';
@@ -172,7 +172,7 @@ export function renderTable(results: readonly CaseResult[], implNames: readonly 
     if (i < 0) i = notes.push(text) - 1;
     return `[${i + 1}]`;
   };
-  const header = ['case', 'unit', ...implNames, `${burn} ÷ best peer (speed)`, 'target (issue)'];
+  const header = ['case', 'unit', ...implNames, `${burn} ÷ best peer (speed)`, 'target (goal)'];
   const rows: string[][] = [];
   for (const r of results) {
     const burnOutcome = r.outcomes.get(burn);

@@ -59,12 +59,12 @@ export type Metric =
   | { readonly kind: 'decorator'; readonly tracked: boolean }
   | { readonly kind: 'rate'; readonly items: number; readonly unit: string };
 
-/** A requirement from an issue that this case shows (printed beside the row). */
+/** A target burn-ts sets itself for this case (printed beside the row). */
 export interface Target {
   /** `<=`: the value must be at most `value`; `>=`: at least. */
   readonly cmp: '<=' | '>=';
   readonly value: number;
-  /** Where the requirement comes from, e.g. `issue 2`. */
+  /** The goal the target belongs to, e.g. `js engine goal`. */
   readonly source: string;
   /** The column it is about, e.g. `burn-ts` for a js-engine figure (default: the column the ratio follows). */
   readonly impl?: string;
@@ -99,7 +99,7 @@ export interface BenchCase {
    * sums of millions of terms in different orders differ in the last digits of a small result).
    */
   readonly checkAbsolute?: number;
-  /** Target for burn-ts, when an issue sets one. */
+  /** Target for burn-ts, when the project sets one. */
   readonly target?: Target | readonly Target[];
   /** The implementations (column names) that run this case; default: all of them. */
   readonly only?: readonly string[];
