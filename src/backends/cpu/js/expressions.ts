@@ -1,4 +1,5 @@
 import type { BinaryOp, CompareOp, PredicateOp, UnaryOp } from '../../../backend/ops.js';
+import { entryOf, notDefined, type NotDefined } from '../../../backend/op-table.js';
 import { BurnError } from '../../../core/errors.js';
 import { intRange, isFloatDType, isUnsignedDType, type DType, type IntDType } from '../../../core/dtype.js';
 
@@ -40,57 +41,54 @@ export function unaryExpr(op: UnaryOp, dtype: DType): string {
   return FLOAT_UNARY[op];
 }
 
+const PREDICATE: Record<PredicateOp, string> = { isnan: '(x !== x ? 1 : 0)', isinf: '(x === Infinity || x === -Infinity ? 1 : 0)' };
+
 /** The expression of a predicate. */
 export function predicateExpr(op: PredicateOp): string {
-  return op === 'isnan' ? '(x !== x ? 1 : 0)' : '(x === Infinity || x === -Infinity ? 1 : 0)';
+  return PREDICATE[op];
 }
+
+// Bool: the logical ops, and max/min as or/and.
+const notForBool = notDefined(() => 'is not defined for bool tensors');
+const BOOL_BINARY: Record<BinaryOp, string | NotDefined> = {
+  and: '(x & y)', or: '(x | y)', xor: '(x ^ y)', max: '(x | y)', min: '(x & y)',
+  add: notForBool, sub: notForBool, mul: notForBool, div: notForBool, rem: notForBool, fmod: notForBool,
+  pow: notForBool, atan2: notForBool, shl: notForBool, shr: notForBool,
+};
+
+const intOrBoolOnly = notDefined((dtype) => `needs int or bool tensors, got ${dtype}`);
+const FLOAT_BINARY: Record<BinaryOp, string | NotDefined> = {
+  add: 'x + y', sub: 'x - y', mul: 'x * y', div: 'x / y', rem: 'x - Math.floor(x / y) * y', fmod: 'x % y',
+  pow: 'Math.pow(x, y)', atan2: 'Math.atan2(x, y)', max: 'Math.max(x, y)', min: 'Math.min(x, y)',
+  and: intOrBoolOnly, or: intOrBoolOnly, xor: intOrBoolOnly, shl: intOrBoolOnly, shr: intOrBoolOnly,
+};
+
+// Ints: i64 values are doubles (helpers for the bit ops); 32-bit ones multiply with Math.imul.
+const isI64 = (dtype: DType) => dtype === 'i64';
+const INT_BINARY: Record<BinaryOp, (dtype: DType) => string> = {
+  add: () => 'x + y',
+  sub: () => 'x - y',
+  mul: (dtype) => (isI64(dtype) || dtype === 'i16' || dtype === 'i8' || dtype === 'u16' || dtype === 'u8' ? 'x * y' : 'Math.imul(x, y)'),
+  div: () => '(y === 0 ? 0 : Math.trunc(x / y))',
+  rem: () => '(y === 0 ? 0 : ((x % y) + y) % y)',
+  fmod: () => '(y === 0 ? 0 : x % y)',
+  pow: (dtype) => (isI64(dtype) ? 'H.i64.pow(x, y)' : 'H.powInt32(x, y)'),
+  atan2: () => 'Math.trunc(Math.atan2(x, y))',
+  max: () => 'Math.max(x, y)',
+  min: () => 'Math.min(x, y)',
+  and: (dtype) => (isI64(dtype) ? 'H.i64.and(x, y)' : '(x & y)'),
+  or: (dtype) => (isI64(dtype) ? 'H.i64.or(x, y)' : '(x | y)'),
+  xor: (dtype) => (isI64(dtype) ? 'H.i64.xor(x, y)' : '(x ^ y)'),
+  shl: (dtype) => (isI64(dtype) ? 'H.i64.shl(x, y)' : '(x << y)'),
+  shr: (dtype) => (isI64(dtype) ? 'H.i64.shr(x, y)' : isUnsignedDType(dtype) ? '(x >>> y)' : '(x >> y)'),
+};
 
 /** The expression of a binary op for `dtype` (both operands already of that dtype). */
 export function binaryExpr(op: BinaryOp, dtype: DType): string {
   const cls = classOf(dtype);
-  if (cls === 'bool') {
-    switch (op) {
-      case 'and': return '(x & y)';
-      case 'or': return '(x | y)';
-      case 'xor': return '(x ^ y)';
-      case 'max': return '(x | y)';
-      case 'min': return '(x & y)';
-      default: throw new BurnError(op, `is not defined for bool tensors`);
-    }
-  }
-  if (cls === 'float') {
-    switch (op) {
-      case 'add': return 'x + y';
-      case 'sub': return 'x - y';
-      case 'mul': return 'x * y';
-      case 'div': return 'x / y';
-      case 'rem': return 'x - Math.floor(x / y) * y';
-      case 'fmod': return 'x % y';
-      case 'pow': return 'Math.pow(x, y)';
-      case 'atan2': return 'Math.atan2(x, y)';
-      case 'max': return 'Math.max(x, y)';
-      case 'min': return 'Math.min(x, y)';
-      default: throw new BurnError(op, `needs int or bool tensors, got ${dtype}`);
-    }
-  }
-  const i64 = cls === 'i64';
-  switch (op) {
-    case 'add': return 'x + y';
-    case 'sub': return 'x - y';
-    case 'mul': return i64 || dtype === 'i16' || dtype === 'i8' || dtype === 'u16' || dtype === 'u8' ? 'x * y' : 'Math.imul(x, y)';
-    case 'div': return '(y === 0 ? 0 : Math.trunc(x / y))';
-    case 'rem': return '(y === 0 ? 0 : ((x % y) + y) % y)';
-    case 'fmod': return '(y === 0 ? 0 : x % y)';
-    case 'pow': return i64 ? 'H.i64.pow(x, y)' : 'H.powInt32(x, y)';
-    case 'atan2': return 'Math.trunc(Math.atan2(x, y))';
-    case 'max': return 'Math.max(x, y)';
-    case 'min': return 'Math.min(x, y)';
-    case 'and': return i64 ? 'H.i64.and(x, y)' : '(x & y)';
-    case 'or': return i64 ? 'H.i64.or(x, y)' : '(x | y)';
-    case 'xor': return i64 ? 'H.i64.xor(x, y)' : '(x ^ y)';
-    case 'shl': return i64 ? 'H.i64.shl(x, y)' : '(x << y)';
-    case 'shr': return i64 ? 'H.i64.shr(x, y)' : isUnsignedDType(dtype) ? '(x >>> y)' : '(x >> y)';
-  }
+  if (cls === 'bool') return entryOf(BOOL_BINARY, op, dtype);
+  if (cls === 'float') return entryOf(FLOAT_BINARY, op, dtype);
+  return INT_BINARY[op](dtype);
 }
 
 const COMPARE: Record<CompareOp, string> = {

@@ -68,6 +68,7 @@ export function scatterInto(op: ScatterOp, out: CpuArray, outShape: readonly num
       case 'mul': out[t] = out[t]! * v; break;
       case 'min': { const c = out[t]!; out[t] = v < c || v !== v ? v : c; break; }
       case 'max': { const c = out[t]!; out[t] = v > c || v !== v ? v : c; break; }
+      default: op satisfies never; // every ScatterOp has a case
     }
   });
 }

@@ -1,5 +1,6 @@
 import type { BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, UnaryOp } from '../../../backend/ops.js';
 import { isUnsignedDType, type DType } from '../../../core/dtype.js';
+import { entryOf, notDefined, type NotDefined } from '../../../backend/op-table.js';
 import { BurnError } from '../../../core/errors.js';
 import { ctype } from './types.js';
 
@@ -57,59 +58,56 @@ export function unaryExpr(op: UnaryOp, dtype: DType): Expr {
   return { expr: `${conv}(trunc(unary_f(f32(x))))`, helpers: [...f.helpers, conv], code: `fn unary_f(x: f32) -> f32 { return ${f.expr}; }` };
 }
 
-/** The expression of a predicate (result u32 0/1). */
+const PREDICATE: Record<PredicateOp, Expr> = { isnan: e('select(0u, 1u, is_nan(x))', 'is_nan'), isinf: e('select(0u, 1u, is_inf(x))', 'is_inf') };
+
+/** The expression of a predicate (result u32 0/1); ints and bools are never NaN nor infinite. */
 export function predicateExpr(op: PredicateOp, dtype: DType): Expr {
   if (ctype(dtype, op) !== 'f32') return e('0u');
-  return op === 'isnan' ? e('select(0u, 1u, is_nan(x))', 'is_nan') : e('select(0u, 1u, is_inf(x))', 'is_inf');
+  return PREDICATE[op];
 }
+
+// Bool: the logical ops, and max/min as or/and.
+const notForBool = notDefined(() => 'is not defined for bool tensors');
+const BOOL_BINARY: Record<BinaryOp, Expr | NotDefined> = {
+  and: e('(x & y)'), min: e('(x & y)'), or: e('(x | y)'), max: e('(x | y)'), xor: e('(x ^ y)'),
+  add: notForBool, sub: notForBool, mul: notForBool, div: notForBool, rem: notForBool, fmod: notForBool,
+  pow: notForBool, atan2: notForBool, shl: notForBool, shr: notForBool,
+};
+
+const intOrBoolOnly = notDefined((dtype) => `needs int or bool tensors, got ${dtype}`);
+const FLOAT_BINARY: Record<BinaryOp, Expr | NotDefined> = {
+  add: e('x + y'), sub: e('x - y'), mul: e('x * y'), div: e('x / y'), rem: e('x - floor(x / y) * y'),
+  fmod: e('f_fmod(x, y)', 'f_fmod'), pow: e('f_pow(x, y)', 'f_pow'), atan2: e('f_atan2(x, y)', 'f_atan2'),
+  max: e('f_max(x, y)', 'f_max'), min: e('f_min(x, y)', 'f_min'),
+  and: intOrBoolOnly, or: intOrBoolOnly, xor: intOrBoolOnly, shl: intOrBoolOnly, shr: intOrBoolOnly,
+};
+
+// Ints in compute type `t` (i32 or u32); `unsigned` is the storage dtype's signedness.
+type IntCompute = { readonly t: 'i32' | 'u32'; readonly zero: string; readonly unsigned: boolean };
+const INT_BINARY: Record<BinaryOp, (c: IntCompute) => Expr> = {
+  add: () => e('x + y'),
+  sub: () => e('x - y'),
+  mul: () => e('x * y'),
+  div: ({ zero }) => e(`select(x / y, ${zero}, y == ${zero})`),
+  rem: ({ unsigned }) => (unsigned ? e(`select(x % y, 0u, y == 0u)`) : e('select(select(x % y, (x % y) + y, (x % y) != 0 && (((x % y) < 0) != (y < 0))), 0, y == 0)')),
+  fmod: ({ zero }) => e(`select(x % y, ${zero}, y == ${zero})`),
+  pow: ({ t }) => (t === 'i32' ? e('i_pow(x, y)', 'i_pow') : e('u_pow(x, y)', 'u_pow')),
+  atan2: ({ t }) => (t === 'i32' ? e('sat_i32(trunc(f_atan2(f32(x), f32(y))))', 'sat_i32', 'f_atan2') : e('sat_u32(trunc(f_atan2(f32(x), f32(y))))', 'sat_u32', 'f_atan2')),
+  max: () => e('max(x, y)'),
+  min: () => e('min(x, y)'),
+  and: () => e('(x & y)'),
+  or: () => e('(x | y)'),
+  xor: () => e('(x ^ y)'),
+  shl: () => e('(x << (u32(y) & 31u))'),
+  shr: () => e('(x >> (u32(y) & 31u))'),
+};
 
 /** The expression of a binary op on `dtype` (both operands in its compute type). */
 export function binaryExpr(op: BinaryOp, dtype: DType): Expr {
   const t = ctype(dtype, op);
-  if (dtype === 'bool') {
-    switch (op) {
-      case 'and': case 'min': return e('(x & y)');
-      case 'or': case 'max': return e('(x | y)');
-      case 'xor': return e('(x ^ y)');
-      default: throw new BurnError(op, 'is not defined for bool tensors');
-    }
-  }
-  if (t === 'f32') {
-    switch (op) {
-      case 'add': return e('x + y');
-      case 'sub': return e('x - y');
-      case 'mul': return e('x * y');
-      case 'div': return e('x / y');
-      case 'rem': return e('x - floor(x / y) * y');
-      case 'fmod': return e('f_fmod(x, y)', 'f_fmod');
-      case 'pow': return e('f_pow(x, y)', 'f_pow');
-      case 'atan2': return e('f_atan2(x, y)', 'f_atan2');
-      case 'max': return e('f_max(x, y)', 'f_max');
-      case 'min': return e('f_min(x, y)', 'f_min');
-      default: throw new BurnError(op, `needs int or bool tensors, got ${dtype}`);
-    }
-  }
-  const zero = t === 'i32' ? '0' : '0u';
-  const unsigned = isUnsignedDType(dtype);
-  switch (op) {
-    case 'add': return e('x + y');
-    case 'sub': return e('x - y');
-    case 'mul': return e('x * y');
-    case 'div': return e(`select(x / y, ${zero}, y == ${zero})`);
-    case 'rem':
-      if (unsigned) return e(`select(x % y, 0u, y == 0u)`);
-      return e('select(select(x % y, (x % y) + y, (x % y) != 0 && (((x % y) < 0) != (y < 0))), 0, y == 0)');
-    case 'fmod': return e(`select(x % y, ${zero}, y == ${zero})`);
-    case 'pow': return t === 'i32' ? e('i_pow(x, y)', 'i_pow') : e('u_pow(x, y)', 'u_pow');
-    case 'atan2': return t === 'i32' ? e('sat_i32(trunc(f_atan2(f32(x), f32(y))))', 'sat_i32', 'f_atan2') : e('sat_u32(trunc(f_atan2(f32(x), f32(y))))', 'sat_u32', 'f_atan2');
-    case 'max': return e('max(x, y)');
-    case 'min': return e('min(x, y)');
-    case 'and': return e('(x & y)');
-    case 'or': return e('(x | y)');
-    case 'xor': return e('(x ^ y)');
-    case 'shl': return e('(x << (u32(y) & 31u))');
-    case 'shr': return e('(x >> (u32(y) & 31u))');
-  }
+  if (dtype === 'bool') return entryOf(BOOL_BINARY, op, dtype);
+  if (t === 'f32') return entryOf(FLOAT_BINARY, op, dtype);
+  return INT_BINARY[op]({ t, zero: t === 'i32' ? '0' : '0u', unsigned: isUnsignedDType(dtype) });
 }
 
 const COMPARE: Record<CompareOp, string> = { eq: '==', ne: '!=', gt: '>', ge: '>=', lt: '<', le: '<=' };
