@@ -1,5 +1,5 @@
-// Runs the API contract files (../shared/api, vendored in test/api-contract) that the landed
-// issues cover, unchanged, against the built package: `burn-ts` resolves to this package itself.
+// Runs the API contract files (vendored in test/api-contract; ../shared/api when present) that
+// burn-ts covers, unchanged, against the built package: `burn-ts` resolves to this package itself.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -14,7 +14,7 @@ const shared = join(root, '..', 'shared', 'api');
 const workdir = join(root, '.api-contract');
 
 /**
- * The contract files whose issues have landed; each must print `<name>: ok`. 05 and 07 run but are
+ * The contract files burn-ts covers; each must print `<name>: ok`. 05 and 07 run but are
  * not type-checked: they nest `ModelConfig.schema`, whose static type cannot name the subclass
  * (TypeScript has no polymorphic `this` for static getters); configs that nest with full types use
  * `ModelConfig.nested()`. The others are type-checked by `npm run typecheck` (tsconfig.contract.json).

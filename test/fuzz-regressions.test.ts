@@ -1,5 +1,5 @@
-// Regressions for defects found by the differential fuzz suite (test/fuzz), one case per FINDINGS
-// item, on every CPU engine (js, native, wasm where they load):
+// Regressions for defects found by the differential fuzz suite (test/fuzz), one case per defect,
+// on every CPU engine (js, native, wasm where they load):
 // - sort / argsort / topk / median / unfold of an empty tensor return empty results without
 //   allocating by the size of a (huge) non-zero dim;
 // - ops on a zero-element strided tensor return at once instead of walking the rows of its
