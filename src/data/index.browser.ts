@@ -2,7 +2,8 @@
  * `burn-ts/data` in a browser (package.json's `browser` condition): datasets, transforms and the
  * data loader. SQLite storage and the file and download sources (MNIST, IDX, image folders) are
  * Node-only and not exported here; in a page, fetch the bytes and wrap them in an `InMemDataset`
- * (or a `DatasetBase` of your own). The loader loads items on the main thread.
+ * (or a `DatasetBase` of your own). The loader loads items on the main thread, or in Web Workers
+ * with `DataLoaderBuilder.webWorker` and `serveDataWorker`.
  */
 export { DatasetBase, getMany, iterDataset, type Dataset } from './dataset/dataset.js';
 export { reviveRecipe, recipeOf, type WorkerRecipe, type Revive } from './dataset/recipe.js';
@@ -20,4 +21,5 @@ export { WindowsDataset, window, windows } from './dataset/transform/windows.js'
 export type { Batcher } from './dataloader/batcher.js';
 export { DataLoader, type DataLoaderIterator, type Progress } from './dataloader/loader.js';
 export { DataLoaderBuilder } from './dataloader/builder.js';
+export { serveDataWorker, type WebWorkerLike } from './dataloader/web-worker.js';
 export { splitDataloader } from './dataloader/split.js';

@@ -31,4 +31,5 @@ export { ImageFolderDataset, IMAGE_EXTENSIONS, type Annotation, type ImageDatase
 export type { Batcher } from './dataloader/batcher.js';
 export { DataLoader, type DataLoaderIterator, type Progress } from './dataloader/loader.js';
 export { DataLoaderBuilder } from './dataloader/builder.js';
+export { serveDataWorker, type WebWorkerLike } from './dataloader/web-worker.js';
 export { splitDataloader } from './dataloader/split.js';

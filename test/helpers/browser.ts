@@ -52,13 +52,31 @@ async function serve(script: string, serving: PageServing): Promise<{ server: Se
 }
 
 /**
+ * `entry` bundled for a page by esbuild, as one ES module. Like a bundler reading burn-ts's
+ * package.json `browser` field for dist/, an import of `./x.js` in src/ takes `./x.browser.ts` where
+ * that file exists.
+ */
+export async function bundleForBrowser(entry: string): Promise<string> {
+  const browserField = {
+    name: 'browser-field',
+    setup(build: { onResolve(options: { filter: RegExp }, callback: (args: { path: string; resolveDir: string }) => { path: string } | undefined): void }) {
+      build.onResolve({ filter: /^\.\.?\/.*\.js$/ }, (args) => {
+        const candidate = join(args.resolveDir, args.path.replace(/\.js$/, '.browser.ts'));
+        return existsSync(candidate) ? { path: candidate } : undefined;
+      });
+    },
+  };
+  const built = await esbuild!.build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'error', plugins: [browserField] });
+  return built.outputFiles[0]!.text;
+}
+
+/**
  * Bundles `entry` (a page that sets `globalThis.burnResult` to a promise of its result or of
  * `{ error }`), serves it, opens it in a fresh headless Chromium and returns the result; fails on
  * any page error. Call only when {@link browserMissing} is undefined.
  */
 export async function runPage<T>(entry: string, serving: PageServing = {}): Promise<T> {
-  const built = await esbuild!.build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'error' });
-  const { server, url } = await serve(built.outputFiles[0]!.text, serving);
+  const { server, url } = await serve(await bundleForBrowser(entry), serving);
   const profile = mkdtempSync(join(tmpdir(), 'burn-chromium-'));
   const context = await playwright!.chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   try {

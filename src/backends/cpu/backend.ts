@@ -7,14 +7,16 @@ import { f16BitsToF32, bf16BitsToF32, f32ToF16Bits, f32ToBf16Bits, isFloatDType,
 import { castNumber, storageFromNumbers } from '../../core/element.js';
 import { takeOver } from '../../core/ownership.js';
 import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../core/shape.js';
+import { alignStrides, collapse, permuteView, sliceView } from '../../core/strided.js';
+import { convOutputSize, convOutputSizes, convTransposeOutputSize, convTransposeOutputSizes, geometry3, poolOutputSize } from '../../core/geometry.js';
 import { binaryExpr, castExpr, compareExpr, predicateExpr, unaryExpr } from './js/expressions.js';
 import { gatherInto, scatterInto, sortInto } from './js/indexing.js';
-import { convForward, convTransposeForward, lift3, unfoldForward, type Geometry3 } from './js/conv.js';
+import { convForward, convTransposeForward, unfoldForward } from './js/conv.js';
 import { gemm } from './js/matmul.js';
 import { softmaxRows } from './js/softmax.js';
 import { adamStepInto, type AdamArrays } from './js/optim.js';
 import { argReduceInto, reduceInto, scanInto } from './js/reduce.js';
-import { buildMapKernels, collapse, KernelCache, type MapKernels, type Operand, type OperandName } from './js/strided.js';
+import { buildMapKernels, KernelCache, type MapKernels, type Operand, type OperandName } from './js/strided.js';
 import { isFloatArray, jsEngine, type CpuEngineKernels, type FloatArray } from './engine.js';
 import { BufferPool } from './pool.js';
 import { randomInto, type RandomKey } from '../../backend/rng.js';
@@ -122,25 +124,17 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   }
 
   permute(p: CpuTensor, axes: readonly number[]): CpuTensor {
-    return p.view(axes.map((a) => p.shape[a]!), axes.map((a) => p.strides[a]!), p.offset);
+    const v = permuteView(p.shape, p.strides, p.offset, axes);
+    return p.view(v.shape, v.strides, v.offset);
   }
 
   expand(p: CpuTensor, shape: readonly number[]): CpuTensor {
-    const off = shape.length - p.shape.length;
-    const strides = shape.map((s, i) => (i < off || (p.shape[i - off] === 1 && s !== 1) ? 0 : p.strides[i - off]!));
-    return p.view([...shape], strides, p.offset);
+    return p.view([...shape], alignStrides(p.shape, p.strides, shape), p.offset);
   }
 
   slice(p: CpuTensor, specs: SliceSpecs): CpuTensor {
-    let offset = p.offset;
-    const shape = [...p.shape];
-    const strides = [...p.strides];
-    specs.forEach((s, d) => {
-      if (s.size > 0) offset += s.start * p.strides[d]!;
-      shape[d] = s.size;
-      strides[d] = p.strides[d]! * s.step;
-    });
-    return p.view(shape, strides, offset);
+    const v = sliceView(p.shape, p.strides, p.offset, specs);
+    return p.view(v.shape, v.strides, v.offset);
   }
 
   sliceAssign(p: CpuTensor, specs: SliceSpecs, values: CpuTensor): CpuTensor {
@@ -227,8 +221,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
         if (e.binary(op, out, a.data, a.offset, b.data as FloatArray, b.offset, a.numel)) return this.finish(out, shape, a.dtype);
       } else if (e.binaryStrided) {
         // Broadcast or strided operands: the engine walks the collapsed strides itself.
-        const rank = shape.length;
-        const col = collapse(shape, [alignedStrides(a, shape, rank), alignedStrides(b, shape, rank)]);
+        const col = collapse(shape, [alignStrides(a.shape, a.strides, shape), alignStrides(b.shape, b.strides, shape)]);
         if (col.shape.length > 0 && e.binaryStrided(op, out, col.shape, a.data, a.offset, col.strides[0]!, b.data as FloatArray, b.offset, col.strides[1]!)) {
           return this.finish(out, shape, a.dtype);
         }
@@ -287,8 +280,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const shape = broadcastShapes(broadcastShapes(cond.shape, a.shape, 'where'), b.shape, 'where');
     const e = this.engine;
     if (e.where && isEngineFloat(a) && a.dtype === b.dtype && cond.data instanceof Uint8Array) {
-      const rank = shape.length;
-      const col = collapse(shape, [alignedStrides(cond, shape, rank), alignedStrides(a, shape, rank), alignedStrides(b, shape, rank)]);
+      const col = collapse(shape, [alignStrides(cond.shape, cond.strides, shape), alignStrides(a.shape, a.strides, shape), alignStrides(b.shape, b.strides, shape)]);
       const out = this.alloc(a.dtype, numel(shape)) as FloatArray;
       if (col.shape.length > 0 && e.where(out, col.shape, cond.data, cond.offset, col.strides[0]!, a.data, a.offset, col.strides[1]!, b.data as FloatArray, b.offset, col.strides[2]!)) {
         return this.finish(out, shape, a.dtype);
@@ -408,8 +400,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const out = this.alloc(a.dtype, numel(shape));
     // Batch offsets of each operand (stride 0 where it is broadcast).
     const aOffsets: number[] = [], bOffsets: number[] = [];
-    const aStr = alignedStrides(new CpuTensor(a.data, a.shape.slice(0, -2), a.strides.slice(0, -2), 0, a.dtype), batch, batch.length);
-    const bStr = alignedStrides(new CpuTensor(b.data, b.shape.slice(0, -2), b.strides.slice(0, -2), 0, b.dtype), batch, batch.length);
+    const aStr = alignStrides(a.shape.slice(0, -2), a.strides.slice(0, -2), batch);
+    const bStr = alignStrides(b.shape.slice(0, -2), b.strides.slice(0, -2), batch);
     const idx = new Int32Array(batch.length);
     let ao = a.offset, bo = b.offset;
     for (let i = 0, count = numel(batch); i < count; i++) {
@@ -437,8 +429,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     if (e.conv2d && x.shape.length === 4 && isEngineFloat(x) && x.dtype === weight.dtype && (!bias || bias.dtype === x.dtype)) {
       const [n, , h, w] = x.shape as [number, number, number, number];
       const [cOut, , kh, kw] = weight.shape as [number, number, number, number];
-      const oh = Math.floor((h + 2 * options.padding[0]! - options.dilation[0]! * (kh - 1) - 1) / options.stride[0]!) + 1;
-      const ow = Math.floor((w + 2 * options.padding[1]! - options.dilation[1]! * (kw - 1) - 1) / options.stride[1]!) + 1;
+      const oh = convOutputSize(h, kh, options.stride[0]!, options.padding[0]!, options.dilation[0]!);
+      const ow = convOutputSize(w, kw, options.stride[1]!, options.padding[1]!, options.dilation[1]!);
       const outShape = [n, cOut, oh, ow] as const;
       const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
       const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
@@ -452,8 +444,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     if (spatial < 1 || spatial > 3 || !isFloatArray(x.data) || x.dtype !== weight.dtype) return super.conv(x, weight, bias, options);
     const [n, cIn, ...inSize] = x.shape as number[];
     const [cOut, , ...kernel] = weight.shape as number[];
-    const outSize = inSize.map((s, i) => Math.floor((s + 2 * options.padding[i]! - options.dilation[i]! * (kernel[i]! - 1) - 1) / options.stride[i]!) + 1);
-    const g = geometry(inSize, outSize, kernel, options);
+    const outSize = convOutputSizes(inSize, kernel, options);
+    const g = geometry3(inSize, outSize, kernel, options);
     const out = this.alloc(x.dtype, n! * cOut! * numel(outSize)) as FloatArray;
     const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
     convForward(dense(x), n!, cIn!, dense(weight), cOut!, bias && dense(bias), options.groups, g, out);
@@ -469,8 +461,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     if (!e.conv2d || x.shape.length !== 4 || !isEngineFloat(x) || x.dtype !== weight.dtype || (bias && bias.dtype !== x.dtype) || options.padding.length !== 2) return undefined;
     const [n, , h, w] = x.shape as [number, number, number, number];
     const [cOut, , kh, kw] = weight.shape as [number, number, number, number];
-    const oh = Math.floor((h + 2 * options.padding[0]! - options.dilation[0]! * (kh - 1) - 1) / options.stride[0]!) + 1;
-    const ow = Math.floor((w + 2 * options.padding[1]! - options.dilation[1]! * (kw - 1) - 1) / options.stride[1]!) + 1;
+    const oh = convOutputSize(h, kh, options.stride[0]!, options.padding[0]!, options.dilation[0]!);
+    const ow = convOutputSize(w, kw, options.stride[1]!, options.padding[1]!, options.dilation[1]!);
     if (oh < 1 || ow < 1) return undefined;
     const outShape = [n, cOut, oh, ow] as const;
     const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
@@ -499,7 +491,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     if (e.convTranspose2d && x.shape.length === 4 && isEngineFloat(x) && x.dtype === weight.dtype && (!bias || bias.dtype === x.dtype)) {
       const [n, , h, w] = x.shape as [number, number, number, number];
       const [, cOutG, kh, kw] = weight.shape as [number, number, number, number];
-      const size = (s: number, k: number, i: number) => (s - 1) * options.stride[i]! - 2 * options.padding[i]! + options.dilation[i]! * (k - 1) + options.paddingOut[i]! + 1;
+      const size = (s: number, k: number, i: number) => convTransposeOutputSize(s, k, options.stride[i]!, options.padding[i]!, options.dilation[i]!, options.paddingOut[i]!);
       const outShape = [n, cOutG * options.groups, size(h, kh, 0), size(w, kw, 1)] as const;
       const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
       const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
@@ -514,9 +506,9 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const [n, cIn, ...inSize] = x.shape as number[];
     const [, cOutG, ...kernel] = weight.shape as number[];
     const cOut = cOutG! * options.groups;
-    const outSize = inSize.map((s, i) => (s - 1) * options.stride[i]! - 2 * options.padding[i]! + options.dilation[i]! * (kernel[i]! - 1) + options.paddingOut[i]! + 1);
+    const outSize = convTransposeOutputSizes(inSize, kernel, options);
     // col2im scatters into the output: its geometry is that of a forward conv from output to input.
-    const g = geometry(outSize, inSize, kernel, options);
+    const g = geometry3(outSize, inSize, kernel, options);
     const out = this.alloc(x.dtype, n! * cOut * numel(outSize)) as FloatArray;
     const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
     convTransposeForward(dense(x), n!, cIn!, dense(weight), cOut, bias && dense(bias), options.groups, g, out);
@@ -526,12 +518,12 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   override unfold4d(x: CpuTensor, kernelSize: readonly number[], options: UnfoldOptions): CpuTensor {
     if (!isFloatArray(x.data)) return super.unfold4d(x, kernelSize, options);
     const [n, c, ...inSize] = x.shape as number[];
-    const outSize = inSize.map((s, i) => Math.floor((s + 2 * options.padding[i]! - options.dilation[i]! * (kernelSize[i]! - 1) - 1) / options.stride[i]!) + 1);
+    const outSize = convOutputSizes(inSize, kernelSize, options);
     const rows = c! * numel(kernelSize), l = numel(outSize);
     const out = this.alloc(x.dtype, n! * rows * l) as FloatArray;
     const dense = this.materialize(x, false) as FloatArray;
     if (this.engine.unfold2d && kernelSize.length === 2 && isEngineFloat(x) && this.engine.unfold2d(dense, x.shape, kernelSize, outSize, options, out)) return this.finish(out, [n!, rows, l], x.dtype);
-    unfoldForward(dense, n!, c!, geometry(inSize, outSize, kernelSize, options), out);
+    unfoldForward(dense, n!, c!, geometry3(inSize, outSize, kernelSize, options), out);
     return this.finish(out, [n!, rows, l], x.dtype);
   }
 
@@ -570,12 +562,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const e = this.engine;
     if (!e.maxPool2d || x.shape.length !== 4 || !isEngineFloat(x)) return undefined;
     const [n, c, h, w] = x.shape as [number, number, number, number];
-    const size = (i: number, s: number) => {
-      const span = s + 2 * o.padding[i]! - o.dilation[i]! * (o.kernelSize[i]! - 1) - 1;
-      let out = (o.ceilMode ? Math.ceil(span / o.stride[i]!) : Math.floor(span / o.stride[i]!)) + 1;
-      if (o.ceilMode && (out - 1) * o.stride[i]! >= s + o.padding[i]!) out--;
-      return out;
-    };
+    const size = (i: number, s: number) => poolOutputSize(s, o.kernelSize[i]!, o.stride[i]!, o.padding[i]!, o.dilation[i]!, o.ceilMode);
     const outShape = [n, c, size(0, h), size(1, w)];
     const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
     const indices = withIndices ? this.alloc('i32', numel(outShape)) as Int32Array : undefined;
@@ -643,9 +630,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       else kernels.flat(n, out, x.data, x.offset);
       return this.finish(out, shape, dtype);
     }
-    const rank = shape.length;
     // Align every input to the output shape (broadcast strides), then collapse dims.
-    const strides = [contiguousStrides(shape), ...inputs.map((t) => alignedStrides(t, shape, rank))];
+    const strides = [contiguousStrides(shape), ...inputs.map((t) => alignStrides(t.shape, t.strides, shape))];
     const col = collapse(shape, strides);
     const operands: (Operand | number)[] = inputs.map((t, i) => ({ data: t.data, offset: t.offset, strides: col.strides[i + 1]! }));
     if (scalar !== undefined) operands.push(scalar);
@@ -693,7 +679,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   /** Copies `src` into the (strided) view `dst` of the same shape. */
   private copyInto(dst: CpuTensor, src: CpuTensor): void {
-    const c = collapse(dst.shape, [dst.strides, alignedStrides(src, dst.shape, dst.shape.length)]);
+    const c = collapse(dst.shape, [dst.strides, alignStrides(src.shape, src.strides, dst.shape)]);
     const e = this.engine;
     if (e.copyStrided && dst.dtype === src.dtype && isEngineFloat(dst) && isFloatArray(src.data) && c.shape.length > 0
       && e.copyStrided(c.shape, dst.data, dst.offset, c.strides[0]!, src.data, src.offset, c.strides[1]!)) return;
@@ -726,22 +712,6 @@ function trailingReduced(rank: number, dims: readonly number[]): number {
 /** True when `t` is contiguous with exactly `shape`, so a flat loop can read it. */
 function isFlat(t: CpuTensor, shape: readonly number[]): boolean {
   return sameShape(t.shape, shape) && t.isContiguous();
-}
-
-/** Convolution geometry lifted to 3 spatial dims for the JS im2col kernels. */
-function geometry(inSize: readonly number[], outSize: readonly number[], kernel: readonly number[], o: { stride: readonly number[]; padding: readonly number[]; dilation: readonly number[] }): Geometry3 {
-  return {
-    in: lift3(inSize, 1), out: lift3(outSize, 1), kernel: lift3(kernel, 1),
-    stride: lift3(o.stride, 1), padding: lift3(o.padding, 0), dilation: lift3(o.dilation, 1),
-  };
-}
-
-/** Strides of `t` aligned to an output of `shape` (0 on broadcast dims). */
-function alignedStrides(t: CpuTensor, shape: readonly number[], rank: number): number[] {
-  const off = rank - t.shape.length;
-  const out = new Array<number>(rank);
-  for (let i = 0; i < rank; i++) out[i] = i < off || (t.shape[i - off] === 1 && shape[i] !== 1) ? 0 : t.strides[i - off]!;
-  return out;
 }
 
 /** Rounds values in place to half precision. */

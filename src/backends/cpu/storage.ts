@@ -3,6 +3,7 @@ import { inScope, trackAllocation } from '../../backend/memory.js';
 import type { DType } from '../../core/dtype.js';
 import { BurnError } from '../../core/errors.js';
 import { contiguousStrides, numel } from '../../core/shape.js';
+import { isContiguous } from '../../core/strided.js';
 
 /**
  * The typed array a CPU tensor computes in. f16/bf16 live in a Float32Array holding values already
@@ -131,13 +132,7 @@ export class CpuTensor implements TensorPrimitive {
 
   /** True when elements are densely packed in row-major order (any offset). */
   isContiguous(): boolean {
-    let expected = 1;
-    for (let i = this.shape.length - 1; i >= 0; i--) {
-      const size = this.shape[i]!;
-      if (size !== 1 && this.strides[i] !== expected) return false;
-      expected *= size;
-    }
-    return true;
+    return isContiguous(this.shape, this.strides);
   }
 
   /** True when this view covers its whole array in row-major order, so `data` can be used as is. */

@@ -2,6 +2,7 @@ import type { TensorPrimitive } from '../../backend/backend.js';
 import type { DType } from '../../core/dtype.js';
 import { BurnError } from '../../core/errors.js';
 import { contiguousStrides, numel } from '../../core/shape.js';
+import { isContiguous } from '../../core/strided.js';
 import type { GPUBuffer } from './gpu-types.js';
 
 /** Where a storage goes when its last reference is dropped (the backend's buffer pool). */
@@ -88,12 +89,6 @@ export class WebGpuTensor implements TensorPrimitive {
 
   /** True when elements are densely packed in row-major order (any offset). */
   isContiguous(): boolean {
-    let expected = 1;
-    for (let i = this.shape.length - 1; i >= 0; i--) {
-      const size = this.shape[i]!;
-      if (size !== 1 && this.strides[i] !== expected) return false;
-      expected *= size;
-    }
-    return true;
+    return isContiguous(this.shape, this.strides);
   }
 }

@@ -4,6 +4,7 @@ import type { Dataset } from '../dataset/dataset.js';
 import type { Batcher } from './batcher.js';
 import { datasetLen } from './dataset-len.js';
 import { DataLoader } from './loader.js';
+import type { WebWorkerLike } from './web-worker.js';
 
 function positive(op: string, name: string, value: number, min: number): number {
   if (!Number.isSafeInteger(value) || value < min) throw new BurnError(op, `${name} ${value}; expected an integer >= ${min}`);
@@ -27,6 +28,7 @@ export class DataLoaderBuilder<I, O> {
   private device: Device | undefined;
   private ahead: number | undefined;
   private timeoutMs = 0;
+  private spawnWebWorker: (() => WebWorkerLike) | undefined;
 
   constructor(private readonly batcher: Batcher<I, O>) {
     if (batcher === null || typeof batcher !== 'object' || typeof batcher.batch !== 'function') {
@@ -47,11 +49,28 @@ export class DataLoaderBuilder<I, O> {
   }
 
   /**
-   * Worker threads loading items (0, the default: the main thread). Needs a dataset that can be
-   * reopened in a worker (`workerRecipe()`); other datasets load on the main thread.
+   * Workers loading items (0, the default: the main thread): worker threads in Node, Web Workers
+   * in a page (see {@link webWorker}). Needs a dataset that can be reopened in a worker
+   * (`workerRecipe()`); other datasets load on the main thread.
    */
   numWorkers(n: number): this {
     this.workers = positive('DataLoaderBuilder.numWorkers', 'numWorkers', n, 0);
+    return this;
+  }
+
+  /**
+   * How a page starts one data loader worker, for `numWorkers(n > 0)` in a browser (Node uses
+   * worker threads and ignores it). The worker's module calls `serveDataWorker({ …factories })`;
+   * write the `new Worker(new URL(…, import.meta.url), { type: 'module' })` in your own code so
+   * your bundler (Vite, webpack, esbuild plugins) bundles the worker:
+   *
+   * ```ts
+   * builder.numWorkers(2).webWorker(() => new Worker(new URL('./data-worker.js', import.meta.url), { type: 'module' }))
+   * ```
+   */
+  webWorker(spawn: () => WebWorkerLike): this {
+    if (typeof spawn !== 'function') throw new BurnError('DataLoaderBuilder.webWorker', `${String(spawn)}; expected a function that returns a new Worker`);
+    this.spawnWebWorker = spawn;
     return this;
   }
 
@@ -95,6 +114,7 @@ export class DataLoaderBuilder<I, O> {
       device: this.device,
       prefetch: this.ahead,
       timeoutMs: this.timeoutMs,
+      webWorker: this.spawnWebWorker,
     });
   }
 }

@@ -2,6 +2,7 @@ import { Device } from '../../device/device.js';
 import { BurnError } from '../../core/errors.js';
 import type { Dataset } from '../dataset/dataset.js';
 import { recipeOf } from '../dataset/recipe.js';
+import type { WebWorkerLike } from './web-worker.js';
 import { SeededRng, shuffledIndices } from '../dataset/rng.js';
 import { PartialDataset } from '../dataset/transform/partial.js';
 import type { Batcher } from './batcher.js';
@@ -36,6 +37,8 @@ export interface DataLoaderConfig<I, O> {
   readonly prefetch: number | undefined;
   /** Milliseconds a worker may take to deliver the batch it loads; 0 for no limit. */
   readonly timeoutMs: number;
+  /** How a page starts one worker (Web Workers); Node uses worker threads and ignores it. */
+  readonly webWorker?: (() => WebWorkerLike) | undefined;
 }
 
 // A loader dropped without close() stops its workers when collected; a failure then has no one to report to.
@@ -78,22 +81,22 @@ export class DataLoader<O> implements AsyncIterable<O> {
 
   /** Whether items are loaded in worker threads or on the main thread. */
   loadingMode(): 'workers' | 'main-thread' {
-    return this.config.numWorkers > 0 && workersAvailable() && recipeOf(this.config.dataset) !== undefined ? 'workers' : 'main-thread';
+    return this.config.numWorkers > 0 && workersAvailable(this.config) && recipeOf(this.config.dataset) !== undefined ? 'workers' : 'main-thread';
   }
 
   private itemSource(): ItemSource {
     if (this.source) return this.source;
     const { dataset, numWorkers } = this.config;
-    // Pages have no worker threads: their items load on the main thread, without a warning.
-    const recipe = numWorkers > 0 && workersAvailable() ? recipeOf(dataset) : undefined;
+    // A page without webWorker() loads its items on the main thread, without a warning.
+    const recipe = numWorkers > 0 && workersAvailable(this.config) ? recipeOf(dataset) : undefined;
     if (recipe) {
       // Loaded on demand, so that node:worker_threads is only needed when workers are used.
-      this.source = new PoolRef(recipe, numWorkers, this.config.timeoutMs);
+      this.source = new PoolRef(recipe, numWorkers, this.config.timeoutMs, this.config.webWorker);
       pools.register(this, this.source, this);
     } else {
-      if (numWorkers > 0 && workersAvailable() && !this.warned) {
+      if (numWorkers > 0 && workersAvailable(this.config) && !this.warned) {
         this.warned = true;
-        process.emitWarning(`${dataset.constructor.name} cannot be reopened in a worker thread (it, or a dataset or Mapper inside it, has no workerRecipe()), so its items are loaded on the main thread; see burn-ts/data's README`, { code: 'BURN_DATALOADER_MAIN_THREAD' });
+        warn(`${dataset.constructor.name} cannot be reopened in a worker thread (it, or a dataset or Mapper inside it, has no workerRecipe()), so its items are loaded on the main thread; see burn-ts/data's README`, { code: 'BURN_DATALOADER_MAIN_THREAD' });
       }
       this.source = new MainThreadSource(dataset);
     }
@@ -225,9 +228,19 @@ export class DataLoader<O> implements AsyncIterable<O> {
   }
 }
 
-/** True in Node (worker threads); browsers load items on the main thread. */
-function workersAvailable(): boolean {
+/** True in Node (worker threads) and in pages that say how to start a Web Worker. */
+function workersAvailable(config: DataLoaderConfig<unknown, unknown>): boolean {
+  return isNode() || (config.webWorker !== undefined && typeof (globalThis as { Worker?: unknown }).Worker === 'function');
+}
+
+function isNode(): boolean {
   return typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
+}
+
+/** A process warning in Node, a console warning in a page. */
+function warn(message: string, options: { code: string }): void {
+  if (isNode()) process.emitWarning(message, options);
+  else console.warn(`${options.code}: ${message}`);
 }
 
 /** A worker pool created on first use (importing `node:worker_threads` only then). */
@@ -239,10 +252,11 @@ class PoolRef implements ItemSource {
     private readonly recipe: NonNullable<ReturnType<typeof recipeOf>>,
     private readonly numWorkers: number,
     private readonly timeoutMs: number,
+    private readonly webWorker: (() => WebWorkerLike) | undefined,
   ) {}
 
   private get(): Promise<ItemSource> {
-    this.pool ??= import('./worker-pool.js').then((m) => new m.WorkerPool(this.recipe, this.numWorkers, this.timeoutMs));
+    this.pool ??= import('./worker-pool.js').then((m) => new m.WorkerPool(this.recipe, this.numWorkers, this.timeoutMs, this.webWorker));
     return this.pool;
   }
 

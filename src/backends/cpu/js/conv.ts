@@ -1,3 +1,4 @@
+import type { Geometry3 } from '../../../core/geometry.js';
 import { gemm } from './matmul.js';
 
 /**
@@ -8,23 +9,6 @@ import { gemm } from './matmul.js';
  */
 
 type Arr = Float32Array | Float64Array;
-
-/** Spatial geometry lifted to 3 dims. */
-export interface Geometry3 {
-  readonly in: [number, number, number];
-  readonly out: [number, number, number];
-  readonly kernel: [number, number, number];
-  readonly stride: [number, number, number];
-  readonly padding: [number, number, number];
-  readonly dilation: [number, number, number];
-}
-
-/** Lifts per-dim settings of 1–3 spatial dims to 3 (leading dims of size 1). */
-export function lift3(values: readonly number[], fill: number): [number, number, number] {
-  const out: [number, number, number] = [fill, fill, fill];
-  values.forEach((v, i) => (out[3 - values.length + i] = v));
-  return out;
-}
 
 /** cols[(c·kvol + k), l] = x[c, l·stride + k·dilation − padding] (0 outside) for channels `c0..c0+cs`. */
 function im2col(x: Arr, xOff: number, c0: number, cs: number, g: Geometry3, cols: Arr): void {

@@ -1,6 +1,7 @@
 import type { ScatterOp } from '../../../backend/ops.js';
 import { BurnError, fmt } from '../../../core/errors.js';
 import type { CpuArray } from '../storage.js';
+import { isContiguous } from '../../../core/strided.js';
 import type { Operand } from './strided.js';
 
 /** Gather, scatter and sort kernels over strided operands. */
@@ -49,7 +50,7 @@ export function gatherInto(out: CpuArray, src: Operand, srcShape: readonly numbe
 /** Combines `values[m]` into `out[m with m[dim] = idx[m]]` over idx's shape; `out` is contiguous with `outShape`. */
 export function scatterInto(op: ScatterOp, out: CpuArray, outShape: readonly number[], dim: number, idx: Operand, idxShape: readonly number[], values: Operand): void {
   const size = outShape[dim]!;
-  if ((op === 'add' || op === 'assign') && isDense(idx, idxShape) && isDense(values, idxShape) && sameOuter(outShape, idxShape, dim)) {
+  if ((op === 'add' || op === 'assign') && isContiguous(idxShape, idx.strides) && isContiguous(idxShape, values.strides) && sameOuter(outShape, idxShape, dim)) {
     scatterDense(op, out, size, dim, idx, idxShape, values);
     return;
   }
@@ -71,16 +72,6 @@ export function scatterInto(op: ScatterOp, out: CpuArray, outShape: readonly num
       default: op satisfies never; // every ScatterOp has a case
     }
   });
-}
-
-/** Whether an operand of `shape` is laid out densely in row-major order (any offset). */
-function isDense(o: Operand, shape: readonly number[]): boolean {
-  let expected = 1;
-  for (let d = shape.length - 1; d >= 0; d--) {
-    if (shape[d] !== 1 && o.strides[d] !== expected) return false;
-    expected *= shape[d]!;
-  }
-  return true;
 }
 
 /** Whether the index tensor spans the whole output in every dim but `dim` (the common scatter: a gradient, a one-hot). */

@@ -1,6 +1,7 @@
 import type { ArgOp, ReduceOp, ScanOp } from '../../../backend/ops.js';
 import type { CpuArray } from '../storage.js';
-import { collapse, type Operand } from './strided.js';
+import { splitReduced } from '../../../core/strided.js';
+import type { Operand } from './strided.js';
 
 /**
  * Reductions, index reductions and scans over strided inputs. The kept dims form an outer
@@ -61,27 +62,11 @@ for (let o = 0; o < outerN; o++) {
   return kernel;
 }
 
-/** Splits dims into kept (outer) and reduced (inner) groups and collapses each. */
-function split(shape: readonly number[], strides: readonly number[], dims: readonly number[]) {
-  const reduced = new Set(dims);
-  const keptShape: number[] = [], keptStrides: number[] = [], redShape: number[] = [], redStrides: number[] = [];
-  shape.forEach((s, d) => {
-    if (reduced.has(d)) { redShape.push(s); redStrides.push(strides[d]!); } else { keptShape.push(s); keptStrides.push(strides[d]!); }
-  });
-  const kept = collapse(keptShape, [keptStrides]);
-  const red = collapse(redShape, [redStrides]);
-  // An empty reduced group collapses to rank 0; a zero-size one must stay visible.
-  const redEmpty = redShape.some((s) => s === 0);
-  return {
-    outerShape: kept.shape, outerStrides: kept.strides[0]!,
-    innerShape: redEmpty ? [0] : red.shape, innerStrides: redEmpty ? [0] : red.strides[0]!,
-  };
-}
-
 /** Reduces `a` over `dims` into `out` (contiguous, sized like the kept dims). */
 export function reduceInto(op: ReduceOp, out: CpuArray, a: Operand, shape: readonly number[], dims: readonly number[], key: string): void {
-  const s = split(shape, a.strides, dims);
-  reduceKernel(op, key)(out, s.outerShape, s.outerStrides, s.innerShape, s.innerStrides, a.data, a.offset);
+  // Kept dims are the outer walk, reduced dims the inner one; a zero-size reduced group is `[0]`.
+  const { kept, reduced } = splitReduced(shape, a.strides, dims);
+  reduceKernel(op, key)(out, kept.shape, kept.strides, reduced.shape, reduced.strides, a.data, a.offset);
 }
 
 /** Index of the max/min along `dim` (first occurrence; NaN wins) into `out` (contiguous). */

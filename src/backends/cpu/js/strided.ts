@@ -16,31 +16,6 @@ export interface Operand {
   readonly strides: readonly number[];
 }
 
-/**
- * Drops size-1 dims and merges adjacent dims that are contiguous in every operand; returns the
- * collapsed shape and per-operand strides. A shape with a 0 collapses to `[0]`: every walk over it
- * (elementwise kernels, copies, reductions, on every engine) then ends at once instead of stepping
- * through the rows of the non-zero dims, which may number 2^32 or more.
- */
-export function collapse(shape: readonly number[], strides: readonly (readonly number[])[]): { shape: number[]; strides: number[][] } {
-  const outShape: number[] = [];
-  const outStrides: number[][] = strides.map(() => []);
-  for (let d = 0; d < shape.length; d++) {
-    const size = shape[d]!;
-    if (size === 1) continue;
-    if (size === 0) return { shape: [0], strides: strides.map(() => [1]) };
-    const last = outShape.length - 1;
-    if (last >= 0 && strides.every((s, k) => outStrides[k]![last] === s[d]! * size)) {
-      outShape[last] = outShape[last]! * size;
-      for (let k = 0; k < strides.length; k++) outStrides[k]![last] = strides[k]![d]!;
-    } else {
-      outShape.push(size);
-      for (let k = 0; k < strides.length; k++) outStrides[k]!.push(strides[k]![d]!);
-    }
-  }
-  return { shape: outShape, strides: outStrides };
-}
-
 /** The strided form of an elementwise kernel: operands carry their own strides. */
 export type StridedKernel = (shape: readonly number[], out: Operand, ...inputs: (Operand | number)[]) => void;
 /** The flat form, for contiguous operands of the output's shape: `(n, out, x, xOffset, y, yOffset, …)`. */
