@@ -9,7 +9,7 @@ import type { TensorData } from '../../core/data.js';
 import type { Distribution } from '../../core/distribution.js';
 import type { RandomKey } from '../../backend/rng.js';
 import { isFloatDType, type DType } from '../../core/dtype.js';
-import { BurnError } from '../../core/errors.js';
+import { BurnError, check } from '../../core/errors.js';
 import { runScope } from '../../backend/memory.js';
 import { Node, runBackward, type Backward, type Stored } from './graph.js';
 import type { RecordOptions, SaveSource } from './record.js';
@@ -64,6 +64,11 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
     const { inputs, forward, cost, backward } = options;
     const out = forward(inputs.map((t) => t.inner));
     if (!backward || !isFloatDType(out.dtype) || !inputs.some((t) => t.node)) return new AdTensor(out, undefined);
+    const save = Object.entries(options.save ?? {}) as [string, SaveSource][];
+    for (const [name, source] of save) {
+      check(typeof source !== 'number' || (Number.isInteger(source) && inputs[source] !== undefined), 'record', () =>
+        `save.${name} names input ${String(source)}, but the op has ${inputs.length} input(s) (expected an index in [0, ${inputs.length}), 'out' or a primitive)`);
+    }
     const recomputable = this.checkpointing && cost === 'memory-bound';
     const saved: Record<string, Stored> = {};
     const node = new Node({
@@ -74,9 +79,7 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
       cost,
       ...(recomputable ? { forward, inputs: inputs.map((t) => this.store(t)) } : {}),
     });
-    for (const [name, source] of Object.entries(options.save ?? {}) as [string, SaveSource][]) {
-      saved[name] = this.saveValue(name, source, inputs, out, recomputable ? node : undefined);
-    }
+    for (const [name, source] of save) saved[name] = this.saveValue(source, inputs, out, recomputable ? node : undefined);
     return new AdTensor(out, node);
   }
 
@@ -84,14 +87,9 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
    * Keeps one saved value: an input (as its producer node where that recomputes), the output (as
    * the recording node `self` where it recomputes), or a value computed beside the output.
    */
-  private saveValue(name: string, source: SaveSource, inputs: readonly AdTensor[], out: P, self: Node | undefined): Stored {
+  private saveValue(source: SaveSource, inputs: readonly AdTensor[], out: P, self: Node | undefined): Stored {
     if (source === 'out') return self ?? this.keep(out);
-    if (typeof source !== 'number') return this.keep(source);
-    const input = inputs[source];
-    if (!Number.isInteger(source) || input === undefined) {
-      throw new BurnError('record', `save.${name} names input ${source}, but the op has ${inputs.length} input(s) (expected an index in [0, ${inputs.length}), 'out' or a primitive)`);
-    }
-    return this.store(input);
+    return typeof source === 'number' ? this.store(inputs[source]!) : this.keep(source);
   }
 
   /**
