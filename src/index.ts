@@ -10,6 +10,10 @@ export type { SliceArg, IndexingUpdateOp, PadMode } from './tensor/api/indexing.
 export type { ToDataOptions } from './tensor/api/base.js';
 export { TensorData } from './core/data.js';
 export { Transaction } from './tensor/transaction.js';
+export {
+  defineCustomOp, CustomOp, type CustomOpDefinition, type CustomOpBackwardContext, type CustomOpInputInfo, type CustomOpTensors,
+  type CpuCustomForward, type CpuCustomInput, type CpuCustomOutput, type CustomKernelInfo, type WebGpuCustomForward,
+} from './tensor/custom-op.js';
 export { Tolerance } from './core/tolerance.js';
 export { Distribution } from './core/distribution.js';
 export { BurnError } from './core/errors.js';
@@ -24,6 +28,7 @@ export { Param, RunningState, type ParamId, type ParamOptions } from './module/p
 export { flattenRecord, unflattenRecord, type ModuleRecord, type RecordItem } from './module/record.js';
 export { Config, z, type ConfigClass, type ConfigInstance, type ConfigShape, type ConfigValues, type ConfigInput, type FieldInput } from './config/config.js';
 export type { Backend, RequiredOps, TensorPrimitive, SliceSpec } from './backend/backend.js';
+export type { CustomCall, CustomKernel, CustomBackward, CustomSaved } from './backend/custom.js';
 export { BaseBackend } from './backend/base.js';
 export { Gradients, type AutodiffOps } from './backend/autodiff.js';
 export type * from './backend/options.js';

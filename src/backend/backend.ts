@@ -7,6 +7,7 @@ import type {
   GridSampleOptions, InterpolateOptions, MaxPoolOptions, UnfoldOptions,
 } from './options.js';
 import type { AutodiffOps } from './autodiff.js';
+import type { CustomCall } from './custom.js';
 import type { RandomKey } from './rng.js';
 
 /** What every backend's tensor handle exposes; everything else about it is private to the backend. */
@@ -218,4 +219,13 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
   gridSample2d(x: P, grid: P, options: GridSampleOptions): P;
   /** Scaled dot-product attention over `[..., L, E]` queries and `[..., S, E]` keys. */
   attention(q: P, k: P, v: P, mask: P | undefined, bias: P | undefined, options: AttentionOptions): P;
+
+  // --- user-defined ops ---
+  /**
+   * Optional: runs this backend's forward of a user-defined op (`defineCustomOp`) on `inputs`,
+   * giving a tensor of `call.shape` and `call.dtype`, or undefined where the op has no forward for
+   * this backend (the tensor API then runs the op's composite, or throws a BurnError naming the op
+   * and the backend). Decorators record it: autodiff uses `call.backward`.
+   */
+  customOp?(call: CustomCall, inputs: readonly P[]): P | undefined;
 }

@@ -1,4 +1,5 @@
 import type { SliceSpecs } from '../../backend/backend.js';
+import type { CustomCall } from '../../backend/custom.js';
 import { BaseBackend } from '../../backend/base.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
 import type { AdamStepOptions, ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
@@ -613,6 +614,28 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   }
 
   // --- helpers ---
+
+  /**
+   * A user-defined op's CPU forward (any engine runs the same function): the inputs as dense
+   * row-major arrays (views where they already are), the output freshly allocated; undefined when
+   * the op has no CPU forward.
+   */
+  customOp(call: CustomCall, inputs: readonly CpuTensor[]): CpuTensor | undefined {
+    const forward = call.kernel.cpu;
+    if (!forward) return undefined;
+    const dense = inputs.map((t) => this.materialize(t, false));
+    const out = this.alloc(call.dtype, numel(call.shape));
+    try {
+      forward(inputs.map((t, i) => ({ data: dense[i]!, shape: t.shape, dtype: t.dtype })), { data: out, shape: call.shape, dtype: call.dtype });
+    } catch (e) {
+      this.pool.give(out);
+      throw e;
+    } finally {
+      // Copies made for strided inputs go back to the pool; views of contiguous ones are not ours.
+      inputs.forEach((t, i) => { if (!t.isContiguous()) this.pool.give(dense[i]!); });
+    }
+    return this.finish(out, call.shape, call.dtype);
+  }
 
   /**
    * Runs an elementwise kernel into a fresh contiguous output of `shape`: the flat form when every

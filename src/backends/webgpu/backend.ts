@@ -1,4 +1,5 @@
 import type { SliceSpecs } from '../../backend/backend.js';
+import type { CustomCall } from '../../backend/custom.js';
 import { BaseBackend } from '../../backend/base.js';
 import { NO_SCAN, runScope, trackAllocation } from '../../backend/memory.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
@@ -14,6 +15,7 @@ import { castNumber, storageFromNumbers } from '../../core/element.js';
 import { BurnError, fmt } from '../../core/errors.js';
 import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../core/shape.js';
 import type { GpuContext, WebGpuInfo } from './context.js';
+import { runCustom } from './kernels/custom.js';
 import { runCheckIndices, runGather, runScatter } from './kernels/indexing.js';
 import { selectsEmptySlices } from '../../backend/defaults/indexing.js';
 import { runMap, type MapInput, type MapScalar } from './kernels/map.js';
@@ -485,6 +487,32 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   }
   override attention(q: WebGpuTensor, k: WebGpuTensor, v: WebGpuTensor, mask: WebGpuTensor | undefined, bias: WebGpuTensor | undefined, options: AttentionOptions): WebGpuTensor {
     return this.scoped(() => super.attention(q, k, v, mask, bias, options));
+  }
+
+  /**
+   * A user-defined op's WGSL forward, or undefined when the op has none. Inputs are made contiguous
+   * from element 0; an f16/bf16 output is computed in f32 words and rounded by a cast.
+   */
+  customOp(call: CustomCall, inputs: readonly WebGpuTensor[]): WebGpuTensor | undefined {
+    const forward = call.kernel.webgpu;
+    if (!forward) return undefined;
+    const name = call.kernel.name;
+    const dense = inputs.map((p) => (p.isContiguous() && p.offset === 0 ? p : this.copy(p, name)));
+    const half = call.dtype === 'f16' || call.dtype === 'bf16';
+    const out = this.alloc(call.shape, half ? 'f32' : call.dtype, name);
+    try {
+      const info = { inputs: inputs.map((p) => ({ shape: p.shape, dtype: p.dtype })), output: { shape: call.shape, dtype: call.dtype } };
+      runCustom(this.rt, name, call.kernel.inputNames, forward, dense, out.buffer, info, out.dtype);
+    } catch (e) {
+      out.release();
+      throw e;
+    } finally {
+      dense.forEach((d, i) => { if (d !== inputs[i]) d.release(); });
+    }
+    if (!half) return out;
+    const rounded = this.cast(out, call.dtype);
+    out.release();
+    return rounded;
   }
 
   /** @internal Kernel-level access for the module ops (./module-ops.ts). */
