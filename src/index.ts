@@ -24,6 +24,7 @@ export type { Nested } from './core/nested.js';
 export type { NumericArray, StorageArray } from './core/element.js';
 export { Device, type CpuEngine, type CpuOptions, type DeviceDtypes, type DeviceSettings, type DeviceType, type RemoteOptions, type WebGpuOptions } from './device/device.js';
 export { Module, type ParamFilter } from './module/module.js';
+export type { ModuleStoreLike } from './module/store-port.js';
 export { Param, RunningState, type ParamId, type ParamOptions } from './module/param.js';
 export { flattenRecord, unflattenRecord, type ModuleRecord, type RecordItem } from './module/record.js';
 export { Config, z, type ConfigClass, type ConfigInstance, type ConfigShape, type ConfigValues, type ConfigInput, type FieldInput } from './config/config.js';

@@ -1,15 +1,19 @@
 import type { Device } from '../device/device.js';
-import { Param } from '../module/param.js';
 import type { Recorder, RecordTensor, TensorRecord } from '../record/recorder.js';
-import { BurnError } from '../core/errors.js';
+import { BurnError, fmt } from '../core/errors.js';
 import type { TensorData } from '../core/data.js';
-import { applySnapshots, dataForWriting, moduleLeaves, readModuleData, type ModuleLike } from './module-snapshot.js';
-import { TensorSnapshot } from './snapshot.js';
+import { isFloatDType, isIntDType, type DType } from '../core/dtype.js';
+import { sameShape } from '../core/shape.js';
+import { Tensor } from '../tensor/tensor.js';
+import type { Kind } from '../tensor/kind.js';
+import { dataForWriting, leafTensor, moduleLeaves, readModuleData, replaceLeaves, type ModuleLike } from './leaves.js';
+import { snakePath } from './naming.js';
 
 /**
  * Module ↔ {@link TensorRecord}: the record keys are Burn's snake_case paths, each tensor with its
  * parameter id. Loading is strict (every parameter present, nothing unused, shapes equal, floats
  * cast to the module's dtype), builds a new module and leaves the original untouched on error.
+ * This is the module layer's own loader (Burn's `load_record`), not burn-ts/store's, which sits above.
  */
 
 /** The module's tensors as a record (synchronous reads; `data` supplies them for asynchronous devices). */
@@ -25,7 +29,7 @@ export function moduleToRecordForWriting(module: ModuleLike): TensorRecord {
 function toRecord(module: ModuleLike, data: ReadonlyMap<string, TensorData> | undefined, forWriting: boolean): TensorRecord {
   const tensors = new Map<string, RecordTensor>();
   for (const { path, key, leaf } of moduleLeaves(module)) {
-    const t = leaf instanceof Param ? leaf.val() : leaf.value();
+    const t = leafTensor(leaf);
     tensors.set(key, { data: data?.get(path) ?? (forWriting ? dataForWriting(t) : t.toDataSync()), id: leaf.id });
   }
   return { tensors };
@@ -36,16 +40,57 @@ export async function moduleToRecordAsync(module: ModuleLike): Promise<TensorRec
   return moduleToRecord(module, await readModuleData(module));
 }
 
+function kindOf(dtype: DType): string {
+  return isFloatDType(dtype) ? 'float' : isIntDType(dtype) ? 'int' : 'bool';
+}
+
+/** At most ten items of a list, one a line, for an error message. */
+function listed(title: string, items: readonly string[]): string[] {
+  if (items.length === 0) return [];
+  const more = items.length > 10 ? [`    ... and ${items.length - 10} more`] : [];
+  return [title, ...items.slice(0, 10).map((p) => `    • ${p}`), ...more];
+}
+
 /** A new module loaded from `record` onto `device` (strict; see the file comment). `source` names the file in errors. */
 export function moduleFromRecord<M extends ModuleLike>(module: M, record: TensorRecord, device: Device | undefined, source: string): M {
-  const snapshots = [...record.tensors].map(([key, t]) => TensorSnapshot.fromData(t.data, key, t.id === undefined ? {} : { paramId: t.id }));
-  const { module: loaded, result } = applySnapshots(module, snapshots, { castToModule: true, ...(device ? { device } : {}) });
+  const leaves = new Map(moduleLeaves(module).map((l) => [l.path, l]));
+  const used = new Set<string>();
+  const missing: string[] = [];
+  const errors: string[] = [];
+  const loaded = replaceLeaves(module, (path, current) => {
+    const key = leaves.get(path)?.key ?? snakePath(path);
+    // Burn's snake_case key first, then the burn-ts path (records written by hand).
+    const found = [key, path].find((k) => record.tensors.has(k));
+    if (found === undefined) {
+      missing.push(path);
+      return undefined;
+    }
+    used.add(found);
+    const entry = record.tensors.get(found)!;
+    let data = entry.data;
+    if (!sameShape(data.shape, current.dims())) {
+      errors.push(`Shape mismatch for '${path}': expected ${fmt(current.dims())}, found ${fmt(data.shape)}`);
+      return undefined;
+    }
+    if (kindOf(data.dtype) !== kindOf(current.dtype())) {
+      errors.push(`DType mismatch for '${path}': expected ${current.dtype()}, found ${data.dtype}`);
+      return undefined;
+    }
+    if (data.dtype !== current.dtype()) data = data.convert(current.dtype());
+    return { tensor: Tensor.fromData(data, device ?? current.device()) as Tensor<number, Kind>, id: entry.id };
+  });
+  const unused = [...record.tensors.keys()].filter((k) => !used.has(k)).sort();
   const problems: string[] = [];
-  if (result.errors.length > 0) problems.push(`${result.errors.length} error(s)`);
-  if (result.missing.length > 0) problems.push(`${result.missing.length} tensor(s) missing from the file`);
-  if (result.unused.length > 0) problems.push(`${result.unused.length} tensor(s) in the file that the module does not have`);
+  if (errors.length > 0) problems.push(`${errors.length} error(s)`);
+  if (missing.length > 0) problems.push(`${missing.length} tensor(s) missing from the file`);
+  if (unused.length > 0) problems.push(`${unused.length} tensor(s) in the file that the module does not have`);
   if (problems.length > 0) {
-    throw new BurnError('loadFile', `${source} does not match the module (${problems.join(', ')}); the module is unchanged:\n${result}`);
+    const details = [
+      ...listed('  Errors:', errors),
+      ...listed('  Missing from the file (module paths):', missing.sort()),
+      ...listed('  In the file but not in the module (file keys):', unused),
+    ];
+    throw new BurnError('loadFile', `${source} does not match the module (${problems.join(', ')}); the module is unchanged:\n${details.join('\n')}`);
   }
   return loaded;
 }

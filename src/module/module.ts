@@ -6,12 +6,11 @@ import { sameShape } from '../core/shape.js';
 import { Tensor } from '../tensor/tensor.js';
 import { DefaultRecorder } from '../record/burnpack-recorder.js';
 import type { Recorder } from '../record/recorder.js';
-import type { ApplyResult } from '../store/apply-result.js';
-import { loadModuleFile, loadModuleFileAsync, moduleFromRecord, moduleToRecordAsync, moduleToRecordForWriting, saveModuleFile, saveModuleFileAsync } from '../store/module-file.js';
-import type { ModuleStore } from '../store/store.js';
 import { displayModule } from './display.js';
+import { loadModuleFile, loadModuleFileAsync, moduleFromRecord, moduleToRecordAsync, moduleToRecordForWriting, saveModuleFile, saveModuleFileAsync } from './module-file.js';
 import { Param } from './param.js';
 import { unflattenRecord, type ModuleRecord, type RecordItem } from './record.js';
+import type { ModuleStoreLike } from './store-port.js';
 import { assignInPlace, joinPath, mapValue, visitValue, type Leaf, type LeafMapper } from './walk.js';
 
 /** Selects parameters by path: a prefix (`'conv1'` matches `conv1.weight`), a regular expression, or a predicate. */
@@ -250,29 +249,29 @@ export abstract class Module {
     return this.loadInPlace(moduleFromRecord(this, recorder.fromBytes(bytes), device, '<bytes>'));
   }
 
-  /** Saves the tensors into a store (Burn's `save_into`; synchronous reads, CPU). */
-  saveInto(store: ModuleStore): void {
+  /** Saves the tensors into a store (Burn's `save_into`; synchronous reads, CPU), e.g. a `burn-ts/store` `ModuleStore`. */
+  saveInto(store: ModuleStoreLike<unknown>): void {
     store.collectFrom(this);
   }
 
   /** {@link saveInto} on every device. */
-  saveIntoAsync(store: ModuleStore): Promise<void> {
+  saveIntoAsync(store: ModuleStoreLike<unknown>): Promise<void> {
     return store.collectFromAsync(this);
   }
 
   /**
    * Loads tensors from a store into this module, in place (Burn's `load_from(&mut self)`), and
-   * returns the report. When the store refuses the result (errors, or missing tensors without
-   * `allowPartial`) it throws and this module is unchanged.
+   * returns the report (a `ModuleStore`'s `ApplyResult`). When the store refuses the result
+   * (errors, or missing tensors without `allowPartial`) it throws and this module is unchanged.
    */
-  loadFrom(store: ModuleStore): ApplyResult {
+  loadFrom<Result>(store: ModuleStoreLike<Result>): Result {
     const { module, result } = store.applyTo(this);
     this.loadInPlace(module);
     return result;
   }
 
   /** Asynchronous {@link loadFrom}. */
-  async loadFromAsync(store: ModuleStore): Promise<ApplyResult> {
+  async loadFromAsync<Result>(store: ModuleStoreLike<Result>): Promise<Result> {
     const { module, result } = await store.applyToAsync(this);
     this.loadInPlace(module);
     return result;

@@ -33,7 +33,8 @@ export {
 export { bytesSource, fileSource, type ByteSource, type FileSourceOptions } from './source.js';
 export { DEFAULT_LOAD_LIMITS, type LoadLimits } from './limits.js';
 export { paramIdToU64, u64ToParamId } from './param-id.js';
-export { moduleToRecord, moduleToRecordAsync, moduleFromRecord } from '../store/module-file.js';
+// Module ↔ record glue lives in the module layer (above record); this entry point re-exports it (a facade: see scripts/check-layers.mjs).
+export { moduleToRecord, moduleToRecordAsync, moduleFromRecord } from '../module/module-file.js';
 export {
   toTensorRecord,
   fromTensorRecord,

@@ -1,5 +1,5 @@
 import { fmt } from '../core/errors.js';
-import { stripEnumVariants } from './naming.js';
+import { stripEnumVariants } from '../module/naming.js';
 
 /** What went wrong with one tensor while applying (Burn's `ApplyError`). */
 export type ApplyError =

@@ -21,7 +21,7 @@ export {
 } from './adapter.js';
 export { TensorSnapshot } from './snapshot.js';
 export { collectSnapshots, applySnapshots, type CollectOptions, type ApplyOptions } from './module-snapshot.js';
-export { snakePath, stripEnumVariants } from './naming.js';
+export { snakePath, stripEnumVariants } from '../module/naming.js';
 export { DEFAULT_LOAD_LIMITS, type LoadLimits } from '../record/limits.js';
 export { IndexedDbStorage } from './indexeddb.js';
 export { fetchModule } from './fetch.js';

@@ -1,6 +1,6 @@
 import type { Device } from '../device/device.js';
-import { Param, RunningState } from '../module/param.js';
-import { isPlainObject, type Leaf, type LeafMapper, type Mappable } from '../module/walk.js';
+import { dataForWriting, leafTensor, moduleLeaves, replaceLeaves, type ModuleLike } from '../module/leaves.js';
+import { snakePath, stripEnumVariants } from '../module/naming.js';
 import type { TensorData } from '../core/data.js';
 import { isFloatDType, isIntDType, type DType } from '../core/dtype.js';
 import type { Kind } from '../tensor/kind.js';
@@ -9,56 +9,7 @@ import { Tensor } from '../tensor/tensor.js';
 import type { ModuleAdapter } from './adapter.js';
 import { ApplyResult, type ApplyError } from './apply-result.js';
 import type { PathFilter } from './filter.js';
-import { snakePath, stripEnumVariants } from './naming.js';
 import { TensorSnapshot } from './snapshot.js';
-
-/** A module as the store sees it (the Module base class). */
-export type ModuleLike = Mappable;
-
-/** A parameter or running state found in a module, with its path and containers. */
-export interface ModuleLeaf {
-  /** The burn-ts path (`norm.runningMean`). */
-  readonly path: string;
-  /** The key written to files: Burn's snake_case (`norm.running_mean`). */
-  readonly key: string;
-  readonly leaf: Leaf;
-  readonly containerStack: readonly string[];
-}
-
-function isMappable(v: unknown): v is Mappable {
-  return typeof v === 'object' && v !== null && typeof (v as Partial<Mappable>).mapLeaves === 'function';
-}
-
-function containerType(v: object): string {
-  const ctor = (Object.getPrototypeOf(v) as { constructor?: { name?: string } } | null)?.constructor;
-  return `Struct:${ctor?.name ?? 'Module'}`;
-}
-
-/** Every parameter and running state of `module`, in field order, with container stacks. */
-export function moduleLeaves(module: ModuleLike): ModuleLeaf[] {
-  const out: ModuleLeaf[] = [];
-  const walk = (value: unknown, path: string[], containers: string[]): void => {
-    if (value instanceof Param || value instanceof RunningState) {
-      const p = path.join('.');
-      out.push({ path: p, key: snakePath(p), leaf: value, containerStack: containers });
-      return;
-    }
-    if (isMappable(value)) {
-      const c = [...containers, containerType(value)];
-      for (const k of Object.keys(value)) walk((value as unknown as Record<string, unknown>)[k], [...path, k], c);
-    } else if (Array.isArray(value)) {
-      value.forEach((v, i) => walk(v, [...path, String(i)], [...containers, 'Vec']));
-    } else if (isPlainObject(value)) {
-      for (const [k, v] of Object.entries(value)) walk(v, [...path, k], [...containers, 'Map']);
-    }
-  };
-  walk(module, [], []);
-  return out;
-}
-
-function leafTensor(leaf: Leaf): Tensor<number, Kind> {
-  return leaf instanceof Param ? leaf.val() : (leaf.value() as Tensor<number, Kind>);
-}
 
 /** Options of {@link collectSnapshots}. */
 export interface CollectOptions {
@@ -68,11 +19,6 @@ export interface CollectOptions {
   readonly data?: ReadonlyMap<string, TensorData>;
   /** @internal Read without copying where the backend can: the snapshots are serialized at once, never mutated. */
   readonly forWriting?: boolean;
-}
-
-/** @internal `tensor`'s values for serializing at once: a view of its storage where the backend has one, else a copy. */
-export function dataForWriting(tensor: Tensor<number, Kind>): TensorData {
-  return tensor.backend.viewDataSync?.(tensor.primitive) ?? tensor.toDataSync();
 }
 
 /**
@@ -90,13 +36,6 @@ export function collectSnapshots(module: ModuleLike, options: CollectOptions = {
     out.push(options.adapter ? options.adapter.adapt(snap) : snap);
   }
   return out;
-}
-
-/** Reads every tensor of a module asynchronously (for {@link CollectOptions.data}). */
-export async function readModuleData(module: ModuleLike): Promise<Map<string, TensorData>> {
-  const leaves = moduleLeaves(module);
-  const data = await Promise.all(leaves.map((l) => leafTensor(l.leaf).toData()));
-  return new Map(leaves.map((l, i) => [l.path, data[i]!]));
 }
 
 /** Options of {@link applySnapshots}. */
@@ -149,7 +88,7 @@ export function applySnapshots<M extends ModuleLike>(module: M, snapshots: reado
     return undefined;
   };
 
-  const load = (path: string, current: Tensor<number, Kind>, device: Tensor<number, Kind>): [Tensor<number, Kind>, string | undefined] | undefined => {
+  const load = (path: string, current: Tensor<number, Kind>): { tensor: Tensor<number, Kind>; id: string | undefined } | undefined => {
     const info = leaves.get(path);
     const key = info?.key ?? snakePath(path);
     const containers = info?.containerStack ?? [];
@@ -203,21 +142,11 @@ export function applySnapshots<M extends ModuleLike>(module: M, snapshots: reado
     }
     if (options.castToModule && data.dtype !== current.dtype()) data = data.convert(current.dtype());
     applied.push(path);
-    const loaded = Tensor.fromData(data, options.device ?? device.device()) as Tensor<number, Kind>;
-    return [snap.isExpanded() ? loaded.expand(snap.shape) : loaded, snap.paramId];
+    const loaded = Tensor.fromData(data, options.device ?? current.device()) as Tensor<number, Kind>;
+    return { tensor: snap.isExpanded() ? loaded.expand(snap.shape) : loaded, id: snap.paramId };
   };
 
-  const mapper: LeafMapper = {
-    param: (p, path) => {
-      const r = load(path, p.val(), p.val());
-      return r ? new Param(r[0], { id: r[1] ?? p.id, requireGrad: p.requireGrad }) : p;
-    },
-    state: (s, path) => {
-      const r = load(path, s.value() as Tensor<number, Kind>, s.value() as Tensor<number, Kind>);
-      return r ? new RunningState(r[0], r[1] ?? s.id) : s;
-    },
-  };
-  const mapped = module.mapLeaves(mapper, '') as M;
+  const mapped = replaceLeaves(module, load);
   const unused = [...byKey.keys()].filter((k) => !used.has(k)).sort();
   missing.sort();
   skipped.sort();

@@ -2,7 +2,9 @@ import { BurnError } from '../core/errors.js';
 import type { ModuleAdapter } from './adapter.js';
 import type { ApplyResult } from './apply-result.js';
 import { PathFilter, type PathPredicate } from './filter.js';
-import { applySnapshots, collectSnapshots, readModuleData, type ModuleLike } from './module-snapshot.js';
+import { readModuleData, type ModuleLike } from '../module/leaves.js';
+import type { ModuleStoreLike } from '../module/store-port.js';
+import { applySnapshots, collectSnapshots } from './module-snapshot.js';
 import { KeyRemapper, mapIndicesContiguous } from './remap.js';
 import type { TensorSnapshot } from './snapshot.js';
 
@@ -11,7 +13,7 @@ import type { TensorSnapshot } from './snapshot.js';
  * options every store shares: a path filter, key remapping, adapters for each direction, partial
  * loading and validation. Builder methods change the store and return it.
  */
-export abstract class ModuleStore {
+export abstract class ModuleStore implements ModuleStoreLike<ApplyResult> {
   protected filter: PathFilter | undefined;
   protected remapper = KeyRemapper.new();
   protected fromAdapter: ModuleAdapter | undefined;
