@@ -5,19 +5,15 @@
  * tensors too small to be worth the trip).
  *
  * Where tensor data lives: in ordinary JavaScript typed arrays, garbage collected like every CPU
- * tensor. An engine call copies its inputs into the module's arena, runs, and copies the output
- * back; cheap elementwise ops and reductions stream through a cache-sized window, so their memory
- * traffic stays the op's own. Tensors allocated inside the module's memory would save the copies
- * but need explicit frees: a FinalizationRegistry runs too late (the JS heap barely grows while
- * the module's memory fills, and finalizers wait for the event loop, which a synchronous training
- * loop never yields to), so every loop would depend on `dispose()` or scopes. The copies cost
- * compute-bound kernels little (a few percent of a product) and memory-bound ones about half their
- * in-memory speed, still several times the js engine (figures: bench/RESULTS.md). A large product
- * overlaps them with the work, since only the calling thread can make them: A is copied while the
- * threads pack B, and each block of rows of C is copied out as soon as its job finishes. In Node
- * they are memcpys (`Buffer.fill`): `TypedArray.set` into a shared memory moves words with relaxed
- * atomics at a fraction of that speed. Memory stays flat: the arena is reused by every call
- * (test/backends/wasm.test.ts runs a 300-step loop without a single dispose()).
+ * tensor; a call copies its inputs into the module's arena and the output back (cheap elementwise
+ * ops and reductions stream through a cache-sized window). Tensors kept in the module's memory
+ * would save the copies but need explicit frees: a FinalizationRegistry runs too late (the JS heap
+ * barely grows while the module's memory fills, and a synchronous training loop never yields to
+ * the event loop), so every loop would depend on `dispose()` or scopes. The copies cost
+ * compute-bound kernels a few percent and memory-bound ones about half their in-memory speed
+ * (bench/RESULTS.md); a large product overlaps them with the work (A is copied while the threads
+ * pack B, C's row blocks as their jobs finish). The arena is reused by every call, so memory stays
+ * flat (test/backends/wasm.test.ts runs a 300-step loop without a single dispose()).
  */
 import type { BinaryOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
 import type { ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../../backend/options.js';
