@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Device, functional, type Tensor } from '../../src/index.js';
-import { nativeAddon, nativeUnavailableReason } from '../../src/backends/cpu/native.js';
+import { nativeAddon, nativeUnavailableReason } from '../../src/backends/cpu/native/index.js';
 import { wasmRuntime, wasmUnavailableReason } from '../../src/backends/cpu/wasm/index.js';
 import { inProcessImpl } from '../lib/measure.js';
 import { prepareDecorator, prepareStep, tensorsOf } from './burn-autodiff.js';

@@ -1,4 +1,4 @@
-// The N-API surface of the native CPU engine (loaded by src/backends/cpu/native.ts). Every kernel
+// The N-API surface of the native CPU engine (loaded by src/backends/cpu/native/addon.ts). Every kernel
 // works in place on the tensors' typed arrays (no copies); numeric parameters come as numbers or,
 // for the variable-length ones, in a Float64Array. Every index range is checked against the
 // arrays' lengths before any kernel runs, so a wrong call throws instead of corrupting memory.
@@ -660,6 +660,42 @@ void tune_malloc() {
 #endif
 }
 
+/** `{ name: code, … }` of one op list of ops.h. */
+napi_value op_table(napi_env env, const char* const* names, int count) {
+  napi_value obj;
+  napi_create_object(env, &obj);
+  for (int i = 0; i < count; i++) {
+    napi_value code;
+    napi_create_int32(env, i, &code);
+    napi_set_named_property(env, obj, names[i], code);
+  }
+  return obj;
+}
+
+#define BURN_OP_NAME_(id, name) #name,
+
+/**
+ * The op codes by name (`ops.unary.exp` …), from the lists of ops.h: the TypeScript side looks
+ * each op up by its name, so the codes are defined here alone.
+ */
+napi_value op_tables(napi_env env) {
+  static const char* const unary[] = {BURN_UNARY_OPS(BURN_OP_NAME_)};
+  static const char* const binary[] = {BURN_BINARY_OPS(BURN_OP_NAME_)};
+  static const char* const reduce[] = {BURN_REDUCE_OPS(BURN_OP_NAME_)};
+  static const char* const compare[] = {BURN_COMPARE_OPS(BURN_OP_NAME_)};
+  static_assert(sizeof unary / sizeof unary[0] == kUnaryCount, "one name per unary op");
+  static_assert(sizeof binary / sizeof binary[0] == kBinaryCount, "one name per binary op");
+  static_assert(sizeof reduce / sizeof reduce[0] == kReduceCount, "one name per reduction");
+  static_assert(sizeof compare / sizeof compare[0] == kCompareCount, "one name per comparison");
+  napi_value obj;
+  napi_create_object(env, &obj);
+  napi_set_named_property(env, obj, "unary", op_table(env, unary, kUnaryCount));
+  napi_set_named_property(env, obj, "binary", op_table(env, binary, kBinaryCount));
+  napi_set_named_property(env, obj, "reduce", op_table(env, reduce, kReduceCount));
+  napi_set_named_property(env, obj, "compare", op_table(env, compare, kCompareCount));
+  return obj;
+}
+
 napi_value Init(napi_env env, napi_value exports) {
   static bool tuned = false;
   if (!tuned) {
@@ -692,6 +728,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"maxPool2d", nullptr, MaxPool, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"maxPoolBackward", nullptr, MaxPoolBackward, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"bandwidth", nullptr, Bandwidth, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"ops", nullptr, nullptr, nullptr, nullptr, op_tables(env), napi_enumerable, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;

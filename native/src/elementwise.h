@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "ops.h"
+
 namespace burn {
 
 /** Largest rank of a strided operand (after the caller collapsed its dims). */
@@ -32,9 +34,6 @@ template <class T> void ew_softmax_rows(T* out, const T* a, int64_t rows, int64_
 /** out (contiguous, `shape`) = a op b for strided (possibly broadcast, stride 0) a and b. */
 template <class T>
 void ew_binary_strided(int op, T* out, int rank, const int64_t* shape, const T* a, const int64_t* as, const T* b, const int64_t* bs);
-
-/** Comparison ops, in the order of src/backends/cpu/native.ts. */
-enum CompareOp : int { kEq, kNe, kGt, kGe, kLt, kLe, kCompareCount };
 
 /** out[i] = a[i] (op) s ? 1 : 0 (compared as doubles, as JavaScript does). */
 template <class T> void ew_compare_scalar(int op, uint8_t* out, const T* a, double s, int64_t n);

@@ -5,19 +5,9 @@
 
 #include <cstdint>
 
+#include "ops.h"
+
 namespace burn {
-
-/** Elementwise binary ops, in the order of src/backends/cpu/native.ts (kReluGrad: `a <= 0 ? 0 : b`, the ReLU gradient from its output). */
-enum BinaryOp : int { kAdd, kSub, kMul, kDiv, kRem, kFmod, kPow, kAtan2, kMax, kMin, kReluGrad, kBinaryCount };
-
-/** Elementwise unary ops, in the order of src/backends/cpu/native.ts. */
-enum UnaryOp : int {
-  kNeg, kAbs, kSign, kExp, kExpm1, kLog, kLog1p, kSqrt, kRecip, kSigmoid, kSin, kCos, kTan, kAsin, kAcos, kAtan,
-  kSinh, kCosh, kTanh, kAsinh, kAcosh, kAtanh, kErf, kRound, kFloor, kCeil, kTrunc, kUnaryCount
-};
-
-/** Row reductions. */
-enum ReduceOp : int { kSum, kProd, kRMax, kRMin, kReduceCount };
 
 /**
  * The geometry of an im2col matrix over a zero-padded image group: `channels` planes of `hp × wp`

@@ -3,7 +3,7 @@ import type { RandomKey } from '../backend/rng.js';
 import { AutodiffBackend } from '../backends/autodiff/backend.js';
 import { CpuBackend } from '../backends/cpu/backend.js';
 import { jsEngine, type CpuEngineKernels } from '../backends/cpu/engine.js';
-import { nativeAddon, nativeEngine, nativeUnavailableReason } from '../backends/cpu/native.js';
+import { NativeEngine, nativeAddon, nativeUnavailableReason } from '../backends/cpu/native/index.js';
 import { initWasmEngine, wasmEngine, wasmRuntime, wasmUnavailableReason } from '../backends/cpu/wasm/index.js';
 import { BurnError, describeValue } from '../core/errors.js';
 import { DTYPES, isFloatDType, isIntDType, type DType, type FloatDType, type IntDType } from '../core/dtype.js';
@@ -404,7 +404,7 @@ function cpuEngineKernels(engine: CpuEngine): CpuEngineKernels {
   if (engine === 'js') return jsEngine;
   if (engine === 'native') {
     const addon = nativeAddon();
-    if (addon) return nativeEngine(addon);
+    if (addon) return new NativeEngine(addon);
     throw new BurnError('Device.cpu', `the 'native' engine is not available: ${nativeUnavailableReason()}; available engines: ${wasmRuntime() ? 'js, wasm' : 'js'}`);
   }
   if (wasmRuntime()) return wasmEngine();

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { nativeAddon, nativeUnavailableReason } from '../../src/backends/cpu/native.js';
+import { BINARY_OPS, COMPARE_OPS, REDUCE_OPS, UNARY_OPS } from '../../src/backend/ops.js';
+import { NativeEngine, nativeAddon, nativeOpCodes, nativeUnavailableReason, type NativeAddon } from '../../src/backends/cpu/native/index.js';
 import { Device, Distribution, Tensor, TensorData, functional, type DType, type Float } from '../../src/index.js';
 import { nativeTestDevice } from '../helpers/devices.js';
 import { requiredOnlyDevice } from '../helpers/required-backend.js';
@@ -79,6 +80,46 @@ describe('native engine availability', () => {
     assert.ok(['avx512', 'avx2', 'generic'].includes(info.isa), info.isa);
     assert.ok(info.threads >= 1);
   });
+
+  it("the addon's op codes are matched by name: every addon op is a known name, distinct codes, and the ops the engine accelerates are there", { skip: !addon && !strict ? `native engine unavailable: ${nativeUnavailableReason()}` : false }, () => {
+    assert.ok(addon);
+    const codes = nativeOpCodes(addon.ops);
+    for (const family of ['unary', 'binary', 'reduce', 'compare'] as const) {
+      const table: Readonly<Record<string, number>> = addon.ops[family];
+      const all = Object.values(table);
+      assert.equal(new Set(all).size, all.length, `${family}: distinct codes`);
+      assert.deepEqual([...all].sort((a, b) => a - b), all.map((_, i) => i), `${family}: codes 0..n-1`);
+      for (const [name, code] of Object.entries(table)) assert.equal((codes[family] as Record<string, number | undefined>)[name], code, `${family}.${name}`);
+    }
+    // What the engine offered before the codes were matched by name: still all there.
+    for (const op of UNARY_OPS.filter((o) => o !== 'not')) assert.equal(typeof codes.unary[op], 'number', `unary ${op}`);
+    for (const op of BINARY_OPS.slice(0, 10)) assert.equal(typeof codes.binary[op], 'number', `binary ${op}`);
+    assert.equal(typeof codes.binary.reluGrad, 'number');
+    for (const op of REDUCE_OPS.slice(0, 4)) assert.equal(typeof codes.reduce[op], 'number', `reduce ${op}`);
+    for (const op of COMPARE_OPS) assert.equal(typeof codes.compare[op], 'number', `compare ${op}`);
+    // Ops the addon lacks are declined (undefined), never given another op's code.
+    assert.equal(codes.unary.not, undefined);
+    assert.equal(codes.binary.and, undefined);
+    assert.equal(codes.reduce.any, undefined);
+  });
+
+  it('an op name the TypeScript side does not know is an error; an op the addon lacks is declined to the js kernels', () => {
+    const ops = { unary: { exp: 0 }, binary: { add: 0 }, reduce: { sum: 0 }, compare: { eq: 0 } };
+    assert.throws(() => nativeOpCodes({ ...ops, unary: { exp: 0, frobnicate: 1 } }), /ops\.unary.*frobnicate/);
+    assert.throws(() => nativeOpCodes({ ...ops, binary: { add: 0, 'add ': 1 } }), /ops\.binary/);
+    assert.throws(() => nativeOpCodes({ ...ops, compare: { eq: -1 } }), /eq is -1/);
+    // A fake addon with only exp and add: exp goes to it with its code, log (absent) is declined.
+    const calls: string[] = [];
+    const fake = { ops, setIsa: () => true, unary: (code: number) => calls.push(`unary ${code}`), binary: (code: number) => calls.push(`binary ${code}`) } as unknown as NativeAddon;
+    const engine = new NativeEngine(fake, { minElements: 0, minCostlyElements: 0 });
+    const a = new Float32Array(4);
+    assert.equal(engine.unary('exp', a, a, 0, 4), true);
+    assert.equal(engine.unary('log', a, a, 0, 4), false);
+    assert.equal(engine.binary('add', a, a, 0, a, 0, 4), true);
+    assert.equal(engine.binary('sub', a, a, 0, a, 0, 4), false);
+    assert.equal(engine.reluBackward(a, a, 0, a, 0, 4), false);
+    assert.deepEqual(calls, ['unary 0', 'binary 0']);
+  });
 });
 
 if (addon) {
@@ -119,7 +160,7 @@ if (addon) {
     it('BURN_NUM_THREADS sets the pool size; results do not depend on it', () => {
       const src = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
       const script = `const { Device, Tensor, TensorData } = await import(${JSON.stringify(src)});
-        const { nativeAddon } = await import(${JSON.stringify(fileURLToPath(new URL('../../src/backends/cpu/native.ts', import.meta.url)))});
+        const { nativeAddon } = await import(${JSON.stringify(fileURLToPath(new URL('../../src/backends/cpu/native/index.ts', import.meta.url)))});
         const d = Device.cpu({ engine: 'native' });
         const v = Float32Array.from({ length: 300 * 300 }, (_, i) => Math.sin(i));
         const a = Tensor.fromData(new TensorData(v, [300, 300], 'f32'), d);

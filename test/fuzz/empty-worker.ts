@@ -4,7 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { Backend, TensorPrimitive } from '../../src/backend/backend.js';
 import { CpuBackend } from '../../src/backends/cpu/backend.js';
-import { nativeAddon, nativeEngine } from '../../src/backends/cpu/native.js';
+import { NativeEngine, nativeAddon } from '../../src/backends/cpu/native/index.js';
 import { BufferPool } from '../../src/backends/cpu/pool.js';
 import { wasmEngine, wasmRuntime } from '../../src/backends/cpu/wasm/index.js';
 import { BurnError, Device, Tensor, type DType, type Float, type Int, type Kind } from '../../src/index.js';
@@ -83,7 +83,7 @@ export const EMPTY_OP_COUNT = OPS.length;
 
 const devices: [string, Device][] = [['js', Device.cpu({ engine: 'js' })]];
 const addon = nativeAddon();
-if (addon) devices.push(['native', new Device(new CpuBackend(nativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0, minAllocBytes: 0 }), new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(native)')]);
+if (addon) devices.push(['native', new Device(new CpuBackend(new NativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0, minAllocBytes: 0 }), new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(native)')]);
 if (wasmRuntime()) devices.push(['wasm', new Device(new CpuBackend(wasmEngine({ minElements: 0, minCostlyElements: 0, minGemm: 0 }), new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(wasm)')]);
 
 async function runOn(engine: string, device: Device, c: EmptyCase, op: (typeof OPS)[number]): Promise<EngineOutcome> {

@@ -2,7 +2,7 @@ import type { Backend, TensorPrimitive } from '../../src/backend/backend.js';
 import { CpuBackend } from '../../src/backends/cpu/backend.js';
 import { jsEngine } from '../../src/backends/cpu/engine.js';
 import { BufferPool } from '../../src/backends/cpu/pool.js';
-import { nativeAddon, nativeEngine, nativeUnavailableReason } from '../../src/backends/cpu/native.js';
+import { NativeEngine, nativeAddon, nativeUnavailableReason } from '../../src/backends/cpu/native/index.js';
 import { wasmEngine, wasmRuntime, wasmUnavailableReason } from '../../src/backends/cpu/wasm/index.js';
 import { it } from 'node:test';
 import { BurnError, Device, type DType } from '../../src/index.js';
@@ -49,7 +49,7 @@ let nativeDevice: Device | undefined;
 export function nativeTestDevice(): Device | undefined {
   const addon = nativeAddon();
   if (!addon) return undefined;
-  nativeDevice ??= new Device(new CpuBackend(nativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0, minAllocBytes: 0 }), new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(native)');
+  nativeDevice ??= new Device(new CpuBackend(new NativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0, minAllocBytes: 0 }), new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(native)');
   return nativeDevice;
 }
 

@@ -11,19 +11,20 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('native engine fallback advice', () => {
-  // The loader finds the addon relative to its own file, three folders up (as in dist/ and src/):
+  // The loader finds the addon relative to its own file, four folders up (as in dist/ and src/):
   // a copy of it in a fresh folder is a package whose addon was never built.
   mkdirSync(join(root, '.scratch'), { recursive: true });
   const pkg = mkdtempSync(join(root, '.scratch', 'no-addon-'));
   after(() => rmSync(pkg, { recursive: true, force: true }));
 
   it('a missing addon names the file and says how to build it in a consumer project', async () => {
-    const dir = join(pkg, 'dist', 'backends', 'cpu');
+    const dir = join(pkg, 'dist', 'backends', 'cpu', 'native');
     mkdirSync(dir, { recursive: true });
-    copyFileSync(join(root, 'src', 'backends', 'cpu', 'native.ts'), join(dir, 'native.ts'));
-    const loader = (await import(pathToFileURL(join(dir, 'native.ts')).href)) as typeof import('../../src/backends/cpu/native.js');
-    assert.equal(loader.nativeAddon(), undefined);
-    const reason = loader.nativeUnavailableReason() ?? '';
+    copyFileSync(join(root, 'src', 'backends', 'cpu', 'native', 'addon.ts'), join(dir, 'addon.ts'));
+    const loader = (await import(pathToFileURL(join(dir, 'addon.ts')).href)) as typeof import('../../src/backends/cpu/native/addon.js');
+    const loaded = loader.loadNativeAddon();
+    assert.ok('reason' in loaded);
+    const reason = loaded.reason;
     assert.match(reason, /native\/build\/Release\/burn_native\.node is missing/);
     assert.match(reason, /npm rebuild burn-ts/);
     assert.match(reason, /"allowScripts": \{ "burn-ts": true \}/);

@@ -1,0 +1,307 @@
+/**
+ * The `native` CPU engine: the Node addon's kernels (AVX-512 / AVX2+FMA / generic, chosen at run
+ * time, on a persistent thread pool of `BURN_NUM_THREADS` threads, default the CPUs), working in
+ * place on the tensors' typed arrays. Tiny tensors never reach the addon: below a size threshold
+ * the `js` kernels are faster than a call into C, so the engine declines them.
+ */
+import type { BinaryOp, CompareOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
+import type { AdamStepOptions, ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../../backend/options.js';
+import type { RandomKey } from '../../../backend/rng.js';
+import type { DType } from '../../../core/dtype.js';
+import type { Conv2dArgs, ConvTranspose2dArgs, CpuEngineKernels, FloatArray, GemmArgs, UniformDistribution } from '../engine.js';
+import type { AdamArrays } from '../js/optim.js';
+import type { CpuArray } from '../storage.js';
+import type { NativeAddon } from './addon.js';
+import { BINARY_COST, nativeOpCodes, UNARY_COST, type NativeOpCodes } from './ops.js';
+
+/** Thresholds below which the engine declines work (the `js` kernels are faster there). */
+export interface NativeEngineOptions {
+  /** Least elements of a cheap elementwise op, reduction or copy (default 2048). */
+  readonly minElements?: number;
+  /** Least elements of a transcendental elementwise op or softmax (default 128). */
+  readonly minCostlyElements?: number;
+  /** Least multiply-adds (batch·M·N·K) of a matmul (default 4096). */
+  readonly minGemm?: number;
+  /** Outputs of at least this many bytes are allocated without zeroing (default 65536). */
+  readonly minAllocBytes?: number;
+  /** Instruction set to use (`avx512`, `avx2`, `generic`); default: the best this CPU has. */
+  readonly isa?: string;
+}
+
+/** Geometry options of a convolution, unfold or pooling call. */
+interface Window2d {
+  readonly stride: readonly number[];
+  readonly padding: readonly number[];
+  readonly dilation: readonly number[];
+}
+
+/** Strided calls take at most this rank (the addon's limit). */
+const MAX_RANK = 8;
+
+/** Large outputs skip the zero fill of `new Float32Array(n)` (every kernel writes its whole output). */
+const unsafeBuffer = (globalThis as { Buffer?: { allocUnsafeSlow(size: number): Uint8Array } }).Buffer;
+
+/** The native engine over a loaded addon (see ./index.ts for loading it). */
+export class NativeEngine implements CpuEngineKernels {
+  readonly name = 'native';
+  private readonly minElements: number;
+  private readonly minCostly: number;
+  private readonly minGemm: number;
+  private readonly minPooled: number;
+  /** A parameter block reused by every call (grown on demand). */
+  private params = new Float64Array(64);
+
+  /** `codes`: the addon's op codes by name (default: matched from `addon.ops`). */
+  constructor(
+    private readonly addon: NativeAddon,
+    options: NativeEngineOptions = {},
+    private readonly codes: NativeOpCodes = nativeOpCodes(addon.ops),
+  ) {
+    this.minElements = options.minElements ?? 2048;
+    this.minCostly = options.minCostlyElements ?? 128;
+    this.minGemm = options.minGemm ?? 4096;
+    this.minPooled = options.minAllocBytes ?? 65536;
+    if (options.isa !== undefined && !addon.setIsa(options.isa)) throw new Error(`native engine: this CPU has no ${options.isa} support`);
+  }
+
+  alloc(dtype: DType, n: number): CpuArray | undefined {
+    if (!unsafeBuffer || (dtype !== 'f32' && dtype !== 'f64' && dtype !== 'f16' && dtype !== 'bf16')) return undefined;
+    const bytes = (dtype === 'f64' ? 8 : 4) * n;
+    if (bytes < this.minPooled) return undefined;
+    let buf: Uint8Array;
+    try {
+      buf = unsafeBuffer.allocUnsafeSlow(bytes);
+    } catch {
+      return undefined; // past the largest Buffer (4 GiB in Node 20): a typed array may still hold it
+    }
+    return dtype === 'f64' ? new Float64Array(buf.buffer, buf.byteOffset, n) : new Float32Array(buf.buffer, buf.byteOffset, n);
+  }
+
+  gemm(args: GemmArgs): boolean {
+    const batch = args.aOffsets.length;
+    if (batch * args.m * args.n * args.k < this.minGemm) return false;
+    const p = this.block(8 + 2 * batch);
+    p[0] = args.m; p[1] = args.n; p[2] = args.k;
+    p[3] = args.aRowStride; p[4] = args.aColStride; p[5] = args.bRowStride; p[6] = args.bColStride; p[7] = batch;
+    for (let i = 0; i < batch; i++) {
+      p[8 + i] = args.aOffsets[i]!;
+      p[8 + batch + i] = args.bOffsets[i]!;
+    }
+    this.addon.gemm(p, args.a, args.b, args.c);
+    return true;
+  }
+
+  binary(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, b: FloatArray, bOffset: number, n: number): boolean {
+    const code = this.codes.binary[op];
+    if (code === undefined || n < this.leastElements(BINARY_COST[op])) return false;
+    this.addon.binary(code, out, a, aOffset, b, bOffset, n);
+    return true;
+  }
+
+  reluBackward(out: FloatArray, y: FloatArray, yOffset: number, g: FloatArray, gOffset: number, n: number): boolean {
+    const code = this.codes.binary.reluGrad;
+    if (code === undefined || n < this.minElements || y.constructor !== g.constructor) return false;
+    this.addon.binary(code, out, y, yOffset, g, gOffset, n);
+    return true;
+  }
+
+  random(out: FloatArray, dist: UniformDistribution, key: RandomKey): boolean {
+    if (out.length < this.minElements) return false;
+    const h = this.block(6);
+    h[0] = dist.kind === 'default' ? 0 : dist.kind === 'uniform' ? 1 : 2;
+    h[1] = dist.kind === 'uniform' ? dist.low : dist.kind === 'bernoulli' ? dist.prob : 0;
+    h[2] = dist.kind === 'uniform' ? dist.high : 0;
+    h[3] = key.key0 >>> 0; h[4] = key.key1 >>> 0; h[5] = key.stream >>> 0;
+    this.addon.random(h, out, out.length);
+    return true;
+  }
+
+  adamStep(a: AdamArrays, o: AdamStepOptions): boolean {
+    if (a.n < this.minElements) return false;
+    const h = this.block(7);
+    h[0] = o.beta1; h[1] = 1 - o.beta1; h[2] = o.beta2; h[3] = 1 - o.beta2; h[4] = o.factor; h[5] = o.epsilon; h[6] = a.m && a.v ? 0 : 1;
+    // The first step reads no moments: the gradient stands in for them.
+    this.addon.adamStep(h, a.outP, a.outM, a.outV, a.p, a.pOffset, a.g, a.gOffset, a.m ?? a.g, a.m ? a.mOffset : a.gOffset, a.v ?? a.g, a.v ? a.vOffset : a.gOffset, a.n);
+    return true;
+  }
+
+  binaryScalar(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, scalar: number, n: number): boolean {
+    const code = this.codes.binary[op];
+    if (code === undefined || n < this.leastElements(BINARY_COST[op])) return false;
+    this.addon.binaryScalar(code, out, a, aOffset, scalar, n);
+    return true;
+  }
+
+  binaryStrided(op: BinaryOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], b: FloatArray, bOffset: number, bStrides: readonly number[]): boolean {
+    const code = this.codes.binary[op];
+    if (code === undefined || !this.stridedWorth(shape)) return false;
+    this.addon.binaryStrided(withCode(this.stridedParams(1, shape, [aOffset, bOffset], [aStrides, bStrides]), code), out, a, b);
+    return true;
+  }
+
+  compareScalar(op: CompareOp, out: Uint8Array, a: FloatArray, aOffset: number, scalar: number, n: number): boolean {
+    const code = this.codes.compare[op];
+    if (code === undefined || n < this.minElements) return false;
+    this.addon.compareScalar(code, out, a, aOffset, scalar, n);
+    return true;
+  }
+
+  where(out: FloatArray, shape: readonly number[], cond: Uint8Array, cOffset: number, cStrides: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], b: FloatArray, bOffset: number, bStrides: readonly number[]): boolean {
+    if (!this.stridedWorth(shape)) return false;
+    this.addon.whereStrided(this.stridedParams(0, shape, [cOffset, aOffset, bOffset], [cStrides, aStrides, bStrides]), out, cond, a, b);
+    return true;
+  }
+
+  reduceStrided(op: ReduceOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], outStrides: readonly number[]): boolean {
+    const code = this.codes.reduce[op];
+    if (code === undefined || !this.stridedWorth(shape)) return false;
+    this.addon.reduceStrided(withCode(this.stridedParams(1, shape, [aOffset, 0], [aStrides, outStrides]), code), out, a);
+    return true;
+  }
+
+  unary(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean {
+    const code = this.codes.unary[op];
+    if (code === undefined || n < this.leastElements(UNARY_COST[op])) return false;
+    this.addon.unary(code, out, a, aOffset, n);
+    return true;
+  }
+
+  clamp(out: FloatArray, a: FloatArray, aOffset: number, n: number, lo: number, hi: number): boolean {
+    if (n < this.minElements || !exactIn(out, lo) || !exactIn(out, hi)) return false;
+    const p = this.block(2);
+    p[0] = lo;
+    p[1] = hi;
+    this.addon.clamp(out, a, aOffset, n, p);
+    return true;
+  }
+
+  layerNorm(out: FloatArray, a: FloatArray, aOffset: number, gamma: FloatArray, beta: FloatArray | undefined, rows: number, len: number, eps: number): boolean {
+    if (rows * len < this.minCostly) return false;
+    const p = this.block(1);
+    p[0] = eps;
+    this.addon.layerNorm(out, a, aOffset, gamma, beta ?? null, rows, len, p);
+    return true;
+  }
+
+  gelu(out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean {
+    if (n < this.minCostly) return false;
+    this.addon.gelu(out, a, aOffset, n);
+    return true;
+  }
+
+  reduceRows(op: ReduceOp, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): boolean {
+    const code = this.codes.reduce[op];
+    if (code === undefined || rows * len < this.minElements) return false;
+    this.addon.reduceRows(code, out, a, aOffset, rows, len);
+    return true;
+  }
+
+  softmaxRows(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: boolean): boolean {
+    if (rows * len < this.minCostly) return false;
+    this.addon.softmaxRows(out, a, aOffset, rows, len, log ? 1 : 0);
+    return true;
+  }
+
+  copyStrided(shape: readonly number[], dst: FloatArray, dstOffset: number, dstStrides: readonly number[], src: FloatArray, srcOffset: number, srcStrides: readonly number[]): boolean {
+    if (!this.stridedWorth(shape) || dst.constructor !== src.constructor) return false;
+    this.addon.copyStrided(this.stridedParams(0, shape, [dstOffset, srcOffset], [dstStrides, srcStrides]), dst, src);
+    return true;
+  }
+
+  conv2d(args: Conv2dArgs): boolean {
+    const [, cout, oh, ow] = args.outShape;
+    if (args.options.padding.length !== 2 || numel(args.outShape) * numel(args.wShape.slice(1)) < this.minGemm) return false;
+    const [lo, hi] = args.clamp ?? [-Infinity, Infinity];
+    if (!exactIn(args.out, lo) || !exactIn(args.out, hi)) return false;
+    const p = this.convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups);
+    p[16] = lo;
+    p[17] = hi;
+    this.addon.conv2d(p, args.x, args.w, args.bias ?? null, args.out);
+    return true;
+  }
+
+  convTranspose2d(args: ConvTranspose2dArgs): boolean {
+    const [, cout, oh, ow] = args.outShape;
+    if (args.options.padding.length !== 2 || numel(args.xShape) * numel(args.wShape.slice(1)) < this.minGemm) return false;
+    this.addon.convTranspose2d(this.convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups), args.x, args.w, args.bias ?? null, args.out);
+    return true;
+  }
+
+  conv2dWeightGrad(x: FloatArray, xShape: readonly number[], g: FloatArray, gShape: readonly number[], dw: FloatArray, wShape: readonly number[], options: ConvOptions): boolean {
+    if (options.padding.length !== 2 || numel(gShape) * numel(wShape.slice(1)) < this.minGemm) return false;
+    this.addon.conv2dWeightGrad(this.convParams(xShape, wShape[0]!, wShape.slice(2), gShape.slice(2), options, options.groups), x, g, dw);
+    return true;
+  }
+
+  unfold2d(x: FloatArray, xShape: readonly number[], kernel: readonly number[], outSpatial: readonly number[], options: UnfoldOptions, out: FloatArray): boolean {
+    if (out.length < this.minElements) return false;
+    this.addon.unfold2d(this.convParams(xShape, xShape[1]!, kernel, outSpatial, options, 1), x, out);
+    return true;
+  }
+
+  maxPoolBackward(g: FloatArray, indices: Int32Array, dx: FloatArray, planes: number, plane: number): boolean {
+    if (g.length < this.minElements) return false;
+    this.addon.maxPoolBackward(planes, plane, g, indices, dx);
+    return true;
+  }
+
+  maxPool2d(x: FloatArray, xShape: readonly number[], out: FloatArray, outShape: readonly number[], indices: Int32Array | undefined, o: MaxPoolOptions): boolean {
+    if (out.length * o.kernelSize[0]! * o.kernelSize[1]! < this.minElements) return false;
+    this.addon.maxPool2d(this.convParams(xShape, xShape[1]!, o.kernelSize, outShape.slice(2), o, 1), x, out, indices ?? null);
+    return true;
+  }
+
+  /** Least elements of an elementwise op of this cost for the addon to pay. */
+  private leastElements(cost: 'cheap' | 'costly'): number {
+    return cost === 'costly' ? this.minCostly : this.minElements;
+  }
+
+  /** Whether a strided call over `shape` fits the addon (rank 1 to 8) and is large enough. */
+  private stridedWorth(shape: readonly number[]): boolean {
+    return shape.length >= 1 && shape.length <= MAX_RANK && numel(shape) >= this.minElements;
+  }
+
+  /** The parameter block, at least `n` values long. */
+  private block(n: number): Float64Array {
+    return this.params.length >= n ? this.params : (this.params = new Float64Array(Math.max(n, this.params.length * 2)));
+  }
+
+  /** The 16 geometry values of a convolution, unfold or pooling call. */
+  private convParams(xShape: readonly number[], cout: number, kernel: readonly number[], outSpatial: readonly number[], o: Window2d, groups: number): Float64Array {
+    const p = this.block(18);
+    p[0] = xShape[0]!; p[1] = xShape[1]!; p[2] = xShape[2]!; p[3] = xShape[3]!;
+    p[4] = cout; p[5] = kernel[0]!; p[6] = kernel[1]!; p[7] = outSpatial[0]!; p[8] = outSpatial[1]!;
+    p[9] = o.stride[0]!; p[10] = o.stride[1]!; p[11] = o.padding[0]!; p[12] = o.padding[1]!;
+    p[13] = o.dilation[0]!; p[14] = o.dilation[1]!; p[15] = groups;
+    return p;
+  }
+
+  /** From index `first`: the rank, the shape, then per operand its offset and strides. */
+  private stridedParams(first: number, shape: readonly number[], offsets: readonly number[], strides: readonly (readonly number[])[]): Float64Array {
+    const rank = shape.length;
+    const p = this.block(first + 1 + rank + offsets.length * (1 + rank));
+    let w = first;
+    p[w++] = rank;
+    for (let d = 0; d < rank; d++) p[w++] = shape[d]!;
+    for (let o = 0; o < offsets.length; o++) {
+      p[w++] = offsets[o]!;
+      for (let d = 0; d < rank; d++) p[w++] = strides[o]![d]!;
+    }
+    return p;
+  }
+}
+
+/** Whether `v` is ±∞ or survives the rounding to `out`'s element type (f32 bounds are clamped as f32). */
+function exactIn(out: FloatArray, v: number): boolean {
+  return !Number.isFinite(v) ? !Number.isNaN(v) : out instanceof Float64Array || Math.fround(v) === v;
+}
+
+function numel(shape: readonly number[]): number {
+  return shape.reduce((a, s) => a * s, 1);
+}
+
+/** Writes the op code at index 0 of a parameter block (strided calls). */
+function withCode(p: Float64Array, code: number): Float64Array {
+  p[0] = code;
+  return p;
+}
