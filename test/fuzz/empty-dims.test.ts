@@ -15,11 +15,11 @@ import type { EmptyCase, EmptyReply } from './empty-worker.js';
 import { FuzzWorker } from './worker.js';
 
 // KNOWN: every CPU engine walks the rows of an empty strided tensor (toData, elementwise ops, casts,
-// cat, ...): [0, 2^32 - 1] transposed takes ~50 s per op, see FINDINGS "tensor-api + remote".
+// cat, ...): [0, 2^32 - 1] transposed takes ~50 s per op.
 // While true, the large dims stay at 2^10-2^12 (one per shape) so that a case costs milliseconds.
 const KNOWN_EMPTY_TENSORS_WALK_ROWS = false;
 // KNOWN: sort / argsort / topk / median / unfold of an empty tensor allocate scratch by the dim's
-// size (RangeError at 2^32 - 1), see FINDINGS "tensor-api". While true, those ops are left out.
+// size (RangeError at 2^32 - 1). While true, those ops are left out.
 const KNOWN_EMPTY_SORT_ALLOCATES_BY_DIM = false;
 
 /** Longest one op may take on one engine. */

@@ -22,8 +22,8 @@ import { programArb, runProgram } from './tensor-program.js';
 import { FuzzWorker } from './worker.js';
 
 // KNOWN: a zero-element tensor costs server time in the product of its non-zero dims (a permuted
-// [0, 2^16, 2^16] read walks 2^32 rows), see FINDINGS "tensor-api + remote". While true, the shape
-// mutation never puts large dims next to a 0.
+// [0, 2^16, 2^16] read walks 2^32 rows). While true, the shape mutation never puts large dims
+// next to a 0.
 const KNOWN_EMPTY_TENSORS_WALK_ROWS = false;
 
 /** How long a case's connection may go without its sync answered or the connection closed. */

@@ -26,8 +26,8 @@ export type ViewKind = (typeof VIEW_KINDS)[number];
 export type Stability = 'exact' | 'approx' | 'unstable';
 
 // KNOWN: the CPU engines multiply Int tensors' products (prodDim, cumprod) in doubles, so a product
-// past 2^53 loses bits before it wraps to i32/i64 (WebGPU gives the exact two's-complement wrap),
-// see FINDINGS "tensor-api". While true, an Int product that may pass 2^31 is not compared.
+// past 2^53 loses bits before it wraps to i32/i64 (WebGPU gives the exact two's-complement wrap).
+// While true, an Int product that may pass 2^31 is not compared.
 export const KNOWN_CPU_INT_PRODUCT_IN_DOUBLES = true;
 
 // --- values ---

@@ -1,7 +1,6 @@
 import type { AutodiffOps, Gradients } from '../../backend/autodiff.js';
 import type { Backend, SliceSpecs, TensorPrimitive } from '../../backend/backend.js';
 import { BaseBackend } from '../../backend/base.js';
-import { relu, reluBackward } from '../../backend/defaults/activation.js';
 import { selectsEmptySlices } from '../../backend/defaults/indexing.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
 import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions } from '../../backend/options.js';
@@ -399,13 +398,13 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   }
 
   /** ReLU as one node: the gradient is read from the output (0 where it is 0, as PyTorch). */
-  relu(p: AdTensor): AdTensor {
+  override relu(p: AdTensor): AdTensor {
     return this.record({
       inputs: [p],
-      forward: ([x]) => relu(this.innerBackend, x!),
+      forward: ([x]) => this.innerBackend.relu(x!),
       cost: 'memory-bound',
       save: { out: 'out' },
-      backward: (g, { out }) => [reluBackward(this.innerBackend, out, g)],
+      backward: (g, { out }) => [this.innerBackend.reluBackward(out, g)],
     });
   }
 

@@ -243,12 +243,12 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   }
 
   /** ReLU in one pass: `max(x, 0)` (JavaScript's max keeps NaN). */
-  relu(p: CpuTensor): CpuTensor {
+  override relu(p: CpuTensor): CpuTensor {
     return this.binaryScalar('max', p, 0);
   }
 
   /** The ReLU input gradient in one pass, without a mask array: `grad` where `output > 0` (or NaN), else 0. */
-  reluBackward(output: CpuTensor, grad: CpuTensor): CpuTensor {
+  override reluBackward(output: CpuTensor, grad: CpuTensor): CpuTensor {
     const e = this.engine;
     let out: FloatArray | undefined;
     if (e.reluBackward && isEngineFloat(grad) && output.dtype === grad.dtype && sameShape(output.shape, grad.shape) && output.isContiguous() && grad.isContiguous()) {
