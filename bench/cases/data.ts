@@ -28,7 +28,7 @@ import { parseArgs } from '../lib/cli.js';
 
 const WORKERS = [0, 1, 2] as const;
 
-/** The API contract's MNIST batcher (../shared/api/mnist-batcher.ts). */
+/** The API contract's MNIST batcher (test/api-contract/mnist-batcher.ts). */
 class MnistBatcher implements Batcher<MnistItem, { images: Tensor<3>; targets: Tensor<1, Int> }> {
   batch(items: MnistItem[], device: Device) {
     const images = items.map((item) => Tensor.fromFloats(item.image, device).reshape([1, 28, 28]).div(255).sub(0.1307).div(0.3081));

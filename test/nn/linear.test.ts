@@ -120,7 +120,7 @@ describe('Embedding', () => {
 });
 
 describe('API contract 09-layers (the parts of this family)', () => {
-  it('runs the calls as ../shared/api/09-layers.ts writes them', () => {
+  it('runs the calls as test/api-contract/09-layers.ts writes them', () => {
     const device = Device.default();
     const linear = new LinearConfig({ dInput: 512, dOutput: 256 }).withBias(true).init(device);
     assert.deepEqual(linear.forward(Tensor.zeros([4, 512], device)).dims(), [4, 256]);
