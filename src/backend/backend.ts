@@ -100,7 +100,8 @@ export interface RequiredOps<P extends TensorPrimitive = TensorPrimitive> {
 }
 
 /**
- * The full backend: the required ops plus every op with a default implementation. Tensor methods
+ * The full backend: the required ops plus every op with a default implementation, then the
+ * optional kernels (the group at the end, with the one protocol for fast paths). Tensor methods
  * call these; decorators (autodiff, fusion) implement the same interface.
  */
 export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends RequiredOps<P> {
@@ -153,58 +154,16 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
   softmax(p: P, dim: number): P;
   logSoftmax(p: P, dim: number): P;
   /**
-   * Optional: `max(x, 0)` of a float tensor in one pass, NaN kept (without it, `relu` in
-   * defaults/activation.ts masks the values `<= 0`). A backend that records gradients defines it
-   * so that ReLU is one node whose gradient is 0 at 0, as PyTorch's.
+   * `max(x, 0)` of a float tensor, NaN kept (the default masks the values `<= 0`). A backend that
+   * records gradients overrides it so that ReLU is one node whose gradient is 0 at 0, as PyTorch's.
    */
-  relu?(p: P): P;
-  /** Optional: the ReLU input gradient from its output: `grad` where `output > 0` or NaN, else 0. */
-  reluBackward?(output: P, grad: P): P;
-  /**
-   * Optional: the exact GELU `x · (1 + erf(x / √2)) / 2` of a float tensor in one pass (within a
-   * few ulp of the op-by-op form), or undefined where the backend has no kernel for it. Inference
-   * paths (the ONNX runtime) use it; backends that record gradients leave it out.
-   */
-  gelu?(p: P): P | undefined;
-  /**
-   * Optional: layer normalization over the last dim, `(x − mean) / √(var + eps) · gamma (+ beta)`
-   * with `gamma` and `beta` of the last dim's size, in one pass per row (within a few ulp of the
-   * op-by-op form), or undefined where the backend has no kernel for these tensors. Inference
-   * paths use it; backends that record gradients leave it out.
-   */
-  layerNorm?(x: P, gamma: P, beta: P | undefined, eps: number): P | undefined;
-
-  // --- optimizer ---
-  /**
-   * Optional: one Adam step of a parameter in one pass (as PyTorch's fused Adam), every
-   * intermediate rounded to the dtype where the op-by-op update rounds it (the same values).
-   * `moment1` and `moment2` are undefined on the first step (zero moments). Returns the new
-   * [param, moment1, moment2], or undefined where the backend has no kernel for these tensors.
-   */
-  adamStep?(param: P, grad: P, moment1: P | undefined, moment2: P | undefined, options: AdamStepOptions): [P, P, P] | undefined;
+  relu(p: P): P;
+  /** The ReLU input gradient from its output: `grad` where `output > 0` or NaN, else 0. */
+  reluBackward(output: P, grad: P): P;
 
   // --- module ops (N spatial dims = rank - 2; NCHW-style layouts) ---
   conv(x: P, weight: P, bias: P | undefined, options: ConvOptions): P;
   convTranspose(x: P, weight: P, bias: P | undefined, options: ConvTransposeOptions): P;
-  /**
-   * Optional: the weight gradient of `conv(x, weight)` (shape `weightShape`) for the output
-   * gradient `grad`, or undefined where the backend has no dedicated kernel (the autodiff rule then
-   * contracts im2col columns with a batched matmul).
-   */
-  convWeightGrad?(x: P, grad: P, weightShape: readonly number[], options: ConvOptions): P | undefined;
-  /**
-   * Optional: `clamp(conv(x, weight, bias), min, max)` of a 2-d convolution with the clamp applied
-   * in the output pass (a fused ReLU is `[0, ∞]`, ReLU6 `[0, 6]`), or undefined where the backend
-   * has no kernel for these tensors (callers then run `conv` and `clamp`). Backends that record
-   * gradients leave it out.
-   */
-  convClamp?(x: P, weight: P, bias: P | undefined, options: ConvOptions, min: number, max: number): P | undefined;
-  /**
-   * Optional: the input gradient (shape `inputShape`) of max pooling for the output gradient
-   * `grad` and the flat per-plane argmax `indices` of `maxPoolWithIndices`, or undefined where the
-   * backend has no dedicated kernel (the autodiff rule then scatter-adds into zeros).
-   */
-  maxPoolGrad?(grad: P, indices: P, inputShape: readonly number[]): P | undefined;
   deformConv2d(x: P, offset: P, weight: P, mask: P | undefined, bias: P | undefined, options: DeformConvOptions): P;
   /** im2col: `[N, C, H, W]` → `[N, C * kh * kw, L]`. */
   unfold4d(x: P, kernelSize: readonly number[], options: UnfoldOptions): P;
@@ -228,4 +187,58 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
    * and the backend). Decorators record it: autodiff uses `call.backward`.
    */
   customOp?(call: CustomCall, inputs: readonly P[]): P | undefined;
+
+  // --- optional kernels ---
+  /*
+   * The one protocol for a fast path that only some backends have (an "optional kernel"):
+   * 1. A fast form of an op whose fallback is a sequence of backend ops is not optional: the op is
+   *    a method with its default in `BaseBackend` (./base.ts, over ./defaults/), which a backend
+   *    overrides to go faster (`relu`, `softmax`, `clamp`). Code above the backends (tensor, nn,
+   *    onnx, optim) calls the method, never ./defaults/.
+   * 2. An optional kernel is a fused form whose fallback lives above the backend, in its one caller
+   *    (the ONNX op, the optimizer, the autodiff rule): an optional method in this group, here at
+   *    the end of `Backend`, and nowhere else.
+   * 3. It returns its result, or `undefined` to decline where it has no kernel for these dtypes,
+   *    shapes or layouts: never `false`, `null` or an exception for "no kernel". Its values equal
+   *    the fallback's (within a few ulp where its doc says so).
+   * 4. The caller calls `backend.kernel?.(…)` and runs its fallback on `undefined`; it may test
+   *    `backend.kernel` first to skip preparing the arguments.
+   * 5. Decorators that record gradients do not forward them (the autodiff rules call
+   *    `convWeightGrad` and `maxPoolGrad` on the inner backend). `customOp` follows 3 and 4 too.
+   */
+  /**
+   * The exact GELU `x · (1 + erf(x / √2)) / 2` of a float tensor in one pass (within a few ulp of
+   * the op-by-op form). Fallback: the ONNX `Gelu` op's `x.gelu()`.
+   */
+  gelu?(p: P): P | undefined;
+  /**
+   * Layer normalization over the last dim, `(x − mean) / √(var + eps) · gamma (+ beta)` with
+   * `gamma` and `beta` of the last dim's size, in one pass per row (within a few ulp of the
+   * op-by-op form). Fallback: the ONNX `LayerNormalization` op's op-by-op form.
+   */
+  layerNorm?(x: P, gamma: P, beta: P | undefined, eps: number): P | undefined;
+  /**
+   * `clamp(conv(x, weight, bias), min, max)` of a 2-d convolution with the clamp applied in the
+   * output pass (a fused ReLU is `[0, ∞]`, ReLU6 `[0, 6]`). Fallback: the ONNX runtime's fused
+   * Conv step runs `conv` and the activation.
+   */
+  convClamp?(x: P, weight: P, bias: P | undefined, options: ConvOptions, min: number, max: number): P | undefined;
+  /**
+   * One Adam step of a parameter in one pass (as PyTorch's fused Adam), every intermediate rounded
+   * to the dtype where the op-by-op update rounds it (the same values). `moment1` and `moment2` are
+   * undefined on the first step (zero moments). Returns the new [param, moment1, moment2].
+   * Fallback: the optimizer's op-by-op update.
+   */
+  adamStep?(param: P, grad: P, moment1: P | undefined, moment2: P | undefined, options: AdamStepOptions): [P, P, P] | undefined;
+  /**
+   * The weight gradient of `conv(x, weight)` (shape `weightShape`) for the output gradient `grad`.
+   * Fallback: the autodiff rule contracts im2col columns with a batched matmul.
+   */
+  convWeightGrad?(x: P, grad: P, weightShape: readonly number[], options: ConvOptions): P | undefined;
+  /**
+   * The input gradient (shape `inputShape`) of max pooling for the output gradient `grad` and the
+   * flat per-plane argmax `indices` of `maxPoolWithIndices`. Fallback: the autodiff rule
+   * scatter-adds into zeros.
+   */
+  maxPoolGrad?(grad: P, indices: P, inputShape: readonly number[]): P | undefined;
 }

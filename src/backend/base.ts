@@ -81,6 +81,12 @@ export abstract class BaseBackend<P extends TensorPrimitive> implements Backend<
   logSoftmax(p: P, dim: number): P {
     return activation.logSoftmax(this, p, dim);
   }
+  relu(p: P): P {
+    return activation.relu(this, p);
+  }
+  reluBackward(output: P, grad: P): P {
+    return activation.reluBackward(this, output, grad);
+  }
   conv(x: P, weight: P, bias: P | undefined, options: ConvOptions): P {
     return conv.conv(this, x, weight, bias, options);
   }

@@ -12,12 +12,12 @@ export function logSoftmax<P extends TensorPrimitive>(b: Backend<P>, p: P, dim: 
   return b.binary('sub', shifted, b.unary('log', b.reduce('sum', b.unary('exp', shifted), [dim])));
 }
 
-/** `max(x, 0)` with NaN kept: the backend's kernel, else the values `<= 0` masked to 0. */
+/** `max(x, 0)` with NaN kept: the values `<= 0` masked to 0. */
 export function relu<P extends TensorPrimitive>(b: Backend<P>, p: P): P {
-  return b.relu ? b.relu(p) : b.maskFill(p, b.compareScalar('le', p, 0), 0);
+  return b.maskFill(p, b.compareScalar('le', p, 0), 0);
 }
 
 /** The ReLU input gradient from its output: `grad` where `output > 0` (or NaN), else 0. */
 export function reluBackward<P extends TensorPrimitive>(b: Backend<P>, output: P, grad: P): P {
-  return b.reluBackward ? b.reluBackward(output, grad) : b.maskFill(grad, b.compareScalar('le', output, 0), 0);
+  return b.maskFill(grad, b.compareScalar('le', output, 0), 0);
 }

@@ -72,7 +72,7 @@ function fusedStep(conv: Step, act: Step, lo: number, hi: number): Step {
     run: (ctx, inputs) => {
       const [x, w, b] = inputs as readonly (AnyTensor | undefined)[];
       const fast = x && w ? fusedConvClamp(ctx, x, w, b, lo, hi) : undefined;
-      if (fast) return [fast];
+      if (fast !== undefined) return [fast];
       const y = conv.def.run(ctx, inputs)[0] as AnyTensor;
       // The activation as its own step computes it (Clip's clampMin then clampMax is one clamp for lo ≤ hi).
       if (act.node.opType === 'Relu') return [isFloatDType(y.dtype()) ? (asF(y).relu() as AnyTensor) : (asN(y).clampMin(0) as AnyTensor)];

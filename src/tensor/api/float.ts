@@ -1,6 +1,5 @@
 import type { UnaryOp } from '../../backend/ops.js';
 import type { GridSampleOptions } from '../../backend/options.js';
-import { relu } from '../../backend/defaults/activation.js';
 import { isFloatDType } from '../../core/dtype.js';
 import { BurnError, fmt } from '../../core/errors.js';
 import type { Bool, Float, Int, Kind } from '../kind.js';
@@ -72,7 +71,7 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
   /** `max(x, 0)`; NaN stays NaN and the gradient at 0 is 0 (as Burn and PyTorch). */
   relu(this: Tensor<D, Float>): Tensor<D, Float> {
     this.expectFloat('relu');
-    return this.wrap<D, Float>(relu(this.backend, this.primitive));
+    return this.wrap<D, Float>(this.backend.relu(this.primitive));
   }
   /** Gaussian error linear unit, exact form `x · Φ(x)`. */
   gelu(this: Tensor<D, Float>): Tensor<D, Float> {
