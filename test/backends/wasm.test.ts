@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { Backend, TensorPrimitive } from '../../src/backend/backend.js';
 import { CpuBackend } from '../../src/backends/cpu/backend.js';
 import type { CpuEngineKernels } from '../../src/backends/cpu/engine.js';
-import { wasmEngine, wasmRuntime, wasmUnavailableReason, WasmRuntime, type WasmEngineOptions } from '../../src/backends/cpu/wasm/index.js';
-import { wasmKernels } from '../../src/backends/cpu/wasm/kernels.js';
+import { TASK_KINDS, wasmOpCodes } from '../../src/backends/cpu/wasm/ops.js';
+import { WasmEngine, wasmEngine, wasmRuntime, wasmUnavailableReason, WasmRuntime, type WasmEngineOptions } from '../../src/backends/cpu/wasm/index.js';
 import { compileSync } from '../../src/backends/cpu/wasm/loader.js';
 import { activation, BurnError, Device, Distribution, functional, Tensor, TensorData, type DType, type Float } from '../../src/index.js';
 
@@ -24,10 +24,14 @@ type F = Tensor<number, Float>;
 function counting(engine: CpuEngineKernels): { device: Device; handled: Record<string, number> } {
   const handled: Record<string, number> = {};
   const wrapped: Record<string, unknown> = { name: engine.name };
-  for (const [key, fn] of Object.entries(engine)) {
+  // The engine's kernels: its own functions and the methods of its class.
+  const proto = Object.getPrototypeOf(engine) as object;
+  const methods = [...Object.keys(engine), ...(proto === Object.prototype ? [] : Object.getOwnPropertyNames(proto))].filter((key) => key !== 'constructor');
+  for (const key of methods) {
+    const fn = (engine as unknown as Record<string, unknown>)[key];
     if (typeof fn !== 'function') continue;
     wrapped[key] = (...args: unknown[]) => {
-      const ok = (fn as (...a: unknown[]) => boolean)(...args);
+      const ok = (fn as (...a: unknown[]) => boolean).apply(engine, args);
       if (ok) handled[key] = (handled[key] ?? 0) + 1;
       return ok;
     };
@@ -79,6 +83,23 @@ describe('wasm engine', { skip }, () => {
     assert.equal(Device.cpu({ engine: 'wasm' }).toString(), 'cpu(wasm)');
     // The browser entry point (asynchronous compile) gives the same device.
     assert.equal(await Device.cpuAsync({ engine: 'wasm' }), Device.cpu({ engine: 'wasm' }));
+  });
+
+  it("the module's op codes and task kinds are matched by name: every exported name is known, the ops it had are all there", () => {
+    const codes = wasmOpCodes(runtime!);
+    for (const op of ['neg', 'abs', 'sqrt', 'recip', 'exp', 'log', 'sigmoid', 'tanh', 'floor', 'ceil', 'trunc', 'round', 'sign'] as const) assert.equal(typeof codes.unary[op], 'number', op);
+    for (const op of ['add', 'sub', 'mul', 'div', 'max', 'min', 'reluGrad'] as const) assert.equal(typeof codes.binary[op], 'number', op);
+    for (const op of ['sum', 'prod', 'max', 'min'] as const) assert.equal(typeof codes.reduce[op], 'number', op);
+    for (const k of TASK_KINDS) assert.equal(typeof codes.kind[k], 'number', k);
+    for (const [prefix, table] of [['UNARY', codes.unary], ['BINARY', codes.binary], ['REDUCE', codes.reduce], ['RANDOM', codes.random], ['KIND', codes.kind]] as const) {
+      for (const [name, code] of Object.entries(runtime!.constantsNamed(prefix))) assert.equal((table as Record<string, number | undefined>)[name], code, `${prefix}_${name}`);
+    }
+    // Ops the module lacks are declined (the js kernels run them).
+    assert.equal(codes.unary.sin, undefined);
+    assert.equal(codes.binary.pow, undefined);
+    // A name this build does not know is an error, not an op silently dropped or miscoded.
+    const fake = { constantsNamed: (prefix: string) => (prefix === 'UNARY' ? { exp: 0, frobnicate: 1 } : {}) } as unknown as WasmRuntime;
+    assert.throws(() => wasmOpCodes(fake), /UNARY_\*.*frobnicate/);
   });
 
   it('matmul: odd sizes, transposed and strided operands, batch broadcast, a · aᵀ', () => {
@@ -386,7 +407,7 @@ describe('wasm engine', { skip }, () => {
     const rt3 = new WasmRuntime(compiled, 3);
     try {
       assert.equal(rt3.threads, 3);
-      const { device: threaded, handled: counts } = counting(wasmKernels(rt3, { ...ALL, minParallel: 0 }));
+      const { device: threaded, handled: counts } = counting(new WasmEngine(rt3, { ...ALL, minParallel: 0 }));
       for (let round = 0; round < 3; round++) {
         same(threaded, 'matmul', (d) => tensor([150, 70], 140 + round, d).matmul(tensor([70, 300], 141, d)), 1e-5, 2e-5);
         same(threaded, 'batched matmul', (d) => tensor([6, 20, 30], 142, d).matmul(tensor([6, 40, 30], 143, d).swapDims(1, 2)), 1e-5, 2e-5);
@@ -497,7 +518,7 @@ describe('wasm engine', { skip }, () => {
     const compiled = compileSync('st');
     assert.ok('module' in compiled);
     const rt1 = new WasmRuntime(compiled, 1);
-    const { device: d1 } = counting(wasmKernels(rt1, ALL));
+    const { device: d1 } = counting(new WasmEngine(rt1, ALL));
     tensor([400, 400], 170, d1).matmul(tensor([400, 400], 171, d1));
     const peak = rt1.memoryBytes;
     for (let i = 0; i < 50; i++) tensor([300, 300], 172 + i, d1).matmul(tensor([300, 300], 171, d1)).exp();

@@ -1,5 +1,5 @@
 /**
- * The `wasm` engine's kernels: the CPU backend offers each op here first (see ../engine.ts); every
+ * The `wasm` engine (class WasmEngine): the CPU backend offers each op here first (see ../engine.ts); every
  * method lays the op out in the module's memory, runs it (on worker threads when it is large) and
  * returns true, or returns false to leave the op to the JavaScript kernels (f64, unsupported ops,
  * tensors too small to be worth the trip).
@@ -16,12 +16,15 @@
  * flat (test/backends/wasm.test.ts runs a 300-step loop without a single dispose()).
  */
 import type { BinaryOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
-import type { ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../../backend/options.js';
-import type { Conv2dArgs, ConvTranspose2dArgs, CpuEngineKernels, FloatArray, GemmArgs } from '../engine.js';
+import type { AdamStepOptions, ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../../backend/options.js';
+import type { RandomKey } from '../../../backend/rng.js';
+import type { Conv2dArgs, ConvTranspose2dArgs, CpuEngineKernels, FloatArray, GemmArgs, UniformDistribution } from '../engine.js';
+import type { AdamArrays } from '../js/optim.js';
+import { requiredKinds, UNARY_COST, wasmOpCodes, type TaskKind, type WasmOpCodes } from './ops.js';
 import { MAX_JOBS } from './pool.js';
 import { GEMM_MAX_TILE, type WasmRuntime } from './runtime.js';
 
-/** Copies a gemm's caller overlaps with the work (see `gemmTask` in `wasmKernels`). */
+/** Copies a gemm's caller overlaps with the work (see `WasmEngine.gemmTask`). */
 interface GemmIo {
   /** Copies A into the arena; runs before any job reads A. */
   readonly copyA?: () => void;
@@ -41,57 +44,372 @@ export interface WasmEngineOptions {
   readonly minParallel?: number;
 }
 
-const UNARY_OPS: readonly UnaryOp[] = ['neg', 'abs', 'sqrt', 'recip', 'exp', 'log', 'sigmoid', 'tanh', 'floor', 'ceil', 'trunc', 'round', 'sign'];
-const COSTLY = new Set<UnaryOp>(['exp', 'log', 'sigmoid', 'tanh']);
-const BINARY_OPS: readonly BinaryOp[] = ['add', 'sub', 'mul', 'div', 'max', 'min'];
-const REDUCE_OPS: readonly ReduceOp[] = ['sum', 'prod', 'max', 'min'];
-
 /**
- * The engine's kernels over an instantiated module. `streaming`: a single-threaded instance over
+ * The engine over an instantiated module. `streaming`: a single-threaded instance over
  * an unshared memory for the ops streamed on the calling thread (cheap elementwise ops,
  * reductions): `TypedArray.set` copies into and out of a SharedArrayBuffer with relaxed atomics,
  * so where it is the only copy (browsers; Node copies with `Buffer.fill`, see `WasmRuntime.write`)
  * those copies, most of a streamed op's time, run about 1.5× faster into a plain memory. Without
  * it, `rt` streams too.
  */
-export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, streaming?: WasmRuntime): CpuEngineKernels {
-  const stream = streaming ?? rt;
-  // The crossovers with the copies included (one thread): add and mul-by-scalar gain from about 1K
-  // elements, exp and softmax from about 128, sums from 64, matmul from about 10³ multiply-adds.
-  const minElements = options.minElements ?? 1024;
-  const minCostly = options.minCostlyElements ?? 128;
-  const minGemm = options.minGemm ?? 1024;
-  const minParallel = options.minParallel ?? 1 << 20;
-  const codes = <T extends string>(prefix: string, ops: readonly T[]) => new Map(ops.map((op) => [op, rt.constant(`${prefix}_${op}`)] as const));
-  const unaryCodes = codes('UNARY', UNARY_OPS);
-  const binaryCodes = codes('BINARY', BINARY_OPS);
-  const reduceCodes = codes('REDUCE', REDUCE_OPS);
-  const reluGrad = rt.constant('BINARY_reluGrad');
-  const randomKinds = { default: rt.constant('RANDOM_default'), uniform: rt.constant('RANDOM_uniform'), bernoulli: rt.constant('RANDOM_bernoulli') };
-  const kind = {
-    gemm: rt.constant('KIND_gemm'), gemmPackB: rt.constant('KIND_gemmPackB'), gemmRows: rt.constant('KIND_gemmRows'), unary: rt.constant('KIND_unary'), binary: rt.constant('KIND_binary'), scalar: rt.constant('KIND_scalar'),
-    reduce: rt.constant('KIND_reduce'), softmax: rt.constant('KIND_softmax'), im2col: rt.constant('KIND_im2col'), maxPool: rt.constant('KIND_maxPool'),
-    col2im: rt.constant('KIND_col2im'), strided: rt.constant('KIND_strided'), random: rt.constant('KIND_random'), adam: rt.constant('KIND_adam'), dot: rt.constant('KIND_dot'),
-  };
-  const MR = rt.constant('MR'), NR = rt.constant('NR'), KC = rt.constant('KC');
-  const threads = rt.threads;
+export class WasmEngine implements CpuEngineKernels {
+  readonly name = 'wasm';
+  /** The runtime the streamed ops run on (see the class comment). */
+  private readonly stream: WasmRuntime;
+  private readonly minElements: number;
+  private readonly minCostly: number;
+  private readonly minGemm: number;
+  private readonly minParallel: number;
+  /** The module's op codes by name. */
+  private readonly codes: WasmOpCodes;
+  /** The module's task kinds. */
+  private readonly kind: Readonly<Record<TaskKind, number>>;
+  /** The gemm micro-tile (rows, columns) and depth block of the module. */
+  private readonly MR: number;
+  private readonly NR: number;
+  private readonly KC: number;
+  private readonly threads: number;
+
+  constructor(private readonly rt: WasmRuntime, options: WasmEngineOptions = {}, streaming?: WasmRuntime) {
+    this.stream = streaming ?? rt;
+    // The crossovers with the copies included (one thread): add and mul-by-scalar gain from about 1K
+    // elements, exp and softmax from about 128, sums from 64, matmul from about 10³ multiply-adds.
+    this.minElements = options.minElements ?? 1024;
+    this.minCostly = options.minCostlyElements ?? 128;
+    this.minGemm = options.minGemm ?? 1024;
+    this.minParallel = options.minParallel ?? 1 << 20;
+    this.codes = wasmOpCodes(rt);
+    this.kind = requiredKinds(this.codes.kind);
+    this.MR = rt.constant('MR');
+    this.NR = rt.constant('NR');
+    this.KC = rt.constant('KC');
+    this.threads = rt.threads;
+  }
+
+  gemm(g: GemmArgs): boolean {
+    const { a, b, c, n, k } = g;
+    if (!(a instanceof Float32Array) || !(b instanceof Float32Array) || !(c instanceof Float32Array)) return false;
+    let m = g.m, aOffs = g.aOffsets, bOffs = g.bOffsets;
+    if (m === 0 || n === 0 || k === 0 || aOffs.length * m * n * k < this.minGemm) return false;
+    // Batches that share B and whose A rows continue one another are one taller product.
+    if (aOffs.length > 1 && bOffs.every((o) => o === bOffs[0]) && aOffs.every((o, i) => o === aOffs[0]! + i * m * g.aRowStride)) {
+      m *= aOffs.length;
+      aOffs = [aOffs[0]!];
+      bOffs = [bOffs[0]!];
+    }
+    const batches = aOffs.length;
+    const aSpan = span(aOffs, m, k, g.aRowStride, g.aColStride);
+    const bSpan = span(bOffs, k, n, g.bRowStride, g.bColStride);
+    this.rt.reset();
+    // A's copy is deferred (it can overlap the packing of B) unless one copy serves both.
+    const deferA = a !== b;
+    const [aAt, bAt] = deferA ? [this.rt.alloc((aSpan.hi - aSpan.lo) * 4), this.rt.copyIn(b, bSpan.lo, bSpan.hi)] : this.copyOperands(a, aSpan, b, bSpan);
+    const cAt = this.rt.alloc(batches * m * n * 4), table = this.rt.alloc(batches * 16), args = this.rt.alloc(128);
+    if (aAt < 0 || bAt < 0 || cAt < 0 || table < 0 || args < 0) return false;
+    const t = table >>> 2;
+    for (let i = 0; i < batches; i++) {
+      this.rt.u32[t + 4 * i] = aAt + (aOffs[i]! - aSpan.lo) * 4;
+      this.rt.u32[t + 4 * i + 1] = bAt + (bOffs[i]! - bSpan.lo) * 4;
+      this.rt.u32[t + 4 * i + 2] = cAt + i * m * n * 4;
+      this.rt.u32[t + 4 * i + 3] = 0;
+    }
+    const io: GemmIo = {
+      copyA: deferA ? () => this.rt.write(aAt, a, aSpan.lo, aSpan.hi) : undefined,
+      // One product: rows of C reach `c` as their jobs finish.
+      rowsDone: batches === 1 ? (i0, i1) => this.rt.read(cAt + i0 * n * 4, c, (i1 - i0) * n, i0 * n) : undefined,
+    };
+    if (!this.gemmTask(m, n, k, g.aRowStride, g.aColStride, g.bRowStride, g.bColStride, n, table, batches, args, io)) this.rt.read(cAt, c, batches * m * n);
+    return true;
+  }
+
+  unary(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean {
+    const code = this.codes.unary[op];
+    if (code === undefined || !(a instanceof Float32Array) || n < (UNARY_COST[op] === 'costly' ? this.minCostly : this.minElements)) return false;
+    return this.elementwise(code, this.kind.unary, out, a, aOffset, n, UNARY_COST[op] === 'costly' ? COSTLY_COST : 2);
+  }
+
+  binary(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, b: FloatArray, bOffset: number, n: number): boolean {
+    const code = this.codes.binary[op];
+    if (code === undefined || !(a instanceof Float32Array) || !(b instanceof Float32Array) || n < this.minElements) return false;
+    return this.elementwise(code, this.kind.binary, out, a, aOffset, n, 2, b, bOffset);
+  }
+
+  reluBackward(out: FloatArray, y: FloatArray, yOffset: number, g: FloatArray, gOffset: number, n: number): boolean {
+    if (!(y instanceof Float32Array) || !(g instanceof Float32Array) || n < this.minElements) return false;
+    const code = this.codes.binary.reluGrad;
+    if (code === undefined) return false;
+    return this.elementwise(code, this.kind.binary, out, y, yOffset, n, 2, g, gOffset);
+  }
+
+  adamStep(arr: AdamArrays, o: AdamStepOptions): boolean {
+    const { n, p, g, m, v, outP, outM, outV } = arr;
+    if (!(p instanceof Float32Array) || !(g instanceof Float32Array) || !(outP instanceof Float32Array) || !(outM instanceof Float32Array) || !(outV instanceof Float32Array)) return false;
+    if ((m && !(m instanceof Float32Array)) || (v && !(v instanceof Float32Array)) || !m !== !v || n < this.minElements) return false;
+    // Memory-bound (seven arrays, a few operations each): streamed through blocks on the calling thread.
+    const s = this.stream;
+    s.reset();
+    const block = Math.min(n, STREAM_BLOCK);
+    const at = [0, 1, 2, 3, 4, 5].map(() => s.alloc(block * 4)), args = s.alloc(128);
+    if (at.some((x) => x < 0) || args < 0) return false;
+    const [pAt, gAt, mAt, vAt, mOut, vOut] = at as [number, number, number, number, number, number];
+    const first = !m;
+    // Outputs over their inputs (each element is read before it is written); fresh blocks on the first step.
+    const mDst = first ? mOut : mAt, vDst = first ? vOut : vAt;
+    const take = (from: number, into: Float32Array, start: number, len: number) => s.read(from, into, len, start);
+    for (let start = 0; start < n; start += block) {
+      const len = Math.min(block, n - start);
+      const put = (src: Float32Array, offset: number, to: number) => s.write(to, src, offset + start, offset + start + len);
+      put(p, arr.pOffset, pAt);
+      put(g, arr.gOffset, gAt);
+      if (!first) {
+        put(m as Float32Array, arr.mOffset, mAt);
+        put(v as Float32Array, arr.vOffset, vAt);
+      }
+      s.fields(args, [len, pAt, gAt, first ? 0 : mAt, first ? 0 : vAt, pAt, mDst, vDst]);
+      s.f64.set([o.beta1, 1 - o.beta1, o.beta2, 1 - o.beta2, o.factor, o.epsilon], (args + 32) >>> 3);
+      s.run(this.kind.adam, args, 1, false);
+      take(pAt, outP, start, len);
+      take(mDst, outM, start, len);
+      take(vDst, outV, start, len);
+    }
+    return true;
+  }
+
+  random(out: FloatArray, dist: UniformDistribution, key: RandomKey): boolean {
+    if (!(out instanceof Float32Array) || out.length < this.minElements) return false;
+    const n = out.length;
+    // Philox costs about what a transcendental op does per element.
+    const { chunk, jobs, parallel } = this.chunking(n, COSTLY_COST);
+    this.rt.reset();
+    const outAt = this.rt.alloc(n * 4), args = this.rt.alloc(64);
+    if (outAt < 0 || args < 0) return false;
+    const code = this.codes.random[dist.kind];
+    if (code === undefined) return false;
+    this.rt.fields(args, [code, n, outAt, key.key0 >>> 0, key.key1 >>> 0, key.stream >>> 0, chunk, 0]);
+    this.rt.f64[(args + 32) >>> 3] = dist.kind === 'uniform' ? dist.low : dist.kind === 'bernoulli' ? dist.prob : 0;
+    this.rt.f64[(args + 40) >>> 3] = dist.kind === 'uniform' ? dist.high : 0;
+    this.rt.run(this.kind.random, args, jobs, parallel);
+    this.rt.read(outAt, out, n);
+    return true;
+  }
+
+  binaryStrided(op: BinaryOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], b: FloatArray, bOffset: number, bStrides: readonly number[]): boolean {
+    const code = this.codes.binary[op];
+    const rank = shape.length;
+    if (code === undefined || rank > 3 || !(a instanceof Float32Array) || !(b instanceof Float32Array) || !(out instanceof Float32Array)) return false;
+    const n = out.length;
+    // Empty: nothing to compute (and a zero dim makes the operands' spans meaningless).
+    if (n === 0 || n < this.minElements) return false;
+    // Pad to rank 3 with leading dims of size 1.
+    const pad = (v: readonly number[], fill: number) => [...new Array<number>(3 - rank).fill(fill), ...v];
+    const dims = pad(shape, 1), as = pad(aStrides, 0), bs = pad(bStrides, 0);
+    const aSpan = stridedSpan(aOffset, dims, as), bSpan = stridedSpan(bOffset, dims, bs);
+    this.rt.reset();
+    const [aAt, bAt] = this.copyOperands(a, aSpan, b, bSpan);
+    const outAt = this.rt.alloc(n * 4), args = this.rt.alloc(64);
+    if (aAt < 0 || bAt < 0 || outAt < 0 || args < 0) return false;
+    // Negative strides are stored as their 32-bit two's complement (the kernel reads them signed).
+    this.rt.fields(args, [code, dims[0]!, dims[1]!, dims[2]!, aAt + (aOffset - aSpan.lo) * 4, as[0]!, as[1]!, as[2]!, bAt + (bOffset - bSpan.lo) * 4, bs[0]!, bs[1]!, bs[2]!, outAt, dims[0]!]);
+    this.rt.run(this.kind.strided, args, 1, false);
+    this.rt.read(outAt, out, n);
+    return true;
+  }
+
+  binaryScalar(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, scalar: number, n: number): boolean {
+    const code = this.codes.binary[op];
+    if (code === undefined || !(a instanceof Float32Array) || n < this.minElements) return false;
+    return this.elementwise(code, this.kind.scalar, out, a, aOffset, n, 2, undefined, 0, scalar);
+  }
+
+  reduceRows(op: ReduceOp, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): boolean {
+    const code = this.codes.reduce[op];
+    if (code === undefined || !(a instanceof Float32Array) || !(out instanceof Float32Array) || rows * len < this.minElements) return false;
+    // Memory-bound: always streamed on the calling thread (no worker would get the data sooner).
+    const plan = this.rowChunking(rows, len, 0);
+    return rowTask(plan.parallel ? this.rt : this.stream, this.kind.reduce, code, out, a, aOffset, rows, len, plan, op);
+  }
+
+  softmaxRows(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: boolean): boolean {
+    if (!(a instanceof Float32Array) || !(out instanceof Float32Array) || len === 0 || rows * len < this.minCostly) return false;
+    const plan = this.rowChunking(rows, len, COSTLY_COST);
+    return rowTask(plan.parallel ? this.rt : this.stream, this.kind.softmax, log ? 1 : 0, out, a, aOffset, rows, len, plan);
+  }
+
+  conv2d(args: Conv2dArgs): boolean {
+    const { x, w, bias, out, options: o } = args;
+    if (!(x instanceof Float32Array) || !(w instanceof Float32Array) || !(out instanceof Float32Array) || (bias && !(bias instanceof Float32Array))) return false;
+    // No fused activation here: the backend then runs the conv and the clamp as two ops.
+    if (o.padding.length !== 2 || args.clamp) return false;
+    const [n, c, h, wd] = args.xShape;
+    const [cOut, cg, kh, kw] = args.wShape;
+    const [, , oh, ow] = args.outShape;
+    const groups = o.groups, coutG = cOut / groups, kk = cg * kh * kw, l = oh * ow;
+    if (n === 0 || l === 0 || kk === 0 || cOut === 0 || n * cOut * l * kk < this.minGemm) return false;
+    this.rt.reset();
+    const xAt = this.rt.copyIn(x, 0, n * c * h * wd), wAt = this.rt.copyIn(w, 0, cOut * kk);
+    const bAt = bias ? this.rt.copyIn(bias as Float32Array, 0, cOut) : 0;
+    const outAt = this.rt.alloc(n * cOut * l * 4);
+    // A 1×1 kernel with stride 1 and no padding reads the input as its own column matrix.
+    const direct = kh === 1 && kw === 1 && o.stride[0] === 1 && o.stride[1] === 1 && o.padding[0] === 0 && o.padding[1] === 0;
+    const colPerImage = c * kh * kw * l;
+    const chunk = direct ? n : Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
+    const colAt = direct ? 0 : this.rt.alloc(chunk * colPerImage * 4);
+    const table = this.rt.alloc(chunk * groups * 16), imArgs = this.rt.alloc(128), gemmArgs = this.rt.alloc(128);
+    if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0) return false;
+    const parallel = this.threads > 1 && n * cOut * l * kk >= this.minParallel;
+    for (let n0 = 0; n0 < n; n0 += chunk) {
+      const images = Math.min(chunk, n - n0);
+      if (!direct) im2col(this.rt, this.kind.im2col, imArgs, xAt + n0 * c * h * wd * 4, colAt, images, [c, h, wd], [kh, kw], [oh, ow], o, parallel);
+      const t = table >>> 2;
+      for (let i = 0; i < images; i++) {
+        for (let g = 0; g < groups; g++) {
+          const e = t + 4 * (i * groups + g);
+          this.rt.u32[e] = wAt + g * coutG * kk * 4;
+          this.rt.u32[e + 1] = direct ? xAt + ((n0 + i) * c + g * cg) * l * 4 : colAt + (i * colPerImage + g * kk * l) * 4;
+          this.rt.u32[e + 2] = outAt + ((n0 + i) * cOut + g * coutG) * l * 4;
+          this.rt.u32[e + 3] = bias ? bAt + g * coutG * 4 : 0;
+        }
+      }
+      this.gemmTask(coutG, l, kk, kk, 1, l, 1, l, table, images * groups, gemmArgs);
+    }
+    this.rt.read(outAt, out, n * cOut * l);
+    return true;
+  }
+
+  convTranspose2d(args: ConvTranspose2dArgs): boolean {
+    // Per image and group, the column matrix [Cout/g·kh·kw, H·W] = W_gᵀ · x_g (a gemm with a
+    // transposed operand), then col2im sums the columns into the output planes.
+    const { x, w, bias, out, options: o } = args;
+    if (!(x instanceof Float32Array) || !(w instanceof Float32Array) || !(out instanceof Float32Array) || (bias && !(bias instanceof Float32Array))) return false;
+    if (o.padding.length !== 2) return false;
+    const [n, cIn, h, wd] = args.xShape;
+    const [, coutG, kh, kw] = args.wShape;
+    const [, cOut, oh, ow] = args.outShape;
+    const groups = o.groups, cinG = cIn / groups, rowsG = coutG * kh * kw, l = h * wd;
+    if (n === 0 || l === 0 || cinG === 0 || rowsG === 0 || oh * ow === 0 || n * groups * rowsG * l * cinG < this.minGemm) return false;
+    this.rt.reset();
+    const xAt = this.rt.copyIn(x, 0, n * cIn * l), wAt = this.rt.copyIn(w, 0, cIn * rowsG);
+    const bAt = bias ? this.rt.copyIn(bias as Float32Array, 0, cOut) : 0;
+    const outAt = this.rt.alloc(n * cOut * oh * ow * 4);
+    const colPerImage = cOut * kh * kw * l;
+    const chunk = Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
+    const colAt = this.rt.alloc(chunk * colPerImage * 4);
+    const table = this.rt.alloc(chunk * groups * 16), colArgs = this.rt.alloc(128), gemmArgs = this.rt.alloc(128);
+    if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || colArgs < 0 || gemmArgs < 0) return false;
+    const parallel = this.threads > 1 && n * groups * rowsG * l * cinG >= this.minParallel;
+    for (let n0 = 0; n0 < n; n0 += chunk) {
+      const images = Math.min(chunk, n - n0);
+      const t = table >>> 2;
+      for (let i = 0; i < images; i++) {
+        for (let g = 0; g < groups; g++) {
+          const e = t + 4 * (i * groups + g);
+          this.rt.u32[e] = wAt + g * cinG * rowsG * 4;
+          this.rt.u32[e + 1] = xAt + ((n0 + i) * cIn + g * cinG) * l * 4;
+          this.rt.u32[e + 2] = colAt + (i * colPerImage + g * rowsG * l) * 4;
+          this.rt.u32[e + 3] = 0;
+        }
+      }
+      this.gemmTask(rowsG, l, cinG, 1, rowsG, l, 1, l, table, images * groups, gemmArgs);
+      const blocks = parallel ? Math.min(cOut, Math.max(1, Math.ceil(16 / images))) : 1;
+      const per = Math.max(Math.ceil(cOut / blocks), Math.ceil((cOut * images) / MAX_JOBS));
+      const jobsPerImage = Math.ceil(cOut / per);
+      this.rt.fields(colArgs, [cOut, oh, ow, h, wd, kh, kw, o.stride[0]!, o.stride[1]!, o.padding[0]!, o.padding[1]!, o.dilation[0]!, o.dilation[1]!,
+        colAt, outAt + n0 * cOut * oh * ow * 4, bAt, per, jobsPerImage]);
+      this.rt.run(this.kind.col2im, colArgs, images * jobsPerImage, parallel);
+    }
+    this.rt.read(outAt, out, n * cOut * oh * ow);
+    return true;
+  }
+
+  conv2dWeightGrad(x: FloatArray, xShape: readonly number[], g: FloatArray, gShape: readonly number[], dw: FloatArray, wShape: readonly number[], o: ConvOptions): boolean {
+    // Per image and group, dW_g += g_g [Cout/g, L] · cols_g [C/g·kh·kw, L]ᵀ: im2col into the arena
+    // for a chunk of images, a task of dot-product tiles writing a partial per image, then the
+    // partials summed in image order (the im2col matrix never leaves the module's memory).
+    if (!(x instanceof Float32Array) || !(g instanceof Float32Array) || !(dw instanceof Float32Array) || o.padding.length !== 2) return false;
+    const [n, c, h, wd] = xShape as [number, number, number, number];
+    const [, cOut, oh, ow] = gShape as [number, number, number, number];
+    const [, cg, kh, kw] = wShape as [number, number, number, number];
+    const groups = o.groups, coutG = cOut / groups, kk = cg * kh * kw, l = oh * ow;
+    if (n === 0 || l === 0 || kk === 0 || cOut === 0 || n * cOut * l * kk < this.minGemm) return false;
+    this.rt.reset();
+    const xAt = this.rt.copyIn(x, 0, n * c * h * wd), gAt = this.rt.copyIn(g, 0, n * cOut * l);
+    const colPerImage = c * kh * kw * l;
+    const chunk = Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
+    const colAt = this.rt.alloc(chunk * colPerImage * 4), partAt = this.rt.alloc(n * cOut * kk * 4);
+    const table = this.rt.alloc(chunk * groups * 16), imArgs = this.rt.alloc(128), gemmArgs = this.rt.alloc(128);
+    if (xAt < 0 || gAt < 0 || colAt < 0 || partAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0) return false;
+    const parallel = this.threads > 1 && n * cOut * l * kk >= this.minParallel;
+    for (let n0 = 0; n0 < n; n0 += chunk) {
+      const images = Math.min(chunk, n - n0);
+      im2col(this.rt, this.kind.im2col, imArgs, xAt + n0 * c * h * wd * 4, colAt, images, [c, h, wd], [kh, kw], [oh, ow], o, parallel);
+      const t = table >>> 2;
+      for (let i = 0; i < images; i++) {
+        for (let gr = 0; gr < groups; gr++) {
+          const e = t + 4 * (i * groups + gr);
+          this.rt.u32[e] = gAt + ((n0 + i) * cOut + gr * coutG) * l * 4;
+          this.rt.u32[e + 1] = colAt + (i * colPerImage + gr * kk * l) * 4;
+          this.rt.u32[e + 2] = partAt + ((n0 + i) * cOut + gr * coutG) * kk * 4;
+          this.rt.u32[e + 3] = 0;
+        }
+      }
+      // Both operands run along L: dot products of g's rows with the column matrix's rows.
+      this.rt.fields(gemmArgs, [coutG, kk, l, table]);
+      this.rt.run(this.kind.dot, gemmArgs, images * groups, parallel);
+    }
+    const f32 = this.rt.f32, part = partAt >>> 2, size = cOut * kk;
+    for (let j = 0; j < size; j++) {
+      let acc = f32[part + j]!;
+      for (let i = 1; i < n; i++) acc += f32[part + i * size + j]!;
+      dw[j] = acc;
+    }
+    return true;
+  }
+
+  unfold2d(x: FloatArray, xShape: readonly number[], kernel: readonly number[], outSpatial: readonly number[], options: UnfoldOptions, out: FloatArray): boolean {
+    if (!(x instanceof Float32Array) || !(out instanceof Float32Array) || kernel.length !== 2 || out.length < this.minElements) return false;
+    const [n, c, h, wd] = xShape as [number, number, number, number];
+    this.rt.reset();
+    const xAt = this.rt.copyIn(x, 0, n * c * h * wd), outAt = this.rt.alloc(out.length * 4), args = this.rt.alloc(128);
+    if (xAt < 0 || outAt < 0 || args < 0) return false;
+    im2col(this.rt, this.kind.im2col, args, xAt, outAt, n, [c, h, wd], kernel, outSpatial, options, this.threads > 1 && out.length * 4 >= this.minParallel);
+    this.rt.read(outAt, out, out.length);
+    return true;
+  }
+
+  maxPool2d(x: FloatArray, xShape: readonly number[], out: FloatArray, outShape: readonly number[], indices: Int32Array | undefined, o: MaxPoolOptions): boolean {
+    if (!(x instanceof Float32Array) || !(out instanceof Float32Array) || o.kernelSize.length !== 2) return false;
+    const [kh, kw] = o.kernelSize as [number, number];
+    if (out.length * kh * kw < this.minGemm) return false;
+    const [n, c, h, wd] = xShape as [number, number, number, number];
+    const [, , oh, ow] = outShape as [number, number, number, number];
+    this.rt.reset();
+    const xAt = this.rt.copyIn(x, 0, n * c * h * wd), outAt = this.rt.alloc(out.length * 4), idxAt = indices ? this.rt.alloc(out.length * 4) : 0, args = this.rt.alloc(128);
+    if (xAt < 0 || outAt < 0 || idxAt < 0 || args < 0) return false;
+    const planes = n * c;
+    const { per, jobs, parallel } = this.rowChunking(planes, oh * ow * kh * kw, 1);
+    this.rt.fields(args, [planes, h, wd, oh, ow, kh, kw, o.stride[0]!, o.stride[1]!, o.padding[0]!, o.padding[1]!, o.dilation[0]!, o.dilation[1]!, xAt, outAt, idxAt, per]);
+    this.rt.run(this.kind.maxPool, args, jobs, parallel);
+    this.rt.read(outAt, out, out.length);
+    if (indices) this.rt.read(idxAt, indices, out.length);
+    return true;
+  }
 
   /** Elements per job of an elementwise task of `n` elements, and whether it goes parallel. */
-  const chunking = (n: number, costPerElement: number): { chunk: number; jobs: number; parallel: boolean } => {
-    const parallel = threads > 1 && n * costPerElement >= minParallel;
-    let chunk = parallel ? Math.max(16384, Math.ceil(n / (threads * 4))) : n;
+  private chunking(n: number, costPerElement: number): { chunk: number; jobs: number; parallel: boolean } {
+    const parallel = this.threads > 1 && n * costPerElement >= this.minParallel;
+    let chunk = parallel ? Math.max(16384, Math.ceil(n / (this.threads * 4))) : n;
     chunk = Math.max(chunk, Math.ceil(n / MAX_JOBS));
     chunk = Math.ceil(chunk / 16) * 16;
     return { chunk, jobs: Math.ceil(n / chunk), parallel };
-  };
+  }
 
   /** Rows per job of a row task. */
-  const rowChunking = (rows: number, len: number, costPerElement: number): { per: number; jobs: number; parallel: boolean } => {
-    const parallel = threads > 1 && rows > 1 && rows * len * costPerElement >= minParallel;
-    let per = parallel ? Math.max(1, Math.ceil(rows / (threads * 4))) : rows;
+  private rowChunking(rows: number, len: number, costPerElement: number): { per: number; jobs: number; parallel: boolean } {
+    const parallel = this.threads > 1 && rows > 1 && rows * len * costPerElement >= this.minParallel;
+    let per = parallel ? Math.max(1, Math.ceil(rows / (this.threads * 4))) : rows;
     per = Math.max(per, Math.ceil(rows / MAX_JOBS));
     return { per, jobs: Math.ceil(rows / per), parallel };
-  };
+  }
 
   /**
    * Runs a gemm task over `batches` entries of the table at `table` (A, B, C, bias addresses):
@@ -100,18 +418,18 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
    * before any job reads A) and `rowsDone` (rows [i0, i1) of C are final). Returns whether
    * `rowsDone` covered every row (else C is final when this returns).
    */
-  const gemmTask = (m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, batches: number, args: number, io?: GemmIo): boolean => {
+  private gemmTask(m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, batches: number, args: number, io?: GemmIo): boolean {
     const macs = batches * m * n * k;
-    const parallel = threads > 1 && macs >= minParallel;
-    if (parallel && batches === 1 && k > 0 && m >= 4 * MR * threads && sharedGemm(m, n, k, aRs, aCs, bRs, bCs, ldc, table, args, io)) return io?.rowsDone !== undefined;
+    const parallel = this.threads > 1 && macs >= this.minParallel;
+    if (parallel && batches === 1 && k > 0 && m >= 4 * this.MR * this.threads && this.sharedGemm(m, n, k, aRs, aCs, bRs, bCs, ldc, table, args, io)) return io?.rowsDone !== undefined;
     io?.copyA?.();
-    let mt = Math.min(GEMM_MAX_TILE.m, roundUp(m, MR)), nt = Math.min(GEMM_MAX_TILE.n, roundUp(n, NR));
+    let mt = Math.min(GEMM_MAX_TILE.m, roundUp(m, this.MR)), nt = Math.min(GEMM_MAX_TILE.n, roundUp(n, this.NR));
     const tiles = () => Math.ceil(m / mt) * Math.ceil(n / nt);
     if (parallel) {
       // Enough tiles to keep every thread busy (and balance uneven progress), not so small that packing dominates.
-      while (batches * tiles() < 4 * threads) {
-        if (mt >= 2 * 32 && mt >= nt / 4) mt = roundUp(mt / 2, MR);
-        else if (nt >= 2 * 64) nt = roundUp(nt / 2, NR);
+      while (batches * tiles() < 4 * this.threads) {
+        if (mt >= 2 * 32 && mt >= nt / 4) mt = roundUp(mt / 2, this.MR);
+        else if (nt >= 2 * 64) nt = roundUp(nt / 2, this.NR);
         else break;
       }
     }
@@ -119,11 +437,11 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
     const batchesPerTask = Math.max(1, Math.floor(MAX_JOBS / perBatch));
     for (let b0 = 0; b0 < batches; b0 += batchesPerTask) {
       const count = Math.min(batchesPerTask, batches - b0);
-      rt.fields(args, [m, n, k, aRs, aCs, bRs, bCs, ldc, table + b0 * 16, mt, nt, Math.ceil(m / mt), Math.ceil(n / nt), rt.scratch, rt.scratchStride]);
-      rt.run(kind.gemm, args, count * perBatch, parallel);
+      this.rt.fields(args, [m, n, k, aRs, aCs, bRs, bCs, ldc, table + b0 * 16, mt, nt, Math.ceil(m / mt), Math.ceil(n / nt), this.rt.scratch, this.rt.scratchStride]);
+      this.rt.run(this.kind.gemm, args, count * perBatch, parallel);
     }
     return false;
-  };
+  }
 
   /**
    * One product (the table's first entry) over the threads with B packed once per K-block into a
@@ -132,48 +450,48 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
    * of rows as it finishes (`io.rowsDone`), so the caller copies them out while others still run.
    * False when the arena cannot hold the packed block (the tiled path then runs).
    */
-  const sharedGemm = (m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, args: number, io?: GemmIo): boolean => {
-    const blocks = Math.ceil(k / KC), depth = Math.ceil(k / blocks);
-    const packed = rt.alloc(roundUp(n, NR) * depth * 4);
+  private sharedGemm(m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, args: number, io?: GemmIo): boolean {
+    const blocks = Math.ceil(k / this.KC), depth = Math.ceil(k / blocks);
+    const packed = this.rt.alloc(roundUp(n, this.NR) * depth * 4);
     if (packed < 0) return false;
     const t = table >>> 2;
-    const a = rt.u32[t]!, b = rt.u32[t + 1]!, c = rt.u32[t + 2]!, bias = rt.u32[t + 3]!;
+    const a = this.rt.u32[t]!, b = this.rt.u32[t + 1]!, c = this.rt.u32[t + 2]!, bias = this.rt.u32[t + 3]!;
     // Several row blocks per thread (a thread slow to wake is not waited for), each at most a tile.
-    const rows = Math.min(GEMM_MAX_TILE.m, roundUp(Math.ceil(m / (4 * threads)), MR));
-    const cols = roundUp(Math.ceil(n / (2 * threads)), NR);
+    const rows = Math.min(GEMM_MAX_TILE.m, roundUp(Math.ceil(m / (4 * this.threads)), this.MR));
+    const cols = roundUp(Math.ceil(n / (2 * this.threads)), this.NR);
     for (let k0 = 0; k0 < k; k0 += depth) {
       const kc = Math.min(depth, k - k0);
       const last = k0 + kc >= k;
-      rt.fields(args, [m, n, kc, a + k0 * aCs * 4, aRs, aCs, b + k0 * bRs * 4, bRs, bCs, c, ldc, last ? bias : 0, k0 > 0 ? 1 : 0, packed, rows, cols, rt.scratch, rt.scratchStride]);
-      rt.run(kind.gemmPackB, args, Math.ceil(n / cols), true, k0 === 0 && io?.copyA ? { beforeJobs: io.copyA } : undefined);
+      this.rt.fields(args, [m, n, kc, a + k0 * aCs * 4, aRs, aCs, b + k0 * bRs * 4, bRs, bCs, c, ldc, last ? bias : 0, k0 > 0 ? 1 : 0, packed, rows, cols, this.rt.scratch, this.rt.scratchStride]);
+      this.rt.run(this.kind.gemmPackB, args, Math.ceil(n / cols), true, k0 === 0 && io?.copyA ? { beforeJobs: io.copyA } : undefined);
       const rowsDone = io?.rowsDone;
-      rt.run(kind.gemmRows, args, Math.ceil(m / rows), true, last && rowsDone ? { jobDone: (job) => rowsDone(job * rows, Math.min(m, (job + 1) * rows)) } : undefined);
+      this.rt.run(this.kind.gemmRows, args, Math.ceil(m / rows), true, last && rowsDone ? { jobDone: (job) => rowsDone(job * rows, Math.min(m, (job + 1) * rows)) } : undefined);
     }
     return true;
-  };
+  }
 
   /**
    * Copies the element ranges two operands read into the arena; one copy serves both when they
    * are the same array (x · xᵀ and the like), and the spans then start at the shared copy.
    * Returns their addresses (negative when the arena is full).
    */
-  const copyOperands = (a: Float32Array, aSpan: { lo: number; hi: number }, b: Float32Array, bSpan: { lo: number; hi: number }): [number, number] => {
-    if (a !== b) return [rt.copyIn(a, aSpan.lo, aSpan.hi), rt.copyIn(b, bSpan.lo, bSpan.hi)];
+  private copyOperands(a: Float32Array, aSpan: { lo: number; hi: number }, b: Float32Array, bSpan: { lo: number; hi: number }): [number, number] {
+    if (a !== b) return [this.rt.copyIn(a, aSpan.lo, aSpan.hi), this.rt.copyIn(b, bSpan.lo, bSpan.hi)];
     const lo = Math.min(aSpan.lo, bSpan.lo);
-    const at = rt.copyIn(a, lo, Math.max(aSpan.hi, bSpan.hi));
+    const at = this.rt.copyIn(a, lo, Math.max(aSpan.hi, bSpan.hi));
     aSpan.lo = bSpan.lo = lo;
     return [at, at];
-  };
+  }
 
-  const elementwise = (code: number, taskKind: number, out: FloatArray, a: FloatArray, aOffset: number, n: number, cost: number, b?: FloatArray, bOffset = 0, scalar = 0): boolean => {
-    const { chunk, jobs, parallel } = chunking(n, cost);
+  private elementwise(code: number, taskKind: number, out: FloatArray, a: FloatArray, aOffset: number, n: number, cost: number, b?: FloatArray, bOffset = 0, scalar = 0): boolean {
+    const { chunk, jobs, parallel } = this.chunking(n, cost);
     // Cheap ops are memory-bound: streaming on one thread moves a third of the bytes that copying
     // whole arrays for the worker threads would, so only costly ops (exp, tanh, …) go parallel.
     if (!parallel || cost < COSTLY_COST) {
       // Streamed through a cache-sized window: copy a block in, run, copy it out. The copies then
       // run at cache speed, and the memory traffic is the op's own (inputs read once, output
       // written once), as if the data lived in the module's memory.
-      const s = stream;
+      const s = this.stream;
       s.reset();
       const block = Math.min(n, STREAM_BLOCK);
       const aAt = s.alloc(block * 4), bAt = b ? s.alloc(block * 4) : 0, args = s.alloc(64);
@@ -189,327 +507,19 @@ export function wasmKernels(rt: WasmRuntime, options: WasmEngineOptions = {}, st
       }
       return true;
     }
-    rt.reset();
-    const aAt = rt.copyIn(a as Float32Array, aOffset, aOffset + n);
-    const bAt = b ? rt.copyIn(b as Float32Array, bOffset, bOffset + n) : 0;
-    const args = rt.alloc(64);
+    this.rt.reset();
+    const aAt = this.rt.copyIn(a as Float32Array, aOffset, aOffset + n);
+    const bAt = b ? this.rt.copyIn(b as Float32Array, bOffset, bOffset + n) : 0;
+    const args = this.rt.alloc(64);
     if (aAt < 0 || bAt < 0 || args < 0) return false;
     // The output overwrites the first input in place (each vector is read before it is written).
-    rt.fields(args, [code, n, aAt, aAt, bAt, chunk]);
-    rt.f64[(args + 24) >>> 3] = scalar;
-    rt.run(taskKind, args, jobs, parallel);
-    rt.read(aAt, out as Float32Array, n);
+    this.rt.fields(args, [code, n, aAt, aAt, bAt, chunk]);
+    this.rt.f64[(args + 24) >>> 3] = scalar;
+    this.rt.run(taskKind, args, jobs, parallel);
+    this.rt.read(aAt, out as Float32Array, n);
     return true;
-  };
+  }
 
-  return {
-    name: 'wasm',
-
-    gemm(g: GemmArgs): boolean {
-      const { a, b, c, n, k } = g;
-      if (!(a instanceof Float32Array) || !(b instanceof Float32Array) || !(c instanceof Float32Array)) return false;
-      let m = g.m, aOffs = g.aOffsets, bOffs = g.bOffsets;
-      if (m === 0 || n === 0 || k === 0 || aOffs.length * m * n * k < minGemm) return false;
-      // Batches that share B and whose A rows continue one another are one taller product.
-      if (aOffs.length > 1 && bOffs.every((o) => o === bOffs[0]) && aOffs.every((o, i) => o === aOffs[0]! + i * m * g.aRowStride)) {
-        m *= aOffs.length;
-        aOffs = [aOffs[0]!];
-        bOffs = [bOffs[0]!];
-      }
-      const batches = aOffs.length;
-      const aSpan = span(aOffs, m, k, g.aRowStride, g.aColStride);
-      const bSpan = span(bOffs, k, n, g.bRowStride, g.bColStride);
-      rt.reset();
-      // A's copy is deferred (it can overlap the packing of B) unless one copy serves both.
-      const deferA = a !== b;
-      const [aAt, bAt] = deferA ? [rt.alloc((aSpan.hi - aSpan.lo) * 4), rt.copyIn(b, bSpan.lo, bSpan.hi)] : copyOperands(a, aSpan, b, bSpan);
-      const cAt = rt.alloc(batches * m * n * 4), table = rt.alloc(batches * 16), args = rt.alloc(128);
-      if (aAt < 0 || bAt < 0 || cAt < 0 || table < 0 || args < 0) return false;
-      const t = table >>> 2;
-      for (let i = 0; i < batches; i++) {
-        rt.u32[t + 4 * i] = aAt + (aOffs[i]! - aSpan.lo) * 4;
-        rt.u32[t + 4 * i + 1] = bAt + (bOffs[i]! - bSpan.lo) * 4;
-        rt.u32[t + 4 * i + 2] = cAt + i * m * n * 4;
-        rt.u32[t + 4 * i + 3] = 0;
-      }
-      const io: GemmIo = {
-        copyA: deferA ? () => rt.write(aAt, a, aSpan.lo, aSpan.hi) : undefined,
-        // One product: rows of C reach `c` as their jobs finish.
-        rowsDone: batches === 1 ? (i0, i1) => rt.read(cAt + i0 * n * 4, c, (i1 - i0) * n, i0 * n) : undefined,
-      };
-      if (!gemmTask(m, n, k, g.aRowStride, g.aColStride, g.bRowStride, g.bColStride, n, table, batches, args, io)) rt.read(cAt, c, batches * m * n);
-      return true;
-    },
-
-    unary(op, out, a, aOffset, n): boolean {
-      const code = unaryCodes.get(op);
-      if (code === undefined || !(a instanceof Float32Array) || n < (COSTLY.has(op) ? minCostly : minElements)) return false;
-      return elementwise(code, kind.unary, out, a, aOffset, n, COSTLY.has(op) ? COSTLY_COST : 2);
-    },
-
-    binary(op, out, a, aOffset, b, bOffset, n): boolean {
-      const code = binaryCodes.get(op);
-      if (code === undefined || !(a instanceof Float32Array) || !(b instanceof Float32Array) || n < minElements) return false;
-      return elementwise(code, kind.binary, out, a, aOffset, n, 2, b, bOffset);
-    },
-
-    reluBackward(out, y, yOffset, g, gOffset, n): boolean {
-      if (!(y instanceof Float32Array) || !(g instanceof Float32Array) || n < minElements) return false;
-      return elementwise(reluGrad, kind.binary, out, y, yOffset, n, 2, g, gOffset);
-    },
-
-    adamStep(arr, o): boolean {
-      const { n, p, g, m, v, outP, outM, outV } = arr;
-      if (!(p instanceof Float32Array) || !(g instanceof Float32Array) || !(outP instanceof Float32Array) || !(outM instanceof Float32Array) || !(outV instanceof Float32Array)) return false;
-      if ((m && !(m instanceof Float32Array)) || (v && !(v instanceof Float32Array)) || !m !== !v || n < minElements) return false;
-      // Memory-bound (seven arrays, a few operations each): streamed through blocks on the calling thread.
-      const s = stream;
-      s.reset();
-      const block = Math.min(n, STREAM_BLOCK);
-      const at = [0, 1, 2, 3, 4, 5].map(() => s.alloc(block * 4)), args = s.alloc(128);
-      if (at.some((x) => x < 0) || args < 0) return false;
-      const [pAt, gAt, mAt, vAt, mOut, vOut] = at as [number, number, number, number, number, number];
-      const first = !m;
-      // Outputs over their inputs (each element is read before it is written); fresh blocks on the first step.
-      const mDst = first ? mOut : mAt, vDst = first ? vOut : vAt;
-      const take = (from: number, into: Float32Array, start: number, len: number) => s.read(from, into, len, start);
-      for (let start = 0; start < n; start += block) {
-        const len = Math.min(block, n - start);
-        const put = (src: Float32Array, offset: number, to: number) => s.write(to, src, offset + start, offset + start + len);
-        put(p, arr.pOffset, pAt);
-        put(g, arr.gOffset, gAt);
-        if (!first) {
-          put(m as Float32Array, arr.mOffset, mAt);
-          put(v as Float32Array, arr.vOffset, vAt);
-        }
-        s.fields(args, [len, pAt, gAt, first ? 0 : mAt, first ? 0 : vAt, pAt, mDst, vDst]);
-        s.f64.set([o.beta1, 1 - o.beta1, o.beta2, 1 - o.beta2, o.factor, o.epsilon], (args + 32) >>> 3);
-        s.run(kind.adam, args, 1, false);
-        take(pAt, outP, start, len);
-        take(mDst, outM, start, len);
-        take(vDst, outV, start, len);
-      }
-      return true;
-    },
-
-    random(out, dist, key): boolean {
-      if (!(out instanceof Float32Array) || out.length < minElements) return false;
-      const n = out.length;
-      // Philox costs about what a transcendental op does per element.
-      const { chunk, jobs, parallel } = chunking(n, COSTLY_COST);
-      rt.reset();
-      const outAt = rt.alloc(n * 4), args = rt.alloc(64);
-      if (outAt < 0 || args < 0) return false;
-      const code = dist.kind === 'default' ? randomKinds.default : dist.kind === 'uniform' ? randomKinds.uniform : randomKinds.bernoulli;
-      rt.fields(args, [code, n, outAt, key.key0 >>> 0, key.key1 >>> 0, key.stream >>> 0, chunk, 0]);
-      rt.f64[(args + 32) >>> 3] = dist.kind === 'uniform' ? dist.low : dist.kind === 'bernoulli' ? dist.prob : 0;
-      rt.f64[(args + 40) >>> 3] = dist.kind === 'uniform' ? dist.high : 0;
-      rt.run(kind.random, args, jobs, parallel);
-      rt.read(outAt, out, n);
-      return true;
-    },
-
-    binaryStrided(op, out, shape, a, aOffset, aStrides, b, bOffset, bStrides): boolean {
-      const code = binaryCodes.get(op);
-      const rank = shape.length;
-      if (code === undefined || rank > 3 || !(a instanceof Float32Array) || !(b instanceof Float32Array) || !(out instanceof Float32Array)) return false;
-      const n = out.length;
-      // Empty: nothing to compute (and a zero dim makes the operands' spans meaningless).
-      if (n === 0 || n < minElements) return false;
-      // Pad to rank 3 with leading dims of size 1.
-      const pad = (v: readonly number[], fill: number) => [...new Array<number>(3 - rank).fill(fill), ...v];
-      const dims = pad(shape, 1), as = pad(aStrides, 0), bs = pad(bStrides, 0);
-      const aSpan = stridedSpan(aOffset, dims, as), bSpan = stridedSpan(bOffset, dims, bs);
-      rt.reset();
-      const [aAt, bAt] = copyOperands(a, aSpan, b, bSpan);
-      const outAt = rt.alloc(n * 4), args = rt.alloc(64);
-      if (aAt < 0 || bAt < 0 || outAt < 0 || args < 0) return false;
-      // Negative strides are stored as their 32-bit two's complement (the kernel reads them signed).
-      rt.fields(args, [code, dims[0]!, dims[1]!, dims[2]!, aAt + (aOffset - aSpan.lo) * 4, as[0]!, as[1]!, as[2]!, bAt + (bOffset - bSpan.lo) * 4, bs[0]!, bs[1]!, bs[2]!, outAt, dims[0]!]);
-      rt.run(kind.strided, args, 1, false);
-      rt.read(outAt, out, n);
-      return true;
-    },
-
-    binaryScalar(op, out, a, aOffset, scalar, n): boolean {
-      const code = binaryCodes.get(op);
-      if (code === undefined || !(a instanceof Float32Array) || n < minElements) return false;
-      return elementwise(code, kind.scalar, out, a, aOffset, n, 2, undefined, 0, scalar);
-    },
-
-    reduceRows(op, out, a, aOffset, rows, len): boolean {
-      const code = reduceCodes.get(op);
-      if (code === undefined || !(a instanceof Float32Array) || !(out instanceof Float32Array) || rows * len < minElements) return false;
-      // Memory-bound: always streamed on the calling thread (no worker would get the data sooner).
-      const plan = rowChunking(rows, len, 0);
-      return rowTask(plan.parallel ? rt : stream, kind.reduce, code, out, a, aOffset, rows, len, plan, op);
-    },
-
-    softmaxRows(out, a, aOffset, rows, len, log): boolean {
-      if (!(a instanceof Float32Array) || !(out instanceof Float32Array) || len === 0 || rows * len < minCostly) return false;
-      const plan = rowChunking(rows, len, COSTLY_COST);
-      return rowTask(plan.parallel ? rt : stream, kind.softmax, log ? 1 : 0, out, a, aOffset, rows, len, plan);
-    },
-
-    conv2d(args: Conv2dArgs): boolean {
-      const { x, w, bias, out, options: o } = args;
-      if (!(x instanceof Float32Array) || !(w instanceof Float32Array) || !(out instanceof Float32Array) || (bias && !(bias instanceof Float32Array))) return false;
-      // No fused activation here: the backend then runs the conv and the clamp as two ops.
-      if (o.padding.length !== 2 || args.clamp) return false;
-      const [n, c, h, wd] = args.xShape;
-      const [cOut, cg, kh, kw] = args.wShape;
-      const [, , oh, ow] = args.outShape;
-      const groups = o.groups, coutG = cOut / groups, kk = cg * kh * kw, l = oh * ow;
-      if (n === 0 || l === 0 || kk === 0 || cOut === 0 || n * cOut * l * kk < minGemm) return false;
-      rt.reset();
-      const xAt = rt.copyIn(x, 0, n * c * h * wd), wAt = rt.copyIn(w, 0, cOut * kk);
-      const bAt = bias ? rt.copyIn(bias as Float32Array, 0, cOut) : 0;
-      const outAt = rt.alloc(n * cOut * l * 4);
-      // A 1×1 kernel with stride 1 and no padding reads the input as its own column matrix.
-      const direct = kh === 1 && kw === 1 && o.stride[0] === 1 && o.stride[1] === 1 && o.padding[0] === 0 && o.padding[1] === 0;
-      const colPerImage = c * kh * kw * l;
-      const chunk = direct ? n : Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
-      const colAt = direct ? 0 : rt.alloc(chunk * colPerImage * 4);
-      const table = rt.alloc(chunk * groups * 16), imArgs = rt.alloc(128), gemmArgs = rt.alloc(128);
-      if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0) return false;
-      const parallel = threads > 1 && n * cOut * l * kk >= minParallel;
-      for (let n0 = 0; n0 < n; n0 += chunk) {
-        const images = Math.min(chunk, n - n0);
-        if (!direct) im2col(rt, kind.im2col, imArgs, xAt + n0 * c * h * wd * 4, colAt, images, [c, h, wd], [kh, kw], [oh, ow], o, parallel);
-        const t = table >>> 2;
-        for (let i = 0; i < images; i++) {
-          for (let g = 0; g < groups; g++) {
-            const e = t + 4 * (i * groups + g);
-            rt.u32[e] = wAt + g * coutG * kk * 4;
-            rt.u32[e + 1] = direct ? xAt + ((n0 + i) * c + g * cg) * l * 4 : colAt + (i * colPerImage + g * kk * l) * 4;
-            rt.u32[e + 2] = outAt + ((n0 + i) * cOut + g * coutG) * l * 4;
-            rt.u32[e + 3] = bias ? bAt + g * coutG * 4 : 0;
-          }
-        }
-        gemmTask(coutG, l, kk, kk, 1, l, 1, l, table, images * groups, gemmArgs);
-      }
-      rt.read(outAt, out, n * cOut * l);
-      return true;
-    },
-
-    convTranspose2d(args: ConvTranspose2dArgs): boolean {
-      // Per image and group, the column matrix [Cout/g·kh·kw, H·W] = W_gᵀ · x_g (a gemm with a
-      // transposed operand), then col2im sums the columns into the output planes.
-      const { x, w, bias, out, options: o } = args;
-      if (!(x instanceof Float32Array) || !(w instanceof Float32Array) || !(out instanceof Float32Array) || (bias && !(bias instanceof Float32Array))) return false;
-      if (o.padding.length !== 2) return false;
-      const [n, cIn, h, wd] = args.xShape;
-      const [, coutG, kh, kw] = args.wShape;
-      const [, cOut, oh, ow] = args.outShape;
-      const groups = o.groups, cinG = cIn / groups, rowsG = coutG * kh * kw, l = h * wd;
-      if (n === 0 || l === 0 || cinG === 0 || rowsG === 0 || oh * ow === 0 || n * groups * rowsG * l * cinG < minGemm) return false;
-      rt.reset();
-      const xAt = rt.copyIn(x, 0, n * cIn * l), wAt = rt.copyIn(w, 0, cIn * rowsG);
-      const bAt = bias ? rt.copyIn(bias as Float32Array, 0, cOut) : 0;
-      const outAt = rt.alloc(n * cOut * oh * ow * 4);
-      const colPerImage = cOut * kh * kw * l;
-      const chunk = Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
-      const colAt = rt.alloc(chunk * colPerImage * 4);
-      const table = rt.alloc(chunk * groups * 16), colArgs = rt.alloc(128), gemmArgs = rt.alloc(128);
-      if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || colArgs < 0 || gemmArgs < 0) return false;
-      const parallel = threads > 1 && n * groups * rowsG * l * cinG >= minParallel;
-      for (let n0 = 0; n0 < n; n0 += chunk) {
-        const images = Math.min(chunk, n - n0);
-        const t = table >>> 2;
-        for (let i = 0; i < images; i++) {
-          for (let g = 0; g < groups; g++) {
-            const e = t + 4 * (i * groups + g);
-            rt.u32[e] = wAt + g * cinG * rowsG * 4;
-            rt.u32[e + 1] = xAt + ((n0 + i) * cIn + g * cinG) * l * 4;
-            rt.u32[e + 2] = colAt + (i * colPerImage + g * rowsG * l) * 4;
-            rt.u32[e + 3] = 0;
-          }
-        }
-        gemmTask(rowsG, l, cinG, 1, rowsG, l, 1, l, table, images * groups, gemmArgs);
-        const blocks = parallel ? Math.min(cOut, Math.max(1, Math.ceil(16 / images))) : 1;
-        const per = Math.max(Math.ceil(cOut / blocks), Math.ceil((cOut * images) / MAX_JOBS));
-        const jobsPerImage = Math.ceil(cOut / per);
-        rt.fields(colArgs, [cOut, oh, ow, h, wd, kh, kw, o.stride[0]!, o.stride[1]!, o.padding[0]!, o.padding[1]!, o.dilation[0]!, o.dilation[1]!,
-          colAt, outAt + n0 * cOut * oh * ow * 4, bAt, per, jobsPerImage]);
-        rt.run(kind.col2im, colArgs, images * jobsPerImage, parallel);
-      }
-      rt.read(outAt, out, n * cOut * oh * ow);
-      return true;
-    },
-
-    conv2dWeightGrad(x, xShape, g, gShape, dw, wShape, o: ConvOptions): boolean {
-      // Per image and group, dW_g += g_g [Cout/g, L] · cols_g [C/g·kh·kw, L]ᵀ: im2col into the arena
-      // for a chunk of images, a task of dot-product tiles writing a partial per image, then the
-      // partials summed in image order (the im2col matrix never leaves the module's memory).
-      if (!(x instanceof Float32Array) || !(g instanceof Float32Array) || !(dw instanceof Float32Array) || o.padding.length !== 2) return false;
-      const [n, c, h, wd] = xShape as [number, number, number, number];
-      const [, cOut, oh, ow] = gShape as [number, number, number, number];
-      const [, cg, kh, kw] = wShape as [number, number, number, number];
-      const groups = o.groups, coutG = cOut / groups, kk = cg * kh * kw, l = oh * ow;
-      if (n === 0 || l === 0 || kk === 0 || cOut === 0 || n * cOut * l * kk < minGemm) return false;
-      rt.reset();
-      const xAt = rt.copyIn(x, 0, n * c * h * wd), gAt = rt.copyIn(g, 0, n * cOut * l);
-      const colPerImage = c * kh * kw * l;
-      const chunk = Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
-      const colAt = rt.alloc(chunk * colPerImage * 4), partAt = rt.alloc(n * cOut * kk * 4);
-      const table = rt.alloc(chunk * groups * 16), imArgs = rt.alloc(128), gemmArgs = rt.alloc(128);
-      if (xAt < 0 || gAt < 0 || colAt < 0 || partAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0) return false;
-      const parallel = threads > 1 && n * cOut * l * kk >= minParallel;
-      for (let n0 = 0; n0 < n; n0 += chunk) {
-        const images = Math.min(chunk, n - n0);
-        im2col(rt, kind.im2col, imArgs, xAt + n0 * c * h * wd * 4, colAt, images, [c, h, wd], [kh, kw], [oh, ow], o, parallel);
-        const t = table >>> 2;
-        for (let i = 0; i < images; i++) {
-          for (let gr = 0; gr < groups; gr++) {
-            const e = t + 4 * (i * groups + gr);
-            rt.u32[e] = gAt + ((n0 + i) * cOut + gr * coutG) * l * 4;
-            rt.u32[e + 1] = colAt + (i * colPerImage + gr * kk * l) * 4;
-            rt.u32[e + 2] = partAt + ((n0 + i) * cOut + gr * coutG) * kk * 4;
-            rt.u32[e + 3] = 0;
-          }
-        }
-        // Both operands run along L: dot products of g's rows with the column matrix's rows.
-        rt.fields(gemmArgs, [coutG, kk, l, table]);
-        rt.run(kind.dot, gemmArgs, images * groups, parallel);
-      }
-      const f32 = rt.f32, part = partAt >>> 2, size = cOut * kk;
-      for (let j = 0; j < size; j++) {
-        let acc = f32[part + j]!;
-        for (let i = 1; i < n; i++) acc += f32[part + i * size + j]!;
-        dw[j] = acc;
-      }
-      return true;
-    },
-
-    unfold2d(x, xShape, kernel, outSpatial, options: UnfoldOptions, out): boolean {
-      if (!(x instanceof Float32Array) || !(out instanceof Float32Array) || kernel.length !== 2 || out.length < minElements) return false;
-      const [n, c, h, wd] = xShape as [number, number, number, number];
-      rt.reset();
-      const xAt = rt.copyIn(x, 0, n * c * h * wd), outAt = rt.alloc(out.length * 4), args = rt.alloc(128);
-      if (xAt < 0 || outAt < 0 || args < 0) return false;
-      im2col(rt, kind.im2col, args, xAt, outAt, n, [c, h, wd], kernel, outSpatial, options, threads > 1 && out.length * 4 >= minParallel);
-      rt.read(outAt, out, out.length);
-      return true;
-    },
-
-    maxPool2d(x, xShape, out, outShape, indices, o: MaxPoolOptions): boolean {
-      if (!(x instanceof Float32Array) || !(out instanceof Float32Array) || o.kernelSize.length !== 2) return false;
-      const [kh, kw] = o.kernelSize as [number, number];
-      if (out.length * kh * kw < minGemm) return false;
-      const [n, c, h, wd] = xShape as [number, number, number, number];
-      const [, , oh, ow] = outShape as [number, number, number, number];
-      rt.reset();
-      const xAt = rt.copyIn(x, 0, n * c * h * wd), outAt = rt.alloc(out.length * 4), idxAt = indices ? rt.alloc(out.length * 4) : 0, args = rt.alloc(128);
-      if (xAt < 0 || outAt < 0 || idxAt < 0 || args < 0) return false;
-      const planes = n * c;
-      const { per, jobs, parallel } = rowChunking(planes, oh * ow * kh * kw, 1);
-      rt.fields(args, [planes, h, wd, oh, ow, kh, kw, o.stride[0]!, o.stride[1]!, o.padding[0]!, o.padding[1]!, o.dilation[0]!, o.dilation[1]!, xAt, outAt, idxAt, per]);
-      rt.run(kind.maxPool, args, jobs, parallel);
-      rt.read(outAt, out, out.length);
-      if (indices) rt.read(idxAt, indices, out.length);
-      return true;
-    },
-  };
 }
 
 /** Relative cost per element of a transcendental op (a cheap op costs 2, a multiply-add 1). */

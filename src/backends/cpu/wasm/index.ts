@@ -8,15 +8,14 @@
  * `await Device.cpuAsync()`) before `Device.cpu({ engine: 'wasm' })`.
  */
 import { BurnError } from '../../../core/errors.js';
-import type { CpuEngineKernels } from '../engine.js';
-import { wasmKernels, type WasmEngineOptions } from './kernels.js';
+import { WasmEngine, type WasmEngineOptions } from './engine.js';
 import { compileAsync, compileSync, nodeBuiltin, preferredVariant, type Compiled, type WasmVariant } from './loader.js';
 import { WasmRuntime } from './runtime.js';
 
-export type { WasmEngineOptions } from './kernels.js';
+export { WasmEngine, type WasmEngineOptions } from './engine.js';
 export { WasmRuntime } from './runtime.js';
 
-/** The engine's runtime, and the single-threaded one over a plain memory for streamed ops (see `wasmKernels`). */
+/** The engine's runtime, and the single-threaded one over a plain memory for streamed ops (see `WasmEngine`). */
 type Loaded = { runtime: WasmRuntime; streaming?: WasmRuntime } | { reason: string };
 
 let loaded: Loaded | undefined;
@@ -90,9 +89,9 @@ export function wasmUnavailableReason(): string | undefined {
   return 'reason' in l ? l.reason : undefined;
 }
 
-/** The engine's kernels; throws an Error naming the reason when the module cannot load. */
-export function wasmEngine(options: WasmEngineOptions = {}): CpuEngineKernels {
+/** The engine over the loaded module; throws an Error naming the reason when the module cannot load. */
+export function wasmEngine(options: WasmEngineOptions = {}): WasmEngine {
   const l = load();
   if ('reason' in l) throw new Error(l.reason);
-  return wasmKernels(l.runtime, options, l.streaming);
+  return new WasmEngine(l.runtime, options, l.streaming);
 }

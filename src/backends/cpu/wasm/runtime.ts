@@ -87,6 +87,13 @@ export class WasmRuntime {
     return v;
   }
 
+  /** The constants named `${prefix}_<name>`, by `<name>` (the module's op codes and task kinds of one family). */
+  constantsNamed(prefix: string): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, value] of this.constants) if (name.startsWith(`${prefix}_`)) out[name.slice(prefix.length + 1)] = value;
+    return out;
+  }
+
   /** Frees everything the previous engine call laid out in the arena. */
   reset(): void {
     this.top = this.arena;
