@@ -23,7 +23,8 @@ import { runMatmul } from './kernels/matmul.js';
 import { runRandom } from './kernels/random.js';
 import { runArgReduce, runReduce, runScan } from './kernels/reduce.js';
 import { runSort } from './kernels/sort.js';
-import { alignStrides, type Operand } from './layout.js';
+import { alignStrides, permuteView, sliceView } from '../../core/strided.js';
+import type { Operand } from './layout.js';
 import type { PoolStats } from './pool.js';
 import { GpuRuntime, type RuntimeStats } from './runtime.js';
 import { GpuStorage, WebGpuTensor, type StorageOwner } from './tensor.js';
@@ -206,7 +207,8 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   }
 
   permute(p: WebGpuTensor, axes: readonly number[]): WebGpuTensor {
-    return this.view(p.storage, axes.map((a) => p.shape[a]!), axes.map((a) => p.strides[a]!), p.offset, p.dtype);
+    const v = permuteView(p.shape, p.strides, p.offset, axes);
+    return this.view(p.storage, v.shape, v.strides, v.offset, p.dtype);
   }
 
   expand(p: WebGpuTensor, shape: readonly number[]): WebGpuTensor {
@@ -214,15 +216,8 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   }
 
   slice(p: WebGpuTensor, specs: SliceSpecs): WebGpuTensor {
-    let offset = p.offset;
-    const shape = [...p.shape];
-    const strides = [...p.strides];
-    specs.forEach((s, d) => {
-      if (s.size > 0) offset += s.start * p.strides[d]!;
-      shape[d] = s.size;
-      strides[d] = p.strides[d]! * s.step;
-    });
-    return this.view(p.storage, shape, strides, offset, p.dtype);
+    const v = sliceView(p.shape, p.strides, p.offset, specs);
+    return this.view(p.storage, v.shape, v.strides, v.offset, p.dtype);
   }
 
   sliceAssign(p: WebGpuTensor, specs: SliceSpecs, values: WebGpuTensor): WebGpuTensor {

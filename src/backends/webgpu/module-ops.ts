@@ -1,5 +1,6 @@
 import type { AvgPoolOptions, ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
 import { numel } from '../../core/shape.js';
+import { convOutputSizes, geometry3, lift3, poolOutputSizes, type Geometry3, type WindowOptions } from '../../core/geometry.js';
 import type { BinaryOp } from '../../backend/ops.js';
 import type { DType } from '../../core/dtype.js';
 import type { Operand } from './layout.js';
@@ -23,20 +24,6 @@ export interface KernelHost {
   reshape(p: WebGpuTensor, shape: readonly number[]): WebGpuTensor;
   matmul(a: WebGpuTensor, b: WebGpuTensor): WebGpuTensor;
   binary(op: BinaryOp, a: WebGpuTensor, b: WebGpuTensor): WebGpuTensor;
-}
-
-/** Spatial geometry lifted to 3 dims. */
-interface Geometry {
-  readonly inSize: number[];
-  readonly outSize: number[];
-  readonly kernel: number[];
-  readonly stride: number[];
-  readonly padding: number[];
-  readonly dilation: number[];
-}
-
-function lift(values: readonly number[], fill: number): number[] {
-  return [...new Array<number>(3 - values.length).fill(fill), ...values];
 }
 
 /** Softmax / log-softmax along `dim`: one workgroup per row (tree max and sum), or one thread per short row. */
@@ -96,19 +83,19 @@ export function softmax(rt: GpuRuntime, b: KernelHost, p: WebGpuTensor, dim: num
 }
 
 /** im2col over lifted 3-d geometry: `[N, C, ...in]` → contiguous `[N, C · kvol, L]`. */
-function im2col(b: KernelHost, x: WebGpuTensor, g: Geometry, outShape: readonly number[]): WebGpuTensor {
+function im2col(b: KernelHost, x: WebGpuTensor, g: Geometry3, outShape: readonly number[]): WebGpuTensor {
   const k = b.kernels();
   const [n, c] = x.shape as [number, number];
-  const kvol = numel(g.kernel), l = numel(g.outSize);
+  const kvol = numel(g.kernel), l = numel(g.out);
   const out = k.alloc(outShape, x.dtype, 'unfold4d');
   const total = n * c * kvol * l;
   if (total === 0) return out;
   const xs = x.strides;
-  const spatialStrides = lift(xs.slice(2), 0);
+  const spatialStrides = lift3(xs.slice(2), 0);
   const p = new Params();
   const N = p.u(total), L = p.u(l), KV = p.u(kvol), C = p.u(c), off = p.i(x.offset), sn = p.i(xs[0]!), sc = p.i(xs[1]!);
   const dims = [0, 1, 2].map((d) => ({
-    in: p.i(g.inSize[d]!), out: p.u(g.outSize[d]!), k: p.u(g.kernel[d]!), st: p.i(g.stride[d]!), pad: p.i(g.padding[d]!), dil: p.i(g.dilation[d]!), xs: p.i(spatialStrides[d]!),
+    in: p.i(g.in[d]!), out: p.u(g.out[d]!), k: p.u(g.kernel[d]!), st: p.i(g.stride[d]!), pad: p.i(g.padding[d]!), dil: p.i(g.dilation[d]!), xs: p.i(spatialStrides[d]!),
   }));
   const t = ctype(x.dtype);
   const zero = t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u';
@@ -129,10 +116,9 @@ function im2col(b: KernelHost, x: WebGpuTensor, g: Geometry, outShape: readonly 
   return out;
 }
 
-function convGeometry(x: WebGpuTensor, kernel: readonly number[], o: { stride: readonly number[]; padding: readonly number[]; dilation: readonly number[] }): Geometry {
+function convGeometry(x: WebGpuTensor, kernel: readonly number[], o: WindowOptions): Geometry3 {
   const inSize = x.shape.slice(2);
-  const outSize = inSize.map((s, i) => Math.floor((s + 2 * o.padding[i]! - o.dilation[i]! * (kernel[i]! - 1) - 1) / o.stride[i]!) + 1);
-  return { inSize: lift(inSize, 1), outSize: lift(outSize, 1), kernel: lift(kernel, 1), stride: lift(o.stride, 1), padding: lift(o.padding, 0), dilation: lift(o.dilation, 1) };
+  return geometry3(inSize, convOutputSizes(inSize, kernel, o), kernel, o);
 }
 
 /** N-d convolution (1–3 spatial dims) as im2col + the tiled batched matmul. */
@@ -143,7 +129,7 @@ export function conv(b: KernelHost, x: WebGpuTensor, weight: WebGpuTensor, bias:
   const [cOut, cInG, ...kernel] = weight.shape as [number, number, ...number[]];
   const groups = o.groups;
   const g = convGeometry(x, kernel, o);
-  const outSize = g.outSize.slice(3 - spatial);
+  const outSize = g.out.slice(3 - spatial);
   const kvol = numel(kernel), l = numel(outSize);
   const cols = im2col(b, x, g, [n, cIn * kvol, l]);
   const colsG = b.reshape(cols, [n, groups, (cIn / groups) * kvol, l]);
@@ -159,18 +145,7 @@ export function unfold(b: KernelHost, x: WebGpuTensor, kernelSize: readonly numb
   ctype(x.dtype, 'unfold4d');
   const g = convGeometry(x, kernelSize, o);
   const [n, c] = x.shape as [number, number];
-  return im2col(b, x, g, [n, c * numel(kernelSize), numel(g.outSize)]);
-}
-
-/** Pool output sizes as PyTorch (ceil mode: the last window starts inside the input or the left padding). */
-function poolOut(spatial: readonly number[], kernel: readonly number[], stride: readonly number[], padding: readonly number[], dilation: readonly number[], ceilMode: boolean): number[] {
-  return spatial.map((s, d) => {
-    const span = dilation[d]! * (kernel[d]! - 1) + 1;
-    const room = s + 2 * padding[d]! - span;
-    let out = (ceilMode ? Math.ceil(room / stride[d]!) : Math.floor(room / stride[d]!)) + 1;
-    if (ceilMode && (out - 1) * stride[d]! >= s + padding[d]!) out--;
-    return out;
-  });
+  return im2col(b, x, g, [n, c * numel(kernelSize), numel(g.out)]);
 }
 
 /** Shared pooling kernel: one thread per output element walks its window. */
@@ -179,19 +154,19 @@ function pool(b: KernelHost, x: WebGpuTensor, kernel: readonly number[], stride:
   if (spatial < 1 || spatial > 3 || ctype(x.dtype) !== 'f32') return undefined;
   const k = b.kernels();
   const inSize = x.shape.slice(2);
-  const outSize = poolOut(inSize, kernel, stride, padding, dilation, ceilMode);
+  const outSize = poolOutputSizes(inSize, kernel, stride, padding, dilation, ceilMode);
   const [n, c] = x.shape as [number, number];
   const outShape = [n, c, ...outSize];
   const out = k.alloc(outShape, x.dtype, mode === 'max' ? 'maxPool' : 'avgPool');
   const idx = withIndices ? k.alloc(outShape, 'i32', 'maxPool') : undefined;
   const total = numel(outShape);
   if (total === 0) return [out, idx];
-  const G = { inSize: lift(inSize, 1), outSize: lift(outSize, 1), kernel: lift(kernel, 1), stride: lift(stride, 1), padding: lift(padding, 0), dilation: lift(dilation, 1) };
-  const xs = lift(x.strides.slice(2), 0);
+  const G = geometry3(inSize, outSize, kernel, { stride, padding, dilation });
+  const xs = lift3(x.strides.slice(2), 0);
   const p = new Params();
   const N = p.u(total), C = p.u(c), off = p.i(x.offset), sn = p.i(x.strides[0]!), sc = p.i(x.strides[1]!);
   const d3 = [0, 1, 2].map((d) => ({
-    in: p.i(G.inSize[d]!), out: p.u(G.outSize[d]!), k: p.i(G.kernel[d]!), st: p.i(G.stride[d]!), pad: p.i(G.padding[d]!), dil: p.i(G.dilation[d]!), xs: p.i(xs[d]!),
+    in: p.i(G.in[d]!), out: p.u(G.out[d]!), k: p.i(G.kernel[d]!), st: p.i(G.stride[d]!), pad: p.i(G.padding[d]!), dil: p.i(G.dilation[d]!), xs: p.i(xs[d]!),
   }));
   const body = [LINEAR_MAIN, `  if (i >= ${N}) { return; }`, '  var r = i;'];
   for (let d = 2; d >= 0; d--) body.push(`  let o${d} = i32(r % ${d3[d]!.out}); r = r / ${d3[d]!.out};`);

@@ -1,6 +1,7 @@
 import type { DType } from '../../../core/dtype.js';
 import { numel } from '../../../core/shape.js';
-import { collapse, isRowMajor, type Operand } from '../layout.js';
+import { collapse, isContiguous } from '../../../core/strided.js';
+import type { Operand } from '../layout.js';
 import type { GpuRuntime } from '../runtime.js';
 import type { Expr } from '../wgsl/ops.js';
 import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from '../wgsl/params.js';
@@ -33,7 +34,7 @@ export function runMap(rt: GpuRuntime, dst: Operand, shape: readonly number[], i
   if (n === 0) return;
   const col = collapse(shape, [dst.strides, ...inputs.map((x) => x.operand.strides)]);
   const rank = col.shape.length;
-  const outLinear = isRowMajor(col.shape, col.strides[0]!);
+  const outLinear = isContiguous(col.shape, col.strides[0]!);
   const p = new Params();
   const nExpr = p.u(n);
   const outOff = p.i(dst.offset);

@@ -1,7 +1,8 @@
 import type { DType } from '../../../core/dtype.js';
 import { numel } from '../../../core/shape.js';
 import type { GPUBuffer } from '../gpu-types.js';
-import { collapse, type Operand } from '../layout.js';
+import { alignStrides, collapse } from '../../../core/strided.js';
+import type { Operand } from '../layout.js';
 import type { GpuRuntime } from '../runtime.js';
 import { Params, shader, storageDecls } from '../wgsl/params.js';
 import { ctype, storeExpr, storeHelpers } from '../wgsl/types.js';
@@ -28,12 +29,8 @@ export function runMatmul(
   const nBatch = numel(batch);
   if (m === 0 || n === 0 || nBatch === 0) return;
   const t = ctype(dtype, 'matmul');
-  const align = (shape: readonly number[], strides: readonly number[]) => {
-    const off = batch.length - shape.length;
-    return batch.map((s, i) => (i < off || shape[i - off] === 1 ? 0 : strides[i - off]!));
-  };
-  const aB = align(aShape.slice(0, -2), a.strides.slice(0, -2));
-  const bB = align(bShape.slice(0, -2), b.strides.slice(0, -2));
+  const aB = alignStrides(aShape.slice(0, -2), a.strides.slice(0, -2), batch);
+  const bB = alignStrides(bShape.slice(0, -2), b.strides.slice(0, -2), batch);
   const col = collapse(batch, [aB, bB]);
   const p = new Params();
   const M = p.u(m), N = p.u(n), K = p.u(k);

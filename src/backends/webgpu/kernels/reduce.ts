@@ -2,7 +2,8 @@ import type { ArgOp, ReduceOp, ScanOp } from '../../../backend/ops.js';
 import type { DType } from '../../../core/dtype.js';
 import { numel } from '../../../core/shape.js';
 import type { GPUBuffer } from '../gpu-types.js';
-import { collapse, type Operand } from '../layout.js';
+import { splitReduced } from '../../../core/strided.js';
+import type { Operand } from '../layout.js';
 import type { GpuRuntime } from '../runtime.js';
 import { reduceCode } from '../wgsl/ops.js';
 import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from '../wgsl/params.js';
@@ -26,12 +27,13 @@ function offsetCode(idx: string, v: string, dims: readonly { size: string; strid
 }
 
 function splitDims(shape: readonly number[], strides: readonly number[], dims: readonly number[]) {
-  const red = new Set(dims);
-  const ks: number[] = [], kt: number[] = [], rs: number[] = [], rt: number[] = [];
-  shape.forEach((s, d) => (red.has(d) ? (rs.push(s), rt.push(strides[d]!)) : (ks.push(s), kt.push(strides[d]!))));
-  const kept = collapse(ks, [kt]);
-  const inner = collapse(rs, [rt]);
-  return { outer: kept.shape.map((s, i) => [s, kept.strides[0]![i]!] as const), inner: inner.shape.map((s, i) => [s, inner.strides[0]![i]!] as const), nOuter: numel(ks), nInner: numel(rs) };
+  const { kept, reduced } = splitReduced(shape, strides, dims);
+  return {
+    outer: kept.shape.map((s, i) => [s, kept.strides[i]!] as const),
+    inner: reduced.shape.map((s, i) => [s, reduced.strides[i]!] as const),
+    nOuter: numel(kept.shape),
+    nInner: numel(reduced.shape),
+  };
 }
 
 /** Reduces `src` (shape `shape`) over `dims` into contiguous `dst` (dtype `outDtype`). */
