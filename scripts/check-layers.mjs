@@ -95,7 +95,7 @@ function scan(src) {
         i++;
         out += "''";
         last = "'";
-      } else if (c === '/' && (regexBefore.has(last) || /\b(return|typeof|case|of|in|void|throw|yield|await)$/.test(out))) {
+      } else if (c === '/' && (regexBefore.has(last) || /\b(return|typeof|case|of|in|void|throw|yield|await)\s*$/.test(out))) {
         let inClass = false;
         i++;
         while (i < src.length && (src[i] !== '/' || inClass) && src[i] !== '\n') {
@@ -250,6 +250,7 @@ for (const f of files) {
 
 // Layer rule.
 const effectiveRank = new Map(); // facade → the highest rank it re-exports from
+const facadeUses = []; // the upward re-exports of entry points, listed when the check passes
 const folderGraph = new Map();
 const folderSample = new Map();
 for (const e of edges) {
@@ -263,6 +264,7 @@ for (const e of edges) {
   const facadeReexport = facades.has(e.from) && e.kind === 'reexport' && lb.rank > la.rank;
   if (facadeReexport) {
     effectiveRank.set(e.from, Math.max(effectiveRank.get(e.from) ?? la.rank, lb.rank));
+    facadeUses.push(`${rel(e.from)} → ${rel(e.to)}`);
     continue; // not a dependency of the facade's folder
   }
   if (ua !== ub) {
@@ -315,4 +317,5 @@ if (problems.length > 0) {
   console.error(`check-layers: ${problems.length} problem(s) in ${rel(srcDir)}/ (layer order and rules: scripts/check-layers.mjs):\n${problems.map((p) => `  ${p}`).join('\n')}`);
   process.exit(1);
 }
-console.log(`check-layers: ${files.length} files, ${edges.length} imports: no upward import, no cycle`);
+const uses = facadeUses.length === 0 ? '' : `; entry points re-exporting from above:\n  ${facadeUses.join('\n  ')}`;
+console.log(`check-layers: ${files.length} files, ${edges.length} imports: no upward import, no cycle${uses}`);

@@ -51,6 +51,8 @@ describe('layer check (scripts/check-layers.mjs)', () => {
       'src/core/a.ts': "import { t } from '../tensor/t.js';\nexport const a = t;\n",
       'src/core/b.ts': "import type { T } from '../module/m.js';\nexport type B = T;\n",
       'src/backend/c.ts': "export async function load() { return import('../device/d.js'); }\n",
+      // After a regular expression holding a quote, the scanner still sees the code that follows.
+      'src/backend/r.ts': "export function q(s: string) { return /'/.test(s); }\nexport { t } from '../tensor/t.js';\n",
       'src/tensor/t.ts': 'export const t = 1;\n',
       'src/module/m.ts': 'export type T = number;\n',
       'src/device/d.ts': 'export const d = 1;\n',
@@ -59,6 +61,7 @@ describe('layer check (scripts/check-layers.mjs)', () => {
     assert.match(out, /src\/core\/a\.ts → src\/tensor\/t\.ts: upward import: 'core' \(layer 0\) imports 'tensor' \(layer 5\), a higher layer/);
     assert.match(out, /src\/core\/b\.ts → src\/module\/m\.ts: upward import/);
     assert.match(out, /src\/backend\/c\.ts → src\/device\/d\.ts: upward import/);
+    assert.match(out, /src\/backend\/r\.ts → src\/tensor\/t\.ts: upward import/);
   });
 
   it('fails on a cycle between folders, listing an import of each step', () => {
