@@ -28,6 +28,7 @@ export default defineConfig({
           { text: 'Training', link: '/training' },
           { text: 'Saving and loading', link: '/saving-and-loading' },
           { text: 'Backends', link: '/backends' },
+          { text: 'Custom operations', link: '/custom-ops' },
           { text: 'Import: PyTorch, SafeTensors, ONNX', link: '/import' },
           { text: 'In the browser', link: '/web' },
         ],
