@@ -112,7 +112,7 @@ export function scanInto(op: ScanOp, out: CpuArray, a: Operand, shape: readonly 
       else if (op === 'sum') acc += v;
       else if (op === 'prod') acc *= v;
       else if (op === 'max') { if (acc === acc && (v > acc || v !== v)) acc = v; }
-      else if (acc === acc && (v < acc || v !== v)) acc = v;
+      else { op satisfies 'min'; if (acc === acc && (v < acc || v !== v)) acc = v; } // every other ScanOp has its branch
       out[ob + j * oStride] = acc;
     }
   });

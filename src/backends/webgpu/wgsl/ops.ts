@@ -130,23 +130,27 @@ export interface ReduceCode {
   readonly helpers: readonly string[];
 }
 
+// The identities and steps of the reductions (scans use sum, prod, max and min) in compute type `t`.
+type ReduceCtx = { readonly t: 'f32' | 'i32' | 'u32'; readonly dtype: DType; readonly zero: string; readonly one: string };
+const extreme = (op: 'max' | 'min') => ({ t, dtype }: ReduceCtx): ReduceCode => {
+  const fn = t === 'f32' ? `f_${op}` : dtype === 'bool' ? (op === 'max' ? 'max' : 'min') : op;
+  // The identity is never read: the first element seeds the accumulator.
+  return { init: 'FIRST', step: `${fn}(acc, v)`, combine: `${fn}(a, b)`, helpers: t === 'f32' ? [fn] : [] };
+};
+const REDUCE: Record<ReduceOp, (c: ReduceCtx) => ReduceCode> = {
+  sum: ({ zero }) => ({ init: zero, step: 'acc + v', combine: 'a + b', helpers: [] }),
+  prod: ({ one }) => ({ init: one, step: 'acc * v', combine: 'a * b', helpers: [] }),
+  max: extreme('max'),
+  min: extreme('min'),
+  // Floats test zero on the bits (±0), so NaN counts as true.
+  any: ({ t }) => ({ init: '0u', step: `select(acc, 1u, ${nonZero(t)})`, combine: 'max(a, b)', helpers: [] }),
+  all: ({ t }) => ({ init: '1u', step: `select(acc, 0u, !(${nonZero(t)}))`, combine: 'min(a, b)', helpers: [] }),
+};
+
 /** The accumulation code of a reduction in compute type `t`. */
 export function reduceCode(op: ReduceOp | ScanOp, dtype: DType): ReduceCode {
   const t = ctype(dtype, op);
-  const z = t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u';
-  const one = t === 'f32' ? '1.0' : t === 'i32' ? '1' : '1u';
-  switch (op) {
-    case 'sum': return { init: z, step: 'acc + v', combine: 'a + b', helpers: [] };
-    case 'prod': return { init: one, step: 'acc * v', combine: 'a * b', helpers: [] };
-    case 'max': case 'min': {
-      const fn = t === 'f32' ? `f_${op}` : dtype === 'bool' ? (op === 'max' ? 'max' : 'min') : op;
-      // The identity is never read: the first element seeds the accumulator.
-      return { init: 'FIRST', step: `${fn}(acc, v)`, combine: `${fn}(a, b)`, helpers: t === 'f32' ? [fn] : [] };
-    }
-    // Floats test zero on the bits (±0), so NaN counts as true.
-    case 'any': return { init: '0u', step: `select(acc, 1u, ${nonZero(t)})`, combine: 'max(a, b)', helpers: [] };
-    case 'all': return { init: '1u', step: `select(acc, 0u, !(${nonZero(t)}))`, combine: 'min(a, b)', helpers: [] };
-  }
+  return REDUCE[op]({ t, dtype, zero: t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u', one: t === 'f32' ? '1.0' : t === 'i32' ? '1' : '1u' });
 }
 
 function nonZero(t: 'f32' | 'i32' | 'u32'): string {
