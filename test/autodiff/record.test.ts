@@ -11,7 +11,13 @@ import { BurnError, Device, Tensor } from '../../src/index.js';
 const values = async (t: Tensor<number> | undefined) => Array.from((await t!.toData()).toArray());
 
 /** `x * w + x` as one recorded op on `device`, counting forward runs; its backward reads saves by name. */
-function mulAdd(device: Device, x: Tensor<1>, w: Tensor<1>, cost: 'memory-bound' | 'compute-bound', runs: { forward: number }): Tensor<1> {
+function mulAdd(
+  device: Device,
+  x: Tensor<1>,
+  w: Tensor<1>,
+  cost: 'memory-bound' | 'compute-bound',
+  runs: { forward: number },
+): Tensor<1> {
   const ad = device.backend as unknown as AutodiffBackend;
   const b = ad.innerBackend;
   const out = ad.record({
@@ -42,7 +48,10 @@ describe('AutodiffBackend.record', () => {
     const runs = { forward: 0 };
     const y = mulAdd(plain, x, w, 'compute-bound', runs);
     assert.deepEqual(await values(y), [5, 12, 21]);
-    const grads = y.mul(Tensor.fromFloats([1, 10, 100], plain)).sum().backward();
+    const grads = y
+      .mul(Tensor.fromFloats([1, 10, 100], plain))
+      .sum()
+      .backward();
     assert.deepEqual(await values(x.grad(grads)), [5, 60, 700]);
     assert.deepEqual(await values(w.grad(grads)), [1, 20, 300]);
     assert.equal(runs.forward, 1);
@@ -66,7 +75,10 @@ describe('AutodiffBackend.record', () => {
   });
 
   it('under checkpointing a memory-bound op recomputes its forward in the backward pass; a compute-bound one keeps its saves', async () => {
-    for (const [cost, forwardRuns] of [['memory-bound', 2], ['compute-bound', 1]] as const) {
+    for (const [cost, forwardRuns] of [
+      ['memory-bound', 2],
+      ['compute-bound', 1],
+    ] as const) {
       const runs = { forward: 0 };
       // exp() before the op, so that `x` is itself a recomputable value under checkpointing.
       const x = Tensor.fromFloats([0, 1], ckpt).requireGrad();
@@ -81,8 +93,12 @@ describe('AutodiffBackend.record', () => {
         const wv = [2, 3][i]!;
         return e[i]! * (wv * wv + wv) + (e[i]! * wv + e[i]!) * (2 * wv + 1);
       });
-      (await values(x.grad(grads))).forEach((v, i) => assert.ok(Math.abs(v - gx[i]!) < 1e-4 * Math.abs(gx[i]!), `${cost} dx[${i}] ${v} vs ${gx[i]}`));
-      (await values(w.grad(grads))).forEach((v, i) => assert.ok(Math.abs(v - gw[i]!) < 1e-4 * Math.abs(gw[i]!), `${cost} dw[${i}] ${v} vs ${gw[i]}`));
+      (await values(x.grad(grads))).forEach((v, i) =>
+        assert.ok(Math.abs(v - gx[i]!) < 1e-4 * Math.abs(gx[i]!), `${cost} dx[${i}] ${v} vs ${gx[i]}`),
+      );
+      (await values(w.grad(grads))).forEach((v, i) =>
+        assert.ok(Math.abs(v - gw[i]!) < 1e-4 * Math.abs(gw[i]!), `${cost} dw[${i}] ${v} vs ${gw[i]}`),
+      );
     }
   });
 
@@ -92,7 +108,15 @@ describe('AutodiffBackend.record', () => {
     const x = Tensor.fromFloats(new Array<number>(16).fill(1), plain).requireGrad().primitive as AdTensor;
     const side = b.fill([4], 0, 'f32');
     const bytes = (save: Record<string, 0 | 'out' | TensorPrimitive>) =>
-      retainedBytes(ad.record({ inputs: [x], forward: ([p]) => b.reshape(p!, [2, 8]), cost: 'compute-bound', save, backward: (g) => [g] }).node!);
+      retainedBytes(
+        ad.record({
+          inputs: [x],
+          forward: ([p]) => b.reshape(p!, [2, 8]),
+          cost: 'compute-bound',
+          save,
+          backward: (g) => [g],
+        }).node!,
+      );
     assert.equal(bytes({}), 0);
     assert.equal(bytes({ x: 0 }), 16 * 4);
     assert.equal(bytes({ out: 'out' }), 16 * 4);
@@ -103,9 +127,17 @@ describe('AutodiffBackend.record', () => {
   it('a save naming an input the op does not have is a BurnError naming it', () => {
     const ad = plain.backend as unknown as AutodiffBackend;
     const x = Tensor.fromFloats([1], plain).requireGrad().primitive as AdTensor;
-    const bad = (index: number) => () => ad.record({ inputs: [x], forward: ([p]) => p!, cost: 'compute-bound', save: { w: index }, backward: (g) => [g] });
+    const bad = (index: number) => () =>
+      ad.record({ inputs: [x], forward: ([p]) => p!, cost: 'compute-bound', save: { w: index }, backward: (g) => [g] });
     for (const index of [1, -1, 0.5]) {
-      assert.throws(bad(index), (e: unknown) => e instanceof BurnError && /record/.test(e.message) && new RegExp(`save\\.w names input ${index}`).test(e.message) && /1 input/.test(e.message));
+      assert.throws(
+        bad(index),
+        (e: unknown) =>
+          e instanceof BurnError &&
+          /record/.test(e.message) &&
+          new RegExp(`save\\.w names input ${index}`).test(e.message) &&
+          /1 input/.test(e.message),
+      );
     }
   });
 });
