@@ -56,6 +56,8 @@ export function reduceGrad(b: Backend, op: ReduceOp, g: P, x: P, out: P, dims: r
     case 'any':
     case 'all':
       return undefined;
+    default:
+      return op satisfies never; // a new ReduceOp needs its rule here, not a silent undefined
   }
 }
 
