@@ -4,6 +4,8 @@
 // backward rule gives the composite's gradients and passes a float64 finite-difference check, the
 // errors name the op, and WebGPU memory stays flat over many training steps.
 import assert from 'node:assert/strict';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { describe, it } from 'node:test';
 import { BurnError, defineCustomOp, Device, Distribution, Tensor } from '../../src/index.js';
 import type { WebGpuBackend } from '../../src/backends/webgpu/backend.js';
@@ -240,7 +242,32 @@ describe('custom op: errors name the op', () => {
     assert.throws(() => op(ok, () => [70000]).apply(x), is(/^customOp\(k\): workgroups \[70000\]; expected 1 to 3 integers in \[0, 65535\]/));
     assert.throws(() => op(ok, () => [1], () => [1.5]).apply(x), is(/^customOp\(k\): param 0 is 1\.5; expected an integer/));
   });
+
+  it('a WGSL compile error surfaces at the read of the result, with the compiler message; the device goes on', { skip: webgpu.device ? false : `no WebGPU device: ${webgpu.reason}` }, async () => {
+    const gpu = webgpu.device!;
+    const broken = defineCustomOp({
+      name: 'broken', inputs: ['x'], output: ([t]) => ({ shape: t!.shape }),
+      webgpu: { wgsl: '@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { output[g.x] = x[g.x] * notDeclared; }', workgroups: () => [1] },
+    });
+    const y = broken.apply(Tensor.ones([4], gpu));
+    await assert.rejects(y.toData(), is(/unresolved value 'notDeclared'/));
+    assert.deepEqual(await values(Tensor.ones([4], gpu).add(1)), [2, 2, 2, 2]);
+  });
 });
+
+/**
+ * Full collections with pauses, so that the finalizers of tensors earlier tests dropped have run
+ * before memory is counted (as test/backends/webgpu/memory.test.ts does).
+ */
+async function settle(): Promise<void> {
+  await webgpu.device?.sync();
+  v8.setFlagsFromString('--expose-gc');
+  const collect = vm.runInNewContext('gc') as () => void;
+  for (let i = 0; i < 3; i++) {
+    collect();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 describe('custom op: WebGPU memory', { skip: webgpu.device ? false : `no WebGPU device: ${webgpu.reason}` }, () => {
   it('is flat over many forward + backward steps (no buffer leaks from the op, its copies or its rule)', async () => {
@@ -261,16 +288,26 @@ describe('custom op: WebGPU memory', { skip: webgpu.device ? false : `no WebGPU 
       return out;
     };
     await step();
-    await gpu.sync();
+    await settle();
     const base = live();
     for (let i = 0; i < 50; i++) await step();
-    await gpu.sync();
+    await settle();
     assert.equal(live(), base, 'live bytes after 50 steps');
     // The inference path too.
     const [x, y, z] = [a.detach(), b.detach(), c.detach()];
     for (let i = 0; i < 20; i++) fused.apply(x, y, z).dispose();
-    await gpu.sync();
+    await settle();
     assert.equal(live(), base, 'live bytes after 20 forwards');
   });
 });
 
+
+/** Compile-time checks of apply's signature (never called). */
+export function typeChecks(a: Tensor, b: Tensor): void {
+  // @ts-expect-error three inputs are named: two tensors do not fit
+  fused.apply(a, b);
+  // @ts-expect-error an input is a Tensor, not a number
+  fused.apply(a, b, 1);
+  const out: Tensor = fused.apply(a, b, a);
+  void out;
+}
