@@ -70,6 +70,15 @@ export function poolOutputSize(size: number, kernel: number, stride: number, pad
   return out;
 }
 
+/**
+ * The far-side padding past `paddingEnd` that `out` pooling windows need to lie inside the padded
+ * input (`> 0` only for the partial last window of ceil mode):
+ * `max(0, (out − 1) · stride + span − (size + padding + paddingEnd))`.
+ */
+export function poolOverhang(size: number, out: number, kernel: number, stride: number, padding: number, dilation: number, paddingEnd = padding): number {
+  return Math.max(0, (out - 1) * stride + dilatedKernel(kernel, dilation) - (size + padding + paddingEnd));
+}
+
 /** {@link poolOutputSize} of every spatial dim (symmetric padding). */
 export function poolOutputSizes(spatial: readonly number[], kernel: readonly number[], stride: readonly number[], padding: readonly number[], dilation: readonly number[], ceilMode: boolean): number[] {
   return spatial.map((s, d) => poolOutputSize(s, kernel[d]!, stride[d]!, padding[d]!, dilation[d]!, ceilMode));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BurnError, fmt } from '../core/errors.js';
+import { samePadding } from '../core/geometry.js';
 
 /**
  * Padding of the 1-d/2-d/3-d layers (Burn's `PaddingConfig{1,2,3}d`):
@@ -46,17 +47,6 @@ export interface ResolvedPadding {
   readonly end: number[];
 }
 
-/**
- * Padding for `same`: the output keeps `ceil(size / stride)` positions; the window spans
- * `dilation · (kernel - 1) + 1` elements. Burn ignores the dilation here (so its 'same' output
- * shrinks when dilation > 1); burn-ts uses the dilated window, as PyTorch.
- */
-function samePadding(size: number, kernel: number, stride: number, dilation: number): [number, number] {
-  const out = Math.ceil(size / stride);
-  const total = Math.max(0, (out - 1) * stride + dilation * (kernel - 1) + 1 - size);
-  const start = Math.floor(total / 2);
-  return [start, total - start];
-}
 
 /** Checks a padding against the layer's number of spatial dims (at config/init time). */
 export function checkPadding(padding: Padding, nd: number, op: string, allowAsymmetric = true): void {
@@ -76,6 +66,8 @@ export function resolvePadding(padding: Padding, sizes: readonly number[], kerne
   const nd = kernel.length;
   if (padding === 'valid') return { start: new Array<number>(nd).fill(0), end: new Array<number>(nd).fill(0) };
   if (padding === 'same') {
+    // Burn ignores the dilation here (its 'same' output shrinks when dilation > 1); burn-ts uses the
+    // dilated window, as PyTorch.
     const pairs = kernel.map((k, i) => samePadding(sizes[i]!, k, stride[i]!, dilation[i]!));
     return { start: pairs.map((p) => p[0]), end: pairs.map((p) => p[1]) };
   }

@@ -1,6 +1,7 @@
 import type { Backend, TensorPrimitive } from '../backend.js';
 import type { ConvOptions, UnfoldOptions } from '../options.js';
-import { convOutSize, padSpatial, prod, windows } from './spatial.js';
+import { convOutputSizes } from '../../core/geometry.js';
+import { padSpatial, prod, windows } from './spatial.js';
 
 /**
  * N-d convolution as im2col + batched matmul: the zero-padded input is cut into one strided view
@@ -12,7 +13,7 @@ export function conv<P extends TensorPrimitive>(b: Backend<P>, x: P, weight: P, 
   const [n, cIn, ...spatial] = x.shape as [number, number, ...number[]];
   const [cOut, cInG, ...kernel] = weight.shape as [number, number, ...number[]];
   const g = o.groups;
-  const out = spatial.map((s, d) => convOutSize(s, kernel[d]!, o.stride[d]!, o.padding[d]!, o.dilation[d]!));
+  const out = convOutputSizes(spatial, kernel, o);
   const xp = padSpatial(b, x, o.padding, o.padding, 0);
   const cols = windows(b, xp, kernel, { stride: o.stride, dilation: o.dilation, out }); // [N, C_in, kvol, ...out]
   const kvol = prod(kernel);
@@ -25,7 +26,7 @@ export function conv<P extends TensorPrimitive>(b: Backend<P>, x: P, weight: P, 
 /** im2col for `[N, C, H, W]`: `[N, C · kh · kw, L]`, channel-major as PyTorch's `unfold`. */
 export function unfold4d<P extends TensorPrimitive>(b: Backend<P>, x: P, kernelSize: readonly number[], o: UnfoldOptions): P {
   const [n, c, ...spatial] = x.shape as [number, number, ...number[]];
-  const out = spatial.map((s, d) => convOutSize(s, kernelSize[d]!, o.stride[d]!, o.padding[d]!, o.dilation[d]!));
+  const out = convOutputSizes(spatial, kernelSize, o);
   const xp = padSpatial(b, x, o.padding, o.padding, 0);
   const cols = windows(b, xp, kernelSize, { stride: o.stride, dilation: o.dilation, out });
   return b.reshape(cols, [n, c * prod(kernelSize), prod(out)]);

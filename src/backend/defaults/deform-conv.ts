@@ -1,7 +1,8 @@
 import type { Backend, TensorPrimitive } from '../backend.js';
 import type { DeformConvOptions } from '../options.js';
 import { bilinearSample } from './grid-sample.js';
-import { convOutSize, hostTensor, whole } from './spatial.js';
+import { convOutputSize } from '../../core/geometry.js';
+import { hostTensor, whole } from './spatial.js';
 
 /**
  * Deformable 2-d convolution (torchvision's `deform_conv2d`): every kernel tap of every output
@@ -18,8 +19,8 @@ export function deformConv2d<P extends TensorPrimitive>(
 ): P {
   const [n, cIn, h, w] = x.shape as [number, number, number, number];
   const [cOut, cInW, kh, kw] = weight.shape as [number, number, number, number];
-  const ho = convOutSize(h, kh, o.stride[0]!, o.padding[0]!, o.dilation[0]!);
-  const wo = convOutSize(w, kw, o.stride[1]!, o.padding[1]!, o.dilation[1]!);
+  const ho = convOutputSize(h, kh, o.stride[0]!, o.padding[0]!, o.dilation[0]!);
+  const wo = convOutputSize(w, kw, o.stride[1]!, o.padding[1]!, o.dilation[1]!);
   const kvol = kh * kw, l = ho * wo, og = o.offsetGroups, wg = o.weightGroups;
 
   // Regular sampling positions per (tap, output position), on the host.

@@ -1,5 +1,6 @@
 import type { Backend, TensorPrimitive } from '../backend.js';
 import type { AvgPoolOptions, MaxPoolOptions } from '../options.js';
+import { poolOutputSize, poolOverhang } from '../../core/geometry.js';
 import { hostIndices, hostTensor, kernelOffsets, mapAlongDim, padSpatial, prod, windowView, windows } from './spatial.js';
 
 /**
@@ -13,17 +14,14 @@ interface PoolGeometry {
   readonly after: number[];
 }
 
-/** Output sizes as PyTorch: in ceil mode the last window must start inside the input or the left padding. */
+/** Output sizes as PyTorch ({@link poolOutputSize}) and the far-side padding that ceil mode needs. */
 function geometry(spatial: readonly number[], kernel: readonly number[], stride: readonly number[], padding: readonly number[], dilation: readonly number[], ceilMode: boolean): PoolGeometry {
   const out: number[] = [], after: number[] = [];
   spatial.forEach((s, d) => {
-    const span = dilation[d]! * (kernel[d]! - 1) + 1;
-    const room = s + 2 * padding[d]! - span;
-    let o = (ceilMode ? Math.ceil(room / stride[d]!) : Math.floor(room / stride[d]!)) + 1;
-    if (ceilMode && (o - 1) * stride[d]! >= s + padding[d]!) o--;
+    const o = poolOutputSize(s, kernel[d]!, stride[d]!, padding[d]!, dilation[d]!, ceilMode);
     out.push(o);
     // Far-side padding so that every window lies inside the padded input.
-    after.push(Math.max(padding[d]!, (o - 1) * stride[d]! + span - s - padding[d]!));
+    after.push(padding[d]! + poolOverhang(s, o, kernel[d]!, stride[d]!, padding[d]!, dilation[d]!));
   });
   return { out, after };
 }

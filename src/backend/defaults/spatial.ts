@@ -97,11 +97,6 @@ export function windows<P extends TensorPrimitive>(b: Backend<P>, xp: P, kernel:
   return b.cat(parts, 2);
 }
 
-/** Output size of a convolution-like window along one dim (floor mode). */
-export function convOutSize(size: number, kernel: number, stride: number, padding: number, dilation: number): number {
-  return Math.floor((size + 2 * padding - dilation * (kernel - 1) - 1) / stride) + 1;
-}
-
 /**
  * Applies a linear map along spatial dim `dim` of `x`: `matrix` is `[outSize, inSize]` (host
  * values, row-major), so `out[..., o, ...] = Σ_i matrix[o][i] · x[..., i, ...]`.

@@ -1,4 +1,5 @@
 import { BurnError } from '../../core/errors.js';
+import { convOutputSize, convTransposeOutputSize, samePadding } from '../../core/geometry.js';
 import * as F from '../../tensor/functional/index.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import type { Dim } from '../ir/types.js';
@@ -31,11 +32,10 @@ export function windowOf(node: { name: string; opType: string }, attrs: Attrs, s
   let end = new Array<number>(nd).fill(0);
   if (autoPad === 'SAME_UPPER' || autoPad === 'SAME_LOWER') {
     spatial.forEach((n, d) => {
-      const out = Math.ceil(n / strides[d]!);
-      const total = Math.max(0, (out - 1) * strides[d]! + (kernel[d]! - 1) * dilations[d]! + 1 - n);
-      const small = Math.floor(total / 2);
-      begin[d] = autoPad === 'SAME_UPPER' ? small : total - small;
-      end[d] = total - begin[d]!;
+      // samePadding puts the odd element after (SAME_UPPER); SAME_LOWER puts it before.
+      const [small, large] = samePadding(n, kernel[d]!, strides[d]!, dilations[d]!);
+      begin[d] = autoPad === 'SAME_UPPER' ? small : large;
+      end[d] = autoPad === 'SAME_UPPER' ? large : small;
     });
   } else if (autoPad === 'NOTSET') {
     const pads = attrs.ints('pads');
@@ -98,7 +98,7 @@ function convTranspose(ctx: OpContext, x: AnyTensor, w: AnyTensor, b: AnyTensor 
   const strides = a.ints('strides')?.slice() ?? new Array<number>(nd).fill(1);
   const dilations = a.ints('dilations')?.slice() ?? new Array<number>(nd).fill(1);
   const outPad = a.ints('output_padding')?.slice() ?? new Array<number>(nd).fill(0);
-  const full = spatial.map((n, d) => strides[d]! * (n - 1) + (kernel[d]! - 1) * dilations[d]! + 1);
+  const full = spatial.map((n, d) => convTransposeOutputSize(n, kernel[d]!, strides[d]!, 0, dilations[d]!, 0));
   let begin = new Array<number>(nd).fill(0);
   let end = new Array<number>(nd).fill(0);
   const outputShape = a.ints('output_shape');
@@ -144,7 +144,7 @@ function inferConv(ctx: InferContext): ReturnType<NonNullable<OpDef['infer']>> {
   const out: Dim[] = [x[0], w[0]];
   if (spatial.every((s) => typeof s === 'number') && kernel.every((k) => typeof k === 'number')) {
     const win = windowOf(ctx.node, ctx.attrs, spatial as number[], kernel as number[]);
-    spatial.forEach((n, d) => out.push(Math.floor(((n as number) + win.begin[d]! + win.end[d]! - win.dilations[d]! * (win.kernel[d]! - 1) - 1) / win.strides[d]!) + 1));
+    spatial.forEach((n, d) => out.push(convOutputSize(n as number, win.kernel[d]!, win.strides[d]!, win.begin[d]!, win.dilations[d]!, win.end[d]!)));
   } else out.push(...spatial.map(() => undefined));
   return [sameElem(ctx, 0, out)];
 }

@@ -1,3 +1,4 @@
+import { dilatedKernel } from '../../core/geometry.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { windowOf } from './conv.js';
 import type { AnyTensor, OpContext } from './types.js';
@@ -32,7 +33,7 @@ export function fusedConvClamp(ctx: OpContext, x: AnyTensor, w: AnyTensor, b: An
   if (groups < 1 || cg * groups !== cIn || cOut % groups !== 0 || (b && b.dims()[0] !== cOut)) return undefined;
   const win = windowOf(ctx.node, ctx.attrs, [h, wd], [kh, kw]);
   if (win.begin.some((p, i) => p !== win.end[i]) || win.strides.some((s) => s < 1) || win.dilations.some((d) => d < 1)) return undefined;
-  if (h + 2 * win.begin[0]! < win.dilations[0]! * (kh - 1) + 1 || wd + 2 * win.begin[1]! < win.dilations[1]! * (kw - 1) + 1) return undefined;
+  if (h + 2 * win.begin[0]! < dilatedKernel(kh, win.dilations[0]!) || wd + 2 * win.begin[1]! < dilatedKernel(kw, win.dilations[1]!)) return undefined;
   const p = backend.convClamp(x.primitive, w.primitive, b?.primitive, { stride: win.strides, padding: win.begin, dilation: win.dilations, groups }, lo, hi);
   return p === undefined ? undefined : (Tensor.fromPrimitive(p, device) as AnyTensor);
 }

@@ -1,5 +1,6 @@
 import { intRange, isFloatDType, type IntDType } from '../../core/dtype.js';
 import { BurnError } from '../../core/errors.js';
+import { dilatedKernel, poolOutputSize, poolOverhang } from '../../core/geometry.js';
 import * as F from '../../tensor/functional/index.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Dim } from '../ir/types.js';
@@ -11,12 +12,9 @@ const OP = 'onnx';
 
 /** Output size of one pooled dim (ceil mode keeps a last partial window that starts inside the input or left padding). */
 function pooledSize(n: number, win: Window, d: number, ceil: boolean): number {
-  const span = (win.kernel[d]! - 1) * win.dilations[d]! + 1;
-  const room = n + win.begin[d]! + win.end[d]! - span;
-  if (room < 0) return 0;
-  let out = (ceil ? Math.ceil(room / win.strides[d]!) : Math.floor(room / win.strides[d]!)) + 1;
-  if (ceil && (out - 1) * win.strides[d]! >= n + win.begin[d]!) out--;
-  return out;
+  // An input smaller than the window pools to nothing (no negative sizes).
+  if (n + win.begin[d]! + win.end[d]! < dilatedKernel(win.kernel[d]!, win.dilations[d]!)) return 0;
+  return poolOutputSize(n, win.kernel[d]!, win.strides[d]!, win.begin[d]!, win.dilations[d]!, ceil, win.end[d]!);
 }
 
 /**
@@ -28,8 +26,8 @@ function windows(x: AnyTensor, win: Window, ceil: boolean, padValue: number, cei
   const spatial = x.dims().slice(2);
   const nd = spatial.length;
   const out = spatial.map((n, d) => pooledSize(n, win, d, ceil));
-  const spans = win.kernel.map((k, d) => (k - 1) * win.dilations[d]! + 1);
-  const extra = spatial.map((n, d) => Math.max(0, (out[d]! - 1) * win.strides[d]! + spans[d]! - (n + win.begin[d]! + win.end[d]!)));
+  const spans = win.kernel.map((k, d) => dilatedKernel(k, win.dilations[d]!));
+  const extra = spatial.map((n, d) => poolOverhang(n, out[d]!, win.kernel[d]!, win.strides[d]!, win.begin[d]!, win.dilations[d]!, win.end[d]!));
   let t = padSpatial(x, win.begin, win.end, padValue);
   if (extra.some((e) => e > 0)) t = padSpatial(t, extra.map(() => 0), extra, ceilValue);
   for (let d = 0; d < nd; d++) t = t.unfold(2 + d, spans[d]!, win.strides[d]!) as AnyTensor;

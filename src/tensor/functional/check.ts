@@ -1,5 +1,6 @@
 import { isFloatDType } from '../../core/dtype.js';
 import { BurnError, fmt } from '../../core/errors.js';
+import { convOutputSize, dilatedKernel } from '../../core/geometry.js';
 import type { Float, Kind } from '../kind.js';
 import type { Tensor } from '../tensor.js';
 
@@ -52,9 +53,9 @@ export function expectVector(like: Tensor<number, Float>, t: Tensor<1, Float> | 
 
 /** @internal Output size of a sliding window along one dim; throws when no window fits. */
 export function windowOut(op: string, dim: number, size: number, kernel: number, stride: number, padding: number, dilation: number): number {
-  const out = Math.floor((size + 2 * padding - dilation * (kernel - 1) - 1) / stride) + 1;
+  const out = convOutputSize(size, kernel, stride, padding, dilation);
   if (out < 1) {
-    throw new BurnError(op, `spatial dim ${dim} of size ${size} (padding ${padding}) is smaller than the dilated kernel ${dilation * (kernel - 1) + 1}; expected at least one output position`);
+    throw new BurnError(op, `spatial dim ${dim} of size ${size} (padding ${padding}) is smaller than the dilated kernel ${dilatedKernel(kernel, dilation)}; expected at least one output position`);
   }
   return out;
 }

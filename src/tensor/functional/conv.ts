@@ -2,6 +2,7 @@ import type { ConvOptions, ConvTransposeOptions } from '../../backend/options.js
 import { BurnError, fmt } from '../../core/errors.js';
 import type { Float } from '../kind.js';
 import { checkNumel } from '../../core/shape.js';
+import { convOutputSize, convTransposeOutputSize, dilatedKernel } from '../../core/geometry.js';
 import type { Tensor } from '../tensor.js';
 import { expectFloatOn, expectRank, expectVector, perDim, positiveInt, windowOut, type PerDim } from './check.js';
 
@@ -64,7 +65,7 @@ function convNd<D extends number>(op: string, nd: number, x: Tensor<D, Float>, w
     groups,
   };
   spatial.forEach((s, d) => {
-    const window = o.dilation[d]! * (kernel[d]! - 1) + 1;
+    const window = dilatedKernel(kernel[d]!, o.dilation[d]!);
     if (start[d] === end[d]) windowOut(op, d, s, kernel[d]!, o.stride[d]!, o.padding[d]!, o.dilation[d]!);
     else if (s + start[d]! + end[d]! < window) {
       throw new BurnError(op, `spatial dim ${d} of size ${s} (padding ${start[d]} before, ${end[d]} after) is smaller than the dilated kernel ${window}; expected at least one output position`);
@@ -72,7 +73,7 @@ function convNd<D extends number>(op: string, nd: number, x: Tensor<D, Float>, w
   });
   expectVector(x, bias, cOut, 'bias', op);
   const n = x.primitive.shape[0]!;
-  const outSize = spatial.map((s, d) => Math.floor((s + start[d]! + end[d]! - o.dilation[d]! * (kernel[d]! - 1) - 1) / o.stride[d]!) + 1);
+  const outSize = spatial.map((s, d) => convOutputSize(s, kernel[d]!, o.stride[d]!, start[d]!, o.dilation[d]!, end[d]!));
   checkNumel([n, cOut, ...outSize], op);
   const padded = extra.some(([a, b]) => a > 0 || b > 0);
   if (padded) checkNumel([n, cIn, ...spatial.map((s, d) => s + extra[d]![0] + extra[d]![1])], op, 'padded input shape');
@@ -98,7 +99,7 @@ function convTransposeNd<D extends number>(op: string, nd: number, x: Tensor<D, 
   // As Burn, any paddingOut is accepted (PyTorch wants it below max(stride, dilation)): the extra
   // output cells take no input and hold the bias.
   const outSize = spatial.map((s, d) => {
-    const out = (s - 1) * o.stride[d]! - 2 * o.padding[d]! + o.dilation[d]! * (kernel[d]! - 1) + o.paddingOut[d]! + 1;
+    const out = convTransposeOutputSize(s, kernel[d]!, o.stride[d]!, o.padding[d]!, o.dilation[d]!, o.paddingOut[d]!);
     if (out < 1) throw new BurnError(op, `spatial dim ${d} of size ${s} gives output size ${out} with padding ${o.padding[d]}; expected a positive size`);
     return out;
   });

@@ -1,6 +1,7 @@
 import type { Backend, TensorPrimitive } from '../../../backend/backend.js';
 import { padSpatial, prod, windows } from '../../../backend/defaults/spatial.js';
 import type { ConvOptions, ConvTransposeOptions } from '../../../backend/options.js';
+import { convTransposeOutputSize } from '../../../core/geometry.js';
 
 /**
  * Dedicated backward rules of the convolution and pooling ops: the gradients are again
@@ -48,7 +49,8 @@ export function convGrad(b: Backend, g: P, x: P, w: P, needs: readonly boolean[]
   const out = g.shape.slice(2);
   let dx: P | undefined;
   if (needs[0]) {
-    const paddingOut = spatial.map((s, i) => s - ((out[i]! - 1) * o.stride[i]! - 2 * o.padding[i]! + o.dilation[i]! * (kernel[i]! - 1) + 1));
+    // The transposed conv of `out` gives back the input size once the remainder is its paddingOut.
+    const paddingOut = spatial.map((s, i) => s - convTransposeOutputSize(out[i]!, kernel[i]!, o.stride[i]!, o.padding[i]!, o.dilation[i]!, 0));
     dx = b.convTranspose(g, w, undefined, { ...o, paddingOut });
   }
   let dw: P | undefined;
