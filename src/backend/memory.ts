@@ -27,11 +27,6 @@ export function trackAllocation(handle: Releasable): void {
   if (top) top.created.add(handle);
 }
 
-/** Keeps everything reachable from `root` when the innermost scope ends (no-op outside scopes). */
-export function keepInScope(root: unknown): void {
-  scopes[scopes.length - 1]?.roots.push(root);
-}
-
 /**
  * Keeps everything reachable from `root` when any scope open now ends (tfjs's `keep`): parameters,
  * modules and optimizer state created inside a scope survive it wherever they are stored. The

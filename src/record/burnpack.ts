@@ -205,11 +205,6 @@ export function encodeBurnpack(
   return out;
 }
 
-/** True when the bytes start with the burnpack magic. */
-export function isBurnpack(head: Uint8Array): boolean {
-  return head.length >= 4 && head[0] === 0x4e && head[1] === 0x52 && head[2] === 0x55 && head[3] === 0x42;
-}
-
 function asMap(v: CborValue, where: () => string): CborMap {
   if (!(v instanceof Map)) throw new Error(`${where()}: expected a map, found ${describe(v)}`);
   return v;

@@ -52,6 +52,3 @@ export type DepthOf<A> = A extends readonly (infer E)[] ? Inc<DepthOf<E>> : 0;
 /** The rank after flattening dims `S..E` of a rank-`D` tensor (both non-negative literals). */
 export type FlattenRank<D extends number, S extends number, E extends number> =
   Known<S> extends true ? Known<E> extends true ? Sub<D, Sub<E, S>> : number : number;
-
-/** A list of shape sizes. */
-export type ShapeLike = readonly number[];

@@ -45,8 +45,6 @@ export type OpCommand = (typeof OP_COMMANDS)[number];
 
 /** The control commands. */
 export const CONTROL_COMMANDS = ['retain', 'drop', 'read', 'sync'] as const;
-/** A control command. */
-export type ControlCommand = (typeof CONTROL_COMMANDS)[number];
 
 /** One command as sent. */
 export type Command = readonly unknown[];

@@ -3,7 +3,6 @@ import { WebGpuBackend } from './backend.js';
 
 export { WebGpuBackend } from './backend.js';
 export type { WebGpuInfo, WebGpuOptions } from './context.js';
-export type { PoolStats } from './pool.js';
 
 /** Acquires an adapter and device (Dawn in Node, `navigator.gpu` in a browser) and builds the backend. */
 export async function createWebGpuBackend(options: WebGpuOptions = {}): Promise<WebGpuBackend> {

@@ -128,7 +128,10 @@ export class SqliteDataset<I> extends DatasetBase<I> {
   }
 }
 
-/** Worker factory of {@link SqliteDataset}. */
+/**
+ * Worker factory of {@link SqliteDataset}.
+ * @public a data loader worker imports it by the name its recipe gives.
+ */
 export function openSqliteDataset(args: { path: string; split: string }): SqliteDataset<unknown> {
   return new SqliteDataset(args.path, args.split);
 }

@@ -110,7 +110,10 @@ export class IdxImageDataset extends DatasetBase<MnistItem> {
   }
 }
 
-/** Worker factory of {@link IdxImageDataset}. */
+/**
+ * Worker factory of {@link IdxImageDataset}.
+ * @public a data loader worker imports it by the name its recipe gives.
+ */
 export function openIdxImageDataset(args: { images: Uint8Array; labels: Uint8Array; rows: number; cols: number; source: ImageSource }): IdxImageDataset {
   return new IdxImageDataset(args.images, args.labels, args.rows, args.cols, args.source);
 }

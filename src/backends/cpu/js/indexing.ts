@@ -1,5 +1,5 @@
 import type { ScatterOp } from '../../../backend/ops.js';
-import { BurnError, fmt } from '../../../core/errors.js';
+import { BurnError } from '../../../core/errors.js';
 import type { CpuArray } from '../storage.js';
 import { isContiguous } from '../../../core/strided.js';
 import type { Operand } from './strided.js';
@@ -135,9 +135,4 @@ function contiguousOf(shape: readonly number[]): number[] {
   let acc = 1;
   for (let i = shape.length - 1; i >= 0; i--) { s[i] = acc; acc *= shape[i]!; }
   return s;
-}
-
-/** Formats an index-list mismatch for error messages. */
-export function describeShapes(a: readonly number[], b: readonly number[]): string {
-  return `${fmt(a)} vs ${fmt(b)}`;
 }

@@ -12,9 +12,6 @@ import { BurnError } from '../../../core/errors.js';
 /** A WGSL compute (and storage) type. */
 export type CType = 'f32' | 'i32' | 'u32';
 
-/** The dtypes the WebGPU backend stores. */
-export const WEBGPU_DTYPES: readonly DType[] = ['f32', 'f16', 'bf16', 'i32', 'i16', 'i8', 'u32', 'u16', 'u8', 'bool'];
-
 /** The compute type of a dtype; throws a BurnError for f64/i64. */
 export function ctype(dtype: DType, op = 'webgpu'): CType {
   switch (dtype) {
