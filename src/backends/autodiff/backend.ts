@@ -277,9 +277,9 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
     // A sum's gradient reads only the input's shape; the others read the input and the output.
     if (op === 'sum') {
       const meta = { shape: p.shape, dtype: p.dtype } as P;
-      return this.record({ inputs, forward, cost, backward: (g) => [reduceGrad(b, op, g, meta, g, dims)] });
+      return this.record({ inputs, forward, cost, backward: (g) => [reduceGrad(b, op, g, { x: meta, out: g }, dims)] });
     }
-    return this.record({ inputs, forward, cost, save: { x: 0, out: 'out' }, backward: (g, { x, out }) => [reduceGrad(b, op, g, x, out, dims)] });
+    return this.record({ inputs, forward, cost, save: { x: 0, out: 'out' }, backward: (g, saved) => [reduceGrad(b, op, g, saved, dims)] });
   }
   argReduce(op: ArgOp, p: AdTensor, dim: number): AdTensor {
     return this.plain(this.innerBackend.argReduce(op, p.inner, dim));
@@ -289,9 +289,9 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
     // As reduce: a cumulative sum's gradient reads only the input's shape.
     if (op === 'sum') {
       const meta = { shape: p.shape, dtype: p.dtype } as P;
-      return this.record({ inputs, forward, cost, backward: (g) => [scanGrad(b, op, g, meta, meta, dim)] });
+      return this.record({ inputs, forward, cost, backward: (g) => [scanGrad(b, op, g, { x: meta, out: meta }, dim)] });
     }
-    return this.record({ inputs, forward, cost, save: { x: 0, out: 'out' }, backward: (g, { x, out }) => [scanGrad(b, op, g, x, out, dim)] });
+    return this.record({ inputs, forward, cost, save: { x: 0, out: 'out' }, backward: (g, saved) => [scanGrad(b, op, g, saved, dim)] });
   }
 
   // --- indexing ---
@@ -339,7 +339,7 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
       cost: 'memory-bound',
       save: { x: 0, indices: 1, values: 2, out: 'out' },
       backward: (g, s) => {
-        const [gx, gv] = scatterGrad(this.innerBackend, op, g, s.x, dim, s.indices, s.values, s.out);
+        const [gx, gv] = scatterGrad(this.innerBackend, op, g, s, dim);
         return [gx, undefined, gv];
       },
     });
@@ -353,7 +353,7 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
       forward: ([x, y]) => this.innerBackend.matmul(x!, y!),
       cost: 'compute-bound',
       save: { lhs: 0, rhs: 1 },
-      backward: (g, { lhs, rhs }, needs) => matmulGrad(this.innerBackend, g, lhs, rhs, needs),
+      backward: (g, saved, needs) => matmulGrad(this.innerBackend, g, saved, needs),
     });
   }
   sort(p: AdTensor, dim: number, descending: boolean): [AdTensor, AdTensor] {
@@ -415,7 +415,7 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
       forward: ([a, w, c]) => this.innerBackend.conv(a!, w!, c, options),
       cost: 'compute-bound',
       save: { x: 0, weight: 1 },
-      backward: (g, s, needs) => convGrad(this.innerBackend, g, s.x, s.weight, needs, options),
+      backward: (g, saved, needs) => convGrad(this.innerBackend, g, saved, needs, options),
     });
   }
   override convTranspose(x: AdTensor, weight: AdTensor, bias: AdTensor | undefined, options: ConvTransposeOptions): AdTensor {
@@ -425,7 +425,7 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
       forward: ([a, w, c]) => this.innerBackend.convTranspose(a!, w!, c, options),
       cost: 'compute-bound',
       save: { x: 0, weight: 1 },
-      backward: (g, s, needs) => convTransposeGrad(this.innerBackend, g, s.x, s.weight, needs, options),
+      backward: (g, saved, needs) => convTransposeGrad(this.innerBackend, g, saved, needs, options),
     });
   }
   override maxPool(x: AdTensor, options: MaxPoolOptions): AdTensor {

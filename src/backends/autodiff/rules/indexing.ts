@@ -1,5 +1,6 @@
 import type { Backend, TensorPrimitive } from '../../../backend/backend.js';
 import type { ScatterOp } from '../../../backend/ops.js';
+import type { Saved } from '../graph.js';
 import { mul, zerosLike } from './shared.js';
 
 /** Backward rules of gather, scatter and sort. */
@@ -15,9 +16,11 @@ export function gatherGrad(b: Backend, g: P, input: { shape: readonly number[]; 
  * scatter: gradients of (target, values). `assign` routes the gradient of overwritten positions to
  * the values; `add` passes it to both; `mul` follows PyTorch's scatter_reduce (include_self) rule
  * for unique indices; `min` and `max` give the whole gradient to every side that holds the result
- * (Burn's scatter_nd rule, whose ties contribute to both sides, as its cummin/cummax).
+ * (Burn's scatter_nd rule, whose ties contribute to both sides, as its cummin/cummax). Reads the
+ * target `x`, the `indices`, the `values` and the output `out`.
  */
-export function scatterGrad(b: Backend, op: ScatterOp, g: P, x: P, dim: number, indices: P, values: P, out: P): [P, P] {
+export function scatterGrad(b: Backend, op: ScatterOp, g: P, saved: Saved<'x' | 'indices' | 'values' | 'out'>, dim: number): [P, P] {
+  const { x, indices, values, out } = saved;
   const picked = b.gather(g, dim, indices);
   switch (op) {
     case 'assign':

@@ -1,6 +1,7 @@
 import type { Backend, TensorPrimitive } from '../../../backend/backend.js';
 import { padSpatial, prod, windows } from '../../../backend/defaults/spatial.js';
 import type { ConvOptions, ConvTransposeOptions } from '../../../backend/options.js';
+import type { Saved } from '../graph.js';
 import { convTransposeOutputSize } from '../../../core/geometry.js';
 
 /**
@@ -42,8 +43,8 @@ function biasGrad(b: Backend, g: P): P {
   return b.reshape(b.reduce('sum', g, dims), [g.shape[1]!]);
 }
 
-/** Gradients of `conv(x, w, bias)`: input (a transposed conv), weight (output gradient × im2col of x), bias. */
-export function convGrad(b: Backend, g: P, x: P, w: P, needs: readonly boolean[], o: ConvOptions): [P | undefined, P | undefined, P | undefined] {
+/** Gradients of `conv(x, w, bias)`: input (a transposed conv), weight (output gradient × im2col of x), bias; reads x and the weight. */
+export function convGrad(b: Backend, g: P, { x, weight: w }: Saved<'x' | 'weight'>, needs: readonly boolean[], o: ConvOptions): [P | undefined, P | undefined, P | undefined] {
   const spatial = x.shape.slice(2);
   const kernel = w.shape.slice(2);
   const out = g.shape.slice(2);
@@ -61,8 +62,8 @@ export function convGrad(b: Backend, g: P, x: P, w: P, needs: readonly boolean[]
   return [dx, dw, needs[2] ? biasGrad(b, g) : undefined];
 }
 
-/** Gradients of `convTranspose(x, w, bias)`: input (a conv), weight (x × im2col of the output gradient), bias. */
-export function convTransposeGrad(b: Backend, g: P, x: P, w: P, needs: readonly boolean[], o: ConvTransposeOptions): [P | undefined, P | undefined, P | undefined] {
+/** Gradients of `convTranspose(x, w, bias)`: input (a conv), weight (x × im2col of the output gradient), bias; reads x and the weight. */
+export function convTransposeGrad(b: Backend, g: P, { x, weight: w }: Saved<'x' | 'weight'>, needs: readonly boolean[], o: ConvTransposeOptions): [P | undefined, P | undefined, P | undefined] {
   const kernel = w.shape.slice(2);
   let dx = needs[0] ? b.conv(g, w, undefined, { stride: o.stride, padding: o.padding, dilation: o.dilation, groups: o.groups }) : undefined;
   // A paddingOut of a stride or more adds output cells no input reaches: the conv gives positions

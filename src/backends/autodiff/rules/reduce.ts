@@ -1,5 +1,6 @@
 import type { Backend, TensorPrimitive } from '../../../backend/backend.js';
 import type { ReduceOp, ScanOp } from '../../../backend/ops.js';
+import type { Saved } from '../graph.js';
 import { div, mul } from './shared.js';
 
 /** Backward rules of reductions and scans. */
@@ -36,8 +37,11 @@ function productOfOthers(b: Backend, flat: P): P {
   return mul(b, prefix, line(suffixRev, n - 1, n, -1));
 }
 
-/** Gradient of `reduce(op, x, dims)`; `out` has the reduced dims kept with size 1. */
-export function reduceGrad(b: Backend, op: ReduceOp, g: P, x: P, out: P, dims: readonly number[]): P | undefined {
+/**
+ * Gradient of `reduce(op, x, dims)` from the saved input `x` and output `out` (the reduced dims
+ * kept with size 1); a sum reads only the shape of `x`.
+ */
+export function reduceGrad(b: Backend, op: ReduceOp, g: P, { x, out }: Saved<'x' | 'out'>, dims: readonly number[]): P | undefined {
   switch (op) {
     case 'sum':
       return b.expand(g, x.shape);
@@ -61,8 +65,8 @@ export function reduceGrad(b: Backend, op: ReduceOp, g: P, x: P, out: P, dims: r
   }
 }
 
-/** Gradient of an inclusive scan along `dim`. */
-export function scanGrad(b: Backend, op: ScanOp, g: P, x: P, out: P, dim: number): P {
+/** Gradient of an inclusive scan along `dim` from the saved input `x` and output `out`; a sum reads only the shape of `x`. */
+export function scanGrad(b: Backend, op: ScanOp, g: P, { x, out }: Saved<'x' | 'out'>, dim: number): P {
   const n = x.shape[dim]!;
   const flip = (p: P) => b.slice(p, p.shape.map((s, d) => (d === dim ? { start: s - 1, size: s, step: -1 } : { start: 0, size: s, step: 1 })));
   switch (op) {
