@@ -4,21 +4,19 @@ import { BaseBackend } from '../../backend/base.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
 import type { AdamStepOptions, ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
 import { TensorData } from '../../core/data.js';
-import { f16BitsToF32, bf16BitsToF32, f32ToF16Bits, f32ToBf16Bits, isFloatDType, type DType } from '../../core/dtype.js';
+import { f16BitsToF32, bf16BitsToF32, f32ToF16Bits, f32ToBf16Bits, type DType } from '../../core/dtype.js';
 import { castNumber, storageFromNumbers } from '../../core/element.js';
 import { takeOver } from '../../core/ownership.js';
 import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../core/shape.js';
 import { alignStrides, collapse, permuteView, sliceView } from '../../core/strided.js';
-import { convOutputSize, convOutputSizes, convTransposeOutputSize, convTransposeOutputSizes, geometry3, poolOutputSize } from '../../core/geometry.js';
 import { binaryExpr, castExpr, compareExpr, predicateExpr, unaryExpr } from './js/expressions.js';
 import { gatherInto, scatterInto, sortInto } from './js/indexing.js';
-import { convForward, convTransposeForward, unfoldForward } from './js/conv.js';
 import { gemm } from './js/matmul.js';
-import { softmaxRows } from './js/softmax.js';
 import { adamStepInto, type AdamArrays } from './js/optim.js';
 import { argReduceInto, reduceInto, scanInto } from './js/reduce.js';
 import { buildMapKernels, KernelCache, type MapKernels, type Operand, type OperandName } from './js/strided.js';
-import { isFloatArray, jsEngine, type CpuEngineKernels, type FloatArray } from './engine.js';
+import { isEngineFloat, isFloatArray, jsEngine, type CpuEngineKernels, type FloatArray } from './engine.js';
+import * as modules from './module-ops.js';
 import { BufferPool } from './pool.js';
 import { randomInto, type RandomKey } from '../../backend/rng.js';
 import type { Distribution } from '../../core/distribution.js';
@@ -45,10 +43,23 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
    * `engine`: the accelerated kernels offered each op first (`js`: none, everything runs here);
    * `pool`: where released arrays wait for reuse (default: a pool of up to 1 GiB in Node, 256 MiB in a page).
    */
+  /** What the module ops (./module-ops.ts) use of this backend. */
+  private readonly host: modules.CpuKernelHost;
+
   constructor(readonly engine: CpuEngineKernels = jsEngine, pool: BufferPool = new BufferPool()) {
     super();
     this.name = `cpu(${engine.name})`;
     this.pool = pool;
+    this.host = {
+      engine,
+      alloc: (dtype, n) => this.alloc(dtype, n),
+      materialize: (p, copy) => this.materialize(p, copy),
+      finish: (out, shape, dtype) => this.finish(out, shape, dtype),
+      own: (out, shape, dtype) => this.own(out, shape, dtype),
+      give: (out) => this.pool.give(out),
+      permute: (p, axes) => this.permute(p, axes),
+      dispose: (p) => this.dispose(p),
+    };
   }
 
   // --- memory ---
@@ -423,185 +434,49 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     return this.finish(out, shape, a.dtype);
   }
 
-  // --- module ops the engine may accelerate ---
+  // --- module ops (./module-ops.ts) ---
 
   override conv(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvOptions): CpuTensor {
-    const e = this.engine;
-    if (e.conv2d && x.shape.length === 4 && isEngineFloat(x) && x.dtype === weight.dtype && (!bias || bias.dtype === x.dtype)) {
-      const [n, , h, w] = x.shape as [number, number, number, number];
-      const [cOut, , kh, kw] = weight.shape as [number, number, number, number];
-      const oh = convOutputSize(h, kh, options.stride[0]!, options.padding[0]!, options.dilation[0]!);
-      const ow = convOutputSize(w, kw, options.stride[1]!, options.padding[1]!, options.dilation[1]!);
-      const outShape = [n, cOut, oh, ow] as const;
-      const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
-      const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
-      const args = {
-        x: dense(x), xShape: x.shape as [number, number, number, number], w: dense(weight), wShape: weight.shape as [number, number, number, number],
-        bias: bias && dense(bias), out, outShape, options,
-      };
-      if (e.conv2d(args)) return this.finish(out, outShape, x.dtype);
-    }
-    const spatial = x.shape.length - 2;
-    if (spatial < 1 || spatial > 3 || !isFloatArray(x.data) || x.dtype !== weight.dtype) return super.conv(x, weight, bias, options);
-    const [n, cIn, ...inSize] = x.shape as number[];
-    const [cOut, , ...kernel] = weight.shape as number[];
-    const outSize = convOutputSizes(inSize, kernel, options);
-    const g = geometry3(inSize, outSize, kernel, options);
-    const out = this.alloc(x.dtype, n! * cOut! * numel(outSize)) as FloatArray;
-    const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
-    convForward(dense(x), n!, cIn!, dense(weight), cOut!, bias && dense(bias), options.groups, g, out);
-    return this.finish(out, [n!, cOut!, ...outSize], x.dtype);
+    return modules.conv(this.host, x, weight, bias, options) ?? super.conv(x, weight, bias, options);
   }
 
-  /**
-   * A 2-d convolution with its activation's clamp (ReLU: `[0, ∞]`, ReLU6: `[0, 6]`) applied in the
-   * engine's output pass, or undefined where the engine has no kernel for these tensors.
-   */
+  /** A 2-d convolution with its activation's clamp in the engine's output pass, or undefined where the engine has no kernel for these tensors. */
   convClamp(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvOptions, min: number, max: number): CpuTensor | undefined {
-    const e = this.engine;
-    if (!e.conv2d || x.shape.length !== 4 || !isEngineFloat(x) || x.dtype !== weight.dtype || (bias && bias.dtype !== x.dtype) || options.padding.length !== 2) return undefined;
-    const [n, , h, w] = x.shape as [number, number, number, number];
-    const [cOut, , kh, kw] = weight.shape as [number, number, number, number];
-    const oh = convOutputSize(h, kh, options.stride[0]!, options.padding[0]!, options.dilation[0]!);
-    const ow = convOutputSize(w, kw, options.stride[1]!, options.padding[1]!, options.dilation[1]!);
-    if (oh < 1 || ow < 1) return undefined;
-    const outShape = [n, cOut, oh, ow] as const;
-    const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
-    const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
-    const args = {
-      x: dense(x), xShape: x.shape as [number, number, number, number], w: dense(weight), wShape: weight.shape as [number, number, number, number],
-      bias: bias && dense(bias), out, outShape, options, clamp: [min, max] as const,
-    };
-    if (e.conv2d(args)) return this.finish(out, outShape, x.dtype);
-    this.pool.give(out);
-    return undefined;
+    return modules.convClamp(this.host, x, weight, bias, options, min, max);
   }
 
   /** The conv2d weight gradient through the engine's kernel (no im2col matrix), or undefined without one. */
   convWeightGrad(x: CpuTensor, grad: CpuTensor, weightShape: readonly number[], options: ConvOptions): CpuTensor | undefined {
-    const e = this.engine;
-    if (!e.conv2dWeightGrad || x.shape.length !== 4 || !isEngineFloat(x) || grad.dtype !== x.dtype) return undefined;
-    const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
-    const dw = this.alloc(x.dtype, numel(weightShape)) as FloatArray;
-    if (!e.conv2dWeightGrad(dense(x), x.shape, dense(grad), grad.shape, dw, weightShape, options)) return undefined;
-    return this.finish(dw, [...weightShape], x.dtype);
+    return modules.convWeightGrad(this.host, x, grad, weightShape, options);
   }
 
   override convTranspose(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvTransposeOptions): CpuTensor {
-    const e = this.engine;
-    if (e.convTranspose2d && x.shape.length === 4 && isEngineFloat(x) && x.dtype === weight.dtype && (!bias || bias.dtype === x.dtype)) {
-      const [n, , h, w] = x.shape as [number, number, number, number];
-      const [, cOutG, kh, kw] = weight.shape as [number, number, number, number];
-      const size = (s: number, k: number, i: number) => convTransposeOutputSize(s, k, options.stride[i]!, options.padding[i]!, options.dilation[i]!, options.paddingOut[i]!);
-      const outShape = [n, cOutG * options.groups, size(h, kh, 0), size(w, kw, 1)] as const;
-      const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
-      const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
-      const args = {
-        x: dense(x), xShape: x.shape as [number, number, number, number], w: dense(weight), wShape: weight.shape as [number, number, number, number],
-        bias: bias && dense(bias), out, outShape, options,
-      };
-      if (e.convTranspose2d(args)) return this.finish(out, outShape, x.dtype);
-    }
-    const spatial = x.shape.length - 2;
-    if (spatial < 1 || spatial > 3 || !isFloatArray(x.data) || x.dtype !== weight.dtype) return super.convTranspose(x, weight, bias, options);
-    const [n, cIn, ...inSize] = x.shape as number[];
-    const [, cOutG, ...kernel] = weight.shape as number[];
-    const cOut = cOutG! * options.groups;
-    const outSize = convTransposeOutputSizes(inSize, kernel, options);
-    // col2im scatters into the output: its geometry is that of a forward conv from output to input.
-    const g = geometry3(outSize, inSize, kernel, options);
-    const out = this.alloc(x.dtype, n! * cOut * numel(outSize)) as FloatArray;
-    const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
-    convTransposeForward(dense(x), n!, cIn!, dense(weight), cOut, bias && dense(bias), options.groups, g, out);
-    return this.finish(out, [n!, cOut, ...outSize], x.dtype);
+    return modules.convTranspose(this.host, x, weight, bias, options) ?? super.convTranspose(x, weight, bias, options);
   }
 
   override unfold4d(x: CpuTensor, kernelSize: readonly number[], options: UnfoldOptions): CpuTensor {
-    if (!isFloatArray(x.data)) return super.unfold4d(x, kernelSize, options);
-    const [n, c, ...inSize] = x.shape as number[];
-    const outSize = convOutputSizes(inSize, kernelSize, options);
-    const rows = c! * numel(kernelSize), l = numel(outSize);
-    const out = this.alloc(x.dtype, n! * rows * l) as FloatArray;
-    const dense = this.materialize(x, false) as FloatArray;
-    if (this.engine.unfold2d && kernelSize.length === 2 && isEngineFloat(x) && this.engine.unfold2d(dense, x.shape, kernelSize, outSize, options, out)) return this.finish(out, [n!, rows, l], x.dtype);
-    unfoldForward(dense, n!, c!, geometry3(inSize, outSize, kernelSize, options), out);
-    return this.finish(out, [n!, rows, l], x.dtype);
+    return modules.unfold4d(this.host, x, kernelSize, options) ?? super.unfold4d(x, kernelSize, options);
   }
 
   /** The max-pooling input gradient: zeros with each output's gradient added at its argmax (one pass, no scatter). */
   maxPoolGrad(grad: CpuTensor, indices: CpuTensor, inputShape: readonly number[]): CpuTensor | undefined {
-    if (!isEngineFloat(grad) || !(indices.data instanceof Int32Array) || inputShape.length < 3 || !sameShape(grad.shape, indices.shape)) return undefined;
-    const planes = inputShape[0]! * inputShape[1]!, plane = numel(inputShape.slice(2));
-    if (planes === 0 || plane === 0) return undefined;
-    const g = this.materialize(grad, false) as FloatArray;
-    const idx = this.materialize(indices, false) as Int32Array;
-    const dx = this.alloc(grad.dtype, planes * plane) as FloatArray;
-    if (!this.engine.maxPoolBackward?.(g, idx, dx, planes, plane)) {
-      dx.fill(0);
-      const l = g.length / planes;
-      for (let p = 0; p < planes; p++) {
-        const base = p * plane, o0 = p * l;
-        for (let o = 0; o < l; o++) {
-          const at = idx[o0 + o]!;
-          if (at >= 0 && at < plane) dx[base + at]! += g[o0 + o]!;
-        }
-      }
-    }
-    return this.finish(dx, [...inputShape], grad.dtype);
+    return modules.maxPoolGrad(this.host, grad, indices, inputShape);
   }
 
   override maxPool(x: CpuTensor, options: MaxPoolOptions): CpuTensor {
-    return this.enginePool(x, options, false)?.[0] ?? super.maxPool(x, options);
+    return modules.maxPool2d(this.host, x, options, false)?.[0] ?? super.maxPool(x, options);
   }
 
   override maxPoolWithIndices(x: CpuTensor, options: MaxPoolOptions): [CpuTensor, CpuTensor] {
-    return this.enginePool(x, options, true) ?? super.maxPoolWithIndices(x, options);
+    return modules.maxPool2d(this.host, x, options, true) ?? super.maxPoolWithIndices(x, options);
   }
-
-  /** 2-d max pooling through the engine, or undefined when it does not handle the case. */
-  private enginePool(x: CpuTensor, o: MaxPoolOptions, withIndices: boolean): [CpuTensor, CpuTensor] | undefined {
-    const e = this.engine;
-    if (!e.maxPool2d || x.shape.length !== 4 || !isEngineFloat(x)) return undefined;
-    const [n, c, h, w] = x.shape as [number, number, number, number];
-    const size = (i: number, s: number) => poolOutputSize(s, o.kernelSize[i]!, o.stride[i]!, o.padding[i]!, o.dilation[i]!, o.ceilMode);
-    const outShape = [n, c, size(0, h), size(1, w)];
-    const out = this.alloc(x.dtype, numel(outShape)) as FloatArray;
-    const indices = withIndices ? this.alloc('i32', numel(outShape)) as Int32Array : undefined;
-    if (!e.maxPool2d(this.materialize(x, false) as FloatArray, x.shape, out, outShape, indices, o)) return undefined;
-    return [this.finish(out, outShape, x.dtype), this.own(indices ?? new Int32Array(0), indices ? outShape : [0], 'i32')];
-  }
-
-  // --- fused activations ---
 
   override softmax(p: CpuTensor, dim: number): CpuTensor {
-    return this.softmaxAlong(p, dim, false);
+    return modules.softmax(this.host, p, dim, false);
   }
 
   override logSoftmax(p: CpuTensor, dim: number): CpuTensor {
-    return this.softmaxAlong(p, dim, true);
-  }
-
-  /** Moves `dim` last (copying only when needed), runs the fused row kernel, and moves it back. */
-  private softmaxAlong(p: CpuTensor, dim: number, log: boolean): CpuTensor {
-    const rank = p.shape.length;
-    const axes = [...Array.from({ length: rank }, (_, i) => i).filter((i) => i !== dim), dim];
-    const moved = dim === rank - 1 ? p : this.permute(p, axes);
-    const src = moved.isContiguous() ? moved : CpuTensor.contiguous(this.materialize(moved, false), moved.shape, p.dtype);
-    const len = p.shape[dim]!;
-    const out = this.alloc(p.dtype, p.numel);
-    const rows = len === 0 ? 0 : p.numel / len;
-    const e = this.engine;
-    // An empty tensor has nothing to normalize; the engines take at least one element per row.
-    if (rows > 0 && !(e.softmaxRows && isEngineFloat(src) && e.softmaxRows(out as FloatArray, src.data, src.offset, rows, len, log))) {
-      softmaxRows(out, src.data, src.offset, rows, len, log);
-    }
-    const result = this.finish(out, moved.shape, p.dtype);
-    if (dim === rank - 1) return result;
-    const inverse = new Array<number>(rank);
-    axes.forEach((a, i) => (inverse[a] = i));
-    const permuted = this.permute(result, inverse);
-    this.dispose(result);
-    return permuted;
+    return modules.softmax(this.host, p, dim, true);
   }
 
   sort(p: CpuTensor, dim: number, descending: boolean): [CpuTensor, CpuTensor] {
@@ -718,11 +593,6 @@ const XYC: readonly OperandName[] = ['x', 'y', 'c'];
 /** The kernel signature of two operands: their dtype, or both when they differ. */
 function signature(a: CpuTensor, b: CpuTensor): string {
   return a.dtype === b.dtype ? a.dtype : `${a.dtype},${b.dtype}`;
-}
-
-/** True for float tensors (f32, f64, and f16/bf16 in f32 arrays): the only ones offered to an engine (i64 also lives in a Float64Array). */
-function isEngineFloat(t: CpuTensor): t is CpuTensor & { readonly data: FloatArray } {
-  return isFloatDType(t.dtype) && isFloatArray(t.data);
 }
 
 /** The first dim of the run of reduced dims that ends the shape (`rank` when the last dim is kept). */

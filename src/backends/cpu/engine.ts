@@ -6,8 +6,8 @@ import type { Distribution } from '../../core/distribution.js';
 
 /** The distributions drawn from one uniform word per element (not `normal`). */
 export type UniformDistribution = Exclude<Distribution, { readonly kind: 'normal' }>;
-import type { DType } from '../../core/dtype.js';
-import type { CpuArray } from './storage.js';
+import { isFloatDType, type DType } from '../../core/dtype.js';
+import type { CpuArray, CpuTensor } from './storage.js';
 
 /** The float arrays accelerated engines work on (f32 and f64 tensors). */
 export type FloatArray = Float32Array | Float64Array;
@@ -140,4 +140,9 @@ export const jsEngine: CpuEngineKernels = { name: 'js' };
 /** True for the arrays engines accept. */
 export function isFloatArray(a: unknown): a is FloatArray {
   return a instanceof Float32Array || a instanceof Float64Array;
+}
+
+/** True for float tensors (f32, f64, and f16/bf16 in f32 arrays): the only ones offered to an engine (i64 also lives in a Float64Array). */
+export function isEngineFloat(t: CpuTensor): t is CpuTensor & { readonly data: FloatArray } {
+  return isFloatDType(t.dtype) && isFloatArray(t.data);
 }
