@@ -3,11 +3,11 @@ import type { AdamStepOptions, ConvOptions, ConvTransposeOptions, MaxPoolOptions
 import type { AdamArrays } from './js/optim.js';
 import type { RandomKey } from '../../backend/rng.js';
 import type { Distribution } from '../../core/distribution.js';
+import { isFloatDType, type DType } from '../../core/dtype.js';
+import type { CpuArray, CpuTensor } from './storage.js';
 
 /** The distributions drawn from one uniform word per element (not `normal`). */
 export type UniformDistribution = Exclude<Distribution, { readonly kind: 'normal' }>;
-import { isFloatDType, type DType } from '../../core/dtype.js';
-import type { CpuArray, CpuTensor } from './storage.js';
 
 /** The float arrays accelerated engines work on (f32 and f64 tensors). */
 export type FloatArray = Float32Array | Float64Array;
