@@ -128,4 +128,26 @@ describe('npm pack', () => {
     const script = readFileSync(join(root, 'scripts/build-native.mjs'), 'utf8');
     assert.deepEqual(script.match(/process\.exit\((?!0\))[^)]*\)/g) ?? [], []);
   });
+
+  it('ships every addon source the build includes (native/src, its kernels by concern, the op list)', () => {
+    const walk = (dir: string): string[] => readdirSync(join(root, dir), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(`${dir}/${d.name}`) : [`${dir}/${d.name}`]));
+    const sources = walk('native/src');
+    for (const f of ['native/src/ops.h', 'native/src/kernels.inc', 'native/src/kernels/gemm.inc', 'native/src/isa_avx512.cc']) assert.ok(sources.includes(f), `${f} is missing from the checkout`);
+    for (const f of sources) assert.ok(files.has(f), `${f} is not in the tarball`);
+    // Every file a kernel unit includes is a shipped file.
+    for (const f of sources.filter((s) => /\.(cc|h|inc)$/.test(s))) {
+      for (const m of readFileSync(join(root, f), 'utf8').matchAll(/^#include "([^"]+)"/gm)) {
+        const target = normalize(join(dirname(f), m[1]!));
+        assert.ok(files.has(target), `${f} includes ${m[1]}, which is not in the tarball`);
+      }
+    }
+  });
+
+  it('the built native loader finds the addon where the install script builds it, four folders up', { skip: needsDist }, () => {
+    const loader = 'dist/backends/cpu/native/addon.js';
+    assert.ok(files.has(loader), `${loader} is not in the tarball`);
+    const path = /const ADDON_PATH = '([^']+)'/.exec(readFileSync(join(root, loader), 'utf8'))?.[1];
+    assert.ok(path, `${loader} has no ADDON_PATH`);
+    assert.equal(normalize(join(dirname(loader), path)), 'native/build/Release/burn_native.node');
+  });
 });
