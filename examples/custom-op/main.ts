@@ -47,7 +47,7 @@ async function train(device: Device): Promise<{ first: number; last: number }> {
   const [x0, x1] = [inputs.slice([[0, 256], [0, 1]]), inputs.slice([[0, 256], [1, 2]])];
   const target = x0.mul(3).sin().add(x1.mul(x1));
   // Parameters live on the plain device; each step tracks them on the autodiff device.
-  let params = [
+  let params: Tensor[] = [
     Tensor.random([2, 64], Distribution.Normal(0, 0.7), device),
     Tensor.zeros([64], device),
     Tensor.random([64, 1], Distribution.Normal(0, 0.1), device),
