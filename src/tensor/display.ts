@@ -1,5 +1,6 @@
 import type { TensorData } from '../core/data.js';
 import { BurnError } from '../core/errors.js';
+import { contiguousStrides } from '../core/shape.js';
 import { kindOf } from './kind.js';
 import type { DType } from '../core/dtype.js';
 
@@ -102,9 +103,7 @@ export function formatTensor(data: TensorData | undefined, shape: readonly numbe
     };
     const summarize = values.length > opts.threshold;
     const edge = opts.edgeItems;
-    const strides: number[] = [];
-    let acc = 1;
-    for (let i = shape.length - 1; i >= 0; i--) { strides[i] = acc; acc *= shape[i]!; }
+    const strides = contiguousStrides(shape);
     const rec = (depth: number, base: number): string => {
       if (shape.length === 0) return fmtElem(0);
       const n = shape[depth]!;

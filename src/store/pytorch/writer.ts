@@ -1,4 +1,5 @@
 import type { DType } from '../../core/dtype.js';
+import { contiguousStrides } from '../../core/shape.js';
 import type { TensorSnapshot } from '../snapshot.js';
 import { zipChunks } from './zip.js';
 
@@ -53,7 +54,7 @@ export function pytorchChunks(snapshots: readonly TensorSnapshot[], archive = 'a
   p.op(0x28); // MARK
   snapshots.forEach((s, i) => {
     const numel = s.shape.reduce((a, b) => a * b, 1);
-    const strides = s.shape.map((_, d) => s.shape.slice(d + 1).reduce((a, b) => a * b, 1));
+    const strides = contiguousStrides(s.shape);
     p.str(s.fullPath());
     p.global('torch._utils', '_rebuild_tensor_v2');
     p.op(0x28); // MARK (args)

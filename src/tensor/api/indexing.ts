@@ -3,7 +3,7 @@ import type { ScatterOp } from '../../backend/ops.js';
 import { checkIntLiteral, isIntDType } from '../../core/dtype.js';
 import { BurnError, enterUserOp, fmt, leaveUserOp, renameError } from '../../core/errors.js';
 import type { Bool, Dec, Float, Int, Kind } from '../kind.js';
-import { broadcastShapes, checkNumel, normDim, numel, sameShape } from '../../core/shape.js';
+import { broadcastShapes, checkNumel, contiguousStrides, normDim, numel, sameShape } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { dataOf, TensorBase } from './base.js';
 
@@ -248,8 +248,7 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
       throw new BurnError(op, `indices of shape ${fmt(is)} for a tensor of shape ${fmt(shape)}; expected a last dim k with 1 <= k <= ${shape.length}`);
     }
     const b = this.backend;
-    const strides = new Int32Array(k);
-    for (let i = k - 1, acc = 1; i >= 0; i--) { strides[i] = acc; acc *= shape[i]!; }
+    const strides = Int32Array.from(contiguousStrides(shape.slice(0, k)));
     let idx = b.cast(indices.primitive, 'i32');
     const last = is.length - 1;
     if (this.dev.inner().backend.checkIndices && b.checkIndices) {
