@@ -13,9 +13,22 @@ function sizes(lhs: readonly number[], rhs: readonly number[]): [number, number,
  * (added to every row). Anything else is refused here, before any kernel runs.
  */
 function output([lhs, rhs, bias]: readonly CustomOpInputInfo[]): { shape: number[] } {
-  const a = lhs!.shape, b = rhs!.shape, c = bias!.shape, r = a.length;
-  const ok = r >= 2 && b.length === r && a[r - 1] === b[r - 2] && a.slice(0, -2).every((s, i) => s === b[i]) && c.length === 1 && c[0] === b[r - 1];
-  if (!ok) throw new BurnError('fusedMatmulAddRelu', `shapes [${a.join(', ')}], [${b.join(', ')}], [${c.join(', ')}]; expected [..., m, k], [..., k, n] (equal batch dims) and [n]`);
+  const a = lhs!.shape,
+    b = rhs!.shape,
+    c = bias!.shape,
+    r = a.length;
+  const ok =
+    r >= 2 &&
+    b.length === r &&
+    a[r - 1] === b[r - 2] &&
+    a.slice(0, -2).every((s, i) => s === b[i]) &&
+    c.length === 1 &&
+    c[0] === b[r - 1];
+  if (!ok)
+    throw new BurnError(
+      'fusedMatmulAddRelu',
+      `shapes [${a.join(', ')}], [${b.join(', ')}], [${c.join(', ')}]; expected [..., m, k], [..., k, n] (equal batch dims) and [n]`,
+    );
   return { shape: [...a.slice(0, -1), b[r - 1]!] };
 }
 
@@ -49,7 +62,10 @@ export const fusedMatmulAddRelu = defineCustomOp({
   // Every CPU engine (js, wasm, native) runs this function on dense row-major arrays.
   cpu: ([lhs, rhs, bias], out) => {
     const [batch, m, k, n] = sizes(lhs!.shape, rhs!.shape);
-    const A = lhs!.data, B = rhs!.data, C = bias!.data, O = out.data;
+    const A = lhs!.data,
+      B = rhs!.data,
+      C = bias!.data,
+      O = out.data;
     for (let z = 0; z < batch; z++) {
       for (let i = 0; i < m; i++) {
         const row = (z * m + i) * k;

@@ -9,7 +9,13 @@ import { parseArgs } from 'node:util';
 import { Device, Distribution, Tensor } from 'burn-ts';
 import { composite, fusedMatmulAddRelu } from './fused.ts';
 
-const { values: args } = parseArgs({ options: { smoke: { type: 'boolean', default: false }, steps: { type: 'string' }, 'cpu-only': { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    steps: { type: 'string' },
+    'cpu-only': { type: 'boolean', default: false },
+  },
+});
 const smoke = args.smoke || process.env.BURN_EXAMPLE_SMOKE === '1';
 const steps = Number(args.steps ?? (smoke ? 30 : 300));
 
@@ -44,7 +50,16 @@ async function train(device: Device): Promise<{ first: number; last: number }> {
   device.seed(2);
   const ad = device.autodiff();
   const inputs = Tensor.random([256, 2], Distribution.Uniform(-1, 1), device);
-  const [x0, x1] = [inputs.slice([[0, 256], [0, 1]]), inputs.slice([[0, 256], [1, 2]])];
+  const [x0, x1] = [
+    inputs.slice([
+      [0, 256],
+      [0, 1],
+    ]),
+    inputs.slice([
+      [0, 256],
+      [1, 2],
+    ]),
+  ];
   const target = x0.mul(3).sin().add(x1.mul(x1));
   // Parameters live on the plain device; each step tracks them on the autodiff device.
   let params: Tensor[] = [
@@ -57,7 +72,12 @@ async function train(device: Device): Promise<{ first: number; last: number }> {
   const losses: number[] = [];
   for (let step = 0; step < steps; step++) {
     const [loss, next] = Tensor.scope(() => {
-      const [w1, b1, w2, b2] = params.map((p) => Tensor.fromInner(p, ad).requireGrad()) as [Tensor, Tensor, Tensor, Tensor];
+      const [w1, b1, w2, b2] = params.map((p) => Tensor.fromInner(p, ad).requireGrad()) as [
+        Tensor,
+        Tensor,
+        Tensor,
+        Tensor,
+      ];
       const hidden = fusedMatmulAddRelu.apply(Tensor.fromInner(inputs, ad), w1, b1);
       const prediction = hidden.matmul(w2).add(b2);
       const mse = prediction.sub(Tensor.fromInner(target, ad)).square().mean();
@@ -87,7 +107,9 @@ for (const device of devices) {
   const key = device.toString().startsWith('cpu') ? 'cpu' : 'webgpu';
   console.log(`${key}: ${device}`);
   const { forward, gradients } = await check(device);
-  console.log(`  fused vs composite: forward max |Δ| ${forward.toExponential(2)}, gradients max |Δ| ${gradients.toExponential(2)}`);
+  console.log(
+    `  fused vs composite: forward max |Δ| ${forward.toExponential(2)}, gradients max |Δ| ${gradients.toExponential(2)}`,
+  );
   const { first, last } = await train(device);
   console.log(`  training with the fused hidden layer: MSE ${first.toFixed(4)} → ${last.toFixed(4)} in ${steps} steps`);
   result[key] = { forwardDiff: forward, gradientDiff: gradients, firstLoss: first, lastLoss: last };

@@ -68,7 +68,11 @@ export interface CustomSaved {
  * The backward rule of one custom op call on the inner backend's primitives: the gradient of every
  * input (undefined where none flows or `needs[i]` is false) from the output's gradient.
  */
-export type CustomBackward = (grad: TensorPrimitive, saved: CustomSaved, needs: readonly boolean[]) => readonly (TensorPrimitive | undefined)[];
+export type CustomBackward = (
+  grad: TensorPrimitive,
+  saved: CustomSaved,
+  needs: readonly boolean[],
+) => readonly (TensorPrimitive | undefined)[];
 
 /** One call of a custom op: the kernel, the output's shape and dtype, and its backward rule where it has one. */
 export interface CustomCall {

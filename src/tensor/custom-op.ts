@@ -1,12 +1,24 @@
 import type { TensorPrimitive } from '../backend/backend.js';
-import type { CpuCustomForward, CustomBackward, CustomCall, CustomKernel, WebGpuCustomForward } from '../backend/custom.js';
+import type {
+  CpuCustomForward,
+  CustomBackward,
+  CustomCall,
+  CustomKernel,
+  WebGpuCustomForward,
+} from '../backend/custom.js';
 import type { Device } from '../device/device.js';
 import { assertDType, isFloatDType, type DType } from '../core/dtype.js';
 import { BurnError, describeValue, fmt } from '../core/errors.js';
 import { checkShape, sameShape } from '../core/shape.js';
 import { Tensor } from './tensor.js';
 
-export type { CpuCustomForward, CpuCustomInput, CpuCustomOutput, CustomKernelInfo, WebGpuCustomForward } from '../backend/custom.js';
+export type {
+  CpuCustomForward,
+  CpuCustomInput,
+  CpuCustomOutput,
+  CustomKernelInfo,
+  WebGpuCustomForward,
+} from '../backend/custom.js';
 
 /**
  * User-defined ops (Burn's `custom-wgpu-kernel` example): a forward per backend — a CPU function,
@@ -44,7 +56,10 @@ export interface CustomOpDefinition<N extends readonly string[]> {
    * The output's shape (and dtype; default: the first input's) from the inputs'. Throw a
    * `BurnError` naming the op for inputs it does not accept: it runs before any forward.
    */
-  readonly output: (inputs: readonly CustomOpInputInfo[]) => { readonly shape: readonly number[]; readonly dtype?: DType };
+  readonly output: (inputs: readonly CustomOpInputInfo[]) => {
+    readonly shape: readonly number[];
+    readonly dtype?: DType;
+  };
   /** The forward on CPU devices (every engine): fills `output` from the inputs' dense row-major arrays. */
   readonly cpu?: CpuCustomForward;
   /** The forward on WebGPU devices: a WGSL kernel and its dispatch (see {@link WebGpuCustomForward} for the bindings). */
@@ -77,14 +92,24 @@ export class CustomOp<N extends readonly string[]> {
   /** @internal Use {@link defineCustomOp}. */
   constructor(private readonly def: CustomOpDefinition<N>) {
     const op = typeof def?.name === 'string' && def.name !== '' ? def.name : 'defineCustomOp';
-    if (op === 'defineCustomOp') throw new BurnError(op, `name ${describeValue(def?.name)}; expected a non-empty string`);
+    if (op === 'defineCustomOp')
+      throw new BurnError(op, `name ${describeValue(def?.name)}; expected a non-empty string`);
     const names: readonly unknown[] = Array.isArray(def.inputs) ? def.inputs : [];
-    if (names.length === 0 || names.some((n) => typeof n !== 'string' || !/^[A-Za-z][A-Za-z0-9_]*$/.test(n) || n === 'output' || n === 'param')) {
-      throw new BurnError(op, `inputs ${describeValue(def.inputs)}; expected at least one name, each a WGSL identifier other than 'output' and 'param'`);
+    if (
+      names.length === 0 ||
+      names.some((n) => typeof n !== 'string' || !/^[A-Za-z][A-Za-z0-9_]*$/.test(n) || n === 'output' || n === 'param')
+    ) {
+      throw new BurnError(
+        op,
+        `inputs ${describeValue(def.inputs)}; expected at least one name, each a WGSL identifier other than 'output' and 'param'`,
+      );
     }
-    if (new Set(names).size !== names.length) throw new BurnError(op, `inputs ${describeValue(def.inputs)} repeat a name; expected distinct names`);
-    if (typeof def.output !== 'function') throw new BurnError(op, 'no output function; expected output(inputs) => { shape, dtype? }');
-    if (!def.cpu && !def.webgpu && !def.composite) throw new BurnError(op, 'no forward; expected cpu, webgpu or composite');
+    if (new Set(names).size !== names.length)
+      throw new BurnError(op, `inputs ${describeValue(def.inputs)} repeat a name; expected distinct names`);
+    if (typeof def.output !== 'function')
+      throw new BurnError(op, 'no output function; expected output(inputs) => { shape, dtype? }');
+    if (!def.cpu && !def.webgpu && !def.composite)
+      throw new BurnError(op, 'no forward; expected cpu, webgpu or composite');
     this.kernel = { name: def.name, inputNames: def.inputs, cpu: def.cpu, webgpu: def.webgpu };
   }
 
@@ -100,9 +125,12 @@ export class CustomOp<N extends readonly string[]> {
    * the op has no forward for.
    */
   apply(...inputs: CustomOpTensors<N>): Tensor {
-    const def = this.def, name = def.name, names = def.inputs;
+    const def = this.def,
+      name = def.name,
+      names = def.inputs;
     const given = inputs as readonly unknown[];
-    if (given.length !== names.length) throw new BurnError(name, `got ${given.length} input(s); expected ${names.length} (${names.join(', ')})`);
+    if (given.length !== names.length)
+      throw new BurnError(name, `got ${given.length} input(s); expected ${names.length} (${names.join(', ')})`);
     given.forEach((t, i) => {
       if (!(t instanceof Tensor)) throw new BurnError(name, `input ${names[i]} is not a Tensor`);
     });
@@ -110,7 +138,8 @@ export class CustomOp<N extends readonly string[]> {
     const first = ts[0]!;
     ts.forEach((t, i) => {
       first.sameDevice(t, name);
-      if (!isFloatDType(t.dtype())) throw new BurnError(name, `input ${names[i]} has dtype ${t.dtype()}; expected a Float tensor`);
+      if (!isFloatDType(t.dtype()))
+        throw new BurnError(name, `input ${names[i]} has dtype ${t.dtype()}; expected a Float tensor`);
     });
     const device = first.device();
     const meta = def.output(ts.map((t) => ({ shape: t.shape(), dtype: t.dtype() })));
@@ -121,25 +150,45 @@ export class CustomOp<N extends readonly string[]> {
     // Under autodiff without a backward rule, the composite is differentiated op by op instead.
     const kernelUsable = !tracked || def.backward !== undefined;
     if (kernelUsable) {
-      const call: CustomCall = { kernel: this.kernel, shape, dtype, backward: def.backward && this.backwardOn(device.inner(), ts), cost: def.cost };
-      const out = device.backend.customOp?.(call, ts.map((t) => t.primitive));
+      const call: CustomCall = {
+        kernel: this.kernel,
+        shape,
+        dtype,
+        backward: def.backward && this.backwardOn(device.inner(), ts),
+        cost: def.cost,
+      };
+      const out = device.backend.customOp?.(
+        call,
+        ts.map((t) => t.primitive),
+      );
       if (out !== undefined) return Tensor.fromPrimitive(out, device);
     }
     if (def.composite) {
       const out = def.composite(...inputs);
       if (!(out instanceof Tensor) || !sameShape(out.shape(), shape) || out.dtype() !== dtype) {
-        throw new BurnError(name, `the composite returned ${out instanceof Tensor ? `a ${out.dtype()} tensor of shape ${fmt(out.shape())}` : 'no Tensor'}; expected a ${dtype} tensor of shape ${fmt(shape)} (as output() declares)`);
+        throw new BurnError(
+          name,
+          `the composite returned ${out instanceof Tensor ? `a ${out.dtype()} tensor of shape ${fmt(out.shape())}` : 'no Tensor'}; expected a ${dtype} tensor of shape ${fmt(shape)} (as output() declares)`,
+        );
       }
       return out;
     }
     const defined = [def.cpu && 'cpu', def.webgpu && 'webgpu'].filter(Boolean).join(' and ');
-    if (!kernelUsable) throw new BurnError(name, `an input requires grad, but the op has no backward rule (nor a composite); give it backward, or detach the inputs`);
-    throw new BurnError(name, `no forward for ${device}: the op defines ${defined} only${device.inner().backend.name.startsWith('remote') ? ' (a remote server cannot run a function of this process)' : ''}; give it a forward for this backend, or a composite (tensor ops) that runs anywhere`);
+    if (!kernelUsable)
+      throw new BurnError(
+        name,
+        `an input requires grad, but the op has no backward rule (nor a composite); give it backward, or detach the inputs`,
+      );
+    throw new BurnError(
+      name,
+      `no forward for ${device}: the op defines ${defined} only${device.inner().backend.name.startsWith('remote') ? ' (a remote server cannot run a function of this process)' : ''}; give it a forward for this backend, or a composite (tensor ops) that runs anywhere`,
+    );
   }
 
   /** The backward rule on the inner backend's primitives: wraps them as tensors of `inner` for the user's rule and checks what it returns. */
   private backwardOn(inner: Device, inputs: readonly Tensor[]): CustomBackward {
-    const def = this.def, name = def.name;
+    const def = this.def,
+      name = def.name;
     const metas = inputs.map((t) => ({ shape: t.shape(), dtype: t.dtype() }));
     return (grad, saved, needs) => {
       const wrap = (p: TensorPrimitive): Tensor => Tensor.fromPrimitive(p, inner);
@@ -150,15 +199,26 @@ export class CustomOp<N extends readonly string[]> {
       };
       const grads = def.backward!(wrap(grad), ctx);
       if (!Array.isArray(grads) || grads.length !== metas.length) {
-        throw new BurnError(`${name}.backward`, `returned ${Array.isArray(grads) ? `${grads.length} gradient(s)` : describeValue(grads)}; expected ${metas.length} (one per input: ${def.inputs.join(', ')}; undefined where none flows)`);
+        throw new BurnError(
+          `${name}.backward`,
+          `returned ${Array.isArray(grads) ? `${grads.length} gradient(s)` : describeValue(grads)}; expected ${metas.length} (one per input: ${def.inputs.join(', ')}; undefined where none flows)`,
+        );
       }
       return grads.map((g: Tensor | undefined, i) => {
         if (g === undefined || !needs[i]) return undefined;
-        const m = metas[i]!, input = def.inputs[i];
+        const m = metas[i]!,
+          input = def.inputs[i];
         if (!(g instanceof Tensor)) throw new BurnError(`${name}.backward`, `the gradient of ${input} is not a Tensor`);
-        if (!g.device().equals(inner)) throw new BurnError(`${name}.backward`, `the gradient of ${input} lives on ${g.device()}; expected ${inner} (the device of grad and ctx)`);
+        if (!g.device().equals(inner))
+          throw new BurnError(
+            `${name}.backward`,
+            `the gradient of ${input} lives on ${g.device()}; expected ${inner} (the device of grad and ctx)`,
+          );
         if (!sameShape(g.shape(), m.shape) || g.dtype() !== m.dtype) {
-          throw new BurnError(`${name}.backward`, `the gradient of ${input} is a ${g.dtype()} tensor of shape ${fmt(g.shape())}; expected the input's: ${m.dtype}, ${fmt(m.shape)}`);
+          throw new BurnError(
+            `${name}.backward`,
+            `the gradient of ${input} is a ${g.dtype()} tensor of shape ${fmt(g.shape())}; expected the input's: ${m.dtype}, ${fmt(m.shape)}`,
+          );
         }
         return g.primitive;
       });

@@ -27,11 +27,21 @@ function close(actual: readonly number[], expected: readonly number[], tol: numb
 }
 
 /** Inputs of the op on `device`: `a` [..., m, k], `b` [..., k, n] (transposed views when `strided`), `c` [n]. */
-function inputs(device: Device, batch: readonly number[], m: number, k: number, n: number, seed: number, strided = false): [Tensor, Tensor, Tensor] {
+function inputs(
+  device: Device,
+  batch: readonly number[],
+  m: number,
+  k: number,
+  n: number,
+  seed: number,
+  strided = false,
+): [Tensor, Tensor, Tensor] {
   device.seed(seed);
   const normal = Distribution.Normal(0, 1);
   const a = Tensor.random([...batch, m, k], normal, device);
-  const b = strided ? Tensor.random([...batch, n, k], normal, device).transpose() : Tensor.random([...batch, k, n], normal, device);
+  const b = strided
+    ? Tensor.random([...batch, n, k], normal, device).transpose()
+    : Tensor.random([...batch, k, n], normal, device);
   const c = Tensor.random([n], normal, device);
   return [a, b, c];
 }
@@ -43,11 +53,23 @@ describe('custom op: forward values equal the composite relu(a·b + c)', () => {
   for (const entry of conformanceDevices()) {
     it(`on ${entry.name}`, async () => {
       const device = entry.device();
-      const cases: [number[], number, number, number, boolean][] = [[[], 5, 7, 6, false], [[3], 4, 9, 17, true], [[2, 2], 1, 1, 1, false], [[], 33, 20, 18, false]];
+      const cases: [number[], number, number, number, boolean][] = [
+        [[], 5, 7, 6, false],
+        [[3], 4, 9, 17, true],
+        [[2, 2], 1, 1, 1, false],
+        [[], 33, 20, 18, false],
+      ];
       for (const [batch, m, k, n, strided] of cases) {
         const [a, b, c] = inputs(device, batch, m, k, n, 7 + m, strided);
         if (NO_FORWARD.has(entry.name)) {
-          assert.throws(() => fused.apply(a, b, c), (e: unknown) => e instanceof BurnError && e.message.includes('fusedMatmulAddRelu') && e.message.includes(`no forward for ${device}`) && /defines cpu and webgpu only/.test(e.message));
+          assert.throws(
+            () => fused.apply(a, b, c),
+            (e: unknown) =>
+              e instanceof BurnError &&
+              e.message.includes('fusedMatmulAddRelu') &&
+              e.message.includes(`no forward for ${device}`) &&
+              /defines cpu and webgpu only/.test(e.message),
+          );
           return;
         }
         const out = fused.apply(a, b, c);
@@ -89,7 +111,10 @@ describe('custom op: gradients through the backward rule', () => {
   for (const entry of autodiffDevices) {
     it(`equal the composite's gradients on ${entry.name}`, async () => {
       const device = entry.device();
-      for (const [batch, strided] of [[[], false], [[2], true]] as const) {
+      for (const [batch, strided] of [
+        [[], false],
+        [[2], true],
+      ] as const) {
         const [a0, b0, c0] = inputs(device, batch, 5, 4, 6, 21, strided);
         device.seed(5);
         const w = Tensor.random([...batch, 5, 6], Distribution.Normal(0, 1), device);
@@ -112,7 +137,9 @@ describe('custom op: gradients through the backward rule', () => {
       name: 'spy',
       inputs: ['x', 'y'],
       output: ([x]) => ({ shape: x!.shape }),
-      cpu: ([x, y], out) => { for (let i = 0; i < out.data.length; i++) out.data[i] = x!.data[i]! * y!.data[i]!; },
+      cpu: ([x, y], out) => {
+        for (let i = 0; i < out.data.length; i++) out.data[i] = x!.data[i]! * y!.data[i]!;
+      },
       backward: (grad, { inputs: [x, y], needs }) => {
         seen.push([...needs]);
         return [needs[0] ? grad.mul(y) : undefined, needs[1] ? grad.mul(x) : undefined];
@@ -133,7 +160,8 @@ describe('custom op: gradients through the backward rule', () => {
     device.seed(99);
     const data = shapes.map((s) => Tensor.random(s, Distribution.Normal(0, 1), { device: plain, dtype: 'f64' }));
     const w = Tensor.random([2, 3, 5], Distribution.Normal(0, 1), { device: plain, dtype: 'f64' });
-    const loss = async (ts: Tensor[]): Promise<number> => (await values(fused.apply(ts[0]!, ts[1]!, ts[2]!).mul(w).sum()))[0]!;
+    const loss = async (ts: Tensor[]): Promise<number> =>
+      (await values(fused.apply(ts[0]!, ts[1]!, ts[2]!).mul(w).sum()))[0]!;
     const tracked = data.map((t) => Tensor.fromInner(t, device).requireGrad());
     const g = fused.apply(tracked[0]!, tracked[1]!, tracked[2]!).mul(Tensor.fromInner(w, device)).sum().backward();
     const eps = 1e-6;
@@ -144,10 +172,17 @@ describe('custom op: gradients through the backward rule', () => {
         const shifted = (d: number) => {
           const arr = base.slice();
           arr[i]! += d;
-          return data.map((t, j) => (j !== which ? t : Tensor.fromFloats(Float64Array.from(arr), { device: plain, dtype: 'f64' }).reshape(shapes[which]!)));
+          return data.map((t, j) =>
+            j !== which
+              ? t
+              : Tensor.fromFloats(Float64Array.from(arr), { device: plain, dtype: 'f64' }).reshape(shapes[which]!),
+          );
         };
         const numeric = ((await loss(shifted(eps))) - (await loss(shifted(-eps)))) / (2 * eps);
-        assert.ok(Math.abs(numeric - analytic[i]!) <= 1e-6 * (1 + Math.abs(numeric)), `d loss / d ${'abc'[which]}[${i}]: analytic ${analytic[i]}, numeric ${numeric}`);
+        assert.ok(
+          Math.abs(numeric - analytic[i]!) <= 1e-6 * (1 + Math.abs(numeric)),
+          `d loss / d ${'abc'[which]}[${i}]: analytic ${analytic[i]}, numeric ${numeric}`,
+        );
       }
     }
   });
@@ -158,7 +193,10 @@ describe('custom op: gradients through the backward rule', () => {
       name: 'scaled',
       inputs: ['x'],
       output: ([x]) => ({ shape: x!.shape }),
-      cpu: ([x], out) => { runs++; for (let i = 0; i < out.data.length; i++) out.data[i] = 3 * x!.data[i]!; },
+      cpu: ([x], out) => {
+        runs++;
+        for (let i = 0; i < out.data.length; i++) out.data[i] = 3 * x!.data[i]!;
+      },
       backward: (grad) => [grad.mul(3)],
       cost: 'memory-bound',
     });
@@ -169,11 +207,22 @@ describe('custom op: gradients through the backward rule', () => {
     // exp reads its output in the backward pass: the checkpointed op's output is recomputed then.
     const g = y.exp().sum().backward();
     assert.equal(runs, 2, 'the forward ran again in the backward pass');
-    close(await values(x.grad(g)!), [1, -2, 3].map((v) => 3 * Math.exp(3 * v)), 1e-6, 'grad');
+    close(
+      await values(x.grad(g)!),
+      [1, -2, 3].map((v) => 3 * Math.exp(3 * v)),
+      1e-6,
+      'grad',
+    );
   });
 
   it('an op without a backward runs its composite under autodiff (differentiated op by op)', async () => {
-    const op = defineCustomOp({ name: 'noRule', inputs: ['lhs', 'rhs', 'bias'], output: fusedOutput, cpu: fusedCpu(), composite });
+    const op = defineCustomOp({
+      name: 'noRule',
+      inputs: ['lhs', 'rhs', 'bias'],
+      output: fusedOutput,
+      cpu: fusedCpu(),
+      composite,
+    });
     const device = Device.cpu({ engine: 'js' }).autodiff();
     const [a, b, c] = inputs(device, [], 3, 4, 2, 1).map((t) => t.requireGrad());
     const g = op.apply(a!, b!, c!).sum().backward();
@@ -192,62 +241,180 @@ describe('custom op: errors name the op', () => {
   const is = (pattern: RegExp) => (e: unknown) => e instanceof BurnError && pattern.test(e.message);
 
   it('a device the op has no forward for; a remote device (unless a composite runs there)', async () => {
-    const gpuOnly = defineCustomOp({ name: 'gpuOnly', inputs: ['x'], output: ([x]) => ({ shape: x!.shape }), webgpu: { wgsl: WGSL, workgroups: () => [1] } });
-    assert.throws(() => gpuOnly.apply(Tensor.ones([2], cpu)), is(/^gpuOnly: no forward for cpu\(js\): the op defines webgpu only; give it a forward for this backend, or a composite/));
+    const gpuOnly = defineCustomOp({
+      name: 'gpuOnly',
+      inputs: ['x'],
+      output: ([x]) => ({ shape: x!.shape }),
+      webgpu: { wgsl: WGSL, workgroups: () => [1] },
+    });
+    assert.throws(
+      () => gpuOnly.apply(Tensor.ones([2], cpu)),
+      is(
+        /^gpuOnly: no forward for cpu\(js\): the op defines webgpu only; give it a forward for this backend, or a composite/,
+      ),
+    );
     const remote = Device.remote(remoteServer.url);
     const [a, b, c] = inputs(remote, [], 2, 3, 2, 4);
-    assert.throws(() => fused.apply(a, b, c), is(/^fusedMatmulAddRelu: no forward for remote\(ws:.*\(a remote server cannot run a function of this process\)/));
-    const withComposite = defineCustomOp({ name: 'anywhere', inputs: ['lhs', 'rhs', 'bias'], output: fusedOutput, cpu: fusedCpu(), composite });
+    assert.throws(
+      () => fused.apply(a, b, c),
+      is(/^fusedMatmulAddRelu: no forward for remote\(ws:.*\(a remote server cannot run a function of this process\)/),
+    );
+    const withComposite = defineCustomOp({
+      name: 'anywhere',
+      inputs: ['lhs', 'rhs', 'bias'],
+      output: fusedOutput,
+      cpu: fusedCpu(),
+      composite,
+    });
     close(await values(withComposite.apply(a, b, c)), await values(composite(a, b, c)), 1e-6, 'remote composite');
   });
 
   it('wrong inputs: count, kind, devices, shapes', () => {
     const [a, b, c] = inputs(cpu, [], 2, 3, 4, 1);
-    assert.throws(() => (fused.apply as (...ts: Tensor[]) => Tensor)(a, b), is(/^fusedMatmulAddRelu: got 2 input\(s\); expected 3 \(lhs, rhs, bias\)/));
-    assert.throws(() => fused.apply(a, b, Tensor.ones([4], { device: cpu, dtype: 'i32' }) as unknown as Tensor), is(/input bias has dtype i32; expected a Float tensor/));
-    assert.throws(() => fused.apply(a, b, c.toDevice(Device.cpu({ engine: 'js' }).autodiff())), is(/^fusedMatmulAddRelu: tensors are on different devices/));
-    assert.throws(() => fused.apply(a, b.transpose(), c), is(/^fusedMatmulAddRelu: shapes \[2, 3\], \[4, 3\], \[4\]; expected \[\.\.\., m, k\], \[\.\.\., k, n\] \(equal batch dims\) and \[n\]/));
-    assert.throws(() => fused.apply(a, b, Tensor.ones([2, 4], cpu)), is(/^fusedMatmulAddRelu: shapes \[2, 3\], \[3, 4\], \[2, 4\]/));
+    assert.throws(
+      () => (fused.apply as (...ts: Tensor[]) => Tensor)(a, b),
+      is(/^fusedMatmulAddRelu: got 2 input\(s\); expected 3 \(lhs, rhs, bias\)/),
+    );
+    assert.throws(
+      () => fused.apply(a, b, Tensor.ones([4], { device: cpu, dtype: 'i32' }) as unknown as Tensor),
+      is(/input bias has dtype i32; expected a Float tensor/),
+    );
+    assert.throws(
+      () => fused.apply(a, b, c.toDevice(Device.cpu({ engine: 'js' }).autodiff())),
+      is(/^fusedMatmulAddRelu: tensors are on different devices/),
+    );
+    assert.throws(
+      () => fused.apply(a, b.transpose(), c),
+      is(
+        /^fusedMatmulAddRelu: shapes \[2, 3\], \[4, 3\], \[4\]; expected \[\.\.\., m, k\], \[\.\.\., k, n\] \(equal batch dims\) and \[n\]/,
+      ),
+    );
+    assert.throws(
+      () => fused.apply(a, b, Tensor.ones([2, 4], cpu)),
+      is(/^fusedMatmulAddRelu: shapes \[2, 3\], \[3, 4\], \[2, 4\]/),
+    );
   });
 
   it('a backward returning the wrong number, shape or device of gradients; a tracked input without a backward', () => {
     const device = cpu.autodiff();
-    const make = (backward: (grad: Tensor) => (Tensor | undefined)[]) => defineCustomOp({ name: 'bad', inputs: ['x'], output: ([x]) => ({ shape: x!.shape }), cpu: ([x], o) => o.data.set(x!.data), backward });
+    const make = (backward: (grad: Tensor) => (Tensor | undefined)[]) =>
+      defineCustomOp({
+        name: 'bad',
+        inputs: ['x'],
+        output: ([x]) => ({ shape: x!.shape }),
+        cpu: ([x], o) => o.data.set(x!.data),
+        backward,
+      });
     const x = Tensor.fromFloats([1, 2], device).requireGrad();
-    assert.throws(() => make((g) => [g, g]).apply(x).sum().backward(), is(/^bad\.backward: returned 2 gradient\(s\); expected 1 \(one per input: x/));
-    assert.throws(() => make((g) => [g.sum()]).apply(x).sum().backward(), is(/^bad\.backward: the gradient of x is a f32 tensor of shape \[1\]; expected the input's: f32, \[2\]/));
-    assert.throws(() => make(() => [Tensor.ones([2], Device.cpu({ engine: 'js' }).autodiff())]).apply(x).sum().backward(), is(/^bad\.backward: the gradient of x lives on autodiff<cpu\(js\)>; expected cpu\(js\)/));
-    const noRule = defineCustomOp({ name: 'noRule', inputs: ['x'], output: ([x]) => ({ shape: x!.shape }), cpu: ([x], o) => o.data.set(x!.data) });
+    assert.throws(
+      () =>
+        make((g) => [g, g])
+          .apply(x)
+          .sum()
+          .backward(),
+      is(/^bad\.backward: returned 2 gradient\(s\); expected 1 \(one per input: x/),
+    );
+    assert.throws(
+      () =>
+        make((g) => [g.sum()])
+          .apply(x)
+          .sum()
+          .backward(),
+      is(/^bad\.backward: the gradient of x is a f32 tensor of shape \[1\]; expected the input's: f32, \[2\]/),
+    );
+    assert.throws(
+      () =>
+        make(() => [Tensor.ones([2], Device.cpu({ engine: 'js' }).autodiff())])
+          .apply(x)
+          .sum()
+          .backward(),
+      is(/^bad\.backward: the gradient of x lives on autodiff<cpu\(js\)>; expected cpu\(js\)/),
+    );
+    const noRule = defineCustomOp({
+      name: 'noRule',
+      inputs: ['x'],
+      output: ([x]) => ({ shape: x!.shape }),
+      cpu: ([x], o) => o.data.set(x!.data),
+    });
     assert.throws(() => noRule.apply(x), is(/^noRule: an input requires grad, but the op has no backward rule/));
     assert.deepEqual(noRule.apply(x.detach()).shape(), [2], 'untracked inputs need no backward');
   });
 
   it('a bad definition', () => {
     const output = ([x]: readonly { shape: readonly number[] }[]) => ({ shape: x!.shape });
-    assert.throws(() => defineCustomOp({ name: '', inputs: ['x'], output, composite: (x) => x }), is(/^defineCustomOp: name ""; expected a non-empty string/));
-    assert.throws(() => defineCustomOp({ name: 'o', inputs: ['output'], output, composite: (x) => x }), is(/^o: inputs .*each a WGSL identifier other than 'output'/));
-    assert.throws(() => defineCustomOp({ name: 'o', inputs: ['x', 'x'], output, composite: (x) => x }), is(/^o: inputs .* repeat a name/));
-    assert.throws(() => defineCustomOp({ name: 'o', inputs: ['x'], output }), is(/^o: no forward; expected cpu, webgpu or composite/));
-    const wrongComposite = defineCustomOp({ name: 'o', inputs: ['x'], output: () => ({ shape: [3] }), composite: (x) => x });
-    assert.throws(() => wrongComposite.apply(Tensor.ones([2], cpu)), is(/^o: the composite returned a f32 tensor of shape \[2\]; expected a f32 tensor of shape \[3\]/));
+    assert.throws(
+      () => defineCustomOp({ name: '', inputs: ['x'], output, composite: (x) => x }),
+      is(/^defineCustomOp: name ""; expected a non-empty string/),
+    );
+    assert.throws(
+      () => defineCustomOp({ name: 'o', inputs: ['output'], output, composite: (x) => x }),
+      is(/^o: inputs .*each a WGSL identifier other than 'output'/),
+    );
+    assert.throws(
+      () => defineCustomOp({ name: 'o', inputs: ['x', 'x'], output, composite: (x) => x }),
+      is(/^o: inputs .* repeat a name/),
+    );
+    assert.throws(
+      () => defineCustomOp({ name: 'o', inputs: ['x'], output }),
+      is(/^o: no forward; expected cpu, webgpu or composite/),
+    );
+    const wrongComposite = defineCustomOp({
+      name: 'o',
+      inputs: ['x'],
+      output: () => ({ shape: [3] }),
+      composite: (x) => x,
+    });
+    assert.throws(
+      () => wrongComposite.apply(Tensor.ones([2], cpu)),
+      is(/^o: the composite returned a f32 tensor of shape \[2\]; expected a f32 tensor of shape \[3\]/),
+    );
   });
 
-  it('a WGSL kernel without fn main; workgroups and params out of range', { skip: webgpu.device ? false : `no WebGPU device: ${webgpu.reason}` }, () => {
+  it('a WGSL kernel without fn main; workgroups and params out of range', {
+    skip: webgpu.device ? false : `no WebGPU device: ${webgpu.reason}`,
+  }, () => {
     const gpu = webgpu.device!;
     const x = Tensor.ones([4], gpu);
     const op = (wgsl: string, workgroups: () => readonly [number, number?, number?], params?: () => number[]) =>
-      defineCustomOp({ name: 'k', inputs: ['x'], output: ([t]) => ({ shape: t!.shape }), webgpu: { wgsl, workgroups, ...(params ? { params } : {}) } });
-    const ok = '@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { if (g.x < 4u) { output[g.x] = x[g.x] * 2.0; } }';
-    assert.throws(() => op('fn helper() {}', () => [1]).apply(x), is(/^customOp\(k\): the WGSL has no `fn main\(\.\.\.\)`/));
-    assert.throws(() => op(ok, () => [70000]).apply(x), is(/^customOp\(k\): workgroups \[70000\]; expected 1 to 3 integers in \[0, 65535\]/));
-    assert.throws(() => op(ok, () => [1], () => [1.5]).apply(x), is(/^customOp\(k\): param 0 is 1\.5; expected an integer/));
+      defineCustomOp({
+        name: 'k',
+        inputs: ['x'],
+        output: ([t]) => ({ shape: t!.shape }),
+        webgpu: { wgsl, workgroups, ...(params ? { params } : {}) },
+      });
+    const ok =
+      '@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { if (g.x < 4u) { output[g.x] = x[g.x] * 2.0; } }';
+    assert.throws(
+      () => op('fn helper() {}', () => [1]).apply(x),
+      is(/^customOp\(k\): the WGSL has no `fn main\(\.\.\.\)`/),
+    );
+    assert.throws(
+      () => op(ok, () => [70000]).apply(x),
+      is(/^customOp\(k\): workgroups \[70000\]; expected 1 to 3 integers in \[0, 65535\]/),
+    );
+    assert.throws(
+      () =>
+        op(
+          ok,
+          () => [1],
+          () => [1.5],
+        ).apply(x),
+      is(/^customOp\(k\): param 0 is 1\.5; expected an integer/),
+    );
   });
 
-  it('a WGSL compile error surfaces at the read of the result, with the compiler message; the device goes on', { skip: webgpu.device ? false : `no WebGPU device: ${webgpu.reason}` }, async () => {
+  it('a WGSL compile error surfaces at the read of the result, with the compiler message; the device goes on', {
+    skip: webgpu.device ? false : `no WebGPU device: ${webgpu.reason}`,
+  }, async () => {
     const gpu = webgpu.device!;
     const broken = defineCustomOp({
-      name: 'broken', inputs: ['x'], output: ([t]) => ({ shape: t!.shape }),
-      webgpu: { wgsl: '@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { output[g.x] = x[g.x] * notDeclared; }', workgroups: () => [1] },
+      name: 'broken',
+      inputs: ['x'],
+      output: ([t]) => ({ shape: t!.shape }),
+      webgpu: {
+        wgsl: '@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { output[g.x] = x[g.x] * notDeclared; }',
+        workgroups: () => [1],
+      },
     });
     const y = broken.apply(Tensor.ones([4], gpu));
     await assert.rejects(y.toData(), is(/unresolved value 'notDeclared'/));
@@ -300,7 +467,6 @@ describe('custom op: WebGPU memory', { skip: webgpu.device ? false : `no WebGPU 
     assert.equal(live(), base, 'live bytes after 20 forwards');
   });
 });
-
 
 /** Compile-time checks of apply's signature (never called). */
 export function typeChecks(a: Tensor, b: Tensor): void {

@@ -4,10 +4,25 @@
 import { BurnError, defineCustomOp, Tensor, type CustomOpInputInfo } from '../../src/index.js';
 
 /** `[..., m, k] · [..., k, n] + [n]`: equal batch dims, the bias broadcast over the rows. */
-export function fusedShape(a: readonly number[], b: readonly number[], c: readonly number[], op = 'fusedMatmulAddRelu'): number[] {
+export function fusedShape(
+  a: readonly number[],
+  b: readonly number[],
+  c: readonly number[],
+  op = 'fusedMatmulAddRelu',
+): number[] {
   const r = a.length;
-  const ok = r >= 2 && b.length === r && a[r - 1] === b[r - 2] && a.slice(0, -2).every((s, i) => s === b[i]) && c.length === 1 && c[0] === b[r - 1];
-  if (!ok) throw new BurnError(op, `shapes [${a.join(', ')}], [${b.join(', ')}], [${c.join(', ')}]; expected [..., m, k], [..., k, n] (equal batch dims) and [n]`);
+  const ok =
+    r >= 2 &&
+    b.length === r &&
+    a[r - 1] === b[r - 2] &&
+    a.slice(0, -2).every((s, i) => s === b[i]) &&
+    c.length === 1 &&
+    c[0] === b[r - 1];
+  if (!ok)
+    throw new BurnError(
+      op,
+      `shapes [${a.join(', ')}], [${b.join(', ')}], [${c.join(', ')}]; expected [..., m, k], [..., k, n] (equal batch dims) and [n]`,
+    );
   return [...a.slice(0, -1), b[r - 1]!];
 }
 
@@ -37,7 +52,9 @@ function sizes(a: readonly number[], b: readonly number[]): [number, number, num
 }
 
 /** The op's output function: the shape of `relu(a·b + c)`, or a BurnError. */
-export const fusedOutput = ([a, b, c]: readonly CustomOpInputInfo[]): { shape: number[] } => ({ shape: fusedShape(a!.shape, b!.shape, c!.shape) });
+export const fusedOutput = ([a, b, c]: readonly CustomOpInputInfo[]): { shape: number[] } => ({
+  shape: fusedShape(a!.shape, b!.shape, c!.shape),
+});
 
 export const fused = defineCustomOp({
   name: 'fusedMatmulAddRelu',
@@ -45,7 +62,10 @@ export const fused = defineCustomOp({
   output: fusedOutput,
   cpu: ([a, b, c], out) => {
     const [batch, m, k, n] = sizes(a!.shape, b!.shape);
-    const A = a!.data, B = b!.data, C = c!.data, O = out.data;
+    const A = a!.data,
+      B = b!.data,
+      C = c!.data,
+      O = out.data;
     for (let z = 0; z < batch; z++) {
       for (let i = 0; i < m; i++) {
         for (let j = 0; j < n; j++) {

@@ -21,13 +21,23 @@ export interface CustomOpRecorder {
  * has no forward for it (the tensor API then runs the op's composite on this backend). A tracked
  * input of an op without a backward rule is a BurnError: its gradient would silently be missing.
  */
-export function recordCustomOp(ad: CustomOpRecorder, call: CustomCall, inputs: readonly AdTensor[]): AdTensor | undefined {
+export function recordCustomOp(
+  ad: CustomOpRecorder,
+  call: CustomCall,
+  inputs: readonly AdTensor[],
+): AdTensor | undefined {
   const inner = ad.innerBackend;
-  const first = inner.customOp?.(call, inputs.map((t) => t.inner));
+  const first = inner.customOp?.(
+    call,
+    inputs.map((t) => t.inner),
+  );
   if (first === undefined) return undefined;
   const backward = call.backward;
   if (!backward && inputs.some((t) => t.node)) {
-    throw new BurnError(call.kernel.name, 'an input requires grad, but the op has no backward rule; give it backward (or a composite), or detach the inputs');
+    throw new BurnError(
+      call.kernel.name,
+      'an input requires grad, but the op has no backward rule; give it backward (or a composite), or detach the inputs',
+    );
   }
   const names = inputs.map((_, i) => `input${i}`);
   const save: Record<string, SaveSource> = { output: 'out' };
@@ -39,20 +49,27 @@ export function recordCustomOp(ad: CustomOpRecorder, call: CustomCall, inputs: r
     forward: (vals) => {
       const out = pending ?? inner.customOp!(call, vals);
       pending = undefined;
-      if (out === undefined) throw new BurnError(call.kernel.name, `the forward on ${inner.name} declined when recomputed`);
+      if (out === undefined)
+        throw new BurnError(call.kernel.name, `the forward on ${inner.name} declined when recomputed`);
       return out;
     },
     cost: call.cost ?? 'compute-bound',
     save,
-    ...(backward ? {
-      backward: (grad, saved, needs) => {
-        // Read lazily: under checkpointing a saved value is recomputed only when the rule reads it.
-        const values: CustomSaved = {
-          get inputs() { return names.map((n) => saved[n]!); },
-          get output() { return saved['output']!; },
-        };
-        return backward(grad, values, needs);
-      },
-    } : {}),
+    ...(backward
+      ? {
+          backward: (grad, saved, needs) => {
+            // Read lazily: under checkpointing a saved value is recomputed only when the rule reads it.
+            const values: CustomSaved = {
+              get inputs() {
+                return names.map((n) => saved[n]!);
+              },
+              get output() {
+                return saved['output']!;
+              },
+            };
+            return backward(grad, values, needs);
+          },
+        }
+      : {}),
   });
 }

@@ -20,22 +20,35 @@ export interface CustomInput {
 
 /** Encodes one dispatch of the user's kernel writing `output` (a fresh buffer of `outDtype`'s compute type). */
 export function runCustom(
-  rt: GpuRuntime, name: string, inputNames: readonly string[], forward: WebGpuCustomForward,
-  inputs: readonly CustomInput[], output: GPUBuffer, info: CustomKernelInfo, outDtype: DType,
+  rt: GpuRuntime,
+  name: string,
+  inputNames: readonly string[],
+  forward: WebGpuCustomForward,
+  inputs: readonly CustomInput[],
+  output: GPUBuffer,
+  info: CustomKernelInfo,
+  outDtype: DType,
 ): void {
   const op = `customOp(${name})`;
   const words = (forward.params?.(info) ?? []).map((w, i) => {
-    if (!Number.isInteger(w) || w < -(2 ** 31) || w >= 2 ** 32) throw new BurnError(op, `param ${i} is ${w}; expected an integer in [-2^31, 2^32) (a u32 word)`);
+    if (!Number.isInteger(w) || w < -(2 ** 31) || w >= 2 ** 32)
+      throw new BurnError(op, `param ${i} is ${w}; expected an integer in [-2^31, 2^32) (a u32 word)`);
     return w >>> 0;
   });
   const groups = forward.workgroups(info);
-  if (groups.length < 1 || groups.length > 3 || groups.some((g) => g !== undefined && !(Number.isInteger(g) && g >= 0 && g <= 65535))) {
+  if (
+    groups.length < 1 ||
+    groups.length > 3 ||
+    groups.some((g) => g !== undefined && !(Number.isInteger(g) && g >= 0 && g <= 65535))
+  ) {
     throw new BurnError(op, `workgroups ${fmt(groups.map((g) => g ?? 1))}; expected 1 to 3 integers in [0, 65535]`);
   }
   const body = typeof forward.wgsl === 'string' ? forward.wgsl : forward.wgsl(info);
   const n = inputs.length;
   const decls = [
-    ...inputs.map((t, i) => `@group(0) @binding(${i}) var<storage, read> ${inputNames[i]}: array<${ctype(t.dtype, op)}>;`),
+    ...inputs.map(
+      (t, i) => `@group(0) @binding(${i}) var<storage, read> ${inputNames[i]}: array<${ctype(t.dtype, op)}>;`,
+    ),
     `@group(0) @binding(${n}) var<storage, read_write> output: array<${ctype(outDtype, op)}>;`,
     `struct CustomParams { v: array<vec4<u32>, ${Math.max(1, Math.ceil(words.length / 4))}> }`,
     `@group(0) @binding(${n + 1}) var<uniform> custom_params: CustomParams;`,
@@ -52,12 +65,14 @@ export function runCustom(
 function withUses(body: string, uses: string, op: string): string {
   const m = /\bfn\s+main\s*\(/.exec(body);
   if (!m) throw new BurnError(op, 'the WGSL has no `fn main(...)`; expected a compute entry point named main');
-  let depth = 1, i = m.index + m[0].length;
+  let depth = 1,
+    i = m.index + m[0].length;
   for (; i < body.length && depth > 0; i++) {
     if (body[i] === '(') depth++;
     else if (body[i] === ')') depth--;
   }
   const open = body.indexOf('{', i);
-  if (depth > 0 || open < 0) throw new BurnError(op, 'the WGSL `fn main(...)` has no body; expected a compute entry point named main');
+  if (depth > 0 || open < 0)
+    throw new BurnError(op, 'the WGSL `fn main(...)` has no body; expected a compute entry point named main');
   return `${body.slice(0, open + 1)}\n  ${uses}${body.slice(open + 1)}`;
 }
