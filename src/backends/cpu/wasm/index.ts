@@ -10,6 +10,7 @@
 import { BurnError } from '../../../core/errors.js';
 import { WasmEngine, type WasmEngineOptions } from './engine.js';
 import { compileAsync, compileSync, nodeBuiltin, preferredVariant, type Compiled, type WasmVariant } from './loader.js';
+import { wasmOpCodes } from './ops.js';
 import { WasmRuntime } from './runtime.js';
 
 export { WasmEngine, type WasmEngineOptions } from './engine.js';
@@ -36,7 +37,15 @@ export function wasmThreads(): number {
 function instantiate(compiled: Compiled, threads: number): Loaded {
   if ('reason' in compiled) return compiled;
   try {
-    return { runtime: new WasmRuntime(compiled, threads) };
+    const runtime = new WasmRuntime(compiled, threads);
+    try {
+      // A module built from other sources than this code (an op name it does not know) is unusable.
+      wasmOpCodes(runtime);
+    } catch (e) {
+      runtime.close();
+      throw e;
+    }
+    return { runtime };
   } catch (e) {
     return { reason: `instantiating the module failed: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };
   }
