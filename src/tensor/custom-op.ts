@@ -84,6 +84,25 @@ export interface CustomOpDefinition<N extends readonly string[]> {
   readonly cost?: 'compute-bound' | 'memory-bound';
 }
 
+/** Names the WebGPU forward declares itself (the output, the parameter words, the entry point). */
+const TAKEN = ['output', 'param', 'custom_params', 'main'];
+/** Input names that cannot be WGSL bindings: {@link TAKEN} and the WGSL keywords and types a name would clash with. */
+const RESERVED = new Set([
+  ...TAKEN,
+  ...['alias', 'break', 'case', 'const', 'const_assert', 'continue', 'continuing', 'default', 'diagnostic', 'discard'],
+  ...['else', 'enable', 'false', 'fn', 'for', 'if', 'let', 'loop', 'override', 'requires', 'return', 'struct'],
+  ...['switch', 'true', 'var', 'while', 'array', 'bool', 'f16', 'f32', 'i32', 'u32', 'vec2', 'vec3', 'vec4', 'ptr'],
+]);
+
+/** The given input names as written (`["x","let"]`), for errors. */
+function showNames(names: unknown): string {
+  try {
+    return Array.isArray(names) ? JSON.stringify(names) : describeValue(names);
+  } catch {
+    return describeValue(names);
+  }
+}
+
 /** A user-defined op made by {@link defineCustomOp}. */
 export class CustomOp<N extends readonly string[]> {
   /** @internal What the backends run. */
@@ -97,15 +116,15 @@ export class CustomOp<N extends readonly string[]> {
     const names: readonly unknown[] = Array.isArray(def.inputs) ? def.inputs : [];
     if (
       names.length === 0 ||
-      names.some((n) => typeof n !== 'string' || !/^[A-Za-z][A-Za-z0-9_]*$/.test(n) || n === 'output' || n === 'param')
+      names.some((n) => typeof n !== 'string' || !/^[A-Za-z][A-Za-z0-9_]*$/.test(n) || RESERVED.has(n))
     ) {
       throw new BurnError(
         op,
-        `inputs ${describeValue(def.inputs)}; expected at least one name, each a WGSL identifier other than 'output' and 'param'`,
+        `inputs ${showNames(def.inputs)}; expected at least one name, each a WGSL identifier other than a keyword and ${[...TAKEN].join(', ')}`,
       );
     }
     if (new Set(names).size !== names.length)
-      throw new BurnError(op, `inputs ${describeValue(def.inputs)} repeat a name; expected distinct names`);
+      throw new BurnError(op, `inputs ${showNames(def.inputs)} repeat a name; expected distinct names`);
     if (typeof def.output !== 'function')
       throw new BurnError(op, 'no output function; expected output(inputs) => { shape, dtype? }');
     if (!def.cpu && !def.webgpu && !def.composite)

@@ -348,7 +348,11 @@ describe('custom op: errors name the op', () => {
     );
     assert.throws(
       () => defineCustomOp({ name: 'o', inputs: ['output'], output, composite: (x) => x }),
-      is(/^o: inputs .*each a WGSL identifier other than 'output'/),
+      is(/^o: inputs .*each a WGSL identifier other than a keyword and output, param, custom_params, main/),
+    );
+    assert.throws(
+      () => defineCustomOp({ name: 'o', inputs: ['x', 'let'], output, composite: (x) => x }),
+      is(/^o: inputs \["x","let"\]; expected at least one name/),
     );
     assert.throws(
       () => defineCustomOp({ name: 'o', inputs: ['x', 'x'], output, composite: (x) => x }),
