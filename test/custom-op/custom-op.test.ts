@@ -340,6 +340,26 @@ describe('custom op: errors name the op', () => {
     assert.deepEqual(noRule.apply(x.detach()).shape(), [2], 'untracked inputs need no backward');
   });
 
+  it('the autodiff backend itself refuses a tracked input of a call without a backward, before running the forward', () => {
+    let runs = 0;
+    const op = defineCustomOp({
+      name: 'direct',
+      inputs: ['x'],
+      output: ([x]) => ({ shape: x!.shape }),
+      cpu: ([x], o) => {
+        runs++;
+        o.data.set(x!.data);
+      },
+    });
+    const device = cpu.autodiff();
+    const x = Tensor.fromFloats([1, 2], device).requireGrad();
+    const call = { kernel: op.kernel, shape: [2], dtype: 'f32' as const };
+    assert.throws(() => device.backend.customOp!(call, [x.primitive]), is(/^direct: an input requires grad/));
+    assert.equal(runs, 0);
+    assert.equal(device.backend.customOp!(call, [x.detach().primitive])?.shape.join(), '2');
+    assert.equal(runs, 1);
+  });
+
   it('a bad definition', () => {
     const output = ([x]: readonly { shape: readonly number[] }[]) => ({ shape: x!.shape });
     assert.throws(

@@ -27,11 +27,6 @@ export function recordCustomOp(
   inputs: readonly AdTensor[],
 ): AdTensor | undefined {
   const inner = ad.innerBackend;
-  const first = inner.customOp?.(
-    call,
-    inputs.map((t) => t.inner),
-  );
-  if (first === undefined) return undefined;
   const backward = call.backward;
   if (!backward && inputs.some((t) => t.node)) {
     throw new BurnError(
@@ -39,6 +34,11 @@ export function recordCustomOp(
       'an input requires grad, but the op has no backward rule; give it backward (or a composite), or detach the inputs',
     );
   }
+  const first = inner.customOp?.(
+    call,
+    inputs.map((t) => t.inner),
+  );
+  if (first === undefined) return undefined;
   const names = inputs.map((_, i) => `input${i}`);
   const save: Record<string, SaveSource> = { output: 'out' };
   names.forEach((n, i) => (save[n] = i));
