@@ -14,6 +14,13 @@ import { requiredOnlyDevice } from '../helpers/required-backend.js';
 /** The optional kernels of `Backend`, in the group's order. */
 const OPTIONAL_KERNELS = ['gelu', 'layerNorm', 'convClamp', 'adamStep', 'convWeightGrad', 'maxPoolGrad'] as const;
 
+// Every optional member of Backend is either a device capability (memory, readback, custom ops) or
+// one of the kernels above: a new optional member that is neither does not compile here.
+type OptionalMembers = { [K in keyof Backend]-?: undefined extends Backend[K] ? K : never }[keyof Backend];
+type Capabilities = 'autodiff' | 'viewDataSync' | 'dispose' | 'retain' | 'sync' | 'toDataMany' | 'info' | 'checkIndices' | 'customOp';
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const classified: Same<Exclude<OptionalMembers, Capabilities>, (typeof OPTIONAL_KERNELS)[number]> = true;
+
 const cpuEngines: [string, () => Device | undefined][] = [
   ['cpu(js)', () => Device.cpu({ engine: 'js' })],
   ['cpu(native)', nativeTestDevice],
@@ -49,6 +56,10 @@ describe('optional kernels decline with undefined', () => {
       assert.deepEqual(declined.map((r) => (r === undefined ? 'undefined' : String(r))), OPTIONAL_KERNELS.map(() => 'undefined'));
     });
   }
+
+  it('every optional member of Backend is classified (checked by the compiler)', () => {
+    assert.equal(classified, true);
+  });
 
   it('the autodiff decorator does not forward them (its rules call them on the inner backend)', () => {
     const b = Device.cpu({ engine: 'js' }).autodiff().backend;
