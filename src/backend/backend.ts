@@ -205,6 +205,8 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
    *    `backend.kernel` first to skip preparing the arguments.
    * 5. Decorators that record gradients do not forward them (the autodiff rules call
    *    `convWeightGrad` and `maxPoolGrad` on the inner backend). `customOp` follows 3 and 4 too.
+   * The other optional members above are device capabilities (memory, readback, index checks), not
+   * fast paths; test/backends/optional-kernels.test.ts checks this list and rules 1, 3 and 5.
    */
   /**
    * The exact GELU `x · (1 + erf(x / √2)) / 2` of a float tensor in one pass (within a few ulp of
