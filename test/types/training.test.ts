@@ -74,11 +74,14 @@ it('metrics are checked against the outputs of the model the learner trains', ()
   ];
   // @ts-expect-error accuracy reads class targets [batch] (Int); a regression has float targets [batch, outputs]
   const bad = () => regression().metrics([new AccuracyMetric(), new LossMetric()]).launch(regressor);
+  // Short chains, so that the formatter keeps each `@ts-expect-error` on the line of its error.
+  const later = () => regression().metrics([new LossMetric()]).numEpochs(2).metrics([new AccuracyMetric()]);
   // @ts-expect-error the same when the metric comes in a later call
-  const bad2 = () => regression().metrics([new LossMetric()]).numEpochs(2).metrics([new AccuracyMetric()]).launch(regressor);
+  const bad2 = () => later().launch(regressor);
   // @ts-expect-error the loader's batches must be the model's batches
   const bad3 = () => classification().launch(regressor);
+  const named = () => new SupervisedTraining<RegressionBatch, RegressionOutput>('unused', empty(), empty());
   // @ts-expect-error also with the outputs named up front
-  const bad4 = () => new SupervisedTraining<RegressionBatch, RegressionOutput>('unused', empty(), empty()).metrics([new AccuracyMetric()]).launch(regressor);
+  const bad4 = () => named().metrics([new AccuracyMetric()]).launch(regressor);
   assert.equal(launches.length + [bad, bad2, bad3, bad4].length, 8);
 });
