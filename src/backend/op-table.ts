@@ -21,6 +21,7 @@ export function notDefined(reason: (dtype: DType) => string): NotDefined {
 /** The entry of `op` in `table`, or a `BurnError` naming `op` and `dtype` where it is {@link notDefined}. */
 export function entryOf<Op extends string, T>(table: Readonly<Record<Op, T | NotDefined>>, op: Op, dtype: DType): T {
   const entry = table[op];
-  if (typeof entry === 'object' && entry !== null && 'notDefined' in entry) throw new BurnError(op, (entry as NotDefined).notDefined(dtype));
+  if (typeof entry === 'object' && entry !== null && 'notDefined' in entry)
+    throw new BurnError(op, (entry as NotDefined).notDefined(dtype));
   return entry as T;
 }

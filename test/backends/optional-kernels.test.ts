@@ -17,7 +17,16 @@ const OPTIONAL_KERNELS = ['gelu', 'layerNorm', 'convClamp', 'adamStep', 'convWei
 // Every optional member of Backend is either a device capability (memory, readback, custom ops) or
 // one of the kernels above: a new optional member that is neither does not compile here.
 type OptionalMembers = { [K in keyof Backend]-?: undefined extends Backend[K] ? K : never }[keyof Backend];
-type Capabilities = 'autodiff' | 'viewDataSync' | 'dispose' | 'retain' | 'sync' | 'toDataMany' | 'info' | 'checkIndices' | 'customOp';
+type Capabilities =
+  | 'autodiff'
+  | 'viewDataSync'
+  | 'dispose'
+  | 'retain'
+  | 'sync'
+  | 'toDataMany'
+  | 'info'
+  | 'checkIndices'
+  | 'customOp';
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const classified: Same<Exclude<OptionalMembers, Capabilities>, (typeof OPTIONAL_KERNELS)[number]> = true;
 
@@ -27,7 +36,12 @@ const cpuEngines: [string, () => Device | undefined][] = [
   ['cpu(wasm)', wasmTestDevice],
 ];
 
-function prim(device: Device, values: number[], shape: number[], dtype: 'f32' | 'f16' | 'i32' = 'f32'): TensorPrimitive {
+function prim(
+  device: Device,
+  values: number[],
+  shape: number[],
+  dtype: 'f32' | 'f16' | 'i32' = 'f32',
+): TensorPrimitive {
   return device.backend.fromData(new TensorData(values, shape, dtype));
 }
 
@@ -53,7 +67,10 @@ describe('optional kernels decline with undefined', () => {
         b.convWeightGrad?.(x3, x3, [1, 1, 2], conv),
         b.maxPoolGrad?.(x, prim(device, [0, 0, 0, 0, 0, 0], [2, 3], 'i32'), [6]),
       ];
-      assert.deepEqual(declined.map((r) => (r === undefined ? 'undefined' : String(r))), OPTIONAL_KERNELS.map(() => 'undefined'));
+      assert.deepEqual(
+        declined.map((r) => (r === undefined ? 'undefined' : String(r))),
+        OPTIONAL_KERNELS.map(() => 'undefined'),
+      );
     });
   }
 
@@ -63,7 +80,10 @@ describe('optional kernels decline with undefined', () => {
 
   it('the autodiff decorator does not forward them (its rules call them on the inner backend)', () => {
     const b = Device.cpu({ engine: 'js' }).autodiff().backend;
-    assert.deepEqual(OPTIONAL_KERNELS.filter((k) => b[k] !== undefined), []);
+    assert.deepEqual(
+      OPTIONAL_KERNELS.filter((k) => b[k] !== undefined),
+      [],
+    );
   });
 });
 
@@ -95,9 +115,11 @@ it('code above the backends never imports backend/defaults (a fallback is reache
     for (const entry of readdirSync(dir)) {
       const path = join(dir, entry);
       if (statSync(path).isDirectory()) walk(path);
-      else if (path.endsWith('.ts') && /from '[^']*backend\/defaults\//.test(readFileSync(path, 'utf8'))) offenders.push(relative(src, path));
+      else if (path.endsWith('.ts') && /from '[^']*backend\/defaults\//.test(readFileSync(path, 'utf8')))
+        offenders.push(relative(src, path));
     }
   };
-  for (const layer of ['tensor', 'nn', 'onnx', 'optim', 'train', 'module', 'record', 'store', 'device', 'data']) walk(join(src, layer));
+  for (const layer of ['tensor', 'nn', 'onnx', 'optim', 'train', 'module', 'record', 'store', 'device', 'data'])
+    walk(join(src, layer));
   assert.deepEqual(offenders, []);
 });

@@ -20,15 +20,30 @@ it('a table missing an op of its union does not compile', () => {
 });
 
 it('an op a dtype does not define is an entry whose lookup names the op and the dtype', () => {
-  const table: Record<PredicateOp, string | NotDefined> = { isnan: 'x != x', isinf: notDefined((dtype) => `needs a float tensor, got ${dtype}`) };
+  const table: Record<PredicateOp, string | NotDefined> = {
+    isnan: 'x != x',
+    isinf: notDefined((dtype) => `needs a float tensor, got ${dtype}`),
+  };
   assert.equal(entryOf(table, 'isnan', 'f32'), 'x != x');
-  assert.throws(() => entryOf(table, 'isinf', 'i32'), (e: unknown) => e instanceof BurnError && /isinf/.test(e.message) && /needs a float tensor, got i32/.test(e.message));
+  assert.throws(
+    () => entryOf(table, 'isinf', 'i32'),
+    (e: unknown) =>
+      e instanceof BurnError && /isinf/.test(e.message) && /needs a float tensor, got i32/.test(e.message),
+  );
 });
 
 it('the elementwise expression tables keep their errors for undefined (op, dtype) pairs', () => {
   for (const binaryExpr of [jsBinary, wgslBinary]) {
-    assert.throws(() => binaryExpr('add', 'bool'), (e: unknown) => e instanceof BurnError && /add/.test(e.message) && /is not defined for bool tensors/.test(e.message));
-    assert.throws(() => binaryExpr('shl', 'f32'), (e: unknown) => e instanceof BurnError && /shl/.test(e.message) && /needs int or bool tensors, got f32/.test(e.message));
+    assert.throws(
+      () => binaryExpr('add', 'bool'),
+      (e: unknown) =>
+        e instanceof BurnError && /add/.test(e.message) && /is not defined for bool tensors/.test(e.message),
+    );
+    assert.throws(
+      () => binaryExpr('shl', 'f32'),
+      (e: unknown) =>
+        e instanceof BurnError && /shl/.test(e.message) && /needs int or bool tensors, got f32/.test(e.message),
+    );
   }
   assert.equal(jsBinary('xor', 'bool'), '(x ^ y)');
   assert.equal(jsBinary('mul', 'i32'), 'Math.imul(x, y)');
