@@ -140,4 +140,26 @@ describe('AutodiffBackend.record', () => {
       );
     }
   });
+
+  it('a backward returning a gradient count other than one per input is a BurnError at backward()', () => {
+    const ad = plain.backend as unknown as AutodiffBackend;
+    for (const count of [0, 1, 3]) {
+      const x = Tensor.fromFloats([1, 2], plain).requireGrad();
+      const w = Tensor.fromFloats([3, 4], plain).requireGrad();
+      const out = ad.record({
+        inputs: [x.primitive as AdTensor, w.primitive as AdTensor],
+        forward: ([a, c]) => ad.innerBackend.binary('add', a!, c!),
+        cost: 'compute-bound',
+        backward: (g) => Array.from({ length: count }, () => g),
+      });
+      assert.throws(
+        () => Tensor.fromPrimitive(out, plain).sum().backward(),
+        (e: unknown) =>
+          e instanceof BurnError &&
+          /backward/.test(e.message) &&
+          new RegExp(`returned ${count} gradient\\(s\\) for 2 input\\(s\\)`).test(e.message),
+        `${count} gradients`,
+      );
+    }
+  });
 });

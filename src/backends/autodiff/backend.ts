@@ -415,7 +415,8 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
       forward: ([a, w, c]) => this.innerBackend.conv(a!, w!, c, options),
       cost: 'compute-bound',
       save: { x: 0, weight: 1 },
-      backward: (g, saved, needs) => convGrad(this.innerBackend, g, saved, needs, options),
+      // The rule gives a bias gradient too; it is kept only where there is a bias input.
+      backward: (g, saved, needs) => convGrad(this.innerBackend, g, saved, needs, options).slice(0, inputs.length),
     });
   }
   override convTranspose(x: AdTensor, weight: AdTensor, bias: AdTensor | undefined, options: ConvTransposeOptions): AdTensor {
@@ -425,7 +426,7 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
       forward: ([a, w, c]) => this.innerBackend.convTranspose(a!, w!, c, options),
       cost: 'compute-bound',
       save: { x: 0, weight: 1 },
-      backward: (g, saved, needs) => convTransposeGrad(this.innerBackend, g, saved, needs, options),
+      backward: (g, saved, needs) => convTransposeGrad(this.innerBackend, g, saved, needs, options).slice(0, inputs.length),
     });
   }
   override maxPool(x: AdTensor, options: MaxPoolOptions): AdTensor {

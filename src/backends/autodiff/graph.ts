@@ -1,7 +1,7 @@
 import { Gradients } from '../../backend/autodiff.js';
 import type { Backend, TensorPrimitive } from '../../backend/backend.js';
 import { dtypeSize } from '../../core/dtype.js';
-import { BurnError } from '../../core/errors.js';
+import { BurnError, check } from '../../core/errors.js';
 import { numel } from '../../core/shape.js';
 
 /**
@@ -186,6 +186,9 @@ export function runBackward(root: Node, rootShape: readonly number[], rootDType:
       if (!backward) throw new BurnError('backward', 'the graph behind this tensor was already freed by an earlier backward()');
       const saved = node.saved;
       const parentGrads = backward(grad, savedView(saved), node.parents.map((p) => p !== undefined));
+      // A missing entry would drop an input's gradient silently (a custom op's rule most likely).
+      check(parentGrads.length === node.parents.length, 'backward', () =>
+        `the rule of node ${node.id} returned ${parentGrads.length} gradient(s) for ${node.parents.length} input(s) (expected one per input, undefined where none flows)`);
       // Every gradient the pass holds is a handle of its own, released as soon as it is consumed
       // (its memory then serves the next outputs): a kept value, the incoming gradient passed on
       // unchanged, or one value given to two parents gets a second handle.
