@@ -35,7 +35,14 @@ export function dilatedKernel(kernel: number, dilation: number): number {
  * `floor((size + padding + paddingEnd − dilation · (kernel − 1) − 1) / stride) + 1`, with
  * `paddingEnd` defaulting to `padding`. Below 1 when no window fits; callers check.
  */
-export function convOutputSize(size: number, kernel: number, stride: number, padding: number, dilation: number, paddingEnd = padding): number {
+export function convOutputSize(
+  size: number,
+  kernel: number,
+  stride: number,
+  padding: number,
+  dilation: number,
+  paddingEnd = padding,
+): number {
   return Math.floor((size + padding + paddingEnd - dilation * (kernel - 1) - 1) / stride) + 1;
 }
 
@@ -48,13 +55,26 @@ export function convOutputSizes(inSize: readonly number[], kernel: readonly numb
  * Output size of a transposed convolution along one dim:
  * `(size − 1) · stride − 2 · padding + dilation · (kernel − 1) + paddingOut + 1`.
  */
-export function convTransposeOutputSize(size: number, kernel: number, stride: number, padding: number, dilation: number, paddingOut: number): number {
+export function convTransposeOutputSize(
+  size: number,
+  kernel: number,
+  stride: number,
+  padding: number,
+  dilation: number,
+  paddingOut: number,
+): number {
   return (size - 1) * stride - 2 * padding + dilation * (kernel - 1) + paddingOut + 1;
 }
 
 /** {@link convTransposeOutputSize} of every spatial dim of `inSize`. */
-export function convTransposeOutputSizes(inSize: readonly number[], kernel: readonly number[], o: WindowOptions & { readonly paddingOut: readonly number[] }): number[] {
-  return inSize.map((s, i) => convTransposeOutputSize(s, kernel[i]!, o.stride[i]!, o.padding[i]!, o.dilation[i]!, o.paddingOut[i]!));
+export function convTransposeOutputSizes(
+  inSize: readonly number[],
+  kernel: readonly number[],
+  o: WindowOptions & { readonly paddingOut: readonly number[] },
+): number[] {
+  return inSize.map((s, i) =>
+    convTransposeOutputSize(s, kernel[i]!, o.stride[i]!, o.padding[i]!, o.dilation[i]!, o.paddingOut[i]!),
+  );
 }
 
 /**
@@ -63,7 +83,15 @@ export function convTransposeOutputSizes(inSize: readonly number[], kernel: read
  * start past the input and the left padding is dropped. `paddingEnd` defaults to `padding`.
  * Without a clamp: an input smaller than the window gives 0 or less.
  */
-export function poolOutputSize(size: number, kernel: number, stride: number, padding: number, dilation: number, ceilMode: boolean, paddingEnd = padding): number {
+export function poolOutputSize(
+  size: number,
+  kernel: number,
+  stride: number,
+  padding: number,
+  dilation: number,
+  ceilMode: boolean,
+  paddingEnd = padding,
+): number {
   const room = size + padding + paddingEnd - dilatedKernel(kernel, dilation);
   let out = (ceilMode ? Math.ceil(room / stride) : Math.floor(room / stride)) + 1;
   if (ceilMode && (out - 1) * stride >= size + padding) out--;
@@ -75,12 +103,27 @@ export function poolOutputSize(size: number, kernel: number, stride: number, pad
  * input (`> 0` only for the partial last window of ceil mode):
  * `max(0, (out − 1) · stride + span − (size + padding + paddingEnd))`.
  */
-export function poolOverhang(size: number, out: number, kernel: number, stride: number, padding: number, dilation: number, paddingEnd = padding): number {
+export function poolOverhang(
+  size: number,
+  out: number,
+  kernel: number,
+  stride: number,
+  padding: number,
+  dilation: number,
+  paddingEnd = padding,
+): number {
   return Math.max(0, (out - 1) * stride + dilatedKernel(kernel, dilation) - (size + padding + paddingEnd));
 }
 
 /** {@link poolOutputSize} of every spatial dim (symmetric padding). */
-export function poolOutputSizes(spatial: readonly number[], kernel: readonly number[], stride: readonly number[], padding: readonly number[], dilation: readonly number[], ceilMode: boolean): number[] {
+export function poolOutputSizes(
+  spatial: readonly number[],
+  kernel: readonly number[],
+  stride: readonly number[],
+  padding: readonly number[],
+  dilation: readonly number[],
+  ceilMode: boolean,
+): number[] {
   return spatial.map((s, d) => poolOutputSize(s, kernel[d]!, stride[d]!, padding[d]!, dilation[d]!, ceilMode));
 }
 
@@ -104,9 +147,18 @@ export function lift3(values: readonly number[], fill: number): Triple {
 }
 
 /** The window geometry of an op from `inSize` to `outSize`, lifted to 3 spatial dims. */
-export function geometry3(inSize: readonly number[], outSize: readonly number[], kernel: readonly number[], o: WindowOptions): Geometry3 {
+export function geometry3(
+  inSize: readonly number[],
+  outSize: readonly number[],
+  kernel: readonly number[],
+  o: WindowOptions,
+): Geometry3 {
   return {
-    in: lift3(inSize, 1), out: lift3(outSize, 1), kernel: lift3(kernel, 1),
-    stride: lift3(o.stride, 1), padding: lift3(o.padding, 0), dilation: lift3(o.dilation, 1),
+    in: lift3(inSize, 1),
+    out: lift3(outSize, 1),
+    kernel: lift3(kernel, 1),
+    stride: lift3(o.stride, 1),
+    padding: lift3(o.padding, 0),
+    dilation: lift3(o.dilation, 1),
   };
 }

@@ -37,11 +37,16 @@ export function isContiguous(shape: readonly number[], strides: readonly number[
  * Strides of a view of `shape`/`strides` broadcast to `outShape` (aligned on the right, NumPy
  * rules): 0 on the leading dims it lacks and on its size-1 dims that `outShape` widens.
  */
-export function alignStrides(shape: readonly number[], strides: readonly number[], outShape: readonly number[]): number[] {
+export function alignStrides(
+  shape: readonly number[],
+  strides: readonly number[],
+  outShape: readonly number[],
+): number[] {
   const rank = outShape.length;
   const off = rank - shape.length;
   const out = new Array<number>(rank);
-  for (let i = 0; i < rank; i++) out[i] = i < off || (shape[i - off] === 1 && outShape[i] !== 1) ? 0 : strides[i - off]!;
+  for (let i = 0; i < rank; i++)
+    out[i] = i < off || (shape[i - off] === 1 && outShape[i] !== 1) ? 0 : strides[i - off]!;
   return out;
 }
 
@@ -51,7 +56,10 @@ export function alignStrides(shape: readonly number[], strides: readonly number[
  * every walk over it then ends at once instead of stepping through the rows of the non-zero dims,
  * which may number 2^32 or more.
  */
-export function collapse(shape: readonly number[], strideSets: readonly (readonly number[])[]): { shape: number[]; strides: number[][] } {
+export function collapse(
+  shape: readonly number[],
+  strideSets: readonly (readonly number[])[],
+): { shape: number[]; strides: number[][] } {
   const outShape: number[] = [];
   const outStrides: number[][] = strideSets.map(() => []);
   for (let d = 0; d < shape.length; d++) {
@@ -75,12 +83,19 @@ export function collapse(shape: readonly number[], strideSets: readonly (readonl
  * order) and collapses each group: a reduction walks the kept group as its outer loop and the
  * reduced group as its inner one. An empty group collapses to rank 0, a zero-size one to `[0]`.
  */
-export function splitReduced(shape: readonly number[], strides: readonly number[], dims: readonly number[]): {
+export function splitReduced(
+  shape: readonly number[],
+  strides: readonly number[],
+  dims: readonly number[],
+): {
   kept: { shape: number[]; strides: number[] };
   reduced: { shape: number[]; strides: number[] };
 } {
   const red = new Set(dims);
-  const keptShape: number[] = [], keptStrides: number[] = [], redShape: number[] = [], redStrides: number[] = [];
+  const keptShape: number[] = [],
+    keptStrides: number[] = [],
+    redShape: number[] = [],
+    redStrides: number[] = [];
   for (let d = 0; d < shape.length; d++) {
     if (red.has(d)) {
       redShape.push(shape[d]!);
@@ -92,11 +107,19 @@ export function splitReduced(shape: readonly number[], strides: readonly number[
   }
   const kept = collapse(keptShape, [keptStrides]);
   const reduced = collapse(redShape, [redStrides]);
-  return { kept: { shape: kept.shape, strides: kept.strides[0]! }, reduced: { shape: reduced.shape, strides: reduced.strides[0]! } };
+  return {
+    kept: { shape: kept.shape, strides: kept.strides[0]! },
+    reduced: { shape: reduced.shape, strides: reduced.strides[0]! },
+  };
 }
 
 /** The view with its dims reordered: dim `i` of the result is dim `axes[i]` of the input. */
-export function permuteView(shape: readonly number[], strides: readonly number[], offset: number, axes: readonly number[]): StridedView {
+export function permuteView(
+  shape: readonly number[],
+  strides: readonly number[],
+  offset: number,
+  axes: readonly number[],
+): StridedView {
   return { shape: axes.map((a) => shape[a]!), strides: axes.map((a) => strides[a]!), offset };
 }
 
@@ -105,7 +128,12 @@ export function permuteView(shape: readonly number[], strides: readonly number[]
  * backwards). The offset moves only along non-empty dims, so an empty slice never points past
  * the storage. Dims without a range keep their size and stride.
  */
-export function sliceView(shape: readonly number[], strides: readonly number[], offset: number, ranges: readonly SliceRange[]): StridedView {
+export function sliceView(
+  shape: readonly number[],
+  strides: readonly number[],
+  offset: number,
+  ranges: readonly SliceRange[],
+): StridedView {
   const outShape = [...shape];
   const outStrides = [...strides];
   let at = offset;

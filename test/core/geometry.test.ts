@@ -3,8 +3,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  convOutputSize, convOutputSizes, convTransposeOutputSize, convTransposeOutputSizes, dilatedKernel, geometry3, lift3,
-  poolOutputSize, poolOutputSizes, poolOverhang, samePadding,
+  convOutputSize,
+  convOutputSizes,
+  convTransposeOutputSize,
+  convTransposeOutputSizes,
+  dilatedKernel,
+  geometry3,
+  lift3,
+  poolOutputSize,
+  poolOutputSizes,
+  poolOverhang,
+  samePadding,
 } from '../../src/core/geometry.js';
 
 describe('dilatedKernel', () => {
@@ -17,7 +26,10 @@ describe('dilatedKernel', () => {
 
 describe('convOutputSize', () => {
   it("matches torch.nn.Conv2d's docs example: (3, 5) kernel, stride (2, 1), padding (4, 2), dilation (3, 1) on 50×100", () => {
-    assert.deepEqual(convOutputSizes([50, 100], [3, 5], { stride: [2, 1], padding: [4, 2], dilation: [3, 1] }), [26, 100]);
+    assert.deepEqual(
+      convOutputSizes([50, 100], [3, 5], { stride: [2, 1], padding: [4, 2], dilation: [3, 1] }),
+      [26, 100],
+    );
   });
   it('floors a partial last window and counts asymmetric padding', () => {
     assert.equal(convOutputSize(7, 3, 2, 0, 1), 3);
@@ -44,7 +56,15 @@ describe('convTransposeOutputSize', () => {
     assert.equal(convTransposeOutputSize(6, 3, 2, 1, 1, 0), 11);
   });
   it('applies (in − 1)·stride − 2·padding + dilation·(k − 1) + paddingOut + 1 per dim', () => {
-    assert.deepEqual(convTransposeOutputSizes([4, 5], [3, 2], { stride: [1, 3], padding: [1, 0], dilation: [2, 1], paddingOut: [0, 2] }), [6, 16]);
+    assert.deepEqual(
+      convTransposeOutputSizes([4, 5], [3, 2], {
+        stride: [1, 3],
+        padding: [1, 0],
+        dilation: [2, 1],
+        paddingOut: [0, 2],
+      }),
+      [6, 16],
+    );
     assert.equal(convTransposeOutputSize(1, 1, 1, 0, 1, 0), 1);
   });
 });
@@ -92,7 +112,12 @@ describe('samePadding', () => {
     assert.deepEqual(samePadding(7, 1, 3, 1), [0, 0]);
   });
   it('gives outputs of ceil(size / stride) through convOutputSize', () => {
-    for (const [size, k, s, d] of [[5, 3, 1, 1], [6, 4, 2, 1], [9, 3, 3, 2], [1, 5, 1, 1]] as const) {
+    for (const [size, k, s, d] of [
+      [5, 3, 1, 1],
+      [6, 4, 2, 1],
+      [9, 3, 3, 2],
+      [1, 5, 1, 1],
+    ] as const) {
       const [before, after] = samePadding(size, k, s, d);
       assert.equal(convOutputSize(size, k, s, before, d, after), Math.ceil(size / s));
     }
@@ -107,7 +132,12 @@ describe('lift3 and geometry3', () => {
   });
   it('geometry3 lifts every field with padding 0 and the rest 1', () => {
     assert.deepEqual(geometry3([8], [4], [3], { stride: [2], padding: [1], dilation: [1] }), {
-      in: [1, 1, 8], out: [1, 1, 4], kernel: [1, 1, 3], stride: [1, 1, 2], padding: [0, 0, 1], dilation: [1, 1, 1],
+      in: [1, 1, 8],
+      out: [1, 1, 4],
+      kernel: [1, 1, 3],
+      stride: [1, 1, 2],
+      padding: [0, 0, 1],
+      dilation: [1, 1, 1],
     });
   });
 });

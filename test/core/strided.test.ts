@@ -39,7 +39,22 @@ describe('collapse', () => {
     assert.deepEqual(collapse([2, 3, 4], [[12, 4, 1]]), { shape: [24], strides: [[1]] });
   });
   it('drops size-1 dims and merges only dims contiguous in every stride set', () => {
-    assert.deepEqual(collapse([2, 1, 3, 4], [[12, 12, 4, 1], [0, 0, 4, 1]]), { shape: [2, 12], strides: [[12, 1], [0, 1]] });
+    assert.deepEqual(
+      collapse(
+        [2, 1, 3, 4],
+        [
+          [12, 12, 4, 1],
+          [0, 0, 4, 1],
+        ],
+      ),
+      {
+        shape: [2, 12],
+        strides: [
+          [12, 1],
+          [0, 1],
+        ],
+      },
+    );
     assert.deepEqual(collapse([2, 3], [[1, 2]]), { shape: [2, 3], strides: [[1, 2]] });
     assert.deepEqual(collapse([1, 1], [[5, 7]]), { shape: [], strides: [[]] });
   });
@@ -48,7 +63,16 @@ describe('collapse', () => {
     assert.deepEqual(collapse([2, 3], [[-3, 1]]), { shape: [2, 3], strides: [[-3, 1]] });
   });
   it('collapses any shape with a 0 to [0] with stride 1 in every set', () => {
-    assert.deepEqual(collapse([4, 0, 5], [[0, 5, 1], [5, 5, 1]]), { shape: [0], strides: [[1], [1]] });
+    assert.deepEqual(
+      collapse(
+        [4, 0, 5],
+        [
+          [0, 5, 1],
+          [5, 5, 1],
+        ],
+      ),
+      { shape: [0], strides: [[1], [1]] },
+    );
   });
   it('leaves rank 0 as rank 0', () => {
     assert.deepEqual(collapse([], [[], []]), { shape: [], strides: [[], []] });
@@ -57,27 +81,57 @@ describe('collapse', () => {
 
 describe('splitReduced', () => {
   it('collapses the kept and the reduced dims separately', () => {
-    assert.deepEqual(splitReduced([2, 3, 4], [12, 4, 1], [1, 2]), { kept: { shape: [2], strides: [12] }, reduced: { shape: [12], strides: [1] } });
-    assert.deepEqual(splitReduced([2, 3, 4], [12, 4, 1], [1]), { kept: { shape: [2, 4], strides: [12, 1] }, reduced: { shape: [3], strides: [4] } });
+    assert.deepEqual(splitReduced([2, 3, 4], [12, 4, 1], [1, 2]), {
+      kept: { shape: [2], strides: [12] },
+      reduced: { shape: [12], strides: [1] },
+    });
+    assert.deepEqual(splitReduced([2, 3, 4], [12, 4, 1], [1]), {
+      kept: { shape: [2, 4], strides: [12, 1] },
+      reduced: { shape: [3], strides: [4] },
+    });
   });
   it('gives rank 0 for an empty group and [0] for a zero-size one', () => {
-    assert.deepEqual(splitReduced([2, 3], [3, 1], []), { kept: { shape: [6], strides: [1] }, reduced: { shape: [], strides: [] } });
-    assert.deepEqual(splitReduced([2, 0], [0, 1], [1]), { kept: { shape: [2], strides: [0] }, reduced: { shape: [0], strides: [1] } });
+    assert.deepEqual(splitReduced([2, 3], [3, 1], []), {
+      kept: { shape: [6], strides: [1] },
+      reduced: { shape: [], strides: [] },
+    });
+    assert.deepEqual(splitReduced([2, 0], [0, 1], [1]), {
+      kept: { shape: [2], strides: [0] },
+      reduced: { shape: [0], strides: [1] },
+    });
   });
 });
 
 describe('views', () => {
   it('permuteView reorders sizes and strides and keeps the offset', () => {
-    assert.deepEqual(permuteView([2, 3, 4], [12, 4, 1], 5, [2, 0, 1]), { shape: [4, 2, 3], strides: [1, 12, 4], offset: 5 });
+    assert.deepEqual(permuteView([2, 3, 4], [12, 4, 1], 5, [2, 0, 1]), {
+      shape: [4, 2, 3],
+      strides: [1, 12, 4],
+      offset: 5,
+    });
   });
   it('sliceView moves the offset to the first element and scales strides by the step', () => {
     // x[1:3, ::2] of a [4, 6] view.
-    assert.deepEqual(sliceView([4, 6], [6, 1], 0, [{ start: 1, size: 2, step: 1 }, { start: 0, size: 3, step: 2 }]), { shape: [2, 3], strides: [6, 2], offset: 6 });
+    assert.deepEqual(
+      sliceView([4, 6], [6, 1], 0, [
+        { start: 1, size: 2, step: 1 },
+        { start: 0, size: 3, step: 2 },
+      ]),
+      { shape: [2, 3], strides: [6, 2], offset: 6 },
+    );
   });
   it('sliceView with a negative step walks backwards from start', () => {
-    assert.deepEqual(sliceView([5], [1], 10, [{ start: 4, size: 5, step: -1 }]), { shape: [5], strides: [-1], offset: 14 });
+    assert.deepEqual(sliceView([5], [1], 10, [{ start: 4, size: 5, step: -1 }]), {
+      shape: [5],
+      strides: [-1],
+      offset: 14,
+    });
   });
   it('sliceView leaves dims past the ranges alone and never moves the offset along an empty dim', () => {
-    assert.deepEqual(sliceView([3, 4], [4, 1], 2, [{ start: 3, size: 0, step: 1 }]), { shape: [0, 4], strides: [4, 1], offset: 2 });
+    assert.deepEqual(sliceView([3, 4], [4, 1], 2, [{ start: 3, size: 0, step: 1 }]), {
+      shape: [0, 4],
+      strides: [4, 1],
+      offset: 2,
+    });
   });
 });
