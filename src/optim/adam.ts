@@ -97,7 +97,7 @@ function fusedAdamStep<D extends number>(s: MomentSettings, tensor: Tensor<D, Fl
   const bc2Sqrt = Math.sqrt(1 - s.beta2 ** time);
   const options = { beta1: s.beta1, beta2: s.beta2, factor: (bc2Sqrt / (1 - s.beta1 ** time)) * lr, epsilon: s.epsilon * bc2Sqrt };
   const out = backend.adamStep(tensor.primitive, grad.primitive, state?.moment1.primitive, state?.moment2.primitive, options);
-  if (!out) return undefined;
+  if (out === undefined) return undefined;
   const [param, moment1, moment2] = out.map((p) => tensor.wrap<D, Float>(p));
   return { tensor: param!, state: { momentum: { time, moment1: moment1!, moment2: moment2!, maxMoment2: undefined } } };
 }

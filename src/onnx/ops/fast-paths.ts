@@ -4,9 +4,10 @@ import { windowOf } from './conv.js';
 import type { AnyTensor, OpContext } from './types.js';
 
 /**
- * The backend's optional one-pass kernels, for inference: each returns undefined where the
- * backend has none for these tensors (autodiff devices never have them), and the caller then runs
- * the op-by-op form, which gives the same values (the fused GELU within a few ulp).
+ * The backend's optional one-pass kernels, for inference, called as the protocol at the end of
+ * `Backend` (src/backend/backend.ts) says: each returns undefined where the backend has none for
+ * these tensors (autodiff devices never have them), and the caller then runs the op-by-op form,
+ * which gives the same values (the fused GELU within a few ulp).
  */
 
 /** The exact GELU in one pass (`Backend.gelu`), or undefined. */
