@@ -25,13 +25,24 @@ function done(line) {
 const FALLBACK = 'burn-ts will use its wasm or js CPU engine (`npm rebuild burn-ts` builds it again)';
 
 if (process.env.BURN_SKIP_NATIVE === '1') done(`native CPU engine not built (BURN_SKIP_NATIVE=1); ${FALLBACK}`);
-if (!existsSync(join(nativeDir, 'binding.gyp'))) done(`native CPU engine not built (native/binding.gyp is missing); ${FALLBACK}`);
+if (!existsSync(join(nativeDir, 'binding.gyp')))
+  done(`native CPU engine not built (native/binding.gyp is missing); ${FALLBACK}`);
 
 /** node-gyp's entry point: npm's own (npm sets npm_config_node_gyp in scripts), else next to this Node. */
 function findNodeGyp() {
   const candidates = [
     process.env.npm_config_node_gyp,
-    join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+    join(
+      dirname(process.execPath),
+      '..',
+      'lib',
+      'node_modules',
+      'npm',
+      'node_modules',
+      'node-gyp',
+      'bin',
+      'node-gyp.js',
+    ),
     join(dirname(process.execPath), 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
   ];
   for (const c of candidates) if (c && existsSync(c)) return c;
@@ -45,14 +56,23 @@ function findNodeGyp() {
 /** The directory holding include/node/node_api.h of this Node (so node-gyp downloads nothing). */
 function findNodeDir() {
   const candidates = [process.env.npm_config_nodedir, dirname(dirname(process.execPath)), '/usr', '/usr/local'];
-  for (const c of candidates) if (c && existsSync(join(c, 'include', 'node', 'node_api.h')) && existsSync(join(c, 'include', 'node', 'common.gypi'))) return c;
+  for (const c of candidates)
+    if (
+      c &&
+      existsSync(join(c, 'include', 'node', 'node_api.h')) &&
+      existsSync(join(c, 'include', 'node', 'common.gypi'))
+    )
+      return c;
   return undefined;
 }
 
 const gyp = findNodeGyp();
 if (!gyp) done(`native CPU engine not built (npm's node-gyp was not found); ${FALLBACK}`);
 const nodedir = findNodeDir();
-if (!nodedir) done(`native CPU engine not built (no Node headers next to ${process.execPath}: include/node/node_api.h); ${FALLBACK}`);
+if (!nodedir)
+  done(
+    `native CPU engine not built (no Node headers next to ${process.execPath}: include/node/node_api.h); ${FALLBACK}`,
+  );
 
 mkdirSync(nativeDir, { recursive: true });
 const started = Date.now();
@@ -65,12 +85,24 @@ const result = spawnSync(process.execPath, [gyp, 'rebuild', `--nodedir=${nodedir
 writeFileSync(logFile, `${result.stdout ?? ''}\n${result.stderr ?? ''}\n${result.error ? String(result.error) : ''}`);
 if (result.error || result.status !== 0) {
   const lines = `${result.stderr ?? ''}\n${result.stdout ?? ''}`.split('\n');
-  const first = lines.find((l) => /error|not found|No such file/i.test(l) && !/^gyp (info|ERR! (stack|System|command|cwd|node|node-gyp|not ok))/.test(l)) ?? (result.error ? String(result.error) : `node-gyp exited with ${result.status}`);
+  const first =
+    lines.find(
+      (l) =>
+        /error|not found|No such file/i.test(l) &&
+        !/^gyp (info|ERR! (stack|System|command|cwd|node|node-gyp|not ok))/.test(l),
+    ) ?? (result.error ? String(result.error) : `node-gyp exited with ${result.status}`);
   done(`native CPU engine not built (${first.trim().slice(0, 200)}; full log: ${logFile}); ${FALLBACK}`);
 }
 
 // The addon must load in this Node (a fresh process, so a crash cannot take the install down).
-const probe = spawnSync(process.execPath, ['-e', `const a = require(${JSON.stringify(addon)}); const i = a.info(); process.stdout.write(i.isa + ' ' + i.threads)`], { encoding: 'utf8' });
+const probe = spawnSync(
+  process.execPath,
+  [
+    '-e',
+    `const a = require(${JSON.stringify(addon)}); const i = a.info(); process.stdout.write(i.isa + ' ' + i.threads)`,
+  ],
+  { encoding: 'utf8' },
+);
 if (probe.status !== 0) {
   const why = (probe.stderr || `exit ${probe.status}`).split('\n').find((l) => l.trim() !== '') ?? 'unknown error';
   done(`native CPU engine built but it does not load (${why.trim().slice(0, 200)}); ${FALLBACK}`);

@@ -17,7 +17,10 @@ const variants = {
 };
 const common = ['--runtime', 'stub', '--enable', 'simd', '-O3', '--noAssert', '--noExportMemory'];
 
-const newestSource = Math.max(statSync(fileURLToPath(import.meta.url)).mtimeMs, ...readdirSync(sources).map((f) => statSync(join(sources, f)).mtimeMs));
+const newestSource = Math.max(
+  statSync(fileURLToPath(import.meta.url)).mtimeMs,
+  ...readdirSync(sources).map((f) => statSync(join(sources, f)).mtimeMs),
+);
 const primary = targets[0];
 const upToDate = Object.keys(variants).every((v) => {
   const out = join(primary, `kernels-${v}.wasm`);
@@ -29,7 +32,9 @@ if (!upToDate) {
   try {
     asc = await import('assemblyscript/asc');
   } catch (e) {
-    console.error(`build-wasm: cannot load the AssemblyScript compiler (npm install --include=dev): ${e instanceof Error ? e.message : e}`);
+    console.error(
+      `build-wasm: cannot load the AssemblyScript compiler (npm install --include=dev): ${e instanceof Error ? e.message : e}`,
+    );
     process.exit(1);
   }
   for (const [variant, flags] of Object.entries(variants)) {
@@ -40,9 +45,14 @@ if (!upToDate) {
       process.exit(1);
     }
   }
-  console.log(`build-wasm: compiled ${Object.keys(variants).map((v) => `kernels-${v}.wasm`).join(', ')}`);
+  console.log(
+    `build-wasm: compiled ${Object.keys(variants)
+      .map((v) => `kernels-${v}.wasm`)
+      .join(', ')}`,
+  );
 }
 for (const dir of targets.slice(1)) {
   mkdirSync(dir, { recursive: true });
-  for (const v of Object.keys(variants)) copyFileSync(join(primary, `kernels-${v}.wasm`), join(dir, `kernels-${v}.wasm`));
+  for (const v of Object.keys(variants))
+    copyFileSync(join(primary, `kernels-${v}.wasm`), join(dir, `kernels-${v}.wasm`));
 }

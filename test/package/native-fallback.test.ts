@@ -21,7 +21,9 @@ describe('native engine fallback advice', () => {
     const dir = join(pkg, 'dist', 'backends', 'cpu', 'native');
     mkdirSync(dir, { recursive: true });
     copyFileSync(join(root, 'src', 'backends', 'cpu', 'native', 'addon.ts'), join(dir, 'addon.ts'));
-    const loader = (await import(pathToFileURL(join(dir, 'addon.ts')).href)) as typeof import('../../src/backends/cpu/native/addon.js');
+    const loader = (await import(
+      pathToFileURL(join(dir, 'addon.ts')).href
+    )) as typeof import('../../src/backends/cpu/native/addon.js');
     const loaded = loader.loadNativeAddon();
     assert.ok('reason' in loaded);
     const reason = loaded.reason;
@@ -36,6 +38,9 @@ describe('native engine fallback advice', () => {
       encoding: 'utf8',
       env: { ...process.env, NODE_OPTIONS: '', BURN_SKIP_NATIVE: '1' },
     });
-    assert.equal(out.trim(), 'burn-ts: native CPU engine not built (BURN_SKIP_NATIVE=1); burn-ts will use its wasm or js CPU engine (`npm rebuild burn-ts` builds it again)');
+    assert.equal(
+      out.trim(),
+      'burn-ts: native CPU engine not built (BURN_SKIP_NATIVE=1); burn-ts will use its wasm or js CPU engine (`npm rebuild burn-ts` builds it again)',
+    );
   });
 });

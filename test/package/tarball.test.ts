@@ -64,19 +64,44 @@ function relativeLinks(path: string): { link: string; target: string }[] {
 
 describe('npm pack', () => {
   it('ships the licenses, the README and the examples with their READMEs', () => {
-    for (const f of ['package.json', 'README.md', 'LICENSE-MIT', 'LICENSE-APACHE']) assert.ok(files.has(f), `${f} is not in the tarball`);
-    assert.match(readFileSync(join(root, 'LICENSE-MIT'), 'utf8'), /^MIT License\n\nCopyright \(c\) burn-ts contributors\n/);
-    assert.match(readFileSync(join(root, 'LICENSE-APACHE'), 'utf8'), /Apache License\s+Version 2\.0, January 2004[\s\S]*END OF TERMS AND CONDITIONS/);
-    const examples = readdirSync(join(root, 'examples'), { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(join(root, 'examples', d.name, 'README.md')));
+    for (const f of ['package.json', 'README.md', 'LICENSE-MIT', 'LICENSE-APACHE'])
+      assert.ok(files.has(f), `${f} is not in the tarball`);
+    assert.match(
+      readFileSync(join(root, 'LICENSE-MIT'), 'utf8'),
+      /^MIT License\n\nCopyright \(c\) burn-ts contributors\n/,
+    );
+    assert.match(
+      readFileSync(join(root, 'LICENSE-APACHE'), 'utf8'),
+      /Apache License\s+Version 2\.0, January 2004[\s\S]*END OF TERMS AND CONDITIONS/,
+    );
+    const examples = readdirSync(join(root, 'examples'), { withFileTypes: true }).filter(
+      (d) => d.isDirectory() && existsSync(join(root, 'examples', d.name, 'README.md')),
+    );
     assert.ok(examples.length >= 8, `only ${examples.length} examples with a README`);
     for (const d of examples) {
       assert.ok(files.has(`examples/${d.name}/README.md`), `examples/${d.name}/README.md is not in the tarball`);
-      assert.ok(files.has(`examples/${d.name}/main.ts`) || [...files].some((f) => f.startsWith(`examples/${d.name}/`) && f.endsWith('.ts')), `examples/${d.name} has no source in the tarball`);
+      assert.ok(
+        files.has(`examples/${d.name}/main.ts`) ||
+          [...files].some((f) => f.startsWith(`examples/${d.name}/`) && f.endsWith('.ts')),
+        `examples/${d.name} has no source in the tarball`,
+      );
     }
   });
 
   it("ships nothing of the repository's tooling", () => {
-    const banned = [/^test\//, /^bench\//, /^\.ci\//, /^\.scratch\//, /^\.github\//, /^docs\/(node_modules|\.vitepress)\//, /^docs\/package(-lock)?\.json$/, /(^|\/)dist\//, /^native\/build\//, /\.log$/, /(^|\/)node_modules\//];
+    const banned = [
+      /^test\//,
+      /^bench\//,
+      /^\.ci\//,
+      /^\.scratch\//,
+      /^\.github\//,
+      /^docs\/(node_modules|\.vitepress)\//,
+      /^docs\/package(-lock)?\.json$/,
+      /(^|\/)dist\//,
+      /^native\/build\//,
+      /\.log$/,
+      /(^|\/)node_modules\//,
+    ];
     for (const f of files) {
       if (f.startsWith('dist/')) continue; // the package's own build output
       const hit = banned.find((re) => re.test(f));
@@ -87,7 +112,9 @@ describe('npm pack', () => {
 
   it('every relative link of its markdown files resolves inside the tarball', () => {
     const pages = [...files].filter((f) => f.endsWith('.md'));
-    assert.ok(pages.includes('README.md') && pages.includes('src/onnx/README.md') && pages.includes('docs/security.md'));
+    assert.ok(
+      pages.includes('README.md') && pages.includes('src/onnx/README.md') && pages.includes('docs/security.md'),
+    );
     const broken: string[] = [];
     for (const page of pages) {
       for (const { link, target } of relativeLinks(page)) {
@@ -109,7 +136,12 @@ describe('npm pack', () => {
     assert.ok(maps.length > 50, `only ${maps.length} source maps`);
     const unresolved: string[] = [];
     for (const map of maps) {
-      const m = JSON.parse(readFileSync(join(root, map), 'utf8')) as { file: string; sources: string[]; sourcesContent?: (string | null)[]; sourceRoot?: string };
+      const m = JSON.parse(readFileSync(join(root, map), 'utf8')) as {
+        file: string;
+        sources: string[];
+        sourcesContent?: (string | null)[];
+        sourceRoot?: string;
+      };
       assert.ok(files.has(normalize(join(dirname(map), m.file))), `${map}: its file ${m.file} is not in the tarball`);
       m.sources.forEach((source, i) => {
         const inline = typeof m.sourcesContent?.[i] === 'string';
@@ -117,22 +149,40 @@ describe('npm pack', () => {
         if (!inline && !shipped) unresolved.push(`${map}: ${source}`);
       });
     }
-    assert.deepEqual(unresolved.slice(0, 10), [], `${unresolved.length} source(s) neither shipped nor inline (rebuild with tsconfig.build.json's inlineSources), e.g.:\n  ${unresolved.slice(0, 10).join('\n  ')}`);
+    assert.deepEqual(
+      unresolved.slice(0, 10),
+      [],
+      `${unresolved.length} source(s) neither shipped nor inline (rebuild with tsconfig.build.json's inlineSources), e.g.:\n  ${unresolved.slice(0, 10).join('\n  ')}`,
+    );
   });
 
   it('its install script is the native build, which never fails the install', () => {
-    const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     assert.equal(scripts['install'], 'node scripts/build-native.mjs');
-    assert.ok(files.has('scripts/build-native.mjs') && files.has('native/binding.gyp'), 'the install script or the addon sources are not in the tarball');
+    assert.ok(
+      files.has('scripts/build-native.mjs') && files.has('native/binding.gyp'),
+      'the install script or the addon sources are not in the tarball',
+    );
     // Every exit of the script is exit code 0 (a failed build prints one line and falls back).
     const script = readFileSync(join(root, 'scripts/build-native.mjs'), 'utf8');
     assert.deepEqual(script.match(/process\.exit\((?!0\))[^)]*\)/g) ?? [], []);
   });
 
   it('ships every addon source the build includes (native/src, its kernels by concern, the op list)', () => {
-    const walk = (dir: string): string[] => readdirSync(join(root, dir), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(`${dir}/${d.name}`) : [`${dir}/${d.name}`]));
+    const walk = (dir: string): string[] =>
+      readdirSync(join(root, dir), { withFileTypes: true }).flatMap((d) =>
+        d.isDirectory() ? walk(`${dir}/${d.name}`) : [`${dir}/${d.name}`],
+      );
     const sources = walk('native/src');
-    for (const f of ['native/src/ops.h', 'native/src/kernels.inc', 'native/src/kernels/gemm.inc', 'native/src/isa_avx512.cc']) assert.ok(sources.includes(f), `${f} is missing from the checkout`);
+    for (const f of [
+      'native/src/ops.h',
+      'native/src/kernels.inc',
+      'native/src/kernels/gemm.inc',
+      'native/src/isa_avx512.cc',
+    ])
+      assert.ok(sources.includes(f), `${f} is missing from the checkout`);
     for (const f of sources) assert.ok(files.has(f), `${f} is not in the tarball`);
     // Every file a kernel unit includes is a shipped file.
     for (const f of sources.filter((s) => /\.(cc|h|inc)$/.test(s))) {
@@ -143,7 +193,9 @@ describe('npm pack', () => {
     }
   });
 
-  it('the built native loader finds the addon where the install script builds it, four folders up', { skip: needsDist }, () => {
+  it('the built native loader finds the addon where the install script builds it, four folders up', {
+    skip: needsDist,
+  }, () => {
     const loader = 'dist/backends/cpu/native/addon.js';
     assert.ok(files.has(loader), `${loader} is not in the tarball`);
     const path = /const ADDON_PATH = '([^']+)'/.exec(readFileSync(join(root, loader), 'utf8'))?.[1];

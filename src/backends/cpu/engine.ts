@@ -1,5 +1,11 @@
 import type { BinaryOp, CompareOp, ReduceOp, UnaryOp } from '../../backend/ops.js';
-import type { AdamStepOptions, ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
+import type {
+  AdamStepOptions,
+  ConvOptions,
+  ConvTransposeOptions,
+  MaxPoolOptions,
+  UnfoldOptions,
+} from '../../backend/options.js';
 import type { AdamArrays } from './js/optim.js';
 import type { RandomKey } from '../../backend/rng.js';
 import type { Distribution } from '../../core/distribution.js';
@@ -77,25 +83,71 @@ export interface CpuEngineKernels {
   /** Batched matrix product (strided operands, contiguous output). */
   gemm?(args: GemmArgs): boolean;
   /** `out[i] = a[aOffset + i] (op) b[bOffset + i]` for `n` contiguous elements. */
-  binary?(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, b: FloatArray, bOffset: number, n: number): boolean;
+  binary?(
+    op: BinaryOp,
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    b: FloatArray,
+    bOffset: number,
+    n: number,
+  ): boolean;
   /** `out[i] = a[aOffset + i] (op) scalar`. */
   binaryScalar?(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, scalar: number, n: number): boolean;
   /**
    * `out` (contiguous, `shape`) = `a (op) b` for strided operands (stride 0 on broadcast dims);
    * shape and strides are already collapsed (no size-1 dims, mergeable dims merged).
    */
-  binaryStrided?(op: BinaryOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], b: FloatArray, bOffset: number, bStrides: readonly number[]): boolean;
+  binaryStrided?(
+    op: BinaryOp,
+    out: FloatArray,
+    shape: readonly number[],
+    a: FloatArray,
+    aOffset: number,
+    aStrides: readonly number[],
+    b: FloatArray,
+    bOffset: number,
+    bStrides: readonly number[],
+  ): boolean;
   /** Copies the strided `src` into the strided `dst` over the (collapsed) `shape`; both of one array type. */
-  copyStrided?(shape: readonly number[], dst: FloatArray, dstOffset: number, dstStrides: readonly number[], src: FloatArray, srcOffset: number, srcStrides: readonly number[]): boolean;
+  copyStrided?(
+    shape: readonly number[],
+    dst: FloatArray,
+    dstOffset: number,
+    dstStrides: readonly number[],
+    src: FloatArray,
+    srcOffset: number,
+    srcStrides: readonly number[],
+  ): boolean;
   /** `out[i] = a[aOffset + i] (op) scalar ? 1 : 0` for `n` contiguous elements; `out` is a bool tensor's array. */
   compareScalar?(op: CompareOp, out: Uint8Array, a: FloatArray, aOffset: number, scalar: number, n: number): boolean;
   /** `out` (contiguous, `shape`) = `cond ? a : b` for strided (broadcast) operands; shape and strides collapsed. */
-  where?(out: FloatArray, shape: readonly number[], cond: Uint8Array, cOffset: number, cStrides: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], b: FloatArray, bOffset: number, bStrides: readonly number[]): boolean;
+  where?(
+    out: FloatArray,
+    shape: readonly number[],
+    cond: Uint8Array,
+    cOffset: number,
+    cStrides: readonly number[],
+    a: FloatArray,
+    aOffset: number,
+    aStrides: readonly number[],
+    b: FloatArray,
+    bOffset: number,
+    bStrides: readonly number[],
+  ): boolean;
   /**
    * Reduces the strided `a` over the (collapsed) `shape` into `out`: the element at index `i`
    * goes to `out[Σ i_d · outStrides_d]` (`outStrides` is 0 on reduced dims). Not for any/all.
    */
-  reduceStrided?(op: ReduceOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], outStrides: readonly number[]): boolean;
+  reduceStrided?(
+    op: ReduceOp,
+    out: FloatArray,
+    shape: readonly number[],
+    a: FloatArray,
+    aOffset: number,
+    aStrides: readonly number[],
+    outStrides: readonly number[],
+  ): boolean;
   /** `out[i] = y[yOffset + i] <= 0 ? 0 : g[gOffset + i]`: the ReLU input gradient from its output `y`. */
   reluBackward?(out: FloatArray, y: FloatArray, yOffset: number, g: FloatArray, gOffset: number, n: number): boolean;
   /** Fills `out` with a draw of the shared Philox stream (backend/rng.ts), the same values as JavaScript's. */
@@ -109,7 +161,16 @@ export interface CpuEngineKernels {
   /** The exact GELU `x · (1 + erf(x / √2)) / 2` in one pass. */
   gelu?(out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean;
   /** Layer normalization of `rows` contiguous rows of `len` values: `(a − mean) / √(var + eps) · gamma (+ beta)`. */
-  layerNorm?(out: FloatArray, a: FloatArray, aOffset: number, gamma: FloatArray, beta: FloatArray | undefined, rows: number, len: number, eps: number): boolean;
+  layerNorm?(
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    gamma: FloatArray,
+    beta: FloatArray | undefined,
+    rows: number,
+    len: number,
+    eps: number,
+  ): boolean;
   /** Reduces each of `rows` contiguous rows of `len` elements into `out[row]`. */
   reduceRows?(op: ReduceOp, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): boolean;
   /** Softmax (or log-softmax) of each contiguous row. */
@@ -122,16 +183,38 @@ export interface CpuEngineKernels {
    * The weight gradient of a 2-d convolution into `dw` (the weight's shape) from the contiguous
    * NCHW input and output gradient, without building the im2col matrix.
    */
-  conv2dWeightGrad?(x: FloatArray, xShape: readonly number[], g: FloatArray, gShape: readonly number[], dw: FloatArray, wShape: readonly number[], options: ConvOptions): boolean;
+  conv2dWeightGrad?(
+    x: FloatArray,
+    xShape: readonly number[],
+    g: FloatArray,
+    gShape: readonly number[],
+    dw: FloatArray,
+    wShape: readonly number[],
+    options: ConvOptions,
+  ): boolean;
   /** im2col of a contiguous NCHW tensor into `out` `[N, C·kh·kw, OH·OW]` (the weight gradient of `conv2d` uses it). */
-  unfold2d?(x: FloatArray, xShape: readonly number[], kernel: readonly number[], outSpatial: readonly number[], options: UnfoldOptions, out: FloatArray): boolean;
+  unfold2d?(
+    x: FloatArray,
+    xShape: readonly number[],
+    kernel: readonly number[],
+    outSpatial: readonly number[],
+    options: UnfoldOptions,
+    out: FloatArray,
+  ): boolean;
   /**
    * The input gradient of max pooling into `dx` (`planes` planes of `plane` inputs): zeros, then
    * `dx[plane·p + indices[i]] += g[i]` for the `g.length / planes` outputs `i` of each plane `p`.
    */
   maxPoolBackward?(g: FloatArray, indices: Int32Array, dx: FloatArray, planes: number, plane: number): boolean;
   /** 2-d max pooling of a contiguous NCHW tensor into `out` (and the flat per-channel argmax into `indices` when given). */
-  maxPool2d?(x: FloatArray, xShape: readonly number[], out: FloatArray, outShape: readonly number[], indices: Int32Array | undefined, options: MaxPoolOptions): boolean;
+  maxPool2d?(
+    x: FloatArray,
+    xShape: readonly number[],
+    out: FloatArray,
+    outShape: readonly number[],
+    indices: Int32Array | undefined,
+    options: MaxPoolOptions,
+  ): boolean;
 }
 
 /** The reference engine: no overrides, every op runs the backend's JavaScript kernels. */

@@ -1,5 +1,12 @@
 import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
-import { convOutputSize, convOutputSizes, convTransposeOutputSize, convTransposeOutputSizes, geometry3, poolOutputSize } from '../../core/geometry.js';
+import {
+  convOutputSize,
+  convOutputSizes,
+  convTransposeOutputSize,
+  convTransposeOutputSizes,
+  geometry3,
+  poolOutputSize,
+} from '../../core/geometry.js';
 import { numel, sameShape } from '../../core/shape.js';
 import type { DType } from '../../core/dtype.js';
 import { isEngineFloat, isFloatArray, type CpuEngineKernels, type FloatArray } from './engine.js';
@@ -38,9 +45,21 @@ function dense(b: CpuKernelHost, t: CpuTensor): FloatArray {
 }
 
 /** Convolution with 1 to 3 spatial dims of float tensors; undefined for other cases. */
-export function conv(b: CpuKernelHost, x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvOptions): CpuTensor | undefined {
+export function conv(
+  b: CpuKernelHost,
+  x: CpuTensor,
+  weight: CpuTensor,
+  bias: CpuTensor | undefined,
+  options: ConvOptions,
+): CpuTensor | undefined {
   const e = b.engine;
-  if (e.conv2d && x.shape.length === 4 && isEngineFloat(x) && x.dtype === weight.dtype && (!bias || bias.dtype === x.dtype)) {
+  if (
+    e.conv2d &&
+    x.shape.length === 4 &&
+    isEngineFloat(x) &&
+    x.dtype === weight.dtype &&
+    (!bias || bias.dtype === x.dtype)
+  ) {
     const [n, , h, w] = x.shape as [number, number, number, number];
     const [cOut, , kh, kw] = weight.shape as [number, number, number, number];
     const oh = convOutputSize(h, kh, options.stride[0]!, options.padding[0]!, options.dilation[0]!);
@@ -48,8 +67,14 @@ export function conv(b: CpuKernelHost, x: CpuTensor, weight: CpuTensor, bias: Cp
     const outShape = [n, cOut, oh, ow] as const;
     const out = b.alloc(x.dtype, numel(outShape)) as FloatArray;
     const args = {
-      x: dense(b, x), xShape: x.shape as [number, number, number, number], w: dense(b, weight), wShape: weight.shape as [number, number, number, number],
-      bias: bias && dense(b, bias), out, outShape, options,
+      x: dense(b, x),
+      xShape: x.shape as [number, number, number, number],
+      w: dense(b, weight),
+      wShape: weight.shape as [number, number, number, number],
+      bias: bias && dense(b, bias),
+      out,
+      outShape,
+      options,
     };
     if (e.conv2d(args)) return b.finish(out, outShape, x.dtype);
   }
@@ -68,9 +93,25 @@ export function conv(b: CpuKernelHost, x: CpuTensor, weight: CpuTensor, bias: Cp
  * A 2-d convolution with its activation's clamp (ReLU: `[0, ∞]`, ReLU6: `[0, 6]`) applied in the
  * engine's output pass, or undefined where the engine has no kernel for these tensors.
  */
-export function convClamp(b: CpuKernelHost, x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvOptions, min: number, max: number): CpuTensor | undefined {
+export function convClamp(
+  b: CpuKernelHost,
+  x: CpuTensor,
+  weight: CpuTensor,
+  bias: CpuTensor | undefined,
+  options: ConvOptions,
+  min: number,
+  max: number,
+): CpuTensor | undefined {
   const e = b.engine;
-  if (!e.conv2d || x.shape.length !== 4 || !isEngineFloat(x) || x.dtype !== weight.dtype || (bias && bias.dtype !== x.dtype) || options.padding.length !== 2) return undefined;
+  if (
+    !e.conv2d ||
+    x.shape.length !== 4 ||
+    !isEngineFloat(x) ||
+    x.dtype !== weight.dtype ||
+    (bias && bias.dtype !== x.dtype) ||
+    options.padding.length !== 2
+  )
+    return undefined;
   const [n, , h, w] = x.shape as [number, number, number, number];
   const [cOut, , kh, kw] = weight.shape as [number, number, number, number];
   const oh = convOutputSize(h, kh, options.stride[0]!, options.padding[0]!, options.dilation[0]!);
@@ -79,8 +120,15 @@ export function convClamp(b: CpuKernelHost, x: CpuTensor, weight: CpuTensor, bia
   const outShape = [n, cOut, oh, ow] as const;
   const out = b.alloc(x.dtype, numel(outShape)) as FloatArray;
   const args = {
-    x: dense(b, x), xShape: x.shape as [number, number, number, number], w: dense(b, weight), wShape: weight.shape as [number, number, number, number],
-    bias: bias && dense(b, bias), out, outShape, options, clamp: [min, max] as const,
+    x: dense(b, x),
+    xShape: x.shape as [number, number, number, number],
+    w: dense(b, weight),
+    wShape: weight.shape as [number, number, number, number],
+    bias: bias && dense(b, bias),
+    out,
+    outShape,
+    options,
+    clamp: [min, max] as const,
   };
   if (e.conv2d(args)) return b.finish(out, outShape, x.dtype);
   b.give(out);
@@ -88,7 +136,13 @@ export function convClamp(b: CpuKernelHost, x: CpuTensor, weight: CpuTensor, bia
 }
 
 /** The conv2d weight gradient through the engine's kernel (no im2col matrix), or undefined without one. */
-export function convWeightGrad(b: CpuKernelHost, x: CpuTensor, grad: CpuTensor, weightShape: readonly number[], options: ConvOptions): CpuTensor | undefined {
+export function convWeightGrad(
+  b: CpuKernelHost,
+  x: CpuTensor,
+  grad: CpuTensor,
+  weightShape: readonly number[],
+  options: ConvOptions,
+): CpuTensor | undefined {
   const e = b.engine;
   if (!e.conv2dWeightGrad || x.shape.length !== 4 || !isEngineFloat(x) || grad.dtype !== x.dtype) return undefined;
   const dw = b.alloc(x.dtype, numel(weightShape)) as FloatArray;
@@ -97,17 +151,43 @@ export function convWeightGrad(b: CpuKernelHost, x: CpuTensor, grad: CpuTensor, 
 }
 
 /** Transposed convolution with 1 to 3 spatial dims of float tensors; undefined for other cases. */
-export function convTranspose(b: CpuKernelHost, x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvTransposeOptions): CpuTensor | undefined {
+export function convTranspose(
+  b: CpuKernelHost,
+  x: CpuTensor,
+  weight: CpuTensor,
+  bias: CpuTensor | undefined,
+  options: ConvTransposeOptions,
+): CpuTensor | undefined {
   const e = b.engine;
-  if (e.convTranspose2d && x.shape.length === 4 && isEngineFloat(x) && x.dtype === weight.dtype && (!bias || bias.dtype === x.dtype)) {
+  if (
+    e.convTranspose2d &&
+    x.shape.length === 4 &&
+    isEngineFloat(x) &&
+    x.dtype === weight.dtype &&
+    (!bias || bias.dtype === x.dtype)
+  ) {
     const [n, , h, w] = x.shape as [number, number, number, number];
     const [, cOutG, kh, kw] = weight.shape as [number, number, number, number];
-    const size = (s: number, k: number, i: number) => convTransposeOutputSize(s, k, options.stride[i]!, options.padding[i]!, options.dilation[i]!, options.paddingOut[i]!);
+    const size = (s: number, k: number, i: number) =>
+      convTransposeOutputSize(
+        s,
+        k,
+        options.stride[i]!,
+        options.padding[i]!,
+        options.dilation[i]!,
+        options.paddingOut[i]!,
+      );
     const outShape = [n, cOutG * options.groups, size(h, kh, 0), size(w, kw, 1)] as const;
     const out = b.alloc(x.dtype, numel(outShape)) as FloatArray;
     const args = {
-      x: dense(b, x), xShape: x.shape as [number, number, number, number], w: dense(b, weight), wShape: weight.shape as [number, number, number, number],
-      bias: bias && dense(b, bias), out, outShape, options,
+      x: dense(b, x),
+      xShape: x.shape as [number, number, number, number],
+      w: dense(b, weight),
+      wShape: weight.shape as [number, number, number, number],
+      bias: bias && dense(b, bias),
+      out,
+      outShape,
+      options,
     };
     if (e.convTranspose2d(args)) return b.finish(out, outShape, x.dtype);
   }
@@ -125,23 +205,47 @@ export function convTranspose(b: CpuKernelHost, x: CpuTensor, weight: CpuTensor,
 }
 
 /** im2col of a float tensor `[N, C·k, L]`; undefined for other dtypes. */
-export function unfold4d(b: CpuKernelHost, x: CpuTensor, kernelSize: readonly number[], options: UnfoldOptions): CpuTensor | undefined {
+export function unfold4d(
+  b: CpuKernelHost,
+  x: CpuTensor,
+  kernelSize: readonly number[],
+  options: UnfoldOptions,
+): CpuTensor | undefined {
   if (!isFloatArray(x.data)) return undefined;
   const [n, c, ...inSize] = x.shape as number[];
   const outSize = convOutputSizes(inSize, kernelSize, options);
-  const rows = c! * numel(kernelSize), l = numel(outSize);
+  const rows = c! * numel(kernelSize),
+    l = numel(outSize);
   const out = b.alloc(x.dtype, n! * rows * l) as FloatArray;
   const d = b.materialize(x, false) as FloatArray;
   const e = b.engine;
-  if (e.unfold2d && kernelSize.length === 2 && isEngineFloat(x) && e.unfold2d(d, x.shape, kernelSize, outSize, options, out)) return b.finish(out, [n!, rows, l], x.dtype);
+  if (
+    e.unfold2d &&
+    kernelSize.length === 2 &&
+    isEngineFloat(x) &&
+    e.unfold2d(d, x.shape, kernelSize, outSize, options, out)
+  )
+    return b.finish(out, [n!, rows, l], x.dtype);
   unfoldForward(d, n!, c!, geometry3(inSize, outSize, kernelSize, options), out);
   return b.finish(out, [n!, rows, l], x.dtype);
 }
 
 /** The max-pooling input gradient: zeros with each output's gradient added at its argmax (one pass, no scatter). */
-export function maxPoolGrad(b: CpuKernelHost, grad: CpuTensor, indices: CpuTensor, inputShape: readonly number[]): CpuTensor | undefined {
-  if (!isEngineFloat(grad) || !(indices.data instanceof Int32Array) || inputShape.length < 3 || !sameShape(grad.shape, indices.shape)) return undefined;
-  const planes = inputShape[0]! * inputShape[1]!, plane = numel(inputShape.slice(2));
+export function maxPoolGrad(
+  b: CpuKernelHost,
+  grad: CpuTensor,
+  indices: CpuTensor,
+  inputShape: readonly number[],
+): CpuTensor | undefined {
+  if (
+    !isEngineFloat(grad) ||
+    !(indices.data instanceof Int32Array) ||
+    inputShape.length < 3 ||
+    !sameShape(grad.shape, indices.shape)
+  )
+    return undefined;
+  const planes = inputShape[0]! * inputShape[1]!,
+    plane = numel(inputShape.slice(2));
   if (planes === 0 || plane === 0) return undefined;
   const g = b.materialize(grad, false) as FloatArray;
   const idx = b.materialize(indices, false) as Int32Array;
@@ -150,7 +254,8 @@ export function maxPoolGrad(b: CpuKernelHost, grad: CpuTensor, indices: CpuTenso
     dx.fill(0);
     const l = g.length / planes;
     for (let p = 0; p < planes; p++) {
-      const base = p * plane, o0 = p * l;
+      const base = p * plane,
+        o0 = p * l;
       for (let o = 0; o < l; o++) {
         const at = idx[o0 + o]!;
         if (at >= 0 && at < plane) dx[base + at]! += g[o0 + o]!;
@@ -161,11 +266,17 @@ export function maxPoolGrad(b: CpuKernelHost, grad: CpuTensor, indices: CpuTenso
 }
 
 /** 2-d max pooling (values and, with `withIndices`, the flat per-plane argmax) through the engine, or undefined when it does not handle the case. */
-export function maxPool2d(b: CpuKernelHost, x: CpuTensor, o: MaxPoolOptions, withIndices: boolean): [CpuTensor, CpuTensor] | undefined {
+export function maxPool2d(
+  b: CpuKernelHost,
+  x: CpuTensor,
+  o: MaxPoolOptions,
+  withIndices: boolean,
+): [CpuTensor, CpuTensor] | undefined {
   const e = b.engine;
   if (!e.maxPool2d || x.shape.length !== 4 || !isEngineFloat(x)) return undefined;
   const [n, c, h, w] = x.shape as [number, number, number, number];
-  const size = (i: number, s: number) => poolOutputSize(s, o.kernelSize[i]!, o.stride[i]!, o.padding[i]!, o.dilation[i]!, o.ceilMode);
+  const size = (i: number, s: number) =>
+    poolOutputSize(s, o.kernelSize[i]!, o.stride[i]!, o.padding[i]!, o.dilation[i]!, o.ceilMode);
   const outShape = [n, c, size(0, h), size(1, w)];
   const out = b.alloc(x.dtype, numel(outShape)) as FloatArray;
   const indices = withIndices ? (b.alloc('i32', numel(outShape)) as Int32Array) : undefined;
@@ -184,7 +295,10 @@ export function softmax(b: CpuKernelHost, p: CpuTensor, dim: number, log: boolea
   const rows = len === 0 ? 0 : p.numel / len;
   const e = b.engine;
   // An empty tensor has nothing to normalize; the engines take at least one element per row.
-  if (rows > 0 && !(e.softmaxRows && isEngineFloat(src) && e.softmaxRows(out as FloatArray, src.data, src.offset, rows, len, log))) {
+  if (
+    rows > 0 &&
+    !(e.softmaxRows && isEngineFloat(src) && e.softmaxRows(out as FloatArray, src.data, src.offset, rows, len, log))
+  ) {
     softmaxRows(out, src.data, src.offset, rows, len, log);
   }
   const result = b.finish(out, moved.shape, p.dtype);

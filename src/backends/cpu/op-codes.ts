@@ -13,14 +13,22 @@ export type OpCodes<Op extends string> = Readonly<Record<Op, number | undefined>
  * The codes of `known` ops in the engine's `table` (name → code). Throws an Error naming every
  * name of `table` that `known` lacks (`what` names the table in the message).
  */
-export function opCodesByName<Op extends string>(what: string, known: readonly Op[], table: Readonly<Record<string, number>>): OpCodes<Op> {
+export function opCodesByName<Op extends string>(
+  what: string,
+  known: readonly Op[],
+  table: Readonly<Record<string, number>>,
+): OpCodes<Op> {
   const names = new Set<string>(known);
   const unknown = Object.keys(table).filter((name) => !names.has(name));
-  if (unknown.length > 0) throw new Error(`${what}: the engine defines ops this build does not know: ${unknown.join(', ')} (expected a subset of ${known.join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(
+      `${what}: the engine defines ops this build does not know: ${unknown.join(', ')} (expected a subset of ${known.join(', ')})`,
+    );
   const codes = {} as Record<Op, number | undefined>;
   for (const op of known) {
     const code = table[op];
-    if (code !== undefined && !(Number.isInteger(code) && code >= 0)) throw new Error(`${what}: the code of ${op} is ${String(code)}; expected a non-negative integer`);
+    if (code !== undefined && !(Number.isInteger(code) && code >= 0))
+      throw new Error(`${what}: the code of ${op} is ${String(code)}; expected a non-negative integer`);
     codes[op] = code;
   }
   return codes;

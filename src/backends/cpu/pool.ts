@@ -18,7 +18,8 @@ export interface BufferPoolOptions {
  * 300 MiB of activations, ran 4× slower with a 256 MiB pool than with 512 MiB).
  */
 function defaultMaxBytes(): number {
-  const proc = (globalThis as { process?: { env?: Record<string, string | undefined>; versions?: { node?: string } } }).process;
+  const proc = (globalThis as { process?: { env?: Record<string, string | undefined>; versions?: { node?: string } } })
+    .process;
   const env = proc?.env?.BURN_CPU_POOL_MB;
   const mb = env === undefined || env === '' ? NaN : Number(env);
   const fallback = proc?.versions?.node !== undefined ? 1024 : 256;

@@ -10,13 +10,31 @@ import { isContiguous } from '../../core/strided.js';
  * rounded to half precision (every op rounds its result), i64 in a Float64Array (exact within
  * ±2^53), bool in a Uint8Array of 0/1.
  */
-export type CpuArray = Float32Array | Float64Array | Int32Array | Int16Array | Int8Array | Uint32Array | Uint16Array | Uint8Array;
+export type CpuArray =
+  | Float32Array
+  | Float64Array
+  | Int32Array
+  | Int16Array
+  | Int8Array
+  | Uint32Array
+  | Uint16Array
+  | Uint8Array;
 
 type CpuArrayCtor = new (n: number) => CpuArray;
 
 const CTORS: Record<DType, CpuArrayCtor> = {
-  f32: Float32Array, f16: Float32Array, bf16: Float32Array, f64: Float64Array, i64: Float64Array,
-  i32: Int32Array, i16: Int16Array, i8: Int8Array, u32: Uint32Array, u16: Uint16Array, u8: Uint8Array, bool: Uint8Array,
+  f32: Float32Array,
+  f16: Float32Array,
+  bf16: Float32Array,
+  f64: Float64Array,
+  i64: Float64Array,
+  i32: Int32Array,
+  i16: Int16Array,
+  i8: Int8Array,
+  u32: Uint32Array,
+  u16: Uint16Array,
+  u8: Uint8Array,
+  bool: Uint8Array,
 };
 
 /** Allocates a zeroed compute array for `n` elements of `dtype`; a failed allocation is a BurnError. */
@@ -90,7 +108,8 @@ export class CpuTensor implements TensorPrimitive {
 
   /** The values; throws once this handle was released (its array may hold another tensor by then). */
   get data(): CpuArray {
-    if (this.released) throw new BurnError('cpu', `a tensor of shape [${this.shape.join(', ')}] was used after dispose()`);
+    if (this.released)
+      throw new BurnError('cpu', `a tensor of shape [${this.shape.join(', ')}] was used after dispose()`);
     return this.array;
   }
 

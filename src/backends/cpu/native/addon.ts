@@ -30,12 +30,35 @@ export interface NativeAddon {
   clamp(out: FloatArray, a: FloatArray, aOffset: number, n: number, lh: Float64Array): void;
   gelu(out: FloatArray, a: FloatArray, aOffset: number, n: number): void;
   /** `eps`: a one-value Float64Array. */
-  layerNorm(out: FloatArray, a: FloatArray, aOffset: number, gamma: FloatArray, beta: FloatArray | null, rows: number, len: number, eps: Float64Array): void;
+  layerNorm(
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    gamma: FloatArray,
+    beta: FloatArray | null,
+    rows: number,
+    len: number,
+    eps: Float64Array,
+  ): void;
   reduceRows(op: number, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): void;
   softmaxRows(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: number): void;
   binaryStrided(p: Float64Array, out: FloatArray, a: FloatArray, b: FloatArray): void;
   random(h: Float64Array, out: FloatArray, n: number): void;
-  adamStep(h: Float64Array, outP: FloatArray, outM: FloatArray, outV: FloatArray, p: FloatArray, pOffset: number, g: FloatArray, gOffset: number, m: FloatArray, mOffset: number, v: FloatArray, vOffset: number, n: number): void;
+  adamStep(
+    h: Float64Array,
+    outP: FloatArray,
+    outM: FloatArray,
+    outV: FloatArray,
+    p: FloatArray,
+    pOffset: number,
+    g: FloatArray,
+    gOffset: number,
+    m: FloatArray,
+    mOffset: number,
+    v: FloatArray,
+    vOffset: number,
+    n: number,
+  ): void;
   copyStrided(p: Float64Array, dst: FloatArray, src: FloatArray): void;
   /** `p`: the geometry (16 values, see convParams), then the clamp bounds of the activation (±∞ for none). */
   conv2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
@@ -61,7 +84,11 @@ export function loadNativeAddon(): { addon: NativeAddon } | { reason: string } {
   const proc = globalThis.process;
   const getBuiltin = proc?.getBuiltinModule as ((id: string) => unknown) | undefined;
   if (typeof getBuiltin !== 'function') {
-    loaded = { reason: proc?.versions?.node ? `Node ${proc.versions.node} cannot load addons from ES modules here (needs Node >= 20.16)` : 'not running in Node' };
+    loaded = {
+      reason: proc?.versions?.node
+        ? `Node ${proc.versions.node} cannot load addons from ES modules here (needs Node >= 20.16)`
+        : 'not running in Node',
+    };
     return loaded;
   }
   const mod = getBuiltin('node:module') as { createRequire(url: string | URL): (id: string) => unknown };
@@ -69,7 +96,9 @@ export function loadNativeAddon(): { addon: NativeAddon } | { reason: string } {
   const url = new URL(ADDON_PATH, import.meta.url);
   if (!fs.existsSync(url)) {
     // Advice that works where burn-ts is a dependency (npm 11 may have skipped its install script).
-    loaded = { reason: `the addon is not built (${url.pathname} is missing): build it with \`npm rebuild burn-ts\` (npm 11 skips the install script of a dependency that its "allowScripts" denies, or does not list under strict-allow-scripts: add "allowScripts": { "burn-ts": true } to your package.json; in a burn-ts checkout: \`npm run build:native\`)` };
+    loaded = {
+      reason: `the addon is not built (${url.pathname} is missing): build it with \`npm rebuild burn-ts\` (npm 11 skips the install script of a dependency that its "allowScripts" denies, or does not list under strict-allow-scripts: add "allowScripts": { "burn-ts": true } to your package.json; in a burn-ts checkout: \`npm run build:native\`)`,
+    };
     return loaded;
   }
   try {

@@ -8,7 +8,14 @@ import type { BinaryOp, CompareOp, ReduceOp, UnaryOp } from '../../../backend/op
 import type { AdamStepOptions, ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../../backend/options.js';
 import type { RandomKey } from '../../../backend/rng.js';
 import type { DType } from '../../../core/dtype.js';
-import type { Conv2dArgs, ConvTranspose2dArgs, CpuEngineKernels, FloatArray, GemmArgs, UniformDistribution } from '../engine.js';
+import type {
+  Conv2dArgs,
+  ConvTranspose2dArgs,
+  CpuEngineKernels,
+  FloatArray,
+  GemmArgs,
+  UniformDistribution,
+} from '../engine.js';
 import type { AdamArrays } from '../js/optim.js';
 import type { CpuArray } from '../storage.js';
 import type { NativeAddon } from './addon.js';
@@ -61,7 +68,8 @@ export class NativeEngine implements CpuEngineKernels {
     this.minCostly = options.minCostlyElements ?? 128;
     this.minGemm = options.minGemm ?? 4096;
     this.minPooled = options.minAllocBytes ?? 65536;
-    if (options.isa !== undefined && !addon.setIsa(options.isa)) throw new Error(`native engine: this CPU has no ${options.isa} support`);
+    if (options.isa !== undefined && !addon.setIsa(options.isa))
+      throw new Error(`native engine: this CPU has no ${options.isa} support`);
   }
 
   alloc(dtype: DType, n: number): CpuArray | undefined {
@@ -74,15 +82,23 @@ export class NativeEngine implements CpuEngineKernels {
     } catch {
       return undefined; // past the largest Buffer (4 GiB in Node 20): a typed array may still hold it
     }
-    return dtype === 'f64' ? new Float64Array(buf.buffer, buf.byteOffset, n) : new Float32Array(buf.buffer, buf.byteOffset, n);
+    return dtype === 'f64'
+      ? new Float64Array(buf.buffer, buf.byteOffset, n)
+      : new Float32Array(buf.buffer, buf.byteOffset, n);
   }
 
   gemm(args: GemmArgs): boolean {
     const batch = args.aOffsets.length;
     if (batch * args.m * args.n * args.k < this.minGemm) return false;
     const p = this.block(8 + 2 * batch);
-    p[0] = args.m; p[1] = args.n; p[2] = args.k;
-    p[3] = args.aRowStride; p[4] = args.aColStride; p[5] = args.bRowStride; p[6] = args.bColStride; p[7] = batch;
+    p[0] = args.m;
+    p[1] = args.n;
+    p[2] = args.k;
+    p[3] = args.aRowStride;
+    p[4] = args.aColStride;
+    p[5] = args.bRowStride;
+    p[6] = args.bColStride;
+    p[7] = batch;
     for (let i = 0; i < batch; i++) {
       p[8 + i] = args.aOffsets[i]!;
       p[8 + batch + i] = args.bOffsets[i]!;
@@ -91,7 +107,15 @@ export class NativeEngine implements CpuEngineKernels {
     return true;
   }
 
-  binary(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, b: FloatArray, bOffset: number, n: number): boolean {
+  binary(
+    op: BinaryOp,
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    b: FloatArray,
+    bOffset: number,
+    n: number,
+  ): boolean {
     const code = this.codes.binary[op];
     if (code === undefined || n < this.leastElements(BINARY_COST[op])) return false;
     this.addon.binary(code, out, a, aOffset, b, bOffset, n);
@@ -111,7 +135,9 @@ export class NativeEngine implements CpuEngineKernels {
     h[0] = dist.kind === 'default' ? 0 : dist.kind === 'uniform' ? 1 : 2;
     h[1] = dist.kind === 'uniform' ? dist.low : dist.kind === 'bernoulli' ? dist.prob : 0;
     h[2] = dist.kind === 'uniform' ? dist.high : 0;
-    h[3] = key.key0 >>> 0; h[4] = key.key1 >>> 0; h[5] = key.stream >>> 0;
+    h[3] = key.key0 >>> 0;
+    h[4] = key.key1 >>> 0;
+    h[5] = key.stream >>> 0;
     this.addon.random(h, out, out.length);
     return true;
   }
@@ -119,9 +145,29 @@ export class NativeEngine implements CpuEngineKernels {
   adamStep(a: AdamArrays, o: AdamStepOptions): boolean {
     if (a.n < this.minElements) return false;
     const h = this.block(7);
-    h[0] = o.beta1; h[1] = 1 - o.beta1; h[2] = o.beta2; h[3] = 1 - o.beta2; h[4] = o.factor; h[5] = o.epsilon; h[6] = a.m && a.v ? 0 : 1;
+    h[0] = o.beta1;
+    h[1] = 1 - o.beta1;
+    h[2] = o.beta2;
+    h[3] = 1 - o.beta2;
+    h[4] = o.factor;
+    h[5] = o.epsilon;
+    h[6] = a.m && a.v ? 0 : 1;
     // The first step reads no moments: the gradient stands in for them.
-    this.addon.adamStep(h, a.outP, a.outM, a.outV, a.p, a.pOffset, a.g, a.gOffset, a.m ?? a.g, a.m ? a.mOffset : a.gOffset, a.v ?? a.g, a.v ? a.vOffset : a.gOffset, a.n);
+    this.addon.adamStep(
+      h,
+      a.outP,
+      a.outM,
+      a.outV,
+      a.p,
+      a.pOffset,
+      a.g,
+      a.gOffset,
+      a.m ?? a.g,
+      a.m ? a.mOffset : a.gOffset,
+      a.v ?? a.g,
+      a.v ? a.vOffset : a.gOffset,
+      a.n,
+    );
     return true;
   }
 
@@ -132,10 +178,25 @@ export class NativeEngine implements CpuEngineKernels {
     return true;
   }
 
-  binaryStrided(op: BinaryOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], b: FloatArray, bOffset: number, bStrides: readonly number[]): boolean {
+  binaryStrided(
+    op: BinaryOp,
+    out: FloatArray,
+    shape: readonly number[],
+    a: FloatArray,
+    aOffset: number,
+    aStrides: readonly number[],
+    b: FloatArray,
+    bOffset: number,
+    bStrides: readonly number[],
+  ): boolean {
     const code = this.codes.binary[op];
     if (code === undefined || !this.stridedWorth(shape)) return false;
-    this.addon.binaryStrided(withCode(this.stridedParams(1, shape, [aOffset, bOffset], [aStrides, bStrides]), code), out, a, b);
+    this.addon.binaryStrided(
+      withCode(this.stridedParams(1, shape, [aOffset, bOffset], [aStrides, bStrides]), code),
+      out,
+      a,
+      b,
+    );
     return true;
   }
 
@@ -146,16 +207,46 @@ export class NativeEngine implements CpuEngineKernels {
     return true;
   }
 
-  where(out: FloatArray, shape: readonly number[], cond: Uint8Array, cOffset: number, cStrides: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], b: FloatArray, bOffset: number, bStrides: readonly number[]): boolean {
+  where(
+    out: FloatArray,
+    shape: readonly number[],
+    cond: Uint8Array,
+    cOffset: number,
+    cStrides: readonly number[],
+    a: FloatArray,
+    aOffset: number,
+    aStrides: readonly number[],
+    b: FloatArray,
+    bOffset: number,
+    bStrides: readonly number[],
+  ): boolean {
     if (!this.stridedWorth(shape)) return false;
-    this.addon.whereStrided(this.stridedParams(0, shape, [cOffset, aOffset, bOffset], [cStrides, aStrides, bStrides]), out, cond, a, b);
+    this.addon.whereStrided(
+      this.stridedParams(0, shape, [cOffset, aOffset, bOffset], [cStrides, aStrides, bStrides]),
+      out,
+      cond,
+      a,
+      b,
+    );
     return true;
   }
 
-  reduceStrided(op: ReduceOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], outStrides: readonly number[]): boolean {
+  reduceStrided(
+    op: ReduceOp,
+    out: FloatArray,
+    shape: readonly number[],
+    a: FloatArray,
+    aOffset: number,
+    aStrides: readonly number[],
+    outStrides: readonly number[],
+  ): boolean {
     const code = this.codes.reduce[op];
     if (code === undefined || !this.stridedWorth(shape)) return false;
-    this.addon.reduceStrided(withCode(this.stridedParams(1, shape, [aOffset, 0], [aStrides, outStrides]), code), out, a);
+    this.addon.reduceStrided(
+      withCode(this.stridedParams(1, shape, [aOffset, 0], [aStrides, outStrides]), code),
+      out,
+      a,
+    );
     return true;
   }
 
@@ -175,7 +266,16 @@ export class NativeEngine implements CpuEngineKernels {
     return true;
   }
 
-  layerNorm(out: FloatArray, a: FloatArray, aOffset: number, gamma: FloatArray, beta: FloatArray | undefined, rows: number, len: number, eps: number): boolean {
+  layerNorm(
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    gamma: FloatArray,
+    beta: FloatArray | undefined,
+    rows: number,
+    len: number,
+    eps: number,
+  ): boolean {
     if (rows * len < this.minCostly) return false;
     const p = this.block(1);
     p[0] = eps;
@@ -202,7 +302,15 @@ export class NativeEngine implements CpuEngineKernels {
     return true;
   }
 
-  copyStrided(shape: readonly number[], dst: FloatArray, dstOffset: number, dstStrides: readonly number[], src: FloatArray, srcOffset: number, srcStrides: readonly number[]): boolean {
+  copyStrided(
+    shape: readonly number[],
+    dst: FloatArray,
+    dstOffset: number,
+    dstStrides: readonly number[],
+    src: FloatArray,
+    srcOffset: number,
+    srcStrides: readonly number[],
+  ): boolean {
     if (!this.stridedWorth(shape) || dst.constructor !== src.constructor) return false;
     this.addon.copyStrided(this.stridedParams(0, shape, [dstOffset, srcOffset], [dstStrides, srcStrides]), dst, src);
     return true;
@@ -210,7 +318,8 @@ export class NativeEngine implements CpuEngineKernels {
 
   conv2d(args: Conv2dArgs): boolean {
     const [, cout, oh, ow] = args.outShape;
-    if (args.options.padding.length !== 2 || numel(args.outShape) * numel(args.wShape.slice(1)) < this.minGemm) return false;
+    if (args.options.padding.length !== 2 || numel(args.outShape) * numel(args.wShape.slice(1)) < this.minGemm)
+      return false;
     const [lo, hi] = args.clamp ?? [-Infinity, Infinity];
     if (!exactIn(args.out, lo) || !exactIn(args.out, hi)) return false;
     const p = this.convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups);
@@ -222,18 +331,45 @@ export class NativeEngine implements CpuEngineKernels {
 
   convTranspose2d(args: ConvTranspose2dArgs): boolean {
     const [, cout, oh, ow] = args.outShape;
-    if (args.options.padding.length !== 2 || numel(args.xShape) * numel(args.wShape.slice(1)) < this.minGemm) return false;
-    this.addon.convTranspose2d(this.convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups), args.x, args.w, args.bias ?? null, args.out);
+    if (args.options.padding.length !== 2 || numel(args.xShape) * numel(args.wShape.slice(1)) < this.minGemm)
+      return false;
+    this.addon.convTranspose2d(
+      this.convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups),
+      args.x,
+      args.w,
+      args.bias ?? null,
+      args.out,
+    );
     return true;
   }
 
-  conv2dWeightGrad(x: FloatArray, xShape: readonly number[], g: FloatArray, gShape: readonly number[], dw: FloatArray, wShape: readonly number[], options: ConvOptions): boolean {
+  conv2dWeightGrad(
+    x: FloatArray,
+    xShape: readonly number[],
+    g: FloatArray,
+    gShape: readonly number[],
+    dw: FloatArray,
+    wShape: readonly number[],
+    options: ConvOptions,
+  ): boolean {
     if (options.padding.length !== 2 || numel(gShape) * numel(wShape.slice(1)) < this.minGemm) return false;
-    this.addon.conv2dWeightGrad(this.convParams(xShape, wShape[0]!, wShape.slice(2), gShape.slice(2), options, options.groups), x, g, dw);
+    this.addon.conv2dWeightGrad(
+      this.convParams(xShape, wShape[0]!, wShape.slice(2), gShape.slice(2), options, options.groups),
+      x,
+      g,
+      dw,
+    );
     return true;
   }
 
-  unfold2d(x: FloatArray, xShape: readonly number[], kernel: readonly number[], outSpatial: readonly number[], options: UnfoldOptions, out: FloatArray): boolean {
+  unfold2d(
+    x: FloatArray,
+    xShape: readonly number[],
+    kernel: readonly number[],
+    outSpatial: readonly number[],
+    options: UnfoldOptions,
+    out: FloatArray,
+  ): boolean {
     if (out.length < this.minElements) return false;
     this.addon.unfold2d(this.convParams(xShape, xShape[1]!, kernel, outSpatial, options, 1), x, out);
     return true;
@@ -245,9 +381,21 @@ export class NativeEngine implements CpuEngineKernels {
     return true;
   }
 
-  maxPool2d(x: FloatArray, xShape: readonly number[], out: FloatArray, outShape: readonly number[], indices: Int32Array | undefined, o: MaxPoolOptions): boolean {
+  maxPool2d(
+    x: FloatArray,
+    xShape: readonly number[],
+    out: FloatArray,
+    outShape: readonly number[],
+    indices: Int32Array | undefined,
+    o: MaxPoolOptions,
+  ): boolean {
     if (out.length * o.kernelSize[0]! * o.kernelSize[1]! < this.minElements) return false;
-    this.addon.maxPool2d(this.convParams(xShape, xShape[1]!, o.kernelSize, outShape.slice(2), o, 1), x, out, indices ?? null);
+    this.addon.maxPool2d(
+      this.convParams(xShape, xShape[1]!, o.kernelSize, outShape.slice(2), o, 1),
+      x,
+      out,
+      indices ?? null,
+    );
     return true;
   }
 
@@ -263,21 +411,47 @@ export class NativeEngine implements CpuEngineKernels {
 
   /** The parameter block, at least `n` values long. */
   private block(n: number): Float64Array {
-    return this.params.length >= n ? this.params : (this.params = new Float64Array(Math.max(n, this.params.length * 2)));
+    return this.params.length >= n
+      ? this.params
+      : (this.params = new Float64Array(Math.max(n, this.params.length * 2)));
   }
 
   /** The 16 geometry values of a convolution, unfold or pooling call. */
-  private convParams(xShape: readonly number[], cout: number, kernel: readonly number[], outSpatial: readonly number[], o: Window2d, groups: number): Float64Array {
+  private convParams(
+    xShape: readonly number[],
+    cout: number,
+    kernel: readonly number[],
+    outSpatial: readonly number[],
+    o: Window2d,
+    groups: number,
+  ): Float64Array {
     const p = this.block(18);
-    p[0] = xShape[0]!; p[1] = xShape[1]!; p[2] = xShape[2]!; p[3] = xShape[3]!;
-    p[4] = cout; p[5] = kernel[0]!; p[6] = kernel[1]!; p[7] = outSpatial[0]!; p[8] = outSpatial[1]!;
-    p[9] = o.stride[0]!; p[10] = o.stride[1]!; p[11] = o.padding[0]!; p[12] = o.padding[1]!;
-    p[13] = o.dilation[0]!; p[14] = o.dilation[1]!; p[15] = groups;
+    p[0] = xShape[0]!;
+    p[1] = xShape[1]!;
+    p[2] = xShape[2]!;
+    p[3] = xShape[3]!;
+    p[4] = cout;
+    p[5] = kernel[0]!;
+    p[6] = kernel[1]!;
+    p[7] = outSpatial[0]!;
+    p[8] = outSpatial[1]!;
+    p[9] = o.stride[0]!;
+    p[10] = o.stride[1]!;
+    p[11] = o.padding[0]!;
+    p[12] = o.padding[1]!;
+    p[13] = o.dilation[0]!;
+    p[14] = o.dilation[1]!;
+    p[15] = groups;
     return p;
   }
 
   /** From index `first`: the rank, the shape, then per operand its offset and strides. */
-  private stridedParams(first: number, shape: readonly number[], offsets: readonly number[], strides: readonly (readonly number[])[]): Float64Array {
+  private stridedParams(
+    first: number,
+    shape: readonly number[],
+    offsets: readonly number[],
+    strides: readonly (readonly number[])[],
+  ): Float64Array {
     const rank = shape.length;
     const p = this.block(first + 1 + rank + offsets.length * (1 + rank));
     let w = first;

@@ -17,7 +17,9 @@ function load(): { addon: NativeAddon; codes: NativeOpCodes } | { reason: string
   const l = loadNativeAddon();
   if ('reason' in l) return (checked = l);
   if (typeof l.addon.ops !== 'object' || l.addon.ops === null) {
-    return (checked = { reason: 'the addon exports no op table (it was built from older sources): rebuild it with `npm run build:native`' });
+    return (checked = {
+      reason: 'the addon exports no op table (it was built from older sources): rebuild it with `npm run build:native`',
+    });
   }
   try {
     checked = { addon: l.addon, codes: nativeOpCodes(l.addon.ops) };

@@ -2,7 +2,16 @@
  * The native engine's op tables: the addon's codes matched by name (see ../op-codes.ts), and the
  * cost class of each op, which picks the size from which a call into the addon pays.
  */
-import { BINARY_OPS, COMPARE_OPS, REDUCE_OPS, UNARY_OPS, type BinaryOp, type CompareOp, type ReduceOp, type UnaryOp } from '../../../backend/ops.js';
+import {
+  BINARY_OPS,
+  COMPARE_OPS,
+  REDUCE_OPS,
+  UNARY_OPS,
+  type BinaryOp,
+  type CompareOp,
+  type ReduceOp,
+  type UnaryOp,
+} from '../../../backend/ops.js';
 import { opCodesByName, type OpCodes } from '../op-codes.js';
 import type { NativeOpNames } from './addon.js';
 
@@ -32,14 +41,51 @@ export type OpCost = 'cheap' | 'costly';
 
 /** The cost class of each unary op. */
 export const UNARY_COST: Readonly<Record<UnaryOp, OpCost>> = {
-  neg: 'cheap', abs: 'cheap', sign: 'cheap', exp: 'costly', expm1: 'costly', log: 'costly', log1p: 'costly', sqrt: 'cheap',
-  recip: 'cheap', sigmoid: 'costly', sin: 'costly', cos: 'costly', tan: 'costly', asin: 'costly', acos: 'costly', atan: 'costly',
-  sinh: 'costly', cosh: 'costly', tanh: 'costly', asinh: 'costly', acosh: 'costly', atanh: 'costly', erf: 'costly',
-  round: 'cheap', floor: 'cheap', ceil: 'cheap', trunc: 'cheap', not: 'cheap',
+  neg: 'cheap',
+  abs: 'cheap',
+  sign: 'cheap',
+  exp: 'costly',
+  expm1: 'costly',
+  log: 'costly',
+  log1p: 'costly',
+  sqrt: 'cheap',
+  recip: 'cheap',
+  sigmoid: 'costly',
+  sin: 'costly',
+  cos: 'costly',
+  tan: 'costly',
+  asin: 'costly',
+  acos: 'costly',
+  atan: 'costly',
+  sinh: 'costly',
+  cosh: 'costly',
+  tanh: 'costly',
+  asinh: 'costly',
+  acosh: 'costly',
+  atanh: 'costly',
+  erf: 'costly',
+  round: 'cheap',
+  floor: 'cheap',
+  ceil: 'cheap',
+  trunc: 'cheap',
+  not: 'cheap',
 };
 
 /** The cost class of each binary op. */
 export const BINARY_COST: Readonly<Record<BinaryOp, OpCost>> = {
-  add: 'cheap', sub: 'cheap', mul: 'cheap', div: 'cheap', rem: 'costly', fmod: 'costly', pow: 'costly', atan2: 'costly',
-  max: 'cheap', min: 'cheap', and: 'cheap', or: 'cheap', xor: 'cheap', shl: 'cheap', shr: 'cheap',
+  add: 'cheap',
+  sub: 'cheap',
+  mul: 'cheap',
+  div: 'cheap',
+  rem: 'costly',
+  fmod: 'costly',
+  pow: 'costly',
+  atan2: 'costly',
+  max: 'cheap',
+  min: 'cheap',
+  and: 'cheap',
+  or: 'cheap',
+  xor: 'cheap',
+  shl: 'cheap',
+  shr: 'cheap',
 };

@@ -18,7 +18,14 @@
 import type { BinaryOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
 import type { AdamStepOptions, ConvOptions, MaxPoolOptions, UnfoldOptions } from '../../../backend/options.js';
 import type { RandomKey } from '../../../backend/rng.js';
-import type { Conv2dArgs, ConvTranspose2dArgs, CpuEngineKernels, FloatArray, GemmArgs, UniformDistribution } from '../engine.js';
+import type {
+  Conv2dArgs,
+  ConvTranspose2dArgs,
+  CpuEngineKernels,
+  FloatArray,
+  GemmArgs,
+  UniformDistribution,
+} from '../engine.js';
 import type { AdamArrays } from '../js/optim.js';
 import { requiredKinds, UNARY_COST, wasmOpCodes, type TaskKind, type WasmOpCodes } from './ops.js';
 import { MAX_JOBS } from './pool.js';
@@ -70,7 +77,11 @@ export class WasmEngine implements CpuEngineKernels {
   private readonly KC: number;
   private readonly threads: number;
 
-  constructor(private readonly rt: WasmRuntime, options: WasmEngineOptions = {}, streaming?: WasmRuntime) {
+  constructor(
+    private readonly rt: WasmRuntime,
+    options: WasmEngineOptions = {},
+    streaming?: WasmRuntime,
+  ) {
     this.stream = streaming ?? rt;
     // The crossovers with the copies included (one thread): add and mul-by-scalar gain from about 1K
     // elements, exp and softmax from about 128, sums from 64, matmul from about 10³ multiply-adds.
@@ -89,10 +100,16 @@ export class WasmEngine implements CpuEngineKernels {
   gemm(g: GemmArgs): boolean {
     const { a, b, c, n, k } = g;
     if (!(a instanceof Float32Array) || !(b instanceof Float32Array) || !(c instanceof Float32Array)) return false;
-    let m = g.m, aOffs = g.aOffsets, bOffs = g.bOffsets;
+    let m = g.m,
+      aOffs = g.aOffsets,
+      bOffs = g.bOffsets;
     if (m === 0 || n === 0 || k === 0 || aOffs.length * m * n * k < this.minGemm) return false;
     // Batches that share B and whose A rows continue one another are one taller product.
-    if (aOffs.length > 1 && bOffs.every((o) => o === bOffs[0]) && aOffs.every((o, i) => o === aOffs[0]! + i * m * g.aRowStride)) {
+    if (
+      aOffs.length > 1 &&
+      bOffs.every((o) => o === bOffs[0]) &&
+      aOffs.every((o, i) => o === aOffs[0]! + i * m * g.aRowStride)
+    ) {
       m *= aOffs.length;
       aOffs = [aOffs[0]!];
       bOffs = [bOffs[0]!];
@@ -103,8 +120,12 @@ export class WasmEngine implements CpuEngineKernels {
     this.rt.reset();
     // A's copy is deferred (it can overlap the packing of B) unless one copy serves both.
     const deferA = a !== b;
-    const [aAt, bAt] = deferA ? [this.rt.alloc((aSpan.hi - aSpan.lo) * 4), this.rt.copyIn(b, bSpan.lo, bSpan.hi)] : this.copyOperands(a, aSpan, b, bSpan);
-    const cAt = this.rt.alloc(batches * m * n * 4), table = this.rt.alloc(batches * 16), args = this.rt.alloc(128);
+    const [aAt, bAt] = deferA
+      ? [this.rt.alloc((aSpan.hi - aSpan.lo) * 4), this.rt.copyIn(b, bSpan.lo, bSpan.hi)]
+      : this.copyOperands(a, aSpan, b, bSpan);
+    const cAt = this.rt.alloc(batches * m * n * 4),
+      table = this.rt.alloc(batches * 16),
+      args = this.rt.alloc(128);
     if (aAt < 0 || bAt < 0 || cAt < 0 || table < 0 || args < 0) return false;
     const t = table >>> 2;
     for (let i = 0; i < batches; i++) {
@@ -118,19 +139,34 @@ export class WasmEngine implements CpuEngineKernels {
       // One product: rows of C reach `c` as their jobs finish.
       rowsDone: batches === 1 ? (i0, i1) => this.rt.read(cAt + i0 * n * 4, c, (i1 - i0) * n, i0 * n) : undefined,
     };
-    if (!this.gemmTask(m, n, k, g.aRowStride, g.aColStride, g.bRowStride, g.bColStride, n, table, batches, args, io)) this.rt.read(cAt, c, batches * m * n);
+    if (!this.gemmTask(m, n, k, g.aRowStride, g.aColStride, g.bRowStride, g.bColStride, n, table, batches, args, io))
+      this.rt.read(cAt, c, batches * m * n);
     return true;
   }
 
   unary(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean {
     const code = this.codes.unary[op];
-    if (code === undefined || !(a instanceof Float32Array) || n < (UNARY_COST[op] === 'costly' ? this.minCostly : this.minElements)) return false;
+    if (
+      code === undefined ||
+      !(a instanceof Float32Array) ||
+      n < (UNARY_COST[op] === 'costly' ? this.minCostly : this.minElements)
+    )
+      return false;
     return this.elementwise(code, this.kind.unary, out, a, aOffset, n, UNARY_COST[op] === 'costly' ? COSTLY_COST : 2);
   }
 
-  binary(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, b: FloatArray, bOffset: number, n: number): boolean {
+  binary(
+    op: BinaryOp,
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    b: FloatArray,
+    bOffset: number,
+    n: number,
+  ): boolean {
     const code = this.codes.binary[op];
-    if (code === undefined || !(a instanceof Float32Array) || !(b instanceof Float32Array) || n < this.minElements) return false;
+    if (code === undefined || !(a instanceof Float32Array) || !(b instanceof Float32Array) || n < this.minElements)
+      return false;
     return this.elementwise(code, this.kind.binary, out, a, aOffset, n, 2, b, bOffset);
   }
 
@@ -143,22 +179,33 @@ export class WasmEngine implements CpuEngineKernels {
 
   adamStep(arr: AdamArrays, o: AdamStepOptions): boolean {
     const { n, p, g, m, v, outP, outM, outV } = arr;
-    if (!(p instanceof Float32Array) || !(g instanceof Float32Array) || !(outP instanceof Float32Array) || !(outM instanceof Float32Array) || !(outV instanceof Float32Array)) return false;
-    if ((m && !(m instanceof Float32Array)) || (v && !(v instanceof Float32Array)) || !m !== !v || n < this.minElements) return false;
+    if (
+      !(p instanceof Float32Array) ||
+      !(g instanceof Float32Array) ||
+      !(outP instanceof Float32Array) ||
+      !(outM instanceof Float32Array) ||
+      !(outV instanceof Float32Array)
+    )
+      return false;
+    if ((m && !(m instanceof Float32Array)) || (v && !(v instanceof Float32Array)) || !m !== !v || n < this.minElements)
+      return false;
     // Memory-bound (seven arrays, a few operations each): streamed through blocks on the calling thread.
     const s = this.stream;
     s.reset();
     const block = Math.min(n, STREAM_BLOCK);
-    const at = [0, 1, 2, 3, 4, 5].map(() => s.alloc(block * 4)), args = s.alloc(128);
+    const at = [0, 1, 2, 3, 4, 5].map(() => s.alloc(block * 4)),
+      args = s.alloc(128);
     if (at.some((x) => x < 0) || args < 0) return false;
     const [pAt, gAt, mAt, vAt, mOut, vOut] = at as [number, number, number, number, number, number];
     const first = !m;
     // Outputs over their inputs (each element is read before it is written); fresh blocks on the first step.
-    const mDst = first ? mOut : mAt, vDst = first ? vOut : vAt;
+    const mDst = first ? mOut : mAt,
+      vDst = first ? vOut : vAt;
     const take = (from: number, into: Float32Array, start: number, len: number) => s.read(from, into, len, start);
     for (let start = 0; start < n; start += block) {
       const len = Math.min(block, n - start);
-      const put = (src: Float32Array, offset: number, to: number) => s.write(to, src, offset + start, offset + start + len);
+      const put = (src: Float32Array, offset: number, to: number) =>
+        s.write(to, src, offset + start, offset + start + len);
       put(p, arr.pOffset, pAt);
       put(g, arr.gOffset, gAt);
       if (!first) {
@@ -181,7 +228,8 @@ export class WasmEngine implements CpuEngineKernels {
     // Philox costs about what a transcendental op does per element.
     const { chunk, jobs, parallel } = this.chunking(n, COSTLY_COST);
     this.rt.reset();
-    const outAt = this.rt.alloc(n * 4), args = this.rt.alloc(64);
+    const outAt = this.rt.alloc(n * 4),
+      args = this.rt.alloc(64);
     if (outAt < 0 || args < 0) return false;
     const code = this.codes.random[dist.kind];
     if (code === undefined) return false;
@@ -193,23 +241,59 @@ export class WasmEngine implements CpuEngineKernels {
     return true;
   }
 
-  binaryStrided(op: BinaryOp, out: FloatArray, shape: readonly number[], a: FloatArray, aOffset: number, aStrides: readonly number[], b: FloatArray, bOffset: number, bStrides: readonly number[]): boolean {
+  binaryStrided(
+    op: BinaryOp,
+    out: FloatArray,
+    shape: readonly number[],
+    a: FloatArray,
+    aOffset: number,
+    aStrides: readonly number[],
+    b: FloatArray,
+    bOffset: number,
+    bStrides: readonly number[],
+  ): boolean {
     const code = this.codes.binary[op];
     const rank = shape.length;
-    if (code === undefined || rank > 3 || !(a instanceof Float32Array) || !(b instanceof Float32Array) || !(out instanceof Float32Array)) return false;
+    if (
+      code === undefined ||
+      rank > 3 ||
+      !(a instanceof Float32Array) ||
+      !(b instanceof Float32Array) ||
+      !(out instanceof Float32Array)
+    )
+      return false;
     const n = out.length;
     // Empty: nothing to compute (and a zero dim makes the operands' spans meaningless).
     if (n === 0 || n < this.minElements) return false;
     // Pad to rank 3 with leading dims of size 1.
     const pad = (v: readonly number[], fill: number) => [...new Array<number>(3 - rank).fill(fill), ...v];
-    const dims = pad(shape, 1), as = pad(aStrides, 0), bs = pad(bStrides, 0);
-    const aSpan = stridedSpan(aOffset, dims, as), bSpan = stridedSpan(bOffset, dims, bs);
+    const dims = pad(shape, 1),
+      as = pad(aStrides, 0),
+      bs = pad(bStrides, 0);
+    const aSpan = stridedSpan(aOffset, dims, as),
+      bSpan = stridedSpan(bOffset, dims, bs);
     this.rt.reset();
     const [aAt, bAt] = this.copyOperands(a, aSpan, b, bSpan);
-    const outAt = this.rt.alloc(n * 4), args = this.rt.alloc(64);
+    const outAt = this.rt.alloc(n * 4),
+      args = this.rt.alloc(64);
     if (aAt < 0 || bAt < 0 || outAt < 0 || args < 0) return false;
     // Negative strides are stored as their 32-bit two's complement (the kernel reads them signed).
-    this.rt.fields(args, [code, dims[0]!, dims[1]!, dims[2]!, aAt + (aOffset - aSpan.lo) * 4, as[0]!, as[1]!, as[2]!, bAt + (bOffset - bSpan.lo) * 4, bs[0]!, bs[1]!, bs[2]!, outAt, dims[0]!]);
+    this.rt.fields(args, [
+      code,
+      dims[0]!,
+      dims[1]!,
+      dims[2]!,
+      aAt + (aOffset - aSpan.lo) * 4,
+      as[0]!,
+      as[1]!,
+      as[2]!,
+      bAt + (bOffset - bSpan.lo) * 4,
+      bs[0]!,
+      bs[1]!,
+      bs[2]!,
+      outAt,
+      dims[0]!,
+    ]);
     this.rt.run(this.kind.strided, args, 1, false);
     this.rt.read(outAt, out, n);
     return true;
@@ -223,49 +307,95 @@ export class WasmEngine implements CpuEngineKernels {
 
   reduceRows(op: ReduceOp, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): boolean {
     const code = this.codes.reduce[op];
-    if (code === undefined || !(a instanceof Float32Array) || !(out instanceof Float32Array) || rows * len < this.minElements) return false;
+    if (
+      code === undefined ||
+      !(a instanceof Float32Array) ||
+      !(out instanceof Float32Array) ||
+      rows * len < this.minElements
+    )
+      return false;
     // Memory-bound: always streamed on the calling thread (no worker would get the data sooner).
     const plan = this.rowChunking(rows, len, 0);
     return rowTask(plan.parallel ? this.rt : this.stream, this.kind.reduce, code, out, a, aOffset, rows, len, plan, op);
   }
 
   softmaxRows(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: boolean): boolean {
-    if (!(a instanceof Float32Array) || !(out instanceof Float32Array) || len === 0 || rows * len < this.minCostly) return false;
+    if (!(a instanceof Float32Array) || !(out instanceof Float32Array) || len === 0 || rows * len < this.minCostly)
+      return false;
     const plan = this.rowChunking(rows, len, COSTLY_COST);
-    return rowTask(plan.parallel ? this.rt : this.stream, this.kind.softmax, log ? 1 : 0, out, a, aOffset, rows, len, plan);
+    return rowTask(
+      plan.parallel ? this.rt : this.stream,
+      this.kind.softmax,
+      log ? 1 : 0,
+      out,
+      a,
+      aOffset,
+      rows,
+      len,
+      plan,
+    );
   }
 
   conv2d(args: Conv2dArgs): boolean {
     const { x, w, bias, out, options: o } = args;
-    if (!(x instanceof Float32Array) || !(w instanceof Float32Array) || !(out instanceof Float32Array) || (bias && !(bias instanceof Float32Array))) return false;
+    if (
+      !(x instanceof Float32Array) ||
+      !(w instanceof Float32Array) ||
+      !(out instanceof Float32Array) ||
+      (bias && !(bias instanceof Float32Array))
+    )
+      return false;
     // No fused activation here: the backend then runs the conv and the clamp as two ops.
     if (o.padding.length !== 2 || args.clamp) return false;
     const [n, c, h, wd] = args.xShape;
     const [cOut, cg, kh, kw] = args.wShape;
     const [, , oh, ow] = args.outShape;
-    const groups = o.groups, coutG = cOut / groups, kk = cg * kh * kw, l = oh * ow;
+    const groups = o.groups,
+      coutG = cOut / groups,
+      kk = cg * kh * kw,
+      l = oh * ow;
     if (n === 0 || l === 0 || kk === 0 || cOut === 0 || n * cOut * l * kk < this.minGemm) return false;
     this.rt.reset();
-    const xAt = this.rt.copyIn(x, 0, n * c * h * wd), wAt = this.rt.copyIn(w, 0, cOut * kk);
+    const xAt = this.rt.copyIn(x, 0, n * c * h * wd),
+      wAt = this.rt.copyIn(w, 0, cOut * kk);
     const bAt = bias ? this.rt.copyIn(bias as Float32Array, 0, cOut) : 0;
     const outAt = this.rt.alloc(n * cOut * l * 4);
     // A 1×1 kernel with stride 1 and no padding reads the input as its own column matrix.
-    const direct = kh === 1 && kw === 1 && o.stride[0] === 1 && o.stride[1] === 1 && o.padding[0] === 0 && o.padding[1] === 0;
+    const direct =
+      kh === 1 && kw === 1 && o.stride[0] === 1 && o.stride[1] === 1 && o.padding[0] === 0 && o.padding[1] === 0;
     const colPerImage = c * kh * kw * l;
     const chunk = direct ? n : Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
     const colAt = direct ? 0 : this.rt.alloc(chunk * colPerImage * 4);
-    const table = this.rt.alloc(chunk * groups * 16), imArgs = this.rt.alloc(128), gemmArgs = this.rt.alloc(128);
-    if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0) return false;
+    const table = this.rt.alloc(chunk * groups * 16),
+      imArgs = this.rt.alloc(128),
+      gemmArgs = this.rt.alloc(128);
+    if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0)
+      return false;
     const parallel = this.threads > 1 && n * cOut * l * kk >= this.minParallel;
     for (let n0 = 0; n0 < n; n0 += chunk) {
       const images = Math.min(chunk, n - n0);
-      if (!direct) im2col(this.rt, this.kind.im2col, imArgs, xAt + n0 * c * h * wd * 4, colAt, images, [c, h, wd], [kh, kw], [oh, ow], o, parallel);
+      if (!direct)
+        im2col(
+          this.rt,
+          this.kind.im2col,
+          imArgs,
+          xAt + n0 * c * h * wd * 4,
+          colAt,
+          images,
+          [c, h, wd],
+          [kh, kw],
+          [oh, ow],
+          o,
+          parallel,
+        );
       const t = table >>> 2;
       for (let i = 0; i < images; i++) {
         for (let g = 0; g < groups; g++) {
           const e = t + 4 * (i * groups + g);
           this.rt.u32[e] = wAt + g * coutG * kk * 4;
-          this.rt.u32[e + 1] = direct ? xAt + ((n0 + i) * c + g * cg) * l * 4 : colAt + (i * colPerImage + g * kk * l) * 4;
+          this.rt.u32[e + 1] = direct
+            ? xAt + ((n0 + i) * c + g * cg) * l * 4
+            : colAt + (i * colPerImage + g * kk * l) * 4;
           this.rt.u32[e + 2] = outAt + ((n0 + i) * cOut + g * coutG) * l * 4;
           this.rt.u32[e + 3] = bias ? bAt + g * coutG * 4 : 0;
         }
@@ -280,22 +410,43 @@ export class WasmEngine implements CpuEngineKernels {
     // Per image and group, the column matrix [Cout/g·kh·kw, H·W] = W_gᵀ · x_g (a gemm with a
     // transposed operand), then col2im sums the columns into the output planes.
     const { x, w, bias, out, options: o } = args;
-    if (!(x instanceof Float32Array) || !(w instanceof Float32Array) || !(out instanceof Float32Array) || (bias && !(bias instanceof Float32Array))) return false;
+    if (
+      !(x instanceof Float32Array) ||
+      !(w instanceof Float32Array) ||
+      !(out instanceof Float32Array) ||
+      (bias && !(bias instanceof Float32Array))
+    )
+      return false;
     if (o.padding.length !== 2) return false;
     const [n, cIn, h, wd] = args.xShape;
     const [, coutG, kh, kw] = args.wShape;
     const [, cOut, oh, ow] = args.outShape;
-    const groups = o.groups, cinG = cIn / groups, rowsG = coutG * kh * kw, l = h * wd;
-    if (n === 0 || l === 0 || cinG === 0 || rowsG === 0 || oh * ow === 0 || n * groups * rowsG * l * cinG < this.minGemm) return false;
+    const groups = o.groups,
+      cinG = cIn / groups,
+      rowsG = coutG * kh * kw,
+      l = h * wd;
+    if (
+      n === 0 ||
+      l === 0 ||
+      cinG === 0 ||
+      rowsG === 0 ||
+      oh * ow === 0 ||
+      n * groups * rowsG * l * cinG < this.minGemm
+    )
+      return false;
     this.rt.reset();
-    const xAt = this.rt.copyIn(x, 0, n * cIn * l), wAt = this.rt.copyIn(w, 0, cIn * rowsG);
+    const xAt = this.rt.copyIn(x, 0, n * cIn * l),
+      wAt = this.rt.copyIn(w, 0, cIn * rowsG);
     const bAt = bias ? this.rt.copyIn(bias as Float32Array, 0, cOut) : 0;
     const outAt = this.rt.alloc(n * cOut * oh * ow * 4);
     const colPerImage = cOut * kh * kw * l;
     const chunk = Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
     const colAt = this.rt.alloc(chunk * colPerImage * 4);
-    const table = this.rt.alloc(chunk * groups * 16), colArgs = this.rt.alloc(128), gemmArgs = this.rt.alloc(128);
-    if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || colArgs < 0 || gemmArgs < 0) return false;
+    const table = this.rt.alloc(chunk * groups * 16),
+      colArgs = this.rt.alloc(128),
+      gemmArgs = this.rt.alloc(128);
+    if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || colArgs < 0 || gemmArgs < 0)
+      return false;
     const parallel = this.threads > 1 && n * groups * rowsG * l * cinG >= this.minParallel;
     for (let n0 = 0; n0 < n; n0 += chunk) {
       const images = Math.min(chunk, n - n0);
@@ -313,35 +464,86 @@ export class WasmEngine implements CpuEngineKernels {
       const blocks = parallel ? Math.min(cOut, Math.max(1, Math.ceil(16 / images))) : 1;
       const per = Math.max(Math.ceil(cOut / blocks), Math.ceil((cOut * images) / MAX_JOBS));
       const jobsPerImage = Math.ceil(cOut / per);
-      this.rt.fields(colArgs, [cOut, oh, ow, h, wd, kh, kw, o.stride[0]!, o.stride[1]!, o.padding[0]!, o.padding[1]!, o.dilation[0]!, o.dilation[1]!,
-        colAt, outAt + n0 * cOut * oh * ow * 4, bAt, per, jobsPerImage]);
+      this.rt.fields(colArgs, [
+        cOut,
+        oh,
+        ow,
+        h,
+        wd,
+        kh,
+        kw,
+        o.stride[0]!,
+        o.stride[1]!,
+        o.padding[0]!,
+        o.padding[1]!,
+        o.dilation[0]!,
+        o.dilation[1]!,
+        colAt,
+        outAt + n0 * cOut * oh * ow * 4,
+        bAt,
+        per,
+        jobsPerImage,
+      ]);
       this.rt.run(this.kind.col2im, colArgs, images * jobsPerImage, parallel);
     }
     this.rt.read(outAt, out, n * cOut * oh * ow);
     return true;
   }
 
-  conv2dWeightGrad(x: FloatArray, xShape: readonly number[], g: FloatArray, gShape: readonly number[], dw: FloatArray, wShape: readonly number[], o: ConvOptions): boolean {
+  conv2dWeightGrad(
+    x: FloatArray,
+    xShape: readonly number[],
+    g: FloatArray,
+    gShape: readonly number[],
+    dw: FloatArray,
+    wShape: readonly number[],
+    o: ConvOptions,
+  ): boolean {
     // Per image and group, dW_g += g_g [Cout/g, L] · cols_g [C/g·kh·kw, L]ᵀ: im2col into the arena
     // for a chunk of images, a task of dot-product tiles writing a partial per image, then the
     // partials summed in image order (the im2col matrix never leaves the module's memory).
-    if (!(x instanceof Float32Array) || !(g instanceof Float32Array) || !(dw instanceof Float32Array) || o.padding.length !== 2) return false;
+    if (
+      !(x instanceof Float32Array) ||
+      !(g instanceof Float32Array) ||
+      !(dw instanceof Float32Array) ||
+      o.padding.length !== 2
+    )
+      return false;
     const [n, c, h, wd] = xShape as [number, number, number, number];
     const [, cOut, oh, ow] = gShape as [number, number, number, number];
     const [, cg, kh, kw] = wShape as [number, number, number, number];
-    const groups = o.groups, coutG = cOut / groups, kk = cg * kh * kw, l = oh * ow;
+    const groups = o.groups,
+      coutG = cOut / groups,
+      kk = cg * kh * kw,
+      l = oh * ow;
     if (n === 0 || l === 0 || kk === 0 || cOut === 0 || n * cOut * l * kk < this.minGemm) return false;
     this.rt.reset();
-    const xAt = this.rt.copyIn(x, 0, n * c * h * wd), gAt = this.rt.copyIn(g, 0, n * cOut * l);
+    const xAt = this.rt.copyIn(x, 0, n * c * h * wd),
+      gAt = this.rt.copyIn(g, 0, n * cOut * l);
     const colPerImage = c * kh * kw * l;
     const chunk = Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
-    const colAt = this.rt.alloc(chunk * colPerImage * 4), partAt = this.rt.alloc(n * cOut * kk * 4);
-    const table = this.rt.alloc(chunk * groups * 16), imArgs = this.rt.alloc(128), gemmArgs = this.rt.alloc(128);
+    const colAt = this.rt.alloc(chunk * colPerImage * 4),
+      partAt = this.rt.alloc(n * cOut * kk * 4);
+    const table = this.rt.alloc(chunk * groups * 16),
+      imArgs = this.rt.alloc(128),
+      gemmArgs = this.rt.alloc(128);
     if (xAt < 0 || gAt < 0 || colAt < 0 || partAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0) return false;
     const parallel = this.threads > 1 && n * cOut * l * kk >= this.minParallel;
     for (let n0 = 0; n0 < n; n0 += chunk) {
       const images = Math.min(chunk, n - n0);
-      im2col(this.rt, this.kind.im2col, imArgs, xAt + n0 * c * h * wd * 4, colAt, images, [c, h, wd], [kh, kw], [oh, ow], o, parallel);
+      im2col(
+        this.rt,
+        this.kind.im2col,
+        imArgs,
+        xAt + n0 * c * h * wd * 4,
+        colAt,
+        images,
+        [c, h, wd],
+        [kh, kw],
+        [oh, ow],
+        o,
+        parallel,
+      );
       const t = table >>> 2;
       for (let i = 0; i < images; i++) {
         for (let gr = 0; gr < groups; gr++) {
@@ -356,7 +558,9 @@ export class WasmEngine implements CpuEngineKernels {
       this.rt.fields(gemmArgs, [coutG, kk, l, table]);
       this.rt.run(this.kind.dot, gemmArgs, images * groups, parallel);
     }
-    const f32 = this.rt.f32, part = partAt >>> 2, size = cOut * kk;
+    const f32 = this.rt.f32,
+      part = partAt >>> 2,
+      size = cOut * kk;
     for (let j = 0; j < size; j++) {
       let acc = f32[part + j]!;
       for (let i = 1; i < n; i++) acc += f32[part + i * size + j]!;
@@ -365,29 +569,84 @@ export class WasmEngine implements CpuEngineKernels {
     return true;
   }
 
-  unfold2d(x: FloatArray, xShape: readonly number[], kernel: readonly number[], outSpatial: readonly number[], options: UnfoldOptions, out: FloatArray): boolean {
-    if (!(x instanceof Float32Array) || !(out instanceof Float32Array) || kernel.length !== 2 || out.length < this.minElements) return false;
+  unfold2d(
+    x: FloatArray,
+    xShape: readonly number[],
+    kernel: readonly number[],
+    outSpatial: readonly number[],
+    options: UnfoldOptions,
+    out: FloatArray,
+  ): boolean {
+    if (
+      !(x instanceof Float32Array) ||
+      !(out instanceof Float32Array) ||
+      kernel.length !== 2 ||
+      out.length < this.minElements
+    )
+      return false;
     const [n, c, h, wd] = xShape as [number, number, number, number];
     this.rt.reset();
-    const xAt = this.rt.copyIn(x, 0, n * c * h * wd), outAt = this.rt.alloc(out.length * 4), args = this.rt.alloc(128);
+    const xAt = this.rt.copyIn(x, 0, n * c * h * wd),
+      outAt = this.rt.alloc(out.length * 4),
+      args = this.rt.alloc(128);
     if (xAt < 0 || outAt < 0 || args < 0) return false;
-    im2col(this.rt, this.kind.im2col, args, xAt, outAt, n, [c, h, wd], kernel, outSpatial, options, this.threads > 1 && out.length * 4 >= this.minParallel);
+    im2col(
+      this.rt,
+      this.kind.im2col,
+      args,
+      xAt,
+      outAt,
+      n,
+      [c, h, wd],
+      kernel,
+      outSpatial,
+      options,
+      this.threads > 1 && out.length * 4 >= this.minParallel,
+    );
     this.rt.read(outAt, out, out.length);
     return true;
   }
 
-  maxPool2d(x: FloatArray, xShape: readonly number[], out: FloatArray, outShape: readonly number[], indices: Int32Array | undefined, o: MaxPoolOptions): boolean {
+  maxPool2d(
+    x: FloatArray,
+    xShape: readonly number[],
+    out: FloatArray,
+    outShape: readonly number[],
+    indices: Int32Array | undefined,
+    o: MaxPoolOptions,
+  ): boolean {
     if (!(x instanceof Float32Array) || !(out instanceof Float32Array) || o.kernelSize.length !== 2) return false;
     const [kh, kw] = o.kernelSize as [number, number];
     if (out.length * kh * kw < this.minGemm) return false;
     const [n, c, h, wd] = xShape as [number, number, number, number];
     const [, , oh, ow] = outShape as [number, number, number, number];
     this.rt.reset();
-    const xAt = this.rt.copyIn(x, 0, n * c * h * wd), outAt = this.rt.alloc(out.length * 4), idxAt = indices ? this.rt.alloc(out.length * 4) : 0, args = this.rt.alloc(128);
+    const xAt = this.rt.copyIn(x, 0, n * c * h * wd),
+      outAt = this.rt.alloc(out.length * 4),
+      idxAt = indices ? this.rt.alloc(out.length * 4) : 0,
+      args = this.rt.alloc(128);
     if (xAt < 0 || outAt < 0 || idxAt < 0 || args < 0) return false;
     const planes = n * c;
     const { per, jobs, parallel } = this.rowChunking(planes, oh * ow * kh * kw, 1);
-    this.rt.fields(args, [planes, h, wd, oh, ow, kh, kw, o.stride[0]!, o.stride[1]!, o.padding[0]!, o.padding[1]!, o.dilation[0]!, o.dilation[1]!, xAt, outAt, idxAt, per]);
+    this.rt.fields(args, [
+      planes,
+      h,
+      wd,
+      oh,
+      ow,
+      kh,
+      kw,
+      o.stride[0]!,
+      o.stride[1]!,
+      o.padding[0]!,
+      o.padding[1]!,
+      o.dilation[0]!,
+      o.dilation[1]!,
+      xAt,
+      outAt,
+      idxAt,
+      per,
+    ]);
     this.rt.run(this.kind.maxPool, args, jobs, parallel);
     this.rt.read(outAt, out, out.length);
     if (indices) this.rt.read(idxAt, indices, out.length);
@@ -404,7 +663,11 @@ export class WasmEngine implements CpuEngineKernels {
   }
 
   /** Rows per job of a row task. */
-  private rowChunking(rows: number, len: number, costPerElement: number): { per: number; jobs: number; parallel: boolean } {
+  private rowChunking(
+    rows: number,
+    len: number,
+    costPerElement: number,
+  ): { per: number; jobs: number; parallel: boolean } {
     const parallel = this.threads > 1 && rows > 1 && rows * len * costPerElement >= this.minParallel;
     let per = parallel ? Math.max(1, Math.ceil(rows / (this.threads * 4))) : rows;
     per = Math.max(per, Math.ceil(rows / MAX_JOBS));
@@ -418,12 +681,33 @@ export class WasmEngine implements CpuEngineKernels {
    * before any job reads A) and `rowsDone` (rows [i0, i1) of C are final). Returns whether
    * `rowsDone` covered every row (else C is final when this returns).
    */
-  private gemmTask(m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, batches: number, args: number, io?: GemmIo): boolean {
+  private gemmTask(
+    m: number,
+    n: number,
+    k: number,
+    aRs: number,
+    aCs: number,
+    bRs: number,
+    bCs: number,
+    ldc: number,
+    table: number,
+    batches: number,
+    args: number,
+    io?: GemmIo,
+  ): boolean {
     const macs = batches * m * n * k;
     const parallel = this.threads > 1 && macs >= this.minParallel;
-    if (parallel && batches === 1 && k > 0 && m >= 4 * this.MR * this.threads && this.sharedGemm(m, n, k, aRs, aCs, bRs, bCs, ldc, table, args, io)) return io?.rowsDone !== undefined;
+    if (
+      parallel &&
+      batches === 1 &&
+      k > 0 &&
+      m >= 4 * this.MR * this.threads &&
+      this.sharedGemm(m, n, k, aRs, aCs, bRs, bCs, ldc, table, args, io)
+    )
+      return io?.rowsDone !== undefined;
     io?.copyA?.();
-    let mt = Math.min(GEMM_MAX_TILE.m, roundUp(m, this.MR)), nt = Math.min(GEMM_MAX_TILE.n, roundUp(n, this.NR));
+    let mt = Math.min(GEMM_MAX_TILE.m, roundUp(m, this.MR)),
+      nt = Math.min(GEMM_MAX_TILE.n, roundUp(n, this.NR));
     const tiles = () => Math.ceil(m / mt) * Math.ceil(n / nt);
     if (parallel) {
       // Enough tiles to keep every thread busy (and balance uneven progress), not so small that packing dominates.
@@ -437,7 +721,23 @@ export class WasmEngine implements CpuEngineKernels {
     const batchesPerTask = Math.max(1, Math.floor(MAX_JOBS / perBatch));
     for (let b0 = 0; b0 < batches; b0 += batchesPerTask) {
       const count = Math.min(batchesPerTask, batches - b0);
-      this.rt.fields(args, [m, n, k, aRs, aCs, bRs, bCs, ldc, table + b0 * 16, mt, nt, Math.ceil(m / mt), Math.ceil(n / nt), this.rt.scratch, this.rt.scratchStride]);
+      this.rt.fields(args, [
+        m,
+        n,
+        k,
+        aRs,
+        aCs,
+        bRs,
+        bCs,
+        ldc,
+        table + b0 * 16,
+        mt,
+        nt,
+        Math.ceil(m / mt),
+        Math.ceil(n / nt),
+        this.rt.scratch,
+        this.rt.scratchStride,
+      ]);
       this.rt.run(this.kind.gemm, args, count * perBatch, parallel);
     }
     return false;
@@ -450,22 +750,69 @@ export class WasmEngine implements CpuEngineKernels {
    * of rows as it finishes (`io.rowsDone`), so the caller copies them out while others still run.
    * False when the arena cannot hold the packed block (the tiled path then runs).
    */
-  private sharedGemm(m: number, n: number, k: number, aRs: number, aCs: number, bRs: number, bCs: number, ldc: number, table: number, args: number, io?: GemmIo): boolean {
-    const blocks = Math.ceil(k / this.KC), depth = Math.ceil(k / blocks);
+  private sharedGemm(
+    m: number,
+    n: number,
+    k: number,
+    aRs: number,
+    aCs: number,
+    bRs: number,
+    bCs: number,
+    ldc: number,
+    table: number,
+    args: number,
+    io?: GemmIo,
+  ): boolean {
+    const blocks = Math.ceil(k / this.KC),
+      depth = Math.ceil(k / blocks);
     const packed = this.rt.alloc(roundUp(n, this.NR) * depth * 4);
     if (packed < 0) return false;
     const t = table >>> 2;
-    const a = this.rt.u32[t]!, b = this.rt.u32[t + 1]!, c = this.rt.u32[t + 2]!, bias = this.rt.u32[t + 3]!;
+    const a = this.rt.u32[t]!,
+      b = this.rt.u32[t + 1]!,
+      c = this.rt.u32[t + 2]!,
+      bias = this.rt.u32[t + 3]!;
     // Several row blocks per thread (a thread slow to wake is not waited for), each at most a tile.
     const rows = Math.min(GEMM_MAX_TILE.m, roundUp(Math.ceil(m / (4 * this.threads)), this.MR));
     const cols = roundUp(Math.ceil(n / (2 * this.threads)), this.NR);
     for (let k0 = 0; k0 < k; k0 += depth) {
       const kc = Math.min(depth, k - k0);
       const last = k0 + kc >= k;
-      this.rt.fields(args, [m, n, kc, a + k0 * aCs * 4, aRs, aCs, b + k0 * bRs * 4, bRs, bCs, c, ldc, last ? bias : 0, k0 > 0 ? 1 : 0, packed, rows, cols, this.rt.scratch, this.rt.scratchStride]);
-      this.rt.run(this.kind.gemmPackB, args, Math.ceil(n / cols), true, k0 === 0 && io?.copyA ? { beforeJobs: io.copyA } : undefined);
+      this.rt.fields(args, [
+        m,
+        n,
+        kc,
+        a + k0 * aCs * 4,
+        aRs,
+        aCs,
+        b + k0 * bRs * 4,
+        bRs,
+        bCs,
+        c,
+        ldc,
+        last ? bias : 0,
+        k0 > 0 ? 1 : 0,
+        packed,
+        rows,
+        cols,
+        this.rt.scratch,
+        this.rt.scratchStride,
+      ]);
+      this.rt.run(
+        this.kind.gemmPackB,
+        args,
+        Math.ceil(n / cols),
+        true,
+        k0 === 0 && io?.copyA ? { beforeJobs: io.copyA } : undefined,
+      );
       const rowsDone = io?.rowsDone;
-      this.rt.run(this.kind.gemmRows, args, Math.ceil(m / rows), true, last && rowsDone ? { jobDone: (job) => rowsDone(job * rows, Math.min(m, (job + 1) * rows)) } : undefined);
+      this.rt.run(
+        this.kind.gemmRows,
+        args,
+        Math.ceil(m / rows),
+        true,
+        last && rowsDone ? { jobDone: (job) => rowsDone(job * rows, Math.min(m, (job + 1) * rows)) } : undefined,
+      );
     }
     return true;
   }
@@ -475,7 +822,12 @@ export class WasmEngine implements CpuEngineKernels {
    * are the same array (x · xᵀ and the like), and the spans then start at the shared copy.
    * Returns their addresses (negative when the arena is full).
    */
-  private copyOperands(a: Float32Array, aSpan: { lo: number; hi: number }, b: Float32Array, bSpan: { lo: number; hi: number }): [number, number] {
+  private copyOperands(
+    a: Float32Array,
+    aSpan: { lo: number; hi: number },
+    b: Float32Array,
+    bSpan: { lo: number; hi: number },
+  ): [number, number] {
     if (a !== b) return [this.rt.copyIn(a, aSpan.lo, aSpan.hi), this.rt.copyIn(b, bSpan.lo, bSpan.hi)];
     const lo = Math.min(aSpan.lo, bSpan.lo);
     const at = this.rt.copyIn(a, lo, Math.max(aSpan.hi, bSpan.hi));
@@ -483,7 +835,18 @@ export class WasmEngine implements CpuEngineKernels {
     return [at, at];
   }
 
-  private elementwise(code: number, taskKind: number, out: FloatArray, a: FloatArray, aOffset: number, n: number, cost: number, b?: FloatArray, bOffset = 0, scalar = 0): boolean {
+  private elementwise(
+    code: number,
+    taskKind: number,
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    n: number,
+    cost: number,
+    b?: FloatArray,
+    bOffset = 0,
+    scalar = 0,
+  ): boolean {
     const { chunk, jobs, parallel } = this.chunking(n, cost);
     // Cheap ops are memory-bound: streaming on one thread moves a third of the bytes that copying
     // whole arrays for the worker threads would, so only costly ops (exp, tanh, …) go parallel.
@@ -494,7 +857,9 @@ export class WasmEngine implements CpuEngineKernels {
       const s = this.stream;
       s.reset();
       const block = Math.min(n, STREAM_BLOCK);
-      const aAt = s.alloc(block * 4), bAt = b ? s.alloc(block * 4) : 0, args = s.alloc(64);
+      const aAt = s.alloc(block * 4),
+        bAt = b ? s.alloc(block * 4) : 0,
+        args = s.alloc(64);
       if (aAt < 0 || bAt < 0 || args < 0) return false;
       for (let start = 0; start < n; start += block) {
         const len = Math.min(block, n - start);
@@ -519,7 +884,6 @@ export class WasmEngine implements CpuEngineKernels {
     this.rt.read(aAt, out as Float32Array, n);
     return true;
   }
-
 }
 
 /** Relative cost per element of a transcendental op (a cheap op costs 2, a multiply-add 1). */
@@ -536,10 +900,17 @@ function roundUp(v: number, m: number): number {
 }
 
 /** The element range `[lo, hi)` a strided `rows × cols` operand covers over all batch offsets (strides may be negative). */
-function span(offsets: readonly number[], rows: number, cols: number, rs: number, cs: number): { lo: number; hi: number } {
+function span(
+  offsets: readonly number[],
+  rows: number,
+  cols: number,
+  rs: number,
+  cs: number,
+): { lo: number; hi: number } {
   const extLo = Math.min(0, (rows - 1) * rs) + Math.min(0, (cols - 1) * cs);
   const extHi = Math.max(0, (rows - 1) * rs) + Math.max(0, (cols - 1) * cs);
-  let lo = Infinity, hi = -Infinity;
+  let lo = Infinity,
+    hi = -Infinity;
   for (const o of offsets) {
     lo = Math.min(lo, o + extLo);
     hi = Math.max(hi, o + extHi + 1);
@@ -549,7 +920,8 @@ function span(offsets: readonly number[], rows: number, cols: number, rs: number
 
 /** The element range `[lo, hi)` a non-empty strided view at `offset` covers (strides may be negative or 0). */
 function stridedSpan(offset: number, dims: readonly number[], strides: readonly number[]): { lo: number; hi: number } {
-  let lo = offset, hi = offset;
+  let lo = offset,
+    hi = offset;
   dims.forEach((d, i) => {
     const ext = (d - 1) * strides[i]!;
     if (ext < 0) lo += ext;
@@ -563,14 +935,26 @@ function stridedSpan(offset: number, dims: readonly number[], strides: readonly 
  * window (whole rows per block; a reduction of rows longer than the window combines the partial
  * results of its segments); on several threads the whole block is copied in once.
  */
-function rowTask(rt: WasmRuntime, taskKind: number, op: number, out: Float32Array, a: Float32Array, aOffset: number, rows: number, len: number,
-  plan: { per: number; jobs: number; parallel: boolean }, reduceOp?: ReduceOp): boolean {
+function rowTask(
+  rt: WasmRuntime,
+  taskKind: number,
+  op: number,
+  out: Float32Array,
+  a: Float32Array,
+  aOffset: number,
+  rows: number,
+  len: number,
+  plan: { per: number; jobs: number; parallel: boolean },
+  reduceOp?: ReduceOp,
+): boolean {
   rt.reset();
   const outPerRow = out.length / rows;
   if (!plan.parallel && (len <= STREAM_BLOCK || reduceOp !== undefined)) {
     const segment = Math.min(len, STREAM_BLOCK);
     const blockRows = Math.max(1, Math.min(rows, Math.floor(STREAM_BLOCK / len)));
-    const aAt = rt.alloc(blockRows * segment * 4), outAt = rt.alloc(blockRows * outPerRow * 4), args = rt.alloc(64);
+    const aAt = rt.alloc(blockRows * segment * 4),
+      outAt = rt.alloc(blockRows * outPerRow * 4),
+      args = rt.alloc(64);
     if (aAt < 0 || outAt < 0 || args < 0) return false;
     const f32 = rt.f32;
     if (len <= STREAM_BLOCK) {
@@ -599,7 +983,9 @@ function rowTask(rt: WasmRuntime, taskKind: number, op: number, out: Float32Arra
     return true;
   }
   const n = rows * len;
-  const aAt = rt.copyIn(a, aOffset, aOffset + n), outAt = rt.alloc(out.length * 4), args = rt.alloc(64);
+  const aAt = rt.copyIn(a, aOffset, aOffset + n),
+    outAt = rt.alloc(out.length * 4),
+    args = rt.alloc(64);
   if (aAt < 0 || outAt < 0 || args < 0) return false;
   rt.fields(args, [op, rows, len, outAt, aAt, plan.per]);
   rt.run(taskKind, args, plan.jobs, plan.parallel);
@@ -610,22 +996,55 @@ function rowTask(rt: WasmRuntime, taskKind: number, op: number, out: Float32Arra
 /** Combines two partial reductions as the JavaScript kernels do (NaN wins for max and min). */
 function combine(op: ReduceOp, acc: number, v: number): number {
   switch (op) {
-    case 'sum': return acc + v;
-    case 'prod': return acc * v;
-    case 'max': return acc !== acc || v > acc || v !== v ? (acc !== acc ? acc : v) : acc;
-    default: return acc !== acc || v < acc || v !== v ? (acc !== acc ? acc : v) : acc;
+    case 'sum':
+      return acc + v;
+    case 'prod':
+      return acc * v;
+    case 'max':
+      return acc !== acc || v > acc || v !== v ? (acc !== acc ? acc : v) : acc;
+    default:
+      return acc !== acc || v < acc || v !== v ? (acc !== acc ? acc : v) : acc;
   }
 }
 
 /** Lays out an im2col task for `images` NCHW images at `xAt` into columns at `colAt` and runs it. */
-function im2col(rt: WasmRuntime, kind: number, args: number, xAt: number, colAt: number, images: number, chw: readonly number[], kernel: readonly number[], outSpatial: readonly number[],
-  o: { stride: readonly number[]; padding: readonly number[]; dilation: readonly number[] }, parallel: boolean): void {
+function im2col(
+  rt: WasmRuntime,
+  kind: number,
+  args: number,
+  xAt: number,
+  colAt: number,
+  images: number,
+  chw: readonly number[],
+  kernel: readonly number[],
+  outSpatial: readonly number[],
+  o: { stride: readonly number[]; padding: readonly number[]; dilation: readonly number[] },
+  parallel: boolean,
+): void {
   const [c, h, w] = chw as [number, number, number];
   // Channel blocks per image: enough jobs for the threads, at most MAX_JOBS in all.
   const blocks = parallel ? Math.min(c, Math.max(1, Math.ceil(16 / images))) : 1;
   let per = Math.ceil(c / blocks);
   per = Math.max(per, Math.ceil((c * images) / MAX_JOBS));
   const jobsPerImage = Math.ceil(c / per);
-  rt.fields(args, [c, h, w, kernel[0]!, kernel[1]!, o.stride[0]!, o.stride[1]!, o.padding[0]!, o.padding[1]!, o.dilation[0]!, o.dilation[1]!, outSpatial[0]!, outSpatial[1]!, xAt, colAt, per, jobsPerImage]);
+  rt.fields(args, [
+    c,
+    h,
+    w,
+    kernel[0]!,
+    kernel[1]!,
+    o.stride[0]!,
+    o.stride[1]!,
+    o.padding[0]!,
+    o.padding[1]!,
+    o.dilation[0]!,
+    o.dilation[1]!,
+    outSpatial[0]!,
+    outSpatial[1]!,
+    xAt,
+    colAt,
+    per,
+    jobsPerImage,
+  ]);
   rt.run(kind, args, images * jobsPerImage, parallel);
 }

@@ -23,15 +23,21 @@ let loaded: Loaded | undefined;
 
 /** Threads of the engine: `BURN_NUM_THREADS`, or the number of cores. */
 export function wasmThreads(): number {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['BURN_NUM_THREADS'];
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[
+    'BURN_NUM_THREADS'
+  ];
   if (env !== undefined && env !== '') {
     const n = Number(env);
-    if (!Number.isInteger(n) || n < 1) throw new BurnError('Device.cpu', `BURN_NUM_THREADS=${env}; expected a positive integer`);
+    if (!Number.isInteger(n) || n < 1)
+      throw new BurnError('Device.cpu', `BURN_NUM_THREADS=${env}; expected a positive integer`);
     return n;
   }
   const os = nodeBuiltin()?.('node:os') as { availableParallelism?: () => number; cpus(): unknown[] } | undefined;
   if (os) return os.availableParallelism?.() ?? os.cpus().length;
-  return Math.max(1, (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1);
+  return Math.max(
+    1,
+    (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1,
+  );
 }
 
 function instantiate(compiled: Compiled, threads: number): Loaded {
@@ -47,7 +53,9 @@ function instantiate(compiled: Compiled, threads: number): Loaded {
     }
     return { runtime };
   } catch (e) {
-    return { reason: `instantiating the module failed: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };
+    return {
+      reason: `instantiating the module failed: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`,
+    };
   }
 }
 
@@ -82,7 +90,8 @@ export async function initWasmEngine(): Promise<void> {
   if (loaded && 'runtime' in loaded) return;
   const threads = wasmThreads();
   const modules = new Map<WasmVariant, Compiled>();
-  for (const v of preferredVariant(threads) === 'mt' ? (['mt', 'st'] as const) : (['st'] as const)) modules.set(v, await compileAsync(v));
+  for (const v of preferredVariant(threads) === 'mt' ? (['mt', 'st'] as const) : (['st'] as const))
+    modules.set(v, await compileAsync(v));
   loaded = choose(threads, (v) => modules.get(v) ?? { reason: `the ${v} module was not loaded` });
 }
 

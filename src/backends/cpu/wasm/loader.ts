@@ -24,7 +24,9 @@ const NO_WASM = 'this JavaScript environment has no WebAssembly';
  * literal path so that bundlers (Vite, webpack 5, Parcel) find it and emit the file with the bundle.
  */
 function moduleUrl(variant: WasmVariant): URL {
-  return variant === 'mt' ? new URL('./kernels-mt.wasm', import.meta.url) : new URL('./kernels-st.wasm', import.meta.url);
+  return variant === 'mt'
+    ? new URL('./kernels-mt.wasm', import.meta.url)
+    : new URL('./kernels-st.wasm', import.meta.url);
 }
 
 type GetBuiltin = (id: string) => unknown;
@@ -47,7 +49,6 @@ export function preferredVariant(threads: number): WasmVariant {
   return (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true ? 'mt' : 'st';
 }
 
-
 function describe(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 }
@@ -58,15 +59,22 @@ export function compileSync(variant: WasmVariant): Compiled {
   if (!wasm) return { reason: NO_WASM };
   const get = nodeBuiltin();
   if (!get) {
-    return { reason: isNode() ? 'Node >= 20.16 is needed to load the module synchronously (process.getBuiltinModule); call `await initWasmEngine()` first' : 'browsers compile WebAssembly asynchronously: `await initWasmEngine()` (or use `await Device.cpuAsync()`) first' };
+    return {
+      reason: isNode()
+        ? 'Node >= 20.16 is needed to load the module synchronously (process.getBuiltinModule); call `await initWasmEngine()` first'
+        : 'browsers compile WebAssembly asynchronously: `await initWasmEngine()` (or use `await Device.cpuAsync()`) first',
+    };
   }
   const fs = get('node:fs') as { readFileSync(path: URL): Uint8Array; existsSync(path: URL): boolean };
   const url = moduleUrl(variant);
-  if (!fs.existsSync(url)) return { reason: `the module is not built (${url.pathname} is missing; run \`npm run build\`)` };
+  if (!fs.existsSync(url))
+    return { reason: `the module is not built (${url.pathname} is missing; run \`npm run build\`)` };
   try {
     return { module: new wasm.Module(fs.readFileSync(url)), variant };
   } catch (e) {
-    return { reason: `the module does not compile here (WebAssembly SIMD${variant === 'mt' ? ' and threads' : ''} needed): ${describe(e)}` };
+    return {
+      reason: `the module does not compile here (WebAssembly SIMD${variant === 'mt' ? ' and threads' : ''} needed): ${describe(e)}`,
+    };
   }
 }
 

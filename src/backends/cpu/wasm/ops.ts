@@ -12,7 +12,23 @@ import type { WasmRuntime } from './runtime.js';
 export type WasmBinaryOp = BinaryOp | 'reluGrad';
 
 /** The module's tasks (`run(kind, …)` in wasm/assembly/index.ts). */
-export const TASK_KINDS = ['gemm', 'gemmPackB', 'gemmRows', 'unary', 'binary', 'scalar', 'reduce', 'softmax', 'im2col', 'maxPool', 'col2im', 'strided', 'random', 'adam', 'dot'] as const;
+export const TASK_KINDS = [
+  'gemm',
+  'gemmPackB',
+  'gemmRows',
+  'unary',
+  'binary',
+  'scalar',
+  'reduce',
+  'softmax',
+  'im2col',
+  'maxPool',
+  'col2im',
+  'strided',
+  'random',
+  'adam',
+  'dot',
+] as const;
 /** One of the module's tasks. */
 export type TaskKind = (typeof TASK_KINDS)[number];
 
@@ -51,8 +67,32 @@ export function requiredKinds(codes: OpCodes<TaskKind>): Readonly<Record<TaskKin
 
 /** `costly`: transcendental, worth the module from about a hundred elements and spread over the threads; `cheap`: memory-bound. */
 export const UNARY_COST: Readonly<Record<UnaryOp, 'cheap' | 'costly'>> = {
-  neg: 'cheap', abs: 'cheap', sign: 'cheap', exp: 'costly', expm1: 'costly', log: 'costly', log1p: 'costly', sqrt: 'cheap',
-  recip: 'cheap', sigmoid: 'costly', sin: 'costly', cos: 'costly', tan: 'costly', asin: 'costly', acos: 'costly', atan: 'costly',
-  sinh: 'costly', cosh: 'costly', tanh: 'costly', asinh: 'costly', acosh: 'costly', atanh: 'costly', erf: 'costly',
-  round: 'cheap', floor: 'cheap', ceil: 'cheap', trunc: 'cheap', not: 'cheap',
+  neg: 'cheap',
+  abs: 'cheap',
+  sign: 'cheap',
+  exp: 'costly',
+  expm1: 'costly',
+  log: 'costly',
+  log1p: 'costly',
+  sqrt: 'cheap',
+  recip: 'cheap',
+  sigmoid: 'costly',
+  sin: 'costly',
+  cos: 'costly',
+  tan: 'costly',
+  asin: 'costly',
+  acos: 'costly',
+  atan: 'costly',
+  sinh: 'costly',
+  cosh: 'costly',
+  tanh: 'costly',
+  asinh: 'costly',
+  acosh: 'costly',
+  atanh: 'costly',
+  erf: 'costly',
+  round: 'cheap',
+  floor: 'cheap',
+  ceil: 'cheap',
+  trunc: 'cheap',
+  not: 'cheap',
 };

@@ -33,7 +33,14 @@ const WATCHED_JOBS = 256;
 // Int32 slots of the control buffer (the 64-bit state word takes slots 0 and 1); from FINISHED on,
 // the tag of the task whose job of that index last finished; from JOBS on, one counter per thread
 // of the jobs it ran.
-const WAKE = 2, DONE = 3, KIND = 4, ARGS = 5, ERROR = 6, STOP = 7, FINISHED = 8, JOBS = FINISHED + WATCHED_JOBS;
+const WAKE = 2,
+  DONE = 3,
+  KIND = 4,
+  ARGS = 5,
+  ERROR = 6,
+  STOP = 7,
+  FINISHED = 8,
+  JOBS = FINISHED + WATCHED_JOBS;
 
 /** Work the calling thread does around a task's jobs. */
 export interface TaskHooks {
@@ -100,7 +107,12 @@ export class ThreadPool {
   failure: string | undefined;
 
   /** `threads`: the total including the calling thread. */
-  constructor(private readonly module: WasmModule, private readonly memory: WasmMemory, readonly threads: number, private readonly runJob: JobRunner) {
+  constructor(
+    private readonly module: WasmModule,
+    private readonly memory: WasmMemory,
+    readonly threads: number,
+    private readonly runJob: JobRunner,
+  ) {
     const sab = new SharedArrayBuffer(4 * (JOBS + threads));
     this.ctrl = new Int32Array(sab);
     this.state = new BigInt64Array(sab, 0, 1);
@@ -195,7 +207,8 @@ export class ThreadPool {
     }
     if (jobDone !== undefined && !watch) for (let j = 0; j < jobs; j++) report(j);
     if (failed !== undefined) throw failed;
-    if (Atomics.load(ctrl, ERROR) !== 0) throw new Error(`wasm engine: a job of task kind ${kind} failed in a worker thread`);
+    if (Atomics.load(ctrl, ERROR) !== 0)
+      throw new Error(`wasm engine: a job of task kind ${kind} failed in a worker thread`);
   }
 
   /** Jobs each thread has run so far (index 0: the calling thread). */
@@ -225,16 +238,29 @@ interface WorkerData {
 function startNodeWorker(data: WorkerData): WorkerHandle {
   const get = nodeBuiltin();
   if (!get) throw new Error('worker_threads needs Node >= 20.16 (process.getBuiltinModule)');
-  const { Worker } = get('node:worker_threads') as { Worker: new (code: string, options: object) => WorkerHandle & { unref(): void; on(event: string, fn: (e: unknown) => void): void } };
+  const { Worker } = get('node:worker_threads') as {
+    Worker: new (
+      code: string,
+      options: object,
+    ) => WorkerHandle & { unref(): void; on(event: string, fn: (e: unknown) => void): void };
+  };
   // `eval`: no file to resolve, the same in src/ (under tsx) and dist/. Workers never keep the process alive.
-  const worker = new Worker(NODE_WORKER, { eval: true, workerData: data, execArgv: [], env: {}, stdout: false, stderr: false });
+  const worker = new Worker(NODE_WORKER, {
+    eval: true,
+    workerData: data,
+    execArgv: [],
+    env: {},
+    stdout: false,
+    stderr: false,
+  });
   worker.unref();
   worker.on('error', () => undefined);
   return worker;
 }
 
 function startBrowserWorker(data: WorkerData): WorkerHandle {
-  const Ctor = (globalThis as { Worker?: new (url: string) => WorkerHandle & { postMessage(data: unknown): void } }).Worker;
+  const Ctor = (globalThis as { Worker?: new (url: string) => WorkerHandle & { postMessage(data: unknown): void } })
+    .Worker;
   if (!Ctor) throw new Error('this environment has no Worker');
   const url = URL.createObjectURL(new Blob([BROWSER_WORKER], { type: 'text/javascript' }));
   const worker = new Ctor(url);

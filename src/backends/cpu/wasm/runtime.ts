@@ -25,7 +25,9 @@ interface ByteView {
   subarray(start: number, end: number): Uint8Array;
 }
 /** Node's `Buffer` class, where there is one (not in browsers). */
-const NodeBuffer = (globalThis as { Buffer?: { from(buffer: ArrayBufferLike, byteOffset?: number, length?: number): ByteView } }).Buffer;
+const NodeBuffer = (
+  globalThis as { Buffer?: { from(buffer: ArrayBufferLike, byteOffset?: number, length?: number): ByteView } }
+).Buffer;
 
 /** A typed array of 4-byte elements the engine copies in and out. */
 export type Array32 = Float32Array | Int32Array | Uint32Array;
@@ -77,7 +79,8 @@ export class WasmRuntime {
     this.arena = this.scratch + this.scratchStride * this.threads;
     this.top = this.arena;
     this.ensure(this.arena + (1 << 20));
-    this.pool = this.threads > 1 ? new ThreadPool(compiled.module, this.memory, this.threads, this.kernels.run) : undefined;
+    this.pool =
+      this.threads > 1 ? new ThreadPool(compiled.module, this.memory, this.threads, this.kernels.run) : undefined;
   }
 
   /** A constant the module exports (op codes, task kinds, micro-kernel sizes). */
@@ -90,7 +93,8 @@ export class WasmRuntime {
   /** The constants named `${prefix}_<name>`, by `<name>` (the module's op codes and task kinds of one family). */
   constantsNamed(prefix: string): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const [name, value] of this.constants) if (name.startsWith(`${prefix}_`)) out[name.slice(prefix.length + 1)] = value;
+    for (const [name, value] of this.constants)
+      if (name.startsWith(`${prefix}_`)) out[name.slice(prefix.length + 1)] = value;
     return out;
   }
 
@@ -130,14 +134,20 @@ export class WasmRuntime {
    */
   write(at: number, src: Array32, lo: number, hi: number): void {
     if (hi <= lo) return;
-    if (this.bytes !== undefined) this.bytes.fill(new Uint8Array(src.buffer, src.byteOffset + lo * 4, (hi - lo) * 4), at, at + (hi - lo) * 4);
+    if (this.bytes !== undefined)
+      this.bytes.fill(new Uint8Array(src.buffer, src.byteOffset + lo * 4, (hi - lo) * 4), at, at + (hi - lo) * 4);
     else this.viewOf(src).set(src.subarray(lo, hi), at >>> 2);
   }
 
   /** Copies `n` 4-byte elements at byte address `at` into `dst` from index `dstOffset` (a memcpy, as in {@link write}). */
   read(at: number, dst: Array32, n: number, dstOffset = 0): void {
     if (n <= 0) return;
-    if (this.bytes !== undefined && NodeBuffer !== undefined) NodeBuffer.from(dst.buffer, dst.byteOffset + dstOffset * 4, n * 4).fill(this.bytes.subarray(at, at + n * 4), 0, n * 4);
+    if (this.bytes !== undefined && NodeBuffer !== undefined)
+      NodeBuffer.from(dst.buffer, dst.byteOffset + dstOffset * 4, n * 4).fill(
+        this.bytes.subarray(at, at + n * 4),
+        0,
+        n * 4,
+      );
     else dst.set(this.viewOf(dst).subarray(at >>> 2, (at >>> 2) + n), dstOffset);
   }
 
@@ -201,7 +211,10 @@ export class WasmRuntime {
     this.u32 = new Uint32Array(buffer);
     this.i32 = new Int32Array(buffer);
     this.f64 = new Float64Array(buffer);
-    this.bytes = NodeBuffer !== undefined && typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer ? NodeBuffer.from(buffer) : undefined;
+    this.bytes =
+      NodeBuffer !== undefined && typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer
+        ? NodeBuffer.from(buffer)
+        : undefined;
   }
 }
 
