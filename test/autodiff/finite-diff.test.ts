@@ -15,7 +15,10 @@ type Case = [name: string, inputs: GradInput[], f: (...xs: T[]) => T];
 const s = (...shape: number[]): GradInput => ({ shape });
 const pos = (...shape: number[]): GradInput => ({ shape, range: [0.5, 2] });
 const within = (lo: number, hi: number, ...shape: number[]): GradInput => ({ shape, range: [lo, hi] });
-const ints = (values: number[], shape: number[] = [values.length]) => (x: T) => Tensor.fromInts(values, x.device()).reshape(shape) as unknown as Tensor<number, Int>;
+const ints =
+  (values: number[], shape: number[] = [values.length]) =>
+  (x: T) =>
+    Tensor.fromInts(values, x.device()).reshape(shape) as unknown as Tensor<number, Int>;
 const bools = (values: boolean[], shape: number[], x: T) => Tensor.fromBools(values, x.device()).reshape(shape);
 
 const CASES: Case[] = [
@@ -48,14 +51,25 @@ const CASES: Case[] = [
   ['powf tensor', [pos(3), s(3)], (a, b) => a.powf(b)],
   ['atan2 hypot', [s(4), pos(4)], (a, b) => a.atan2(b).add(a.hypot(b))],
   ['remainder fmod', [within(0.1, 0.9, 4), within(1.5, 2, 4)], (a, b) => a.add(3).remainder(b).add(a.fmod(b))],
-  ['maxPair minPair', [{ shape: [4], values: [0.1, 0.9, -0.4, 0.3] }, { shape: [4], values: [0.5, 0.2, -0.6, 0.7] }], (a, b) => a.maxPair(b).add(a.minPair(b).mul(3))],
+  [
+    'maxPair minPair',
+    [
+      { shape: [4], values: [0.1, 0.9, -0.4, 0.3] },
+      { shape: [4], values: [0.5, 0.2, -0.6, 0.7] },
+    ],
+    (a, b) => a.maxPair(b).add(a.minPair(b).mul(3)),
+  ],
   ['clamp', [{ shape: [5], values: [-2, -0.5, 0.1, 0.7, 3] }], (x) => x.clamp(-1, 1)],
   // reductions and scans
   ['sum mean', [s(2, 3)], (x) => x.sum().add(x.mean())],
   ['sumDim meanDims', [s(2, 3, 2)], (x) => x.sumDim(1).add(x.meanDims([0, 2]))],
   ['prod prodDim', [pos(2, 3)], (x) => x.prod().add(x.prodDim(1).sum())],
   ['prod with zeros', [{ shape: [2, 3], values: [1, 0, 2, 0, 0, 3] }], (x) => x.prodDim(1)],
-  ['max min', [{ shape: [2, 3], values: [0.1, 0.9, -0.4, 0.3, 0.5, 0.2] }], (x) => x.max().add(x.min()).add(x.maxDim(0).sum()).add(x.minDim(1).sum())],
+  [
+    'max min',
+    [{ shape: [2, 3], values: [0.1, 0.9, -0.4, 0.3, 0.5, 0.2] }],
+    (x) => x.max().add(x.min()).add(x.maxDim(0).sum()).add(x.minDim(1).sum()),
+  ],
   ['maxDimWithIndices', [{ shape: [2, 3], values: [0.1, 0.9, -0.4, 0.3, 0.5, 0.2] }], (x) => x.maxDimWithIndices(1)[0]],
   ['var varBias', [s(3, 4)], (x) => x.var(1).add(x.varBias(0).sum())],
   ['median', [{ shape: [2, 5], values: [0.1, 0.9, -0.4, 0.3, 0.5, 0.2, 0.7, -0.1, 0.6, 0.4] }], (x) => x.median(1)],
@@ -64,26 +78,139 @@ const CASES: Case[] = [
   ['cumprod with zero', [{ shape: [5], values: [0.5, 2, 0, 3, 1.5] }], (x) => x.cumprod(0)],
   ['cummax cummin', [{ shape: [6], values: [0.1, 0.9, -0.4, 1.3, 0.5, 2] }], (x) => x.cummax(0).add(x.cummin(0))],
   // layout
-  ['reshape transpose permute', [s(2, 3, 4)], (x) => x.reshape([4, 6]).transpose().reshape([2, 3, 4]).permute([2, 0, 1]).swapDims(0, 1)],
+  [
+    'reshape transpose permute',
+    [s(2, 3, 4)],
+    (x) => x.reshape([4, 6]).transpose().reshape([2, 3, 4]).permute([2, 0, 1]).swapDims(0, 1),
+  ],
   ['flip roll', [s(3, 4)], (x) => x.flip([0, 1]).add(x.roll([1, -2], [0, 1]))],
   ['expand repeat', [s(1, 3)], (x) => x.expand([2, 3]).add(x.repeat([2, 1]))],
   ['unfold', [s(2, 6)], (x) => x.unfold(1, 3, 2)],
-  ['narrow chunk split', [s(4, 3)], (x) => Tensor.cat([...x.chunk(2, 0).map((c, i) => c.mul(i + 1)), x.narrow(0, 1, 2), ...x.split(3, 0)], 0)],
-  ['slice with steps', [s(5, 6)], (x) => x.slice([[0, 5, 2], [0, 6, -2]]).add(x.slice([[-3, 5, -1], [1, 4]]).sum())],
-  ['sliceAssign', [s(3, 4), s(2, 2)], (x, v) => x.sliceAssign([[1, 3], [0, 4, 2]], v.mul(2))],
-  ['cat stack', [s(2, 3), s(1, 3)], (a, b) => Tensor.cat([a, b, a], 0).add(0).sum().add(Tensor.stack([a.sum(), b.sum()], 0).sum())],
-  ['pad', [s(2, 3)], (x) => x.pad([[1, 1], [2, 1]], 'reflect').sum().add(x.pad([[0, 0], [1, 2]], 'edge').sum()).add(x.pad([1, 0, 0, 1], 2).mul(x.pad([1, 0, 0, 1], 2)).sum())],
+  [
+    'narrow chunk split',
+    [s(4, 3)],
+    (x) => Tensor.cat([...x.chunk(2, 0).map((c, i) => c.mul(i + 1)), x.narrow(0, 1, 2), ...x.split(3, 0)], 0),
+  ],
+  [
+    'slice with steps',
+    [s(5, 6)],
+    (x) =>
+      x
+        .slice([
+          [0, 5, 2],
+          [0, 6, -2],
+        ])
+        .add(
+          x
+            .slice([
+              [-3, 5, -1],
+              [1, 4],
+            ])
+            .sum(),
+        ),
+  ],
+  [
+    'sliceAssign',
+    [s(3, 4), s(2, 2)],
+    (x, v) =>
+      x.sliceAssign(
+        [
+          [1, 3],
+          [0, 4, 2],
+        ],
+        v.mul(2),
+      ),
+  ],
+  [
+    'cat stack',
+    [s(2, 3), s(1, 3)],
+    (a, b) =>
+      Tensor.cat([a, b, a], 0)
+        .add(0)
+        .sum()
+        .add(Tensor.stack([a.sum(), b.sum()], 0).sum()),
+  ],
+  [
+    'pad',
+    [s(2, 3)],
+    (x) =>
+      x
+        .pad(
+          [
+            [1, 1],
+            [2, 1],
+          ],
+          'reflect',
+        )
+        .sum()
+        .add(
+          x
+            .pad(
+              [
+                [0, 0],
+                [1, 2],
+              ],
+              'edge',
+            )
+            .sum(),
+        )
+        .add(
+          x
+            .pad([1, 0, 0, 1], 2)
+            .mul(x.pad([1, 0, 0, 1], 2))
+            .sum(),
+        ),
+  ],
   ['squeeze unsqueeze flatten', [s(2, 1, 3)], (x) => x.squeezeDim(1).unsqueezeDim(0).flatten(0, 2)],
   // indexing
   ['select', [s(4, 3)], (x) => x.select(0, ints([3, 0, 3])(x) as unknown as Tensor<1, Int>)],
   ['gather', [s(2, 3)], (x) => x.gather(1, ints([2, 0, 0, 1, 1, 2], [2, 3])(x))],
-  ['scatter assign add', [s(2, 3), s(2, 2)], (x, v) => x.scatter(1, ints([2, 0, 1, 2], [2, 2])(x), v, 'assign').add(x.scatter(1, ints([2, 2, 0, 0], [2, 2])(x), v, 'add'))],
+  [
+    'scatter assign add',
+    [s(2, 3), s(2, 2)],
+    (x, v) =>
+      x
+        .scatter(1, ints([2, 0, 1, 2], [2, 2])(x), v, 'assign')
+        .add(x.scatter(1, ints([2, 2, 0, 0], [2, 2])(x), v, 'add')),
+  ],
   ['scatter mul', [s(2, 3), s(2, 2)], (x, v) => x.scatter(1, ints([2, 0, 1, 2], [2, 2])(x), v, 'mul')],
-  ['scatter min max', [{ shape: [2, 3], values: [0.1, 0.9, -0.4, 0.3, 0.5, 0.2] }, { shape: [2, 2], values: [0.6, -0.7, 0.45, 0.15] }], (x, v) => x.scatter(1, ints([1, 0, 1, 2], [2, 2])(x), v, 'max').add(x.scatter(1, ints([1, 0, 1, 2], [2, 2])(x), v, 'min'))],
-  ['selectAssign', [s(4, 2), s(2, 2)], (x, v) => x.selectAssign(0, ints([3, 1])(x) as unknown as Tensor<1, Int>, v, 'add')],
-  ['maskWhere maskFill', [s(2, 3), s(2, 3)], (x, y) => x.maskWhere(bools([true, false, true, false, false, true], [2, 3], x), y).add(x.maskFill(bools([false, true, true, false, true, false], [2, 3], x), 5))],
+  [
+    'scatter min max',
+    [
+      { shape: [2, 3], values: [0.1, 0.9, -0.4, 0.3, 0.5, 0.2] },
+      { shape: [2, 2], values: [0.6, -0.7, 0.45, 0.15] },
+    ],
+    (x, v) =>
+      x.scatter(1, ints([1, 0, 1, 2], [2, 2])(x), v, 'max').add(x.scatter(1, ints([1, 0, 1, 2], [2, 2])(x), v, 'min')),
+  ],
+  [
+    'selectAssign',
+    [s(4, 2), s(2, 2)],
+    (x, v) => x.selectAssign(0, ints([3, 1])(x) as unknown as Tensor<1, Int>, v, 'add'),
+  ],
+  [
+    'maskWhere maskFill',
+    [s(2, 3), s(2, 3)],
+    (x, y) =>
+      x
+        .maskWhere(bools([true, false, true, false, false, true], [2, 3], x), y)
+        .add(x.maskFill(bools([false, true, true, false, true, false], [2, 3], x), 5)),
+  ],
   ['take', [s(3, 4)], (x) => x.take(1, ints([0, 3, 3, 1], [2, 2])(x))],
-  ['gatherNd scatterNd', [s(3, 2), s(2, 2)], (x, v) => x.gatherNd(ints([2, 0, 1], [3, 1])(x)).sum().add(x.scatterNd(ints([2, 0], [2, 1])(x), v, 'add').mul(x).sum())],
+  [
+    'gatherNd scatterNd',
+    [s(3, 2), s(2, 2)],
+    (x, v) =>
+      x
+        .gatherNd(ints([2, 0, 1], [3, 1])(x))
+        .sum()
+        .add(
+          x
+            .scatterNd(ints([2, 0], [2, 1])(x), v, 'add')
+            .mul(x)
+            .sum(),
+        ),
+  ],
   ['triu tril', [s(3, 3)], (x) => x.triu(1).add(x.tril(-1).mul(2))],
   // matmul
   ['matmul', [s(3, 4), s(4, 2)], (a, b) => a.matmul(b)],
@@ -104,7 +231,16 @@ const devices: [string, () => Device, GradCheckOptions, number][] = [
   ['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff(), {}, 1e-5],
   ['autodiff<required-only>', () => requiredOnlyDevice().autodiff(), {}, 1e-5],
   ['checkpointing<cpu(js)>', () => Device.cpu({ engine: 'js' }).gradientCheckpointing(), {}, 1e-5],
-  ...(gpu ? [['autodiff<webgpu> (f32)', () => gpu.autodiff(), { dtype: 'f32', reference: Device.cpu({ engine: 'js' }) }, 2e-3] as [string, () => Device, GradCheckOptions, number]] : []),
+  ...(gpu
+    ? [
+        [
+          'autodiff<webgpu> (f32)',
+          () => gpu.autodiff(),
+          { dtype: 'f32', reference: Device.cpu({ engine: 'js' }) },
+          2e-3,
+        ] as [string, () => Device, GradCheckOptions, number],
+      ]
+    : []),
 ];
 
 for (const [deviceName, device, options, tol] of devices) {

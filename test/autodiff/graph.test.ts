@@ -13,7 +13,10 @@ const gc = runInNewContext('gc') as () => void;
 
 const values = async (t: Tensor<number> | undefined) => Array.from((await t!.toData()).toArray());
 
-for (const [name, inner] of [['cpu(js)', () => Device.cpu({ engine: 'js' })], ['required-only', requiredOnlyDevice]] as const) {
+for (const [name, inner] of [
+  ['cpu(js)', () => Device.cpu({ engine: 'js' })],
+  ['required-only', requiredOnlyDevice],
+] as const) {
   describe(`autodiff over ${name}`, () => {
     const device = inner().autodiff();
 
@@ -45,8 +48,20 @@ for (const [name, inner] of [['cpu(js)', () => Device.cpu({ engine: 'js' })], ['
     });
 
     it('grad lives on the inner device; untracked tensors have none; a non-scalar root is seeded with ones', async () => {
-      const a = Tensor.fromFloats([[1, 2], [3, 4]], device).requireGrad();
-      const b = Tensor.fromFloats([[5, 6], [7, 8]], device);
+      const a = Tensor.fromFloats(
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        device,
+      ).requireGrad();
+      const b = Tensor.fromFloats(
+        [
+          [5, 6],
+          [7, 8],
+        ],
+        device,
+      );
       const grads = a.mul(b).backward();
       const ga = a.grad(grads)!;
       assert.equal(ga.device(), inner());
@@ -59,10 +74,19 @@ for (const [name, inner] of [['cpu(js)', () => Device.cpu({ engine: 'js' })], ['
       const x = Tensor.fromFloats([-2, -0, 0, 0.5, NaN, 3, -Infinity, Infinity], device).requireGrad();
       const y = x.relu();
       assert.deepEqual(await values(y), [0, 0, 0, 0.5, NaN, 3, 0, Infinity]);
-      const grads = y.mul(Tensor.fromFloats([1, 2, 3, 4, 5, 6, 7, 8], device)).sum().backward();
+      const grads = y
+        .mul(Tensor.fromFloats([1, 2, 3, 4, 5, 6, 7, 8], device))
+        .sum()
+        .backward();
       assert.deepEqual(await values(x.grad(grads)), [0, 0, 0, 4, 5, 6, 0, 8]);
       // Through a view and a second use of the same input.
-      const v = Tensor.fromFloats([[1, -1], [-3, 2]], device).requireGrad();
+      const v = Tensor.fromFloats(
+        [
+          [1, -1],
+          [-3, 2],
+        ],
+        device,
+      ).requireGrad();
       const g2 = v.transpose().relu().add(v.relu()).sum().backward();
       assert.deepEqual(await values(v.grad(g2)), [2, 0, 0, 2]);
     });
@@ -118,9 +142,22 @@ for (const [name, inner] of [['cpu(js)', () => Device.cpu({ engine: 'js' })], ['
 describe('gradient checkpointing', () => {
   it('keeps fewer bytes for the backward pass and gives the same gradients', async () => {
     const run = (device: Device) => {
-      const x = Tensor.fromFloats(new Float32Array(64 * 32).map((_, i) => Math.sin(i)), device).reshape([64, 32]);
-      const w1 = Tensor.fromFloats(new Float32Array(32 * 32).map((_, i) => Math.cos(i) / 8), device).reshape([32, 32]).requireGrad();
-      const w2 = Tensor.fromFloats(new Float32Array(32 * 8).map((_, i) => Math.sin(i * 0.7) / 8), device).reshape([32, 8]).requireGrad();
+      const x = Tensor.fromFloats(
+        new Float32Array(64 * 32).map((_, i) => Math.sin(i)),
+        device,
+      ).reshape([64, 32]);
+      const w1 = Tensor.fromFloats(
+        new Float32Array(32 * 32).map((_, i) => Math.cos(i) / 8),
+        device,
+      )
+        .reshape([32, 32])
+        .requireGrad();
+      const w2 = Tensor.fromFloats(
+        new Float32Array(32 * 8).map((_, i) => Math.sin(i * 0.7) / 8),
+        device,
+      )
+        .reshape([32, 8])
+        .requireGrad();
       // Memory-bound chains between the two compute-bound matmuls.
       const h = x.matmul(w1).tanh().mul(2).exp().add(1).log().sigmoid();
       const loss = h.matmul(w2).square().mean();

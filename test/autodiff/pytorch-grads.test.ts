@@ -17,7 +17,17 @@
 // Burn's Householder signs. See the generator's docstring.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Device, functional as F, linalg, Tensor, type Bool, type DType, type Float, type Int, type Kind } from '../../src/index.js';
+import {
+  Device,
+  functional as F,
+  linalg,
+  Tensor,
+  type Bool,
+  type DType,
+  type Float,
+  type Int,
+  type Kind,
+} from '../../src/index.js';
 import type { Norm } from '../../src/tensor/linalg/vector-norm.js';
 import { expectClose, fxTensor, fxValues, loadFixture, type FixtureCase, type Tol } from '../helpers/fixtures.js';
 import { webgpu } from '../helpers/devices.js';
@@ -27,7 +37,10 @@ type T<D extends number = number> = Tensor<D, Float>;
 
 /** A case's inputs on the device under test, and its parameters. */
 class Inputs {
-  constructor(private readonly tensors: Record<string, Tensor<number, Kind>>, private readonly params: Record<string, unknown>) {}
+  constructor(
+    private readonly tensors: Record<string, Tensor<number, Kind>>,
+    private readonly params: Record<string, unknown>,
+  ) {}
   /** A float input (a gradient leaf when the case lists it). */
   f<D extends number = number>(name: string): T<D> {
     const t = this.tensors[name];
@@ -64,33 +77,87 @@ type Built = T | { y: T; check: Record<string, Tensor<number, Kind>> };
 type Build = (x: Inputs) => Built;
 
 const conv: Build = (x) => {
-  const o = { stride: x.nums('stride'), padding: x.nums('padding'), dilation: x.nums('dilation'), groups: x.get<number>('groups') };
-  const fn = [F.conv1d, F.conv2d, F.conv3d][x.get<number>('nd') - 1] as (a: T, w: T, b: T<1> | undefined, o: object) => T;
+  const o = {
+    stride: x.nums('stride'),
+    padding: x.nums('padding'),
+    dilation: x.nums('dilation'),
+    groups: x.get<number>('groups'),
+  };
+  const fn = [F.conv1d, F.conv2d, F.conv3d][x.get<number>('nd') - 1] as (
+    a: T,
+    w: T,
+    b: T<1> | undefined,
+    o: object,
+  ) => T;
   return fn(x.f('x'), x.f('weight'), x.opt('bias'), o);
 };
 const convTranspose: Build = (x) => {
-  const o = { stride: x.nums('stride'), padding: x.nums('padding'), dilation: x.nums('dilation'), paddingOut: x.nums('output_padding'), groups: x.get<number>('groups') };
-  const fn = [F.convTranspose1d, F.convTranspose2d, F.convTranspose3d][x.get<number>('nd') - 1] as (a: T, w: T, b: T<1> | undefined, o: object) => T;
+  const o = {
+    stride: x.nums('stride'),
+    padding: x.nums('padding'),
+    dilation: x.nums('dilation'),
+    paddingOut: x.nums('output_padding'),
+    groups: x.get<number>('groups'),
+  };
+  const fn = [F.convTranspose1d, F.convTranspose2d, F.convTranspose3d][x.get<number>('nd') - 1] as (
+    a: T,
+    w: T,
+    b: T<1> | undefined,
+    o: object,
+  ) => T;
   return fn(x.f('x'), x.f('weight'), x.opt('bias'), o);
 };
 const deform: Build = (x) =>
   F.deformConv2d(x.f('x'), x.f('offset'), x.f('weight'), x.opt('mask'), x.opt('bias'), {
-    stride: x.nums('stride'), padding: x.nums('padding'), dilation: x.nums('dilation'), weightGroups: x.get('weightGroups'), offsetGroups: x.get('offsetGroups'),
+    stride: x.nums('stride'),
+    padding: x.nums('padding'),
+    dilation: x.nums('dilation'),
+    weightGroups: x.get('weightGroups'),
+    offsetGroups: x.get('offsetGroups'),
   });
-const poolOptions = (x: Inputs) => ({ stride: x.nums('stride'), padding: x.nums('padding'), dilation: x.nums('dilation'), ceilMode: x.get<boolean>('ceilMode') });
-const maxPool1d: Build = (x) => F.maxPool1d(x.f('x'), x.nums('kernel')[0]!, { ...poolOptions(x), stride: x.nums('stride')[0], padding: x.nums('padding')[0], dilation: x.nums('dilation')[0] });
+const poolOptions = (x: Inputs) => ({
+  stride: x.nums('stride'),
+  padding: x.nums('padding'),
+  dilation: x.nums('dilation'),
+  ceilMode: x.get<boolean>('ceilMode'),
+});
+const maxPool1d: Build = (x) =>
+  F.maxPool1d(x.f('x'), x.nums('kernel')[0]!, {
+    ...poolOptions(x),
+    stride: x.nums('stride')[0],
+    padding: x.nums('padding')[0],
+    dilation: x.nums('dilation')[0],
+  });
 const maxPool2d: Build = (x) => F.maxPool2d(x.f('x'), x.nums('kernel'), poolOptions(x));
-const avgOptions = (x: Inputs) => ({ stride: x.nums('stride'), padding: x.nums('padding'), countIncludePad: x.get<boolean>('countIncludePad'), ceilMode: x.get<boolean>('ceilMode') });
+const avgOptions = (x: Inputs) => ({
+  stride: x.nums('stride'),
+  padding: x.nums('padding'),
+  countIncludePad: x.get<boolean>('countIncludePad'),
+  ceilMode: x.get<boolean>('ceilMode'),
+});
 const avgPool1d: Build = (x) => F.avgPool1d(x.f('x'), x.nums('kernel')[0]!, avgOptions(x));
 const avgPool2d: Build = (x) => F.avgPool2d(x.f('x'), x.nums('kernel'), avgOptions(x));
-const interpolate: Build = (x) => F.interpolate(x.f('x'), x.nums('size'), { mode: x.get('mode'), alignCorners: x.get('alignCorners') });
+const interpolate: Build = (x) =>
+  F.interpolate(x.f('x'), x.nums('size'), { mode: x.get('mode'), alignCorners: x.get('alignCorners') });
 const nearest: Build = (x) => F.interpolate(x.f('x'), x.nums('size'), { mode: 'nearest' });
-const gridSample: Build = (x) => x.f<4>('x').gridSample2d(x.f('grid'), { mode: 'bilinear', paddingMode: x.get('paddingMode'), alignCorners: x.get('alignCorners') });
+const gridSample: Build = (x) =>
+  x
+    .f<4>('x')
+    .gridSample2d(x.f('grid'), {
+      mode: 'bilinear',
+      paddingMode: x.get('paddingMode'),
+      alignCorners: x.get('alignCorners'),
+    });
 const batchNorm: Build = (x) => {
   const w = x.f<1>('weight');
-  return F.batchNorm(x.f('x'), w.detach().zerosLike(), w.detach().onesLike(), { training: true, weight: w, bias: x.f('bias') });
+  return F.batchNorm(x.f('x'), w.detach().zerosLike(), w.detach().onesLike(), {
+    training: true,
+    weight: w,
+    bias: x.f('bias'),
+  });
 };
-const layerNorm: Build = (x) => F.layerNorm(x.f('x'), x.nums('normalizedShape'), { weight: x.f('weight'), bias: x.f('bias') });
+const layerNorm: Build = (x) =>
+  F.layerNorm(x.f('x'), x.nums('normalizedShape'), { weight: x.f('weight'), bias: x.f('bias') });
 const det: Build = (x) => linalg.det(x.f('x'));
 const NORMS: Record<string, Norm> = { L1: 'L1', L2: 'L2', p3: 3, p4: 4, p1_5: 1.5, LInf: 'LInf' };
 const vectorNorm: Build = (x) => linalg.vectorNorm(x.f('x'), NORMS[x.get<string>('norm')]!, 1);
@@ -159,7 +226,8 @@ const BUILDERS: Record<string, Build> = {
   gridSample2d_reflection_noalign: gridSample,
 
   attention: (x) => F.attention(x.f('q'), x.f('k'), x.f('v')),
-  attention_mask_bias_softcap: (x) => F.attention(x.f('q'), x.f('k'), x.f('v'), { mask: x.b('mask'), bias: x.f('bias'), softcap: x.get('softcap') }),
+  attention_mask_bias_softcap: (x) =>
+    F.attention(x.f('q'), x.f('k'), x.f('v'), { mask: x.b('mask'), bias: x.f('bias'), softcap: x.get('softcap') }),
   attention_causal_scale: (x) => F.attention(x.f('q'), x.f('k'), x.f('v'), { isCausal: true, scale: x.get('scale') }),
   batchNorm_training_3d: batchNorm,
   batchNorm_training_4d: batchNorm,
@@ -280,7 +348,9 @@ const devices: [string, () => Device, readonly ('f32' | 'f64')[]][] = [
   ['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff(), BOTH],
   ['autodiff<required-only>', () => requiredOnlyDevice().autodiff(), BOTH],
   ['checkpointing<cpu(js)>', () => Device.cpu({ engine: 'js' }).gradientCheckpointing(), BOTH],
-  ...(gpu ? [['autodiff<webgpu>', () => gpu.autodiff(), ['f32']] as [string, () => Device, readonly ('f32' | 'f64')[]]] : []),
+  ...(gpu
+    ? [['autodiff<webgpu>', () => gpu.autodiff(), ['f32']] as [string, () => Device, readonly ('f32' | 'f64')[]]]
+    : []),
 ];
 
 for (const [deviceName, device, dtypes] of devices) {

@@ -2,7 +2,16 @@ import type { AutodiffOps, Gradients } from '../../backend/autodiff.js';
 import type { Backend, SliceSpecs, TensorPrimitive } from '../../backend/backend.js';
 import { BaseBackend } from '../../backend/base.js';
 import { selectsEmptySlices } from '../../backend/defaults/indexing.js';
-import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
+import type {
+  ArgOp,
+  BinaryOp,
+  CompareOp,
+  PredicateOp,
+  ReduceOp,
+  ScanOp,
+  ScatterOp,
+  UnaryOp,
+} from '../../backend/ops.js';
 import type { ConvOptions, ConvTransposeOptions, MaxPoolOptions } from '../../backend/options.js';
 import type { TensorData } from '../../core/data.js';
 import type { Distribution } from '../../core/distribution.js';
@@ -14,7 +23,15 @@ import { Node, runBackward, type Backward, type Stored } from './graph.js';
 import type { RecordOptions, SaveSource } from './record.js';
 import { BINARY_RULES, reduceBinary, UNARY_RULES, type BinarySaved } from './rules/elementwise.js';
 import { gatherGrad, scatterGrad, sortGrad } from './rules/indexing.js';
-import { catGrad, expandGrad, permuteGrad, reshapeGrad, sliceAssignGrad, sliceGrad, whereGrad } from './rules/layout.js';
+import {
+  catGrad,
+  expandGrad,
+  permuteGrad,
+  reshapeGrad,
+  sliceAssignGrad,
+  sliceGrad,
+  whereGrad,
+} from './rules/layout.js';
 import { matmulGrad } from './rules/linalg.js';
 import { convGrad, convTransposeGrad, maxPoolGrad } from './rules/module.js';
 import { reduceGrad, scanGrad } from './rules/reduce.js';
@@ -44,7 +61,10 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   readonly autodiff: AutodiffOps<AdTensor> = this;
   private readonly checkpointing: boolean;
 
-  constructor(readonly innerBackend: Backend, options: AutodiffOptions = {}) {
+  constructor(
+    readonly innerBackend: Backend,
+    options: AutodiffOptions = {},
+  ) {
     super();
     this.checkpointing = options.checkpointing ?? false;
     this.name = `autodiff<${innerBackend.name}>${this.checkpointing ? '(checkpointing)' : ''}`;
@@ -65,8 +85,12 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
     if (!backward || !isFloatDType(out.dtype) || !inputs.some((t) => t.node)) return new AdTensor(out, undefined);
     const save = Object.entries(options.save ?? {}) as [string, SaveSource][];
     for (const [name, source] of save) {
-      check(typeof source !== 'number' || (Number.isInteger(source) && inputs[source] !== undefined), 'record', () =>
-        `save.${name} names input ${String(source)}, but the op has ${inputs.length} input(s) (expected an index in [0, ${inputs.length}), 'out' or a primitive)`);
+      check(
+        typeof source !== 'number' || (Number.isInteger(source) && inputs[source] !== undefined),
+        'record',
+        () =>
+          `save.${name} names input ${String(source)}, but the op has ${inputs.length} input(s) (expected an index in [0, ${inputs.length}), 'out' or a primitive)`,
+      );
     }
     const recomputable = this.checkpointing && cost === 'memory-bound';
     const saved: Record<string, Stored> = {};
@@ -78,7 +102,8 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
       cost,
       ...(recomputable ? { forward, inputs: inputs.map((t) => this.store(t)) } : {}),
     });
-    for (const [name, source] of save) saved[name] = this.saveValue(source, inputs, out, recomputable ? node : undefined);
+    for (const [name, source] of save)
+      saved[name] = this.saveValue(source, inputs, out, recomputable ? node : undefined);
     return new AdTensor(out, node);
   }
 
@@ -131,7 +156,8 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
 
   requireGrad(p: AdTensor, require: boolean): AdTensor {
     if (!require) return this.plain(p.inner);
-    if (!isFloatDType(p.dtype)) throw new BurnError('requireGrad', `only Float tensors can require grad, got ${p.dtype}`);
+    if (!isFloatDType(p.dtype))
+      throw new BurnError('requireGrad', `only Float tensors can require grad, got ${p.dtype}`);
     return p.node?.leaf ? p : new AdTensor(p.inner, Node.leaf());
   }
   isRequireGrad(p: AdTensor): boolean {
@@ -141,7 +167,11 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
     return this.plain(p.inner);
   }
   backward(p: AdTensor): Gradients {
-    if (!p.node) throw new BurnError('backward', 'the tensor is not tracked: no input requires grad (call requireGrad() on a leaf first)');
+    if (!p.node)
+      throw new BurnError(
+        'backward',
+        'the tensor is not tracked: no input requires grad (call requireGrad() on a leaf first)',
+      );
     // Every intermediate of the backward pass is released when it ends; the gradients stay.
     const node = p.node;
     return runScope(() => runBackward(node, p.shape, p.dtype, this.innerBackend));
@@ -158,16 +188,28 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
 
   // --- data ---
 
-  fromData(data: TensorData): AdTensor { return this.plain(this.innerBackend.fromData(data)); }
-  toData(p: AdTensor): Promise<TensorData> { return this.innerBackend.toData(p.inner); }
-  toDataSync(p: AdTensor): TensorData | undefined { return this.innerBackend.toDataSync(p.inner); }
+  fromData(data: TensorData): AdTensor {
+    return this.plain(this.innerBackend.fromData(data));
+  }
+  toData(p: AdTensor): Promise<TensorData> {
+    return this.innerBackend.toData(p.inner);
+  }
+  toDataSync(p: AdTensor): TensorData | undefined {
+    return this.innerBackend.toDataSync(p.inner);
+  }
   /** The inner backend's reads in one round trip where it has them. */
   toDataMany(ps: readonly AdTensor[]): Promise<TensorData[]> {
     const inner = this.innerBackend;
-    return inner.toDataMany ? inner.toDataMany(ps.map((p) => p.inner)) : Promise.all(ps.map((p) => inner.toData(p.inner)));
+    return inner.toDataMany
+      ? inner.toDataMany(ps.map((p) => p.inner))
+      : Promise.all(ps.map((p) => inner.toData(p.inner)));
   }
-  viewDataSync(p: AdTensor): TensorData | undefined { return this.innerBackend.viewDataSync?.(p.inner); }
-  fill(shape: readonly number[], value: number, dtype: DType): AdTensor { return this.plain(this.innerBackend.fill(shape, value, dtype)); }
+  viewDataSync(p: AdTensor): TensorData | undefined {
+    return this.innerBackend.viewDataSync?.(p.inner);
+  }
+  fill(shape: readonly number[], value: number, dtype: DType): AdTensor {
+    return this.plain(this.innerBackend.fill(shape, value, dtype));
+  }
   /** The inner backend's draw (its own kernel where it has one; the same values everywhere). */
   override random(shape: readonly number[], dist: Distribution, dtype: DType, key: RandomKey): AdTensor {
     return this.plain(this.innerBackend.random(shape, dist, dtype, key));
@@ -180,18 +222,38 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
 
   reshape(p: AdTensor, shape: readonly number[]): AdTensor {
     const from = p.shape;
-    return this.record({ inputs: [p], forward: ([x]) => this.innerBackend.reshape(x!, shape), cost: 'memory-bound', backward: (g) => [reshapeGrad(this.innerBackend, g, from)] });
+    return this.record({
+      inputs: [p],
+      forward: ([x]) => this.innerBackend.reshape(x!, shape),
+      cost: 'memory-bound',
+      backward: (g) => [reshapeGrad(this.innerBackend, g, from)],
+    });
   }
   permute(p: AdTensor, axes: readonly number[]): AdTensor {
-    return this.record({ inputs: [p], forward: ([x]) => this.innerBackend.permute(x!, axes), cost: 'memory-bound', backward: (g) => [permuteGrad(this.innerBackend, g, axes)] });
+    return this.record({
+      inputs: [p],
+      forward: ([x]) => this.innerBackend.permute(x!, axes),
+      cost: 'memory-bound',
+      backward: (g) => [permuteGrad(this.innerBackend, g, axes)],
+    });
   }
   expand(p: AdTensor, shape: readonly number[]): AdTensor {
     const from = p.shape;
-    return this.record({ inputs: [p], forward: ([x]) => this.innerBackend.expand(x!, shape), cost: 'memory-bound', backward: (g) => [expandGrad(this.innerBackend, g, from)] });
+    return this.record({
+      inputs: [p],
+      forward: ([x]) => this.innerBackend.expand(x!, shape),
+      cost: 'memory-bound',
+      backward: (g) => [expandGrad(this.innerBackend, g, from)],
+    });
   }
   slice(p: AdTensor, specs: SliceSpecs): AdTensor {
     const meta = { shape: p.shape, dtype: p.dtype };
-    return this.record({ inputs: [p], forward: ([x]) => this.innerBackend.slice(x!, specs), cost: 'memory-bound', backward: (g) => [sliceGrad(this.innerBackend, g, meta, specs)] });
+    return this.record({
+      inputs: [p],
+      forward: ([x]) => this.innerBackend.slice(x!, specs),
+      cost: 'memory-bound',
+      backward: (g) => [sliceGrad(this.innerBackend, g, meta, specs)],
+    });
   }
   sliceAssign(p: AdTensor, specs: SliceSpecs, values: AdTensor): AdTensor {
     const meta = { shape: values.shape, dtype: values.dtype };
@@ -204,20 +266,34 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   }
   cat(ps: readonly AdTensor[], dim: number): AdTensor {
     const sizes = ps.map((p) => p.shape[dim]!);
-    return this.record({ inputs: ps, forward: (xs) => this.innerBackend.cat(xs, dim), cost: 'memory-bound', backward: (g) => catGrad(this.innerBackend, g, sizes, dim) });
+    return this.record({
+      inputs: ps,
+      forward: (xs) => this.innerBackend.cat(xs, dim),
+      cost: 'memory-bound',
+      backward: (g) => catGrad(this.innerBackend, g, sizes, dim),
+    });
   }
 
   // --- elementwise ---
 
   unary(op: UnaryOp, p: AdTensor): AdTensor {
-    const r = UNARY_RULES[op], b = this.innerBackend;
-    const inputs = [p], cost = 'memory-bound', forward = ([x]: P[]) => b.unary(op, x!);
+    const r = UNARY_RULES[op],
+      b = this.innerBackend;
+    const inputs = [p],
+      cost = 'memory-bound',
+      forward = ([x]: P[]) => b.unary(op, x!);
     // Each rule saves the input `x`, the output `out`, or nothing.
     switch (r.save) {
       case 'x':
         return this.record({ inputs, forward, cost, save: { x: 0 }, backward: (g, saved) => [r.grad(b, g, saved)] });
       case 'out':
-        return this.record({ inputs, forward, cost, save: { out: 'out' }, backward: (g, saved) => [r.grad(b, g, saved)] });
+        return this.record({
+          inputs,
+          forward,
+          cost,
+          save: { out: 'out' },
+          backward: (g, saved) => [r.grad(b, g, saved)],
+        });
       case 'none': {
         const grad = r.grad;
         return this.record({ inputs, forward, cost, backward: grad && ((g) => [grad(b, g)]) });
@@ -232,20 +308,31 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   }
   override binaryScalar(op: BinaryOp, a: AdTensor, scalar: number): AdTensor {
     if (!a.node) return this.plain(this.innerBackend.binaryScalar(op, a.inner, scalar));
-    return this.binaryWith(op, a, this.fill([], scalar, a.dtype), ([x]) => this.innerBackend.binaryScalar(op, x!, scalar));
+    return this.binaryWith(op, a, this.fill([], scalar, a.dtype), ([x]) =>
+      this.innerBackend.binaryScalar(op, x!, scalar),
+    );
   }
   private binaryWith(op: BinaryOp, a: AdTensor, b: AdTensor, forward: (vals: P[]) => P): AdTensor {
     const r = BINARY_RULES[op];
     const grad = r.grad;
-    const aShape = a.shape, bShape = b.shape;
+    const aShape = a.shape,
+      bShape = b.shape;
     // The operands are inputs 0 and 1; a rule reads the names it saves.
     const save: Partial<Record<BinarySaved, SaveSource>> = {};
     for (const k of r.save) save[k] = k === 'a' ? 0 : k === 'b' ? 1 : 'out';
-    const backward: Backward<BinarySaved> | undefined = grad && ((g, saved, needs) => {
-      const [ga, gb] = grad(this.innerBackend, g, saved, needs);
-      return reduceBinary(this.innerBackend, [needs[0] ? ga : undefined, needs[1] ? gb : undefined], aShape, bShape);
+    const backward: Backward<BinarySaved> | undefined =
+      grad &&
+      ((g, saved, needs) => {
+        const [ga, gb] = grad(this.innerBackend, g, saved, needs);
+        return reduceBinary(this.innerBackend, [needs[0] ? ga : undefined, needs[1] ? gb : undefined], aShape, bShape);
+      });
+    return this.record<BinarySaved>({
+      inputs: [a, b],
+      forward,
+      cost: 'memory-bound',
+      save: save as Record<BinarySaved, SaveSource>,
+      backward,
     });
-    return this.record<BinarySaved>({ inputs: [a, b], forward, cost: 'memory-bound', save: save as Record<BinarySaved, SaveSource>, backward });
   }
   compare(op: CompareOp, a: AdTensor, b: AdTensor): AdTensor {
     return this.plain(this.innerBackend.compare(op, a.inner, b.inner));
@@ -254,44 +341,72 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
     return this.plain(this.innerBackend.compareScalar(op, a.inner, scalar));
   }
   where(cond: AdTensor, a: AdTensor, b: AdTensor): AdTensor {
-    const aShape = a.shape, bShape = b.shape;
+    const aShape = a.shape,
+      bShape = b.shape;
     return this.record({
       inputs: [cond, a, b],
       forward: ([c, x, y]) => this.innerBackend.where(c!, x!, y!),
       cost: 'memory-bound',
       save: { cond: 0 },
-      backward: (g, { cond }, needs) => [undefined, ...whereGrad(this.innerBackend, g, cond, aShape, bShape, needs[1]!, needs[2]!)],
+      backward: (g, { cond }, needs) => [
+        undefined,
+        ...whereGrad(this.innerBackend, g, cond, aShape, bShape, needs[1]!, needs[2]!),
+      ],
     });
   }
   cast(p: AdTensor, dtype: DType): AdTensor {
     const from = p.dtype;
     // Only a float-to-float cast passes a gradient.
-    const backward: Backward | undefined = isFloatDType(from) && isFloatDType(dtype) ? (g) => [this.innerBackend.cast(g, from)] : undefined;
-    return this.record({ inputs: [p], forward: ([x]) => this.innerBackend.cast(x!, dtype), cost: 'memory-bound', backward });
+    const backward: Backward | undefined =
+      isFloatDType(from) && isFloatDType(dtype) ? (g) => [this.innerBackend.cast(g, from)] : undefined;
+    return this.record({
+      inputs: [p],
+      forward: ([x]) => this.innerBackend.cast(x!, dtype),
+      cost: 'memory-bound',
+      backward,
+    });
   }
 
   // --- reductions ---
 
   reduce(op: ReduceOp, p: AdTensor, dims: readonly number[]): AdTensor {
-    const b = this.innerBackend, inputs = [p], cost = 'memory-bound', forward = ([x]: P[]) => b.reduce(op, x!, dims);
+    const b = this.innerBackend,
+      inputs = [p],
+      cost = 'memory-bound',
+      forward = ([x]: P[]) => b.reduce(op, x!, dims);
     // A sum's gradient reads only the input's shape; the others read the input and the output.
     if (op === 'sum') {
       const meta = { shape: p.shape, dtype: p.dtype } as P;
       return this.record({ inputs, forward, cost, backward: (g) => [reduceGrad(b, op, g, { x: meta, out: g }, dims)] });
     }
-    return this.record({ inputs, forward, cost, save: { x: 0, out: 'out' }, backward: (g, saved) => [reduceGrad(b, op, g, saved, dims)] });
+    return this.record({
+      inputs,
+      forward,
+      cost,
+      save: { x: 0, out: 'out' },
+      backward: (g, saved) => [reduceGrad(b, op, g, saved, dims)],
+    });
   }
   argReduce(op: ArgOp, p: AdTensor, dim: number): AdTensor {
     return this.plain(this.innerBackend.argReduce(op, p.inner, dim));
   }
   scan(op: ScanOp, p: AdTensor, dim: number): AdTensor {
-    const b = this.innerBackend, inputs = [p], cost = 'memory-bound', forward = ([x]: P[]) => b.scan(op, x!, dim);
+    const b = this.innerBackend,
+      inputs = [p],
+      cost = 'memory-bound',
+      forward = ([x]: P[]) => b.scan(op, x!, dim);
     // As reduce: a cumulative sum's gradient reads only the input's shape.
     if (op === 'sum') {
       const meta = { shape: p.shape, dtype: p.dtype } as P;
       return this.record({ inputs, forward, cost, backward: (g) => [scanGrad(b, op, g, { x: meta, out: meta }, dim)] });
     }
-    return this.record({ inputs, forward, cost, save: { x: 0, out: 'out' }, backward: (g, saved) => [scanGrad(b, op, g, saved, dim)] });
+    return this.record({
+      inputs,
+      forward,
+      cost,
+      save: { x: 0, out: 'out' },
+      backward: (g, saved) => [scanGrad(b, op, g, saved, dim)],
+    });
   }
 
   // --- indexing ---
@@ -324,12 +439,17 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
   /** As {@link select}: the inner selectAssign checks indices selecting empty slices; both gradients are empty. */
   override selectAssign(op: ScatterOp, p: AdTensor, dim: number, indices: AdTensor, values: AdTensor): AdTensor {
     if (!selectsEmptySlices(p.shape, dim, indices)) return super.selectAssign(op, p, dim, indices, values);
-    const pm = { shape: p.shape, dtype: p.dtype }, vm = { shape: values.shape, dtype: values.dtype };
+    const pm = { shape: p.shape, dtype: p.dtype },
+      vm = { shape: values.shape, dtype: values.dtype };
     return this.record({
       inputs: [p, indices, values],
       forward: ([x, i, v]) => this.innerBackend.selectAssign(op, x!, dim, i!, v!),
       cost: 'memory-bound',
-      backward: () => [this.innerBackend.fill(pm.shape, 0, pm.dtype), undefined, this.innerBackend.fill(vm.shape, 0, vm.dtype)],
+      backward: () => [
+        this.innerBackend.fill(pm.shape, 0, pm.dtype),
+        undefined,
+        this.innerBackend.fill(vm.shape, 0, vm.dtype),
+      ],
     });
   }
   scatter(op: ScatterOp, p: AdTensor, dim: number, indices: AdTensor, values: AdTensor): AdTensor {
@@ -419,14 +539,20 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
       backward: (g, saved, needs) => convGrad(this.innerBackend, g, saved, needs, options).slice(0, inputs.length),
     });
   }
-  override convTranspose(x: AdTensor, weight: AdTensor, bias: AdTensor | undefined, options: ConvTransposeOptions): AdTensor {
+  override convTranspose(
+    x: AdTensor,
+    weight: AdTensor,
+    bias: AdTensor | undefined,
+    options: ConvTransposeOptions,
+  ): AdTensor {
     const inputs = bias ? [x, weight, bias] : [x, weight];
     return this.record({
       inputs,
       forward: ([a, w, c]) => this.innerBackend.convTranspose(a!, w!, c, options),
       cost: 'compute-bound',
       save: { x: 0, weight: 1 },
-      backward: (g, saved, needs) => convTransposeGrad(this.innerBackend, g, saved, needs, options).slice(0, inputs.length),
+      backward: (g, saved, needs) =>
+        convTransposeGrad(this.innerBackend, g, saved, needs, options).slice(0, inputs.length),
     });
   }
   override maxPool(x: AdTensor, options: MaxPoolOptions): AdTensor {

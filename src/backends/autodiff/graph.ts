@@ -32,7 +32,11 @@ export type Saved<K extends string = string> = { readonly [N in K]: TensorPrimit
  * tracked, so a rule can skip work nobody reads. A saved value is read (and, under checkpointing,
  * recomputed) only when the rule touches it.
  */
-export type Backward<K extends string = string> = (grad: TensorPrimitive, saved: Saved<K>, needs: readonly boolean[]) => readonly (TensorPrimitive | undefined)[];
+export type Backward<K extends string = string> = (
+  grad: TensorPrimitive,
+  saved: Saved<K>,
+  needs: readonly boolean[],
+) => readonly (TensorPrimitive | undefined)[];
 
 /** What a {@link Node} is made of. */
 export interface NodeOptions {
@@ -134,7 +138,8 @@ export function read(s: Stored): TensorPrimitive {
 /** The saved values as a rule reads them: each read (recomputed under checkpointing) on first access only. */
 function savedView(saved: Readonly<Record<string, Stored>>): Saved {
   const view: Record<string, TensorPrimitive> = {};
-  for (const [name, s] of Object.entries(saved)) Object.defineProperty(view, name, { get: () => read(s), enumerable: true });
+  for (const [name, s] of Object.entries(saved))
+    Object.defineProperty(view, name, { get: () => read(s), enumerable: true });
   return view;
 }
 
@@ -165,7 +170,12 @@ function topologicalOrder(root: Node): Node[] {
  * Runs the backward pass from `root` (seeded with ones, as Burn does for non-scalar outputs),
  * accumulates the gradients of every leaf, and frees the graph.
  */
-export function runBackward(root: Node, rootShape: readonly number[], rootDType: TensorPrimitive['dtype'], inner: Backend): Gradients {
+export function runBackward(
+  root: Node,
+  rootShape: readonly number[],
+  rootDType: TensorPrimitive['dtype'],
+  inner: Backend,
+): Gradients {
   const order = topologicalOrder(root);
   // Only a backend that counts references can release a gradient it may share with a view.
   const release = inner.dispose && inner.retain ? inner.dispose.bind(inner) : undefined;
@@ -183,12 +193,21 @@ export function runBackward(root: Node, rootShape: readonly number[], rootDType:
         continue;
       }
       const backward = node.backward;
-      if (!backward) throw new BurnError('backward', 'the graph behind this tensor was already freed by an earlier backward()');
+      if (!backward)
+        throw new BurnError('backward', 'the graph behind this tensor was already freed by an earlier backward()');
       const saved = node.saved;
-      const parentGrads = backward(grad, savedView(saved), node.parents.map((p) => p !== undefined));
+      const parentGrads = backward(
+        grad,
+        savedView(saved),
+        node.parents.map((p) => p !== undefined),
+      );
       // A missing entry would drop an input's gradient silently (a custom op's rule most likely).
-      check(parentGrads.length === node.parents.length, 'backward', () =>
-        `the rule of node ${node.id} returned ${parentGrads.length} gradient(s) for ${node.parents.length} input(s) (expected one per input, undefined where none flows)`);
+      check(
+        parentGrads.length === node.parents.length,
+        'backward',
+        () =>
+          `the rule of node ${node.id} returned ${parentGrads.length} gradient(s) for ${node.parents.length} input(s) (expected one per input, undefined where none flows)`,
+      );
       // Every gradient the pass holds is a handle of its own, released as soon as it is consumed
       // (its memory then serves the next outputs): a kept value, the incoming gradient passed on
       // unchanged, or one value given to two parents gets a second handle.

@@ -17,7 +17,6 @@ export type UnaryRule =
   | { readonly save: 'out'; readonly grad: (b: Backend, g: P, saved: Saved<'out'>) => P }
   | { readonly save: 'none'; readonly grad?: (b: Backend, g: P) => P };
 
-
 /** `1 - v²`. */
 const oneMinusSq = (b: Backend, v: P): P => b.binaryScalar('add', neg(b, mul(b, v, v)), 1);
 /** `v² + c`. */
@@ -47,7 +46,10 @@ export const UNARY_RULES: { readonly [K in UnaryOp]: UnaryRule } = {
   asinh: { save: 'x', grad: (b, g, { x }) => div(b, g, b.unary('sqrt', sqPlus(b, x, 1))) },
   acosh: { save: 'x', grad: (b, g, { x }) => div(b, g, b.unary('sqrt', sqPlus(b, x, -1))) },
   atanh: { save: 'x', grad: (b, g, { x }) => div(b, g, oneMinusSq(b, x)) },
-  erf: { save: 'x', grad: (b, g, { x }) => mul(b, g, scale(b, b.unary('exp', neg(b, mul(b, x, x))), 2 / Math.sqrt(Math.PI))) },
+  erf: {
+    save: 'x',
+    grad: (b, g, { x }) => mul(b, g, scale(b, b.unary('exp', neg(b, mul(b, x, x))), 2 / Math.sqrt(Math.PI))),
+  },
   round: { save: 'none', grad: (b, g) => zerosLike(b, g) },
   floor: { save: 'none', grad: (b, g) => zerosLike(b, g) },
   ceil: { save: 'none', grad: (b, g) => zerosLike(b, g) },
@@ -63,7 +65,12 @@ export interface BinaryRule {
   /** The values `grad` reads; only these are kept (a rule reads no name it does not save). */
   readonly save: readonly BinarySaved[];
   /** `needs[i]`: whether operand i is tracked (a rule may skip the other's gradient). */
-  readonly grad?: (b: Backend, g: P, saved: Saved<BinarySaved>, needs: readonly boolean[]) => [P | undefined, P | undefined];
+  readonly grad?: (
+    b: Backend,
+    g: P,
+    saved: Saved<BinarySaved>,
+    needs: readonly boolean[],
+  ) => [P | undefined, P | undefined];
 }
 
 /** `mask ? x : 0`. */
@@ -96,8 +103,14 @@ export const BINARY_RULES: { readonly [K in BinaryOp]: BinaryRule } = {
     },
   },
   // Ties share the gradient equally, as PyTorch's maximum/minimum.
-  max: { save: ['a', 'b'], grad: (b, g, v, needs) => pairGrad(b, g, b.compare('gt', v.a, v.b), b.compare('eq', v.a, v.b), needs) },
-  min: { save: ['a', 'b'], grad: (b, g, v, needs) => pairGrad(b, g, b.compare('lt', v.a, v.b), b.compare('eq', v.a, v.b), needs) },
+  max: {
+    save: ['a', 'b'],
+    grad: (b, g, v, needs) => pairGrad(b, g, b.compare('gt', v.a, v.b), b.compare('eq', v.a, v.b), needs),
+  },
+  min: {
+    save: ['a', 'b'],
+    grad: (b, g, v, needs) => pairGrad(b, g, b.compare('lt', v.a, v.b), b.compare('eq', v.a, v.b), needs),
+  },
   and: { save: [] },
   or: { save: [] },
   xor: { save: [] },
@@ -115,6 +128,11 @@ function pairGrad(b: Backend, g: P, aWins: P, tie: P, needs: readonly boolean[])
 }
 
 /** Reduces the two gradients of a broadcasting binary op to the operand shapes. */
-export function reduceBinary(b: Backend, grads: [P | undefined, P | undefined], aShape: readonly number[], bShape: readonly number[]): [P | undefined, P | undefined] {
+export function reduceBinary(
+  b: Backend,
+  grads: [P | undefined, P | undefined],
+  aShape: readonly number[],
+  bShape: readonly number[],
+): [P | undefined, P | undefined] {
   return [grads[0] && sumToShape(b, grads[0], aShape), grads[1] && sumToShape(b, grads[1], bShape)];
 }

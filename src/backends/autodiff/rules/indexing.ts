@@ -8,7 +8,13 @@ import { mul, zerosLike } from './shared.js';
 type P = TensorPrimitive;
 
 /** gather: scatter-add the gradient back to the gathered positions. */
-export function gatherGrad(b: Backend, g: P, input: { shape: readonly number[]; dtype: P['dtype'] }, dim: number, indices: P): P {
+export function gatherGrad(
+  b: Backend,
+  g: P,
+  input: { shape: readonly number[]; dtype: P['dtype'] },
+  dim: number,
+  indices: P,
+): P {
   return b.scatter('add', b.fill(input.shape, 0, input.dtype), dim, indices, g);
 }
 
@@ -19,7 +25,13 @@ export function gatherGrad(b: Backend, g: P, input: { shape: readonly number[]; 
  * (Burn's scatter_nd rule, whose ties contribute to both sides, as its cummin/cummax). Reads the
  * target `x`, the `indices`, the `values` and the output `out`.
  */
-export function scatterGrad(b: Backend, op: ScatterOp, g: P, saved: Saved<'x' | 'indices' | 'values' | 'out'>, dim: number): [P, P] {
+export function scatterGrad(
+  b: Backend,
+  op: ScatterOp,
+  g: P,
+  saved: Saved<'x' | 'indices' | 'values' | 'out'>,
+  dim: number,
+): [P, P] {
   const { x, indices, values, out } = saved;
   const picked = b.gather(g, dim, indices);
   switch (op) {
@@ -36,7 +48,10 @@ export function scatterGrad(b: Backend, op: ScatterOp, g: P, saved: Saved<'x' | 
     case 'max': {
       // The gradient goes to whichever of x and the values produced the result, whole to each on ties.
       const zero = b.fill([], 0, g.dtype);
-      return [b.where(b.compare('eq', x, out), g, zero), b.where(b.compare('eq', values, b.gather(out, dim, indices)), picked, zero)];
+      return [
+        b.where(b.compare('eq', x, out), g, zero),
+        b.where(b.compare('eq', values, b.gather(out, dim, indices)), picked, zero),
+      ];
     }
   }
 }

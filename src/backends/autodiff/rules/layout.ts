@@ -19,12 +19,22 @@ export function permuteGrad(b: Backend, g: P, axes: readonly number[]): P {
 export const expandGrad = (b: Backend, g: P, inputShape: readonly number[]): P => sumToShape(b, g, inputShape);
 
 /** slice: the gradient placed into zeros at the sliced region. */
-export function sliceGrad(b: Backend, g: P, input: { shape: readonly number[]; dtype: P['dtype'] }, specs: SliceSpecs): P {
+export function sliceGrad(
+  b: Backend,
+  g: P,
+  input: { shape: readonly number[]; dtype: P['dtype'] },
+  specs: SliceSpecs,
+): P {
   return b.sliceAssign(b.fill(input.shape, 0, input.dtype), specs, g);
 }
 
 /** sliceAssign: the target keeps the gradient outside the region; the values get the region. */
-export function sliceAssignGrad(b: Backend, g: P, specs: SliceSpecs, values: P | { shape: readonly number[]; dtype: P['dtype'] }): [P, P] {
+export function sliceAssignGrad(
+  b: Backend,
+  g: P,
+  specs: SliceSpecs,
+  values: P | { shape: readonly number[]; dtype: P['dtype'] },
+): [P, P] {
   return [b.sliceAssign(g, specs, b.fill(values.shape, 0, values.dtype)), b.slice(g, specs)];
 }
 
@@ -39,7 +49,15 @@ export function catGrad(b: Backend, g: P, sizes: readonly number[], dim: number)
 }
 
 /** where: the chosen branch gets the gradient, reduced to its shape. */
-export function whereGrad(b: Backend, g: P, cond: P, aShape: readonly number[], bShape: readonly number[], needA: boolean, needB: boolean): [P | undefined, P | undefined] {
+export function whereGrad(
+  b: Backend,
+  g: P,
+  cond: P,
+  aShape: readonly number[],
+  bShape: readonly number[],
+  needA: boolean,
+  needB: boolean,
+): [P | undefined, P | undefined] {
   const zero = b.fill([], 0, g.dtype);
   return [
     needA ? sumToShape(b, b.where(cond, g, zero), aShape) : undefined,

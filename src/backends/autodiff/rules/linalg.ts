@@ -13,7 +13,12 @@ function swapLast(b: Backend, p: P): P {
 }
 
 /** matmul: dA = G Bᵀ, dB = Aᵀ G, each summed over broadcast batch dims; reads both operands. */
-export function matmulGrad(b: Backend, g: P, { lhs, rhs }: Saved<'lhs' | 'rhs'>, needs: readonly boolean[]): [P | undefined, P | undefined] {
+export function matmulGrad(
+  b: Backend,
+  g: P,
+  { lhs, rhs }: Saved<'lhs' | 'rhs'>,
+  needs: readonly boolean[],
+): [P | undefined, P | undefined] {
   return [
     needs[0] ? sumToShape(b, b.matmul(g, swapLast(b, rhs)), lhs.shape) : undefined,
     needs[1] ? sumToShape(b, b.matmul(swapLast(b, lhs), g), rhs.shape) : undefined,

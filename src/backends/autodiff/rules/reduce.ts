@@ -8,7 +8,11 @@ import { div, mul } from './shared.js';
 type P = TensorPrimitive;
 
 /** Moves `dims` to the end and flattens them into one: `[...kept, reducedVolume]`. */
-function flattenReduced(b: Backend, x: P, dims: readonly number[]): { flat: P; axes: number[]; permutedShape: number[] } {
+function flattenReduced(
+  b: Backend,
+  x: P,
+  dims: readonly number[],
+): { flat: P; axes: number[]; permutedShape: number[] } {
   const kept = x.shape.map((_, d) => d).filter((d) => !dims.includes(d));
   const axes = [...kept, ...dims];
   const permuted = b.permute(x, axes);
@@ -29,7 +33,11 @@ function productOfOthers(b: Backend, flat: P): P {
   const last = flat.shape.length - 1;
   const n = flat.shape[last]!;
   const ones = b.fill([...flat.shape.slice(0, -1), 1], 1, flat.dtype);
-  const line = (p: P, start: number, size: number, step = 1) => b.slice(p, p.shape.map((s, d) => (d === last ? { start, size, step } : { start: 0, size: s, step: 1 })));
+  const line = (p: P, start: number, size: number, step = 1) =>
+    b.slice(
+      p,
+      p.shape.map((s, d) => (d === last ? { start, size, step } : { start: 0, size: s, step: 1 })),
+    );
   if (n === 1) return ones;
   const prefix = b.cat([ones, line(b.scan('prod', flat, last), 0, n - 1)], last);
   const reversed = line(flat, n - 1, n, -1);
@@ -41,7 +49,13 @@ function productOfOthers(b: Backend, flat: P): P {
  * Gradient of `reduce(op, x, dims)` from the saved input `x` and output `out` (the reduced dims
  * kept with size 1); a sum reads only the shape of `x`.
  */
-export function reduceGrad(b: Backend, op: ReduceOp, g: P, { x, out }: Saved<'x' | 'out'>, dims: readonly number[]): P | undefined {
+export function reduceGrad(
+  b: Backend,
+  op: ReduceOp,
+  g: P,
+  { x, out }: Saved<'x' | 'out'>,
+  dims: readonly number[],
+): P | undefined {
   switch (op) {
     case 'sum':
       return b.expand(g, x.shape);
@@ -68,7 +82,11 @@ export function reduceGrad(b: Backend, op: ReduceOp, g: P, { x, out }: Saved<'x'
 /** Gradient of an inclusive scan along `dim` from the saved input `x` and output `out`; a sum reads only the shape of `x`. */
 export function scanGrad(b: Backend, op: ScanOp, g: P, { x, out }: Saved<'x' | 'out'>, dim: number): P {
   const n = x.shape[dim]!;
-  const flip = (p: P) => b.slice(p, p.shape.map((s, d) => (d === dim ? { start: s - 1, size: s, step: -1 } : { start: 0, size: s, step: 1 })));
+  const flip = (p: P) =>
+    b.slice(
+      p,
+      p.shape.map((s, d) => (d === dim ? { start: s - 1, size: s, step: -1 } : { start: 0, size: s, step: 1 })),
+    );
   switch (op) {
     case 'sum':
       return flip(b.scan('sum', flip(g), dim));
@@ -91,7 +109,10 @@ export function scanGrad(b: Backend, op: ScanOp, g: P, { x, out }: Saved<'x' | '
     case 'min': {
       // Each output position came from the latest input position equal to it at or before it.
       const hit = b.compare('eq', x, out);
-      const positions = b.reshape(b.arange(0, n, 1, 'i32'), x.shape.map((_, d) => (d === dim ? n : 1)));
+      const positions = b.reshape(
+        b.arange(0, n, 1, 'i32'),
+        x.shape.map((_, d) => (d === dim ? n : 1)),
+      );
       const candidate = b.where(hit, b.expand(positions, x.shape), b.fill([], 0, 'i32'));
       const source = b.scan('max', candidate, dim);
       return b.scatter('add', b.fill(x.shape, 0, x.dtype), dim, source, g);
@@ -114,5 +135,8 @@ function eyeMask(b: Backend, n: number, dtype: P['dtype']): { diag: P; upper: P 
   void dtype;
   const i = b.reshape(b.arange(0, n, 1, 'i32'), [n, 1]);
   const j = b.reshape(b.arange(0, n, 1, 'i32'), [1, n]);
-  return { diag: b.compare('eq', b.expand(i, [n, n]), b.expand(j, [n, n])), upper: b.compare('ge', b.expand(j, [n, n]), b.expand(i, [n, n])) };
+  return {
+    diag: b.compare('eq', b.expand(i, [n, n]), b.expand(j, [n, n])),
+    upper: b.compare('ge', b.expand(j, [n, n]), b.expand(i, [n, n])),
+  };
 }
