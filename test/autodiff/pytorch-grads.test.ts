@@ -141,13 +141,11 @@ const interpolate: Build = (x) =>
   F.interpolate(x.f('x'), x.nums('size'), { mode: x.get('mode'), alignCorners: x.get('alignCorners') });
 const nearest: Build = (x) => F.interpolate(x.f('x'), x.nums('size'), { mode: 'nearest' });
 const gridSample: Build = (x) =>
-  x
-    .f<4>('x')
-    .gridSample2d(x.f('grid'), {
-      mode: 'bilinear',
-      paddingMode: x.get('paddingMode'),
-      alignCorners: x.get('alignCorners'),
-    });
+  x.f<4>('x').gridSample2d(x.f('grid'), {
+    mode: 'bilinear',
+    paddingMode: x.get('paddingMode'),
+    alignCorners: x.get('alignCorners'),
+  });
 const batchNorm: Build = (x) => {
   const w = x.f<1>('weight');
   return F.batchNorm(x.f('x'), w.detach().zerosLike(), w.detach().onesLike(), {
