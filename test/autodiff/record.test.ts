@@ -124,14 +124,21 @@ describe('AutodiffBackend.record', () => {
     assert.equal(bytes({ side }), 4 * 4);
   });
 
-  it('a save naming an input the op does not have is a BurnError naming it', () => {
+  it('a save naming an input the op does not have is a BurnError naming it, tracked or not, before the forward runs', () => {
     const ad = plain.backend as unknown as AutodiffBackend;
-    const x = Tensor.fromFloats([1], plain).requireGrad().primitive as AdTensor;
-    const bad = (index: number) => () =>
-      ad.record({ inputs: [x], forward: ([p]) => p!, cost: 'compute-bound', save: { w: index }, backward: (g) => [g] });
-    for (const index of [1, -1, 0.5]) {
+    const tracked = Tensor.fromFloats([1], plain).requireGrad().primitive as AdTensor;
+    const untracked = Tensor.fromFloats([1], plain).primitive as AdTensor;
+    let forwardRuns = 0;
+    const forward = ([p]: TensorPrimitive[]) => {
+      forwardRuns++;
+      return p!;
+    };
+    const cases = [1, -1, 0.5].flatMap((index) => [tracked, untracked].map((x) => ({ index, x })));
+    for (const { index, x } of cases) {
+      const bad = () =>
+        ad.record({ inputs: [x], forward, cost: 'compute-bound', save: { w: index }, backward: (g) => [g] });
       assert.throws(
-        bad(index),
+        bad,
         (e: unknown) =>
           e instanceof BurnError &&
           /record/.test(e.message) &&
@@ -139,6 +146,7 @@ describe('AutodiffBackend.record', () => {
           /1 input/.test(e.message),
       );
     }
+    assert.equal(forwardRuns, 0);
   });
 
   it('a backward returning a gradient count other than one per input is a BurnError at backward()', () => {

@@ -81,8 +81,7 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
    */
   record<K extends string = never>(options: RecordOptions<K>): AdTensor {
     const { inputs, forward, cost, backward } = options;
-    const out = forward(inputs.map((t) => t.inner));
-    if (!backward || !isFloatDType(out.dtype) || !inputs.some((t) => t.node)) return new AdTensor(out, undefined);
+    // Checked before the forward runs, tracked or not, so a bad save fails the same way every time.
     const save = Object.entries(options.save ?? {}) as [string, SaveSource][];
     for (const [name, source] of save) {
       check(
@@ -92,6 +91,8 @@ export class AutodiffBackend extends BaseBackend<AdTensor> implements AutodiffOp
           `save.${name} names input ${String(source)}, but the op has ${inputs.length} input(s) (expected an index in [0, ${inputs.length}), 'out' or a primitive)`,
       );
     }
+    const out = forward(inputs.map((t) => t.inner));
+    if (!backward || !isFloatDType(out.dtype) || !inputs.some((t) => t.node)) return new AdTensor(out, undefined);
     const recomputable = this.checkpointing && cost === 'memory-bound';
     const saved: Record<string, Stored> = {};
     const node = new Node({
