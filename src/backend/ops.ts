@@ -24,7 +24,7 @@ export type PredicateOp = (typeof PREDICATE_OPS)[number];
  * `fmod` takes the sign of the dividend (C's fmod); `and`/`or`/`xor` are logical for bool and
  * bitwise for ints; `shl`/`shr` are bit shifts.
  */
-export const BINARY_OPS = ['add', 'sub', 'mul', 'div', 'rem', 'fmod', 'pow', 'atan2', 'max', 'min', 'and', 'or', 'xor', 'shl', 'shr'] as const;
+export const BINARY_OPS = ['add', 'sub', 'mul', 'div', 'rem', 'fmod', 'pow', 'atan2', 'max', 'min', 'and', 'or', 'xor', 'shl', 'shr', 'hypot'] as const;
 /** An elementwise binary op. */
 export type BinaryOp = (typeof BINARY_OPS)[number];
 

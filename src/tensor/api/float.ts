@@ -100,21 +100,13 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
     return this.wrap<D, Float>(this.binaryOp('atan2', other, 'atan2'));
   }
   /**
-   * `sqrt(self² + other²)` without intermediate overflow or underflow (scaled by the larger
-   * magnitude, as Burn's `float_hypot`); an infinite operand gives infinity even beside NaN.
+   * `sqrt(self² + other²)` without intermediate overflow or underflow (IEEE `hypot`, as Burn's
+   * `float_hypot`); an infinite operand gives infinity even beside NaN. A primitive op: one pass
+   * where the scaled composite took fifteen.
    */
   hypot(this: Tensor<D, Float>, other: Tensor<D, Float> | number): Tensor<D, Float> {
     this.expectFloat('hypot');
-    if (typeof other !== 'number') {
-      this.sameDevice(other, 'hypot');
-      if (!sameShape(this.primitive.shape, other.primitive.shape)) checkNumel(broadcastShapes(this.primitive.shape, other.primitive.shape, 'hypot'), 'hypot');
-    }
-    const x = this.abs();
-    const y = typeof other === 'number' ? this.fullLike(Math.abs(other)) : other.abs();
-    const big = x.maxPair(y);
-    const ratio = x.minPair(y).div(big.maskFill(big.equal(0), 1));
-    const out = big.mul(ratio.square().add(1).sqrt());
-    return out.maskFill(x.isInf().boolOr(y.isInf()), Infinity);
+    return this.wrap<D, Float>(this.binaryOp('hypot', other, 'hypot'));
   }
   /** Remainder with the sign of the dividend (C's `fmod`). */
   fmod(this: Tensor<D, Float>, other: Tensor<D, Float> | number): Tensor<D, Float> {

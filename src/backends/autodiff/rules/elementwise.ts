@@ -102,6 +102,14 @@ export const BINARY_RULES: { readonly [K in BinaryOp]: BinaryRule } = {
       return [div(b, mul(b, g, v.b), den), neg(b, div(b, mul(b, g, v.a), den))];
     },
   },
+  // d/da = a / out, d/db = b / out, as PyTorch (NaN where both are 0).
+  hypot: {
+    save: ['a', 'b', 'out'],
+    grad: (b, g, v) => {
+      const gOut = div(b, g, v.out);
+      return [mul(b, gOut, v.a), mul(b, gOut, v.b)];
+    },
+  },
   // Ties share the gradient equally, as PyTorch's maximum/minimum.
   max: {
     save: ['a', 'b'],

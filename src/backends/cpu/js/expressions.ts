@@ -53,13 +53,13 @@ const notForBool = notDefined(() => 'is not defined for bool tensors');
 const BOOL_BINARY: Record<BinaryOp, string | NotDefined> = {
   and: '(x & y)', or: '(x | y)', xor: '(x ^ y)', max: '(x | y)', min: '(x & y)',
   add: notForBool, sub: notForBool, mul: notForBool, div: notForBool, rem: notForBool, fmod: notForBool,
-  pow: notForBool, atan2: notForBool, shl: notForBool, shr: notForBool,
+  pow: notForBool, atan2: notForBool, shl: notForBool, shr: notForBool, hypot: notForBool,
 };
 
 const intOrBoolOnly = notDefined((dtype) => `needs int or bool tensors, got ${dtype}`);
 const FLOAT_BINARY: Record<BinaryOp, string | NotDefined> = {
   add: 'x + y', sub: 'x - y', mul: 'x * y', div: 'x / y', rem: 'x - Math.floor(x / y) * y', fmod: 'x % y',
-  pow: 'Math.pow(x, y)', atan2: 'Math.atan2(x, y)', max: 'Math.max(x, y)', min: 'Math.min(x, y)',
+  pow: 'Math.pow(x, y)', atan2: 'Math.atan2(x, y)', hypot: 'H.hypot(x, y)', max: 'Math.max(x, y)', min: 'Math.min(x, y)',
   and: intOrBoolOnly, or: intOrBoolOnly, xor: intOrBoolOnly, shl: intOrBoolOnly, shr: intOrBoolOnly,
 };
 
@@ -74,6 +74,7 @@ const INT_BINARY: Record<BinaryOp, (dtype: DType) => string> = {
   fmod: () => '(y === 0 ? 0 : x % y)',
   pow: (dtype) => (isI64(dtype) ? 'H.i64.pow(x, y)' : 'H.powInt32(x, y)'),
   atan2: () => 'Math.trunc(Math.atan2(x, y))',
+  hypot: () => 'Math.trunc(H.hypot(x, y))',
   max: () => 'Math.max(x, y)',
   min: () => 'Math.min(x, y)',
   and: (dtype) => (isI64(dtype) ? 'H.i64.and(x, y)' : '(x & y)'),

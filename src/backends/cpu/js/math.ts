@@ -117,4 +117,14 @@ export const i64 = {
 };
 
 /** Everything generated kernels can call. */
-export const helpers = { erf, roundHalfEven, saturate, powInt32, i64 };
+/**
+ * IEEE `hypot`: `√(x² + y²)` from the plain sum of squares where it neither overflows nor
+ * underflows (always for f32, f16 and bf16 values held in doubles), else `Math.hypot`, which
+ * scales (and is several times slower); ±∞ wins over NaN.
+ */
+export function hypot(x: number, y: number): number {
+  const s = x * x + y * y;
+  return s < Infinity && s >= 2.2250738585072014e-308 ? Math.sqrt(s) : Math.hypot(x, y);
+}
+
+export const helpers = { erf, roundHalfEven, saturate, powInt32, hypot, i64 };

@@ -81,6 +81,7 @@ export const BINARY_COST: Readonly<Record<BinaryOp, OpCost>> = {
   fmod: 'costly',
   pow: 'costly',
   atan2: 'costly',
+  hypot: 'costly',
   max: 'cheap',
   min: 'cheap',
   and: 'cheap',

@@ -204,6 +204,20 @@ fn f_sincos(x: f32) -> vec2<f32> {
   return copy_sign(r, y);
 }`,
   },
+  f_hypot: {
+    deps: ['is_nan', 'is_inf', 'inf'],
+    // Scaled by the larger magnitude, so the squares neither overflow nor underflow; ±∞ wins over NaN (IEEE hypot).
+    code: `fn f_hypot(x: f32, y: f32) -> f32 {
+  if (is_inf(x) || is_inf(y)) { return inf(); }
+  if (is_nan(x) || is_nan(y)) { return x + y; }
+  let a = abs(x);
+  let b = abs(y);
+  let big = max(a, b);
+  if (big == 0.0) { return 0.0; }
+  let r = min(a, b) / big;
+  return big * sqrt(1.0 + r * r);
+}`,
+  },
   f_sinh: {
     deps: ['f_expm1', 'f_exp', 'is_nan'],
     code: `fn f_sinh(x: f32) -> f32 {

@@ -71,13 +71,14 @@ const notForBool = notDefined(() => 'is not defined for bool tensors');
 const BOOL_BINARY: Record<BinaryOp, Expr | NotDefined> = {
   and: e('(x & y)'), min: e('(x & y)'), or: e('(x | y)'), max: e('(x | y)'), xor: e('(x ^ y)'),
   add: notForBool, sub: notForBool, mul: notForBool, div: notForBool, rem: notForBool, fmod: notForBool,
-  pow: notForBool, atan2: notForBool, shl: notForBool, shr: notForBool,
+  pow: notForBool, atan2: notForBool, shl: notForBool, shr: notForBool, hypot: notForBool,
 };
 
 const intOrBoolOnly = notDefined((dtype) => `needs int or bool tensors, got ${dtype}`);
 const FLOAT_BINARY: Record<BinaryOp, Expr | NotDefined> = {
   add: e('x + y'), sub: e('x - y'), mul: e('x * y'), div: e('x / y'), rem: e('x - floor(x / y) * y'),
   fmod: e('f_fmod(x, y)', 'f_fmod'), pow: e('f_pow(x, y)', 'f_pow'), atan2: e('f_atan2(x, y)', 'f_atan2'),
+  hypot: e('f_hypot(x, y)', 'f_hypot'),
   max: e('f_max(x, y)', 'f_max'), min: e('f_min(x, y)', 'f_min'),
   and: intOrBoolOnly, or: intOrBoolOnly, xor: intOrBoolOnly, shl: intOrBoolOnly, shr: intOrBoolOnly,
 };
@@ -93,6 +94,7 @@ const INT_BINARY: Record<BinaryOp, (c: IntCompute) => Expr> = {
   fmod: ({ zero }) => e(`select(x % y, ${zero}, y == ${zero})`),
   pow: ({ t }) => (t === 'i32' ? e('i_pow(x, y)', 'i_pow') : e('u_pow(x, y)', 'u_pow')),
   atan2: ({ t }) => (t === 'i32' ? e('sat_i32(trunc(f_atan2(f32(x), f32(y))))', 'sat_i32', 'f_atan2') : e('sat_u32(trunc(f_atan2(f32(x), f32(y))))', 'sat_u32', 'f_atan2')),
+  hypot: ({ t }) => (t === 'i32' ? e('sat_i32(trunc(f_hypot(f32(x), f32(y))))', 'sat_i32', 'f_hypot') : e('sat_u32(trunc(f_hypot(f32(x), f32(y))))', 'sat_u32', 'f_hypot')),
   max: () => e('max(x, y)'),
   min: () => e('min(x, y)'),
   and: () => e('(x & y)'),
