@@ -29,10 +29,10 @@ for (const engine of ['js', 'wasm', 'native'] as const) {
   };
   const tc = time(() => composite(a, b)),
     tp = time(() => a.hypot(b));
-  const ref = a.toDataSync().toArray() as number[],
-    rb = b.toDataSync().toArray() as number[];
+  const ref = a.toDataSync().toArray() as ArrayLike<number>,
+    rb = b.toDataSync().toArray() as ArrayLike<number>;
   const err = (t: Tensor<1, Float>) => {
-    const v = t.toDataSync().toArray() as number[];
+    const v = t.toDataSync().toArray() as ArrayLike<number>;
     let m = 0;
     for (let i = 0; i < n; i++) {
       const e = Math.abs(v[i]! - Math.fround(Math.hypot(ref[i]!, rb[i]!))) / Math.fround(Math.hypot(ref[i]!, rb[i]!));
