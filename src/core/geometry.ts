@@ -115,6 +115,19 @@ export function poolOverhang(
   return Math.max(0, (out - 1) * stride + dilatedKernel(kernel, dilation) - (size + padding + paddingEnd));
 }
 
+/**
+ * The most padding a pooling window takes on each side: half the kernel, `floor(kernel / 2)`
+ * (PyTorch's limit; more would let a window lie wholly in the padding).
+ */
+export function poolPaddingLimit(kernel: number): number {
+  return Math.floor(kernel / 2);
+}
+
+/** True when `padding` is within {@link poolPaddingLimit} of `kernel`. */
+export function poolPaddingFits(padding: number, kernel: number): boolean {
+  return padding <= poolPaddingLimit(kernel);
+}
+
 /** {@link poolOutputSize} of every spatial dim (symmetric padding). */
 export function poolOutputSizes(
   spatial: readonly number[],

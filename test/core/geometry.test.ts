@@ -13,6 +13,8 @@ import {
   poolOutputSize,
   poolOutputSizes,
   poolOverhang,
+  poolPaddingFits,
+  poolPaddingLimit,
   samePadding,
 } from '../../src/core/geometry.js';
 
@@ -97,6 +99,18 @@ describe('poolOverhang', () => {
     assert.equal(poolOverhang(5, 3, 2, 2, 0, 1), 1);
     assert.equal(poolOverhang(5, 2, 2, 2, 0, 1), 0);
     assert.equal(poolOverhang(6, 3, 2, 2, 0, 1), 0);
+  });
+});
+
+describe('poolPaddingLimit and poolPaddingFits', () => {
+  it('allow padding up to half the kernel, rounded down', () => {
+    assert.deepEqual([1, 2, 3, 4, 5].map(poolPaddingLimit), [0, 1, 1, 2, 2]);
+    assert.equal(poolPaddingFits(0, 1), true);
+    assert.equal(poolPaddingFits(1, 1), false);
+    assert.equal(poolPaddingFits(1, 3), true);
+    assert.equal(poolPaddingFits(2, 3), false);
+    assert.equal(poolPaddingFits(2, 4), true);
+    assert.equal(poolPaddingFits(3, 4), false);
   });
 });
 

@@ -1,4 +1,5 @@
 import { TensorData } from '../../core/data.js';
+import { poolPaddingFits } from '../../core/geometry.js';
 import { windowOf } from '../ops/conv.js';
 import { literal, num, type EmitContext, type Emitter } from './context.js';
 
@@ -276,7 +277,7 @@ function poolConfig(ctx: EmitContext, avg: boolean): { cls: string; config: Reco
   const padding = paddingOf(ctx, kernel);
   if (padding !== undefined) config.padding = padding;
   const explicit = padding !== undefined && padding !== 'same' ? (padding as { explicit: number[] }).explicit : [];
-  if (explicit.some((p, i) => p > Math.floor(kernel[i % nd]! / 2))) return ctx.fail('pads more than half the kernel');
+  if (explicit.some((p, i) => !poolPaddingFits(p, kernel[i % nd]!))) return ctx.fail('pads more than half the kernel');
   const asymmetric = padding === 'same' || explicit.length === 2 * nd;
   if (avg) {
     if (!ones(dilations)) return ctx.fail('averages with dilations');

@@ -1,6 +1,6 @@
 import { intRange, isFloatDType, type IntDType } from '../../core/dtype.js';
 import { BurnError } from '../../core/errors.js';
-import { dilatedKernel, poolOutputSize, poolOverhang } from '../../core/geometry.js';
+import { dilatedKernel, poolOutputSize, poolOverhang, poolPaddingFits } from '../../core/geometry.js';
 import * as F from '../../tensor/functional/index.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { Dim } from '../ir/types.js';
@@ -56,7 +56,7 @@ function poolWindow(ctx: OpContext, x: AnyTensor): Window {
 
 /** True when Burn's own 1-d/2-d pooling kernels cover the node (symmetric padding of at most half the kernel). */
 function native(win: Window, nd: number): boolean {
-  return nd <= 2 && win.begin.every((p, d) => p === win.end[d] && p <= Math.floor(win.kernel[d]! / 2));
+  return nd <= 2 && win.begin.every((p, d) => p === win.end[d] && poolPaddingFits(p, win.kernel[d]!));
 }
 
 function trailing(rank: number, nd: number): number[] {
