@@ -207,6 +207,7 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
    *    `convWeightGrad` and `maxPoolGrad` on the inner backend). `customOp` follows 3 and 4 too.
    * The other optional members above are device capabilities (memory, readback, index checks), not
    * fast paths; test/backends/optional-kernels.test.ts checks this list and rules 1, 3 and 5.
+   * The CPU engines' kernels (`CpuEngineKernels`, src/backends/cpu/engine.ts) follow 3 and 4 too.
    */
   /**
    * The exact GELU `x · (1 + erf(x / √2)) / 2` of a float tensor in one pass (within a few ulp of

@@ -118,7 +118,7 @@ export class Adam implements SimpleOptimizer<AdamState> {
   step<D extends number>(lr: LearningRate, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: AdamState | undefined): SimpleStepResult<D, AdamState> {
     const g = this.weightDecay ? this.weightDecay.transform(grad, tensor) : grad;
     const fused = fusedAdamStep(this.settings, tensor, g, state?.momentum, lr);
-    if (fused) return fused;
+    if (fused !== undefined) return fused;
     const momentum = updateMoments(this.settings, g, state?.momentum);
     const delta = adamDelta<D>(this.settings, momentum, lr);
     return { tensor: tensor.sub(delta), state: { momentum } };

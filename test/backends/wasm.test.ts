@@ -51,9 +51,10 @@ function counting(engine: CpuEngineKernels): { device: Device; handled: Record<s
     const fn = (engine as unknown as Record<string, unknown>)[key];
     if (typeof fn !== 'function') continue;
     wrapped[key] = (...args: unknown[]) => {
-      const ok = (fn as (...a: unknown[]) => boolean).apply(engine, args);
-      if (ok) handled[key] = (handled[key] ?? 0) + 1;
-      return ok;
+      const result = (fn as (...a: unknown[]) => unknown).apply(engine, args);
+      // A kernel returns its output, or undefined where it declines.
+      if (result !== undefined) handled[key] = (handled[key] ?? 0) + 1;
+      return result;
     };
   }
   return {

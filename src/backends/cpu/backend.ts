@@ -179,7 +179,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     let out: FloatArray | undefined;
     if (e.unary && isEngineFloat(p) && p.isContiguous()) {
       out = this.alloc(p.dtype, p.numel) as FloatArray;
-      if (e.unary(op, out, p.data, p.offset, p.numel)) return this.finish(out, p.shape, p.dtype);
+      if (e.unary(op, out, p.data, p.offset, p.numel) !== undefined) return this.finish(out, p.shape, p.dtype);
     }
     // A declined engine call leaves its fresh output for the js kernel.
     return this.map(this.kernels.unary.get(op, p.dtype, () => buildMapKernels(unaryExpr(op, p.dtype), X)), p.dtype, p.shape, [p], undefined, out);
@@ -190,7 +190,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const e = this.engine;
     if (e.clamp && isEngineFloat(p) && p.isContiguous() && (min !== undefined || max !== undefined)) {
       const out = this.alloc(p.dtype, p.numel) as FloatArray;
-      if (e.clamp(out, p.data, p.offset, p.numel, min ?? -Infinity, max ?? Infinity)) return this.finish(out, p.shape, p.dtype);
+      if (e.clamp(out, p.data, p.offset, p.numel, min ?? -Infinity, max ?? Infinity) !== undefined) return this.finish(out, p.shape, p.dtype);
       this.pool.give(out);
     }
     return super.clamp(p, min, max);
@@ -204,7 +204,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     if (gamma.dtype !== x.dtype || gamma.numel !== len || (beta && (beta.dtype !== x.dtype || beta.numel !== len))) return undefined;
     const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
     const out = this.alloc(x.dtype, x.numel) as FloatArray;
-    if (e.layerNorm(out, x.data as FloatArray, x.offset, dense(gamma), beta && dense(beta), x.numel / len, len, eps)) return this.finish(out, x.shape, x.dtype);
+    if (e.layerNorm(out, x.data as FloatArray, x.offset, dense(gamma), beta && dense(beta), x.numel / len, len, eps) !== undefined) return this.finish(out, x.shape, x.dtype);
     this.pool.give(out);
     return undefined;
   }
@@ -214,7 +214,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const e = this.engine;
     if (!e.gelu || !isEngineFloat(p) || !p.isContiguous()) return undefined;
     const out = this.alloc(p.dtype, p.numel) as FloatArray;
-    if (e.gelu(out, p.data, p.offset, p.numel)) return this.finish(out, p.shape, p.dtype);
+    if (e.gelu(out, p.data, p.offset, p.numel) !== undefined) return this.finish(out, p.shape, p.dtype);
     this.pool.give(out);
     return undefined;
   }
@@ -230,11 +230,11 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     if (e.binary && isEngineFloat(a) && a.dtype === b.dtype) {
       out = this.alloc(a.dtype, numel(shape)) as FloatArray;
       if (isFlat(a, shape) && isFlat(b, shape)) {
-        if (e.binary(op, out, a.data, a.offset, b.data as FloatArray, b.offset, a.numel)) return this.finish(out, shape, a.dtype);
+        if (e.binary(op, out, a.data, a.offset, b.data as FloatArray, b.offset, a.numel) !== undefined) return this.finish(out, shape, a.dtype);
       } else if (e.binaryStrided) {
         // Broadcast or strided operands: the engine walks the collapsed strides itself.
         const col = collapse(shape, [alignStrides(a.shape, a.strides, shape), alignStrides(b.shape, b.strides, shape)]);
-        if (col.shape.length > 0 && e.binaryStrided(op, out, col.shape, a.data, a.offset, col.strides[0]!, b.data as FloatArray, b.offset, col.strides[1]!)) {
+        if (col.shape.length > 0 && e.binaryStrided(op, out, col.shape, a.data, a.offset, col.strides[0]!, b.data as FloatArray, b.offset, col.strides[1]!) !== undefined) {
           return this.finish(out, shape, a.dtype);
         }
       }
@@ -247,7 +247,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     let out: FloatArray | undefined;
     if (e.binaryScalar && isEngineFloat(a) && a.isContiguous()) {
       out = this.alloc(a.dtype, a.numel) as FloatArray;
-      if (e.binaryScalar(op, out, a.data, a.offset, roundScalar(scalar, a.dtype), a.numel)) return this.finish(out, a.shape, a.dtype);
+      if (e.binaryScalar(op, out, a.data, a.offset, roundScalar(scalar, a.dtype), a.numel) !== undefined) return this.finish(out, a.shape, a.dtype);
     }
     const kernels = this.kernels.binaryScalar.get(op, a.dtype, () => buildMapKernels(binaryExpr(op, a.dtype), XS));
     return this.map(kernels, a.dtype, a.shape, [a], roundScalar(castNumber(scalar, a.dtype), a.dtype), out);
@@ -264,7 +264,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     let out: FloatArray | undefined;
     if (e.reluBackward && isEngineFloat(grad) && output.dtype === grad.dtype && sameShape(output.shape, grad.shape) && output.isContiguous() && grad.isContiguous()) {
       out = this.alloc(grad.dtype, grad.numel) as FloatArray;
-      if (e.reluBackward(out, output.data as FloatArray, output.offset, grad.data, grad.offset, grad.numel)) return this.finish(out, grad.shape, grad.dtype);
+      if (e.reluBackward(out, output.data as FloatArray, output.offset, grad.data, grad.offset, grad.numel) !== undefined) return this.finish(out, grad.shape, grad.dtype);
     }
     const shape = sameShape(output.shape, grad.shape) ? grad.shape : broadcastShapes(output.shape, grad.shape, 'reluBackward');
     const kernels = this.kernels.binary.get('reluBackward', signature(output, grad), () => buildMapKernels('(x <= 0 ? 0 : y)', XY));
@@ -280,9 +280,10 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     // As Burn (and the default over `fill`): the scalar is first converted to the tensor's dtype.
     const s = roundScalar(castNumber(scalar, a.dtype), a.dtype);
     let out: Uint8Array | undefined;
-    if (this.engine.compareScalar && isEngineFloat(a) && a.isContiguous()) {
+    const e = this.engine;
+    if (e.compareScalar && isEngineFloat(a) && a.isContiguous()) {
       out = this.alloc('bool', a.numel) as Uint8Array;
-      if (this.engine.compareScalar(op, out, a.data, a.offset, s, a.numel)) return this.own(out, [...a.shape], 'bool');
+      if (e.compareScalar(op, out, a.data, a.offset, s, a.numel) !== undefined) return this.own(out, [...a.shape], 'bool');
     }
     const kernels = this.kernels.compareScalar.get(op, a.dtype, () => buildMapKernels(compareExpr(op), XS));
     return this.map(kernels, 'bool', a.shape, [a], s, out);
@@ -291,14 +292,16 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   where(cond: CpuTensor, a: CpuTensor, b: CpuTensor): CpuTensor {
     const shape = broadcastShapes(broadcastShapes(cond.shape, a.shape, 'where'), b.shape, 'where');
     const e = this.engine;
+    let out: FloatArray | undefined;
     if (e.where && isEngineFloat(a) && a.dtype === b.dtype && cond.data instanceof Uint8Array) {
       const col = collapse(shape, [alignStrides(cond.shape, cond.strides, shape), alignStrides(a.shape, a.strides, shape), alignStrides(b.shape, b.strides, shape)]);
-      const out = this.alloc(a.dtype, numel(shape)) as FloatArray;
-      if (col.shape.length > 0 && e.where(out, col.shape, cond.data, cond.offset, col.strides[0]!, a.data, a.offset, col.strides[1]!, b.data as FloatArray, b.offset, col.strides[2]!)) {
+      out = this.alloc(a.dtype, numel(shape)) as FloatArray;
+      if (col.shape.length > 0 && e.where(out, col.shape, cond.data, cond.offset, col.strides[0]!, a.data, a.offset, col.strides[1]!, b.data as FloatArray, b.offset, col.strides[2]!) !== undefined) {
         return this.finish(out, shape, a.dtype);
       }
     }
-    return this.map(this.kernels.where.get('where', signature(a, b), () => buildMapKernels('(c ? x : y)', XYC)), a.dtype, shape, [a, b, cond]);
+    // A declined engine call leaves its fresh output for the js kernel.
+    return this.map(this.kernels.where.get('where', signature(a, b), () => buildMapKernels('(c ? x : y)', XYC)), a.dtype, shape, [a, b, cond], undefined, out);
   }
 
   cast(p: CpuTensor, dtype: DType): CpuTensor {
@@ -315,7 +318,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   override random(shape: readonly number[], dist: Distribution, dtype: DType, key: RandomKey): CpuTensor {
     if (dtype !== 'f32' && dtype !== 'f64') return super.random(shape, dist, dtype, key);
     const out = this.alloc(dtype, numel(shape)) as FloatArray;
-    if (dist.kind === 'normal' || !this.engine.random?.(out, dist, key)) randomInto(out, dist, dtype, key);
+    if (dist.kind === 'normal' || this.engine.random?.(out, dist, key) === undefined) randomInto(out, dist, dtype, key);
     return this.own(out, [...shape], dtype);
   }
 
@@ -333,7 +336,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       m: moment1?.data as FloatArray | undefined, mOffset: moment1?.offset ?? 0, v: moment2?.data as FloatArray | undefined, vOffset: moment2?.offset ?? 0,
       outP, outM, outV,
     };
-    if (!this.engine.adamStep?.(arrays, options)) adamStepInto(arrays, options);
+    if (this.engine.adamStep?.(arrays, options) === undefined) adamStepInto(arrays, options);
     return [this.finish(outP, param.shape, param.dtype), this.finish(outM, param.shape, param.dtype), this.finish(outV, param.shape, param.dtype)];
   }
 
@@ -350,7 +353,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const len = numel(p.shape.slice(kept));
     if (!this.engine.reduceStrided && this.engine.reduceRows && (suffix > 1 || (suffix === 1 && dims.length > 1)) && op !== 'any' && op !== 'all' && p.dtype === 'f32' && len > 0 && p.numel > 0 && p.isContiguous()) {
       const rows = this.alloc(p.dtype, p.numel / len) as FloatArray;
-      if (this.engine.reduceRows(op, rows, p.data as FloatArray, p.offset, p.numel / len, len)) {
+      if (this.engine.reduceRows(op, rows, p.data as FloatArray, p.offset, p.numel / len, len) !== undefined) {
         const partial = this.finish(rows, [...p.shape.slice(0, kept), ...new Array<number>(suffix).fill(1)], p.dtype);
         const rest = dims.filter((d) => d < kept);
         if (rest.length === 0) return partial;
@@ -363,12 +366,12 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const out = this.alloc(dtype, numel(shape));
     if (this.engine.reduceRows && dims.length === 1 && dims[0] === last && isEngineFloat(p) && isFloatArray(out) && p.isContiguous()) {
       const len = p.shape[last]!;
-      if (len > 0 && this.engine.reduceRows(op, out, p.data, p.offset, p.numel / len, len)) return this.finish(out, shape, dtype);
+      if (len > 0 && this.engine.reduceRows(op, out, p.data, p.offset, p.numel / len, len) !== undefined) return this.finish(out, shape, dtype);
     }
     if (this.engine.reduceStrided && op !== 'any' && op !== 'all' && dims.length > 0 && isEngineFloat(p) && isFloatArray(out) && p.numel > 0) {
       const outStrides = contiguousStrides(shape).map((s, d) => (dims.includes(d) ? 0 : s));
       const col = collapse(p.shape, [p.strides, outStrides]);
-      if (col.shape.length > 0 && this.engine.reduceStrided(op, out, col.shape, p.data, p.offset, col.strides[0]!, col.strides[1]!)) return this.finish(out, shape, dtype);
+      if (col.shape.length > 0 && this.engine.reduceStrided(op, out, col.shape, p.data, p.offset, col.strides[0]!, col.strides[1]!) !== undefined) return this.finish(out, shape, dtype);
     }
     reduceInto(op, out, p, p.shape, dims, `${p.dtype}>${dtype}`);
     return this.finish(out, shape, dtype);
@@ -428,7 +431,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const e = this.engine;
     if (e.gemm && isEngineFloat(a) && isFloatArray(out) && a.data.constructor === b.data.constructor && out.constructor === a.data.constructor) {
       const args = { m, n, k, a: a.data, aOffsets, aRowStride: aRs, aColStride: aCs, b: b.data as FloatArray, bOffsets, bRowStride: bRs, bColStride: bCs, c: out };
-      if (e.gemm(args)) return this.finish(out, shape, a.dtype);
+      if (e.gemm(args) !== undefined) return this.finish(out, shape, a.dtype);
     }
     for (let i = 0; i < aOffsets.length; i++) gemm(m, n, k, a.data, aOffsets[i]!, aRs, aCs, b.data, bOffsets[i]!, bRs, bCs, out, i * m * n);
     return this.finish(out, shape, a.dtype);
@@ -437,7 +440,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   // --- module ops (./module-ops.ts) ---
 
   override conv(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvOptions): CpuTensor {
-    return modules.conv(this.host, x, weight, bias, options) ?? super.conv(x, weight, bias, options);
+    const out = modules.conv(this.host, x, weight, bias, options);
+    return out !== undefined ? out : super.conv(x, weight, bias, options);
   }
 
   /** A 2-d convolution with its activation's clamp in the engine's output pass, or undefined where the engine has no kernel for these tensors. */
@@ -451,11 +455,13 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   }
 
   override convTranspose(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvTransposeOptions): CpuTensor {
-    return modules.convTranspose(this.host, x, weight, bias, options) ?? super.convTranspose(x, weight, bias, options);
+    const out = modules.convTranspose(this.host, x, weight, bias, options);
+    return out !== undefined ? out : super.convTranspose(x, weight, bias, options);
   }
 
   override unfold4d(x: CpuTensor, kernelSize: readonly number[], options: UnfoldOptions): CpuTensor {
-    return modules.unfold4d(this.host, x, kernelSize, options) ?? super.unfold4d(x, kernelSize, options);
+    const out = modules.unfold4d(this.host, x, kernelSize, options);
+    return out !== undefined ? out : super.unfold4d(x, kernelSize, options);
   }
 
   /** The max-pooling input gradient: zeros with each output's gradient added at its argmax (one pass, no scatter). */
@@ -464,11 +470,13 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   }
 
   override maxPool(x: CpuTensor, options: MaxPoolOptions): CpuTensor {
-    return modules.maxPool2d(this.host, x, options, false)?.[0] ?? super.maxPool(x, options);
+    const out = modules.maxPool2d(this.host, x, options, false);
+    return out !== undefined ? out[0] : super.maxPool(x, options);
   }
 
   override maxPoolWithIndices(x: CpuTensor, options: MaxPoolOptions): [CpuTensor, CpuTensor] {
-    return modules.maxPool2d(this.host, x, options, true) ?? super.maxPoolWithIndices(x, options);
+    const out = modules.maxPool2d(this.host, x, options, true);
+    return out !== undefined ? out : super.maxPoolWithIndices(x, options);
   }
 
   override softmax(p: CpuTensor, dim: number): CpuTensor {
@@ -580,7 +588,7 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const c = collapse(dst.shape, [dst.strides, alignStrides(src.shape, src.strides, dst.shape)]);
     const e = this.engine;
     if (e.copyStrided && dst.dtype === src.dtype && isEngineFloat(dst) && isFloatArray(src.data) && c.shape.length > 0
-      && e.copyStrided(c.shape, dst.data, dst.offset, c.strides[0]!, src.data, src.offset, c.strides[1]!)) return;
+      && e.copyStrided(c.shape, dst.data, dst.offset, c.strides[0]!, src.data, src.offset, c.strides[1]!) !== undefined) return;
     this.kernels.copy.get(dst.dtype, src.dtype, () => buildMapKernels('x', X)).strided(c.shape, { data: dst.data, offset: dst.offset, strides: c.strides[0]! }, { data: src.data, offset: src.offset, strides: c.strides[1]! });
   }
 }

@@ -66,9 +66,14 @@ export interface ConvTranspose2dArgs {
 
 /**
  * The kernels a CPU engine may accelerate. The CPU backend does shapes, strides, views and
- * broadcasting; for each op it first offers the work to the engine (which returns false when it
- * does not handle that dtype or layout) and otherwise runs the `js` kernels. Arrays are the
- * tensors' own typed arrays: an engine works in place on them.
+ * broadcasting; for each op it first offers the work to the engine and otherwise runs the `js`
+ * kernels. Arrays are the tensors' own typed arrays: an engine works in place on them.
+ *
+ * Each kernel follows the protocol of `Backend`'s optional kernels (src/backend/backend.ts): it
+ * fills the output it is given and returns that output (`adamStep`: its arrays), or returns
+ * `undefined` to decline a dtype, layout or size it does not take (never `false`). The caller
+ * writes `engine.kernel?.(…)` and on `undefined` runs the `js` kernel, which writes every element
+ * of that same output (or returns it to the pool when the fallback allocates its own).
  *
  * The `js` engine is the empty set of overrides: every kernel is the backend's own JavaScript.
  */
@@ -81,7 +86,7 @@ export interface CpuEngineKernels {
    */
   alloc?(dtype: DType, n: number): CpuArray | undefined;
   /** Batched matrix product (strided operands, contiguous output). */
-  gemm?(args: GemmArgs): boolean;
+  gemm?(args: GemmArgs): FloatArray | undefined;
   /** `out[i] = a[aOffset + i] (op) b[bOffset + i]` for `n` contiguous elements. */
   binary?(
     op: BinaryOp,
@@ -91,9 +96,16 @@ export interface CpuEngineKernels {
     b: FloatArray,
     bOffset: number,
     n: number,
-  ): boolean;
+  ): FloatArray | undefined;
   /** `out[i] = a[aOffset + i] (op) scalar`. */
-  binaryScalar?(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, scalar: number, n: number): boolean;
+  binaryScalar?(
+    op: BinaryOp,
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    scalar: number,
+    n: number,
+  ): FloatArray | undefined;
   /**
    * `out` (contiguous, `shape`) = `a (op) b` for strided operands (stride 0 on broadcast dims);
    * shape and strides are already collapsed (no size-1 dims, mergeable dims merged).
@@ -108,7 +120,7 @@ export interface CpuEngineKernels {
     b: FloatArray,
     bOffset: number,
     bStrides: readonly number[],
-  ): boolean;
+  ): FloatArray | undefined;
   /** Copies the strided `src` into the strided `dst` over the (collapsed) `shape`; both of one array type. */
   copyStrided?(
     shape: readonly number[],
@@ -118,9 +130,16 @@ export interface CpuEngineKernels {
     src: FloatArray,
     srcOffset: number,
     srcStrides: readonly number[],
-  ): boolean;
+  ): FloatArray | undefined;
   /** `out[i] = a[aOffset + i] (op) scalar ? 1 : 0` for `n` contiguous elements; `out` is a bool tensor's array. */
-  compareScalar?(op: CompareOp, out: Uint8Array, a: FloatArray, aOffset: number, scalar: number, n: number): boolean;
+  compareScalar?(
+    op: CompareOp,
+    out: Uint8Array,
+    a: FloatArray,
+    aOffset: number,
+    scalar: number,
+    n: number,
+  ): Uint8Array | undefined;
   /** `out` (contiguous, `shape`) = `cond ? a : b` for strided (broadcast) operands; shape and strides collapsed. */
   where?(
     out: FloatArray,
@@ -134,7 +153,7 @@ export interface CpuEngineKernels {
     b: FloatArray,
     bOffset: number,
     bStrides: readonly number[],
-  ): boolean;
+  ): FloatArray | undefined;
   /**
    * Reduces the strided `a` over the (collapsed) `shape` into `out`: the element at index `i`
    * goes to `out[Σ i_d · outStrides_d]` (`outStrides` is 0 on reduced dims). Not for any/all.
@@ -147,19 +166,26 @@ export interface CpuEngineKernels {
     aOffset: number,
     aStrides: readonly number[],
     outStrides: readonly number[],
-  ): boolean;
+  ): FloatArray | undefined;
   /** `out[i] = y[yOffset + i] <= 0 ? 0 : g[gOffset + i]`: the ReLU input gradient from its output `y`. */
-  reluBackward?(out: FloatArray, y: FloatArray, yOffset: number, g: FloatArray, gOffset: number, n: number): boolean;
+  reluBackward?(
+    out: FloatArray,
+    y: FloatArray,
+    yOffset: number,
+    g: FloatArray,
+    gOffset: number,
+    n: number,
+  ): FloatArray | undefined;
   /** Fills `out` with a draw of the shared Philox stream (backend/rng.ts), the same values as JavaScript's. */
-  random?(out: FloatArray, dist: UniformDistribution, key: RandomKey): boolean;
+  random?(out: FloatArray, dist: UniformDistribution, key: RandomKey): FloatArray | undefined;
   /** One Adam step over contiguous arrays (see `Backend.adamStep`). */
-  adamStep?(arrays: AdamArrays, options: AdamStepOptions): boolean;
+  adamStep?(arrays: AdamArrays, options: AdamStepOptions): AdamArrays | undefined;
   /** `out[i] = op(a[aOffset + i])`. */
-  unary?(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean;
+  unary?(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): FloatArray | undefined;
   /** `out[i] = min(max(a[aOffset + i], lo), hi)` with JavaScript's max/min, in one pass. */
-  clamp?(out: FloatArray, a: FloatArray, aOffset: number, n: number, lo: number, hi: number): boolean;
+  clamp?(out: FloatArray, a: FloatArray, aOffset: number, n: number, lo: number, hi: number): FloatArray | undefined;
   /** The exact GELU `x · (1 + erf(x / √2)) / 2` in one pass. */
-  gelu?(out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean;
+  gelu?(out: FloatArray, a: FloatArray, aOffset: number, n: number): FloatArray | undefined;
   /** Layer normalization of `rows` contiguous rows of `len` values: `(a − mean) / √(var + eps) · gamma (+ beta)`. */
   layerNorm?(
     out: FloatArray,
@@ -170,15 +196,29 @@ export interface CpuEngineKernels {
     rows: number,
     len: number,
     eps: number,
-  ): boolean;
+  ): FloatArray | undefined;
   /** Reduces each of `rows` contiguous rows of `len` elements into `out[row]`. */
-  reduceRows?(op: ReduceOp, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): boolean;
+  reduceRows?(
+    op: ReduceOp,
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    rows: number,
+    len: number,
+  ): FloatArray | undefined;
   /** Softmax (or log-softmax) of each contiguous row. */
-  softmaxRows?(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: boolean): boolean;
+  softmaxRows?(
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    rows: number,
+    len: number,
+    log: boolean,
+  ): FloatArray | undefined;
   /** 2-d convolution of contiguous NCHW tensors. */
-  conv2d?(args: Conv2dArgs): boolean;
+  conv2d?(args: Conv2dArgs): FloatArray | undefined;
   /** Transposed 2-d convolution of contiguous NCHW tensors (the input gradient of `conv2d`). */
-  convTranspose2d?(args: ConvTranspose2dArgs): boolean;
+  convTranspose2d?(args: ConvTranspose2dArgs): FloatArray | undefined;
   /**
    * The weight gradient of a 2-d convolution into `dw` (the weight's shape) from the contiguous
    * NCHW input and output gradient, without building the im2col matrix.
@@ -191,7 +231,7 @@ export interface CpuEngineKernels {
     dw: FloatArray,
     wShape: readonly number[],
     options: ConvOptions,
-  ): boolean;
+  ): FloatArray | undefined;
   /** im2col of a contiguous NCHW tensor into `out` `[N, C·kh·kw, OH·OW]` (the weight gradient of `conv2d` uses it). */
   unfold2d?(
     x: FloatArray,
@@ -200,12 +240,18 @@ export interface CpuEngineKernels {
     outSpatial: readonly number[],
     options: UnfoldOptions,
     out: FloatArray,
-  ): boolean;
+  ): FloatArray | undefined;
   /**
    * The input gradient of max pooling into `dx` (`planes` planes of `plane` inputs): zeros, then
    * `dx[plane·p + indices[i]] += g[i]` for the `g.length / planes` outputs `i` of each plane `p`.
    */
-  maxPoolBackward?(g: FloatArray, indices: Int32Array, dx: FloatArray, planes: number, plane: number): boolean;
+  maxPoolBackward?(
+    g: FloatArray,
+    indices: Int32Array,
+    dx: FloatArray,
+    planes: number,
+    plane: number,
+  ): FloatArray | undefined;
   /** 2-d max pooling of a contiguous NCHW tensor into `out` (and the flat per-channel argmax into `indices` when given). */
   maxPool2d?(
     x: FloatArray,
@@ -214,7 +260,7 @@ export interface CpuEngineKernels {
     outShape: readonly number[],
     indices: Int32Array | undefined,
     options: MaxPoolOptions,
-  ): boolean;
+  ): FloatArray | undefined;
 }
 
 /** The reference engine: no overrides, every op runs the backend's JavaScript kernels. */

@@ -76,7 +76,8 @@ export function conv(
       outShape,
       options,
     };
-    if (e.conv2d(args)) return b.finish(out, outShape, x.dtype);
+    if (e.conv2d(args) !== undefined) return b.finish(out, outShape, x.dtype);
+    b.give(out);
   }
   const spatial = x.shape.length - 2;
   if (spatial < 1 || spatial > 3 || !isFloatArray(x.data) || x.dtype !== weight.dtype) return undefined;
@@ -130,7 +131,7 @@ export function convClamp(
     options,
     clamp: [min, max] as const,
   };
-  if (e.conv2d(args)) return b.finish(out, outShape, x.dtype);
+  if (e.conv2d(args) !== undefined) return b.finish(out, outShape, x.dtype);
   b.give(out);
   return undefined;
 }
@@ -146,8 +147,10 @@ export function convWeightGrad(
   const e = b.engine;
   if (!e.conv2dWeightGrad || x.shape.length !== 4 || !isEngineFloat(x) || grad.dtype !== x.dtype) return undefined;
   const dw = b.alloc(x.dtype, numel(weightShape)) as FloatArray;
-  if (!e.conv2dWeightGrad(dense(b, x), x.shape, dense(b, grad), grad.shape, dw, weightShape, options)) return undefined;
-  return b.finish(dw, [...weightShape], x.dtype);
+  if (e.conv2dWeightGrad(dense(b, x), x.shape, dense(b, grad), grad.shape, dw, weightShape, options) !== undefined)
+    return b.finish(dw, [...weightShape], x.dtype);
+  b.give(dw);
+  return undefined;
 }
 
 /** Transposed convolution with 1 to 3 spatial dims of float tensors; undefined for other cases. */
@@ -189,7 +192,8 @@ export function convTranspose(
       outShape,
       options,
     };
-    if (e.convTranspose2d(args)) return b.finish(out, outShape, x.dtype);
+    if (e.convTranspose2d(args) !== undefined) return b.finish(out, outShape, x.dtype);
+    b.give(out);
   }
   const spatial = x.shape.length - 2;
   if (spatial < 1 || spatial > 3 || !isFloatArray(x.data) || x.dtype !== weight.dtype) return undefined;
@@ -223,7 +227,7 @@ export function unfold4d(
     e.unfold2d &&
     kernelSize.length === 2 &&
     isEngineFloat(x) &&
-    e.unfold2d(d, x.shape, kernelSize, outSize, options, out)
+    e.unfold2d(d, x.shape, kernelSize, outSize, options, out) !== undefined
   )
     return b.finish(out, [n!, rows, l], x.dtype);
   unfoldForward(d, n!, c!, geometry3(inSize, outSize, kernelSize, options), out);
@@ -250,7 +254,7 @@ export function maxPoolGrad(
   const g = b.materialize(grad, false) as FloatArray;
   const idx = b.materialize(indices, false) as Int32Array;
   const dx = b.alloc(grad.dtype, planes * plane) as FloatArray;
-  if (!b.engine.maxPoolBackward?.(g, idx, dx, planes, plane)) {
+  if (b.engine.maxPoolBackward?.(g, idx, dx, planes, plane) === undefined) {
     dx.fill(0);
     const l = g.length / planes;
     for (let p = 0; p < planes; p++) {
@@ -280,7 +284,11 @@ export function maxPool2d(
   const outShape = [n, c, size(0, h), size(1, w)];
   const out = b.alloc(x.dtype, numel(outShape)) as FloatArray;
   const indices = withIndices ? (b.alloc('i32', numel(outShape)) as Int32Array) : undefined;
-  if (!e.maxPool2d(b.materialize(x, false) as FloatArray, x.shape, out, outShape, indices, o)) return undefined;
+  if (e.maxPool2d(b.materialize(x, false) as FloatArray, x.shape, out, outShape, indices, o) === undefined) {
+    b.give(out);
+    if (indices) b.give(indices);
+    return undefined;
+  }
   return [b.finish(out, outShape, x.dtype), b.own(indices ?? new Int32Array(0), indices ? outShape : [0], 'i32')];
 }
 
@@ -297,7 +305,11 @@ export function softmax(b: CpuKernelHost, p: CpuTensor, dim: number, log: boolea
   // An empty tensor has nothing to normalize; the engines take at least one element per row.
   if (
     rows > 0 &&
-    !(e.softmaxRows && isEngineFloat(src) && e.softmaxRows(out as FloatArray, src.data, src.offset, rows, len, log))
+    !(
+      e.softmaxRows &&
+      isEngineFloat(src) &&
+      e.softmaxRows(out as FloatArray, src.data, src.offset, rows, len, log) !== undefined
+    )
   ) {
     softmaxRows(out, src.data, src.offset, rows, len, log);
   }

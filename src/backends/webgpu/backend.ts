@@ -445,13 +445,18 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     if (src !== indices) src.release();
   }
   override softmax(p: WebGpuTensor, dim: number): WebGpuTensor {
-    return modules.softmax(this.rt, this, p, dim, false) ?? this.scoped(() => super.softmax(p, dim));
+    const out = modules.softmax(this.rt, this, p, dim, false);
+    return out !== undefined ? out : this.scoped(() => super.softmax(p, dim));
   }
   override logSoftmax(p: WebGpuTensor, dim: number): WebGpuTensor {
-    return modules.softmax(this.rt, this, p, dim, true) ?? this.scoped(() => super.logSoftmax(p, dim));
+    const out = modules.softmax(this.rt, this, p, dim, true);
+    return out !== undefined ? out : this.scoped(() => super.logSoftmax(p, dim));
   }
   override conv(x: WebGpuTensor, weight: WebGpuTensor, bias: WebGpuTensor | undefined, options: ConvOptions): WebGpuTensor {
-    return this.scoped(() => modules.conv(this, x, weight, bias, options) ?? super.conv(x, weight, bias, options));
+    return this.scoped(() => {
+      const out = modules.conv(this, x, weight, bias, options);
+      return out !== undefined ? out : super.conv(x, weight, bias, options);
+    });
   }
   override convTranspose(x: WebGpuTensor, weight: WebGpuTensor, bias: WebGpuTensor | undefined, options: ConvTransposeOptions): WebGpuTensor {
     return this.scoped(() => super.convTranspose(x, weight, bias, options));
@@ -460,16 +465,28 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     return this.scoped(() => super.deformConv2d(x, offset, weight, mask, bias, options));
   }
   override unfold4d(x: WebGpuTensor, kernelSize: readonly number[], options: UnfoldOptions): WebGpuTensor {
-    return this.scoped(() => modules.unfold(this, x, kernelSize, options) ?? super.unfold4d(x, kernelSize, options));
+    return this.scoped(() => {
+      const out = modules.unfold(this, x, kernelSize, options);
+      return out !== undefined ? out : super.unfold4d(x, kernelSize, options);
+    });
   }
   override maxPool(x: WebGpuTensor, options: MaxPoolOptions): WebGpuTensor {
-    return this.scoped(() => modules.maxPool(this, x, options, false)?.[0] ?? super.maxPool(x, options));
+    return this.scoped(() => {
+      const out = modules.maxPool(this, x, options, false);
+      return out !== undefined ? out[0] : super.maxPool(x, options);
+    });
   }
   override maxPoolWithIndices(x: WebGpuTensor, options: MaxPoolOptions): [WebGpuTensor, WebGpuTensor] {
-    return this.scoped(() => modules.maxPool(this, x, options, true) ?? super.maxPoolWithIndices(x, options));
+    return this.scoped(() => {
+      const out = modules.maxPool(this, x, options, true);
+      return out !== undefined ? out : super.maxPoolWithIndices(x, options);
+    });
   }
   override avgPool(x: WebGpuTensor, options: AvgPoolOptions): WebGpuTensor {
-    return this.scoped(() => modules.avgPool(this, x, options) ?? super.avgPool(x, options));
+    return this.scoped(() => {
+      const out = modules.avgPool(this, x, options);
+      return out !== undefined ? out : super.avgPool(x, options);
+    });
   }
   override adaptiveAvgPool(x: WebGpuTensor, outputSize: readonly number[]): WebGpuTensor {
     return this.scoped(() => super.adaptiveAvgPool(x, outputSize));

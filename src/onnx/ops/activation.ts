@@ -39,6 +39,12 @@ function hardmax(x: FloatT, axis: number): FloatT {
   return castTo(idx.equal(range.expand(dims) as typeof idx) as AnyTensor, x.dtype()) as FloatT;
 }
 
+/** The exact GELU: the backend's one-pass kernel where it has one, else the op-by-op form. */
+function exactGelu(x: FloatT): FloatT {
+  const fused = fusedGelu(x as AnyTensor) as FloatT | undefined;
+  return fused !== undefined ? fused : x.gelu();
+}
+
 function clip(ctx: OpContext, x: AnyTensor): AnyTensor {
   let lo: number | undefined;
   let hi: number | undefined;
@@ -85,7 +91,7 @@ export const activationOps: OpFamily = {
   Softplus: floatAct((x) => act.softplus(x)),
   Softsign: floatAct((x) => act.softsign(x)),
   ThresholdedRelu: floatAct((x, ctx) => x.maskFill(x.lowerEqual(ctx.attrs.float('alpha', 1)), 0)),
-  Gelu: floatAct((x, ctx) => (ctx.attrs.string('approximate', 'none') === 'tanh' ? act.geluApproximate(x) : ((fusedGelu(x as AnyTensor) as FloatT | undefined) ?? x.gelu()))),
+  Gelu: floatAct((x, ctx) => (ctx.attrs.string('approximate', 'none') === 'tanh' ? act.geluApproximate(x) : exactGelu(x))),
   Mish: floatAct((x) => act.mish(x)),
   Swish: floatAct((x, ctx) => x.mul(x.mul(ctx.attrs.float('alpha', 1)).sigmoid())),
   Shrink: {

@@ -42,7 +42,7 @@ function layerNorm(ctx: OpContext, inputs: Parameters<OpFamily[string]['run']>[1
   // Only Y wanted, over the last axis: one pass per row where the backend has the kernel.
   if (axis === rank - 1 && !ctx.node.outputs[1] && !ctx.node.outputs[2]) {
     const fused = fusedLayerNorm(x as AnyTensor, tensorAt(ctx, inputs, 1), optTensorAt(ctx, inputs, 2), eps);
-    if (fused) return [fused];
+    if (fused !== undefined) return [fused];
   }
   const axes = Array.from({ length: rank - axis }, (_, i) => axis + i);
   // stash_type 1 (the default) computes the statistics in f32.

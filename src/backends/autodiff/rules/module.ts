@@ -76,9 +76,9 @@ export function convGrad(
   let dw: P | undefined;
   if (needs[1]) {
     // dw[g, co, (ci, k)] = Σ_{n, l} g[n, g, co, l] · cols[n, g, (ci, k), l]: the backend's kernel where it has one.
-    dw =
-      b.convWeightGrad?.(x, g, w.shape, o) ??
-      b.reshape(weightGrad(b, g, columns(b, x, kernel, o.stride, o.padding, o.dilation, out), o.groups), w.shape);
+    dw = b.convWeightGrad?.(x, g, w.shape, o);
+    if (dw === undefined)
+      dw = b.reshape(weightGrad(b, g, columns(b, x, kernel, o.stride, o.padding, o.dilation, out), o.groups), w.shape);
   }
   return [dx, dw, needs[2] ? biasGrad(b, g) : undefined];
 }
@@ -116,7 +116,7 @@ export function convTransposeGrad(
 /** Gradient of max pooling: each output's gradient goes to the input position of its maximum. */
 export function maxPoolGrad(b: Backend, g: P, inputShape: readonly number[], indices: P): P {
   const fast = b.maxPoolGrad?.(g, indices, inputShape);
-  if (fast) return fast;
+  if (fast !== undefined) return fast;
   const [n, c, ...spatial] = inputShape as number[];
   const volume = spatial.reduce((a, s) => a * s, 1);
   const flatG = b.reshape(g, [n!, c!, g.shape.slice(2).reduce((a, s) => a * s, 1)]);

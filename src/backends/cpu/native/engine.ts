@@ -87,9 +87,9 @@ export class NativeEngine implements CpuEngineKernels {
       : new Float32Array(buf.buffer, buf.byteOffset, n);
   }
 
-  gemm(args: GemmArgs): boolean {
+  gemm(args: GemmArgs): FloatArray | undefined {
     const batch = args.aOffsets.length;
-    if (batch * args.m * args.n * args.k < this.minGemm) return false;
+    if (batch * args.m * args.n * args.k < this.minGemm) return undefined;
     const p = this.block(8 + 2 * batch);
     p[0] = args.m;
     p[1] = args.n;
@@ -104,7 +104,7 @@ export class NativeEngine implements CpuEngineKernels {
       p[8 + batch + i] = args.bOffsets[i]!;
     }
     this.addon.gemm(p, args.a, args.b, args.c);
-    return true;
+    return args.c;
   }
 
   binary(
@@ -115,22 +115,29 @@ export class NativeEngine implements CpuEngineKernels {
     b: FloatArray,
     bOffset: number,
     n: number,
-  ): boolean {
+  ): FloatArray | undefined {
     const code = this.codes.binary[op];
-    if (code === undefined || n < this.leastElements(BINARY_COST[op])) return false;
+    if (code === undefined || n < this.leastElements(BINARY_COST[op])) return undefined;
     this.addon.binary(code, out, a, aOffset, b, bOffset, n);
-    return true;
+    return out;
   }
 
-  reluBackward(out: FloatArray, y: FloatArray, yOffset: number, g: FloatArray, gOffset: number, n: number): boolean {
+  reluBackward(
+    out: FloatArray,
+    y: FloatArray,
+    yOffset: number,
+    g: FloatArray,
+    gOffset: number,
+    n: number,
+  ): FloatArray | undefined {
     const code = this.codes.binary.reluGrad;
-    if (code === undefined || n < this.minElements || y.constructor !== g.constructor) return false;
+    if (code === undefined || n < this.minElements || y.constructor !== g.constructor) return undefined;
     this.addon.binary(code, out, y, yOffset, g, gOffset, n);
-    return true;
+    return out;
   }
 
-  random(out: FloatArray, dist: UniformDistribution, key: RandomKey): boolean {
-    if (out.length < this.minElements) return false;
+  random(out: FloatArray, dist: UniformDistribution, key: RandomKey): FloatArray | undefined {
+    if (out.length < this.minElements) return undefined;
     const h = this.block(6);
     h[0] = dist.kind === 'default' ? 0 : dist.kind === 'uniform' ? 1 : 2;
     h[1] = dist.kind === 'uniform' ? dist.low : dist.kind === 'bernoulli' ? dist.prob : 0;
@@ -139,11 +146,11 @@ export class NativeEngine implements CpuEngineKernels {
     h[4] = key.key1 >>> 0;
     h[5] = key.stream >>> 0;
     this.addon.random(h, out, out.length);
-    return true;
+    return out;
   }
 
-  adamStep(a: AdamArrays, o: AdamStepOptions): boolean {
-    if (a.n < this.minElements) return false;
+  adamStep(a: AdamArrays, o: AdamStepOptions): AdamArrays | undefined {
+    if (a.n < this.minElements) return undefined;
     const h = this.block(7);
     h[0] = o.beta1;
     h[1] = 1 - o.beta1;
@@ -168,14 +175,21 @@ export class NativeEngine implements CpuEngineKernels {
       a.v ? a.vOffset : a.gOffset,
       a.n,
     );
-    return true;
+    return a;
   }
 
-  binaryScalar(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, scalar: number, n: number): boolean {
+  binaryScalar(
+    op: BinaryOp,
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    scalar: number,
+    n: number,
+  ): FloatArray | undefined {
     const code = this.codes.binary[op];
-    if (code === undefined || n < this.leastElements(BINARY_COST[op])) return false;
+    if (code === undefined || n < this.leastElements(BINARY_COST[op])) return undefined;
     this.addon.binaryScalar(code, out, a, aOffset, scalar, n);
-    return true;
+    return out;
   }
 
   binaryStrided(
@@ -188,23 +202,30 @@ export class NativeEngine implements CpuEngineKernels {
     b: FloatArray,
     bOffset: number,
     bStrides: readonly number[],
-  ): boolean {
+  ): FloatArray | undefined {
     const code = this.codes.binary[op];
-    if (code === undefined || !this.stridedWorth(shape)) return false;
+    if (code === undefined || !this.stridedWorth(shape)) return undefined;
     this.addon.binaryStrided(
       withCode(this.stridedParams(1, shape, [aOffset, bOffset], [aStrides, bStrides]), code),
       out,
       a,
       b,
     );
-    return true;
+    return out;
   }
 
-  compareScalar(op: CompareOp, out: Uint8Array, a: FloatArray, aOffset: number, scalar: number, n: number): boolean {
+  compareScalar(
+    op: CompareOp,
+    out: Uint8Array,
+    a: FloatArray,
+    aOffset: number,
+    scalar: number,
+    n: number,
+  ): Uint8Array | undefined {
     const code = this.codes.compare[op];
-    if (code === undefined || n < this.minElements) return false;
+    if (code === undefined || n < this.minElements) return undefined;
     this.addon.compareScalar(code, out, a, aOffset, scalar, n);
-    return true;
+    return out;
   }
 
   where(
@@ -219,8 +240,8 @@ export class NativeEngine implements CpuEngineKernels {
     b: FloatArray,
     bOffset: number,
     bStrides: readonly number[],
-  ): boolean {
-    if (!this.stridedWorth(shape)) return false;
+  ): FloatArray | undefined {
+    if (!this.stridedWorth(shape)) return undefined;
     this.addon.whereStrided(
       this.stridedParams(0, shape, [cOffset, aOffset, bOffset], [cStrides, aStrides, bStrides]),
       out,
@@ -228,7 +249,7 @@ export class NativeEngine implements CpuEngineKernels {
       a,
       b,
     );
-    return true;
+    return out;
   }
 
   reduceStrided(
@@ -239,31 +260,31 @@ export class NativeEngine implements CpuEngineKernels {
     aOffset: number,
     aStrides: readonly number[],
     outStrides: readonly number[],
-  ): boolean {
+  ): FloatArray | undefined {
     const code = this.codes.reduce[op];
-    if (code === undefined || !this.stridedWorth(shape)) return false;
+    if (code === undefined || !this.stridedWorth(shape)) return undefined;
     this.addon.reduceStrided(
       withCode(this.stridedParams(1, shape, [aOffset, 0], [aStrides, outStrides]), code),
       out,
       a,
     );
-    return true;
+    return out;
   }
 
-  unary(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean {
+  unary(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): FloatArray | undefined {
     const code = this.codes.unary[op];
-    if (code === undefined || n < this.leastElements(UNARY_COST[op])) return false;
+    if (code === undefined || n < this.leastElements(UNARY_COST[op])) return undefined;
     this.addon.unary(code, out, a, aOffset, n);
-    return true;
+    return out;
   }
 
-  clamp(out: FloatArray, a: FloatArray, aOffset: number, n: number, lo: number, hi: number): boolean {
-    if (n < this.minElements || !exactIn(out, lo) || !exactIn(out, hi)) return false;
+  clamp(out: FloatArray, a: FloatArray, aOffset: number, n: number, lo: number, hi: number): FloatArray | undefined {
+    if (n < this.minElements || !exactIn(out, lo) || !exactIn(out, hi)) return undefined;
     const p = this.block(2);
     p[0] = lo;
     p[1] = hi;
     this.addon.clamp(out, a, aOffset, n, p);
-    return true;
+    return out;
   }
 
   layerNorm(
@@ -275,31 +296,45 @@ export class NativeEngine implements CpuEngineKernels {
     rows: number,
     len: number,
     eps: number,
-  ): boolean {
-    if (rows * len < this.minCostly) return false;
+  ): FloatArray | undefined {
+    if (rows * len < this.minCostly) return undefined;
     const p = this.block(1);
     p[0] = eps;
     this.addon.layerNorm(out, a, aOffset, gamma, beta ?? null, rows, len, p);
-    return true;
+    return out;
   }
 
-  gelu(out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean {
-    if (n < this.minCostly) return false;
+  gelu(out: FloatArray, a: FloatArray, aOffset: number, n: number): FloatArray | undefined {
+    if (n < this.minCostly) return undefined;
     this.addon.gelu(out, a, aOffset, n);
-    return true;
+    return out;
   }
 
-  reduceRows(op: ReduceOp, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): boolean {
+  reduceRows(
+    op: ReduceOp,
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    rows: number,
+    len: number,
+  ): FloatArray | undefined {
     const code = this.codes.reduce[op];
-    if (code === undefined || rows * len < this.minElements) return false;
+    if (code === undefined || rows * len < this.minElements) return undefined;
     this.addon.reduceRows(code, out, a, aOffset, rows, len);
-    return true;
+    return out;
   }
 
-  softmaxRows(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: boolean): boolean {
-    if (rows * len < this.minCostly) return false;
+  softmaxRows(
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    rows: number,
+    len: number,
+    log: boolean,
+  ): FloatArray | undefined {
+    if (rows * len < this.minCostly) return undefined;
     this.addon.softmaxRows(out, a, aOffset, rows, len, log ? 1 : 0);
-    return true;
+    return out;
   }
 
   copyStrided(
@@ -310,29 +345,29 @@ export class NativeEngine implements CpuEngineKernels {
     src: FloatArray,
     srcOffset: number,
     srcStrides: readonly number[],
-  ): boolean {
-    if (!this.stridedWorth(shape) || dst.constructor !== src.constructor) return false;
+  ): FloatArray | undefined {
+    if (!this.stridedWorth(shape) || dst.constructor !== src.constructor) return undefined;
     this.addon.copyStrided(this.stridedParams(0, shape, [dstOffset, srcOffset], [dstStrides, srcStrides]), dst, src);
-    return true;
+    return dst;
   }
 
-  conv2d(args: Conv2dArgs): boolean {
+  conv2d(args: Conv2dArgs): FloatArray | undefined {
     const [, cout, oh, ow] = args.outShape;
     if (args.options.padding.length !== 2 || numel(args.outShape) * numel(args.wShape.slice(1)) < this.minGemm)
-      return false;
+      return undefined;
     const [lo, hi] = args.clamp ?? [-Infinity, Infinity];
-    if (!exactIn(args.out, lo) || !exactIn(args.out, hi)) return false;
+    if (!exactIn(args.out, lo) || !exactIn(args.out, hi)) return undefined;
     const p = this.convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups);
     p[16] = lo;
     p[17] = hi;
     this.addon.conv2d(p, args.x, args.w, args.bias ?? null, args.out);
-    return true;
+    return args.out;
   }
 
-  convTranspose2d(args: ConvTranspose2dArgs): boolean {
+  convTranspose2d(args: ConvTranspose2dArgs): FloatArray | undefined {
     const [, cout, oh, ow] = args.outShape;
     if (args.options.padding.length !== 2 || numel(args.xShape) * numel(args.wShape.slice(1)) < this.minGemm)
-      return false;
+      return undefined;
     this.addon.convTranspose2d(
       this.convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups),
       args.x,
@@ -340,7 +375,7 @@ export class NativeEngine implements CpuEngineKernels {
       args.bias ?? null,
       args.out,
     );
-    return true;
+    return args.out;
   }
 
   conv2dWeightGrad(
@@ -351,15 +386,15 @@ export class NativeEngine implements CpuEngineKernels {
     dw: FloatArray,
     wShape: readonly number[],
     options: ConvOptions,
-  ): boolean {
-    if (options.padding.length !== 2 || numel(gShape) * numel(wShape.slice(1)) < this.minGemm) return false;
+  ): FloatArray | undefined {
+    if (options.padding.length !== 2 || numel(gShape) * numel(wShape.slice(1)) < this.minGemm) return undefined;
     this.addon.conv2dWeightGrad(
       this.convParams(xShape, wShape[0]!, wShape.slice(2), gShape.slice(2), options, options.groups),
       x,
       g,
       dw,
     );
-    return true;
+    return dw;
   }
 
   unfold2d(
@@ -369,16 +404,22 @@ export class NativeEngine implements CpuEngineKernels {
     outSpatial: readonly number[],
     options: UnfoldOptions,
     out: FloatArray,
-  ): boolean {
-    if (out.length < this.minElements) return false;
+  ): FloatArray | undefined {
+    if (out.length < this.minElements) return undefined;
     this.addon.unfold2d(this.convParams(xShape, xShape[1]!, kernel, outSpatial, options, 1), x, out);
-    return true;
+    return out;
   }
 
-  maxPoolBackward(g: FloatArray, indices: Int32Array, dx: FloatArray, planes: number, plane: number): boolean {
-    if (g.length < this.minElements) return false;
+  maxPoolBackward(
+    g: FloatArray,
+    indices: Int32Array,
+    dx: FloatArray,
+    planes: number,
+    plane: number,
+  ): FloatArray | undefined {
+    if (g.length < this.minElements) return undefined;
     this.addon.maxPoolBackward(planes, plane, g, indices, dx);
-    return true;
+    return dx;
   }
 
   maxPool2d(
@@ -388,15 +429,15 @@ export class NativeEngine implements CpuEngineKernels {
     outShape: readonly number[],
     indices: Int32Array | undefined,
     o: MaxPoolOptions,
-  ): boolean {
-    if (out.length * o.kernelSize[0]! * o.kernelSize[1]! < this.minElements) return false;
+  ): FloatArray | undefined {
+    if (out.length * o.kernelSize[0]! * o.kernelSize[1]! < this.minElements) return undefined;
     this.addon.maxPool2d(
       this.convParams(xShape, xShape[1]!, o.kernelSize, outShape.slice(2), o, 1),
       x,
       out,
       indices ?? null,
     );
-    return true;
+    return out;
   }
 
   /** Least elements of an elementwise op of this cost for the addon to pay. */

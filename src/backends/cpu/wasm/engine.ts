@@ -1,8 +1,8 @@
 /**
  * The `wasm` engine (class WasmEngine): the CPU backend offers each op here first (see ../engine.ts); every
  * method lays the op out in the module's memory, runs it (on worker threads when it is large) and
- * returns true, or returns false to leave the op to the JavaScript kernels (f64, unsupported ops,
- * tensors too small to be worth the trip).
+ * returns its output, or returns undefined to leave the op to the JavaScript kernels (f64,
+ * unsupported ops, tensors too small to be worth the trip).
  *
  * Where tensor data lives: in ordinary JavaScript typed arrays, garbage collected like every CPU
  * tensor; a call copies its inputs into the module's arena and the output back (cheap elementwise
@@ -97,13 +97,13 @@ export class WasmEngine implements CpuEngineKernels {
     this.threads = rt.threads;
   }
 
-  gemm(g: GemmArgs): boolean {
+  gemm(g: GemmArgs): FloatArray | undefined {
     const { a, b, c, n, k } = g;
-    if (!(a instanceof Float32Array) || !(b instanceof Float32Array) || !(c instanceof Float32Array)) return false;
+    if (!(a instanceof Float32Array) || !(b instanceof Float32Array) || !(c instanceof Float32Array)) return undefined;
     let m = g.m,
       aOffs = g.aOffsets,
       bOffs = g.bOffsets;
-    if (m === 0 || n === 0 || k === 0 || aOffs.length * m * n * k < this.minGemm) return false;
+    if (m === 0 || n === 0 || k === 0 || aOffs.length * m * n * k < this.minGemm) return undefined;
     // Batches that share B and whose A rows continue one another are one taller product.
     if (
       aOffs.length > 1 &&
@@ -126,7 +126,7 @@ export class WasmEngine implements CpuEngineKernels {
     const cAt = this.rt.alloc(batches * m * n * 4),
       table = this.rt.alloc(batches * 16),
       args = this.rt.alloc(128);
-    if (aAt < 0 || bAt < 0 || cAt < 0 || table < 0 || args < 0) return false;
+    if (aAt < 0 || bAt < 0 || cAt < 0 || table < 0 || args < 0) return undefined;
     const t = table >>> 2;
     for (let i = 0; i < batches; i++) {
       this.rt.u32[t + 4 * i] = aAt + (aOffs[i]! - aSpan.lo) * 4;
@@ -141,17 +141,17 @@ export class WasmEngine implements CpuEngineKernels {
     };
     if (!this.gemmTask(m, n, k, g.aRowStride, g.aColStride, g.bRowStride, g.bColStride, n, table, batches, args, io))
       this.rt.read(cAt, c, batches * m * n);
-    return true;
+    return c;
   }
 
-  unary(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): boolean {
+  unary(op: UnaryOp, out: FloatArray, a: FloatArray, aOffset: number, n: number): FloatArray | undefined {
     const code = this.codes.unary[op];
     if (
       code === undefined ||
       !(a instanceof Float32Array) ||
       n < (UNARY_COST[op] === 'costly' ? this.minCostly : this.minElements)
     )
-      return false;
+      return undefined;
     return this.elementwise(code, this.kind.unary, out, a, aOffset, n, UNARY_COST[op] === 'costly' ? COSTLY_COST : 2);
   }
 
@@ -163,21 +163,28 @@ export class WasmEngine implements CpuEngineKernels {
     b: FloatArray,
     bOffset: number,
     n: number,
-  ): boolean {
+  ): FloatArray | undefined {
     const code = this.codes.binary[op];
     if (code === undefined || !(a instanceof Float32Array) || !(b instanceof Float32Array) || n < this.minElements)
-      return false;
+      return undefined;
     return this.elementwise(code, this.kind.binary, out, a, aOffset, n, 2, b, bOffset);
   }
 
-  reluBackward(out: FloatArray, y: FloatArray, yOffset: number, g: FloatArray, gOffset: number, n: number): boolean {
-    if (!(y instanceof Float32Array) || !(g instanceof Float32Array) || n < this.minElements) return false;
+  reluBackward(
+    out: FloatArray,
+    y: FloatArray,
+    yOffset: number,
+    g: FloatArray,
+    gOffset: number,
+    n: number,
+  ): FloatArray | undefined {
+    if (!(y instanceof Float32Array) || !(g instanceof Float32Array) || n < this.minElements) return undefined;
     const code = this.codes.binary.reluGrad;
-    if (code === undefined) return false;
+    if (code === undefined) return undefined;
     return this.elementwise(code, this.kind.binary, out, y, yOffset, n, 2, g, gOffset);
   }
 
-  adamStep(arr: AdamArrays, o: AdamStepOptions): boolean {
+  adamStep(arr: AdamArrays, o: AdamStepOptions): AdamArrays | undefined {
     const { n, p, g, m, v, outP, outM, outV } = arr;
     if (
       !(p instanceof Float32Array) ||
@@ -186,16 +193,16 @@ export class WasmEngine implements CpuEngineKernels {
       !(outM instanceof Float32Array) ||
       !(outV instanceof Float32Array)
     )
-      return false;
+      return undefined;
     if ((m && !(m instanceof Float32Array)) || (v && !(v instanceof Float32Array)) || !m !== !v || n < this.minElements)
-      return false;
+      return undefined;
     // Memory-bound (seven arrays, a few operations each): streamed through blocks on the calling thread.
     const s = this.stream;
     s.reset();
     const block = Math.min(n, STREAM_BLOCK);
     const at = [0, 1, 2, 3, 4, 5].map(() => s.alloc(block * 4)),
       args = s.alloc(128);
-    if (at.some((x) => x < 0) || args < 0) return false;
+    if (at.some((x) => x < 0) || args < 0) return undefined;
     const [pAt, gAt, mAt, vAt, mOut, vOut] = at as [number, number, number, number, number, number];
     const first = !m;
     // Outputs over their inputs (each element is read before it is written); fresh blocks on the first step.
@@ -219,26 +226,26 @@ export class WasmEngine implements CpuEngineKernels {
       take(mDst, outM, start, len);
       take(vDst, outV, start, len);
     }
-    return true;
+    return arr;
   }
 
-  random(out: FloatArray, dist: UniformDistribution, key: RandomKey): boolean {
-    if (!(out instanceof Float32Array) || out.length < this.minElements) return false;
+  random(out: FloatArray, dist: UniformDistribution, key: RandomKey): FloatArray | undefined {
+    if (!(out instanceof Float32Array) || out.length < this.minElements) return undefined;
     const n = out.length;
     // Philox costs about what a transcendental op does per element.
     const { chunk, jobs, parallel } = this.chunking(n, COSTLY_COST);
     this.rt.reset();
     const outAt = this.rt.alloc(n * 4),
       args = this.rt.alloc(64);
-    if (outAt < 0 || args < 0) return false;
+    if (outAt < 0 || args < 0) return undefined;
     const code = this.codes.random[dist.kind];
-    if (code === undefined) return false;
+    if (code === undefined) return undefined;
     this.rt.fields(args, [code, n, outAt, key.key0 >>> 0, key.key1 >>> 0, key.stream >>> 0, chunk, 0]);
     this.rt.f64[(args + 32) >>> 3] = dist.kind === 'uniform' ? dist.low : dist.kind === 'bernoulli' ? dist.prob : 0;
     this.rt.f64[(args + 40) >>> 3] = dist.kind === 'uniform' ? dist.high : 0;
     this.rt.run(this.kind.random, args, jobs, parallel);
     this.rt.read(outAt, out, n);
-    return true;
+    return out;
   }
 
   binaryStrided(
@@ -251,7 +258,7 @@ export class WasmEngine implements CpuEngineKernels {
     b: FloatArray,
     bOffset: number,
     bStrides: readonly number[],
-  ): boolean {
+  ): FloatArray | undefined {
     const code = this.codes.binary[op];
     const rank = shape.length;
     if (
@@ -261,10 +268,10 @@ export class WasmEngine implements CpuEngineKernels {
       !(b instanceof Float32Array) ||
       !(out instanceof Float32Array)
     )
-      return false;
+      return undefined;
     const n = out.length;
     // Empty: nothing to compute (and a zero dim makes the operands' spans meaningless).
-    if (n === 0 || n < this.minElements) return false;
+    if (n === 0 || n < this.minElements) return undefined;
     // Pad to rank 3 with leading dims of size 1.
     const pad = (v: readonly number[], fill: number) => [...new Array<number>(3 - rank).fill(fill), ...v];
     const dims = pad(shape, 1),
@@ -276,7 +283,7 @@ export class WasmEngine implements CpuEngineKernels {
     const [aAt, bAt] = this.copyOperands(a, aSpan, b, bSpan);
     const outAt = this.rt.alloc(n * 4),
       args = this.rt.alloc(64);
-    if (aAt < 0 || bAt < 0 || outAt < 0 || args < 0) return false;
+    if (aAt < 0 || bAt < 0 || outAt < 0 || args < 0) return undefined;
     // Negative strides are stored as their 32-bit two's complement (the kernel reads them signed).
     this.rt.fields(args, [
       code,
@@ -296,16 +303,30 @@ export class WasmEngine implements CpuEngineKernels {
     ]);
     this.rt.run(this.kind.strided, args, 1, false);
     this.rt.read(outAt, out, n);
-    return true;
+    return out;
   }
 
-  binaryScalar(op: BinaryOp, out: FloatArray, a: FloatArray, aOffset: number, scalar: number, n: number): boolean {
+  binaryScalar(
+    op: BinaryOp,
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    scalar: number,
+    n: number,
+  ): FloatArray | undefined {
     const code = this.codes.binary[op];
-    if (code === undefined || !(a instanceof Float32Array) || n < this.minElements) return false;
+    if (code === undefined || !(a instanceof Float32Array) || n < this.minElements) return undefined;
     return this.elementwise(code, this.kind.scalar, out, a, aOffset, n, 2, undefined, 0, scalar);
   }
 
-  reduceRows(op: ReduceOp, out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number): boolean {
+  reduceRows(
+    op: ReduceOp,
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    rows: number,
+    len: number,
+  ): FloatArray | undefined {
     const code = this.codes.reduce[op];
     if (
       code === undefined ||
@@ -313,15 +334,22 @@ export class WasmEngine implements CpuEngineKernels {
       !(out instanceof Float32Array) ||
       rows * len < this.minElements
     )
-      return false;
+      return undefined;
     // Memory-bound: always streamed on the calling thread (no worker would get the data sooner).
     const plan = this.rowChunking(rows, len, 0);
     return rowTask(plan.parallel ? this.rt : this.stream, this.kind.reduce, code, out, a, aOffset, rows, len, plan, op);
   }
 
-  softmaxRows(out: FloatArray, a: FloatArray, aOffset: number, rows: number, len: number, log: boolean): boolean {
+  softmaxRows(
+    out: FloatArray,
+    a: FloatArray,
+    aOffset: number,
+    rows: number,
+    len: number,
+    log: boolean,
+  ): FloatArray | undefined {
     if (!(a instanceof Float32Array) || !(out instanceof Float32Array) || len === 0 || rows * len < this.minCostly)
-      return false;
+      return undefined;
     const plan = this.rowChunking(rows, len, COSTLY_COST);
     return rowTask(
       plan.parallel ? this.rt : this.stream,
@@ -336,7 +364,7 @@ export class WasmEngine implements CpuEngineKernels {
     );
   }
 
-  conv2d(args: Conv2dArgs): boolean {
+  conv2d(args: Conv2dArgs): FloatArray | undefined {
     const { x, w, bias, out, options: o } = args;
     if (
       !(x instanceof Float32Array) ||
@@ -344,9 +372,9 @@ export class WasmEngine implements CpuEngineKernels {
       !(out instanceof Float32Array) ||
       (bias && !(bias instanceof Float32Array))
     )
-      return false;
+      return undefined;
     // No fused activation here: the backend then runs the conv and the clamp as two ops.
-    if (o.padding.length !== 2 || args.clamp) return false;
+    if (o.padding.length !== 2 || args.clamp) return undefined;
     const [n, c, h, wd] = args.xShape;
     const [cOut, cg, kh, kw] = args.wShape;
     const [, , oh, ow] = args.outShape;
@@ -354,7 +382,7 @@ export class WasmEngine implements CpuEngineKernels {
       coutG = cOut / groups,
       kk = cg * kh * kw,
       l = oh * ow;
-    if (n === 0 || l === 0 || kk === 0 || cOut === 0 || n * cOut * l * kk < this.minGemm) return false;
+    if (n === 0 || l === 0 || kk === 0 || cOut === 0 || n * cOut * l * kk < this.minGemm) return undefined;
     this.rt.reset();
     const xAt = this.rt.copyIn(x, 0, n * c * h * wd),
       wAt = this.rt.copyIn(w, 0, cOut * kk);
@@ -370,7 +398,7 @@ export class WasmEngine implements CpuEngineKernels {
       imArgs = this.rt.alloc(128),
       gemmArgs = this.rt.alloc(128);
     if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0)
-      return false;
+      return undefined;
     const parallel = this.threads > 1 && n * cOut * l * kk >= this.minParallel;
     for (let n0 = 0; n0 < n; n0 += chunk) {
       const images = Math.min(chunk, n - n0);
@@ -403,10 +431,10 @@ export class WasmEngine implements CpuEngineKernels {
       this.gemmTask(coutG, l, kk, kk, 1, l, 1, l, table, images * groups, gemmArgs);
     }
     this.rt.read(outAt, out, n * cOut * l);
-    return true;
+    return out;
   }
 
-  convTranspose2d(args: ConvTranspose2dArgs): boolean {
+  convTranspose2d(args: ConvTranspose2dArgs): FloatArray | undefined {
     // Per image and group, the column matrix [Cout/g·kh·kw, H·W] = W_gᵀ · x_g (a gemm with a
     // transposed operand), then col2im sums the columns into the output planes.
     const { x, w, bias, out, options: o } = args;
@@ -416,8 +444,8 @@ export class WasmEngine implements CpuEngineKernels {
       !(out instanceof Float32Array) ||
       (bias && !(bias instanceof Float32Array))
     )
-      return false;
-    if (o.padding.length !== 2) return false;
+      return undefined;
+    if (o.padding.length !== 2) return undefined;
     const [n, cIn, h, wd] = args.xShape;
     const [, coutG, kh, kw] = args.wShape;
     const [, cOut, oh, ow] = args.outShape;
@@ -433,7 +461,7 @@ export class WasmEngine implements CpuEngineKernels {
       oh * ow === 0 ||
       n * groups * rowsG * l * cinG < this.minGemm
     )
-      return false;
+      return undefined;
     this.rt.reset();
     const xAt = this.rt.copyIn(x, 0, n * cIn * l),
       wAt = this.rt.copyIn(w, 0, cIn * rowsG);
@@ -446,7 +474,7 @@ export class WasmEngine implements CpuEngineKernels {
       colArgs = this.rt.alloc(128),
       gemmArgs = this.rt.alloc(128);
     if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || colArgs < 0 || gemmArgs < 0)
-      return false;
+      return undefined;
     const parallel = this.threads > 1 && n * groups * rowsG * l * cinG >= this.minParallel;
     for (let n0 = 0; n0 < n; n0 += chunk) {
       const images = Math.min(chunk, n - n0);
@@ -487,7 +515,7 @@ export class WasmEngine implements CpuEngineKernels {
       this.rt.run(this.kind.col2im, colArgs, images * jobsPerImage, parallel);
     }
     this.rt.read(outAt, out, n * cOut * oh * ow);
-    return true;
+    return out;
   }
 
   conv2dWeightGrad(
@@ -498,7 +526,7 @@ export class WasmEngine implements CpuEngineKernels {
     dw: FloatArray,
     wShape: readonly number[],
     o: ConvOptions,
-  ): boolean {
+  ): FloatArray | undefined {
     // Per image and group, dW_g += g_g [Cout/g, L] · cols_g [C/g·kh·kw, L]ᵀ: im2col into the arena
     // for a chunk of images, a task of dot-product tiles writing a partial per image, then the
     // partials summed in image order (the im2col matrix never leaves the module's memory).
@@ -508,7 +536,7 @@ export class WasmEngine implements CpuEngineKernels {
       !(dw instanceof Float32Array) ||
       o.padding.length !== 2
     )
-      return false;
+      return undefined;
     const [n, c, h, wd] = xShape as [number, number, number, number];
     const [, cOut, oh, ow] = gShape as [number, number, number, number];
     const [, cg, kh, kw] = wShape as [number, number, number, number];
@@ -516,7 +544,7 @@ export class WasmEngine implements CpuEngineKernels {
       coutG = cOut / groups,
       kk = cg * kh * kw,
       l = oh * ow;
-    if (n === 0 || l === 0 || kk === 0 || cOut === 0 || n * cOut * l * kk < this.minGemm) return false;
+    if (n === 0 || l === 0 || kk === 0 || cOut === 0 || n * cOut * l * kk < this.minGemm) return undefined;
     this.rt.reset();
     const xAt = this.rt.copyIn(x, 0, n * c * h * wd),
       gAt = this.rt.copyIn(g, 0, n * cOut * l);
@@ -527,7 +555,7 @@ export class WasmEngine implements CpuEngineKernels {
     const table = this.rt.alloc(chunk * groups * 16),
       imArgs = this.rt.alloc(128),
       gemmArgs = this.rt.alloc(128);
-    if (xAt < 0 || gAt < 0 || colAt < 0 || partAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0) return false;
+    if (xAt < 0 || gAt < 0 || colAt < 0 || partAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0) return undefined;
     const parallel = this.threads > 1 && n * cOut * l * kk >= this.minParallel;
     for (let n0 = 0; n0 < n; n0 += chunk) {
       const images = Math.min(chunk, n - n0);
@@ -566,7 +594,7 @@ export class WasmEngine implements CpuEngineKernels {
       for (let i = 1; i < n; i++) acc += f32[part + i * size + j]!;
       dw[j] = acc;
     }
-    return true;
+    return dw;
   }
 
   unfold2d(
@@ -576,20 +604,20 @@ export class WasmEngine implements CpuEngineKernels {
     outSpatial: readonly number[],
     options: UnfoldOptions,
     out: FloatArray,
-  ): boolean {
+  ): FloatArray | undefined {
     if (
       !(x instanceof Float32Array) ||
       !(out instanceof Float32Array) ||
       kernel.length !== 2 ||
       out.length < this.minElements
     )
-      return false;
+      return undefined;
     const [n, c, h, wd] = xShape as [number, number, number, number];
     this.rt.reset();
     const xAt = this.rt.copyIn(x, 0, n * c * h * wd),
       outAt = this.rt.alloc(out.length * 4),
       args = this.rt.alloc(128);
-    if (xAt < 0 || outAt < 0 || args < 0) return false;
+    if (xAt < 0 || outAt < 0 || args < 0) return undefined;
     im2col(
       this.rt,
       this.kind.im2col,
@@ -604,7 +632,7 @@ export class WasmEngine implements CpuEngineKernels {
       this.threads > 1 && out.length * 4 >= this.minParallel,
     );
     this.rt.read(outAt, out, out.length);
-    return true;
+    return out;
   }
 
   maxPool2d(
@@ -614,10 +642,10 @@ export class WasmEngine implements CpuEngineKernels {
     outShape: readonly number[],
     indices: Int32Array | undefined,
     o: MaxPoolOptions,
-  ): boolean {
-    if (!(x instanceof Float32Array) || !(out instanceof Float32Array) || o.kernelSize.length !== 2) return false;
+  ): FloatArray | undefined {
+    if (!(x instanceof Float32Array) || !(out instanceof Float32Array) || o.kernelSize.length !== 2) return undefined;
     const [kh, kw] = o.kernelSize as [number, number];
-    if (out.length * kh * kw < this.minGemm) return false;
+    if (out.length * kh * kw < this.minGemm) return undefined;
     const [n, c, h, wd] = xShape as [number, number, number, number];
     const [, , oh, ow] = outShape as [number, number, number, number];
     this.rt.reset();
@@ -625,7 +653,7 @@ export class WasmEngine implements CpuEngineKernels {
       outAt = this.rt.alloc(out.length * 4),
       idxAt = indices ? this.rt.alloc(out.length * 4) : 0,
       args = this.rt.alloc(128);
-    if (xAt < 0 || outAt < 0 || idxAt < 0 || args < 0) return false;
+    if (xAt < 0 || outAt < 0 || idxAt < 0 || args < 0) return undefined;
     const planes = n * c;
     const { per, jobs, parallel } = this.rowChunking(planes, oh * ow * kh * kw, 1);
     this.rt.fields(args, [
@@ -650,7 +678,7 @@ export class WasmEngine implements CpuEngineKernels {
     this.rt.run(this.kind.maxPool, args, jobs, parallel);
     this.rt.read(outAt, out, out.length);
     if (indices) this.rt.read(idxAt, indices, out.length);
-    return true;
+    return out;
   }
 
   /** Elements per job of an elementwise task of `n` elements, and whether it goes parallel. */
@@ -846,7 +874,7 @@ export class WasmEngine implements CpuEngineKernels {
     b?: FloatArray,
     bOffset = 0,
     scalar = 0,
-  ): boolean {
+  ): FloatArray | undefined {
     const { chunk, jobs, parallel } = this.chunking(n, cost);
     // Cheap ops are memory-bound: streaming on one thread moves a third of the bytes that copying
     // whole arrays for the worker threads would, so only costly ops (exp, tanh, …) go parallel.
@@ -860,7 +888,7 @@ export class WasmEngine implements CpuEngineKernels {
       const aAt = s.alloc(block * 4),
         bAt = b ? s.alloc(block * 4) : 0,
         args = s.alloc(64);
-      if (aAt < 0 || bAt < 0 || args < 0) return false;
+      if (aAt < 0 || bAt < 0 || args < 0) return undefined;
       for (let start = 0; start < n; start += block) {
         const len = Math.min(block, n - start);
         s.write(aAt, a as Float32Array, aOffset + start, aOffset + start + len);
@@ -870,19 +898,19 @@ export class WasmEngine implements CpuEngineKernels {
         s.run(taskKind, args, 1, false);
         s.read(aAt, out as Float32Array, len, start);
       }
-      return true;
+      return out;
     }
     this.rt.reset();
     const aAt = this.rt.copyIn(a as Float32Array, aOffset, aOffset + n);
     const bAt = b ? this.rt.copyIn(b as Float32Array, bOffset, bOffset + n) : 0;
     const args = this.rt.alloc(64);
-    if (aAt < 0 || bAt < 0 || args < 0) return false;
+    if (aAt < 0 || bAt < 0 || args < 0) return undefined;
     // The output overwrites the first input in place (each vector is read before it is written).
     this.rt.fields(args, [code, n, aAt, aAt, bAt, chunk]);
     this.rt.f64[(args + 24) >>> 3] = scalar;
     this.rt.run(taskKind, args, jobs, parallel);
     this.rt.read(aAt, out as Float32Array, n);
-    return true;
+    return out;
   }
 }
 
@@ -946,7 +974,7 @@ function rowTask(
   len: number,
   plan: { per: number; jobs: number; parallel: boolean },
   reduceOp?: ReduceOp,
-): boolean {
+): Float32Array | undefined {
   rt.reset();
   const outPerRow = out.length / rows;
   if (!plan.parallel && (len <= STREAM_BLOCK || reduceOp !== undefined)) {
@@ -955,7 +983,7 @@ function rowTask(
     const aAt = rt.alloc(blockRows * segment * 4),
       outAt = rt.alloc(blockRows * outPerRow * 4),
       args = rt.alloc(64);
-    if (aAt < 0 || outAt < 0 || args < 0) return false;
+    if (aAt < 0 || outAt < 0 || args < 0) return undefined;
     const f32 = rt.f32;
     if (len <= STREAM_BLOCK) {
       for (let r0 = 0; r0 < rows; r0 += blockRows) {
@@ -965,7 +993,7 @@ function rowTask(
         rt.run(taskKind, args, 1, false);
         rt.read(outAt, out, count * outPerRow, r0 * outPerRow);
       }
-      return true;
+      return out;
     }
     for (let r = 0; r < rows; r++) {
       let acc = NaN;
@@ -980,17 +1008,17 @@ function rowTask(
       }
       out[r] = acc;
     }
-    return true;
+    return out;
   }
   const n = rows * len;
   const aAt = rt.copyIn(a, aOffset, aOffset + n),
     outAt = rt.alloc(out.length * 4),
     args = rt.alloc(64);
-  if (aAt < 0 || outAt < 0 || args < 0) return false;
+  if (aAt < 0 || outAt < 0 || args < 0) return undefined;
   rt.fields(args, [op, rows, len, outAt, aAt, plan.per]);
   rt.run(taskKind, args, plan.jobs, plan.parallel);
   rt.read(outAt, out, out.length);
-  return true;
+  return out;
 }
 
 /** Combines two partial reductions as the JavaScript kernels do (NaN wins for max and min). */
