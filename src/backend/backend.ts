@@ -3,8 +3,16 @@ import type { Distribution } from '../core/distribution.js';
 import type { DType } from '../core/dtype.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from './ops.js';
 import type {
-  AdamStepOptions, AttentionOptions, AvgPoolOptions, ConvOptions, ConvTransposeOptions, DeformConvOptions,
-  GridSampleOptions, InterpolateOptions, MaxPoolOptions, UnfoldOptions,
+  AdamStepOptions,
+  AttentionOptions,
+  AvgPoolOptions,
+  ConvOptions,
+  ConvTransposeOptions,
+  DeformConvOptions,
+  GridSampleOptions,
+  InterpolateOptions,
+  MaxPoolOptions,
+  UnfoldOptions,
 } from './options.js';
 import type { AutodiffOps } from './autodiff.js';
 import type { CustomCall } from './custom.js';
@@ -232,7 +240,13 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
    * undefined on the first step (zero moments). Returns the new [param, moment1, moment2].
    * Fallback: the optimizer's op-by-op update.
    */
-  adamStep?(param: P, grad: P, moment1: P | undefined, moment2: P | undefined, options: AdamStepOptions): [P, P, P] | undefined;
+  adamStep?(
+    param: P,
+    grad: P,
+    moment1: P | undefined,
+    moment2: P | undefined,
+    options: AdamStepOptions,
+  ): [P, P, P] | undefined;
   /**
    * The weight gradient of `conv(x, weight)` (shape `weightShape`) for the output gradient `grad`.
    * Fallback: the autodiff rule contracts im2col columns with a batched matmul.

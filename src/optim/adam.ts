@@ -62,7 +62,11 @@ export interface MomentSettings {
 }
 
 /** Updates the moments with `grad` (the first step starts from zero moments). */
-export function updateMoments(s: MomentSettings, grad: AnyFloat, state: AdaptiveMomentumState | undefined): AdaptiveMomentumState {
+export function updateMoments(
+  s: MomentSettings,
+  grad: AnyFloat,
+  state: AdaptiveMomentumState | undefined,
+): AdaptiveMomentumState {
   if (state === undefined) {
     const moment2 = grad.square().mul(1 - s.beta2);
     return { time: 1, moment1: grad.mul(1 - s.beta1), moment2, maxMoment2: s.amsgrad ? moment2 : undefined };
@@ -77,7 +81,11 @@ export function updateMoments(s: MomentSettings, grad: AnyFloat, state: Adaptive
  * Adam's update `lr·m̂ / (√v̂ + ε)` (Burn's `AdaptiveMomentum`), written as
  * `m·lr·√(1−β₂ᵗ)/(1−β₁ᵗ) / (√v + ε·√(1−β₂ᵗ))`.
  */
-function adamDelta<D extends number>(s: MomentSettings, state: AdaptiveMomentumState, lr: LearningRate): Tensor<D, Float> {
+function adamDelta<D extends number>(
+  s: MomentSettings,
+  state: AdaptiveMomentumState,
+  lr: LearningRate,
+): Tensor<D, Float> {
   const t = state.time;
   const bc2Sqrt = Math.sqrt(1 - s.beta2 ** t);
   // The learning rate joins the scalar factor (one pass over the tensor less than Burn's `·lr` at the end).
@@ -90,13 +98,30 @@ function adamDelta<D extends number>(s: MomentSettings, state: AdaptiveMomentumS
  * The whole step through the backend's fused kernel (`Backend.adamStep`: one pass, the same
  * values as the op-by-op update), or undefined where it has none (or for AMSGrad).
  */
-function fusedAdamStep<D extends number>(s: MomentSettings, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: AdaptiveMomentumState | undefined, lr: LearningRate): SimpleStepResult<D, AdamState> | undefined {
+function fusedAdamStep<D extends number>(
+  s: MomentSettings,
+  tensor: Tensor<D, Float>,
+  grad: Tensor<D, Float>,
+  state: AdaptiveMomentumState | undefined,
+  lr: LearningRate,
+): SimpleStepResult<D, AdamState> | undefined {
   const backend = tensor.backend;
   if (!backend.adamStep || s.amsgrad) return undefined;
   const time = (state?.time ?? 0) + 1;
   const bc2Sqrt = Math.sqrt(1 - s.beta2 ** time);
-  const options = { beta1: s.beta1, beta2: s.beta2, factor: (bc2Sqrt / (1 - s.beta1 ** time)) * lr, epsilon: s.epsilon * bc2Sqrt };
-  const out = backend.adamStep(tensor.primitive, grad.primitive, state?.moment1.primitive, state?.moment2.primitive, options);
+  const options = {
+    beta1: s.beta1,
+    beta2: s.beta2,
+    factor: (bc2Sqrt / (1 - s.beta1 ** time)) * lr,
+    epsilon: s.epsilon * bc2Sqrt,
+  };
+  const out = backend.adamStep(
+    tensor.primitive,
+    grad.primitive,
+    state?.moment1.primitive,
+    state?.moment2.primitive,
+    options,
+  );
   if (out === undefined) return undefined;
   const [param, moment1, moment2] = out.map((p) => tensor.wrap<D, Float>(p));
   return { tensor: param!, state: { momentum: { time, moment1: moment1!, moment2: moment2!, maxMoment2: undefined } } };
@@ -115,7 +140,12 @@ export class Adam implements SimpleOptimizer<AdamState> {
     this.weightDecay = config.weightDecay && new WeightDecay(config.weightDecay);
   }
 
-  step<D extends number>(lr: LearningRate, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: AdamState | undefined): SimpleStepResult<D, AdamState> {
+  step<D extends number>(
+    lr: LearningRate,
+    tensor: Tensor<D, Float>,
+    grad: Tensor<D, Float>,
+    state: AdamState | undefined,
+  ): SimpleStepResult<D, AdamState> {
     const g = this.weightDecay ? this.weightDecay.transform(grad, tensor) : grad;
     const fused = fusedAdamStep(this.settings, tensor, g, state?.momentum, lr);
     if (fused !== undefined) return fused;

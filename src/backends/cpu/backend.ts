@@ -1,8 +1,23 @@
 import type { SliceSpecs } from '../../backend/backend.js';
 import type { CustomCall } from '../../backend/custom.js';
 import { BaseBackend } from '../../backend/base.js';
-import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
-import type { AdamStepOptions, ConvOptions, ConvTransposeOptions, MaxPoolOptions, UnfoldOptions } from '../../backend/options.js';
+import type {
+  ArgOp,
+  BinaryOp,
+  CompareOp,
+  PredicateOp,
+  ReduceOp,
+  ScanOp,
+  ScatterOp,
+  UnaryOp,
+} from '../../backend/ops.js';
+import type {
+  AdamStepOptions,
+  ConvOptions,
+  ConvTransposeOptions,
+  MaxPoolOptions,
+  UnfoldOptions,
+} from '../../backend/options.js';
 import { TensorData } from '../../core/data.js';
 import { f16BitsToF32, bf16BitsToF32, f32ToF16Bits, f32ToBf16Bits, type DType } from '../../core/dtype.js';
 import { castNumber, storageFromNumbers } from '../../core/element.js';
@@ -31,9 +46,15 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   readonly name: string;
   /** Generated elementwise kernels, by op family, op and dtype signature. */
   private readonly kernels = {
-    unary: new KernelCache<MapKernels>(), predicate: new KernelCache<MapKernels>(), binary: new KernelCache<MapKernels>(),
-    binaryScalar: new KernelCache<MapKernels>(), compare: new KernelCache<MapKernels>(), compareScalar: new KernelCache<MapKernels>(),
-    where: new KernelCache<MapKernels>(), cast: new KernelCache<MapKernels>(), copy: new KernelCache<MapKernels>(),
+    unary: new KernelCache<MapKernels>(),
+    predicate: new KernelCache<MapKernels>(),
+    binary: new KernelCache<MapKernels>(),
+    binaryScalar: new KernelCache<MapKernels>(),
+    compare: new KernelCache<MapKernels>(),
+    compareScalar: new KernelCache<MapKernels>(),
+    where: new KernelCache<MapKernels>(),
+    cast: new KernelCache<MapKernels>(),
+    copy: new KernelCache<MapKernels>(),
   };
 
   /** Arrays of released tensors, reused for outputs of the same type and length. */
@@ -46,7 +67,10 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   /** What the module ops (./module-ops.ts) use of this backend. */
   private readonly host: modules.CpuKernelHost;
 
-  constructor(readonly engine: CpuEngineKernels = jsEngine, pool: BufferPool = new BufferPool()) {
+  constructor(
+    readonly engine: CpuEngineKernels = jsEngine,
+    pool: BufferPool = new BufferPool(),
+  ) {
     super();
     this.name = `cpu(${engine.name})`;
     this.pool = pool;
@@ -86,7 +110,13 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   fromData(data: TensorData): CpuTensor {
     // A handed-over array of the compute type becomes the storage as is (no copy).
-    if (data.values.constructor === cpuArrayCtor(data.dtype) && data.dtype !== 'f16' && data.dtype !== 'bf16' && data.dtype !== 'i64' && takeOver(data)) {
+    if (
+      data.values.constructor === cpuArrayCtor(data.dtype) &&
+      data.dtype !== 'f16' &&
+      data.dtype !== 'bf16' &&
+      data.dtype !== 'i64' &&
+      takeOver(data)
+    ) {
       return CpuTensor.contiguous(data.values as CpuArray, data.shape, data.dtype);
     }
     const n = data.values.length;
@@ -109,7 +139,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   toDataSync(p: CpuTensor): TensorData {
     const dense = this.materialize(p, true);
-    const storage = p.dtype === 'f16' || p.dtype === 'bf16' || p.dtype === 'i64' ? storageFromNumbers(dense, p.dtype) : dense;
+    const storage =
+      p.dtype === 'f16' || p.dtype === 'bf16' || p.dtype === 'i64' ? storageFromNumbers(dense, p.dtype) : dense;
     return new TensorData(storage, p.shape, p.dtype);
   }
 
@@ -119,7 +150,11 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const n = p.numel;
     // The array leaves the backend: it must never be reused for another tensor.
     if (p.lease) p.lease.escaped = true;
-    return new TensorData(p.offset === 0 && p.data.length === n ? p.data : p.data.subarray(p.offset, p.offset + n), p.shape, p.dtype);
+    return new TensorData(
+      p.offset === 0 && p.data.length === n ? p.data : p.data.subarray(p.offset, p.offset + n),
+      p.shape,
+      p.dtype,
+    );
   }
 
   fill(shape: readonly number[], value: number, dtype: DType): CpuTensor {
@@ -182,7 +217,14 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       if (e.unary(op, out, p.data, p.offset, p.numel) !== undefined) return this.finish(out, p.shape, p.dtype);
     }
     // A declined engine call leaves its fresh output for the js kernel.
-    return this.map(this.kernels.unary.get(op, p.dtype, () => buildMapKernels(unaryExpr(op, p.dtype), X)), p.dtype, p.shape, [p], undefined, out);
+    return this.map(
+      this.kernels.unary.get(op, p.dtype, () => buildMapKernels(unaryExpr(op, p.dtype), X)),
+      p.dtype,
+      p.shape,
+      [p],
+      undefined,
+      out,
+    );
   }
 
   /** Clamp in one pass on the engine's kernel where it has one (the default is max then min: two passes and a temporary). */
@@ -190,7 +232,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const e = this.engine;
     if (e.clamp && isEngineFloat(p) && p.isContiguous() && (min !== undefined || max !== undefined)) {
       const out = this.alloc(p.dtype, p.numel) as FloatArray;
-      if (e.clamp(out, p.data, p.offset, p.numel, min ?? -Infinity, max ?? Infinity) !== undefined) return this.finish(out, p.shape, p.dtype);
+      if (e.clamp(out, p.data, p.offset, p.numel, min ?? -Infinity, max ?? Infinity) !== undefined)
+        return this.finish(out, p.shape, p.dtype);
       this.pool.give(out);
     }
     return super.clamp(p, min, max);
@@ -201,10 +244,15 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const e = this.engine;
     const len = x.shape[x.shape.length - 1];
     if (!e.layerNorm || len === undefined || len < 1 || !isEngineFloat(x) || !x.isContiguous()) return undefined;
-    if (gamma.dtype !== x.dtype || gamma.numel !== len || (beta && (beta.dtype !== x.dtype || beta.numel !== len))) return undefined;
+    if (gamma.dtype !== x.dtype || gamma.numel !== len || (beta && (beta.dtype !== x.dtype || beta.numel !== len)))
+      return undefined;
     const dense = (t: CpuTensor) => this.materialize(t, false) as FloatArray;
     const out = this.alloc(x.dtype, x.numel) as FloatArray;
-    if (e.layerNorm(out, x.data as FloatArray, x.offset, dense(gamma), beta && dense(beta), x.numel / len, len, eps) !== undefined) return this.finish(out, x.shape, x.dtype);
+    if (
+      e.layerNorm(out, x.data as FloatArray, x.offset, dense(gamma), beta && dense(beta), x.numel / len, len, eps) !==
+      undefined
+    )
+      return this.finish(out, x.shape, x.dtype);
     this.pool.give(out);
     return undefined;
   }
@@ -220,7 +268,12 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   }
 
   predicate(op: PredicateOp, p: CpuTensor): CpuTensor {
-    return this.map(this.kernels.predicate.get(op, p.dtype, () => buildMapKernels(predicateExpr(op), X)), 'bool', p.shape, [p]);
+    return this.map(
+      this.kernels.predicate.get(op, p.dtype, () => buildMapKernels(predicateExpr(op), X)),
+      'bool',
+      p.shape,
+      [p],
+    );
   }
 
   binary(op: BinaryOp, a: CpuTensor, b: CpuTensor): CpuTensor {
@@ -230,16 +283,37 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     if (e.binary && isEngineFloat(a) && a.dtype === b.dtype) {
       out = this.alloc(a.dtype, numel(shape)) as FloatArray;
       if (isFlat(a, shape) && isFlat(b, shape)) {
-        if (e.binary(op, out, a.data, a.offset, b.data as FloatArray, b.offset, a.numel) !== undefined) return this.finish(out, shape, a.dtype);
+        if (e.binary(op, out, a.data, a.offset, b.data as FloatArray, b.offset, a.numel) !== undefined)
+          return this.finish(out, shape, a.dtype);
       } else if (e.binaryStrided) {
         // Broadcast or strided operands: the engine walks the collapsed strides itself.
         const col = collapse(shape, [alignStrides(a.shape, a.strides, shape), alignStrides(b.shape, b.strides, shape)]);
-        if (col.shape.length > 0 && e.binaryStrided(op, out, col.shape, a.data, a.offset, col.strides[0]!, b.data as FloatArray, b.offset, col.strides[1]!) !== undefined) {
+        if (
+          col.shape.length > 0 &&
+          e.binaryStrided(
+            op,
+            out,
+            col.shape,
+            a.data,
+            a.offset,
+            col.strides[0]!,
+            b.data as FloatArray,
+            b.offset,
+            col.strides[1]!,
+          ) !== undefined
+        ) {
           return this.finish(out, shape, a.dtype);
         }
       }
     }
-    return this.map(this.kernels.binary.get(op, signature(a, b), () => buildMapKernels(binaryExpr(op, a.dtype), XY)), a.dtype, shape, [a, b], undefined, out);
+    return this.map(
+      this.kernels.binary.get(op, signature(a, b), () => buildMapKernels(binaryExpr(op, a.dtype), XY)),
+      a.dtype,
+      shape,
+      [a, b],
+      undefined,
+      out,
+    );
   }
 
   override binaryScalar(op: BinaryOp, a: CpuTensor, scalar: number): CpuTensor {
@@ -247,7 +321,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     let out: FloatArray | undefined;
     if (e.binaryScalar && isEngineFloat(a) && a.isContiguous()) {
       out = this.alloc(a.dtype, a.numel) as FloatArray;
-      if (e.binaryScalar(op, out, a.data, a.offset, roundScalar(scalar, a.dtype), a.numel) !== undefined) return this.finish(out, a.shape, a.dtype);
+      if (e.binaryScalar(op, out, a.data, a.offset, roundScalar(scalar, a.dtype), a.numel) !== undefined)
+        return this.finish(out, a.shape, a.dtype);
     }
     const kernels = this.kernels.binaryScalar.get(op, a.dtype, () => buildMapKernels(binaryExpr(op, a.dtype), XS));
     return this.map(kernels, a.dtype, a.shape, [a], roundScalar(castNumber(scalar, a.dtype), a.dtype), out);
@@ -262,18 +337,37 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   override reluBackward(output: CpuTensor, grad: CpuTensor): CpuTensor {
     const e = this.engine;
     let out: FloatArray | undefined;
-    if (e.reluBackward && isEngineFloat(grad) && output.dtype === grad.dtype && sameShape(output.shape, grad.shape) && output.isContiguous() && grad.isContiguous()) {
+    if (
+      e.reluBackward &&
+      isEngineFloat(grad) &&
+      output.dtype === grad.dtype &&
+      sameShape(output.shape, grad.shape) &&
+      output.isContiguous() &&
+      grad.isContiguous()
+    ) {
       out = this.alloc(grad.dtype, grad.numel) as FloatArray;
-      if (e.reluBackward(out, output.data as FloatArray, output.offset, grad.data, grad.offset, grad.numel) !== undefined) return this.finish(out, grad.shape, grad.dtype);
+      if (
+        e.reluBackward(out, output.data as FloatArray, output.offset, grad.data, grad.offset, grad.numel) !== undefined
+      )
+        return this.finish(out, grad.shape, grad.dtype);
     }
-    const shape = sameShape(output.shape, grad.shape) ? grad.shape : broadcastShapes(output.shape, grad.shape, 'reluBackward');
-    const kernels = this.kernels.binary.get('reluBackward', signature(output, grad), () => buildMapKernels('(x <= 0 ? 0 : y)', XY));
+    const shape = sameShape(output.shape, grad.shape)
+      ? grad.shape
+      : broadcastShapes(output.shape, grad.shape, 'reluBackward');
+    const kernels = this.kernels.binary.get('reluBackward', signature(output, grad), () =>
+      buildMapKernels('(x <= 0 ? 0 : y)', XY),
+    );
     return this.map(kernels, grad.dtype, shape, [output, grad], undefined, out);
   }
 
   compare(op: CompareOp, a: CpuTensor, b: CpuTensor): CpuTensor {
     const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
-    return this.map(this.kernels.compare.get(op, signature(a, b), () => buildMapKernels(compareExpr(op), XY)), 'bool', shape, [a, b]);
+    return this.map(
+      this.kernels.compare.get(op, signature(a, b), () => buildMapKernels(compareExpr(op), XY)),
+      'bool',
+      shape,
+      [a, b],
+    );
   }
 
   override compareScalar(op: CompareOp, a: CpuTensor, scalar: number): CpuTensor {
@@ -283,7 +377,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const e = this.engine;
     if (e.compareScalar && isEngineFloat(a) && a.isContiguous()) {
       out = this.alloc('bool', a.numel) as Uint8Array;
-      if (e.compareScalar(op, out, a.data, a.offset, s, a.numel) !== undefined) return this.own(out, [...a.shape], 'bool');
+      if (e.compareScalar(op, out, a.data, a.offset, s, a.numel) !== undefined)
+        return this.own(out, [...a.shape], 'bool');
     }
     const kernels = this.kernels.compareScalar.get(op, a.dtype, () => buildMapKernels(compareExpr(op), XS));
     return this.map(kernels, 'bool', a.shape, [a], s, out);
@@ -294,19 +389,50 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const e = this.engine;
     let out: FloatArray | undefined;
     if (e.where && isEngineFloat(a) && a.dtype === b.dtype && cond.data instanceof Uint8Array) {
-      const col = collapse(shape, [alignStrides(cond.shape, cond.strides, shape), alignStrides(a.shape, a.strides, shape), alignStrides(b.shape, b.strides, shape)]);
+      const col = collapse(shape, [
+        alignStrides(cond.shape, cond.strides, shape),
+        alignStrides(a.shape, a.strides, shape),
+        alignStrides(b.shape, b.strides, shape),
+      ]);
       out = this.alloc(a.dtype, numel(shape)) as FloatArray;
-      if (col.shape.length > 0 && e.where(out, col.shape, cond.data, cond.offset, col.strides[0]!, a.data, a.offset, col.strides[1]!, b.data as FloatArray, b.offset, col.strides[2]!) !== undefined) {
+      if (
+        col.shape.length > 0 &&
+        e.where(
+          out,
+          col.shape,
+          cond.data,
+          cond.offset,
+          col.strides[0]!,
+          a.data,
+          a.offset,
+          col.strides[1]!,
+          b.data as FloatArray,
+          b.offset,
+          col.strides[2]!,
+        ) !== undefined
+      ) {
         return this.finish(out, shape, a.dtype);
       }
     }
     // A declined engine call leaves its fresh output for the js kernel.
-    return this.map(this.kernels.where.get('where', signature(a, b), () => buildMapKernels('(c ? x : y)', XYC)), a.dtype, shape, [a, b, cond], undefined, out);
+    return this.map(
+      this.kernels.where.get('where', signature(a, b), () => buildMapKernels('(c ? x : y)', XYC)),
+      a.dtype,
+      shape,
+      [a, b, cond],
+      undefined,
+      out,
+    );
   }
 
   cast(p: CpuTensor, dtype: DType): CpuTensor {
     if (dtype === p.dtype) return p;
-    return this.map(this.kernels.cast.get(p.dtype, dtype, () => buildMapKernels(castExpr(p.dtype, dtype), X)), dtype, p.shape, [p]);
+    return this.map(
+      this.kernels.cast.get(p.dtype, dtype, () => buildMapKernels(castExpr(p.dtype, dtype), X)),
+      dtype,
+      p.shape,
+      [p],
+    );
   }
 
   // --- random ---
@@ -325,19 +451,48 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   // --- optimizer ---
 
   /** One Adam step in one pass over contiguous f32/f64 tensors of one dtype and shape (else undefined). */
-  adamStep(param: CpuTensor, grad: CpuTensor, moment1: CpuTensor | undefined, moment2: CpuTensor | undefined, options: AdamStepOptions): [CpuTensor, CpuTensor, CpuTensor] | undefined {
+  adamStep(
+    param: CpuTensor,
+    grad: CpuTensor,
+    moment1: CpuTensor | undefined,
+    moment2: CpuTensor | undefined,
+    options: AdamStepOptions,
+  ): [CpuTensor, CpuTensor, CpuTensor] | undefined {
     const ins = [param, grad, ...(moment1 ? [moment1] : []), ...(moment2 ? [moment2] : [])];
     // Half precision keeps f32 arrays but rounds after every op: not this kernel's rounding.
-    if (!moment1 !== !moment2 || (param.dtype !== 'f32' && param.dtype !== 'f64') || !isEngineFloat(param) || ins.some((t) => t.dtype !== param.dtype || !sameShape(t.shape, param.shape) || !t.isContiguous())) return undefined;
+    if (
+      !moment1 !== !moment2 ||
+      (param.dtype !== 'f32' && param.dtype !== 'f64') ||
+      !isEngineFloat(param) ||
+      ins.some((t) => t.dtype !== param.dtype || !sameShape(t.shape, param.shape) || !t.isContiguous())
+    )
+      return undefined;
     const n = param.numel;
-    const [outP, outM, outV] = [0, 1, 2].map(() => this.alloc(param.dtype, n) as FloatArray) as [FloatArray, FloatArray, FloatArray];
+    const [outP, outM, outV] = [0, 1, 2].map(() => this.alloc(param.dtype, n) as FloatArray) as [
+      FloatArray,
+      FloatArray,
+      FloatArray,
+    ];
     const arrays: AdamArrays = {
-      n, p: param.data, pOffset: param.offset, g: grad.data as FloatArray, gOffset: grad.offset,
-      m: moment1?.data as FloatArray | undefined, mOffset: moment1?.offset ?? 0, v: moment2?.data as FloatArray | undefined, vOffset: moment2?.offset ?? 0,
-      outP, outM, outV,
+      n,
+      p: param.data,
+      pOffset: param.offset,
+      g: grad.data as FloatArray,
+      gOffset: grad.offset,
+      m: moment1?.data as FloatArray | undefined,
+      mOffset: moment1?.offset ?? 0,
+      v: moment2?.data as FloatArray | undefined,
+      vOffset: moment2?.offset ?? 0,
+      outP,
+      outM,
+      outV,
     };
     if (this.engine.adamStep?.(arrays, options) === undefined) adamStepInto(arrays, options);
-    return [this.finish(outP, param.shape, param.dtype), this.finish(outM, param.shape, param.dtype), this.finish(outV, param.shape, param.dtype)];
+    return [
+      this.finish(outP, param.shape, param.dtype),
+      this.finish(outM, param.shape, param.dtype),
+      this.finish(outV, param.shape, param.dtype),
+    ];
   }
 
   // --- reductions ---
@@ -348,10 +503,21 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const last = p.shape.length - 1;
     // Without a strided kernel, reduced trailing dims (a bias gradient's H·W) go through the row
     // kernel as one run; the other reduced dims then run on its much smaller result.
-    const kept = trailingReduced(p.shape.length, dims), suffix = p.shape.length - kept;
+    const kept = trailingReduced(p.shape.length, dims),
+      suffix = p.shape.length - kept;
     // f32 only: half precision would round the partial results.
     const len = numel(p.shape.slice(kept));
-    if (!this.engine.reduceStrided && this.engine.reduceRows && (suffix > 1 || (suffix === 1 && dims.length > 1)) && op !== 'any' && op !== 'all' && p.dtype === 'f32' && len > 0 && p.numel > 0 && p.isContiguous()) {
+    if (
+      !this.engine.reduceStrided &&
+      this.engine.reduceRows &&
+      (suffix > 1 || (suffix === 1 && dims.length > 1)) &&
+      op !== 'any' &&
+      op !== 'all' &&
+      p.dtype === 'f32' &&
+      len > 0 &&
+      p.numel > 0 &&
+      p.isContiguous()
+    ) {
       const rows = this.alloc(p.dtype, p.numel / len) as FloatArray;
       if (this.engine.reduceRows(op, rows, p.data as FloatArray, p.offset, p.numel / len, len) !== undefined) {
         const partial = this.finish(rows, [...p.shape.slice(0, kept), ...new Array<number>(suffix).fill(1)], p.dtype);
@@ -364,14 +530,34 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       this.pool.give(rows);
     }
     const out = this.alloc(dtype, numel(shape));
-    if (this.engine.reduceRows && dims.length === 1 && dims[0] === last && isEngineFloat(p) && isFloatArray(out) && p.isContiguous()) {
+    if (
+      this.engine.reduceRows &&
+      dims.length === 1 &&
+      dims[0] === last &&
+      isEngineFloat(p) &&
+      isFloatArray(out) &&
+      p.isContiguous()
+    ) {
       const len = p.shape[last]!;
-      if (len > 0 && this.engine.reduceRows(op, out, p.data, p.offset, p.numel / len, len) !== undefined) return this.finish(out, shape, dtype);
+      if (len > 0 && this.engine.reduceRows(op, out, p.data, p.offset, p.numel / len, len) !== undefined)
+        return this.finish(out, shape, dtype);
     }
-    if (this.engine.reduceStrided && op !== 'any' && op !== 'all' && dims.length > 0 && isEngineFloat(p) && isFloatArray(out) && p.numel > 0) {
+    if (
+      this.engine.reduceStrided &&
+      op !== 'any' &&
+      op !== 'all' &&
+      dims.length > 0 &&
+      isEngineFloat(p) &&
+      isFloatArray(out) &&
+      p.numel > 0
+    ) {
       const outStrides = contiguousStrides(shape).map((s, d) => (dims.includes(d) ? 0 : s));
       const col = collapse(p.shape, [p.strides, outStrides]);
-      if (col.shape.length > 0 && this.engine.reduceStrided(op, out, col.shape, p.data, p.offset, col.strides[0]!, col.strides[1]!) !== undefined) return this.finish(out, shape, dtype);
+      if (
+        col.shape.length > 0 &&
+        this.engine.reduceStrided(op, out, col.shape, p.data, p.offset, col.strides[0]!, col.strides[1]!) !== undefined
+      )
+        return this.finish(out, shape, dtype);
     }
     reduceInto(op, out, p, p.shape, dims, `${p.dtype}>${dtype}`);
     return this.finish(out, shape, dtype);
@@ -408,32 +594,62 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   matmul(a: CpuTensor, b: CpuTensor): CpuTensor {
     const rank = a.shape.length;
-    const m = a.shape[rank - 2]!, k = a.shape[rank - 1]!, n = b.shape[rank - 1]!;
-    const aRs = a.strides[rank - 2]!, aCs = a.strides[rank - 1]!, bRs = b.strides[rank - 2]!, bCs = b.strides[rank - 1]!;
+    const m = a.shape[rank - 2]!,
+      k = a.shape[rank - 1]!,
+      n = b.shape[rank - 1]!;
+    const aRs = a.strides[rank - 2]!,
+      aCs = a.strides[rank - 1]!,
+      bRs = b.strides[rank - 2]!,
+      bCs = b.strides[rank - 1]!;
     const batch = rank === 2 ? [] : broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2), 'matmul');
     const shape = [...batch, m, n];
     const out = this.alloc(a.dtype, numel(shape));
     // Batch offsets of each operand (stride 0 where it is broadcast).
-    const aOffsets: number[] = [], bOffsets: number[] = [];
+    const aOffsets: number[] = [],
+      bOffsets: number[] = [];
     const aStr = alignStrides(a.shape.slice(0, -2), a.strides.slice(0, -2), batch);
     const bStr = alignStrides(b.shape.slice(0, -2), b.strides.slice(0, -2), batch);
     const idx = new Int32Array(batch.length);
-    let ao = a.offset, bo = b.offset;
+    let ao = a.offset,
+      bo = b.offset;
     for (let i = 0, count = numel(batch); i < count; i++) {
       aOffsets.push(ao);
       bOffsets.push(bo);
       for (let d = batch.length - 1; d >= 0; d--) {
-        ao += aStr[d]!; bo += bStr[d]!;
+        ao += aStr[d]!;
+        bo += bStr[d]!;
         if (++idx[d]! < batch[d]!) break;
-        idx[d] = 0; ao -= aStr[d]! * batch[d]!; bo -= bStr[d]! * batch[d]!;
+        idx[d] = 0;
+        ao -= aStr[d]! * batch[d]!;
+        bo -= bStr[d]! * batch[d]!;
       }
     }
     const e = this.engine;
-    if (e.gemm && isEngineFloat(a) && isFloatArray(out) && a.data.constructor === b.data.constructor && out.constructor === a.data.constructor) {
-      const args = { m, n, k, a: a.data, aOffsets, aRowStride: aRs, aColStride: aCs, b: b.data as FloatArray, bOffsets, bRowStride: bRs, bColStride: bCs, c: out };
+    if (
+      e.gemm &&
+      isEngineFloat(a) &&
+      isFloatArray(out) &&
+      a.data.constructor === b.data.constructor &&
+      out.constructor === a.data.constructor
+    ) {
+      const args = {
+        m,
+        n,
+        k,
+        a: a.data,
+        aOffsets,
+        aRowStride: aRs,
+        aColStride: aCs,
+        b: b.data as FloatArray,
+        bOffsets,
+        bRowStride: bRs,
+        bColStride: bCs,
+        c: out,
+      };
       if (e.gemm(args) !== undefined) return this.finish(out, shape, a.dtype);
     }
-    for (let i = 0; i < aOffsets.length; i++) gemm(m, n, k, a.data, aOffsets[i]!, aRs, aCs, b.data, bOffsets[i]!, bRs, bCs, out, i * m * n);
+    for (let i = 0; i < aOffsets.length; i++)
+      gemm(m, n, k, a.data, aOffsets[i]!, aRs, aCs, b.data, bOffsets[i]!, bRs, bCs, out, i * m * n);
     return this.finish(out, shape, a.dtype);
   }
 
@@ -445,16 +661,33 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   }
 
   /** A 2-d convolution with its activation's clamp in the engine's output pass, or undefined where the engine has no kernel for these tensors. */
-  convClamp(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvOptions, min: number, max: number): CpuTensor | undefined {
+  convClamp(
+    x: CpuTensor,
+    weight: CpuTensor,
+    bias: CpuTensor | undefined,
+    options: ConvOptions,
+    min: number,
+    max: number,
+  ): CpuTensor | undefined {
     return modules.convClamp(this.host, x, weight, bias, options, min, max);
   }
 
   /** The conv2d weight gradient through the engine's kernel (no im2col matrix), or undefined without one. */
-  convWeightGrad(x: CpuTensor, grad: CpuTensor, weightShape: readonly number[], options: ConvOptions): CpuTensor | undefined {
+  convWeightGrad(
+    x: CpuTensor,
+    grad: CpuTensor,
+    weightShape: readonly number[],
+    options: ConvOptions,
+  ): CpuTensor | undefined {
     return modules.convWeightGrad(this.host, x, grad, weightShape, options);
   }
 
-  override convTranspose(x: CpuTensor, weight: CpuTensor, bias: CpuTensor | undefined, options: ConvTransposeOptions): CpuTensor {
+  override convTranspose(
+    x: CpuTensor,
+    weight: CpuTensor,
+    bias: CpuTensor | undefined,
+    options: ConvTransposeOptions,
+  ): CpuTensor {
     const out = modules.convTranspose(this.host, x, weight, bias, options);
     return out !== undefined ? out : super.convTranspose(x, weight, bias, options);
   }
@@ -489,7 +722,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   sort(p: CpuTensor, dim: number, descending: boolean): [CpuTensor, CpuTensor] {
     // sortInto's line scratch is sized by the dim: an empty tensor may have a huge one.
-    if (p.numel === 0) return [this.own(allocCpu(p.dtype, 0), [...p.shape], p.dtype), this.own(new Int32Array(0), [...p.shape], 'i32')];
+    if (p.numel === 0)
+      return [this.own(allocCpu(p.dtype, 0), [...p.shape], p.dtype), this.own(new Int32Array(0), [...p.shape], 'i32')];
     const values = allocCpu(p.dtype, p.numel);
     const indices = new Int32Array(p.numel);
     sortInto(values, indices, p, p.shape, dim, descending);
@@ -509,13 +743,18 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const dense = inputs.map((t) => this.materialize(t, false));
     const out = this.alloc(call.dtype, numel(call.shape));
     try {
-      forward(inputs.map((t, i) => ({ data: dense[i]!, shape: t.shape, dtype: t.dtype })), { data: out, shape: call.shape, dtype: call.dtype });
+      forward(
+        inputs.map((t, i) => ({ data: dense[i]!, shape: t.shape, dtype: t.dtype })),
+        { data: out, shape: call.shape, dtype: call.dtype },
+      );
     } catch (e) {
       this.pool.give(out);
       throw e;
     } finally {
       // Copies made for strided inputs go back to the pool; views of contiguous ones are not ours.
-      inputs.forEach((t, i) => { if (!t.isContiguous()) this.pool.give(dense[i]!); });
+      inputs.forEach((t, i) => {
+        if (!t.isContiguous()) this.pool.give(dense[i]!);
+      });
     }
     return this.finish(out, call.shape, call.dtype);
   }
@@ -525,10 +764,19 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
    * input is contiguous with the output's shape (the common case, and the per-op fast path), the
    * strided form over broadcast-aligned, collapsed strides otherwise.
    */
-  private map(kernels: MapKernels, dtype: DType, shape: readonly number[], inputs: readonly CpuTensor[], scalar?: number, into?: CpuArray): CpuTensor {
+  private map(
+    kernels: MapKernels,
+    dtype: DType,
+    shape: readonly number[],
+    inputs: readonly CpuTensor[],
+    scalar?: number,
+    into?: CpuArray,
+  ): CpuTensor {
     const n = numel(shape);
     const out = into ?? this.alloc(dtype, n);
-    const x = inputs[0]!, y = inputs[1], c = inputs[2];
+    const x = inputs[0]!,
+      y = inputs[1],
+      c = inputs[2];
     if (isFlat(x, shape) && (y === undefined || isFlat(y, shape)) && (c === undefined || isFlat(c, shape))) {
       if (c !== undefined) kernels.flat(n, out, x.data, x.offset, y!.data, y!.offset, c.data, c.offset);
       else if (y !== undefined) kernels.flat(n, out, x.data, x.offset, y.data, y.offset);
@@ -539,7 +787,11 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     // Align every input to the output shape (broadcast strides), then collapse dims.
     const strides = [contiguousStrides(shape), ...inputs.map((t) => alignStrides(t.shape, t.strides, shape))];
     const col = collapse(shape, strides);
-    const operands: (Operand | number)[] = inputs.map((t, i) => ({ data: t.data, offset: t.offset, strides: col.strides[i + 1]! }));
+    const operands: (Operand | number)[] = inputs.map((t, i) => ({
+      data: t.data,
+      offset: t.offset,
+      strides: col.strides[i + 1]!,
+    }));
     if (scalar !== undefined) operands.push(scalar);
     kernels.strided(col.shape, { data: out, offset: 0, strides: col.strides[0]! }, ...operands);
     return this.finish(out, shape, dtype);
@@ -587,9 +839,22 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   private copyInto(dst: CpuTensor, src: CpuTensor): void {
     const c = collapse(dst.shape, [dst.strides, alignStrides(src.shape, src.strides, dst.shape)]);
     const e = this.engine;
-    if (e.copyStrided && dst.dtype === src.dtype && isEngineFloat(dst) && isFloatArray(src.data) && c.shape.length > 0
-      && e.copyStrided(c.shape, dst.data, dst.offset, c.strides[0]!, src.data, src.offset, c.strides[1]!) !== undefined) return;
-    this.kernels.copy.get(dst.dtype, src.dtype, () => buildMapKernels('x', X)).strided(c.shape, { data: dst.data, offset: dst.offset, strides: c.strides[0]! }, { data: src.data, offset: src.offset, strides: c.strides[1]! });
+    if (
+      e.copyStrided &&
+      dst.dtype === src.dtype &&
+      isEngineFloat(dst) &&
+      isFloatArray(src.data) &&
+      c.shape.length > 0 &&
+      e.copyStrided(c.shape, dst.data, dst.offset, c.strides[0]!, src.data, src.offset, c.strides[1]!) !== undefined
+    )
+      return;
+    this.kernels.copy
+      .get(dst.dtype, src.dtype, () => buildMapKernels('x', X))
+      .strided(
+        c.shape,
+        { data: dst.data, offset: dst.offset, strides: c.strides[0]! },
+        { data: src.data, offset: src.offset, strides: c.strides[1]! },
+      );
   }
 }
 

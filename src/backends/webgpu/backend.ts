@@ -2,15 +2,39 @@ import type { SliceSpecs } from '../../backend/backend.js';
 import type { CustomCall } from '../../backend/custom.js';
 import { BaseBackend } from '../../backend/base.js';
 import { NO_SCAN, runScope, trackAllocation } from '../../backend/memory.js';
-import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
 import type {
-  AttentionOptions, AvgPoolOptions, ConvOptions, ConvTransposeOptions, DeformConvOptions, GridSampleOptions,
-  InterpolateOptions, MaxPoolOptions, UnfoldOptions,
+  ArgOp,
+  BinaryOp,
+  CompareOp,
+  PredicateOp,
+  ReduceOp,
+  ScanOp,
+  ScatterOp,
+  UnaryOp,
+} from '../../backend/ops.js';
+import type {
+  AttentionOptions,
+  AvgPoolOptions,
+  ConvOptions,
+  ConvTransposeOptions,
+  DeformConvOptions,
+  GridSampleOptions,
+  InterpolateOptions,
+  MaxPoolOptions,
+  UnfoldOptions,
 } from '../../backend/options.js';
 import type { RandomKey } from '../../backend/rng.js';
 import { TensorData } from '../../core/data.js';
 import type { Distribution } from '../../core/distribution.js';
-import { bf16BitsToF32, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, isFloatDType, isUnsignedDType, type DType } from '../../core/dtype.js';
+import {
+  bf16BitsToF32,
+  f16BitsToF32,
+  f32ToBf16Bits,
+  f32ToF16Bits,
+  isFloatDType,
+  isUnsignedDType,
+  type DType,
+} from '../../core/dtype.js';
 import { castNumber, storageFromNumbers } from '../../core/element.js';
 import { BurnError, fmt } from '../../core/errors.js';
 import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../core/shape.js';
@@ -60,7 +84,13 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   }
 
   /** A new tensor handle over `storage`, reported to the open memory scope. */
-  private view(storage: GpuStorage, shape: readonly number[], strides: readonly number[], offset: number, dtype: DType): WebGpuTensor {
+  private view(
+    storage: GpuStorage,
+    shape: readonly number[],
+    strides: readonly number[],
+    offset: number,
+    dtype: DType,
+  ): WebGpuTensor {
     const t = new WebGpuTensor(storage, [...shape], [...strides], offset, dtype);
     trackAllocation(t);
     return t;
@@ -82,8 +112,11 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   /** The BurnError of a tensor over the device's buffer limits. */
   private tooLarge(op: string, shape: readonly number[], dtype: DType, bytes: number): BurnError {
     const l = this.ctx.info.limits;
-    return new BurnError(op, `a ${dtype} tensor of shape ${fmt(shape)} needs ${bytes} bytes on WebGPU (4 per element), over this device's limit of ${this.rt.maxBufferBytes} bytes ` +
-      `(maxBufferSize ${l['maxBufferSize']}, maxStorageBufferBindingSize ${l['maxStorageBufferBindingSize']}); split the work into smaller tensors or use a CPU device`);
+    return new BurnError(
+      op,
+      `a ${dtype} tensor of shape ${fmt(shape)} needs ${bytes} bytes on WebGPU (4 per element), over this device's limit of ${this.rt.maxBufferBytes} bytes ` +
+        `(maxBufferSize ${l['maxBufferSize']}, maxStorageBufferBindingSize ${l['maxStorageBufferBindingSize']}); split the work into smaller tensors or use a CPU device`,
+    );
   }
 
   dispose(p: WebGpuTensor): void {
@@ -127,7 +160,14 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   }
 
   /** `dst[m] = expr(...)` for a fresh output of `shape`. */
-  private map(dtype: DType, shape: readonly number[], inputs: readonly [WebGpuTensor, string, DType][], scalars: readonly MapScalar[], expr: Expr, op: string): WebGpuTensor {
+  private map(
+    dtype: DType,
+    shape: readonly number[],
+    inputs: readonly [WebGpuTensor, string, DType][],
+    scalars: readonly MapScalar[],
+    expr: Expr,
+    op: string,
+  ): WebGpuTensor {
     const out = this.alloc(shape, dtype, op);
     const ins: MapInput[] = inputs.map(([t, name, as]) => ({ operand: this.operand(t, shape), name, as }));
     runMap(this.rt, this.out(out), shape, ins, scalars, expr);
@@ -136,7 +176,14 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
 
   /** Copies `src` (broadcast to `dst`'s shape, cast to its dtype) into the strided view `dst`. */
   private copyInto(dst: WebGpuTensor, src: WebGpuTensor): void {
-    runMap(this.rt, { buffer: dst.buffer, offset: dst.offset, strides: dst.strides, dtype: dst.dtype }, dst.shape, [{ operand: this.operand(src, dst.shape), name: 'x', as: dst.dtype }], [], { expr: 'x', helpers: [] });
+    runMap(
+      this.rt,
+      { buffer: dst.buffer, offset: dst.offset, strides: dst.strides, dtype: dst.dtype },
+      dst.shape,
+      [{ operand: this.operand(src, dst.shape), name: 'x', as: dst.dtype }],
+      [],
+      { expr: 'x', helpers: [] },
+    );
   }
 
   /** A contiguous copy of `p`. */
@@ -181,8 +228,12 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   /** Several reads in one submit and one readback (a `Transaction`). */
   async toDataMany(ps: readonly WebGpuTensor[]): Promise<TensorData[]> {
     const cs = ps.map((p) => this.contiguous(p, 'toData'));
-    const pending = this.rt.readMany(cs.map((c, i) => ({ src: c.buffer, offset: c.offset * 4, bytes: ps[i]!.numel * 4 })));
-    cs.forEach((c, i) => { if (c !== ps[i]) c.release(); });
+    const pending = this.rt.readMany(
+      cs.map((c, i) => ({ src: c.buffer, offset: c.offset * 4, bytes: ps[i]!.numel * 4 })),
+    );
+    cs.forEach((c, i) => {
+      if (c !== ps[i]) c.release();
+    });
     const words = await pending;
     return ps.map((p, i) => fromWords(words[i]!, p.shape, p.dtype));
   }
@@ -193,7 +244,14 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
 
   fill(shape: readonly number[], value: number, dtype: DType): WebGpuTensor {
     const t = ctype(dtype, 'fill');
-    return this.map(dtype, shape, [], [{ name: 's', value: scalarFor(value, dtype), type: t }], { expr: 's', helpers: [] }, 'fill');
+    return this.map(
+      dtype,
+      shape,
+      [],
+      [{ name: 's', value: scalarFor(value, dtype), type: t }],
+      { expr: 's', helpers: [] },
+      'fill',
+    );
   }
 
   // --- layout ---
@@ -237,7 +295,10 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     for (const p of ps) {
       const size = p.shape[dim]!;
       if (size > 0) {
-        const region = this.slice(out, shape.map((s, d) => (d === dim ? { start, size, step: 1 } : { start: 0, size: s, step: 1 })));
+        const region = this.slice(
+          out,
+          shape.map((s, d) => (d === dim ? { start, size, step: 1 } : { start: 0, size: s, step: 1 })),
+        );
         this.copyInto(region, p);
         region.release();
       }
@@ -258,18 +319,49 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
 
   binary(op: BinaryOp, a: WebGpuTensor, b: WebGpuTensor): WebGpuTensor {
     const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
-    return this.map(a.dtype, shape, [[a, 'x', a.dtype], [b, 'y', a.dtype]], [], binaryExpr(op, a.dtype), op);
+    return this.map(
+      a.dtype,
+      shape,
+      [
+        [a, 'x', a.dtype],
+        [b, 'y', a.dtype],
+      ],
+      [],
+      binaryExpr(op, a.dtype),
+      op,
+    );
   }
 
   compare(op: CompareOp, a: WebGpuTensor, b: WebGpuTensor): WebGpuTensor {
     const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
     const common = commonDType(a.dtype, b.dtype);
-    return this.map('bool', shape, [[a, 'x', common], [b, 'y', common]], [], compareExpr(op, ctype(common, op)), op);
+    return this.map(
+      'bool',
+      shape,
+      [
+        [a, 'x', common],
+        [b, 'y', common],
+      ],
+      [],
+      compareExpr(op, ctype(common, op)),
+      op,
+    );
   }
 
   where(cond: WebGpuTensor, a: WebGpuTensor, b: WebGpuTensor): WebGpuTensor {
     const shape = broadcastShapes(broadcastShapes(cond.shape, a.shape, 'where'), b.shape, 'where');
-    return this.map(a.dtype, shape, [[a, 'x', a.dtype], [b, 'y', a.dtype], [cond, 'c', 'bool']], [], { expr: 'select(y, x, c != 0u)', helpers: [] }, 'where');
+    return this.map(
+      a.dtype,
+      shape,
+      [
+        [a, 'x', a.dtype],
+        [b, 'y', a.dtype],
+        [cond, 'c', 'bool'],
+      ],
+      [],
+      { expr: 'select(y, x, c != 0u)', helpers: [] },
+      'where',
+    );
   }
 
   cast(p: WebGpuTensor, dtype: DType): WebGpuTensor {
@@ -281,13 +373,21 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
 
   reduce(op: ReduceOp, p: WebGpuTensor, dims: readonly number[]): WebGpuTensor {
     const dtype = op === 'any' || op === 'all' ? 'bool' : p.dtype;
-    const out = this.alloc(p.shape.map((s, d) => (dims.includes(d) ? 1 : s)), dtype, op);
+    const out = this.alloc(
+      p.shape.map((s, d) => (dims.includes(d) ? 1 : s)),
+      dtype,
+      op,
+    );
     runReduce(this.rt, op, this.operand(p), p.shape, dims, out.buffer, dtype);
     return out;
   }
 
   argReduce(op: ArgOp, p: WebGpuTensor, dim: number): WebGpuTensor {
-    const out = this.alloc(p.shape.map((s, d) => (d === dim ? 1 : s)), 'i32', op);
+    const out = this.alloc(
+      p.shape.map((s, d) => (d === dim ? 1 : s)),
+      'i32',
+      op,
+    );
     runArgReduce(this.rt, op, this.operand(p), p.shape, dim, out.buffer);
     return out;
   }
@@ -306,9 +406,27 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     return out;
   }
 
-  scatter(op: ScatterOp, p: WebGpuTensor, dim: number, indices: WebGpuTensor, values: WebGpuTensor, userOp = 'scatter'): WebGpuTensor {
+  scatter(
+    op: ScatterOp,
+    p: WebGpuTensor,
+    dim: number,
+    indices: WebGpuTensor,
+    values: WebGpuTensor,
+    userOp = 'scatter',
+  ): WebGpuTensor {
     const out = this.copy(p, userOp);
-    runScatter(this.rt, op, out.buffer, p.dtype, p.shape, dim, this.operand(indices), indices.shape, this.operand(values, indices.shape), userOp);
+    runScatter(
+      this.rt,
+      op,
+      out.buffer,
+      p.dtype,
+      p.shape,
+      dim,
+      this.operand(indices),
+      indices.shape,
+      this.operand(values, indices.shape),
+      userOp,
+    );
     return out;
   }
 
@@ -324,8 +442,14 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   /** 1-d `indices` as a view spread along `dim` over a tensor of shape `like` (for select as a gather). */
   private spread(indices: WebGpuTensor, dim: number, like: readonly number[]): WebGpuTensor {
     const n = indices.shape[0]!;
-    const line = this.reshape(indices, like.map((_, d) => (d === dim ? n : 1)));
-    const out = this.expand(line, like.map((s, d) => (d === dim ? n : s)));
+    const line = this.reshape(
+      indices,
+      like.map((_, d) => (d === dim ? n : 1)),
+    );
+    const out = this.expand(
+      line,
+      like.map((s, d) => (d === dim ? n : s)),
+    );
     line.release();
     return out;
   }
@@ -337,11 +461,24 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     const batch = rank === 2 ? [] : broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2), 'matmul');
     const out = this.alloc([...batch, a.shape[rank - 2]!, b.shape[rank - 1]!], a.dtype, 'matmul');
     if (a.shape[rank - 1] === 0) {
-      runMap(this.rt, this.out(out), out.shape, [], [{ name: 's', value: 0, type: ctype(a.dtype) }], { expr: 's', helpers: [] });
+      runMap(this.rt, this.out(out), out.shape, [], [{ name: 's', value: 0, type: ctype(a.dtype) }], {
+        expr: 's',
+        helpers: [],
+      });
       return out;
     }
     // Software adapters run the register-blocked kernel: workgroup barriers cost them more than they save.
-    runMatmul(this.rt, this.operand(a), a.shape, this.operand(b), b.shape, batch, out.buffer, a.dtype, !this.ctx.info.isFallbackAdapter);
+    runMatmul(
+      this.rt,
+      this.operand(a),
+      a.shape,
+      this.operand(b),
+      b.shape,
+      batch,
+      out.buffer,
+      a.dtype,
+      !this.ctx.info.isFallbackAdapter,
+    );
     return out;
   }
 
@@ -358,14 +495,27 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     const indices = this.alloc(moved.shape, 'i32', 'sort');
     const keys = this.alloc([lines * pow], p.dtype, 'sort');
     const idx = this.alloc([lines * pow], 'u32', 'sort');
-    runSort(this.rt, src.buffer, src.offset, p.dtype, lines, n, descending, values.buffer, indices.buffer, keys.buffer, idx.buffer);
+    runSort(
+      this.rt,
+      src.buffer,
+      src.offset,
+      p.dtype,
+      lines,
+      n,
+      descending,
+      values.buffer,
+      indices.buffer,
+      keys.buffer,
+      idx.buffer,
+    );
     keys.release();
     idx.release();
     if (src !== moved) src.release();
     moved.release();
     const inverse = new Array<number>(rank);
     axes.forEach((a, i) => (inverse[a] = i));
-    const v = this.permute(values, inverse), i = this.permute(indices, inverse);
+    const v = this.permute(values, inverse),
+      i = this.permute(indices, inverse);
     values.release();
     indices.release();
     return [v, i];
@@ -385,15 +535,36 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     const idx = t === 'f32' ? 'f32(i)' : t === 'i32' ? 'i32(i)' : 'i';
     const startS: MapScalar = { name: 'a', value: castNumber(start, dtype), type: t };
     const stepS: MapScalar = { name: 'b', value: castNumber(step, dtype), type: t };
-    return this.map(dtype, [n], [], [startS, stepS], { expr: t === 'f32' ? `a + ${idx} * b` : `a + ${idx} * b`, helpers: [] }, 'arange');
+    return this.map(
+      dtype,
+      [n],
+      [],
+      [startS, stepS],
+      { expr: t === 'f32' ? `a + ${idx} * b` : `a + ${idx} * b`, helpers: [] },
+      'arange',
+    );
   }
 
   override binaryScalar(op: BinaryOp, a: WebGpuTensor, scalar: number): WebGpuTensor {
-    return this.map(a.dtype, a.shape, [[a, 'x', a.dtype]], [{ name: 'y', value: scalarFor(scalar, a.dtype), type: ctype(a.dtype, op) }], binaryExpr(op, a.dtype), op);
+    return this.map(
+      a.dtype,
+      a.shape,
+      [[a, 'x', a.dtype]],
+      [{ name: 'y', value: scalarFor(scalar, a.dtype), type: ctype(a.dtype, op) }],
+      binaryExpr(op, a.dtype),
+      op,
+    );
   }
 
   override compareScalar(op: CompareOp, a: WebGpuTensor, scalar: number): WebGpuTensor {
-    return this.map('bool', a.shape, [[a, 'x', a.dtype]], [{ name: 'y', value: scalarFor(scalar, a.dtype), type: ctype(a.dtype, op) }], compareExpr(op, ctype(a.dtype, op)), op);
+    return this.map(
+      'bool',
+      a.shape,
+      [[a, 'x', a.dtype]],
+      [{ name: 'y', value: scalarFor(scalar, a.dtype), type: ctype(a.dtype, op) }],
+      compareExpr(op, ctype(a.dtype, op)),
+      op,
+    );
   }
 
   override clamp(p: WebGpuTensor, min: number | undefined, max: number | undefined): WebGpuTensor {
@@ -409,13 +580,30 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
       expr = `${mn}(${expr}, hi)`;
       scalars.push({ name: 'hi', value: scalarFor(max, p.dtype), type: t });
     }
-    return this.map(p.dtype, p.shape, [[p, 'x', p.dtype]], scalars, { expr, helpers: t === 'f32' ? ['f_max', 'f_min'] : [] }, 'clamp');
+    return this.map(
+      p.dtype,
+      p.shape,
+      [[p, 'x', p.dtype]],
+      scalars,
+      { expr, helpers: t === 'f32' ? ['f_max', 'f_min'] : [] },
+      'clamp',
+    );
   }
 
   override maskFill(p: WebGpuTensor, mask: WebGpuTensor, value: number): WebGpuTensor {
     const shape = broadcastShapes(mask.shape, p.shape, 'maskFill');
     const s: MapScalar = { name: 's', value: scalarFor(value, p.dtype), type: ctype(p.dtype, 'maskFill') };
-    return this.map(p.dtype, shape, [[p, 'x', p.dtype], [mask, 'c', 'bool']], [s], { expr: 'select(x, s, c != 0u)', helpers: [] }, 'maskFill');
+    return this.map(
+      p.dtype,
+      shape,
+      [
+        [p, 'x', p.dtype],
+        [mask, 'c', 'bool'],
+      ],
+      [s],
+      { expr: 'select(x, s, c != 0u)', helpers: [] },
+      'maskFill',
+    );
   }
 
   // --- composites: dedicated kernels where they exist, the shared defaults in a scope otherwise ---
@@ -426,7 +614,13 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     this.checkEmptySlices(out, p.shape, dim, indices, 'select');
     return out;
   }
-  override selectAssign(op: ScatterOp, p: WebGpuTensor, dim: number, indices: WebGpuTensor, values: WebGpuTensor): WebGpuTensor {
+  override selectAssign(
+    op: ScatterOp,
+    p: WebGpuTensor,
+    dim: number,
+    indices: WebGpuTensor,
+    values: WebGpuTensor,
+  ): WebGpuTensor {
     const out = this.scoped(() => this.scatter(op, p, dim, this.spread(indices, dim, p.shape), values, 'selectAssign'));
     this.checkEmptySlices(out, p.shape, dim, indices, 'selectAssign');
     return out;
@@ -436,12 +630,32 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
    * Indices selecting empty slices (another dim is 0) pass through no kernel: check them on the
    * device into `out`'s buffer, so that a read of the (empty) result throws their error.
    */
-  private checkEmptySlices(out: WebGpuTensor, shape: readonly number[], dim: number, indices: WebGpuTensor, op: string): void {
+  private checkEmptySlices(
+    out: WebGpuTensor,
+    shape: readonly number[],
+    dim: number,
+    indices: WebGpuTensor,
+    op: string,
+  ): void {
     if (!selectsEmptySlices(shape, dim, indices)) return;
     const size = shape[dim]!;
     const src = this.contiguous(indices, op);
-    runCheckIndices(this.rt, src.buffer, src.offset, indices.dtype, indices.numel, out.buffer, 0, size,
-      (index) => new BurnError(op, `index ${index} is out of bounds for dim ${dim} of size ${size}; expected 0 <= index < ${size}; WebGPU checks indices on the device, so this surfaces when a result is read`), true);
+    runCheckIndices(
+      this.rt,
+      src.buffer,
+      src.offset,
+      indices.dtype,
+      indices.numel,
+      out.buffer,
+      0,
+      size,
+      (index) =>
+        new BurnError(
+          op,
+          `index ${index} is out of bounds for dim ${dim} of size ${size}; expected 0 <= index < ${size}; WebGPU checks indices on the device, so this surfaces when a result is read`,
+        ),
+      true,
+    );
     if (src !== indices) src.release();
   }
   override softmax(p: WebGpuTensor, dim: number): WebGpuTensor {
@@ -452,16 +666,33 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     const out = modules.softmax(this.rt, this, p, dim, true);
     return out !== undefined ? out : this.scoped(() => super.logSoftmax(p, dim));
   }
-  override conv(x: WebGpuTensor, weight: WebGpuTensor, bias: WebGpuTensor | undefined, options: ConvOptions): WebGpuTensor {
+  override conv(
+    x: WebGpuTensor,
+    weight: WebGpuTensor,
+    bias: WebGpuTensor | undefined,
+    options: ConvOptions,
+  ): WebGpuTensor {
     return this.scoped(() => {
       const out = modules.conv(this, x, weight, bias, options);
       return out !== undefined ? out : super.conv(x, weight, bias, options);
     });
   }
-  override convTranspose(x: WebGpuTensor, weight: WebGpuTensor, bias: WebGpuTensor | undefined, options: ConvTransposeOptions): WebGpuTensor {
+  override convTranspose(
+    x: WebGpuTensor,
+    weight: WebGpuTensor,
+    bias: WebGpuTensor | undefined,
+    options: ConvTransposeOptions,
+  ): WebGpuTensor {
     return this.scoped(() => super.convTranspose(x, weight, bias, options));
   }
-  override deformConv2d(x: WebGpuTensor, offset: WebGpuTensor, weight: WebGpuTensor, mask: WebGpuTensor | undefined, bias: WebGpuTensor | undefined, options: DeformConvOptions): WebGpuTensor {
+  override deformConv2d(
+    x: WebGpuTensor,
+    offset: WebGpuTensor,
+    weight: WebGpuTensor,
+    mask: WebGpuTensor | undefined,
+    bias: WebGpuTensor | undefined,
+    options: DeformConvOptions,
+  ): WebGpuTensor {
     return this.scoped(() => super.deformConv2d(x, offset, weight, mask, bias, options));
   }
   override unfold4d(x: WebGpuTensor, kernelSize: readonly number[], options: UnfoldOptions): WebGpuTensor {
@@ -497,7 +728,14 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   override gridSample2d(x: WebGpuTensor, grid: WebGpuTensor, options: GridSampleOptions): WebGpuTensor {
     return this.scoped(() => super.gridSample2d(x, grid, options));
   }
-  override attention(q: WebGpuTensor, k: WebGpuTensor, v: WebGpuTensor, mask: WebGpuTensor | undefined, bias: WebGpuTensor | undefined, options: AttentionOptions): WebGpuTensor {
+  override attention(
+    q: WebGpuTensor,
+    k: WebGpuTensor,
+    v: WebGpuTensor,
+    mask: WebGpuTensor | undefined,
+    bias: WebGpuTensor | undefined,
+    options: AttentionOptions,
+  ): WebGpuTensor {
     return this.scoped(() => super.attention(q, k, v, mask, bias, options));
   }
 
@@ -513,13 +751,18 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     const half = call.dtype === 'f16' || call.dtype === 'bf16';
     const out = this.alloc(call.shape, half ? 'f32' : call.dtype, name);
     try {
-      const info = { inputs: inputs.map((p) => ({ shape: p.shape, dtype: p.dtype })), output: { shape: call.shape, dtype: call.dtype } };
+      const info = {
+        inputs: inputs.map((p) => ({ shape: p.shape, dtype: p.dtype })),
+        output: { shape: call.shape, dtype: call.dtype },
+      };
       runCustom(this.rt, name, call.kernel.inputNames, forward, dense, out.buffer, info, out.dtype);
     } catch (e) {
       out.release();
       throw e;
     } finally {
-      dense.forEach((d, i) => { if (d !== inputs[i]) d.release(); });
+      dense.forEach((d, i) => {
+        if (d !== inputs[i]) d.release();
+      });
     }
     if (!half) return out;
     const rounded = this.cast(out, call.dtype);
@@ -528,8 +771,16 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
   }
 
   /** @internal Kernel-level access for the module ops (./module-ops.ts). */
-  kernels(): { alloc: (shape: readonly number[], dtype: DType, op?: string) => WebGpuTensor; operand: (p: WebGpuTensor, shape?: readonly number[]) => Operand; contiguous: (p: WebGpuTensor) => WebGpuTensor } {
-    return { alloc: (s, d, op) => this.alloc(s, d, op), operand: (p, s) => this.operand(p, s), contiguous: (p) => this.contiguous(p) };
+  kernels(): {
+    alloc: (shape: readonly number[], dtype: DType, op?: string) => WebGpuTensor;
+    operand: (p: WebGpuTensor, shape?: readonly number[]) => Operand;
+    contiguous: (p: WebGpuTensor) => WebGpuTensor;
+  } {
+    return {
+      alloc: (s, d, op) => this.alloc(s, d, op),
+      operand: (p, s) => this.operand(p, s),
+      contiguous: (p) => this.contiguous(p),
+    };
   }
 }
 
@@ -537,7 +788,8 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
 function commonDType(a: DType, b: DType): DType {
   if (a === b) return a;
   if (isFloatDType(a) || isFloatDType(b)) return 'f32';
-  const ua = isUnsignedDType(a) || a === 'bool', ub = isUnsignedDType(b) || b === 'bool';
+  const ua = isUnsignedDType(a) || a === 'bool',
+    ub = isUnsignedDType(b) || b === 'bool';
   return ua && ub ? 'u32' : 'i32';
 }
 
@@ -573,11 +825,19 @@ function fromWords(buf: ArrayBuffer, shape: readonly number[], dtype: DType): Te
     }
     case 'i32': {
       const i = new Int32Array(buf);
-      return new TensorData(dtype === 'i32' ? i : dtype === 'i16' ? Int16Array.from(i) : Int8Array.from(i), shape, dtype);
+      return new TensorData(
+        dtype === 'i32' ? i : dtype === 'i16' ? Int16Array.from(i) : Int8Array.from(i),
+        shape,
+        dtype,
+      );
     }
     case 'u32': {
       const u = new Uint32Array(buf);
-      return new TensorData(dtype === 'u32' ? u : dtype === 'u16' ? Uint16Array.from(u) : Uint8Array.from(u), shape, dtype);
+      return new TensorData(
+        dtype === 'u32' ? u : dtype === 'u16' ? Uint16Array.from(u) : Uint8Array.from(u),
+        shape,
+        dtype,
+      );
     }
   }
 }

@@ -69,7 +69,7 @@ export const activationOps: OpFamily = {
   Relu: {
     run: (ctx, inputs) => {
       const x = tensorAt(ctx, inputs, 0);
-      return [isFloatDType(x.dtype()) ? asF(x).relu() as AnyTensor : asN(x).clampMin(0) as AnyTensor];
+      return [isFloatDType(x.dtype()) ? (asF(x).relu() as AnyTensor) : (asN(x).clampMin(0) as AnyTensor)];
     },
     infer: inferSame,
   },
@@ -91,7 +91,9 @@ export const activationOps: OpFamily = {
   Softplus: floatAct((x) => act.softplus(x)),
   Softsign: floatAct((x) => act.softsign(x)),
   ThresholdedRelu: floatAct((x, ctx) => x.maskFill(x.lowerEqual(ctx.attrs.float('alpha', 1)), 0)),
-  Gelu: floatAct((x, ctx) => (ctx.attrs.string('approximate', 'none') === 'tanh' ? act.geluApproximate(x) : exactGelu(x))),
+  Gelu: floatAct((x, ctx) =>
+    ctx.attrs.string('approximate', 'none') === 'tanh' ? act.geluApproximate(x) : exactGelu(x),
+  ),
   Mish: floatAct((x) => act.mish(x)),
   Swish: floatAct((x, ctx) => x.mul(x.mul(ctx.attrs.float('alpha', 1)).sigmoid())),
   Shrink: {

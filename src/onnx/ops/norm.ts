@@ -14,7 +14,8 @@ function batchNorm(ctx: OpContext, inputs: Parameters<OpFamily[string]['run']>[1
   const scale = perChannel(tensorAt(ctx, inputs, 1), rank);
   const bias = perChannel(tensorAt(ctx, inputs, 2), rank);
   const eps = ctx.attrs.float('epsilon', 1e-5);
-  const training = ctx.opset >= 14 ? ctx.attrs.int('training_mode', 0) === 1 : ctx.node.outputs.filter((o) => o).length > 1;
+  const training =
+    ctx.opset >= 14 ? ctx.attrs.int('training_mode', 0) === 1 : ctx.node.outputs.filter((o) => o).length > 1;
   const runMean = tensorAt(ctx, inputs, 3);
   const runVar = tensorAt(ctx, inputs, 4);
   if (!training) {
@@ -29,8 +30,12 @@ function batchNorm(ctx: OpContext, inputs: Parameters<OpFamily[string]['run']>[1
   const y = centered.div(v.add(eps).sqrt()).mul(scale).add(bias);
   const momentum = ctx.attrs.float('momentum', 0.9);
   const c = runMean.numel();
-  const newMean = asF(runMean).mul(momentum).add(mean.reshape([c]).mul(1 - momentum));
-  const newVar = asF(runVar).mul(momentum).add(v.reshape([c]).mul(1 - momentum));
+  const newMean = asF(runMean)
+    .mul(momentum)
+    .add(mean.reshape([c]).mul(1 - momentum));
+  const newVar = asF(runVar)
+    .mul(momentum)
+    .add(v.reshape([c]).mul(1 - momentum));
   return [y as AnyTensor, newMean as AnyTensor, newVar as AnyTensor];
 }
 
@@ -72,8 +77,14 @@ function groupNorm(ctx: OpContext, inputs: Parameters<OpFamily[string]['run']>[1
   let bias = tensorAt(ctx, inputs, 2);
   // Opset 18 gives one scale and bias per group; opset 21 one per channel.
   if (scale.numel() === groups && groups !== c) {
-    scale = scale.reshape([groups, 1]).expand([groups, c / groups]).reshape([c]);
-    bias = bias.reshape([groups, 1]).expand([groups, c / groups]).reshape([c]);
+    scale = scale
+      .reshape([groups, 1])
+      .expand([groups, c / groups])
+      .reshape([c]);
+    bias = bias
+      .reshape([groups, 1])
+      .expand([groups, c / groups])
+      .reshape([c]);
   }
   return normed.mul(perChannel(scale, dims.length)).add(perChannel(bias, dims.length)) as AnyTensor;
 }
@@ -92,7 +103,12 @@ function lrn(ctx: OpContext, x: FloatT): FloatT {
   // Sum over the channel window: unfold channels into windows of `size`.
   const win = padded.unfold(1, size, 1) as FloatT;
   const sum = win.sumDim(win.rank() - 1).reshape(dims);
-  return x.div(sum.mul(alpha / size).add(bias).powf(beta));
+  return x.div(
+    sum
+      .mul(alpha / size)
+      .add(bias)
+      .powf(beta),
+  );
 }
 
 /**
@@ -109,7 +125,8 @@ function rmsNorm(ctx: OpContext, inputs: Parameters<OpFamily[string]['run']>[1])
   let y = work.mul(inv);
   if (work !== x) y = asF(castTo(y as AnyTensor, x.dtype()));
   const scale = asF(tensorAt(ctx, inputs, 1));
-  const lifted = scale.rank() < rank ? scale.reshape([...new Array<number>(rank - scale.rank()).fill(1), ...scale.dims()]) : scale;
+  const lifted =
+    scale.rank() < rank ? scale.reshape([...new Array<number>(rank - scale.rank()).fill(1), ...scale.dims()]) : scale;
   return y.mul(lifted) as AnyTensor;
 }
 
@@ -118,7 +135,10 @@ export const normOps: OpFamily = {
   BatchNormalization: {
     run: (ctx, inputs) => batchNorm(ctx, inputs),
     minOpset: 7,
-    check: (_node, attrs, opset) => (opset < 9 && attrs.int('spatial', 1) === 0 ? 'spatial = 0 (per-activation statistics) is not supported' : undefined),
+    check: (_node, attrs, opset) =>
+      opset < 9 && attrs.int('spatial', 1) === 0
+        ? 'spatial = 0 (per-activation statistics) is not supported'
+        : undefined,
     infer: (ctx) => [inferSame(ctx)[0], ctx.inputs[3], ctx.inputs[4]],
   },
   InstanceNormalization: {
@@ -130,7 +150,9 @@ export const normOps: OpFamily = {
       const centered = x.sub(mean);
       const v = centered.mul(centered).meanDims(axes);
       const y = centered.div(v.add(ctx.attrs.float('epsilon', 1e-5)).sqrt());
-      return [y.mul(perChannel(tensorAt(ctx, inputs, 1), rank)).add(perChannel(tensorAt(ctx, inputs, 2), rank)) as AnyTensor];
+      return [
+        y.mul(perChannel(tensorAt(ctx, inputs, 1), rank)).add(perChannel(tensorAt(ctx, inputs, 2), rank)) as AnyTensor,
+      ];
     },
     infer: inferSame,
   },
@@ -173,4 +195,3 @@ export const normOps: OpFamily = {
     infer: inferSame,
   },
 };
-
