@@ -19,7 +19,14 @@ import { setThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import * as ort from 'onnxruntime-web/wasm';
 import { Device, Module, Tensor, TensorData, type Float, type Int } from '../../src/index.js';
 import {
-  AdaptiveAvgPool2d, AdaptiveAvgPool2dConfig, Conv2d, Conv2dConfig, CrossEntropyLossConfig, Linear, LinearConfig, Relu,
+  AdaptiveAvgPool2d,
+  AdaptiveAvgPool2dConfig,
+  Conv2d,
+  Conv2dConfig,
+  CrossEntropyLossConfig,
+  Linear,
+  LinearConfig,
+  Relu,
 } from '../../src/nn/index.js';
 import { loadOnnx } from '../../src/onnx/index.js';
 import { AdamConfig, GradientsParams } from '../../src/optim/index.js';
@@ -42,7 +49,12 @@ export interface Cell {
 export interface WebBenchResult {
   readonly userAgent: string;
   readonly isolated: boolean;
-  readonly threads: { readonly burn: number; readonly ort: number; readonly tfjs: number; readonly burnVariant: string };
+  readonly threads: {
+    readonly burn: number;
+    readonly ort: number;
+    readonly tfjs: number;
+    readonly burnVariant: string;
+  };
   readonly cells: readonly Cell[];
   /** Per-layer milliseconds of burn-ts's MNIST model (batch 64), each layer's output awaited. */
   readonly burnMnistLayers: Record<string, number>;
@@ -90,7 +102,14 @@ async function measureRow(row: string, entries: readonly Entry[]): Promise<Cell[
   return active.map((e, k) => {
     const t = times[k]!.sort((x, y) => x - y);
     const q = (f: number) => t[Math.min(t.length - 1, Math.floor(f * t.length))]!;
-    return { row, impl: e.impl, median: q(0.5), iqr: [q(0.25), q(0.75)] as const, runs: t.length, ...(e.maxDiffVsOrt === undefined ? {} : { maxDiffVsOrt: e.maxDiffVsOrt }) };
+    return {
+      row,
+      impl: e.impl,
+      median: q(0.5),
+      iqr: [q(0.25), q(0.75)] as const,
+      runs: t.length,
+      ...(e.maxDiffVsOrt === undefined ? {} : { maxDiffVsOrt: e.maxDiffVsOrt }),
+    };
   });
 }
 
@@ -139,7 +158,8 @@ class MnistModel extends Module {
 
   /** The layers in order, each a function of the previous output (so the profile can await each). */
   steps(batch: number): [string, (x: Tensor<4>) => Tensor<4>][] {
-    const flat = (f: (y: Tensor<2>) => Tensor<2>) => (x: Tensor<4>) => f(x.reshape([batch, -1]) as Tensor<2>).reshape([batch, -1, 1, 1]) as Tensor<4>;
+    const flat = (f: (y: Tensor<2>) => Tensor<2>) => (x: Tensor<4>) =>
+      f(x.reshape([batch, -1]) as Tensor<2>).reshape([batch, -1, 1, 1]) as Tensor<4>;
     return [
       ['conv1', (x) => this.conv1.forward(x)],
       ['conv2', (x) => this.conv2.forward(x)],
@@ -165,11 +185,26 @@ class MnistModel extends Module {
 type T4 = tf.Tensor4D;
 
 function tfMnist(): { vars: tf.Variable[]; forward: (images: tf.Tensor3D) => tf.Tensor2D } {
-  const v = (shape: number[], scale: number, seed: number) => tf.variable(tf.tensor(values(shape.reduce((a, b) => a * b, 1), seed, -scale, scale), shape));
-  const w1 = v([3, 3, 1, 8], 1 / 3, 1), b1 = v([8], 0.1, 2);
-  const w2 = v([3, 3, 8, 16], 1 / Math.sqrt(72), 3), b2 = v([16], 0.1, 4);
-  const w3 = v([1024, 512], 1 / 32, 5), b3 = v([512], 0.1, 6);
-  const w4 = v([512, 10], 1 / Math.sqrt(512), 7), b4 = v([10], 0.1, 8);
+  const v = (shape: number[], scale: number, seed: number) =>
+    tf.variable(
+      tf.tensor(
+        values(
+          shape.reduce((a, b) => a * b, 1),
+          seed,
+          -scale,
+          scale,
+        ),
+        shape,
+      ),
+    );
+  const w1 = v([3, 3, 1, 8], 1 / 3, 1),
+    b1 = v([8], 0.1, 2);
+  const w2 = v([3, 3, 8, 16], 1 / Math.sqrt(72), 3),
+    b2 = v([16], 0.1, 4);
+  const w3 = v([1024, 512], 1 / 32, 5),
+    b3 = v([512], 0.1, 6);
+  const w4 = v([512, 10], 1 / Math.sqrt(512), 7),
+    b4 = v([10], 0.1, 8);
   return {
     vars: [w1, b1, w2, b2, w3, b3, w4, b4],
     forward: (images) => {
@@ -190,18 +225,33 @@ function tfMnist(): { vars: tf.Variable[]; forward: (images: tf.Tensor3D) => tf.
 function tfResnet18(): (image: T4) => tf.Tensor2D {
   let seed = 100;
   const conv = (k: number, cin: number, cout: number, stride: number) => {
-    const w = tf.tensor4d(values(k * k * cin * cout, seed++, -1 / Math.sqrt(k * k * cin), 1 / Math.sqrt(k * k * cin)), [k, k, cin, cout]);
+    const w = tf.tensor4d(values(k * k * cin * cout, seed++, -1 / Math.sqrt(k * k * cin), 1 / Math.sqrt(k * k * cin)), [
+      k,
+      k,
+      cin,
+      cout,
+    ]);
     const b = tf.tensor1d(values(cout, seed++, -0.1, 0.1));
     const pad = (k - 1) >> 1;
     return (x: T4) => tf.add(tf.conv2d(x, w, stride, pad), b) as T4;
   };
   const block = (cin: number, cout: number, stride: number) => {
-    const c1 = conv(3, cin, cout, stride), c2 = conv(3, cout, cout, 1);
+    const c1 = conv(3, cin, cout, stride),
+      c2 = conv(3, cout, cout, 1);
     const down = stride !== 1 || cin !== cout ? conv(1, cin, cout, stride) : undefined;
     return (x: T4) => tf.relu(tf.add(c2(tf.relu(c1(x))), down ? down(x) : x)) as T4;
   };
   const stem = conv(7, 3, 64, 2);
-  const blocks = [block(64, 64, 1), block(64, 64, 1), block(64, 128, 2), block(128, 128, 1), block(128, 256, 2), block(256, 256, 1), block(256, 512, 2), block(512, 512, 1)];
+  const blocks = [
+    block(64, 64, 1),
+    block(64, 64, 1),
+    block(64, 128, 2),
+    block(128, 128, 1),
+    block(128, 256, 2),
+    block(256, 256, 1),
+    block(256, 512, 2),
+    block(512, 512, 1),
+  ];
   const fcW = tf.tensor2d(values(512 * 1000, seed++, -1 / Math.sqrt(512), 1 / Math.sqrt(512)), [512, 1000]);
   const fcB = tf.tensor1d(values(1000, seed++, -0.1, 0.1));
   return (image) => {
@@ -232,7 +282,8 @@ async function run(): Promise<WebBenchResult> {
   await tf.ready();
   tf.enableProdMode();
 
-  const ortSession = async (url: string) => ort.InferenceSession.create(await fetchBytes(url), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const ortSession = async (url: string) =>
+    ort.InferenceSession.create(await fetchBytes(url), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
   const ortRun = async (s: ort.InferenceSession, input: Float32Array, shape: number[]) => {
     const out = await s.run({ [s.inputNames[0]!]: new ort.Tensor('float32', input, shape) });
     return out[s.outputNames[0]!]!.data as Float32Array;
@@ -265,15 +316,28 @@ async function run(): Promise<WebBenchResult> {
     const xTf = tf.tensor3d(input, [batch, 28, 28]);
     const reference = await ortRun(mnistOrt, input, [batch, 28, 28]);
     const onnxOut = await burnRun(() => mnistOnnx.run({ images: x })['logits']!);
-    await add(row, [
-      // In a Tensor.scope, as the Learner runs its steps: the intermediates go back to the CPU pool
-      // when it ends and the next run reuses them; unscoped, they wait for the garbage collector
-      // and every run's outputs are fresh pages (first-touch faults).
-      { impl: 'burn-ts wasm (nn module)', run: () => burnRun(() => Tensor.scope(() => mnistBurn.forward(x))) },
-      { impl: 'burn-ts wasm (nn module, unscoped)', run: () => burnRun(() => mnistBurn.forward(x)) },
-      { impl: 'burn-ts wasm (loadOnnx)', run: () => burnRun(() => mnistOnnx.run({ images: x })['logits']!), maxDiffVsOrt: maxDiff(onnxOut, reference) },
+    const peers: Entry[] = [
       { impl: 'onnxruntime-web wasm', run: () => ortRun(mnistOrt, input, [batch, 28, 28]) },
       { impl: 'tfjs wasm', run: () => tfRun(() => mnistTf.forward(xTf)) },
+    ];
+    await add(row, [
+      // In a Tensor.scope, as the Learner runs its steps: the intermediates go back to the CPU pool
+      // when it ends and the next run reuses them.
+      { impl: 'burn-ts wasm (nn module)', run: () => burnRun(() => Tensor.scope(() => mnistBurn.forward(x))) },
+      {
+        impl: 'burn-ts wasm (loadOnnx)',
+        run: () => burnRun(() => mnistOnnx.run({ images: x })['logits']!),
+        maxDiffVsOrt: maxDiff(onnxOut, reference),
+      },
+      ...peers,
+    ]);
+    // Unscoped, the intermediates wait for the garbage collector and every run's outputs are fresh
+    // arrays (zeroed, first-touch page faults). A row of its own: interleaved with the scoped
+    // column, it took the arrays the scoped run had just released, and the scoped run then
+    // allocated fresh ones every time.
+    await add(`${row}, unscoped`, [
+      { impl: 'burn-ts wasm (nn module, unscoped)', run: () => burnRun(() => mnistBurn.forward(x)) },
+      ...peers,
     ]);
     if (batch === 64 && (IMPL === null || 'burn-ts'.includes(IMPL))) {
       // Where burn-ts's time goes: each layer's output awaited in turn (median of 20).
@@ -290,7 +354,9 @@ async function run(): Promise<WebBenchResult> {
         }
         h.dispose();
       }
-      burnMnistLayers = Object.fromEntries(Object.entries(per).map(([k, v]) => [k, v.sort((a, b) => a - b)[v.length >> 1]!]));
+      burnMnistLayers = Object.fromEntries(
+        Object.entries(per).map(([k, v]) => [k, v.sort((a, b) => a - b)[v.length >> 1]!]),
+      );
       // How many output arrays the CPU pool hands back per run, per path (10 runs each).
       const reused = () => (wasm.info().pool as { reused: number } | undefined)?.reused ?? NaN;
       for (const [name, f] of [
@@ -320,7 +386,12 @@ async function run(): Promise<WebBenchResult> {
     const resTf = tfResnet18();
     const xTf = tf.tensor4d(input, [1, 224, 224, 3]);
     await add(row, [
-      { impl: 'burn-ts wasm (loadOnnx)', run: () => burnRun(() => resBurn.run({ image: x })['logits']!), warmup: 2, maxDiffVsOrt: maxDiff(burnOut, reference) },
+      {
+        impl: 'burn-ts wasm (loadOnnx)',
+        run: () => burnRun(() => resBurn.run({ image: x })['logits']!),
+        warmup: 2,
+        maxDiffVsOrt: maxDiff(burnOut, reference),
+      },
       { impl: 'onnxruntime-web wasm', run: () => ortRun(resOrt, input, [1, 3, 224, 224]), warmup: 2 },
       { impl: 'tfjs wasm', run: () => tfRun(() => resTf(xTf)), warmup: 2 },
     ]);
@@ -372,11 +443,18 @@ async function run(): Promise<WebBenchResult> {
   return {
     userAgent: navigator.userAgent,
     isolated: crossOriginIsolated,
-    threads: { burn: runtime.threads, ort: ort.env.wasm.numThreads ?? 0, tfjs: THREADS, burnVariant: runtime.threads > 1 ? 'mt' : 'st' },
+    threads: {
+      burn: runtime.threads,
+      ort: ort.env.wasm.numThreads ?? 0,
+      tfjs: THREADS,
+      burnVariant: runtime.threads > 1 ? 'mt' : 'st',
+    },
     cells,
     burnMnistLayers,
     burnPoolReusePerRun,
   };
 }
 
-(globalThis as { benchResult?: unknown }).benchResult = run().catch((e: unknown) => ({ error: e instanceof Error ? `${e.message}\n${e.stack}` : String(e) }));
+(globalThis as { benchResult?: unknown }).benchResult = run().catch((e: unknown) => ({
+  error: e instanceof Error ? `${e.message}\n${e.stack}` : String(e),
+}));

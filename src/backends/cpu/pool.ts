@@ -5,7 +5,7 @@ import type { CpuArray } from './storage.js';
 export interface BufferPoolOptions {
   /** Most bytes the pool keeps for reuse (default 1 GiB in Node, 256 MiB in a page; `BURN_CPU_POOL_MB` overrides). */
   readonly maxBytes?: number;
-  /** Arrays smaller than this are left to the garbage collector (default 16 KiB). */
+  /** Arrays smaller than this are left to the garbage collector (default 16 KiB in Node, 256 B in a page). */
   readonly minBytes?: number;
   /** Most arrays kept per (type, length) (default 8). */
   readonly maxPerSize?: number;
@@ -24,6 +24,17 @@ function defaultMaxBytes(): number {
   const mb = env === undefined || env === '' ? NaN : Number(env);
   const fallback = proc?.versions?.node !== undefined ? 1024 : 256;
   return (Number.isFinite(mb) && mb >= 0 ? mb : fallback) * 1024 * 1024;
+}
+
+/**
+ * Default least size of a kept array: 16 KiB in Node, 256 B in a page. In Chromium every new
+ * `ArrayBuffer`, small ones too, is a fresh allocation of zeroed memory: at batch 1 the MNIST
+ * model's small outputs made array allocation about a sixth of its run in a page, and none in
+ * Node, where reusing them gained nothing (bench/RESULTS.md).
+ */
+function defaultMinBytes(): number {
+  const proc = (globalThis as { process?: { versions?: { node?: string } } }).process;
+  return proc?.versions?.node !== undefined ? 16 * 1024 : 256;
 }
 
 /**
@@ -53,7 +64,7 @@ export class BufferPool {
 
   constructor(options: BufferPoolOptions = {}) {
     this.maxBytes = options.maxBytes ?? defaultMaxBytes();
-    this.minBytes = options.minBytes ?? 16 * 1024;
+    this.minBytes = options.minBytes ?? defaultMinBytes();
     this.maxPerSize = options.maxPerSize ?? 8;
   }
 
