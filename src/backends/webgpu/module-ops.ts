@@ -7,6 +7,7 @@ import type { Operand } from './layout.js';
 import { grid2 } from './kernels/reduce.js';
 import type { GpuRuntime } from './runtime.js';
 import type { WebGpuTensor } from './tensor.js';
+import { decomposeIndex, indexDims } from './wgsl/index-math.js';
 import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from './wgsl/params.js';
 import { ctype, storeExpr, storeHelpers } from './wgsl/types.js';
 
@@ -37,15 +38,9 @@ export function softmax(rt: GpuRuntime, b: KernelHost, p: WebGpuTensor, dim: num
   const outStrides = out.strides;
   const prm = new Params();
   const R = prm.u(rows), L = prm.u(len), off = prm.i(p.offset), sStep = prm.i(p.strides[dim]!), oStep = prm.i(outStrides[dim]!);
-  const kept = p.shape.map((s, d) => ({ s, d })).filter(({ d }) => d !== dim).map(({ s, d }) => ({ size: prm.u(s), src: prm.i(p.strides[d]!), out: prm.i(outStrides[d]!) }));
-  const locate = (row: string) => {
-    const lines = [`  var r = ${row};`, `  var ps: i32 = ${off};`, '  var po: i32 = 0;'];
-    for (let d = kept.length - 1; d >= 0; d--) {
-      const x = kept[d]!;
-      lines.push(`  { let c = i32(r % ${x.size}); r = r / ${x.size}; ps = ps + c * ${x.src}; po = po + c * ${x.out}; }`);
-    }
-    return lines;
-  };
+  const others = (xs: readonly number[]) => xs.filter((_, d) => d !== dim);
+  const kept = indexDims(prm, others(p.shape), [others(p.strides), others(outStrides)]);
+  const locate = (row: string) => [`  var ps: i32 = ${off};`, '  var po: i32 = 0;', ...decomposeIndex(row, 'r', ['ps', 'po'], kept)];
   const final = log ? 'x - m - f_log(s)' : 'f_exp(x - m) / s';
   const helpers = ['f_exp', 'f_max', ...(log ? ['f_log'] : []), ...storeHelpers(p.dtype)];
   let body: string[];

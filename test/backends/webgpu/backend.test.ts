@@ -244,6 +244,29 @@ describe('WebGPU device: asynchronous reads, info, caching, batching', { skip },
     assert.equal(stats().pipelines, before);
   });
 
+  it('strided kernels compile once per rank: permuted reductions, scans, matmuls, gathers and softmax of other sizes', async () => {
+    const stats = () => backend().rt.stats();
+    const run = async (n: number) => {
+      const x = Tensor.arange(0, 6 * n, gpu!).float().reshape([2, 3, n]).permute([2, 0, 1]);
+      const idx = Tensor.zeros([n, 2, 2], { device: gpu!, dtype: 'i32' });
+      const parts = [
+        x.sum(1),
+        x.cumsum(0),
+        x.matmul(x.swapDims(1, 2)),
+        x.gather(2, idx),
+        x.softmax(0),
+      ];
+      return Promise.all(parts.map((t) => t.toData()));
+    };
+    const first = await run(4);
+    const before = stats().pipelines;
+    for (const n of [5, 9, 33]) await run(n);
+    assert.equal(stats().pipelines, before);
+    // x[k, b, c] = 3n·b + n·c + k with n = 4: sum over b is 12 + 8c + 2k; the cumsum's first row is x[0].
+    assert.deepEqual([...first[0]!.toArray().slice(0, 3)], [12, 20, 28]);
+    assert.deepEqual([...first[1]!.toArray().slice(0, 6)], [0, 4, 8, 12, 16, 20]);
+  });
+
   it('commands are batched: many ops, one submit at the read', async () => {
     let x = Tensor.ones([64], gpu);
     await x.toData();

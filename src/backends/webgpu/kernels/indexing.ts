@@ -4,6 +4,7 @@ import { contiguousStrides, numel } from '../../../core/shape.js';
 import type { GPUBuffer } from '../gpu-types.js';
 import type { Operand } from '../layout.js';
 import type { GpuRuntime, IndexCheck } from '../runtime.js';
+import { decomposeIndex, indexDims } from '../wgsl/index-math.js';
 import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from '../wgsl/params.js';
 import { BurnError } from '../../../core/errors.js';
 import { castExpr, ctype, storeExpr, storeHelpers } from '../wgsl/types.js';
@@ -58,6 +59,11 @@ export function runCheckIndices(rt: GpuRuntime, src: GPUBuffer, offset: number, 
   rt.dispatch(code, [dst, src, rt.checkBuffer], p.words, linearGroups(n), { lo, hi, error: (index) => error(index), word });
 }
 
+/** WGSL clearing `first` off coordinate 0 of a dim the index operand broadcasts (stride `idxStride` 0). */
+function firstFlag(idxStride: string): string {
+  return `if (${idxStride} == 0 && c != 0) { first = false; }`;
+}
+
 /** `dst[m] = src[m with m[dim] = idx[m]]` over idx's shape; `dst` is contiguous. */
 export function runGather(rt: GpuRuntime, src: Operand, srcShape: readonly number[], dim: number, idx: Operand, idxShape: readonly number[], dst: GPUBuffer, op = 'gather'): void {
   const n = numel(idxShape);
@@ -67,14 +73,12 @@ export function runGather(rt: GpuRuntime, src: Operand, srcShape: readonly numbe
   const p = new Params();
   const nE = p.u(n), size = p.i(srcShape[dim]!), dimStride = p.i(src.strides[dim]!), sOff = p.i(src.offset), iOff = p.i(idx.offset);
   const { check, slot } = indexCheck(p, op, dim, srcShape[dim]!);
-  const dims = idxShape.map((s, d) => ({ size: p.u(s), src: p.i(d === dim ? 0 : src.strides[d]!), idx: p.i(idx.strides[d]!) }));
+  const srcStrides = src.strides.map((s, d) => (d === dim ? 0 : s));
   // An index element read by many threads (a broadcast view: a select's indices spread over the
   // other dims) is flagged by the one at coordinate 0 of those dims, so the count is of indices.
-  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', `  var ps: i32 = ${sOff};`, `  var pi: i32 = ${iOff};`, '  var first = true;'];
-  for (let d = dims.length - 1; d >= 0; d--) {
-    const x = dims[d]!;
-    lines.push(`  { let c = i32(r % ${x.size}); r = r / ${x.size}; ps = ps + c * ${x.src}; pi = pi + c * ${x.idx}; if (${x.idx} == 0 && c != 0) { first = false; } }`);
-  }
+  const dims = indexDims(p, idxShape, [srcStrides, idx.strides]).map((x) => ({ ...x, extra: firstFlag(x.strides[1]!) }));
+  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, `  var ps: i32 = ${sOff};`, `  var pi: i32 = ${iOff};`, '  var first = true;'];
+  lines.push(...decomposeIndex('i', 'r', ['ps', 'pi'], dims));
   const k = castExpr(idx.dtype, 'i32', 'ix[pi]');
   lines.push(`  let k = ${k.expr};`);
   lines.push(`  if (k < 0 || k >= ${size}) { if (first) { flag_index(${slot}, k); } dst[i] = ${t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u'}; return; }`);
@@ -141,12 +145,10 @@ function runScatterAtomic(rt: GpuRuntime, dst: GPUBuffer, dtype: DType, outShape
   const p = new Params();
   const nE = p.u(n), size = p.i(outShape[dim]!), dimStride = p.i(outStrides[dim]!), iOff = p.i(idx.offset), vOff = p.i(values.offset);
   const { check, slot } = indexCheck(p, userOp, dim, outShape[dim]!);
-  const dims = idxShape.map((s, d) => ({ size: p.u(s), out: p.i(d === dim ? 0 : outStrides[d]!), idx: p.i(idx.strides[d]!), val: p.i(values.strides[d]!) }));
-  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', '  var po: i32 = 0;', `  var pi: i32 = ${iOff};`, `  var pv: i32 = ${vOff};`, '  var first = true;'];
-  for (let d = dims.length - 1; d >= 0; d--) {
-    const x = dims[d]!;
-    lines.push(`  { let c = i32(r % ${x.size}); r = r / ${x.size}; po = po + c * ${x.out}; pi = pi + c * ${x.idx}; pv = pv + c * ${x.val}; if (${x.idx} == 0 && c != 0) { first = false; } }`);
-  }
+  const dstStrides = outStrides.map((s, d) => (d === dim ? 0 : s));
+  const dims = indexDims(p, idxShape, [dstStrides, idx.strides, values.strides]).map((x) => ({ ...x, extra: firstFlag(x.strides[1]!) }));
+  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var po: i32 = 0;', `  var pi: i32 = ${iOff};`, `  var pv: i32 = ${vOff};`, '  var first = true;'];
+  lines.push(...decomposeIndex('i', 'r', ['po', 'pi', 'pv'], dims));
   const k = castExpr(idx.dtype, 'i32', 'ix[pi]');
   const v = castExpr(values.dtype, dtype, 'vals[pv]');
   lines.push(`  let k = ${k.expr};`, `  if (k < 0 || k >= ${size}) { if (first) { flag_index(${slot}, k); } return; }`, `  let at = po + k * ${dimStride};`, `  let v = ${v.expr};`);

@@ -5,6 +5,7 @@ import type { Operand } from '../layout.js';
 import type { GpuRuntime } from '../runtime.js';
 import type { Expr } from '../wgsl/ops.js';
 import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from '../wgsl/params.js';
+import { decomposeIndex, indexDims } from '../wgsl/index-math.js';
 import { castExpr, ctype, storeExpr, storeHelpers, type CType } from '../wgsl/types.js';
 
 /** One input of an elementwise kernel: a strided operand (aligned to the output) read as `name`. */
@@ -33,36 +34,23 @@ export function runMap(rt: GpuRuntime, dst: Operand, shape: readonly number[], i
   const n = numel(shape);
   if (n === 0) return;
   const col = collapse(shape, [dst.strides, ...inputs.map((x) => x.operand.strides)]);
-  const rank = col.shape.length;
   const outLinear = isContiguous(col.shape, col.strides[0]!);
   const p = new Params();
   const nExpr = p.u(n);
   const outOff = p.i(dst.offset);
   const inOff = inputs.map((x) => p.i(x.operand.offset));
-  const dims: { size: string; out: string; ins: string[] }[] = [];
-  for (let d = 0; d < rank; d++) {
-    dims.push({
-      size: p.u(col.shape[d]!),
-      out: outLinear ? '' : p.i(col.strides[0]![d]!),
-      ins: inputs.map((_, k) => p.i(col.strides[k + 1]![d]!)),
-    });
-  }
+  // A contiguous output is addressed by the thread index itself: only the inputs are walked.
+  const walked = outLinear ? col.strides.slice(1) : col.strides;
+  const dims = indexDims(p, col.shape, walked);
   const scalarExprs = scalars.map((s) => `let ${s.name} = ${p.of(s.value, s.type)};`);
 
   const helpers: string[] = [...expr.helpers, ...storeHelpers(dst.dtype)];
   const lines: string[] = [];
   lines.push(`  if (i >= ${nExpr}) { return; }`);
-  lines.push('  var r = i;');
   lines.push(`  var po: i32 = ${outLinear ? `${outOff} + i32(i)` : outOff};`);
   inputs.forEach((_, k) => lines.push(`  var p${k}: i32 = ${inOff[k]};`));
-  for (let d = rank - 1; d >= 0; d--) {
-    const dim = dims[d]!;
-    if (d === 0) lines.push('  { let c = i32(r);');
-    else lines.push(`  { let c = i32(r % ${dim.size}); r = r / ${dim.size};`);
-    if (!outLinear) lines.push(`    po = po + c * ${dim.out};`);
-    inputs.forEach((_, k) => lines.push(`    p${k} = p${k} + c * ${dim.ins[k]};`));
-    lines.push('  }');
-  }
+  const offsets = inputs.map((_, k) => `p${k}`);
+  lines.push(...decomposeIndex('i', 'r', outLinear ? offsets : ['po', ...offsets], dims));
   inputs.forEach((x, k) => {
     const c = castExpr(x.operand.dtype, x.as, `in${k}[p${k}]`);
     helpers.push(...c.helpers);

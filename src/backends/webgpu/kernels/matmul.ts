@@ -4,6 +4,7 @@ import type { GPUBuffer } from '../gpu-types.js';
 import { alignStrides, collapse } from '../../../core/strided.js';
 import type { Operand } from '../layout.js';
 import type { GpuRuntime } from '../runtime.js';
+import { decomposeIndex, indexDims } from '../wgsl/index-math.js';
 import { Params, shader, storageDecls } from '../wgsl/params.js';
 import { ctype, storeExpr, storeHelpers } from '../wgsl/types.js';
 
@@ -36,13 +37,9 @@ export function runMatmul(
   const M = p.u(m), N = p.u(n), K = p.u(k);
   const aRs = p.i(a.strides[rank - 2]!), aCs = p.i(a.strides[rank - 1]!), bRs = p.i(b.strides[rank - 2]!), bCs = p.i(b.strides[rank - 1]!);
   const aOff = p.i(a.offset), bOff = p.i(b.offset), zBase = p.u(0);
-  const dims = col.shape.map((s, d) => ({ size: p.u(s), a: p.i(col.strides[0]![d]!), b: p.i(col.strides[1]![d]!) }));
+  const dims = indexDims(p, col.shape, col.strides);
   const zero = t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u';
-  const batchLines: string[] = ['  var r = z;'];
-  for (let d = dims.length - 1; d >= 0; d--) {
-    const x = dims[d]!;
-    batchLines.push(`  { let c = i32(r % ${x.size}); r = r / ${x.size}; ao = ao + c * ${x.a}; bo = bo + c * ${x.b}; }`);
-  }
+  const batchLines = decomposeIndex('z', 'r', ['ao', 'bo'], dims);
   const body = `
 var<workgroup> As: array<${t}, ${TK * TM}>;
 var<workgroup> Bs: array<${t}, ${TK * TN}>;

@@ -5,6 +5,7 @@ import type { GPUBuffer } from '../gpu-types.js';
 import { splitReduced } from '../../../core/strided.js';
 import type { Operand } from '../layout.js';
 import type { GpuRuntime } from '../runtime.js';
+import { decomposeIndex, indexDims } from '../wgsl/index-math.js';
 import { reduceCode } from '../wgsl/ops.js';
 import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from '../wgsl/params.js';
 import { castExpr, ctype, storeExpr, storeHelpers } from '../wgsl/types.js';
@@ -14,17 +15,6 @@ import { castExpr, ctype, storeExpr, storeHelpers } from '../wgsl/types.js';
  * groups, each collapsed. Short reductions run one thread per output; long ones one 256-thread
  * workgroup per output with a tree reduction in workgroup memory.
  */
-
-/** WGSL lines decomposing linear index `idx` over dims into offset variable `v`. */
-function offsetCode(idx: string, v: string, dims: readonly { size: string; stride: string }[]): string[] {
-  const lines = [`var ${v}_r = ${idx};`];
-  for (let d = dims.length - 1; d >= 0; d--) {
-    const { size, stride } = dims[d]!;
-    if (d === 0) lines.push(`${v} = ${v} + i32(${v}_r) * ${stride};`);
-    else lines.push(`${v} = ${v} + i32(${v}_r % ${size}) * ${stride}; ${v}_r = ${v}_r / ${size};`);
-  }
-  return lines;
-}
 
 function splitDims(shape: readonly number[], strides: readonly number[], dims: readonly number[]) {
   const { kept, reduced } = splitReduced(shape, strides, dims);
@@ -45,26 +35,26 @@ export function runReduce(rt: GpuRuntime, op: ReduceOp, src: Operand, shape: rea
   const accType = op === 'any' || op === 'all' ? 'u32' : t;
   const p = new Params();
   const nO = p.u(nOuter), nI = p.u(nInner), off = p.i(src.offset);
-  const od = outer.map(([s, st]) => ({ size: p.u(s), stride: p.i(st) }));
-  const id = inner.map(([s, st]) => ({ size: p.u(s), stride: p.i(st) }));
+  const od = outer.map(([s, st]) => ({ size: p.u(s), strides: [p.i(st)] }));
+  const id = inner.map(([s, st]) => ({ size: p.u(s), strides: [p.i(st)] }));
   const store = castExpr(op === 'any' || op === 'all' ? 'bool' : src.dtype, outDtype, 'acc');
   const helpers = [...acc.helpers, ...store.helpers, ...storeHelpers(outDtype)];
   const first = acc.init === 'FIRST';
   const wide = nInner >= 64;
   const lines: string[] = [];
   if (!wide) {
-    lines.push(LINEAR_MAIN, `  if (i >= ${nO}) { return; }`, `  var base: i32 = ${off};`, ...offsetCode('i', 'base', od).map((l) => `  ${l}`));
+    lines.push(LINEAR_MAIN, `  if (i >= ${nO}) { return; }`, `  var base: i32 = ${off};`, ...decomposeIndex('i', 'base_r', ['base'], od, '  '));
     lines.push(`  var acc: ${accType} = ${first ? 'src[base]' : acc.init};`);
-    lines.push(`  for (var j = 0u; j < ${nI}; j = j + 1u) {`, '    var q: i32 = base;', ...offsetCode('j', 'q', id).map((l) => `    ${l}`), '    let v = src[q];', `    acc = ${acc.step};`, '  }');
+    lines.push(`  for (var j = 0u; j < ${nI}; j = j + 1u) {`, '    var q: i32 = base;', ...decomposeIndex('j', 'q_r', ['q'], id, '    '), '    let v = src[q];', `    acc = ${acc.step};`, '  }');
     lines.push(`  dst[i] = ${storeExpr(outDtype, store.expr)};`, '}');
   } else {
     lines.push(`var<workgroup> sh: array<${accType}, 256>;`);
     lines.push('@compute @workgroup_size(256)');
     lines.push('fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32, @builtin(num_workgroups) nwg: vec3<u32>) {');
     lines.push('  let o = wid.x + wid.y * nwg.x;');
-    lines.push(`  if (o >= ${nO}) { return; }`, `  var base: i32 = ${off};`, ...offsetCode('o', 'base', od).map((l) => `  ${l}`));
+    lines.push(`  if (o >= ${nO}) { return; }`, `  var base: i32 = ${off};`, ...decomposeIndex('o', 'base_r', ['base'], od, '  '));
     lines.push(`  var acc: ${accType} = ${first ? 'src[base]' : acc.init};`);
-    lines.push(`  for (var j = t; j < ${nI}; j = j + 256u) {`, '    var q: i32 = base;', ...offsetCode('j', 'q', id).map((l) => `    ${l}`), '    let v = src[q];', `    acc = ${acc.step};`, '  }');
+    lines.push(`  for (var j = t; j < ${nI}; j = j + 256u) {`, '    var q: i32 = base;', ...decomposeIndex('j', 'q_r', ['q'], id, '    '), '    let v = src[q];', `    acc = ${acc.step};`, '  }');
     lines.push('  sh[t] = acc;', '  workgroupBarrier();');
     lines.push('  for (var s = 128u; s > 0u; s = s >> 1u) {', '    if (t < s) { let a = sh[t]; let b = sh[t + s]; sh[t] = ' + acc.combine + '; }', '    workgroupBarrier();', '  }');
     lines.push(`  if (t == 0u) { let acc = sh[0]; dst[o] = ${storeExpr(outDtype, store.expr)}; }`, '}');
@@ -88,11 +78,11 @@ export function runArgReduce(rt: GpuRuntime, op: ArgOp, src: Operand, shape: rea
   const t = ctype(src.dtype, op);
   const p = new Params();
   const nO = p.u(nOuter), size = p.u(shape[dim]!), stride = p.i(src.strides[dim]!), off = p.i(src.offset);
-  const od = outer.map(([s, st]) => ({ size: p.u(s), stride: p.i(st) }));
+  const od = outer.map(([s, st]) => ({ size: p.u(s), strides: [p.i(st)] }));
   const better = op === 'argmax' ? 'v > best' : 'v < best';
   const nanTest = t === 'f32' ? 'is_nan(v)' : 'false';
   const lines = [
-    LINEAR_MAIN, `  if (i >= ${nO}) { return; }`, `  var base: i32 = ${off};`, ...offsetCode('i', 'base', od).map((l) => `  ${l}`),
+    LINEAR_MAIN, `  if (i >= ${nO}) { return; }`, `  var base: i32 = ${off};`, ...decomposeIndex('i', 'base_r', ['base'], od, '  '),
     '  var best = src[base];', '  var at = 0u;',
     ...(t === 'f32' ? ['  if (is_nan(best)) { dst[i] = 0; return; }'] : []),
     `  for (var j = 1u; j < ${size}; j = j + 1u) {`,
@@ -117,13 +107,10 @@ export function runScan(rt: GpuRuntime, op: ScanOp, src: Operand, shape: readonl
   const outStrides = shape.map((_, d) => numel(shape.slice(d + 1)));
   const p = new Params();
   const nL = p.u(nLines), sz = p.u(size), sStride = p.i(src.strides[dim]!), oStride = p.i(outStrides[dim]!), off = p.i(src.offset);
-  const kept = shape.map((s, d) => ({ s, d })).filter(({ d }) => d !== dim);
-  const dims = kept.map(({ s, d }) => ({ size: p.u(s), src: p.i(src.strides[d]!), out: p.i(outStrides[d]!) }));
-  const lines = [LINEAR_MAIN, `  if (i >= ${nL}) { return; }`, `  var ps: i32 = ${off};`, '  var po: i32 = 0;', '  var r = i;'];
-  for (let k = dims.length - 1; k >= 0; k--) {
-    const d = dims[k]!;
-    lines.push(`  { let c = i32(r % ${d.size}); r = r / ${d.size}; ps = ps + c * ${d.src}; po = po + c * ${d.out}; }`);
-  }
+  const others = (xs: readonly number[]) => xs.filter((_, d) => d !== dim);
+  const dims = indexDims(p, keptShape, [others(src.strides), others(outStrides)]);
+  const lines = [LINEAR_MAIN, `  if (i >= ${nL}) { return; }`, `  var ps: i32 = ${off};`, '  var po: i32 = 0;'];
+  lines.push(...decomposeIndex('i', 'r', ['ps', 'po'], dims));
   const nanCheck = t === 'f32' && (op === 'max' || op === 'min');
   lines.push(`  var acc = src[ps];`, `  dst[po] = ${storeExpr(src.dtype, 'acc')};`);
   lines.push(`  for (var j = 1u; j < ${sz}; j = j + 1u) {`, `    let v = src[ps + i32(j) * ${sStride}];`);
