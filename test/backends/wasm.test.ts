@@ -280,6 +280,48 @@ describe('wasm engine', { skip }, () => {
     assert.ok((handled['gemm'] ?? 0) - before >= shapes.length * 5 + 6, 'every product ran in WebAssembly');
   });
 
+  it('products with fewer rows than the micro-kernel (B read in place): ragged columns, deep K, transposed A, a conv with bias', () => {
+    const before = handled['gemm'] ?? 0;
+    let products = 0;
+    for (const m of [1, 2, 3])
+      for (const [k, n] of [
+        [1, 1],
+        [7, 5],
+        [600, 13],
+        [1100, 300],
+        [1024, 512],
+      ] as const) {
+        const tol = 2e-6 * Math.sqrt(k);
+        same(device, `${m}x${k}x${n}`, (d) => tensor([m, k], 80, d).matmul(tensor([k, n], 81, d)), 1e-5, tol);
+        same(
+          device,
+          `${m}x${k}x${n} Aᵀ`,
+          (d) =>
+            tensor([k, m], 82, d)
+              .transpose()
+              .matmul(tensor([k, n], 83, d)),
+          1e-5,
+          tol,
+        );
+        products += 2;
+      }
+    assert.equal((handled['gemm'] ?? 0) - before, products, 'every product ran in WebAssembly');
+    const o = { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 };
+    same(
+      device,
+      'conv with 3 output channels and bias',
+      (d) =>
+        functional.conv2d(
+          tensor([2, 5, 9, 11], 84, d) as Tensor<4, Float>,
+          tensor([3, 5, 3, 3], 85, d) as Tensor<4, Float>,
+          tensor([3], 86, d) as Tensor<1, Float>,
+          o,
+        ),
+      1e-5,
+      1e-5,
+    );
+  });
+
   it('large products on the threads: B packed once and shared (several K-blocks, ragged edges, transposed A, a conv with bias)', () => {
     const before = handled['gemm'] ?? 0;
     same(

@@ -80,15 +80,48 @@ function tile(a: usize, aRs: i32, aCs: i32, b: usize, bRs: i32, bCs: i32, c: usi
     }
     return;
   }
-  // K-blocks of equal depth (at most KC): a short last block would spend more on its C updates than on its products.
-  const blocks = (k + KC - 1) / KC;
-  const depth = (k + blocks - 1) / blocks;
-  for (let k0 = 0; k0 < k; k0 += depth) {
-    const kc = min(depth, k - k0);
-    packPanelB(b + <usize>(k0 * bRs + j0 * bCs) * 4, bRs, bCs, kc, cols, packB);
-    multiplyRows(a + <usize>(i0 * aRs + k0 * aCs) * 4, aRs, aCs, rows, kc, packB, cols, c + <usize>i0 * ldcBytes + <usize>j0 * 4, ldcBytes, k0 == 0, packA, tmp);
+  if (rows < MR && bCs == 1) {
+    fewRows(a, aRs, aCs, b + <usize>j0 * 4, bRs, c + <usize>j0 * 4, ldcBytes, i0, i1, cols, k);
+  } else {
+    // K-blocks of equal depth (at most KC): a short last block would spend more on its C updates than on its products.
+    const blocks = (k + KC - 1) / KC;
+    const depth = (k + blocks - 1) / blocks;
+    for (let k0 = 0; k0 < k; k0 += depth) {
+      const kc = min(depth, k - k0);
+      packPanelB(b + <usize>(k0 * bRs + j0 * bCs) * 4, bRs, bCs, kc, cols, packB);
+      multiplyRows(a + <usize>(i0 * aRs + k0 * aCs) * 4, aRs, aCs, rows, kc, packB, cols, c + <usize>i0 * ldcBytes + <usize>j0 * 4, ldcBytes, k0 == 0, packA, tmp);
+    }
   }
   if (bias != 0) addBias(c, ldcBytes, bias, i0, i1, j0, j1);
+}
+
+/**
+ * C[i0:i1, 0:cols] = A[i0:i1, :] · B[:, 0:cols] for fewer rows than the micro-kernel's (a
+ * vector-matrix product, e.g. a linear layer at batch 1), B's rows contiguous: each row of C
+ * accumulates the rows of B scaled by A's values, read where they are. Packing B would move all of
+ * it (and the micro-kernel compute MR rows) to use it for one or two rows.
+ */
+function fewRows(a: usize, aRs: i32, aCs: i32, b: usize, bRs: i32, c: usize, ldcBytes: usize, i0: i32, i1: i32, cols: i32, k: i32): void {
+  const rsB = <usize>bRs * 4;
+  for (let i = i0; i < i1; i++) {
+    const row = c + <usize>i * ldcBytes;
+    const ai = a + <usize>(i * aRs) * 4;
+    let j = 0;
+    for (; j + 4 <= cols; j += 4) v128.store(row + <usize>j * 4, f32x4.splat(0));
+    for (; j < cols; j++) store<f32>(row + <usize>j * 4, 0);
+    let bp = b;
+    for (let p = 0; p < k; p++) {
+      const av = load<f32>(ai + <usize>(p * aCs) * 4);
+      const s = f32x4.splat(av);
+      j = 0;
+      for (; j + 4 <= cols; j += 4) {
+        const at = row + <usize>j * 4;
+        v128.store(at, f32x4.add(v128.load(at), f32x4.mul(s, v128.load(bp + <usize>j * 4))));
+      }
+      for (; j < cols; j++) store<f32>(row + <usize>j * 4, load<f32>(row + <usize>j * 4) + av * load<f32>(bp + <usize>j * 4));
+      bp += rsB;
+    }
+  }
 }
 
 /**
