@@ -392,14 +392,16 @@ export class WasmEngine implements CpuEngineKernels {
     const direct =
       kh === 1 && kw === 1 && o.stride[0] === 1 && o.stride[1] === 1 && o.padding[0] === 0 && o.padding[1] === 0;
     const colPerImage = c * kh * kw * l;
-    const chunk = direct ? n : Math.max(1, Math.min(n, Math.floor(COL_BUDGET / (colPerImage * 4))));
+    const parallel = this.threads > 1 && n * cOut * l * kk >= this.minParallel;
+    // On one thread, chunks of columns that stay in cache: the gemm packs them right after im2col wrote them.
+    const budget = parallel ? COL_BUDGET : CACHED_COL_BUDGET;
+    const chunk = direct ? n : Math.max(1, Math.min(n, Math.floor(budget / (colPerImage * 4))));
     const colAt = direct ? 0 : this.rt.alloc(chunk * colPerImage * 4);
     const table = this.rt.alloc(chunk * groups * 16),
       imArgs = this.rt.alloc(128),
       gemmArgs = this.rt.alloc(128);
     if (xAt < 0 || wAt < 0 || bAt < 0 || outAt < 0 || colAt < 0 || table < 0 || imArgs < 0 || gemmArgs < 0)
       return undefined;
-    const parallel = this.threads > 1 && n * cOut * l * kk >= this.minParallel;
     for (let n0 = 0; n0 < n; n0 += chunk) {
       const images = Math.min(chunk, n - n0);
       if (!direct)
@@ -922,6 +924,8 @@ const STREAM_BLOCK = 32768;
 
 /** Bytes of im2col columns one convolution lays out at a time (images are processed in chunks). */
 const COL_BUDGET = 64 << 20;
+/** The same on one thread, where the columns are packed right after they are written: they stay in the L2 cache. */
+const CACHED_COL_BUDGET = 256 << 10;
 
 function roundUp(v: number, m: number): number {
   return Math.ceil(v / m) * m;
