@@ -30,6 +30,7 @@ import { gemm } from './js/matmul.js';
 import { adamStepInto, type AdamArrays } from './js/optim.js';
 import { argReduceInto, reduceInto, scanInto } from './js/reduce.js';
 import { buildMapKernels, KernelCache, type MapKernels, type Operand, type OperandName } from './js/strided.js';
+import { forEachOffset2 } from './js/walk.js';
 import { isEngineFloat, isFloatArray, jsEngine, type CpuEngineKernels, type FloatArray } from './engine.js';
 import * as modules from './module-ops.js';
 import { BufferPool } from './pool.js';
@@ -609,21 +610,10 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
       bOffsets: number[] = [];
     const aStr = alignStrides(a.shape.slice(0, -2), a.strides.slice(0, -2), batch);
     const bStr = alignStrides(b.shape.slice(0, -2), b.strides.slice(0, -2), batch);
-    const idx = new Int32Array(batch.length);
-    let ao = a.offset,
-      bo = b.offset;
-    for (let i = 0, count = numel(batch); i < count; i++) {
+    forEachOffset2(batch, aStr, a.offset, bStr, b.offset, (ao, bo) => {
       aOffsets.push(ao);
       bOffsets.push(bo);
-      for (let d = batch.length - 1; d >= 0; d--) {
-        ao += aStr[d]!;
-        bo += bStr[d]!;
-        if (++idx[d]! < batch[d]!) break;
-        idx[d] = 0;
-        ao -= aStr[d]! * batch[d]!;
-        bo -= bStr[d]! * batch[d]!;
-      }
-    }
+    });
     const e = this.engine;
     if (
       e.gemm &&
@@ -668,8 +658,9 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     options: ConvOptions,
     min: number,
     max: number,
+    residual?: CpuTensor,
   ): CpuTensor | undefined {
-    return modules.convClamp(this.host, x, weight, bias, options, min, max);
+    return modules.convClamp(this.host, x, weight, bias, options, min, max, residual);
   }
 
   /** The conv2d weight gradient through the engine's kernel (no im2col matrix), or undefined without one. */

@@ -1,7 +1,7 @@
 import type { AvgPoolOptions, MaxPoolOptions } from '../../backend/options.js';
 import { BurnError } from '../../core/errors.js';
 import type { Float, Int } from '../kind.js';
-import { poolPaddingFits, poolPaddingLimit } from '../../core/geometry.js';
+import { dilatedKernel, poolPaddingFits, poolPaddingLimit } from '../../core/geometry.js';
 import { checkNumel } from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 import { expectRank, perDim, type PerDim } from './check.js';
@@ -46,8 +46,8 @@ function poolOptions(op: string, nd: number, x: Tensor<number, Float>, kernelSiz
   x.primitive.shape.slice(2).forEach((s, d) => {
     const [k, p, dl] = [kernel[d]!, o.padding[d]!, o.dilation[d]!];
     if (!poolPaddingFits(p, k)) throw new BurnError(op, `padding ${p} in spatial dim ${d} with kernel size ${k}; expected at most half the kernel size (${poolPaddingLimit(k)})`);
-    const room = s + 2 * p - dl * (k - 1) - 1;
-    if (room < 0) throw new BurnError(op, `spatial dim ${d} of size ${s} (padding ${p}) is smaller than the window ${dl * (k - 1) + 1}; expected at least one output position`);
+    const span = dilatedKernel(k, dl);
+    if (s + 2 * p < span) throw new BurnError(op, `spatial dim ${d} of size ${s} (padding ${p}) is smaller than the window ${span}; expected at least one output position`);
   });
   return o;
 }

@@ -1,33 +1,12 @@
 import type { ScatterOp } from '../../../backend/ops.js';
 import { BurnError } from '../../../core/errors.js';
 import type { CpuArray } from '../storage.js';
+import { contiguousStrides } from '../../../core/shape.js';
 import { isContiguous } from '../../../core/strided.js';
 import type { Operand } from './strided.js';
+import { forEachOffset3 } from './walk.js';
 
 /** Gather, scatter and sort kernels over strided operands. */
-
-/** Calls `fn(o1, o2, o3)` for each position of `shape`, walking three sets of strides in step. */
-function forEach3(
-  shape: readonly number[],
-  s1: readonly number[], o1: number, s2: readonly number[], o2: number, s3: readonly number[], o3: number,
-  fn: (a: number, b: number, c: number) => void,
-): void {
-  const rank = shape.length;
-  let n = 1;
-  for (const s of shape) n *= s;
-  if (n === 0) return;
-  const idx = new Int32Array(rank);
-  let p = o1, q = o2, r = o3;
-  for (let i = 0; i < n; i++) {
-    fn(p, q, r);
-    for (let d = rank - 1; d >= 0; d--) {
-      p += s1[d]!; q += s2[d]!; r += s3[d]!;
-      if (++idx[d]! < shape[d]!) break;
-      idx[d] = 0;
-      p -= s1[d]! * shape[d]!; q -= s2[d]! * shape[d]!; r -= s3[d]! * shape[d]!;
-    }
-  }
-}
 
 function badIndex(op: string, index: number, dim: number, size: number): BurnError {
   return new BurnError(op, `index ${index} is out of bounds for dim ${dim} of size ${size}; expected 0 <= index < ${size}`);
@@ -38,9 +17,9 @@ export function gatherInto(out: CpuArray, src: Operand, srcShape: readonly numbe
   const size = srcShape[dim]!;
   const dimStride = src.strides[dim]!;
   const srcStrides = src.strides.map((s, d) => (d === dim ? 0 : s));
-  const outStrides = contiguousOf(idxShape);
+  const outStrides = contiguousStrides(idxShape);
   const data = src.data, ind = idx.data;
-  forEach3(idxShape, srcStrides, src.offset, idx.strides, idx.offset, outStrides, 0, (sp, ip, op) => {
+  forEachOffset3(idxShape, srcStrides, src.offset, idx.strides, idx.offset, outStrides, 0, (sp, ip, op) => {
     const k = ind[ip]!;
     if (k < 0 || k >= size || k !== Math.floor(k)) throw badIndex('gather', k, dim, size);
     out[op] = data[sp + k * dimStride]!;
@@ -54,11 +33,11 @@ export function scatterInto(op: ScatterOp, out: CpuArray, outShape: readonly num
     scatterDense(op, out, size, dim, idx, idxShape, values);
     return;
   }
-  const full = contiguousOf(outShape);
+  const full = contiguousStrides(outShape);
   const dimStride = full[dim]!;
   const outStrides = full.map((s, d) => (d === dim ? 0 : s));
   const ind = idx.data, val = values.data;
-  forEach3(idxShape, outStrides, 0, idx.strides, idx.offset, values.strides, values.offset, (tp, ip, vp) => {
+  forEachOffset3(idxShape, outStrides, 0, idx.strides, idx.offset, values.strides, values.offset, (tp, ip, vp) => {
     const k = ind[ip]!;
     if (k < 0 || k >= size || k !== Math.floor(k)) throw badIndex('scatter', k, dim, size);
     const t = tp + k * dimStride;
@@ -108,7 +87,7 @@ export function sortInto(values: CpuArray, indices: Int32Array, src: Operand, sh
   if (values.length === 0) return;
   const n = shape[dim]!;
   const stride = src.strides[dim]!;
-  const outStrides = contiguousOf(shape);
+  const outStrides = contiguousStrides(shape);
   const oStride = outStrides[dim]!;
   const kept = shape.map((s, d) => (d === dim ? 1 : s));
   const line = new Float64Array(n);
@@ -120,7 +99,7 @@ export function sortInto(values: CpuArray, indices: Int32Array, src: Operand, sh
     if (descending) c = -c;
     return c !== 0 ? c : i - j;
   };
-  forEach3(kept, src.strides, src.offset, outStrides, 0, outStrides, 0, (sp, op) => {
+  forEachOffset3(kept, src.strides, src.offset, outStrides, 0, outStrides, 0, (sp, op) => {
     for (let j = 0; j < n; j++) { line[j] = src.data[sp + j * stride]!; order[j] = j; }
     order.sort(cmp);
     for (let j = 0; j < n; j++) {
@@ -128,11 +107,4 @@ export function sortInto(values: CpuArray, indices: Int32Array, src: Operand, sh
       indices[op + j * oStride] = order[j]!;
     }
   });
-}
-
-function contiguousOf(shape: readonly number[]): number[] {
-  const s = new Array<number>(shape.length);
-  let acc = 1;
-  for (let i = shape.length - 1; i >= 0; i--) { s[i] = acc; acc *= shape[i]!; }
-  return s;
 }

@@ -1,7 +1,9 @@
 import type { ArgOp, ReduceOp, ScanOp } from '../../../backend/ops.js';
 import type { CpuArray } from '../storage.js';
+import { contiguousStrides } from '../../../core/shape.js';
 import { splitReduced } from '../../../core/strided.js';
 import type { Operand } from './strided.js';
+import { forEachOffset, forEachOffset2 } from './walk.js';
 
 /**
  * Reductions, index reductions and scans over strided inputs. The kept dims form an outer
@@ -97,13 +99,13 @@ export function scanInto(op: ScanOp, out: CpuArray, a: Operand, shape: readonly 
   // An empty scanned dim: the walk below is over the other dims, which may be huge.
   if (size === 0) return;
   const stride = a.strides[dim]!;
-  const outStrides = contiguous(shape);
+  const outStrides = contiguousStrides(shape);
   const oStride = outStrides[dim]!;
   const keptShape = shape.filter((_, d) => d !== dim);
   const keptStrides = a.strides.filter((_, d) => d !== dim);
   const keptOut = outStrides.filter((_, d) => d !== dim);
   const data = a.data;
-  forEachOffset2(keptShape, keptStrides, a.offset, keptOut, (base, ob) => {
+  forEachOffset2(keptShape, keptStrides, a.offset, keptOut, 0, (base, ob) => {
     let acc = 0;
     for (let j = 0; j < size; j++) {
       const v = data[base + j * stride]!;
@@ -116,49 +118,4 @@ export function scanInto(op: ScanOp, out: CpuArray, a: Operand, shape: readonly 
       out[ob + j * oStride] = acc;
     }
   });
-}
-
-function contiguous(shape: readonly number[]): number[] {
-  const s = new Array<number>(shape.length);
-  let acc = 1;
-  for (let i = shape.length - 1; i >= 0; i--) { s[i] = acc; acc *= shape[i]!; }
-  return s;
-}
-
-/** Calls `fn(offset, linearIndex)` for every position of a strided shape, in row-major order. */
-export function forEachOffset(shape: readonly number[], strides: readonly number[], offset: number, fn: (offset: number, i: number) => void): void {
-  const rank = shape.length;
-  let n = 1;
-  for (const s of shape) n *= s;
-  if (n === 0) return;
-  const idx = new Int32Array(rank);
-  let p = offset;
-  for (let i = 0; i < n; i++) {
-    fn(p, i);
-    for (let d = rank - 1; d >= 0; d--) {
-      p += strides[d]!;
-      if (++idx[d]! < shape[d]!) break;
-      idx[d] = 0;
-      p -= strides[d]! * shape[d]!;
-    }
-  }
-}
-
-/** Like {@link forEachOffset} with a second set of strides walked in step. */
-export function forEachOffset2(shape: readonly number[], s1: readonly number[], o1: number, s2: readonly number[], fn: (a: number, b: number) => void): void {
-  const rank = shape.length;
-  let n = 1;
-  for (const s of shape) n *= s;
-  if (n === 0) return;
-  const idx = new Int32Array(rank);
-  let p = o1, q = 0;
-  for (let i = 0; i < n; i++) {
-    fn(p, q);
-    for (let d = rank - 1; d >= 0; d--) {
-      p += s1[d]!; q += s2[d]!;
-      if (++idx[d]! < shape[d]!) break;
-      idx[d] = 0;
-      p -= s1[d]! * shape[d]!; q -= s2[d]! * shape[d]!;
-    }
-  }
 }
