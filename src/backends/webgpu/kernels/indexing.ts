@@ -109,14 +109,17 @@ export function runScatter(
   const nE = p.u(n), line = p.u(idxShape[dim]!), iDim = p.i(idx.strides[dim]!), vDim = p.i(values.strides[dim]!), iOff = p.i(idx.offset), vOff = p.i(values.offset);
   const { check, slot } = indexCheck(p, userOp, dim, outShape[dim]!);
   const size = p.i(outShape[dim]!);
-  const dims = outShape.map((s, d) => ({ size: p.u(s), lim: p.u(d === dim ? 0xffffffff : idxShape[d]!), idx: p.i(d === dim ? 0 : idx.strides[d]!), val: p.i(d === dim ? 0 : values.strides[d]!) }));
+  // Each output position walks the index and value lines through it (none past the index's extent).
+  const dims = outShape.map((size, d) => {
+    const at = { size: p.u(size), lim: p.u(d === dim ? 0xffffffff : idxShape[d]!) };
+    const strides = [p.i(d === dim ? 0 : idx.strides[d]!), p.i(d === dim ? 0 : values.strides[d]!)];
+    // As in gather, an index element shared through a broadcast view is flagged once.
+    const extra = `if (u32(c) >= ${at.lim}) { return; }${d === dim ? ' tgt = c;' : ` ${firstFlag(strides[0]!)}`}`;
+    return { size: at.size, strides, extra };
+  });
   void outStrides;
-  // As in gather, an index element shared through a broadcast view is flagged once.
-  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, '  var r = i;', `  var pi: i32 = ${iOff};`, `  var pv: i32 = ${vOff};`, '  var tgt: i32 = 0;', '  var first = true;'];
-  for (let d = dims.length - 1; d >= 0; d--) {
-    const x = dims[d]!;
-    lines.push(`  { let c = r % ${x.size}; r = r / ${x.size}; if (c >= ${x.lim}) { return; } pi = pi + i32(c) * ${x.idx}; pv = pv + i32(c) * ${x.val};${d === dim ? ' tgt = i32(c);' : ` if (${x.idx} == 0 && c != 0u) { first = false; }`} }`);
-  }
+  const lines = [LINEAR_MAIN, `  if (i >= ${nE}) { return; }`, `  var pi: i32 = ${iOff};`, `  var pv: i32 = ${vOff};`, '  var tgt: i32 = 0;', '  var first = true;'];
+  lines.push(...decomposeIndex('i', 'r', ['pi', 'pv'], dims));
   const k = castExpr(idx.dtype, 'i32', `ix[pi + i32(j) * ${iDim}]`);
   const v = castExpr(values.dtype, dtype, `vals[pv + i32(j) * ${vDim}]`);
   const combine: Record<ScatterOp, string> = {
