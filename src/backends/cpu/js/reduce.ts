@@ -11,7 +11,15 @@ import { forEachOffset, forEachOffset2 } from './walk.js';
  * contiguous dim is a flat loop.
  */
 
-type ReduceKernel = (out: CpuArray, outerShape: number[], outerStrides: number[], innerShape: number[], innerStrides: number[], a: CpuArray, offset: number) => void;
+type ReduceKernel = (
+  out: CpuArray,
+  outerShape: number[],
+  outerStrides: number[],
+  innerShape: number[],
+  innerStrides: number[],
+  a: CpuArray,
+  offset: number,
+) => void;
 
 const ACC: Record<ReduceOp, { init: string; step: string }> = {
   sum: { init: 'acc = 0;', step: 'acc += v;' },
@@ -59,13 +67,29 @@ for (let o = 0; o < outerN; o++) {
     oIdx[d] = 0; base -= outerStrides[d] * outerShape[d];
   }
 }`;
-  kernel = new Function('out', 'outerShape', 'outerStrides', 'innerShape', 'innerStrides', 'a', 'offset', `"use strict";${body}`) as ReduceKernel;
+  kernel = new Function(
+    'out',
+    'outerShape',
+    'outerStrides',
+    'innerShape',
+    'innerStrides',
+    'a',
+    'offset',
+    `"use strict";${body}`,
+  ) as ReduceKernel;
   reduceCache.set(k, kernel);
   return kernel;
 }
 
 /** Reduces `a` over `dims` into `out` (contiguous, sized like the kept dims). */
-export function reduceInto(op: ReduceOp, out: CpuArray, a: Operand, shape: readonly number[], dims: readonly number[], key: string): void {
+export function reduceInto(
+  op: ReduceOp,
+  out: CpuArray,
+  a: Operand,
+  shape: readonly number[],
+  dims: readonly number[],
+  key: string,
+): void {
   // Kept dims are the outer walk, reduced dims the inner one; a zero-size reduced group is `[0]`.
   const { kept, reduced } = splitReduced(shape, a.strides, dims);
   reduceKernel(op, key)(out, kept.shape, kept.strides, reduced.shape, reduced.strides, a.data, a.offset);
@@ -85,8 +109,14 @@ export function argReduceInto(op: ArgOp, out: CpuArray, a: Operand, shape: reado
     if (bestV === bestV) {
       for (let j = 1; j < size; j++) {
         const v = data[base + j * stride]!;
-        if (v !== v) { best = j; break; }
-        if (isMax ? v > bestV : v < bestV) { best = j; bestV = v; }
+        if (v !== v) {
+          best = j;
+          break;
+        }
+        if (isMax ? v > bestV : v < bestV) {
+          best = j;
+          bestV = v;
+        }
       }
     }
     out[o] = best;
@@ -113,8 +143,12 @@ export function scanInto(op: ScanOp, out: CpuArray, a: Operand, shape: readonly 
       if (j === 0) acc = v;
       else if (op === 'sum') acc += v;
       else if (op === 'prod') acc *= v;
-      else if (op === 'max') { if (acc === acc && (v > acc || v !== v)) acc = v; }
-      else { op satisfies 'min'; if (acc === acc && (v < acc || v !== v)) acc = v; } // every other ScanOp has its branch
+      else if (op === 'max') {
+        if (acc === acc && (v > acc || v !== v)) acc = v;
+      } else {
+        op satisfies 'min';
+        if (acc === acc && (v < acc || v !== v)) acc = v;
+      } // every other ScanOp has its branch
       out[ob + j * oStride] = acc;
     }
   });

@@ -30,7 +30,14 @@ export interface MapScalar {
  * every operand walks together are collapsed first. The shader depends on the collapsed rank,
  * dtypes and expression only.
  */
-export function runMap(rt: GpuRuntime, dst: Operand, shape: readonly number[], inputs: readonly MapInput[], scalars: readonly MapScalar[], expr: Expr): void {
+export function runMap(
+  rt: GpuRuntime,
+  dst: Operand,
+  shape: readonly number[],
+  inputs: readonly MapInput[],
+  scalars: readonly MapScalar[],
+  expr: Expr,
+): void {
   const n = numel(shape);
   if (n === 0) return;
   const col = collapse(shape, [dst.strides, ...inputs.map((x) => x.operand.strides)]);
@@ -59,7 +66,16 @@ export function runMap(rt: GpuRuntime, dst: Operand, shape: readonly number[], i
   lines.push(...scalarExprs.map((s) => `  ${s}`));
   lines.push(`  dst[po] = ${storeExpr(dst.dtype, expr.expr)};`);
   lines.push('}');
-  const bindings: [string, CType, boolean][] = [['dst', ctype(dst.dtype), true], ...inputs.map((x, k): [string, CType, boolean] => [`in${k}`, ctype(x.operand.dtype), false])];
-  const code = shader(helpers, [expr.code ?? '', storageDecls(bindings), p.decl(bindings.length), LINEAR_MAIN, ...lines]);
+  const bindings: [string, CType, boolean][] = [
+    ['dst', ctype(dst.dtype), true],
+    ...inputs.map((x, k): [string, CType, boolean] => [`in${k}`, ctype(x.operand.dtype), false]),
+  ];
+  const code = shader(helpers, [
+    expr.code ?? '',
+    storageDecls(bindings),
+    p.decl(bindings.length),
+    LINEAR_MAIN,
+    ...lines,
+  ]);
   rt.dispatch(code, [dst.buffer, ...inputs.map((x) => x.operand.buffer)], p.words, linearGroups(n));
 }

@@ -9,7 +9,11 @@ import { Params, shader, storageDecls } from '../wgsl/params.js';
 import { ctype, storeExpr, storeHelpers } from '../wgsl/types.js';
 
 /** Output tile of one workgroup (rows × cols), depth of one shared-memory step, per-thread block. */
-const TM = 64, TN = 64, TK = 16, RM = 4, RN = 4;
+const TM = 64,
+  TN = 64,
+  TK = 16,
+  RM = 4,
+  RN = 4;
 
 /**
  * Batched matrix product `C[b] = A[b] · B[b]` with broadcasting over the batch dims. `tiled` (for
@@ -22,11 +26,20 @@ const TM = 64, TN = 64, TK = 16, RM = 4, RN = 4;
  * 4×4 block straight from the operands, 64 threads (32×32 outputs) per workgroup.
  */
 export function runMatmul(
-  rt: GpuRuntime, a: Operand, aShape: readonly number[], b: Operand, bShape: readonly number[],
-  batch: readonly number[], dst: GPUBuffer, dtype: DType, tiled = true,
+  rt: GpuRuntime,
+  a: Operand,
+  aShape: readonly number[],
+  b: Operand,
+  bShape: readonly number[],
+  batch: readonly number[],
+  dst: GPUBuffer,
+  dtype: DType,
+  tiled = true,
 ): void {
   const rank = aShape.length;
-  const m = aShape[rank - 2]!, k = aShape[rank - 1]!, n = bShape[rank - 1]!;
+  const m = aShape[rank - 2]!,
+    k = aShape[rank - 1]!,
+    n = bShape[rank - 1]!;
   const nBatch = numel(batch);
   if (m === 0 || n === 0 || nBatch === 0) return;
   const t = ctype(dtype, 'matmul');
@@ -34,9 +47,16 @@ export function runMatmul(
   const bB = alignStrides(bShape.slice(0, -2), b.strides.slice(0, -2), batch);
   const col = collapse(batch, [aB, bB]);
   const p = new Params();
-  const M = p.u(m), N = p.u(n), K = p.u(k);
-  const aRs = p.i(a.strides[rank - 2]!), aCs = p.i(a.strides[rank - 1]!), bRs = p.i(b.strides[rank - 2]!), bCs = p.i(b.strides[rank - 1]!);
-  const aOff = p.i(a.offset), bOff = p.i(b.offset), zBase = p.u(0);
+  const M = p.u(m),
+    N = p.u(n),
+    K = p.u(k);
+  const aRs = p.i(a.strides[rank - 2]!),
+    aCs = p.i(a.strides[rank - 1]!),
+    bRs = p.i(b.strides[rank - 2]!),
+    bCs = p.i(b.strides[rank - 1]!);
+  const aOff = p.i(a.offset),
+    bOff = p.i(b.offset),
+    zBase = p.u(0);
   const dims = indexDims(p, col.shape, col.strides);
   const zero = t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u';
   const batchLines = decomposeIndex('z', 'r', ['ao', 'bo'], dims);
@@ -151,8 +171,17 @@ ${batchLines.join('\n')}
   store_row(cBase, gm0 + 2u, gn0, acc2);
   store_row(cBase, gm0 + 3u, gn0, acc3);
 }`;
-  const code = shader(storeHelpers(dtype), [storageDecls([['C', t, true], ['A', t, false], ['B', t, false]]), p.decl(3), tiled ? body : blocked]);
-  const gx = Math.ceil(n / (tiled ? TN : 32)), gy = Math.ceil(m / (tiled ? TM : 32));
+  const code = shader(storeHelpers(dtype), [
+    storageDecls([
+      ['C', t, true],
+      ['A', t, false],
+      ['B', t, false],
+    ]),
+    p.decl(3),
+    tiled ? body : blocked,
+  ]);
+  const gx = Math.ceil(n / (tiled ? TN : 32)),
+    gy = Math.ceil(m / (tiled ? TM : 32));
   // Batches beyond the per-dimension grid limit run as several dispatches with a base batch index.
   for (let z0 = 0; z0 < nBatch; z0 += 65535) {
     const words = [...p.words];
