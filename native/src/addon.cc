@@ -527,7 +527,38 @@ bool read_conv(Call& call, Conv2dShape* s) {
   return true;
 }
 
-/** conv2d(p, x, w, bias | null, out) and convTranspose2d(p, x, w, bias | null, out). */
+/** The layout tag of conv2d's packed weights for this geometry and the instruction set in use (0: none). */
+double conv_layout_tag(const Conv2dShape& s, bool f32) {
+  return static_cast<double>(f32 ? conv2d_packed_layout<float>(s) : conv2d_packed_layout<double>(s));
+}
+
+/**
+ * convPackWeights(p, w, packed | null): with `packed`, writes w packed for conv2d calls of the
+ * geometry p (the 16 values of conv2d's p) and returns the layout tag to pass to them; without,
+ * returns the length `packed` needs (0: this geometry's conv2d does not read packed weights).
+ */
+napi_value ConvPackWeights(napi_env env, napi_callback_info info) {
+  Call call(env, info);
+  Conv2dShape s;
+  if (!read_conv(call, &s)) return nullptr;
+  Array w = call.array(1), packed = call.array(2, true);
+  if (call.failed()) return nullptr;
+  SAME_FLOAT_TYPE(call, &w, &packed);
+  const bool f32 = w.type == napi_float32_array;
+  const int64_t need = f32 ? conv2d_packed_length<float>(s) : conv2d_packed_length<double>(s);
+  double result = static_cast<double>(need);
+  if (packed.present) {
+    if (need == 0 || packed.length < need || w.length < s.cout * (s.cin / s.groups) * s.kh * s.kw) return call.fail("convPackWeights: arrays too small");
+    if (f32) conv2d_pack_weights<float>(s, ptr<float>(w), ptr<float>(packed));
+    else conv2d_pack_weights<double>(s, ptr<double>(w), ptr<double>(packed));
+    result = conv_layout_tag(s, f32);
+  }
+  napi_value v;
+  napi_create_double(env, result, &v);
+  return v;
+}
+
+/** conv2d(p, x, w, bias | null, out, packed | null, residual | null) and convTranspose2d(p, x, w, bias | null, out). */
 template <bool Transposed>
 napi_value Conv(napi_env env, napi_callback_info info) {
   Call call(env, info);
@@ -545,13 +576,23 @@ napi_value Conv(napi_env env, napi_callback_info info) {
     if (out.type == napi_float32_array) conv_transpose2d<float>(s, ptr<float>(x), ptr<float>(w), bias.present ? ptr<float>(bias) : nullptr, ptr<float>(out));
     else conv_transpose2d<double>(s, ptr<double>(x), ptr<double>(w), bias.present ? ptr<double>(bias) : nullptr, ptr<double>(out));
   } else {
-    // Parameters 16 and 17: the activation's clamp bounds (exact in the dtype; ±∞ for none).
-    const double* p = call.params(0, 18);
+    // Parameters 16 and 17: the activation's clamp bounds (exact in the dtype; ±∞ for none);
+    // 18: the layout tag convPackWeights returned for `packed` (argument 5, optional); argument 6:
+    // a residual of the output's shape, added before the activation (optional).
+    const double* p = call.params(0, 19);
     if (call.failed()) return nullptr;
     const double lo = p[16], hi = p[17];
     if (lo != lo || hi != hi) return call.fail("conv: NaN clamp bounds");
-    if (out.type == napi_float32_array) conv2d<float>(s, ptr<float>(x), ptr<float>(w), bias.present ? ptr<float>(bias) : nullptr, ptr<float>(out), static_cast<float>(lo), static_cast<float>(hi));
-    else conv2d<double>(s, ptr<double>(x), ptr<double>(w), bias.present ? ptr<double>(bias) : nullptr, ptr<double>(out), lo, hi);
+    Array packed = call.array(5, true), residual = call.array(6, true);
+    if (call.failed()) return nullptr;
+    SAME_FLOAT_TYPE(call, &out, &packed, &residual);
+    if (residual.present && residual.length < s.n * s.cout * s.oh * s.ow) return call.fail("conv: residual too small");
+    const bool f32 = out.type == napi_float32_array;
+    // Packed weights of another layout (another geometry or instruction set) are not read.
+    const bool usePacked = packed.present && p[18] == conv_layout_tag(s, f32) &&
+                           packed.length >= (f32 ? conv2d_packed_length<float>(s) : conv2d_packed_length<double>(s));
+    if (f32) conv2d<float>(s, ptr<float>(x), ptr<float>(w), bias.present ? ptr<float>(bias) : nullptr, ptr<float>(out), static_cast<float>(lo), static_cast<float>(hi), usePacked ? ptr<float>(packed) : nullptr, residual.present ? ptr<float>(residual) : nullptr);
+    else conv2d<double>(s, ptr<double>(x), ptr<double>(w), bias.present ? ptr<double>(bias) : nullptr, ptr<double>(out), lo, hi, usePacked ? ptr<double>(packed) : nullptr, residual.present ? ptr<double>(residual) : nullptr);
   }
   return call.undefined();
 }
@@ -722,6 +763,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"whereStrided", nullptr, WhereStrided, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"reduceStrided", nullptr, ReduceStrided, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"conv2d", nullptr, Conv<false>, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"convPackWeights", nullptr, ConvPackWeights, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"convTranspose2d", nullptr, Conv<true>, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"unfold2d", nullptr, Unfold, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"conv2dWeightGrad", nullptr, ConvWeightGrad, nullptr, nullptr, nullptr, napi_default, nullptr},

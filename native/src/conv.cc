@@ -89,9 +89,17 @@ struct ConvOp {
   const T* bias;
   T* out;
   int64_t cig, cog, ck, l;
-  void pack_a(const Gemm<T>& g, T* dst, int64_t b, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const {
+  /** The weights packed ahead (conv_pack_weights' layout for `packedBy`), or null. */
+  const T* packed;
+  const Gemm<T>* packedBy;
+  const T* pack_a(const Gemm<T>& g, T* dst, int64_t b, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const {
     const int64_t gr = b % s.groups;
+    // A block of the packed weights when it is one: rows from a sliver edge, a whole K block.
+    if (packed && packedBy->mr == g.mr && packedBy->kc == g.kc && i0 % g.mr == 0 && k0 % g.kc == 0 && kc == std::min(g.kc, ck - k0)) {
+      return packed + (gr * ck + k0) * round_up(cog, g.mr) + i0 * kc;
+    }
     g.pack_a(dst, w + (gr * cog + i0) * ck + k0, ck, 1, mc, kc);
+    return dst;
   }
   void pack_b(const Gemm<T>& g, T* dst, int64_t b, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const {
     const int64_t n = b / s.groups, gr = b % s.groups;
@@ -200,7 +208,10 @@ struct ConvTOp {
   const T* x;
   T* cols;
   int64_t rowlen, lin;
-  void pack_a(const Gemm<T>& g, T* dst, int64_t, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const { g.pack_a(dst, wg + i0 + k0 * rowlen, 1, rowlen, mc, kc); }
+  const T* pack_a(const Gemm<T>& g, T* dst, int64_t, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const {
+    g.pack_a(dst, wg + i0 + k0 * rowlen, 1, rowlen, mc, kc);
+    return dst;
+  }
   void pack_b(const Gemm<T>& g, T* dst, int64_t, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const { g.pack_b(dst, x + k0 * lin + j0, lin, 1, kc, nc); }
   T* c(int64_t) const { return cols; }
   const T* rows(int64_t) const { return nullptr; }
@@ -262,7 +273,7 @@ struct ConvWeightGradOp {
   const T* g;
   T* dw;
   int64_t cig, cog, kvol, l;
-  void pack_a(const Gemm<T>& gm, T* dst, int64_t b, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const {
+  const T* pack_a(const Gemm<T>& gm, T* dst, int64_t b, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const {
     const int64_t mr = gm.mr;
     const Elementwise<T>& ew = ew_of<T>(kernels());
     for (int64_t r0 = 0; r0 < mc; r0 += mr) {
@@ -284,6 +295,7 @@ struct ConvWeightGradOp {
         }
       }
     }
+    return dst;
   }
   void pack_b(const Gemm<T>& gm, T* dst, int64_t b, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const {
     const int64_t nr = gm.nr, plane = s.h * s.w;
@@ -427,6 +439,30 @@ void conv2d_weight_grad(const Conv2dShape& s, const T* x, const T* g, T* dw) {
   gemm_run(gm, op, s.groups, cog, cig * kvol, s.n * l, cig * kvol, false);
 }
 
+/** Whether conv2d takes the depthwise path (one filter per channel, kernels up to 7×7). */
+inline bool is_depthwise(const Conv2dShape& s) {
+  return s.groups != 1 && s.groups == s.cin && s.cout == s.cin && s.kh * s.kw <= 49;
+}
+
+/** The GEMM kernels of a forward convolution's product (both paths pick by the output positions). */
+template <class T>
+const Gemm<T>& conv_gemm(const Conv2dShape& s) {
+  return pick_gemm(gemm_of<T>(kernels()), s.oh * s.ow);
+}
+
+/**
+ * The weights of every group as `g`'s MR-row slivers per K block: group gr's block at K offset pc
+ * starts at (gr·ck + pc)·round_up(cog, MR), the sliver of rows from i at i·kc in it (rows past
+ * cog are zero). ConvOp reads its blocks in place; conv2d_rows reads them per sample.
+ */
+template <class T>
+void pack_conv_rows(const Gemm<T>& g, const Conv2dShape& s, const T* w, T* dst) {
+  const int64_t cog = s.cout / s.groups, ck = (s.cin / s.groups) * s.kh * s.kw, mpad = round_up(cog, g.mr);
+  for (int64_t gr = 0; gr < s.groups; gr++) {
+    for (int64_t pc = 0; pc < ck; pc += g.kc) g.pack_a(dst + (gr * ck + pc) * mpad, w + gr * cog * ck + pc, ck, 1, cog, std::min(g.kc, ck - pc));
+  }
+}
+
 /**
  * The forward convolution with row stride 1 as an indirect GEMM: per sample the shifted planes are
  * built once and the micro-kernel reads each im2col row in place through a row pointer, instead of
@@ -435,17 +471,19 @@ void conv2d_weight_grad(const Conv2dShape& s, const T* x, const T* g, T* dw) {
  * does not apply (row stride ≠ 1, fewer samples than threads, planes beyond L2).
  */
 template <class T>
-bool conv2d_rows(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out, T lo, T hi, bool clamp) {
+bool conv2d_rows(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out, T lo, T hi, bool clamp, const T* packed, const T* residual) {
   const int threads = pool_size();
   const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups, kvol = s.kh * s.kw, ck = cig * kvol, l = s.oh * s.ow, batch = s.n * s.groups;
   const int64_t plane = shifted_plane_size(s), planeSet = cig * s.kw * plane;
   if (s.sh != 1 || batch < threads || ck == 0 || l == 0 || cog == 0 || sizeof(T) * planeSet > (1 << 20)) return false;
   const Gemm<T>& g = pick_gemm(gemm_of<T>(kernels()), l);
-  // The weights of every group as MR-row slivers per K block, packed once.
+  // The weights of every group as MR-row slivers per K block, packed once (or ahead of the call).
   const int64_t mpad = round_up(cog, g.mr);
-  T* apack = static_cast<T*>(scratch(2, sizeof(T) * s.groups * mpad * ck));
-  for (int64_t gr = 0; gr < s.groups; gr++) {
-    for (int64_t pc = 0; pc < ck; pc += g.kc) g.pack_a(apack + (gr * ck + pc) * mpad, w + gr * cog * ck + pc, ck, 1, cog, std::min(g.kc, ck - pc));
+  const T* apack = packed;
+  if (apack == nullptr) {
+    T* fresh = static_cast<T*>(scratch(2, sizeof(T) * s.groups * mpad * ck));
+    pack_conv_rows(g, s, w, fresh);
+    apack = fresh;
   }
   parallel_for(batch, 1, [&](int64_t b0, int64_t b1, int) {
     // The planes, then NR readable values past their end (micro_rows reads whole panel rows).
@@ -470,7 +508,8 @@ bool conv2d_rows(const Conv2dShape& s, const T* x, const T* w, const T* bias, T*
           }
         }
       }
-      // The activation while the sample's output is still in cache.
+      // The residual and the activation while the sample's output is still in cache.
+      if (residual) ew_of<T>(kernels()).binary(kAdd, cb, cb, residual + (cb - out), cog * l, false);
       if (clamp) ew_of<T>(kernels()).clamp(cb, cb, cog * l, lo, hi, false);
     }
   });
@@ -484,7 +523,7 @@ bool conv2d_rows(const Conv2dShape& s, const T* x, const T* w, const T* bias, T*
  */
 template <class T>
 bool conv2d_depthwise(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out, T lo, T hi) {
-  if (s.groups == 1 || s.groups != s.cin || s.cout != s.cin || s.kh * s.kw > 49) return false;
+  if (!is_depthwise(s)) return false;
   const Plane2d g{s.h, s.w, s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, s.oh, s.ow};
   const Elementwise<T>& ew = ew_of<T>(kernels());
   const int64_t planes = s.n * s.cin, need = depthwise_scratch(g), kvol = s.kh * s.kw, in = s.h * s.w, l = s.oh * s.ow;
@@ -500,21 +539,50 @@ bool conv2d_depthwise(const Conv2dShape& s, const T* x, const T* w, const T* bia
 }
 
 template <class T>
-void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out, T lo, T hi) {
-  const bool clamp = !(lo == -std::numeric_limits<T>::infinity() && hi == std::numeric_limits<T>::infinity());
-  if (conv2d_depthwise(s, x, w, bias, out, lo, hi)) return;
-  if (conv2d_rows(s, x, w, bias, out, lo, hi, clamp)) return;
+int64_t conv2d_packed_length(const Conv2dShape& s) {
+  if (is_depthwise(s) || s.groups <= 0) return 0;
+  const Gemm<T>& g = conv_gemm<T>(s);
+  return s.groups * round_up(s.cout / s.groups, g.mr) * (s.cin / s.groups) * s.kh * s.kw;
+}
+
+template <class T>
+int64_t conv2d_packed_layout(const Conv2dShape& s) {
+  if (conv2d_packed_length<T>(s) == 0) return 0;
+  const Gemm<T>& g = conv_gemm<T>(s);
+  return g.mr * 65536 + g.kc;
+}
+
+template <class T>
+void conv2d_pack_weights(const Conv2dShape& s, const T* w, T* packed) {
+  pack_conv_rows(conv_gemm<T>(s), s, w, packed);
+}
+
+template <class T>
+void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out, T lo, T hi, const T* packed, const T* residual) {
+  const T inf = std::numeric_limits<T>::infinity();
+  const bool clamp = !(lo == -inf && hi == inf);
+  const int64_t total = s.n * s.cout * s.oh * s.ow;
+  // One in-place pass over the output: the residual, then the activation (for the paths whose
+  // blocks are not per sample).
+  auto epilogue = [&]() {
+    const Elementwise<T>& ew = ew_of<T>(kernels());
+    parallel_for(total, chunk_for(total, 16384, 64), [&](int64_t a, int64_t b, int) {
+      if (residual) ew.binary(kAdd, out + a, out + a, residual + a, b - a, false);
+      if (clamp) ew.clamp(out + a, out + a, b - a, lo, hi, false);
+    }, total < 65536);
+  };
+  // With a residual the activation follows the sum, so the depthwise pass runs without it.
+  if (conv2d_depthwise(s, x, w, bias, out, residual ? -inf : lo, residual ? inf : hi)) {
+    if (residual) epilogue();
+    return;
+  }
+  if (conv2d_rows(s, x, w, bias, out, lo, hi, clamp, packed, residual)) return;
   const Gemm<T>& g = gemm_of<T>(kernels());
   const int64_t cig = s.cin / s.groups, cog = s.cout / s.groups;
   const int64_t ck = cig * s.kh * s.kw, l = s.oh * s.ow;
-  ConvOp<T> op{s, x, w, bias, out, cig, cog, ck, l};
+  ConvOp<T> op{s, x, w, bias, out, cig, cog, ck, l, packed, packed ? &conv_gemm<T>(s) : nullptr};
   gemm_run(g, op, s.n * s.groups, cog, l, ck, l, false);
-  if (clamp) {
-    // One in-place pass over the output (the GEMM's blocks are not per sample here).
-    const int64_t total = s.n * s.cout * l;
-    const Elementwise<T>& ew = ew_of<T>(kernels());
-    parallel_for(total, chunk_for(total, 16384, 64), [&](int64_t a, int64_t b, int) { ew.clamp(out + a, out + a, b - a, lo, hi, false); }, total < 65536);
-  }
+  if (clamp || residual) epilogue();
 }
 
 /**
@@ -757,8 +825,14 @@ void max_pool2d(const Conv2dShape& s, const T* x, T* out, int32_t* indices) {
   }, planes * l * s.kh * s.kw < 32768);
 }
 
-template void conv2d<float>(const Conv2dShape&, const float*, const float*, const float*, float*, float, float);
-template void conv2d<double>(const Conv2dShape&, const double*, const double*, const double*, double*, double, double);
+template void conv2d<float>(const Conv2dShape&, const float*, const float*, const float*, float*, float, float, const float*, const float*);
+template void conv2d<double>(const Conv2dShape&, const double*, const double*, const double*, double*, double, double, const double*, const double*);
+template int64_t conv2d_packed_length<float>(const Conv2dShape&);
+template int64_t conv2d_packed_length<double>(const Conv2dShape&);
+template int64_t conv2d_packed_layout<float>(const Conv2dShape&);
+template int64_t conv2d_packed_layout<double>(const Conv2dShape&);
+template void conv2d_pack_weights<float>(const Conv2dShape&, const float*, float*);
+template void conv2d_pack_weights<double>(const Conv2dShape&, const double*, double*);
 template void conv_transpose2d<float>(const Conv2dShape&, const float*, const float*, const float*, float*);
 template void conv_transpose2d<double>(const Conv2dShape&, const double*, const double*, const double*, double*);
 template void unfold2d<float>(const Conv2dShape&, const float*, float*);

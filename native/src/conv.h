@@ -16,11 +16,29 @@ struct Conv2dShape {
 };
 
 /**
- * out[N, Cout, OH, OW] = clamp(conv(x[N, Cin, H, W], w[Cout, Cin/G, kh, kw]) (+ bias[Cout]), lo, hi)
- * with JavaScript's max/min (NaN stays NaN); lo = −∞, hi = +∞ for no activation (ReLU: 0, +∞).
+ * out[N, Cout, OH, OW] = clamp(conv(x[N, Cin, H, W], w[Cout, Cin/G, kh, kw]) (+ bias[Cout])
+ * (+ residual[N, Cout, OH, OW]), lo, hi) with JavaScript's max/min (NaN stays NaN); lo = −∞,
+ * hi = +∞ for no activation (ReLU: 0, +∞). `packed` (optional): w as conv2d_pack_weights wrote it
+ * for this geometry, read in place instead of packing the weights on every call.
  */
 template <class T>
-void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out, T lo, T hi);
+void conv2d(const Conv2dShape& s, const T* x, const T* w, const T* bias, T* out, T lo, T hi, const T* packed, const T* residual);
+
+/** The length of conv2d's packed weights for this geometry (0: its path does not use them). */
+template <class T>
+int64_t conv2d_packed_length(const Conv2dShape& s);
+
+/**
+ * Which layout conv2d_pack_weights writes for this geometry with the instruction set in use (its
+ * GEMM's MR·65536 + KC; 0 when conv2d_packed_length is): packed weights of another layout must not
+ * be passed to conv2d (the instruction set can change at run time).
+ */
+template <class T>
+int64_t conv2d_packed_layout(const Conv2dShape& s);
+
+/** Packs w for conv2d calls of this geometry into `packed` (conv2d_packed_length values). */
+template <class T>
+void conv2d_pack_weights(const Conv2dShape& s, const T* w, T* packed);
 
 /**
  * Transposed convolution: out[N, Cout, OH, OW] from x[N, Cin, H, W] and w[Cin, Cout/G, kh, kw]

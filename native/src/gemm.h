@@ -24,7 +24,8 @@ void* scratch(int slot, size_t bytes);
 
 /**
  * One batched product as the driver sees it. `Op` provides:
- *   void pack_a(const Gemm<T>&, T* dst, int64_t batch, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const;
+ *   const T* pack_a(const Gemm<T>&, T* dst, int64_t batch, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const;
+ *       // the packed rows: `dst` once filled, or a block of A packed ahead of the call (same layout)
  *   void pack_b(const Gemm<T>&, T* dst, int64_t batch, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const;
  *   T* c(int64_t batch) const;   // row stride ldc
  *   const T* rows(int64_t batch) const;  // each row's starting value (a bias; applied by the micro-kernel), or null for zero
@@ -58,13 +59,13 @@ void gemm_serial(const GemmJob<T, Op>& job, int64_t b, int64_t i0, int64_t m, in
       const T* start = acc ? nullptr : rows;
       for (int64_t ic = 0; ic < m; ic += g.mc) {
         const int64_t mc = std::min(g.mc, m - ic);
-        job.op.pack_a(g, abuf, b, i0 + ic, mc, k0 + pc, kc);
+        const T* ap = job.op.pack_a(g, abuf, b, i0 + ic, mc, k0 + pc, kc);
         for (int64_t jr = 0; jr < nc; jr += g.nr) {
           const int nr = static_cast<int>(std::min<int64_t>(g.nr, nc - jr));
           const T* bp = bbuf + jr * kc;
           for (int64_t ir = 0; ir < mc; ir += g.mr) {
             const int mr = static_cast<int>(std::min<int64_t>(g.mr, mc - ir));
-            g.micro(kc, abuf + ir * kc, bp, c + (ic + ir) * ldc + jc + jr, ldc, mr, nr, acc, start ? start + ic + ir : nullptr);
+            g.micro(kc, ap + ir * kc, bp, c + (ic + ir) * ldc + jc + jr, ldc, mr, nr, acc, start ? start + ic + ir : nullptr);
           }
         }
       }
@@ -151,12 +152,12 @@ void gemm_run(const Gemm<T>& gwide, const Op& op, int64_t batch, int64_t m, int6
           parallel_for(m, mblock, [&](int64_t r0, int64_t r1, int) {
             const int64_t mc = r1 - r0;
             T* abuf = static_cast<T*>(scratch(0, sizeof(T) * round_up(mc, g.mr) * kc));
-            op.pack_a(g, abuf, b, r0, mc, pc, kc);
+            const T* ap = op.pack_a(g, abuf, b, r0, mc, pc, kc);
             for (int64_t jr = 0; jr < nc; jr += g.nr) {
               const int nr = static_cast<int>(std::min<int64_t>(g.nr, nc - jr));
               for (int64_t ir = 0; ir < mc; ir += g.mr) {
                 const int mr = static_cast<int>(std::min<int64_t>(g.mr, mc - ir));
-                g.micro(kc, abuf + ir * kc, bshared + jr * kc, c + (r0 + ir) * ldc + jc + jr, ldc, mr, nr, acc, start ? start + r0 + ir : nullptr);
+                g.micro(kc, ap + ir * kc, bshared + jr * kc, c + (r0 + ir) * ldc + jc + jr, ldc, mr, nr, acc, start ? start + r0 + ir : nullptr);
               }
             }
           });
@@ -226,8 +227,9 @@ struct StridedOp {
   int64_t brs, bcs;
   T* cbase;
   int64_t cstride;
-  void pack_a(const Gemm<T>& g, T* dst, int64_t b, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const {
+  const T* pack_a(const Gemm<T>& g, T* dst, int64_t b, int64_t i0, int64_t mc, int64_t k0, int64_t kc) const {
     g.pack_a(dst, a + static_cast<int64_t>(aoff[b]) + i0 * ars + k0 * acs, ars, acs, mc, kc);
+    return dst;
   }
   void pack_b(const Gemm<T>& g, T* dst, int64_t b, int64_t k0, int64_t kc, int64_t j0, int64_t nc) const {
     g.pack_b(dst, bm + static_cast<int64_t>(boff[b]) + k0 * brs + j0 * bcs, brs, bcs, kc, nc);

@@ -229,11 +229,20 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
    */
   layerNorm?(x: P, gamma: P, beta: P | undefined, eps: number): P | undefined;
   /**
-   * `clamp(conv(x, weight, bias), min, max)` of a 2-d convolution with the clamp applied in the
-   * output pass (a fused ReLU is `[0, ∞]`, ReLU6 `[0, 6]`). Fallback: the ONNX runtime's fused
-   * Conv step runs `conv` and the activation.
+   * `clamp(conv(x, weight, bias) (+ residual), min, max)` of a 2-d convolution with the clamp
+   * applied in the output pass (a fused ReLU is `[0, ∞]`, ReLU6 `[0, 6]`); `residual`, of the
+   * output's shape and dtype, is added before the clamp (ResNet's `Conv → Add → Relu`). Fallback:
+   * the ONNX runtime's fused Conv step runs `conv`, the `Add` and the activation.
    */
-  convClamp?(x: P, weight: P, bias: P | undefined, options: ConvOptions, min: number, max: number): P | undefined;
+  convClamp?(
+    x: P,
+    weight: P,
+    bias: P | undefined,
+    options: ConvOptions,
+    min: number,
+    max: number,
+    residual?: P,
+  ): P | undefined;
   /**
    * One Adam step of a parameter in one pass (as PyTorch's fused Adam), every intermediate rounded
    * to the dtype where the op-by-op update rounds it (the same values). `moment1` and `moment2` are

@@ -798,6 +798,115 @@ for (const isa of isas) {
         });
       });
 
+      it(`conv2d with weights packed ahead and a residual ${dtype}: every path, layouts checked, the engine's cache`, () => {
+        const a = addon!;
+        const cases: [
+          number[],
+          number[],
+          { stride: number[]; padding: number[]; dilation: number[]; groups: number },
+        ][] = [
+          // One sample, several K blocks (576 > KC on some ISAs), the GEMM path split over M or N.
+          [[1, 64, 14, 14], [40, 64, 3, 3], { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 }],
+          // Few output positions (the narrow micro-kernel), a long K (4608: blocks of KC).
+          [[1, 512, 7, 7], [13, 512, 3, 3], { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 }],
+          // Per-sample path (samples ≥ threads), groups, stride 2, pointwise.
+          [[3, 8, 11, 11], [10, 4, 3, 3], { stride: [1, 1], padding: [1, 0], dilation: [1, 1], groups: 2 }],
+          [[1, 16, 15, 15], [24, 16, 3, 3], { stride: [2, 2], padding: [1, 1], dilation: [1, 1], groups: 1 }],
+          [[2, 32, 9, 9], [17, 32, 1, 1], { stride: [1, 1], padding: [0, 0], dilation: [1, 1], groups: 1 }],
+        ];
+        // One type for both dtypes (the addon takes either).
+        const Ctor = (dtype === 'f64' ? Float64Array : Float32Array) as unknown as Float32ArrayConstructor;
+        cases.forEach(([sx, sw, o], i) => {
+          const [xj, xn] = pair(sx, 1300 + i, dtype),
+            [wj, wn] = pair(sw, 1400 + i, dtype),
+            [bj, bn] = pair([sw[0]!], 1500 + i, dtype);
+          const want = functional.conv2d(xj as Tensor<4, Float>, wj as Tensor<4, Float>, bj as Tensor<1, Float>, o);
+          const shape = want.shape();
+          const [n, , oh, ow] = shape;
+          const [rj] = pair(shape, 1600 + i, dtype);
+          const bound = productBound(
+            functional.conv2d(
+              xj.abs() as Tensor<4, Float>,
+              wj.abs() as Tensor<4, Float>,
+              bj.abs() as Tensor<1, Float>,
+              o,
+            ),
+            numel(sw.slice(1)),
+            dtype,
+          );
+          const p = new Float64Array([
+            n!,
+            sx[1]!,
+            sx[2]!,
+            sx[3]!,
+            sw[0]!,
+            sw[2]!,
+            sw[3]!,
+            oh!,
+            ow!,
+            o.stride[0]!,
+            o.stride[1]!,
+            o.padding[0]!,
+            o.padding[1]!,
+            o.dilation[0]!,
+            o.dilation[1]!,
+            o.groups,
+            0,
+            6,
+            0,
+          ]);
+          const x = xn.toDataSync().values as Float32Array,
+            w = wn.toDataSync().values as Float32Array,
+            b = bn.toDataSync().values as Float32Array,
+            r = rj.toDataSync().values as Float32Array;
+          const length = a.convPackWeights(p, w, null);
+          assert.ok(length >= numel(sw), `packed length #${i}`);
+          const packed = new Ctor(length);
+          const tag = a.convPackWeights(p, w, packed);
+          assert.ok(tag > 0, `layout tag #${i}`);
+          const got = (residual: Float32Array | null, weights: Float32Array, layout: number): T => {
+            const out = new Ctor(numel(shape));
+            p[18] = layout;
+            a.conv2d(p, x, weights, b, out, packed, residual);
+            return Tensor.fromData<number, Float>(new TensorData(out, [...shape], dtype), js);
+          };
+          expectNear(got(null, w, tag), want.clamp(0, 6), `packed #${i}`, { bound });
+          expectNear(got(r, w, tag), want.add(rj).clamp(0, 6), `packed + residual #${i}`, { bound });
+          expectNear(got(r, w, 0), want.add(rj).clamp(0, 6), `residual #${i}`, { bound });
+          // NaN in the packed copy: it is read under its tag, and not under another layout's.
+          packed.fill(Number.NaN);
+          p[16] = -Infinity;
+          p[17] = Infinity;
+          assert.ok(
+            got(null, w, tag)
+              .toDataSync()
+              .values.some((v) => Number.isNaN(v)),
+            `packed copy read #${i}`,
+          );
+          expectNear(got(null, w, tag + 1), want, `another layout's copy ignored #${i}`, { bound });
+        });
+        // Through the engine: the second call with one weight tensor packs it, later ones reuse it;
+        // a new weight tensor (its array perhaps the released one's) is packed anew.
+        const o = { padding: [1, 1] as [number, number] };
+        const [xj, xn] = pair([1, 64, 12, 12], 1700, dtype);
+        for (let round = 0; round < 2; round++) {
+          const [wj, wn] = pair([48, 64, 3, 3], 1710 + round, dtype);
+          const want = functional.conv2d(xj as Tensor<4, Float>, wj as Tensor<4, Float>, undefined, o);
+          for (let call = 0; call < 3; call++) {
+            const got = functional.conv2d(xn as Tensor<4, Float>, wn as Tensor<4, Float>, undefined, o);
+            expectNear(got, want, `weight ${round}, call ${call}`, {
+              bound: productBound(
+                functional.conv2d(xj.abs() as Tensor<4, Float>, wj.abs() as Tensor<4, Float>, undefined, o),
+                576,
+                dtype,
+              ),
+            });
+            got.dispose();
+          }
+          wn.dispose();
+        }
+      });
+
       it(`clamp and the fused GELU ${dtype}: one pass, JavaScript's max/min, edge values`, () => {
         const backend = native().backend as unknown as { gelu(p: unknown): unknown };
         for (const n of [5, 4099, 70001]) {

@@ -47,6 +47,14 @@ export interface Conv2dArgs {
   readonly options: ConvOptions;
   /** The activation's bounds `[lo, hi]` applied to the output in the same pass (ReLU: `[0, ∞]`), or none. */
   readonly clamp?: readonly [number, number];
+  /**
+   * An object that stands for `w`'s values: the same object never comes with other values (the
+   * weight tensor's handle, whose values do not change while it lives). An engine may keep the
+   * weights prepared (packed) under it between calls; without it, nothing is kept.
+   */
+  readonly weightKey?: object;
+  /** Added to the output (of `outShape`) before the clamp: a residual connection; an engine without it declines. */
+  readonly residual?: FloatArray;
 }
 
 /**

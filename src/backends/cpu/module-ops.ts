@@ -75,6 +75,8 @@ export function conv(
       out,
       outShape,
       options,
+      // The handle's values never change while it lives (ops do not mutate their inputs).
+      weightKey: weight,
     };
     if (e.conv2d(args) !== undefined) return b.finish(out, outShape, x.dtype);
     b.give(out);
@@ -92,7 +94,8 @@ export function conv(
 
 /**
  * A 2-d convolution with its activation's clamp (ReLU: `[0, ∞]`, ReLU6: `[0, 6]`) applied in the
- * engine's output pass, or undefined where the engine has no kernel for these tensors.
+ * engine's output pass, after adding `residual` (of the output's shape and dtype) when given, or
+ * undefined where the engine has no kernel for these tensors.
  */
 export function convClamp(
   b: CpuKernelHost,
@@ -102,6 +105,7 @@ export function convClamp(
   options: ConvOptions,
   min: number,
   max: number,
+  residual?: CpuTensor,
 ): CpuTensor | undefined {
   const e = b.engine;
   if (
@@ -119,6 +123,12 @@ export function convClamp(
   const ow = convOutputSize(w, kw, options.stride[1]!, options.padding[1]!, options.dilation[1]!);
   if (oh < 1 || ow < 1) return undefined;
   const outShape = [n, cOut, oh, ow] as const;
+  // A residual is added as it is: no broadcasting.
+  if (
+    residual &&
+    (residual.dtype !== x.dtype || residual.shape.some((d, i) => d !== outShape[i]) || residual.shape.length !== 4)
+  )
+    return undefined;
   const out = b.alloc(x.dtype, numel(outShape)) as FloatArray;
   const args = {
     x: dense(b, x),
@@ -130,6 +140,8 @@ export function convClamp(
     outShape,
     options,
     clamp: [min, max] as const,
+    weightKey: weight,
+    residual: residual && dense(b, residual),
   };
   if (e.conv2d(args) !== undefined) return b.finish(out, outShape, x.dtype);
   b.give(out);

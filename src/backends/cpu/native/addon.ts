@@ -60,8 +60,25 @@ export interface NativeAddon {
     n: number,
   ): void;
   copyStrided(p: Float64Array, dst: FloatArray, src: FloatArray): void;
-  /** `p`: the geometry (16 values, see convParams), then the clamp bounds of the activation (±∞ for none). */
-  conv2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
+  /**
+   * `p`: the geometry (16 values, see convParams), the clamp bounds of the activation (±∞ for none),
+   * then the layout tag of `packed` (weights from convPackWeights, read instead of packing `w`; 0:
+   * none); `residual`: added to the output before the activation.
+   */
+  conv2d(
+    p: Float64Array,
+    x: FloatArray,
+    w: FloatArray,
+    bias: FloatArray | null,
+    out: FloatArray,
+    packed: FloatArray | null,
+    residual: FloatArray | null,
+  ): void;
+  /**
+   * Without `packed`: the length conv2d's packed weights need for the geometry `p` (0: not used).
+   * With it: packs `w` into it and returns the layout tag to pass to conv2d.
+   */
+  convPackWeights(p: Float64Array, w: FloatArray, packed: FloatArray | null): number;
   convTranspose2d(p: Float64Array, x: FloatArray, w: FloatArray, bias: FloatArray | null, out: FloatArray): void;
   unfold2d(p: Float64Array, x: FloatArray, out: FloatArray): void;
   conv2dWeightGrad(p: Float64Array, x: FloatArray, g: FloatArray, dw: FloatArray): void;

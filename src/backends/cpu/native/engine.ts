@@ -48,6 +48,14 @@ const MAX_RANK = 8;
 /** Large outputs skip the zero fill of `new Float32Array(n)` (every kernel writes its whole output). */
 const unsafeBuffer = (globalThis as { Buffer?: { allocUnsafeSlow(size: number): Uint8Array } }).Buffer;
 
+/** Weights packed for one geometry of conv2d (`data` undefined: seen once, or `tag` −1: not packable). */
+interface PackedWeights {
+  readonly geometry: string;
+  readonly data: FloatArray | undefined;
+  /** The addon's layout tag of `data`. */
+  readonly tag: number;
+}
+
 /** The native engine over a loaded addon (see ./index.ts for loading it). */
 export class NativeEngine implements CpuEngineKernels {
   readonly name = 'native';
@@ -57,6 +65,8 @@ export class NativeEngine implements CpuEngineKernels {
   private readonly minPooled: number;
   /** A parameter block reused by every call (grown on demand). */
   private params = new Float64Array(64);
+  /** Convolution weights packed for the addon, by the key that stands for their values (see Conv2dArgs.weightKey). */
+  private readonly packed = new WeakMap<object, PackedWeights>();
 
   /** `codes`: the addon's op codes by name (default: matched from `addon.ops`). */
   constructor(
@@ -360,8 +370,37 @@ export class NativeEngine implements CpuEngineKernels {
     const p = this.convParams(args.xShape, cout, args.wShape.slice(2), [oh, ow], args.options, args.options.groups);
     p[16] = lo;
     p[17] = hi;
-    this.addon.conv2d(p, args.x, args.w, args.bias ?? null, args.out);
+    const packed = args.weightKey === undefined ? undefined : this.packedWeights(args.weightKey, p, args.w);
+    p[18] = packed?.tag ?? 0;
+    this.addon.conv2d(p, args.x, args.w, args.bias ?? null, args.out, packed?.data ?? null, args.residual ?? null);
     return args.out;
+  }
+
+  /**
+   * The packed weights kept under `key` for the geometry `p`, packed on the second call that
+   * brings them (a weight used once — a training step's — is not worth a packed copy), or
+   * undefined. A copy lives as long as its key (a WeakMap).
+   */
+  private packedWeights(key: object, p: Float64Array, w: FloatArray): PackedWeights | undefined {
+    // Every value but the batch size decides the layout.
+    let geometry = '';
+    for (let i = 1; i < 16; i++) geometry += `${p[i]},`;
+    const kept = this.packed.get(key);
+    if (kept?.geometry !== geometry) {
+      this.packed.set(key, { geometry, data: undefined, tag: 0 });
+      return undefined;
+    }
+    if (kept.data !== undefined || kept.tag < 0) return kept.data === undefined ? undefined : kept;
+    const length = this.addon.convPackWeights(p, w, null);
+    if (length === 0) {
+      // This geometry's path reads the weights as they are (depthwise).
+      this.packed.set(key, { geometry, data: undefined, tag: -1 });
+      return undefined;
+    }
+    const data = new (w.constructor as Float32ArrayConstructor | Float64ArrayConstructor)(length);
+    const entry = { geometry, data, tag: this.addon.convPackWeights(p, w, data) };
+    this.packed.set(key, entry);
+    return entry;
   }
 
   convTranspose2d(args: ConvTranspose2dArgs): FloatArray | undefined {
@@ -466,7 +505,7 @@ export class NativeEngine implements CpuEngineKernels {
     o: Window2d,
     groups: number,
   ): Float64Array {
-    const p = this.block(18);
+    const p = this.block(19);
     p[0] = xShape[0]!;
     p[1] = xShape[1]!;
     p[2] = xShape[2]!;

@@ -373,8 +373,8 @@ export class WasmEngine implements CpuEngineKernels {
       (bias && !(bias instanceof Float32Array))
     )
       return undefined;
-    // No fused activation here: the backend then runs the conv and the clamp as two ops.
-    if (o.padding.length !== 2 || args.clamp) return undefined;
+    // No fused activation or residual here: the backend then runs the conv and the clamp as two ops.
+    if (o.padding.length !== 2 || args.clamp || args.residual) return undefined;
     const [n, c, h, wd] = args.xShape;
     const [cOut, cg, kh, kw] = args.wShape;
     const [, , oh, ow] = args.outShape;
