@@ -15,6 +15,7 @@ import { grid2 } from './kernels/reduce.js';
 import type { GpuRuntime } from './runtime.js';
 import type { WebGpuTensor } from './tensor.js';
 import { decomposeIndex, indexDims } from './wgsl/index-math.js';
+import { windowDims } from './wgsl/window.js';
 import { LINEAR_MAIN, linearGroups, Params, shader, storageDecls } from './wgsl/params.js';
 import { ctype, storeExpr, storeHelpers } from './wgsl/types.js';
 
@@ -140,15 +141,7 @@ function im2col(b: KernelHost, x: WebGpuTensor, g: Geometry3, outShape: readonly
     off = p.i(x.offset),
     sn = p.i(xs[0]!),
     sc = p.i(xs[1]!);
-  const dims = [0, 1, 2].map((d) => ({
-    in: p.i(g.in[d]!),
-    out: p.u(g.out[d]!),
-    k: p.u(g.kernel[d]!),
-    st: p.i(g.stride[d]!),
-    pad: p.i(g.padding[d]!),
-    dil: p.i(g.dilation[d]!),
-    xs: p.i(spatialStrides[d]!),
-  }));
+  const dims = windowDims(p, g, spatialStrides, 'u32');
   const t = ctype(x.dtype);
   const zero = t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u';
   const body = [
@@ -265,15 +258,7 @@ function pool(
     off = p.i(x.offset),
     sn = p.i(x.strides[0]!),
     sc = p.i(x.strides[1]!);
-  const d3 = [0, 1, 2].map((d) => ({
-    in: p.i(G.in[d]!),
-    out: p.u(G.out[d]!),
-    k: p.i(G.kernel[d]!),
-    st: p.i(G.stride[d]!),
-    pad: p.i(G.padding[d]!),
-    dil: p.i(G.dilation[d]!),
-    xs: p.i(xs[d]!),
-  }));
+  const d3 = windowDims(p, G, xs, 'i32');
   const body = [LINEAR_MAIN, `  if (i >= ${N}) { return; }`, '  var r = i;'];
   for (let d = 2; d >= 0; d--) body.push(`  let o${d} = i32(r % ${d3[d]!.out}); r = r / ${d3[d]!.out};`);
   body.push(`  let ch = r % ${C};`, `  let nb = r / ${C};`, `  let base = ${off} + i32(nb) * ${sn} + i32(ch) * ${sc};`);
