@@ -12,7 +12,7 @@ import type { Step } from './plan.js';
  * `Conv → Clip` (constant bounds) become one step that asks the backend for a convolution with the
  * clamp in its output pass (`Backend.convClamp`: one write of the output instead of a second pass
  * and a second array), and otherwise runs the Conv and then the activation exactly as the two
- * steps would. `Conv → Add → Relu/Clip` (a residual connection) becomes one step too, at the
+ * steps would. `Conv → Add (→ Relu/Clip)` (a residual connection) becomes one step too, at the
  * Add's place (where the other operand exists), the Add's other operand passed to the backend as
  * the residual. Only the plan changes: the graph (what `model.graph` shows, what code generation
  * reads) keeps every node. Each fused value must be read by the next step alone and not be a
@@ -60,11 +60,17 @@ export function fuseConvActivations(graph: Graph, steps: readonly Step[]): Step[
     const side = add.node.inputs.indexOf(y!);
     const residual = add.node.inputs[1 - side];
     if (!residual || residual === y) continue;
+    // With an activation after the Add, it joins too; without (MobileNet's linear bottlenecks), the clamp is (−∞, ∞).
     const after = soleReader(add.node.outputs[0], true);
     const range = after && activationBounds(graph, after);
-    if (!after || !range) continue;
-    dropped.add(step).add(after);
-    fusedAt.set(add, residualStep(step, add, side, after, range[0], range[1]));
+    dropped.add(step);
+    if (after && range) dropped.add(after);
+    fusedAt.set(
+      add,
+      range
+        ? residualStep(step, add, side, after, range[0], range[1])
+        : residualStep(step, add, side, undefined, -Infinity, Infinity),
+    );
   }
   const out: Step[] = [];
   for (const step of steps) if (!dropped.has(step)) out.push(fusedAt.get(step) ?? step);
@@ -115,14 +121,14 @@ function fusedStep(conv: Step, act: Step, lo: number, hi: number): Step {
 
 /**
  * `act(conv(x, w, b) + r)` as one step: inputs x, w, b (or ''), r (the Add's other operand; the
- * Conv's output is the Add's input `side`); outputs the activation's.
+ * Conv's output is the Add's input `side`); outputs the activation's (the Add's without one).
  */
-function residualStep(conv: Step, add: Step, side: number, act: Step, lo: number, hi: number): Step {
+function residualStep(conv: Step, add: Step, side: number, act: Step | undefined, lo: number, hi: number): Step {
   const [xName = '', wName = '', bName = ''] = conv.node.inputs;
   const node: Node = {
     ...conv.node,
     inputs: [xName, wName, bName, add.node.inputs[1 - side]!],
-    outputs: act.node.outputs,
+    outputs: (act ?? add).node.outputs,
   };
   const def: OpDef = {
     run: (ctx, inputs) => {
@@ -132,7 +138,7 @@ function residualStep(conv: Step, add: Step, side: number, act: Step, lo: number
       // The three steps as they would run (the Add broadcasts, in its operand order).
       const y = conv.def.run(ctx, [x, w, b])[0] as AnyTensor;
       const sum = add.def.run(ctx, side === 0 ? [y, r] : [r, y])[0] as AnyTensor;
-      return [activate(act, sum, lo, hi)];
+      return [act ? activate(act, sum, lo, hi) : sum];
     },
   };
   return { node, def, attrs: new Attrs(node), opset: conv.opset, control: false };
