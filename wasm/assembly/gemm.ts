@@ -110,7 +110,30 @@ function fewRows(a: usize, aRs: i32, aCs: i32, b: usize, bRs: i32, c: usize, ldc
     for (; j + 4 <= cols; j += 4) v128.store(row + <usize>j * 4, f32x4.splat(0));
     for (; j < cols; j++) store<f32>(row + <usize>j * 4, 0);
     let bp = b;
-    for (let p = 0; p < k; p++) {
+    let p = 0;
+    // Four rows of B per pass over C's row: a quarter of the loads and stores of C.
+    for (; p + 4 <= k; p += 4) {
+      const a0 = f32x4.splat(load<f32>(ai + <usize>(p * aCs) * 4)), a1 = f32x4.splat(load<f32>(ai + <usize>((p + 1) * aCs) * 4));
+      const a2 = f32x4.splat(load<f32>(ai + <usize>((p + 2) * aCs) * 4)), a3 = f32x4.splat(load<f32>(ai + <usize>((p + 3) * aCs) * 4));
+      const b1 = bp + rsB, b2 = bp + 2 * rsB, b3 = bp + 3 * rsB;
+      j = 0;
+      for (; j + 4 <= cols; j += 4) {
+        const at = row + <usize>j * 4, o = <usize>j * 4;
+        let v = f32x4.add(v128.load(at), f32x4.mul(a0, v128.load(bp + o)));
+        v = f32x4.add(v, f32x4.mul(a1, v128.load(b1 + o)));
+        v = f32x4.add(v, f32x4.mul(a2, v128.load(b2 + o)));
+        v128.store(at, f32x4.add(v, f32x4.mul(a3, v128.load(b3 + o))));
+      }
+      for (; j < cols; j++) {
+        const at = row + <usize>j * 4, o = <usize>j * 4;
+        let v = load<f32>(at) + f32x4.extract_lane(a0, 0) * load<f32>(bp + o);
+        v += f32x4.extract_lane(a1, 0) * load<f32>(b1 + o);
+        v += f32x4.extract_lane(a2, 0) * load<f32>(b2 + o);
+        store<f32>(at, v + f32x4.extract_lane(a3, 0) * load<f32>(b3 + o));
+      }
+      bp += 4 * rsB;
+    }
+    for (; p < k; p++) {
       const av = load<f32>(ai + <usize>(p * aCs) * 4);
       const s = f32x4.splat(av);
       j = 0;
