@@ -28,7 +28,8 @@ async function main(): Promise<void> {
     return;
   }
   const config = options.quick ? QUICK_CONFIG : FULL_CONFIG;
-  const matches = (text: string, subs: readonly string[]): boolean => subs.length === 0 || subs.some((s) => text.toLowerCase().includes(s.toLowerCase()));
+  const matches = (text: string, subs: readonly string[]): boolean =>
+    subs.length === 0 || subs.some((s) => text.toLowerCase().includes(s.toLowerCase()));
   const cases = allCases.filter((c) => matches(`${c.id} ${c.title}`, options.filters));
   // The data-loader family (bench/cases/data.ts) measures whole epochs and prints its own table.
   const dataSelected = matches(DATA_BENCH_KEYWORDS, options.filters);
@@ -60,7 +61,8 @@ async function main(): Promise<void> {
   }
   // The ratio and target columns follow burn-ts's fastest engine that loaded (native, else js).
   const burnColumns = impls.filter((i) => i.isBurn);
-  const burn = (burnColumns.find((i) => i.name === 'burn-ts(native)' && !unavailable.has(i.name)) ?? burnColumns[0]!).name;
+  const burn = (burnColumns.find((i) => i.name === 'burn-ts(native)' && !unavailable.has(i.name)) ?? burnColumns[0]!)
+    .name;
 
   const loadBefore = loadavg();
   const started = Date.now();
@@ -75,7 +77,10 @@ async function main(): Promise<void> {
       // A short pause first: threads the previous implementation left spinning (OpenBLAS, OpenMP,
       // burn-ts's pool) would otherwise take the cores from this one on a small machine.
       if (skipped === undefined) await new Promise((resolve) => setTimeout(resolve, 200));
-      const outcome: Outcome = skipped !== undefined ? { ok: false, reason: skipped } : await impl.measure(c, inputs, c.measure ? { ...config, ...c.measure } : config);
+      const outcome: Outcome =
+        skipped !== undefined
+          ? { ok: false, reason: skipped }
+          : await impl.measure(c, inputs, c.measure ? { ...config, ...c.measure } : config);
       outcomes.set(impl.name, outcome);
       log(`[${n + 1}/${cases.length}] ${c.title} · ${impl.name}: ${describeOutcome(c, outcome)}`);
     }
@@ -90,24 +95,42 @@ async function main(): Promise<void> {
   console.log(`\n## burn-ts benchmark${options.quick ? ' (quick)' : ''}\n`);
   console.log(renderTable(results, names, burn));
   console.log('');
-  console.log(`Values: median over ${options.quick ? 'a few' : 'repeated'} measurements, ±: half the inter-quartile range of the samples.`);
-  console.log(`Ratio: burn-ts speed ÷ fastest peer's speed (above 1: burn-ts is faster). Checksums compare every output with burn-ts's.`);
+  console.log(
+    `Values: median over ${options.quick ? 'a few' : 'repeated'} measurements, ±: half the inter-quartile range of the samples.`,
+  );
+  console.log(
+    `Ratio: burn-ts speed ÷ fastest peer's speed (above 1: burn-ts is faster). Checksums compare every output with burn-ts's.`,
+  );
   if (results.some((r) => r.case.metric.kind === 'step')) {
-    console.log(`Training steps: forward and backward of each run timed separately; "backward ÷ forward" is the median of each run's ratio (lower is better; compare the columns).`);
+    console.log(
+      `Training steps: forward and backward of each run timed separately; "backward ÷ forward" is the median of each run's ratio (lower is better; compare the columns).`,
+    );
   }
   if (results.some((r) => r.case.metric.kind === 'rate')) {
-    console.log(`Training throughput: images ÷ median step time; a step is forward, loss read back to the host, backward and an Adam update (higher is better).`);
+    console.log(
+      `Training throughput: images ÷ median step time; a step is forward, loss read back to the host, backward and an Adam update (higher is better).`,
+    );
   }
   if (results.some((r) => r.case.metric.kind === 'decorator')) {
-    console.log(`Autodiff decorator: time per op on Device.cpu().autodiff() minus on Device.cpu() (median of interleaved batch pairs).`);
+    console.log(
+      `Autodiff decorator: time per op on Device.cpu().autodiff() minus on Device.cpu() (median of interleaved batch pairs).`,
+    );
   }
   for (const name of names) console.log(`- ${name}: ${details.get(name) ?? `n/a (${unavailable.get(name)})`}`);
-  console.log(`- machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after; ${seconds.toFixed(0)} s${options.readback ? '; --readback' : ''}`);
+  console.log(
+    `- machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after; ${seconds.toFixed(0)} s${options.readback ? '; --readback' : ''}`,
+  );
 
   if (options.json) {
     const raw = {
       date: new Date().toISOString(),
-      machine: { cpus: cpu.length, model: cpu[0]?.model, node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadAfter },
+      machine: {
+        cpus: cpu.length,
+        model: cpu[0]?.model,
+        node: process.version,
+        loadavgBefore: loadBefore,
+        loadavgAfter: loadAfter,
+      },
       quick: options.quick,
       readback: options.readback,
       config,
@@ -117,9 +140,14 @@ async function main(): Promise<void> {
         unit: unitOf(r.case).unit,
         ratiosToPeers: ratiosToPeers(r, burn),
         rows: rowValues(r),
-        outcomes: Object.fromEntries([...r.outcomes].map(([name, o]) => [name, o.ok
-          ? { ...o, secondsPerCall: summarize(o.samples), value: valueOf(r.case, summarize(o.samples).median) }
-          : o])),
+        outcomes: Object.fromEntries(
+          [...r.outcomes].map(([name, o]) => [
+            name,
+            o.ok
+              ? { ...o, secondsPerCall: summarize(o.samples), value: valueOf(r.case, summarize(o.samples).median) }
+              : o,
+          ]),
+        ),
       })),
     };
     writeFileSync(options.json, `${JSON.stringify(raw, null, 2)}\n`);

@@ -14,9 +14,17 @@ import { trainCases } from './cases/train.js';
 import { prepareTrain } from './impls/burn-train.js';
 import { inputValues } from './lib/data.js';
 
-const { values } = parseArgs({ options: { engine: { type: 'string', default: 'native' }, steps: { type: 'string', default: '200' }, warmup: { type: 'string', default: '500' } } });
-const steps = Number(values.steps), warmup = Number(values.warmup);
-if (!Number.isInteger(steps) || steps < 4 || !Number.isInteger(warmup) || warmup < 0) throw new Error(`--steps ${values.steps} --warmup ${values.warmup}: expected integers, steps >= 4`);
+const { values } = parseArgs({
+  options: {
+    engine: { type: 'string', default: 'native' },
+    steps: { type: 'string', default: '200' },
+    warmup: { type: 'string', default: '500' },
+  },
+});
+const steps = Number(values.steps),
+  warmup = Number(values.warmup);
+if (!Number.isInteger(steps) || steps < 4 || !Number.isInteger(warmup) || warmup < 0)
+  throw new Error(`--steps ${values.steps} --warmup ${values.warmup}: expected integers, steps >= 4`);
 
 const c = trainCases[0]!;
 const device = Device.cpu({ engine: values.engine as CpuEngine });
@@ -32,4 +40,6 @@ times.sort((a, b) => a - b);
 const at = (q: number): string => times[Math.min(steps - 1, Math.floor(q * steps))]!.toFixed(2);
 const median = times[steps >> 1]!;
 const batch = c.inputs[0]!.shape[0]!;
-console.log(`${c.title} on ${device}: median ${median.toFixed(2)} ms (${Math.round((batch * 1000) / median)} images/s); p10 ${at(0.1)}, p25 ${at(0.25)}, p75 ${at(0.75)}, p90 ${at(0.9)} ms over ${steps} steps`);
+console.log(
+  `${c.title} on ${device}: median ${median.toFixed(2)} ms (${Math.round((batch * 1000) / median)} images/s); p10 ${at(0.1)}, p25 ${at(0.25)}, p75 ${at(0.75)}, p90 ${at(0.9)} ms over ${steps} steps`,
+);

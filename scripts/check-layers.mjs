@@ -60,7 +60,29 @@ function scan(src) {
   let out = '';
   let i = 0;
   let last = ''; // the last significant code character: tells a regular expression from a division
-  const regexBefore = new Set(['', '(', ',', '=', ':', '[', '!', '&', '|', '?', '{', '}', ';', '+', '-', '*', '%', '<', '>', '~', '^']);
+  const regexBefore = new Set([
+    '',
+    '(',
+    ',',
+    '=',
+    ':',
+    '[',
+    '!',
+    '&',
+    '|',
+    '?',
+    '{',
+    '}',
+    ';',
+    '+',
+    '-',
+    '*',
+    '%',
+    '<',
+    '>',
+    '~',
+    '^',
+  ]);
   const code = (stopAtBrace) => {
     let depth = 0;
     while (i < src.length) {
@@ -95,7 +117,10 @@ function scan(src) {
         i++;
         out += "''";
         last = "'";
-      } else if (c === '/' && (regexBefore.has(last) || /\b(return|typeof|case|of|in|void|throw|yield|await)\s*$/.test(out))) {
+      } else if (
+        c === '/' &&
+        (regexBefore.has(last) || /\b(return|typeof|case|of|in|void|throw|yield|await)\s*$/.test(out))
+      ) {
         let inClass = false;
         i++;
         while (i < src.length && (src[i] !== '/' || inClass) && src[i] !== '\n') {
@@ -127,7 +152,12 @@ function scan(src) {
 const CLAUSE = String.raw`(?:\*(?:\s+as\s+[\w$]+)?|\{[^}]*\}|[\w$]+(?:\s*,\s*(?:\{[^}]*\}|\*\s+as\s+[\w$]+))?)`;
 const PATTERNS = [
   // import [type] clause from 'x' / export [type] clause from 'x'
-  { re: new RegExp(String.raw`(?<![\w$.])(import|export)\s+(type\s+)?${CLAUSE}\s*from\s*'#(\d+)'`, 'g'), kind: (m) => (m[1] === 'export' ? 'reexport' : 'import'), typeOnly: (m) => m[2] !== undefined, spec: 3 },
+  {
+    re: new RegExp(String.raw`(?<![\w$.])(import|export)\s+(type\s+)?${CLAUSE}\s*from\s*'#(\d+)'`, 'g'),
+    kind: (m) => (m[1] === 'export' ? 'reexport' : 'import'),
+    typeOnly: (m) => m[2] !== undefined,
+    spec: 3,
+  },
   // import 'x' (side effects)
   { re: /(?<![\w$.])import\s*'#(\d+)'/g, kind: () => 'import', typeOnly: () => false, spec: 1 },
   // import('x'), in code or in a type (`typeof import('x')`)
@@ -139,14 +169,21 @@ function importsOf(file) {
   const { code, strings } = scan(readFileSync(file, 'utf8'));
   const out = [];
   for (const p of PATTERNS) {
-    for (const m of code.matchAll(p.re)) out.push({ spec: strings[Number(m[p.spec])], kind: p.kind(m), typeOnly: p.typeOnly(m) });
+    for (const m of code.matchAll(p.re))
+      out.push({ spec: strings[Number(m[p.spec])], kind: p.kind(m), typeOnly: p.typeOnly(m) });
   }
   return out.filter((x) => x.spec.startsWith('.'));
 }
 
 function resolveImport(file, spec) {
   const base = resolve(dirname(file), spec);
-  const candidates = [base, base.replace(/\.(m?)js$/, '.$1ts'), base.replace(/\.js$/, '.tsx'), `${base}.ts`, join(base, 'index.ts')];
+  const candidates = [
+    base,
+    base.replace(/\.(m?)js$/, '.$1ts'),
+    base.replace(/\.js$/, '.tsx'),
+    `${base}.ts`,
+    join(base, 'index.ts'),
+  ];
   return candidates.find((c) => /\.(ts|tsx|mts)$/.test(c) && existsSync(c));
 }
 
@@ -155,7 +192,8 @@ function facadesOf() {
   const pkg = join(srcDir, '..', 'package.json');
   if (!existsSync(pkg)) return new Set();
   const targets = [];
-  const walk = (v) => (typeof v === 'string' ? targets.push(v) : v && typeof v === 'object' ? Object.values(v).forEach(walk) : undefined);
+  const walk = (v) =>
+    typeof v === 'string' ? targets.push(v) : v && typeof v === 'object' ? Object.values(v).forEach(walk) : undefined;
   walk(JSON.parse(readFileSync(pkg, 'utf8')).exports);
   const srcName = relative(join(srcDir, '..'), srcDir);
   return new Set(
@@ -240,7 +278,8 @@ const facades = facadesOf();
 const problems = [];
 const edges = []; // { from, to, kind, typeOnly }
 for (const f of files) {
-  if (!(top(f) in LAYERS)) problems.push(`${rel(f)}: folder '${top(f)}' has no layer; add it to LAYERS in scripts/check-layers.mjs`);
+  if (!(top(f) in LAYERS))
+    problems.push(`${rel(f)}: folder '${top(f)}' has no layer; add it to LAYERS in scripts/check-layers.mjs`);
   for (const imp of importsOf(f)) {
     const to = resolveImport(f, imp.spec);
     if (to === undefined || !to.startsWith(srcDir + sep)) continue;
@@ -274,12 +313,17 @@ for (const e of edges) {
   }
   if (a === b) {
     if (a === 'backends' && ua !== ub && !SIBLING_EXCEPTIONS.has(`${ua} -> ${ub}`)) {
-      problems.push(`${rel(e.from)} → ${rel(e.to)}: sibling backends do not import each other (${ua} → ${ub}); share code through backend/`);
+      problems.push(
+        `${rel(e.from)} → ${rel(e.to)}: sibling backends do not import each other (${ua} → ${ub}); share code through backend/`,
+      );
     }
     continue;
   }
   if (lb.rank >= la.rank) {
-    const why = lb.rank === la.rank ? `'${a}' and '${b}' are on the same layer and do not import each other` : `'${layerName(a)}' (layer ${la.rank}) imports '${b}' (layer ${lb.rank}), a higher layer`;
+    const why =
+      lb.rank === la.rank
+        ? `'${a}' and '${b}' are on the same layer and do not import each other`
+        : `'${layerName(a)}' (layer ${la.rank}) imports '${b}' (layer ${lb.rank}), a higher layer`;
     problems.push(`${rel(e.from)} → ${rel(e.to)}: upward import: ${why}`);
   } else if (la.mayUse && !la.mayUse.includes(b)) {
     problems.push(`${rel(e.from)} → ${rel(e.to)}: '${a}' may use only ${la.mayUse.join(', ')}`);
@@ -291,7 +335,9 @@ for (const e of edges) {
   if (eff === undefined || e.from === e.to) continue;
   const la = LAYERS[top(e.from)];
   if (la !== undefined && la.rank <= eff) {
-    problems.push(`${rel(e.from)} → ${rel(e.to)}: upward import: the entry point re-exports from layer ${eff}, above '${layerName(top(e.from))}' (layer ${la.rank}); import the defining file instead`);
+    problems.push(
+      `${rel(e.from)} → ${rel(e.to)}: upward import: the entry point re-exports from layer ${eff}, above '${layerName(top(e.from))}' (layer ${la.rank}); import the defining file instead`,
+    );
   }
 }
 
@@ -310,11 +356,15 @@ for (const e of edges) {
   fileGraph.get(e.from).add(e.to);
 }
 for (const scc of cycles(fileGraph)) {
-  problems.push(`file cycle (runtime imports): ${cyclePath(fileGraph, scc, scc[0]).map(rel).join(' → ')}${scc.length > 2 ? ` (${scc.length} files in the cycle)` : ''}`);
+  problems.push(
+    `file cycle (runtime imports): ${cyclePath(fileGraph, scc, scc[0]).map(rel).join(' → ')}${scc.length > 2 ? ` (${scc.length} files in the cycle)` : ''}`,
+  );
 }
 
 if (problems.length > 0) {
-  console.error(`check-layers: ${problems.length} problem(s) in ${rel(srcDir)}/ (layer order and rules: scripts/check-layers.mjs):\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  console.error(
+    `check-layers: ${problems.length} problem(s) in ${rel(srcDir)}/ (layer order and rules: scripts/check-layers.mjs):\n${problems.map((p) => `  ${p}`).join('\n')}`,
+  );
   process.exit(1);
 }
 const uses = facadeUses.length === 0 ? '' : `; entry points re-exporting from above:\n  ${facadeUses.join('\n  ')}`;

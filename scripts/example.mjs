@@ -56,7 +56,8 @@ async function runVite(dir, viteArgs) {
     console.error('npm run example: Vite is not installed (npm install)');
     return 2;
   }
-  const build = viteArgs.includes('--build'), preview = viteArgs.includes('--preview');
+  const build = viteArgs.includes('--build'),
+    preview = viteArgs.includes('--preview');
   const rest = viteArgs.filter((a) => a !== '--build' && a !== '--preview');
   if (!build && !preview) return vite(dir, [], rest);
   const status = await vite(dir, ['build'], build && !preview ? rest : []);
@@ -72,7 +73,9 @@ if (name === undefined || name === 'tensor-tour' || name.startsWith('-')) {
   if (!/^[a-z0-9-]+$/.test(name) || !existsSync(script)) {
     const dir = webExample(name);
     if (dir) process.exit(await runVite(dir, args));
-    console.error(`npm run example: no example named "${name}". Available: tensor-tour (the default), ${available().join(', ')}`);
+    console.error(
+      `npm run example: no example named "${name}". Available: tensor-tour (the default), ${available().join(', ')}`,
+    );
     process.exit(2);
   }
 }

@@ -28,7 +28,8 @@ let failed = false;
 const stream = run({ files, concurrency: 2, timeout: 15 * 60 * 1000 });
 stream.on('test:fail', () => (failed = true));
 stream.on('test:pass', (event) => {
-  if (event.skip !== undefined && event.skip !== false) skipped.push(`${event.name}: ${event.skip === true ? 'skipped' : event.skip}`);
+  if (event.skip !== undefined && event.skip !== false)
+    skipped.push(`${event.name}: ${event.skip === true ? 'skipped' : event.skip}`);
 });
 stream.on('end', () => {
   if (skipped.length > 0) {

@@ -11,8 +11,17 @@ export type { ToDataOptions } from './tensor/api/base.js';
 export { TensorData } from './core/data.js';
 export { Transaction } from './tensor/transaction.js';
 export {
-  defineCustomOp, CustomOp, type CustomOpDefinition, type CustomOpBackwardContext, type CustomOpInputInfo, type CustomOpTensors,
-  type CpuCustomForward, type CpuCustomInput, type CpuCustomOutput, type CustomKernelInfo, type WebGpuCustomForward,
+  defineCustomOp,
+  CustomOp,
+  type CustomOpDefinition,
+  type CustomOpBackwardContext,
+  type CustomOpInputInfo,
+  type CustomOpTensors,
+  type CpuCustomForward,
+  type CpuCustomInput,
+  type CpuCustomOutput,
+  type CustomKernelInfo,
+  type WebGpuCustomForward,
 } from './tensor/custom-op.js';
 export { Tolerance } from './core/tolerance.js';
 export { Distribution } from './core/distribution.js';
@@ -22,12 +31,30 @@ export type { DType, FloatDType, IntDType } from './core/dtype.js';
 export type { Float, Int, Bool, Kind, Numeric, KindOf } from './tensor/kind.js';
 export type { Nested } from './core/nested.js';
 export type { NumericArray, StorageArray } from './core/element.js';
-export { Device, type CpuEngine, type CpuOptions, type DeviceDtypes, type DeviceSettings, type DeviceType, type RemoteOptions, type WebGpuOptions } from './device/device.js';
+export {
+  Device,
+  type CpuEngine,
+  type CpuOptions,
+  type DeviceDtypes,
+  type DeviceSettings,
+  type DeviceType,
+  type RemoteOptions,
+  type WebGpuOptions,
+} from './device/device.js';
 export { Module, type ParamFilter } from './module/module.js';
 export type { ModuleStoreLike } from './module/store-port.js';
 export { Param, RunningState, type ParamId, type ParamOptions } from './module/param.js';
 export { flattenRecord, unflattenRecord, type ModuleRecord, type RecordItem } from './module/record.js';
-export { Config, z, type ConfigClass, type ConfigInstance, type ConfigShape, type ConfigValues, type ConfigInput, type FieldInput } from './config/config.js';
+export {
+  Config,
+  z,
+  type ConfigClass,
+  type ConfigInstance,
+  type ConfigShape,
+  type ConfigValues,
+  type ConfigInput,
+  type FieldInput,
+} from './config/config.js';
 export type { Backend, RequiredOps, TensorPrimitive, SliceSpec } from './backend/backend.js';
 export type { CustomCall, CustomKernel, CustomBackward, CustomSaved } from './backend/custom.js';
 export { BaseBackend } from './backend/base.js';

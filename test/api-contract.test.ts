@@ -19,7 +19,19 @@ const workdir = join(root, '.api-contract');
  * (TypeScript has no polymorphic `this` for static getters); configs that nest with full types use
  * `ModelConfig.nested()`. The others are type-checked by `npm run typecheck` (tsconfig.contract.json).
  */
-const COVERED = ['01-tensor', '02-module', '03-autodiff', '04-data', '05-training', '06-store', '07-inference', '08-backends', '09-layers', '10-datasets', '11-onnx'];
+const COVERED = [
+  '01-tensor',
+  '02-module',
+  '03-autodiff',
+  '04-data',
+  '05-training',
+  '06-store',
+  '07-inference',
+  '08-backends',
+  '09-layers',
+  '10-datasets',
+  '11-onnx',
+];
 
 /** 08-backends needs a WebGPU adapter (SwiftShader serves without a GPU): it skips without one, which fails under BURN_TEST_STRICT=1. */
 const SKIP: Readonly<Record<string, string | false>> = {
@@ -32,7 +44,10 @@ describe('API contract', () => {
     for (const name of readdirSync(shared, { recursive: true, encoding: 'utf8' })) {
       if (statSync(join(shared, name)).isDirectory()) continue;
       assert.ok(existsSync(join(vendored, name)), `${name} is in ../shared/api but not vendored in test/api-contract`);
-      assert.ok(readFileSync(join(vendored, name)).equals(readFileSync(join(shared, name))), `${name} differs from ../shared/api`);
+      assert.ok(
+        readFileSync(join(vendored, name)).equals(readFileSync(join(shared, name))),
+        `${name} differs from ../shared/api`,
+      );
     }
   });
 
@@ -40,7 +55,11 @@ describe('API contract', () => {
   cpSync(existsSync(shared) ? shared : vendored, workdir, { recursive: true });
   for (const name of COVERED) {
     it(`${name}.ts runs unchanged and prints "${name}: ok"`, { skip: SKIP[name] ?? false }, () => {
-      const out = execFileSync(process.execPath, ['--import', 'tsx', join(workdir, `${name}.ts`)], { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+      const out = execFileSync(process.execPath, ['--import', 'tsx', join(workdir, `${name}.ts`)], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: '' },
+      });
       assert.match(out, new RegExp(`${name}: ok`));
     });
   }

@@ -8,13 +8,17 @@ function throwsBurn(fn: () => unknown, op: string, ...parts: (string | RegExp)[]
     assert.ok(e instanceof BurnError, `expected a BurnError, got ${String(e)}`);
     assert.equal(e.op, op);
     assert.ok(e.message.startsWith(`${op}: `), e.message);
-    for (const p of parts) assert.match(e.message, typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
+    for (const p of parts)
+      assert.match(e.message, typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
     return true;
   });
 }
 
 describe('errors', () => {
-  const m = Tensor.fromFloats([[1, 2, 3], [4, 5, 6]]);
+  const m = Tensor.fromFloats([
+    [1, 2, 3],
+    [4, 5, 6],
+  ]);
 
   it('wrong shapes: matmul, broadcasting, cat, stack, reshape', () => {
     throwsBurn(() => m.matmul(m), 'matmul', 'lhs [2, 3]', 'rhs [2, 3]', 'expected lhs[-1] == rhs[-2]');
@@ -57,7 +61,12 @@ describe('errors', () => {
   });
 
   it('rank and kind mismatches at run time', () => {
-    throwsBurn(() => m.gather(0, Tensor.fromInts([0]) as unknown as Tensor<2, Int>), 'gather', 'rank 1', 'expected rank 2');
+    throwsBurn(
+      () => m.gather(0, Tensor.fromInts([0]) as unknown as Tensor<2, Int>),
+      'gather',
+      'rank 1',
+      'expected rank 2',
+    );
     throwsBurn(() => m.select(0, Tensor.fromFloats([0]) as never), 'select', 'must be an Int tensor, got f32');
     throwsBurn(() => m.maskFill(m as never, 0), 'maskFill', 'must be a Bool tensor, got f32');
     throwsBurn(() => (Tensor.fromInts([1]) as unknown as Tensor<1>).exp(), 'exp', 'needs a Float tensor, got i32');
@@ -68,7 +77,11 @@ describe('errors', () => {
     // A dtype of another kind converts, as Burn (test/burn-fidelity/errors.test.ts); an unknown one is refused.
     throwsBurn(() => m.cast('f8' as never), 'cast', 'f8');
     throwsBurn(() => Tensor.zeros([1], { dtype: 'f8' as never }), 'Tensor.zeros', 'unknown dtype "f8"');
-    throwsBurn(() => Tensor.fromFloats([1], { dtype: 'i32' as never }), 'Tensor.fromFloats', 'dtype i32 does not match');
+    throwsBurn(
+      () => Tensor.fromFloats([1], { dtype: 'i32' as never }),
+      'Tensor.fromFloats',
+      'dtype i32 does not match',
+    );
   });
 
   it('non-finite or non-integer input where the op forbids it', () => {
@@ -85,9 +98,18 @@ describe('errors', () => {
 
   it('data and comparison errors', () => {
     throwsBurn(() => new TensorData([1, 2, 3], [2, 2]), 'TensorData', '3 values do not fill shape [2, 2]');
-    throwsBurn(() => TensorData.fromBytes(new Uint8Array(3), [1], 'f32'), 'TensorData.fromBytes', '3 bytes', 'expected 4');
+    throwsBurn(
+      () => TensorData.fromBytes(new Uint8Array(3), [1], 'f32'),
+      'TensorData.fromBytes',
+      '3 bytes',
+      'expected 4',
+    );
     throwsBurn(() => m.toDataSync().assertEq(m.add(1).toDataSync()), 'TensorData.assertEq', 'position 0: 1 != 2');
-    throwsBurn(() => m.toDataSync().assertApproxEq(m.add(0.1).toDataSync(), Tolerance.absolute(0.01)), 'TensorData.assertApproxEq', '6 of 6 positions');
+    throwsBurn(
+      () => m.toDataSync().assertApproxEq(m.add(0.1).toDataSync(), Tolerance.absolute(0.01)),
+      'TensorData.assertApproxEq',
+      '6 of 6 positions',
+    );
     assert.doesNotThrow(() => m.toDataSync().assertApproxEq(m.add(1e-7).toDataSync()));
     throwsBurn(() => Tolerance.relative(2), 'Tolerance', 'expected 0 <= r <= 1');
     throwsBurn(() => m.intoScalarSync(), 'intoScalarSync', 'has 6 elements; expected exactly one');

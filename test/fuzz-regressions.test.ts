@@ -75,19 +75,39 @@ describe('empty tensors: strided ops do not walk the rows of the non-zero dims',
 
 /** Asserts that reading `fn()` rejects with a BurnError of `op` saying `part`. */
 async function refuses(op: string, part: RegExp, fn: () => Tensor<number, Kind>): Promise<void> {
-  await assert.rejects(async () => fn().toData(), (e: unknown) => e instanceof BurnError && e.message.startsWith(`${op}:`) && part.test(e.message));
+  await assert.rejects(
+    async () => fn().toData(),
+    (e: unknown) => e instanceof BurnError && e.message.startsWith(`${op}:`) && part.test(e.message),
+  );
 }
 
 describe('WebGPU: the assign family checks its indices into an empty tensor', () => {
   const d = webgpu.device;
-  it('scatter, selectAssign, scatterNd refuse index 0 of a dim of size 0', { skip: d ? false : webgpu.reason }, async () => {
+  it('scatter, selectAssign, scatterNd refuse index 0 of a dim of size 0', {
+    skip: d ? false : webgpu.reason,
+  }, async () => {
     const g = d!;
     const zero = () => Tensor.fromInts([0], g) as Tensor<1, Int>;
-    await refuses('selectAssign', /index 0 is out of bounds for dim 0 of size 0/, () => Tensor.zeros([0], g).selectAssign(0, zero(), Tensor.zeros([1], g), 'add'));
-    await refuses('scatter', /index 0 is out of bounds for dim 0 of size 0/, () => Tensor.zeros([0], g).scatter(0, zero(), Tensor.zeros([1], g), 'add'));
-    await refuses('scatterNd', /out of bounds/, () => Tensor.zeros([0, 3], g).scatterNd(Tensor.fromInts([[0]], g), Tensor.zeros([1, 3], g), 'add'));
+    await refuses('selectAssign', /index 0 is out of bounds for dim 0 of size 0/, () =>
+      Tensor.zeros([0], g).selectAssign(0, zero(), Tensor.zeros([1], g), 'add'),
+    );
+    await refuses('scatter', /index 0 is out of bounds for dim 0 of size 0/, () =>
+      Tensor.zeros([0], g).scatter(0, zero(), Tensor.zeros([1], g), 'add'),
+    );
+    await refuses('scatterNd', /out of bounds/, () =>
+      Tensor.zeros([0, 3], g).scatterNd(Tensor.fromInts([[0]], g), Tensor.zeros([1, 3], g), 'add'),
+    );
     // An empty index list into an empty tensor is fine, and the device stays usable.
-    assert.deepEqual([...(await Tensor.zeros([0], g).scatter(0, Tensor.zeros([0], { device: g, dtype: 'i32' }) as Tensor<1, Int>, Tensor.zeros([0], g), 'add').toData()).shape], [0]);
+    assert.deepEqual(
+      [
+        ...(
+          await Tensor.zeros([0], g)
+            .scatter(0, Tensor.zeros([0], { device: g, dtype: 'i32' }) as Tensor<1, Int>, Tensor.zeros([0], g), 'add')
+            .toData()
+        ).shape,
+      ],
+      [0],
+    );
     assert.deepEqual(Array.from((await Tensor.ones([2], g).toData()).toArray()), [1, 1]);
   });
 });
@@ -106,12 +126,19 @@ describe('out-of-range indices selecting empty slices are refused', () => {
       const five = () => Tensor.fromInts([5], d) as Tensor<1, Int>;
       await refuses('select', /index 5 is out of bounds for dim 0 of size 3/, () => x.select(0, five()));
       await refuses('take', /index 5 is out of bounds for dim 0 of size 3/, () => x.take(0, five()));
-      await refuses('selectAssign', /index 5 is out of bounds for dim 0 of size 3/, () => x.selectAssign(0, five(), Tensor.zeros([1, 0], d), 'add'));
+      await refuses('selectAssign', /index 5 is out of bounds for dim 0 of size 3/, () =>
+        x.selectAssign(0, five(), Tensor.zeros([1, 0], d), 'add'),
+      );
       await refuses('gatherNd', /out of bounds/, () => x.gatherNd(Tensor.fromInts([[5]], d)));
-      await refuses('scatterNd', /out of bounds/, () => x.scatterNd(Tensor.fromInts([[5]], d), Tensor.zeros([1, 0], d), 'add'));
+      await refuses('scatterNd', /out of bounds/, () =>
+        x.scatterNd(Tensor.fromInts([[5]], d), Tensor.zeros([1, 0], d), 'add'),
+      );
       // In-range indices into empty slices still work, and the device stays usable.
       assert.deepEqual(await shapeOf(x.select(0, Tensor.fromInts([2, 0], d) as Tensor<1, Int>)), [2, 0]);
-      assert.deepEqual(await shapeOf(x.selectAssign(0, Tensor.fromInts([1], d) as Tensor<1, Int>, Tensor.zeros([1, 0], d), 'add')), [3, 0]);
+      assert.deepEqual(
+        await shapeOf(x.selectAssign(0, Tensor.fromInts([1], d) as Tensor<1, Int>, Tensor.zeros([1, 0], d), 'add')),
+        [3, 0],
+      );
       assert.deepEqual(Array.from((await Tensor.ones([2], d).toData()).toArray()), [1, 1]);
     });
   }
@@ -121,7 +148,10 @@ describe('remote: an orphaned index check does not fail the next read', () => {
   it('scatterNd / gatherNd whose check was sent before a client-side error', async () => {
     const d = Device.remote(remoteServer.url);
     const x = Tensor.zeros([2, 3], d) as F;
-    assert.throws(() => x.scatterNd(Tensor.fromInts([[7]], d), Tensor.zeros([5, 5], d), 'add'), (e: unknown) => e instanceof BurnError && /values of shape \[5, 5\]/.test(e.message));
+    assert.throws(
+      () => x.scatterNd(Tensor.fromInts([[7]], d), Tensor.zeros([5, 5], d), 'add'),
+      (e: unknown) => e instanceof BurnError && /values of shape \[5, 5\]/.test(e.message),
+    );
     assert.deepEqual(Array.from((await Tensor.ones([2], d).toData()).toArray()), [1, 1]);
     // A checked result never read: its failure belongs to it alone.
     x.gatherNd(Tensor.fromInts([[9]], d));

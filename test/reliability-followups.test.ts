@@ -29,12 +29,20 @@ async function numbers(t: Tensor<number, Kind>): Promise<number[]> {
 
 /** Asserts that `fn` throws (or its promise rejects with) a BurnError of `op` containing every part. */
 async function rejectsBurn(fn: () => unknown, op: string, ...parts: string[]): Promise<void> {
-  await assert.rejects(async () => { await fn(); }, (e: unknown) => {
-    assert.ok(e instanceof BurnError, `expected a BurnError, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
-    assert.equal(e.op, op, e.message);
-    for (const p of parts) assert.ok(e.message.includes(p), `${JSON.stringify(p)} not in: ${e.message}`);
-    return true;
-  });
+  await assert.rejects(
+    async () => {
+      await fn();
+    },
+    (e: unknown) => {
+      assert.ok(
+        e instanceof BurnError,
+        `expected a BurnError, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`,
+      );
+      assert.equal(e.op, op, e.message);
+      for (const p of parts) assert.ok(e.message.includes(p), `${JSON.stringify(p)} not in: ${e.message}`);
+      return true;
+    },
+  );
 }
 
 for (const entry of conformanceDevices()) {
@@ -47,22 +55,37 @@ for (const entry of conformanceDevices()) {
         const d: Device = entry.device();
         const p = c.params as unknown as PowCase;
         const base = Tensor.fromData(p.base, { device: d, dtype: dtype as IntDType }) as unknown as Tensor<1, Int>;
-        const exponent = Tensor.fromData(p.exponent, { device: d, dtype: dtype as IntDType }) as unknown as Tensor<1, Int>;
+        const exponent = Tensor.fromData(p.exponent, { device: d, dtype: dtype as IntDType }) as unknown as Tensor<
+          1,
+          Int
+        >;
         // burn-ts holds i64 exactly within ±2^53: only the results PyTorch gives there are compared.
         const held = (expected: number[]) => expected.map((v) => Math.abs(v) <= Number.MAX_SAFE_INTEGER);
         const compare = (got: number[], expected: number[], what: string) => {
           const keep = held(expected);
-          assert.deepEqual(got.filter((_, i) => keep[i]), expected.filter((_, i) => keep[i]), what);
+          assert.deepEqual(
+            got.filter((_, i) => keep[i]),
+            expected.filter((_, i) => keep[i]),
+            what,
+          );
         };
-        compare(await numbers(base.powi(exponent)), p.pow, `${dtype}: ${p.base.map((b, i) => `${b}^${p.exponent[i]}`).join(', ')}`);
-        for (const [n, expected] of Object.entries(p.scalar)) compare(await numbers(base.powi(Number(n))), expected, `${dtype} ^ ${n}`);
+        compare(
+          await numbers(base.powi(exponent)),
+          p.pow,
+          `${dtype}: ${p.base.map((b, i) => `${b}^${p.exponent[i]}`).join(', ')}`,
+        );
+        for (const [n, expected] of Object.entries(p.scalar))
+          compare(await numbers(base.powi(Number(n))), expected, `${dtype} ^ ${n}`);
       });
     }
 
     it('(2^31 - 1)^2 in i32 is 1, as PyTorch and WebGPU give', async () => {
       const d = entry.device();
       assert.deepEqual(await numbers(Tensor.fromInts([2 ** 31 - 1, -(2 ** 31)], d).powi(2)), [1, 0]);
-      assert.deepEqual(await numbers(Tensor.fromInts([2 ** 31 - 1, 3], d).powi(Tensor.fromInts([2, 40], d))), [1, 689956897]);
+      assert.deepEqual(
+        await numbers(Tensor.fromInts([2 ** 31 - 1, 3], d).powi(Tensor.fromInts([2, 40], d))),
+        [1, 689956897],
+      );
     });
 
     it('max/min/arg* of an empty tensor over a non-empty dim are empty', async () => {
@@ -79,9 +102,21 @@ for (const entry of conformanceDevices()) {
       assert.deepEqual((await am.toData()).shape, [0, 1]);
       assert.deepEqual((await z.argmin(1).toData()).shape, [0, 1]);
       const [v, i] = z.maxDimWithIndices(1);
-      assert.deepEqual([(await v.toData()).shape, (await i.toData()).shape], [[0, 1], [0, 1]]);
+      assert.deepEqual(
+        [(await v.toData()).shape, (await i.toData()).shape],
+        [
+          [0, 1],
+          [0, 1],
+        ],
+      );
       const [v2, i2] = z.minDimWithIndices(1);
-      assert.deepEqual([(await v2.toData()).shape, (await i2.toData()).shape], [[0, 1], [0, 1]]);
+      assert.deepEqual(
+        [(await v2.toData()).shape, (await i2.toData()).shape],
+        [
+          [0, 1],
+          [0, 1],
+        ],
+      );
       // Int tensors and a middle empty dim alike.
       const zi = Tensor.zeros([2, 0, 3], { device: d, dtype: 'i32' });
       assert.deepEqual((await zi.maxDim(2).toData()).shape, [2, 0, 1]);

@@ -22,7 +22,14 @@
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { threadId } from 'node:worker_threads';
-import { DataLoaderBuilder, MnistDataset, type Batcher, type Dataset, type MnistItem, type WorkerRecipe } from '../../src/data/index.js';
+import {
+  DataLoaderBuilder,
+  MnistDataset,
+  type Batcher,
+  type Dataset,
+  type MnistItem,
+  type WorkerRecipe,
+} from '../../src/data/index.js';
 import { Device, Tensor, type Int } from '../../src/index.js';
 import { parseArgs } from '../lib/cli.js';
 
@@ -31,8 +38,16 @@ const WORKERS = [0, 1, 2] as const;
 /** The API contract's MNIST batcher (test/api-contract/mnist-batcher.ts). */
 class MnistBatcher implements Batcher<MnistItem, { images: Tensor<3>; targets: Tensor<1, Int> }> {
   batch(items: MnistItem[], device: Device) {
-    const images = items.map((item) => Tensor.fromFloats(item.image, device).reshape([1, 28, 28]).div(255).sub(0.1307).div(0.3081));
-    return { images: Tensor.cat(images, 0), targets: Tensor.cat(items.map((item) => Tensor.fromInts([item.label], device)), 0) };
+    const images = items.map((item) =>
+      Tensor.fromFloats(item.image, device).reshape([1, 28, 28]).div(255).sub(0.1307).div(0.3081),
+    );
+    return {
+      images: Tensor.cat(images, 0),
+      targets: Tensor.cat(
+        items.map((item) => Tensor.fromInts([item.label], device)),
+        0,
+      ),
+    };
   }
 }
 
@@ -71,8 +86,17 @@ function median(xs: number[]): number {
 }
 
 /** Seconds of each timed epoch (after one that starts the workers), consuming batches with `consume`. */
-async function epochs<I, O>(dataset: Dataset<I>, batcher: Batcher<I, O>, options: { batch: number; workers: number; epochs: number; consume?: (b: O) => void }): Promise<number[]> {
-  const loader = new DataLoaderBuilder(batcher).batchSize(options.batch).shuffle(1).numWorkers(options.workers).setDevice(Device.cpu()).build(dataset);
+async function epochs<I, O>(
+  dataset: Dataset<I>,
+  batcher: Batcher<I, O>,
+  options: { batch: number; workers: number; epochs: number; consume?: (b: O) => void },
+): Promise<number[]> {
+  const loader = new DataLoaderBuilder(batcher)
+    .batchSize(options.batch)
+    .shuffle(1)
+    .numWorkers(options.workers)
+    .setDevice(Device.cpu())
+    .build(dataset);
   try {
     for await (const b of loader) {
       options.consume?.(b);
@@ -104,7 +128,11 @@ export async function runDataBench(options: { quick: boolean }): Promise<void> {
   ] as const) {
     const cells: string[] = [];
     for (const workers of WORKERS) {
-      const seconds = await epochs<MnistItem, unknown>(mnist, batcher as Batcher<MnistItem, unknown>, { batch: 64, workers, epochs: timed });
+      const seconds = await epochs<MnistItem, unknown>(mnist, batcher as Batcher<MnistItem, unknown>, {
+        batch: 64,
+        workers,
+        epochs: timed,
+      });
       const rate = mnist.len() / median(seconds);
       log(`[data] ${title} · ${workers} workers: ${Math.round(rate)} items/s`);
       cells.push(`${Math.round(rate).toLocaleString('en-US')}`);
@@ -115,21 +143,34 @@ export async function runDataBench(options: { quick: boolean }): Promise<void> {
   const sleepy = new SleepyDataset(100, 2);
   const cells: string[] = [];
   for (const workers of WORKERS) {
-    const seconds = await epochs(sleepy, { batch: (items: unknown[]) => items.length }, { batch: 10, workers, epochs: timed, consume: () => busy(20) });
+    const seconds = await epochs(
+      sleepy,
+      { batch: (items: unknown[]) => items.length },
+      { batch: 10, workers, epochs: timed, consume: () => busy(20) },
+    );
     const ms = median(seconds) * 1000;
     log(`[data] overlap · ${workers} workers: ${ms.toFixed(0)} ms per epoch`);
     cells.push(ms.toFixed(0));
   }
-  rows.push(['overlap: 10 batches × 10 items × 2 ms load, 20 ms consumer per batch (sum 400 ms, max 200 ms)', 'ms/epoch', cells]);
+  rows.push([
+    'overlap: 10 batches × 10 items × 2 ms load, 20 ms consumer per batch (sum 400 ms, max 200 ms)',
+    'ms/epoch',
+    cells,
+  ]);
 
-  const source = mnist.source.kind === 'idx' ? `IDX files (${mnist.len()} items)` : `${mnist.source.package} (${mnist.len()} items)`;
+  const source =
+    mnist.source.kind === 'idx' ? `IDX files (${mnist.len()} items)` : `${mnist.source.package} (${mnist.len()} items)`;
   console.log(`\n## burn-ts data loader${options.quick ? ' (quick)' : ''}\n`);
   console.log(`| case | unit | ${WORKERS.map((w) => `${w} worker${w === 1 ? '' : 's'}`).join(' | ')} |`);
   console.log(`|---|---|${WORKERS.map(() => '---:').join('|')}|`);
   for (const [title, unit, values] of rows) console.log(`| ${title} | ${unit} | ${values.join(' | ')} |`);
   console.log('');
-  console.log(`Values: median of ${timed} epoch${timed === 1 ? '' : 's'} after a warm-up epoch; MNIST from ${source}; device Device.cpu().`);
-  console.log(`- machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average ${load0.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after; ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `Values: median of ${timed} epoch${timed === 1 ? '' : 's'} after a warm-up epoch; MNIST from ${source}; device Device.cpu().`,
+  );
+  console.log(
+    `- machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average ${load0.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
 }
 
 /** Filter words that select this family in `npm run bench -- --filter …`. */

@@ -5,7 +5,11 @@ import { f32Bytes, inputsOf } from './common.js';
 /** Layout cases. */
 export const layoutCases: readonly BenchCase[] = [
   {
-    id: 'layout/transpose-copy-2048', family: 'layout', title: 'transpose+copy 2048²', op: 'transposeCopy',
-    inputs: inputsOf([2048, 2048]), metric: { kind: 'bytes', bytes: f32Bytes(2 * 2048 * 2048) },
+    id: 'layout/transpose-copy-2048',
+    family: 'layout',
+    title: 'transpose+copy 2048²',
+    op: 'transposeCopy',
+    inputs: inputsOf([2048, 2048]),
+    metric: { kind: 'bytes', bytes: f32Bytes(2 * 2048 * 2048) },
   },
 ];

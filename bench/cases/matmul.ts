@@ -10,8 +10,13 @@ const ENGINE_TARGETS: readonly Target[] = [
 
 function square(n: number, extra: Partial<BenchCase> = {}): BenchCase {
   return {
-    id: `matmul/${n}`, family: 'matmul', title: `matmul ${n}³`, op: 'matmul',
-    inputs: inputsOf([n, n], [n, n]), metric: { kind: 'flops', flops: 2 * n * n * n }, ...extra,
+    id: `matmul/${n}`,
+    family: 'matmul',
+    title: `matmul ${n}³`,
+    op: 'matmul',
+    inputs: inputsOf([n, n], [n, n]),
+    metric: { kind: 'flops', flops: 2 * n * n * n },
+    ...extra,
   };
 }
 

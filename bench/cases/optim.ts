@@ -15,7 +15,10 @@ const PARAMS: readonly (readonly number[])[] = [[2500, 2000], [2000], [2000, 249
 /** Optimizer cases. */
 export const optimCases: readonly BenchCase[] = [
   {
-    id: 'optim/adam-step-10M', family: 'optim', title: 'Adam step, 10M parameters', op: 'adamStep',
+    id: 'optim/adam-step-10M',
+    family: 'optim',
+    title: 'Adam step, 10M parameters',
+    op: 'adamStep',
     // Gradients scaled by 0.01, a realistic size next to ε.
     inputs: inputsOf(...PARAMS, ...PARAMS).map((spec, k) => (k < PARAMS.length ? spec : { ...spec, scale: 0.01 })),
     metric: { kind: 'time' },

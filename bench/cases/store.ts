@@ -12,17 +12,23 @@ import { inputsOf } from './common.js';
 const PARAMS: readonly (readonly number[])[] = [[5000, 4000], [4000], [2500, 2000], [1000]];
 const BYTES = 4 * PARAMS.reduce((s, p) => s + p.reduce((a, b) => a * b, 1), 0);
 
-const FORMATS = [['burnpack', 'burnpack (.bpk)'], ['safetensors', 'SafeTensors'], ['pt', 'PyTorch .pt (zip)']] as const;
+const FORMATS = [
+  ['burnpack', 'burnpack (.bpk)'],
+  ['safetensors', 'SafeTensors'],
+  ['pt', 'PyTorch .pt (zip)'],
+] as const;
 
 /** Store cases: save and load for each format. */
 export const storeCases: readonly BenchCase[] = FORMATS.flatMap(([format, name]) =>
-  (['storeSave', 'storeLoad'] as const).map((op): BenchCase => ({
-    id: `store/${op === 'storeSave' ? 'save' : 'load'}-${format}-100MB`,
-    family: 'store',
-    title: `${op === 'storeSave' ? 'save' : 'load'} 100 MB model, ${name}`,
-    op,
-    inputs: inputsOf(...PARAMS),
-    attrs: { format },
-    metric: { kind: 'bytes', bytes: BYTES },
-  })),
+  (['storeSave', 'storeLoad'] as const).map(
+    (op): BenchCase => ({
+      id: `store/${op === 'storeSave' ? 'save' : 'load'}-${format}-100MB`,
+      family: 'store',
+      title: `${op === 'storeSave' ? 'save' : 'load'} 100 MB model, ${name}`,
+      op,
+      inputs: inputsOf(...PARAMS),
+      attrs: { format },
+      metric: { kind: 'bytes', bytes: BYTES },
+    }),
+  ),
 );

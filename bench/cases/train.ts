@@ -31,13 +31,20 @@ export const trainCases: readonly BenchCase[] = [
   {
     // conv2d 1→8 3×3 → relu → conv2d 8→16 3×3 → relu → maxPool2d 2×2 stride 2 → flatten (16·12·12)
     // → linear 2304→64 → relu → linear 64→10 → cross-entropy; Adam, lr 1e-3.
-    id: 'train/mnist-convnet', family: 'train', title: 'MNIST ConvNet training step, batch 64', op: 'mnistTrainStep',
+    id: 'train/mnist-convnet',
+    family: 'train',
+    title: 'MNIST ConvNet training step, batch 64',
+    op: 'mnistTrainStep',
     inputs: scaledInputs(
       [[TRAIN_BATCH, 28, 28], 1],
-      [[8, 1, 3, 3], 1 / 3], [[8], 0.1],
-      [[16, 8, 3, 3], 1 / Math.sqrt(72)], [[16], 0.1],
-      [[16 * 12 * 12, HIDDEN], 1 / 48], [[HIDDEN], 0.1],
-      [[HIDDEN, CLASSES], 1 / 8], [[CLASSES], 0.1],
+      [[8, 1, 3, 3], 1 / 3],
+      [[8], 0.1],
+      [[16, 8, 3, 3], 1 / Math.sqrt(72)],
+      [[16], 0.1],
+      [[16 * 12 * 12, HIDDEN], 1 / 48],
+      [[HIDDEN], 0.1],
+      [[HIDDEN, CLASSES], 1 / 8],
+      [[CLASSES], 0.1],
     ),
     attrs: { classes: CLASSES },
     metric: { kind: 'rate', items: TRAIN_BATCH, unit: 'images/s' },

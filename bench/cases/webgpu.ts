@@ -10,7 +10,12 @@ const WEBGPU = ['burn-ts(webgpu)'];
 /** WebGPU-only cases. */
 export const webgpuCases: readonly BenchCase[] = [
   {
-    id: 'webgpu/matmul-4096', family: 'webgpu', title: 'matmul 4096³ (WebGPU only)', op: 'matmul',
-    inputs: inputsOf([4096, 4096], [4096, 4096]), metric: { kind: 'flops', flops: 2 * 4096 ** 3 }, only: WEBGPU,
+    id: 'webgpu/matmul-4096',
+    family: 'webgpu',
+    title: 'matmul 4096³ (WebGPU only)',
+    op: 'matmul',
+    inputs: inputsOf([4096, 4096], [4096, 4096]),
+    metric: { kind: 'flops', flops: 2 * 4096 ** 3 },
+    only: WEBGPU,
   },
 ];

@@ -35,7 +35,15 @@ export function model(c: BenchCase, t: readonly FloatTensor[], labels: Tensor<2,
       return crossEntropy(dense(dense(x, w1, b1).relu(), w2, b2), labels);
     }
     case 'convnetStep': {
-      const [x, c1, c1b, c2, c2b, fw, fb] = t as [Tensor<4>, Tensor<4>, Tensor<1>, Tensor<4>, Tensor<1>, Tensor<2>, Tensor<1>];
+      const [x, c1, c1b, c2, c2b, fw, fb] = t as [
+        Tensor<4>,
+        Tensor<4>,
+        Tensor<1>,
+        Tensor<4>,
+        Tensor<1>,
+        Tensor<2>,
+        Tensor<1>,
+      ];
       const h1 = functional.conv2d(x, c1, c1b).relu();
       const h2 = functional.conv2d(h1, c2, c2b).relu();
       const pooled = functional.adaptiveAvgPool2d(h2, [8, 8]);
@@ -73,7 +81,10 @@ export function prepareStep(c: BenchCase, inputs: readonly Float32Array[], devic
     return firstValue(params[0]!.grad(grads)!);
   };
   return {
-    run: async () => { await forward(); return backward(); },
+    run: async () => {
+      await forward();
+      return backward();
+    },
     isAsync: true,
     step: { forward, backward },
     async output() {

@@ -23,7 +23,8 @@ export function prepareOptim(c: BenchCase, inputs: readonly Float32Array[], devi
   if (c.op !== 'adamStep') throw new NotAvailable(`${c.op} is not an optimizer case`);
   const ad = device.autodiff();
   const n = inputs.length / 2;
-  const tensor = (k: number, on: Device) => Tensor.fromData<number>(new TensorData(inputs[k]!, c.inputs[k]!.shape, 'f32'), on);
+  const tensor = (k: number, on: Device) =>
+    Tensor.fromData<number>(new TensorData(inputs[k]!, c.inputs[k]!.shape, 'f32'), on);
   const fresh = () => new Params(Array.from({ length: n }, (_, k) => new Param(tensor(k, ad))));
   let model = fresh();
   const grads = new GradientsParams();

@@ -25,9 +25,23 @@ export function prepareStore(c: BenchCase, inputs: readonly Float32Array[], devi
   const dir = mkdtempSync(join(tmpdir(), 'burn-ts-bench-store-'));
   const path = join(dir, `model.${format === 'burnpack' ? 'bpk' : format}`);
   const store = (): ModuleStore =>
-    format === 'burnpack' ? new BurnpackStore(path).overwrite(true) : format === 'safetensors' ? new SafetensorsStore(path).overwrite(true) : new PytorchStore(path).overwrite(true);
+    format === 'burnpack'
+      ? new BurnpackStore(path).overwrite(true)
+      : format === 'safetensors'
+        ? new SafetensorsStore(path).overwrite(true)
+        : new PytorchStore(path).overwrite(true);
   const make = (zero: boolean) =>
-    new Params(inputs.map((v, k) => new Param(Tensor.fromData<number>(new TensorData(zero ? new Float32Array(v.length) : v, c.inputs[k]!.shape, 'f32'), device))));
+    new Params(
+      inputs.map(
+        (v, k) =>
+          new Param(
+            Tensor.fromData<number>(
+              new TensorData(zero ? new Float32Array(v.length) : v, c.inputs[k]!.shape, 'f32'),
+              device,
+            ),
+          ),
+      ),
+    );
   const model = make(false);
   const target = make(true);
   model.saveInto(store());

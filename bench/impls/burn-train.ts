@@ -10,7 +10,17 @@
  * steps in units of the learning rate (it depends on every op of the step and on Adam's moments).
  */
 import { Module, Tensor, TensorData, type Device, type Float, type Int } from '../../src/index.js';
-import { Conv2d, Conv2dConfig, CrossEntropyLoss, CrossEntropyLossConfig, Linear, LinearConfig, MaxPool2d, MaxPool2dConfig, Relu } from '../../src/nn/index.js';
+import {
+  Conv2d,
+  Conv2dConfig,
+  CrossEntropyLoss,
+  CrossEntropyLossConfig,
+  Linear,
+  LinearConfig,
+  MaxPool2d,
+  MaxPool2dConfig,
+  Relu,
+} from '../../src/nn/index.js';
 import { AdamConfig, GradientsParams } from '../../src/optim/index.js';
 import type { Param } from '../../src/module/param.js';
 import { TRAIN_LR } from '../cases/train.js';
@@ -88,7 +98,9 @@ function trainer(device: Device, weights: Weights, images: Tensor<3>, targets: T
 export function prepareTrain(c: BenchCase, inputs: readonly Float32Array[], device: Device): Prepared {
   if (c.op !== 'mnistTrainStep') throw new NotAvailable(`${c.op} is not a training-throughput case`);
   const ad = device.autodiff();
-  const [images, ...weights] = inputs.map((values, k) => Tensor.fromData<number>(new TensorData(values, c.inputs[k]!.shape, 'f32'), ad));
+  const [images, ...weights] = inputs.map((values, k) =>
+    Tensor.fromData<number>(new TensorData(values, c.inputs[k]!.shape, 'f32'), ad),
+  );
   const batch = c.inputs[0]!.shape[0]!;
   const targets = Tensor.fromInts(labelValues(batch, c.attrs?.classes ?? 10), ad);
   const loss = new CrossEntropyLossConfig().init(ad);

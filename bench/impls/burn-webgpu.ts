@@ -43,7 +43,10 @@ function prepareStep(c: BenchCase, inputs: readonly Float32Array[], device: Devi
     return g.slice(g.dims().map(() => [0, 1] as const)).intoScalar();
   };
   return {
-    run: async () => { await forward(); return backward(); },
+    run: async () => {
+      await forward();
+      return backward();
+    },
     isAsync: true,
     step: { forward, backward },
     async output() {
@@ -80,7 +83,9 @@ export function webgpuImpl(options: { readback: boolean }): Impl {
       if (c.metric.kind === 'decorator') throw new NotAvailable('decorator cases run on the CPU device');
       if (c.op === 'mnistTrainStep') throw new NotAvailable('the training-throughput case measures the CPU engines');
       if (software && c.metric.kind === 'flops' && c.metric.flops > 2e10) {
-        throw new NotAvailable(`${(c.metric.flops / 1e9).toFixed(0)} GFLOP would take minutes on a software adapter; measure it on a GPU`);
+        throw new NotAvailable(
+          `${(c.metric.flops / 1e9).toFixed(0)} GFLOP would take minutes on a software adapter; measure it on a GPU`,
+        );
       }
       const run = body(c, tensorsOf(c, inputs, device));
       let last: FloatTensor | undefined;

@@ -24,23 +24,43 @@ type FloatTensor = Tensor<number>;
 export function body(c: BenchCase, t: readonly FloatTensor[]): () => FloatTensor {
   const [a, b] = [t[0]!, t[1]];
   switch (c.op) {
-    case 'add': return () => a.add(b!);
-    case 'mul': return () => a.mul(b!);
-    case 'mulScalar': { const s = c.attrs?.scalar ?? 2; return () => a.mul(s); }
-    case 'matmul': return () => a.matmul(b!);
-    case 'exp': return () => a.exp();
-    case 'sum': return () => a.sum();
-    case 'softmax': { const dim = c.attrs?.dim ?? -1; return () => a.softmax(dim); }
+    case 'add':
+      return () => a.add(b!);
+    case 'mul':
+      return () => a.mul(b!);
+    case 'mulScalar': {
+      const s = c.attrs?.scalar ?? 2;
+      return () => a.mul(s);
+    }
+    case 'matmul':
+      return () => a.matmul(b!);
+    case 'exp':
+      return () => a.exp();
+    case 'sum':
+      return () => a.sum();
+    case 'softmax': {
+      const dim = c.attrs?.dim ?? -1;
+      return () => a.softmax(dim);
+    }
     // A transposed tensor is a strided view; flattening it makes the contiguous copy.
-    case 'transposeCopy': return () => a.transpose().flatten(0, 1);
+    case 'transposeCopy':
+      return () => a.transpose().flatten(0, 1);
     case 'conv2d': {
       const p = c.attrs?.padding ?? 0;
       const options = { stride: [1, 1], padding: [p, p], dilation: [1, 1], groups: 1 };
       return () => functional.conv2d(a as Tensor<4>, b as Tensor<4>, undefined, options);
     }
-    case 'mlpStep': case 'convnetStep': case 'adamStep': case 'mnistTrainStep': throw new NotAvailable(`${c.op} is a training step, not a single op`);
-    case 'storeSave': case 'storeLoad': throw new NotAvailable(`${c.op} is a file case (impls/burn-store.ts)`);
-    case 'onnxRun': case 'onnxLoad': throw new NotAvailable(`${c.op} is a model case (impls/burn-onnx.ts)`);
+    case 'mlpStep':
+    case 'convnetStep':
+    case 'adamStep':
+    case 'mnistTrainStep':
+      throw new NotAvailable(`${c.op} is a training step, not a single op`);
+    case 'storeSave':
+    case 'storeLoad':
+      throw new NotAvailable(`${c.op} is a file case (impls/burn-store.ts)`);
+    case 'onnxRun':
+    case 'onnxLoad':
+      throw new NotAvailable(`${c.op} is a model case (impls/burn-onnx.ts)`);
   }
 }
 
@@ -81,7 +101,9 @@ export function burnImpl(options: { readback: boolean; engine?: 'js' | 'native' 
     name: engine === 'js' ? 'burn-ts' : `burn-ts(${engine})`,
     isBurn: true,
     async init() {
-      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+        version: string;
+      };
       if (engine === 'js') {
         device = Device.cpu({ engine });
         return `burn-ts ${pkg.version}, ${device.toString()}, 1 thread`;

@@ -110,7 +110,11 @@ export type OnnxAttr =
 export interface OneOpModel {
   readonly opType: string;
   readonly inputs: readonly { readonly name: string; readonly shape: readonly number[] }[];
-  readonly initializers?: readonly { readonly name: string; readonly shape: readonly number[]; readonly values: ArrayLike<number> }[];
+  readonly initializers?: readonly {
+    readonly name: string;
+    readonly shape: readonly number[];
+    readonly values: ArrayLike<number>;
+  }[];
   /** Node inputs in order (graph inputs and initializers by name). */
   readonly nodeInputs: readonly string[];
   readonly attrs?: readonly OnnxAttr[];

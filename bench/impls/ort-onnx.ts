@@ -10,11 +10,22 @@ type Ort = typeof import('onnxruntime-node');
 
 /** The session options of every ORT column (the same as the single-op cases'). */
 export function sessionOptions(threads: number): import('onnxruntime-node').InferenceSession.SessionOptions {
-  return { executionProviders: ['cpu'], intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
+  return {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  };
 }
 
 /** An ONNX case on onnxruntime-node. */
-export async function prepareOrtOnnx(ort: Ort, c: BenchCase, inputs: readonly Float32Array[], threads: number): Promise<Prepared> {
+export async function prepareOrtOnnx(
+  ort: Ort,
+  c: BenchCase,
+  inputs: readonly Float32Array[],
+  threads: number,
+): Promise<Prepared> {
   const name = c.attrs?.model;
   if (!name) throw new NotAvailable(`${c.id} names no model`);
   const path = await onnxModelPath(name);

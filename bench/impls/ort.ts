@@ -20,23 +20,51 @@ function modelOf(c: BenchCase): OneOpModel {
   const names = inputs.map((i) => i.name);
   const base = { inputs, nodeInputs: names, opset: OPSET };
   switch (c.op) {
-    case 'add': return { ...base, opType: 'Add' };
-    case 'mul': return { ...base, opType: 'Mul' };
+    case 'add':
+      return { ...base, opType: 'Add' };
+    case 'mul':
+      return { ...base, opType: 'Mul' };
     case 'mulScalar':
-      return { ...base, opType: 'Mul', nodeInputs: [...names, 's'], initializers: [{ name: 's', shape: [], values: [c.attrs?.scalar ?? 2] }] };
-    case 'matmul': return { ...base, opType: 'MatMul' };
-    case 'exp': return { ...base, opType: 'Exp' };
-    case 'sum': return { ...base, opType: 'ReduceSum', attrs: [{ name: 'keepdims', int: 0 }] };
-    case 'softmax': return { ...base, opType: 'Softmax', attrs: [{ name: 'axis', int: c.attrs?.dim ?? -1 }] };
-    case 'transposeCopy': return { ...base, opType: 'Transpose', attrs: [{ name: 'perm', ints: [1, 0] }] };
+      return {
+        ...base,
+        opType: 'Mul',
+        nodeInputs: [...names, 's'],
+        initializers: [{ name: 's', shape: [], values: [c.attrs?.scalar ?? 2] }],
+      };
+    case 'matmul':
+      return { ...base, opType: 'MatMul' };
+    case 'exp':
+      return { ...base, opType: 'Exp' };
+    case 'sum':
+      return { ...base, opType: 'ReduceSum', attrs: [{ name: 'keepdims', int: 0 }] };
+    case 'softmax':
+      return { ...base, opType: 'Softmax', attrs: [{ name: 'axis', int: c.attrs?.dim ?? -1 }] };
+    case 'transposeCopy':
+      return { ...base, opType: 'Transpose', attrs: [{ name: 'perm', ints: [1, 0] }] };
     case 'conv2d': {
       const p = c.attrs?.padding ?? 0;
       const [kh, kw] = c.inputs[1]!.shape.slice(2);
-      return { ...base, opType: 'Conv', attrs: [{ name: 'kernel_shape', ints: [kh!, kw!] }, { name: 'pads', ints: [p, p, p, p] }, { name: 'strides', ints: [1, 1] }] };
+      return {
+        ...base,
+        opType: 'Conv',
+        attrs: [
+          { name: 'kernel_shape', ints: [kh!, kw!] },
+          { name: 'pads', ints: [p, p, p, p] },
+          { name: 'strides', ints: [1, 1] },
+        ],
+      };
     }
-    case 'mlpStep': case 'convnetStep': case 'adamStep': case 'mnistTrainStep': throw new NotAvailable('onnxruntime-node runs inference only (no gradients)');
-    case 'storeSave': case 'storeLoad': throw new NotAvailable('the file cases compare burn-ts with torch.save/torch.load only');
-    case 'onnxRun': case 'onnxLoad': throw new NotAvailable(`${c.op} runs a model file (impls/ort-onnx.ts)`);
+    case 'mlpStep':
+    case 'convnetStep':
+    case 'adamStep':
+    case 'mnistTrainStep':
+      throw new NotAvailable('onnxruntime-node runs inference only (no gradients)');
+    case 'storeSave':
+    case 'storeLoad':
+      throw new NotAvailable('the file cases compare burn-ts with torch.save/torch.load only');
+    case 'onnxRun':
+    case 'onnxLoad':
+      throw new NotAvailable(`${c.op} runs a model file (impls/ort-onnx.ts)`);
   }
 }
 
@@ -56,7 +84,8 @@ export function ortImpl(): Impl {
       return `onnxruntime-node ${version}, CPU execution provider, ${ORT_THREADS} intra-op threads`;
     },
     async prepare(c, inputs): Promise<Prepared> {
-      if (c.metric.kind === 'decorator') throw new NotAvailable("burn-ts's autodiff decorator only (ONNX Runtime has no such layer)");
+      if (c.metric.kind === 'decorator')
+        throw new NotAvailable("burn-ts's autodiff decorator only (ONNX Runtime has no such layer)");
       const lib = ort!;
       if (c.family === 'onnx') return prepareOrtOnnx(lib, c, inputs, ORT_THREADS);
       const session = await lib.InferenceSession.create(encodeOneOpModel(modelOf(c)), {

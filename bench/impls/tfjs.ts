@@ -36,24 +36,55 @@ async function need<T>(load: () => Promise<T>, what: string): Promise<T> {
 function body(tf: Tf, c: BenchCase, t: readonly TfTensor[]): () => TfTensor {
   const [a, b] = [t[0]!, t[1]];
   switch (c.op) {
-    case 'add': return () => tf.add(a, b!);
-    case 'mul': return () => tf.mul(a, b!);
-    case 'mulScalar': { const s = c.attrs?.scalar ?? 2; return () => tf.mul(a, s); }
-    case 'matmul': return () => tf.matMul(a, b!);
-    case 'exp': return () => tf.exp(a);
-    case 'sum': return () => tf.sum(a);
-    case 'softmax': { const dim = c.attrs?.dim ?? -1; return () => tf.softmax(a, dim); }
-    case 'transposeCopy': return () => tf.transpose(a);
+    case 'add':
+      return () => tf.add(a, b!);
+    case 'mul':
+      return () => tf.mul(a, b!);
+    case 'mulScalar': {
+      const s = c.attrs?.scalar ?? 2;
+      return () => tf.mul(a, s);
+    }
+    case 'matmul':
+      return () => tf.matMul(a, b!);
+    case 'exp':
+      return () => tf.exp(a);
+    case 'sum':
+      return () => tf.sum(a);
+    case 'softmax': {
+      const dim = c.attrs?.dim ?? -1;
+      return () => tf.softmax(a, dim);
+    }
+    case 'transposeCopy':
+      return () => tf.transpose(a);
     case 'conv2d': {
       const p = c.attrs?.padding ?? 0;
-      return () => tf.conv2d(a as import('@tensorflow/tfjs-core').Tensor4D, b as import('@tensorflow/tfjs-core').Tensor4D, 1, p, 'NHWC');
+      return () =>
+        tf.conv2d(
+          a as import('@tensorflow/tfjs-core').Tensor4D,
+          b as import('@tensorflow/tfjs-core').Tensor4D,
+          1,
+          p,
+          'NHWC',
+        );
     }
     // tf.variableGrads runs forward and backward in one call: no forward time to divide by.
-    case 'mlpStep': case 'convnetStep': throw new NotAvailable('tfjs runs forward and backward in one call (tf.variableGrads), so there is no separate backward time');
-    case 'adamStep': throw new NotAvailable('the optimizer case compares burn-ts with torch.optim.Adam only');
-    case 'mnistTrainStep': throw new NotAvailable('the MNIST training step compares burn-ts\'s nn layers and Adam with torch.nn / torch.optim only (tfjs-core has no layers API)');
-    case 'storeSave': case 'storeLoad': throw new NotAvailable('the file cases compare burn-ts with torch.save/torch.load only');
-    case 'onnxRun': case 'onnxLoad': throw new NotAvailable('the ONNX model cases compare burn-ts with onnxruntime-node only');
+    case 'mlpStep':
+    case 'convnetStep':
+      throw new NotAvailable(
+        'tfjs runs forward and backward in one call (tf.variableGrads), so there is no separate backward time',
+      );
+    case 'adamStep':
+      throw new NotAvailable('the optimizer case compares burn-ts with torch.optim.Adam only');
+    case 'mnistTrainStep':
+      throw new NotAvailable(
+        "the MNIST training step compares burn-ts's nn layers and Adam with torch.nn / torch.optim only (tfjs-core has no layers API)",
+      );
+    case 'storeSave':
+    case 'storeLoad':
+      throw new NotAvailable('the file cases compare burn-ts with torch.save/torch.load only');
+    case 'onnxRun':
+    case 'onnxLoad':
+      throw new NotAvailable('the ONNX model cases compare burn-ts with onnxruntime-node only');
   }
 }
 
@@ -82,7 +113,8 @@ export function tfjsImpl(backend: 'cpu' | 'wasm', options: { readback: boolean }
       return `@tensorflow/tfjs-core ${version}, backend ${backend}${simd}, 1 thread`;
     },
     async prepare(c, inputs): Promise<Prepared> {
-      if (c.metric.kind === 'decorator') throw new NotAvailable("burn-ts's autodiff decorator only (tfjs has no such layer)");
+      if (c.metric.kind === 'decorator')
+        throw new NotAvailable("burn-ts's autodiff decorator only (tfjs has no such layer)");
       const lib = tf!;
       await lib.setBackend(backend);
       let tensors = inputs.map((values, k) => lib.tensor(values, [...c.inputs[k]!.shape], 'float32'));
@@ -94,8 +126,14 @@ export function tfjsImpl(backend: 'cpu' | 'wasm', options: { readback: boolean }
       }
       const op = body(lib, c, tensors);
       const run = options.readback
-        ? () => { const y = op(); y.dataSync(); y.dispose(); }
-        : () => { op().dispose(); };
+        ? () => {
+            const y = op();
+            y.dataSync();
+            y.dispose();
+          }
+        : () => {
+            op().dispose();
+          };
       return {
         run,
         isAsync: false,

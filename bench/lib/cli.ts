@@ -36,20 +36,45 @@ export function parseArgs(argv: readonly string[]): CliOptions {
   let help = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
     const value = (): string => {
       const v = inline ?? argv[++i];
       if (v === undefined) throw new Error(`${flag} needs a value`);
       return v;
     };
     switch (flag) {
-      case '--filter': filters.push(...value().split(',').filter((s) => s !== '')); break;
-      case '--impl': impls.push(...value().split(',').filter((s) => s !== '')); break;
-      case '--quick': quick = true; break;
-      case '--json': json = value(); break;
-      case '--readback': readback = true; break;
-      case '--help': case '-h': help = true; break;
-      default: throw new Error(`unknown option ${arg}`);
+      case '--filter':
+        filters.push(
+          ...value()
+            .split(',')
+            .filter((s) => s !== ''),
+        );
+        break;
+      case '--impl':
+        impls.push(
+          ...value()
+            .split(',')
+            .filter((s) => s !== ''),
+        );
+        break;
+      case '--quick':
+        quick = true;
+        break;
+      case '--json':
+        json = value();
+        break;
+      case '--readback':
+        readback = true;
+        break;
+      case '--help':
+      case '-h':
+        help = true;
+        break;
+      default:
+        throw new Error(`unknown option ${arg}`);
     }
   }
   return { filters, impls, quick, json, readback, help };
@@ -57,18 +82,30 @@ export function parseArgs(argv: readonly string[]): CliOptions {
 
 /** Default measurement: about a few minutes for the whole suite on two cores. */
 export const FULL_CONFIG: MeasureConfig = {
-  batchCalls: 10_000, batches: 11, warmupBatches: 2,
+  batchCalls: 10_000,
+  batches: 11,
+  warmupBatches: 2,
   // Warm-up is time-based: a fresh process runs its first ~100 ms of a kernel slower (WebAssembly
   // starts in V8's baseline tier and moves to optimized code as functions get hot; JavaScript
   // likewise; wasm 256³ runs at about 60–70% of its speed there), and a few runs of a
   // sub-millisecond op all fall inside that window.
-  warmupRuns: 1, warmupSeconds: 0.5, maxWarmupRuns: 5_000,
-  minRuns: 3, maxRuns: 200, budgetSeconds: 1.5,
+  warmupRuns: 1,
+  warmupSeconds: 0.5,
+  maxWarmupRuns: 5_000,
+  minRuns: 3,
+  maxRuns: 200,
+  budgetSeconds: 1.5,
 };
 
 /** `--quick`: a smoke run. */
 export const QUICK_CONFIG: MeasureConfig = {
-  batchCalls: 2_000, batches: 5, warmupBatches: 1,
-  warmupRuns: 1, warmupSeconds: 0.3, maxWarmupRuns: 2,
-  minRuns: 3, maxRuns: 7, budgetSeconds: 0.3,
+  batchCalls: 2_000,
+  batches: 5,
+  warmupBatches: 1,
+  warmupRuns: 1,
+  warmupSeconds: 0.3,
+  maxWarmupRuns: 2,
+  minRuns: 3,
+  maxRuns: 7,
+  budgetSeconds: 0.3,
 };

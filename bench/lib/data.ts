@@ -49,7 +49,11 @@ export function checksum(values: ArrayLike<number>): { weighted: number; magnitu
 }
 
 /** True when two checksums agree to f32 accuracy (relative 1e-3 of the magnitude, plus `absolute`). */
-export function checksumsAgree(a: { weighted: number; magnitude: number }, b: { weighted: number; magnitude: number }, absolute = 0): boolean {
+export function checksumsAgree(
+  a: { weighted: number; magnitude: number },
+  b: { weighted: number; magnitude: number },
+  absolute = 0,
+): boolean {
   const tol = 1e-3 * Math.max(a.magnitude, b.magnitude, 1e-6) + absolute;
   return Math.abs(a.weighted - b.weighted) <= tol && Math.abs(a.magnitude - b.magnitude) <= tol;
 }

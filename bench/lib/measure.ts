@@ -7,7 +7,15 @@
  * overhead cases, with each batch of the decorated op paired with a batch of the plain one.
  */
 import { checksum } from './data.js';
-import { NotAvailable, type BenchCase, type Impl, type MeasureConfig, type Outcome, type Prepared, type StepPhases } from './types.js';
+import {
+  NotAvailable,
+  type BenchCase,
+  type Impl,
+  type MeasureConfig,
+  type Outcome,
+  type Prepared,
+  type StepPhases,
+} from './types.js';
 
 /** Seconds since an arbitrary origin, from the monotonic high-resolution clock. */
 export function nowSeconds(): number {
@@ -52,7 +60,10 @@ export async function timeOverhead(p: Prepared, config: MeasureConfig): Promise<
  * batches of the same number of calls whose order alternates (so a drift of the machine's speed
  * does not favour one side); each sample is a pair's difference.
  */
-export async function timeDecorator(p: Prepared, config: MeasureConfig): Promise<{ samples: number[]; decorated: number[]; plain: number[] }> {
+export async function timeDecorator(
+  p: Prepared,
+  config: MeasureConfig,
+): Promise<{ samples: number[]; decorated: number[]; plain: number[] }> {
   const baseline = p.baseline;
   if (!baseline) throw new Error('a decorator case needs a baseline body');
   // Both sides through one closure of the same shape, so neither gets a cheaper call.
@@ -97,7 +108,10 @@ async function runOnce(p: Prepared, run?: () => unknown): Promise<number> {
  * Seconds of the forward and of the backward phase of each timed training step; warm-up and the
  * number of runs as in {@link timeBulk}, the budget counting whole steps.
  */
-export async function timeStep(p: Prepared, config: MeasureConfig): Promise<{ samples: number[]; forward: number[]; backward: number[] }> {
+export async function timeStep(
+  p: Prepared,
+  config: MeasureConfig,
+): Promise<{ samples: number[]; forward: number[]; backward: number[] }> {
   const step: StepPhases | undefined = p.step;
   if (!step) throw new Error('a step case needs forward and backward bodies');
   const once = async (): Promise<[number, number]> => [await runOnce(p, step.forward), await runOnce(p, step.backward)];
@@ -175,7 +189,8 @@ export function inProcessImpl(options: InProcessOptions): Impl {
           const { samples: s, ...rest } = await timeDecorator(prepared, config);
           [samples, phases] = [s, rest];
         } else {
-          samples = c.metric.kind === 'overhead' ? await timeOverhead(prepared, config) : await timeBulk(prepared, config);
+          samples =
+            c.metric.kind === 'overhead' ? await timeOverhead(prepared, config) : await timeBulk(prepared, config);
         }
         const out = await prepared.output();
         return { ok: true, samples, ...(phases && { phases }), checksum: checksum(out) };

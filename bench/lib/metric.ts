@@ -10,13 +10,20 @@ export interface UnitInfo {
 /** The unit a case reports in (`step`: of the whole step and of each phase). */
 export function unitOf(c: BenchCase): UnitInfo {
   switch (c.metric.kind) {
-    case 'overhead': return { unit: 'µs/op', higherIsBetter: false };
-    case 'flops': return { unit: 'GFLOP/s', higherIsBetter: true };
-    case 'bytes': return { unit: 'GB/s', higherIsBetter: true };
-    case 'time': return { unit: 'ms', higherIsBetter: false };
-    case 'step': return { unit: 'ms', higherIsBetter: false };
-    case 'decorator': return { unit: 'µs/op', higherIsBetter: false };
-    case 'rate': return { unit: c.metric.unit, higherIsBetter: true };
+    case 'overhead':
+      return { unit: 'µs/op', higherIsBetter: false };
+    case 'flops':
+      return { unit: 'GFLOP/s', higherIsBetter: true };
+    case 'bytes':
+      return { unit: 'GB/s', higherIsBetter: true };
+    case 'time':
+      return { unit: 'ms', higherIsBetter: false };
+    case 'step':
+      return { unit: 'ms', higherIsBetter: false };
+    case 'decorator':
+      return { unit: 'µs/op', higherIsBetter: false };
+    case 'rate':
+      return { unit: c.metric.unit, higherIsBetter: true };
   }
 }
 
@@ -24,12 +31,19 @@ export function unitOf(c: BenchCase): UnitInfo {
 export function valueOf(c: BenchCase, seconds: number): number {
   const m = c.metric;
   switch (m.kind) {
-    case 'overhead': return seconds * 1e6;
-    case 'flops': return m.flops / seconds / 1e9;
-    case 'bytes': return m.bytes / seconds / 1e9;
-    case 'time': return seconds * 1e3;
-    case 'step': return seconds * 1e3;
-    case 'decorator': return seconds * 1e6;
-    case 'rate': return m.items / seconds;
+    case 'overhead':
+      return seconds * 1e6;
+    case 'flops':
+      return m.flops / seconds / 1e9;
+    case 'bytes':
+      return m.bytes / seconds / 1e9;
+    case 'time':
+      return seconds * 1e3;
+    case 'step':
+      return seconds * 1e3;
+    case 'decorator':
+      return seconds * 1e6;
+    case 'rate':
+      return m.items / seconds;
   }
 }

@@ -22,10 +22,20 @@ export async function onnxModelPath(model: OnnxBenchModel): Promise<string> {
     exporting ??= new Promise<void>((resolve, reject) => {
       const python = process.env.BENCH_PYTHON ?? '/usr/bin/python3';
       process.stderr.write(`exporting the ONNX bench models with ${python} into ${ONNX_MODEL_DIR} (once)…\n`);
-      execFile(python, [`${root}scripts/onnx/gen_bench_models.py`, ONNX_MODEL_DIR], { timeout: 600_000 }, (err, _out, stderr) => {
-        if (err) reject(new NotAvailable(`the ONNX bench models need python3-torch and torchvision to be exported (${python} scripts/onnx/gen_bench_models.py failed: ${(stderr || err.message).trim().split('\n').pop()})`));
-        else resolve();
-      });
+      execFile(
+        python,
+        [`${root}scripts/onnx/gen_bench_models.py`, ONNX_MODEL_DIR],
+        { timeout: 600_000 },
+        (err, _out, stderr) => {
+          if (err)
+            reject(
+              new NotAvailable(
+                `the ONNX bench models need python3-torch and torchvision to be exported (${python} scripts/onnx/gen_bench_models.py failed: ${(stderr || err.message).trim().split('\n').pop()})`,
+              ),
+            );
+          else resolve();
+        },
+      );
     });
     await exporting;
   }

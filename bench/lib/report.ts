@@ -60,10 +60,26 @@ export function rowViews(c: BenchCase): RowView[] {
     return [
       { title: `${c.title}: forward`, unit: 'ms', samples: (o) => o.phases?.['forward'], value: ms, isTime: true },
       { title: `${c.title}: backward`, unit: 'ms', samples: (o) => o.phases?.['backward'], value: ms, isTime: true },
-      { title: `${c.title}: backward ÷ forward`, unit: 'ratio', samples: stepRatios, value: (x) => x, isTime: false, ...(c.target && { target: c.target }) },
+      {
+        title: `${c.title}: backward ÷ forward`,
+        unit: 'ratio',
+        samples: stepRatios,
+        value: (x) => x,
+        isTime: false,
+        ...(c.target && { target: c.target }),
+      },
     ];
   }
-  return [{ title: c.title, unit: unitOf(c).unit, samples: (o) => o.samples, value: (x) => valueOf(c, x), isTime: true, ...(c.target && { target: c.target }) }];
+  return [
+    {
+      title: c.title,
+      unit: unitOf(c).unit,
+      samples: (o) => o.samples,
+      value: (x) => valueOf(c, x),
+      isTime: true,
+      ...(c.target && { target: c.target }),
+    },
+  ];
 }
 
 /** The whole-case view (every sample, the case's unit): what `--json`'s ratios use. */
@@ -95,7 +111,11 @@ function isPeer(name: string): boolean {
 }
 
 /** The fastest peer of a row (smallest median time; default: the whole case) and burn-ts's speed relative to it. */
-export function ratioToBestPeer(r: CaseResult, burn: string, view: RowView = caseView(r.case)): { peer: string; ratio: number } | undefined {
+export function ratioToBestPeer(
+  r: CaseResult,
+  burn: string,
+  view: RowView = caseView(r.case),
+): { peer: string; ratio: number } | undefined {
   const b = medianOf(r.outcomes.get(burn), view);
   // A difference of times (decorator cases) can be 0 or negative in noise: no ratio then.
   if (b === undefined || b <= 0) return undefined;
@@ -133,7 +153,10 @@ export function describeOutcome(c: BenchCase, o: Outcome): string {
   });
   const decorated = o.phases?.['decorated'];
   const plain = o.phases?.['plain'];
-  if (decorated && plain) parts.push(`(autodiff ${fmt(summarize(decorated).median * 1e6)} µs/op, plain ${fmt(summarize(plain).median * 1e6)} µs/op)`);
+  if (decorated && plain)
+    parts.push(
+      `(autodiff ${fmt(summarize(decorated).median * 1e6)} µs/op, plain ${fmt(summarize(plain).median * 1e6)} µs/op)`,
+    );
   return `${parts.join(', ')} (${o.samples.length} samples)`;
 }
 
@@ -192,8 +215,11 @@ export function renderTable(results: readonly CaseResult[], implNames: readonly 
         return cell;
       });
       const best = view.isTime ? ratioToBestPeer(r, burn, view) : undefined;
-      const ratio = best ? `${best.ratio >= 10 ? best.ratio.toFixed(0) : best.ratio.toPrecision(2)}× (${best.peer})` : '–';
-      const targets = view.target === undefined ? [] : Array.isArray(view.target) ? view.target : [view.target as Target];
+      const ratio = best
+        ? `${best.ratio >= 10 ? best.ratio.toFixed(0) : best.ratio.toPrecision(2)}× (${best.peer})`
+        : '–';
+      const targets =
+        view.target === undefined ? [] : Array.isArray(view.target) ? view.target : [view.target as Target];
       const target = targets.map((t) => describeTarget(r, view, t, burnOutcome)).join('; ');
       rows.push([view.title, view.unit, ...cells, ratio, target]);
     }

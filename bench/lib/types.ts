@@ -11,7 +11,24 @@
  * is a whole training step (forward, loss read-back, backward, Adam update) of the MNIST ConvNet
  * (see cases/train.ts).
  */
-export type OpName = 'add' | 'mul' | 'mulScalar' | 'matmul' | 'exp' | 'sum' | 'softmax' | 'transposeCopy' | 'conv2d' | 'mlpStep' | 'convnetStep' | 'adamStep' | 'mnistTrainStep' | 'storeSave' | 'storeLoad' | 'onnxRun' | 'onnxLoad';
+export type OpName =
+  | 'add'
+  | 'mul'
+  | 'mulScalar'
+  | 'matmul'
+  | 'exp'
+  | 'sum'
+  | 'softmax'
+  | 'transposeCopy'
+  | 'conv2d'
+  | 'mlpStep'
+  | 'convnetStep'
+  | 'adamStep'
+  | 'mnistTrainStep'
+  | 'storeSave'
+  | 'storeLoad'
+  | 'onnxRun'
+  | 'onnxLoad';
 
 /** The exported models of the ONNX cases (`onnxRun`: a model's inference; `onnxLoad`: its load time; see cases/onnx.ts). */
 export type OnnxBenchModel = 'resnet18' | 'mobilenet_v2' | 'encoder';

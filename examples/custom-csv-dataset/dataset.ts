@@ -5,8 +5,17 @@ import { InMemDataset, type Dataset, type WorkerRecipe } from 'burn-ts/data';
 
 /** The file's columns and their types: the integers are checked to be integers. */
 const COLUMNS = {
-  AGE: 'integer', SEX: 'integer', BMI: 'number', BP: 'number', S1: 'integer', S2: 'number',
-  S3: 'number', S4: 'number', S5: 'number', S6: 'integer', Y: 'integer',
+  AGE: 'integer',
+  SEX: 'integer',
+  BMI: 'number',
+  BP: 'number',
+  S1: 'integer',
+  S2: 'number',
+  S3: 'number',
+  S4: 'number',
+  S5: 'number',
+  S6: 'integer',
+  Y: 'integer',
 } as const;
 
 /** One patient, with readable names for the file's capitalized columns (serde's `rename` in Burn). */
@@ -45,9 +54,21 @@ export class DiabetesDataset implements Dataset<DiabetesPatient> {
   constructor(readonly path: string = DIABETES_TSV) {
     // Typed columns: a value that is not a number (or not an integer) is a BurnError naming file, line and column.
     const rows = InMemDataset.fromCsv(path, { delimiter: '\t', columns: COLUMNS });
-    this.dataset = new InMemDataset(rows.toArray().map((r) => ({
-      age: r.AGE, sex: r.SEX, bmi: r.BMI, bp: r.BP, tc: r.S1, ldl: r.S2, hdl: r.S3, tch: r.S4, ltg: r.S5, glu: r.S6, response: r.Y,
-    })));
+    this.dataset = new InMemDataset(
+      rows.toArray().map((r) => ({
+        age: r.AGE,
+        sex: r.SEX,
+        bmi: r.BMI,
+        bp: r.BP,
+        tc: r.S1,
+        ldl: r.S2,
+        hdl: r.S3,
+        tch: r.S4,
+        ltg: r.S5,
+        glu: r.S6,
+        response: r.Y,
+      })),
+    );
   }
 
   get(index: number): DiabetesPatient | undefined {

@@ -25,7 +25,11 @@ for (let i = 0; i < 442; i++) {
   const s5 = clamp(4.64 + 0.52 * normal(), 3.26, 6.11);
   const s6 = Math.round(clamp(91 + 11.5 * normal(), 58, 124));
   const y = Math.round(clamp(152 + 9.5 * (bmi - 26.4) + 1.1 * (bp - 94.6) + 60 * (s5 - 4.64) + 40 * normal(), 25, 346));
-  rows.push([age, sex, fixed(bmi, 1), fixed(bp, 2), s1, fixed(s2, 1), fixed(s3, 0), fixed(s4, 2), fixed(s5, 4), s6, y].join('\t'));
+  rows.push(
+    [age, sex, fixed(bmi, 1), fixed(bp, 2), s1, fixed(s2, 1), fixed(s3, 0), fixed(s4, 2), fixed(s5, 4), s6, y].join(
+      '\t',
+    ),
+  );
 }
 const path = fileURLToPath(new URL('diabetes.tsv', import.meta.url));
 writeFileSync(path, `${rows.join('\n')}\n`);

@@ -9,19 +9,23 @@ import { Device, Tensor } from 'burn-ts';
 import { DataLoaderBuilder, PartialDataset, ShuffledDataset, iterDataset, type Batcher } from 'burn-ts/data';
 import { DiabetesDataset, type DiabetesPatient } from './dataset.ts';
 
-const { values } = parseArgs({ options: { smoke: { type: 'boolean', default: false }, workers: { type: 'string', default: '2' } } });
+const { values } = parseArgs({
+  options: { smoke: { type: 'boolean', default: false }, workers: { type: 'string', default: '2' } },
+});
 const FEATURES = ['age', 'sex', 'bmi', 'bp', 'tc', 'ldl', 'hdl', 'tch', 'ltg', 'glu'] as const;
 
 const dataset = new DiabetesDataset();
 console.log(`Dataset loaded with ${dataset.len()} rows`);
-const first = dataset.get(0)!, last = dataset.get(dataset.len() - 1)!;
+const first = dataset.get(0)!,
+  last = dataset.get(dataset.len() - 1)!;
 console.log('First item:', first);
 console.log('Last item:', last);
 
 // A seeded shuffle, then an 80/20 split: lazy views, only index lists are stored.
 const shuffled = new ShuffledDataset(dataset, 42);
 const cut = Math.round(0.8 * dataset.len());
-const train = new PartialDataset(shuffled, 0, cut), test = new PartialDataset(shuffled, cut, dataset.len());
+const train = new PartialDataset(shuffled, 0, cut),
+  test = new PartialDataset(shuffled, cut, dataset.len());
 console.log(`split: ${train.len()} training and ${test.len()} test records`);
 
 /** Features `[batch, 10]` and responses `[batch]`. */
@@ -34,13 +38,21 @@ const batcher: Batcher<DiabetesPatient, PatientBatch> = {
     const features = Float32Array.from(items.flatMap((p) => FEATURES.map((f) => p[f])));
     return {
       features: Tensor.fromFloats(features, device).reshape([items.length, FEATURES.length]),
-      response: Tensor.fromFloats(Float32Array.from(items, (p) => p.response), device),
+      response: Tensor.fromFloats(
+        Float32Array.from(items, (p) => p.response),
+        device,
+      ),
     };
   },
 };
 const device = Device.default();
-const loader = new DataLoaderBuilder(batcher).batchSize(32).numWorkers(Number(values.workers)).setDevice(device).build(train);
-let batches = 0, items = 0;
+const loader = new DataLoaderBuilder(batcher)
+  .batchSize(32)
+  .numWorkers(Number(values.workers))
+  .setDevice(device)
+  .build(train);
+let batches = 0,
+  items = 0;
 for await (const batch of loader) {
   batches++;
   items += batch.features.dims()[0];
@@ -50,13 +62,24 @@ console.log(`data loader (${loader.loadingMode()}, ${values.workers} workers): $
 
 // Column statistics of the whole table with tensors: mean, standard deviation, correlation with Y.
 const table = batcher.batch([...iterDataset(dataset)], device);
-const mean = table.features.meanDim(0), std = table.features.var(0).sqrt();
+const mean = table.features.meanDim(0),
+  std = table.features.var(0).sqrt();
 const y = table.response.sub(table.response.mean()).div(table.response.var(0).sqrt());
 const z = table.features.sub(mean).div(std);
-const correlation = Array.from((await z.mul(y.unsqueezeDim(1)).sum(0).div(dataset.len() - 1).toData()).toArray() as Float32Array);
+const correlation = Array.from(
+  (
+    await z
+      .mul(y.unsqueezeDim(1))
+      .sum(0)
+      .div(dataset.len() - 1)
+      .toData()
+  ).toArray() as Float32Array,
+);
 const means = Array.from((await mean.toData()).toArray() as Float32Array);
 console.log('column  mean     corr. with Y');
-FEATURES.forEach((f, j) => console.log(`${f.padEnd(7)} ${means[j]!.toFixed(2).padStart(7)}  ${correlation[j]!.toFixed(3).padStart(6)}`));
+FEATURES.forEach((f, j) =>
+  console.log(`${f.padEnd(7)} ${means[j]!.toFixed(2).padStart(7)}  ${correlation[j]!.toFixed(3).padStart(6)}`),
+);
 
 const result = {
   rows: dataset.len(),

@@ -20,9 +20,16 @@ export class ImageBatcher implements Batcher<ImageDatasetItem, ImageBatch> {
     const labels = new Int32Array(items.length);
     items.forEach((item, i) => {
       if (item.channels !== 1 || item.imageWidth !== 28 || item.imageHeight !== 28) {
-        throw new BurnError('ImageBatcher', `${item.imagePath}: ${item.imageWidth}x${item.imageHeight} with ${item.channels} channels; expected 28x28 gray`);
+        throw new BurnError(
+          'ImageBatcher',
+          `${item.imagePath}: ${item.imageWidth}x${item.imageHeight} with ${item.channels} channels; expected 28x28 gray`,
+        );
       }
-      if (item.annotation.kind !== 'label') throw new BurnError('ImageBatcher', `${item.imagePath}: a ${item.annotation.kind} annotation; expected a class label`);
+      if (item.annotation.kind !== 'label')
+        throw new BurnError(
+          'ImageBatcher',
+          `${item.imagePath}: a ${item.annotation.kind} annotation; expected a class label`,
+        );
       pixels.set(item.image, i * size);
       labels[i] = item.annotation.label;
     });

@@ -6,7 +6,18 @@ import type { Dataset, MnistItem } from 'burn-ts/data';
 import { encodeGrayPng } from './png.ts';
 
 /** Fashion-MNIST's classes; the number prefix keeps the sorted folder order equal to the label order. */
-export const CLASSES = ['0-t-shirt', '1-trouser', '2-pullover', '3-dress', '4-coat', '5-sandal', '6-shirt', '7-sneaker', '8-bag', '9-ankle-boot'] as const;
+export const CLASSES = [
+  '0-t-shirt',
+  '1-trouser',
+  '2-pullover',
+  '3-dress',
+  '4-coat',
+  '5-sandal',
+  '6-shirt',
+  '7-sneaker',
+  '8-bag',
+  '9-ankle-boot',
+] as const;
 
 /**
  * Writes the first `perClass` images of each class of `dataset` to `dir/<class>/<index>.png`; a

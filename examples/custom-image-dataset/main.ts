@@ -27,7 +27,13 @@ class TrainingConfig extends Config.define({
 }) {}
 
 const { values } = parseArgs({
-  options: { smoke: { type: 'boolean', default: false }, epochs: { type: 'string' }, folder: { type: 'string' }, artifacts: { type: 'string' }, workers: { type: 'string' } },
+  options: {
+    smoke: { type: 'boolean', default: false },
+    epochs: { type: 'string' },
+    folder: { type: 'string' },
+    artifacts: { type: 'string' },
+    workers: { type: 'string' },
+  },
 });
 const smoke = values.smoke || process.env.BURN_EXAMPLE_SMOKE === '1';
 const scratch = smoke ? mkdtempSync(join(tmpdir(), 'burn-ts-image-folder-')) : undefined;
@@ -46,8 +52,12 @@ const config = new TrainingConfig({
 // 1. The image folder: PNG files written from Fashion-MNIST, one folder per class.
 let started = Date.now();
 const [trainPerClass, testPerClass] = smoke ? [30, 10] : [1000, 200];
-const written = writeImageFolder(join(folder, 'train'), FashionMnistDataset.train(), trainPerClass) + writeImageFolder(join(folder, 'test'), FashionMnistDataset.test(), testPerClass);
-console.log(`image folder ${folder}: ${written} PNG files in ${CLASSES.length} class folders (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+const written =
+  writeImageFolder(join(folder, 'train'), FashionMnistDataset.train(), trainPerClass) +
+  writeImageFolder(join(folder, 'test'), FashionMnistDataset.test(), testPerClass);
+console.log(
+  `image folder ${folder}: ${written} PNG files in ${CLASSES.length} class folders (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+);
 
 // 2. Datasets from the folder: classes are the sorted folder names, items decode on access.
 const trainSet = ImageFolderDataset.newClassification(join(folder, 'train'));
@@ -58,22 +68,34 @@ console.log(`train ${trainSet.len()} images, test ${testSet.len()} images`);
 const device = Device.default();
 device.seed(config.seed);
 const batcher = new ImageBatcher();
-const trainLoader = new DataLoaderBuilder(batcher).batchSize(config.batchSize).shuffle(config.seed).numWorkers(config.numWorkers).build(trainSet);
-const testLoader = new DataLoaderBuilder(batcher).batchSize(config.batchSize).numWorkers(config.numWorkers).build(testSet);
+const trainLoader = new DataLoaderBuilder(batcher)
+  .batchSize(config.batchSize)
+  .shuffle(config.seed)
+  .numWorkers(config.numWorkers)
+  .build(trainSet);
+const testLoader = new DataLoaderBuilder(batcher)
+  .batchSize(config.batchSize)
+  .numWorkers(config.numWorkers)
+  .build(testSet);
 const training = new SupervisedTraining(artifactDir, trainLoader, testLoader)
   .metrics([new AccuracyMetric(), new LossMetric()])
   .withFileCheckpointer()
   .numEpochs(config.numEpochs)
   .summary();
 started = Date.now();
-const result = await training.launch(new Learner(config.model.init(device.autodiff()), config.optimizer.init(), config.learningRate));
+const result = await training.launch(
+  new Learner(config.model.init(device.autodiff()), config.optimizer.init(), config.learningRate),
+);
 const seconds = (Date.now() - started) / 1000;
 config.save(join(artifactDir, 'config.json'));
 result.model.saveFile(join(artifactDir, 'model'));
 
 // 4. Predictions on a few test files, by path.
 const model = result.inferenceModel;
-const sample = batcher.batch([0, 1, 2].map((k) => testSet.get(k * Math.floor(testSet.len() / 3))!), device);
+const sample = batcher.batch(
+  [0, 1, 2].map((k) => testSet.get(k * Math.floor(testSet.len() / 3))!),
+  device,
+);
 const predicted = Array.from((await model.forward(sample.images).argmax(1).toData()).toArray());
 sample.imagePaths.forEach((path, i) => console.log(`${path}: predicted ${CLASSES[Number(predicted[i])]}`));
 
@@ -87,6 +109,9 @@ const out = {
   validAccuracy: history('valid', 'Accuracy').at(-1),
   seconds,
 };
-console.log(`test accuracy ${out.validAccuracy?.toFixed(2)}% on ${testSet.len()} images after ${config.numEpochs} epochs (${seconds.toFixed(1)} s training)`);
+console.log(
+  `test accuracy ${out.validAccuracy?.toFixed(2)}% on ${testSet.len()} images after ${config.numEpochs} epochs (${seconds.toFixed(1)} s training)`,
+);
 console.log(`result ${JSON.stringify(out)}`);
-if (scratch && values.folder === undefined && values.artifacts === undefined) rmSync(scratch, { recursive: true, force: true });
+if (scratch && values.folder === undefined && values.artifacts === undefined)
+  rmSync(scratch, { recursive: true, force: true });

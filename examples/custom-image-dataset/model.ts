@@ -2,7 +2,17 @@
 // for 28x28 gray images: two blocks instead of three and half the channels.
 import { Config, Device, Module, Tensor, z, type Int } from 'burn-ts';
 import {
-  Conv2d, Conv2dConfig, CrossEntropyLossConfig, Dropout, DropoutConfig, Linear, LinearConfig, MaxPool2d, MaxPool2dConfig, PaddingConfig2d, Relu,
+  Conv2d,
+  Conv2dConfig,
+  CrossEntropyLossConfig,
+  Dropout,
+  DropoutConfig,
+  Linear,
+  LinearConfig,
+  MaxPool2d,
+  MaxPool2dConfig,
+  PaddingConfig2d,
+  Relu,
 } from 'burn-ts/nn';
 import { ClassificationOutput, TrainOutput, type InferenceStep, type TrainStep } from 'burn-ts/train';
 import type { ImageBatch } from './data.ts';
@@ -17,7 +27,10 @@ export class CnnConfig extends Config.define({
   }
 }
 
-export class Cnn extends Module implements TrainStep<ImageBatch, ClassificationOutput>, InferenceStep<ImageBatch, ClassificationOutput> {
+export class Cnn
+  extends Module
+  implements TrainStep<ImageBatch, ClassificationOutput>, InferenceStep<ImageBatch, ClassificationOutput>
+{
   activation = new Relu();
   dropout: Dropout;
   pool: MaxPool2d;
@@ -30,7 +43,8 @@ export class Cnn extends Module implements TrainStep<ImageBatch, ClassificationO
 
   constructor(config: CnnConfig, device: Device) {
     super();
-    const conv = (cIn: number, cOut: number): Conv2d => new Conv2dConfig({ channels: [cIn, cOut], kernelSize: [3, 3], padding: PaddingConfig2d.Same }).init(device);
+    const conv = (cIn: number, cOut: number): Conv2d =>
+      new Conv2dConfig({ channels: [cIn, cOut], kernelSize: [3, 3], padding: PaddingConfig2d.Same }).init(device);
     this.conv1 = conv(1, 16);
     this.conv2 = conv(16, 16);
     this.conv3 = conv(16, 32);
@@ -44,7 +58,9 @@ export class Cnn extends Module implements TrainStep<ImageBatch, ClassificationO
   /** Images `[batch, 1, 28, 28]` → logits `[batch, numClasses]`. */
   forward(images: Tensor<4>): Tensor<2> {
     const block = (x: Tensor<4>, a: Conv2d, b: Conv2d): Tensor<4> =>
-      this.dropout.forward(this.pool.forward(this.activation.forward(b.forward(this.activation.forward(a.forward(x))))));
+      this.dropout.forward(
+        this.pool.forward(this.activation.forward(b.forward(this.activation.forward(a.forward(x))))),
+      );
     let x = block(images, this.conv1, this.conv2);
     x = block(x, this.conv3, this.conv4);
     const flat = x.flatten(1, 3);

@@ -42,7 +42,9 @@ const training = new SupervisedTraining(artifactDir, trainLoader, testLoader)
   .renderer(renderer)
   .summary();
 const started = Date.now();
-const result = await training.launch(new Learner(new ModelConfig({ hiddenSize: 1024, dropout: 0.3 }).init(device), new AdamConfig({}).init(), 1e-3));
+const result = await training.launch(
+  new Learner(new ModelConfig({ hiddenSize: 1024, dropout: 0.3 }).init(device), new AdamConfig({}).init(), 1e-3),
+);
 const seconds = (Date.now() - started) / 1000;
 rmSync(artifactDir, { recursive: true, force: true });
 
@@ -53,5 +55,7 @@ const out = {
   validAccuracy: result.history.valid.get('Accuracy')?.at(-1),
   seconds,
 };
-console.log(`renderer calls: ${out.renders} render, ${out.updates} update, ${out.epochEnds} epochEnd, closed ${out.closed}; ${seconds.toFixed(1)} s`);
+console.log(
+  `renderer calls: ${out.renders} render, ${out.updates} update, ${out.epochEnds} epochEnd, closed ${out.closed}; ${seconds.toFixed(1)} s`,
+);
 console.log(`result ${JSON.stringify(out)}`);

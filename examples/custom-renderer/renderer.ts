@@ -12,7 +12,8 @@ export function sparkline(values: readonly number[], width = 40): string {
     const part = values.slice(Math.floor((b * values.length) / n), Math.floor(((b + 1) * values.length) / n));
     return part.reduce((a, v) => a + v, 0) / part.length;
   });
-  const lo = Math.min(...buckets), hi = Math.max(...buckets);
+  const lo = Math.min(...buckets),
+    hi = Math.max(...buckets);
   return buckets.map((v) => BARS[hi === lo ? 0 : Math.round(((v - lo) / (hi - lo)) * (BARS.length - 1))]).join('');
 }
 
@@ -47,9 +48,13 @@ export class SparklineRenderer implements MetricsRenderer {
 
   epochEnd(split: Split, epoch: number, history: MetricHistory): void {
     this.counts.epochEnds++;
-    const values = [...history[split]].map(([name, perEpoch]) => `${name} ${perEpoch[epoch - 1]?.toFixed(4)}`).join('  ');
+    const values = [...history[split]]
+      .map(([name, perEpoch]) => `${name} ${perEpoch[epoch - 1]?.toFixed(4)}`)
+      .join('  ');
     const items = this.lastProgress ? `${this.lastProgress.itemsProcessed} items` : '';
-    this.out(`${split.padEnd(5)} epoch ${epoch}/${this.lastProgress?.epochTotal ?? '?'}  ${values}  ${items}  loss ${sparkline(this.batchLosses)}`);
+    this.out(
+      `${split.padEnd(5)} epoch ${epoch}/${this.lastProgress?.epochTotal ?? '?'}  ${values}  ${items}  loss ${sparkline(this.batchLosses)}`,
+    );
     this.batchLosses = [];
     this.latest.clear();
   }

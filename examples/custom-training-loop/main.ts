@@ -30,7 +30,9 @@ async function accuracy(output: Tensor<2>, targets: Tensor<1, Int>): Promise<num
   return (100 * correct) / targets.dims()[0];
 }
 
-const { values } = parseArgs({ options: { smoke: { type: 'boolean', default: false }, epochs: { type: 'string' }, 'log-every': { type: 'string' } } });
+const { values } = parseArgs({
+  options: { smoke: { type: 'boolean', default: false }, epochs: { type: 'string' }, 'log-every': { type: 'string' } },
+});
 const smoke = values.smoke || process.env.BURN_EXAMPLE_SMOKE === '1';
 
 const config = new TrainingLoopConfig({
@@ -54,17 +56,24 @@ if (smoke) {
   testSet = new PartialDataset(testSet, 0, 4 * config.batchSize);
 }
 const batcher = new MnistBatcher();
-const trainLoader = new DataLoaderBuilder(batcher).batchSize(config.batchSize).shuffle(config.seed).setDevice(device).build(trainSet);
+const trainLoader = new DataLoaderBuilder(batcher)
+  .batchSize(config.batchSize)
+  .shuffle(config.seed)
+  .setDevice(device)
+  .build(trainSet);
 // Validation batches go to the inner device: that is where `model.valid()` lives.
 const testLoader = new DataLoaderBuilder(batcher).batchSize(config.batchSize).setDevice(device.inner()).build(testSet);
 console.log(`custom training loop: ${trainSet.len()} training and ${testSet.len()} test digits, device ${device}`);
 
 const lossFn = new CrossEntropyLossConfig().init(device);
 const trainLosses: number[] = [];
-let validLoss = 0, validAccuracy = 0;
+let validLoss = 0,
+  validAccuracy = 0;
 const started = Date.now();
 for (let epoch = 1; epoch <= config.numEpochs; epoch++) {
-  let iteration = 0, lossSum = 0, accSum = 0;
+  let iteration = 0,
+    lossSum = 0,
+    accSum = 0;
   for await (const batch of trainLoader) {
     const output = model.forward(batch.images);
     const loss = lossFn.forward(output, batch.targets);
@@ -78,14 +87,21 @@ for (let epoch = 1; epoch <= config.numEpochs; epoch++) {
     lossSum += lossValue;
     accSum += acc;
     iteration++;
-    if (iteration % logEvery === 0) console.log(`[Train - Epoch ${epoch} - Iteration ${iteration}] Loss ${lossValue.toFixed(3)} | Accuracy ${acc.toFixed(3)} %`);
+    if (iteration % logEvery === 0)
+      console.log(
+        `[Train - Epoch ${epoch} - Iteration ${iteration}] Loss ${lossValue.toFixed(3)} | Accuracy ${acc.toFixed(3)} %`,
+      );
   }
-  console.log(`[Train - Epoch ${epoch}] mean loss ${(lossSum / iteration).toFixed(4)} | mean accuracy ${(accSum / iteration).toFixed(2)} %`);
+  console.log(
+    `[Train - Epoch ${epoch}] mean loss ${(lossSum / iteration).toFixed(4)} | mean accuracy ${(accSum / iteration).toFixed(2)} %`,
+  );
 
   // Validation on the model without autodiff: no graph is recorded.
   const modelValid = model.valid();
   const validLossFn = new CrossEntropyLossConfig().init(device.inner());
-  let correct = 0, total = 0, lossTotal = 0;
+  let correct = 0,
+    total = 0,
+    lossTotal = 0;
   for await (const batch of testLoader) {
     const output = modelValid.forward(batch.images);
     const n = batch.targets.dims()[0];
@@ -108,5 +124,7 @@ const result = {
   validAccuracy,
   seconds,
 };
-console.log(`done: ${config.numEpochs} epoch(s), ${result.steps} steps in ${seconds.toFixed(1)} s; test accuracy ${validAccuracy.toFixed(2)} %`);
+console.log(
+  `done: ${config.numEpochs} epoch(s), ${result.steps} steps in ${seconds.toFixed(1)} s; test accuracy ${validAccuracy.toFixed(2)} %`,
+);
 console.log(`result ${JSON.stringify(result)}`);

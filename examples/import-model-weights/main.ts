@@ -15,15 +15,31 @@ import { FashionMnistDataset, getMany } from 'burn-ts/data';
 import { BurnpackStore, PyTorchToBurnAdapter, PytorchStore, SafetensorsStore } from 'burn-ts/store';
 import { Model, toInput } from './model.ts';
 
-const { values } = parseArgs({ options: { smoke: { type: 'boolean', default: false }, image: { type: 'string', default: '42' }, out: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    image: { type: 'string', default: '42' },
+    out: { type: 'string' },
+  },
+});
 const smoke = values.smoke || process.env.BURN_EXAMPLE_SMOKE === '1';
 const weights = (name: string): string => fileURLToPath(new URL(`weights/${name}`, import.meta.url));
-const expected = JSON.parse(readFileSync(weights('expected.json'), 'utf8')) as { testAccuracy: number; outputs: number[][]; labels: number[] };
+const expected = JSON.parse(readFileSync(weights('expected.json'), 'utf8')) as {
+  testAccuracy: number;
+  outputs: number[][];
+  labels: number[];
+};
 
 const device = Device.default();
 const testSet = FashionMnistDataset.test();
-const first = getMany(testSet, expected.outputs.map((_, i) => i));
-const firstInput = toInput(first.map((item) => item.image), device);
+const first = getMany(
+  testSet,
+  expected.outputs.map((_, i) => i),
+);
+const firstInput = toInput(
+  first.map((item) => item.image),
+  device,
+);
 
 /** The largest difference between the model's outputs on the first test images and PyTorch's. */
 async function maxDiffFromPytorch(model: Model): Promise<number> {
@@ -36,14 +52,18 @@ async function maxDiffFromPytorch(model: Model): Promise<number> {
 console.log(`Loading PyTorch model weights from file: ${weights('fashion.pt')}`);
 const fromPt = new Model(device);
 const ptReport = fromPt.loadFrom(PytorchStore.fromFile(weights('fashion.pt')));
-console.log(`  ${ptReport.applied.length} tensors applied, ${ptReport.skipped.length} skipped, ${ptReport.unused.length} unused (${ptReport.unused.join(', ') || 'none'})`);
+console.log(
+  `  ${ptReport.applied.length} tensors applied, ${ptReport.skipped.length} skipped, ${ptReport.unused.length} unused (${ptReport.unused.join(', ') || 'none'})`,
+);
 const ptDiff = await maxDiffFromPytorch(fromPt);
 console.log(`  outputs on ${first.length} test images: max |burn-ts - PyTorch| = ${ptDiff.toExponential(2)}`);
 
 // 2. SafeTensors: plain named tensors; the adapter is asked for, since the names and layouts are PyTorch's.
 console.log(`Loading Safetensors model weights from file: ${weights('fashion.safetensors')}`);
 const fromSt = new Model(device);
-const stReport = fromSt.loadFrom(SafetensorsStore.fromFile(weights('fashion.safetensors')).withFromAdapter(new PyTorchToBurnAdapter()));
+const stReport = fromSt.loadFrom(
+  SafetensorsStore.fromFile(weights('fashion.safetensors')).withFromAdapter(new PyTorchToBurnAdapter()),
+);
 const stDiff = await maxDiffFromPytorch(fromSt);
 console.log(`  ${stReport.applied.length} tensors applied; max |burn-ts - PyTorch| = ${stDiff.toExponential(2)}`);
 
@@ -61,21 +81,58 @@ if (values.out === undefined) rmSync(outDir, { recursive: true, force: true });
 const index = Number(values.image);
 const item = testSet.get(index);
 if (item === undefined) throw new Error(`--image ${values.image}: expected an index below ${testSet.len()}`);
-const predicted = Number((await fromSt.forward(toInput([item.image], device)).argmax(1).toData()).toArray()[0]);
-console.log(`Image index: ${index}\nPredicted: ${predicted} (${FashionMnistDataset.CLASSES[predicted]})\nActual: ${item.label} (${FashionMnistDataset.CLASSES[item.label]})`);
+const predicted = Number(
+  (
+    await fromSt
+      .forward(toInput([item.image], device))
+      .argmax(1)
+      .toData()
+  ).toArray()[0],
+);
+console.log(
+  `Image index: ${index}\nPredicted: ${predicted} (${FashionMnistDataset.CLASSES[predicted]})\nActual: ${item.label} (${FashionMnistDataset.CLASSES[item.label]})`,
+);
 
 const count = smoke ? 512 : testSet.len();
 let correct = 0;
 for (let start = 0; start < count; start += 512) {
-  const batch = getMany(testSet, Array.from({ length: Math.min(512, count - start) }, (_, k) => start + k));
-  const labels = Array.from((await fromBpk.forward(toInput(batch.map((b) => b.image), device)).argmax(1).toData()).toArray(), Number);
+  const batch = getMany(
+    testSet,
+    Array.from({ length: Math.min(512, count - start) }, (_, k) => start + k),
+  );
+  const labels = Array.from(
+    (
+      await fromBpk
+        .forward(
+          toInput(
+            batch.map((b) => b.image),
+            device,
+          ),
+        )
+        .argmax(1)
+        .toData()
+    ).toArray(),
+    Number,
+  );
   correct += labels.filter((label, k) => label === batch[k]!.label).length;
 }
 const accuracy = (100 * correct) / count;
-console.log(`test accuracy on ${count} images: ${accuracy.toFixed(2)}% (PyTorch on all 10,000: ${expected.testAccuracy}%)`);
+console.log(
+  `test accuracy on ${count} images: ${accuracy.toFixed(2)}% (PyTorch on all 10,000: ${expected.testAccuracy}%)`,
+);
 const result = {
-  ptApplied: ptReport.applied.length, stApplied: stReport.applied.length, ptDiff, stDiff, bpkDiff,
-  firstPredictions: Array.from((await fromPt.forward(firstInput).argmax(1).toData()).toArray(), Number), firstLabels: expected.labels,
-  image: index, predicted, actual: item.label, images: count, accuracy, pytorchAccuracy: expected.testAccuracy,
+  ptApplied: ptReport.applied.length,
+  stApplied: stReport.applied.length,
+  ptDiff,
+  stDiff,
+  bpkDiff,
+  firstPredictions: Array.from((await fromPt.forward(firstInput).argmax(1).toData()).toArray(), Number),
+  firstLabels: expected.labels,
+  image: index,
+  predicted,
+  actual: item.label,
+  images: count,
+  accuracy,
+  pytorchAccuracy: expected.testAccuracy,
 };
 console.log(`result ${JSON.stringify(result)}`);

@@ -16,7 +16,10 @@ export class MnistBatcher implements Batcher<MnistItem, MnistBatch> {
     const pixels = new Float32Array(items.length * 28 * 28);
     items.forEach((item, i) => item.image.forEach((row, y) => pixels.set(row, (i * 28 + y) * 28)));
     const images = Tensor.fromFloats(pixels, device).reshape([items.length, 28, 28]).div(255).sub(MEAN).div(STD);
-    const targets = Tensor.fromInts(Int32Array.from(items, (item) => item.label), device);
+    const targets = Tensor.fromInts(
+      Int32Array.from(items, (item) => item.label),
+      device,
+    );
     return { images, targets };
   }
 }

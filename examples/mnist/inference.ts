@@ -21,7 +21,8 @@ export async function infer(model: Model, device: Device, item: MnistItem): Prom
 /** Accuracy (%) of `model` on a whole dataset. */
 export async function accuracy(model: Model, device: Device, dataset: Dataset<MnistItem>): Promise<number> {
   const loader = new DataLoaderBuilder(new MnistBatcher()).batchSize(256).setDevice(device).build(dataset);
-  let correct = 0, total = 0;
+  let correct = 0,
+    total = 0;
   for await (const batch of loader) {
     correct += await model.forward(batch.images).argmax(1).flatten(0, 1).equal(batch.targets).int().sum().intoScalar();
     total += batch.targets.dims()[0]!;

@@ -24,7 +24,9 @@ const artifactDir = values.artifacts ?? `/tmp/burn-ts-${fashion ? 'fashion-mnist
 const device = Device.default();
 const trainSet = fashion ? FashionMnistDataset.train() : MnistDataset.train();
 const testSet = fashion ? FashionMnistDataset.test() : MnistDataset.test();
-console.log(`${fashion ? 'Fashion-MNIST' : 'MNIST'}: ${trainSet.len()} training and ${testSet.len()} test images, device ${device}`);
+console.log(
+  `${fashion ? 'Fashion-MNIST' : 'MNIST'}: ${trainSet.len()} training and ${testSet.len()} test images, device ${device}`,
+);
 
 const config = new TrainingConfig({
   // The offline MNIST split is small (~8.6k training digits): lighter dropout than the guide's 0.5.
@@ -40,7 +42,9 @@ const minutes = (Date.now() - started) / 60000;
 
 const model = loadModel(artifactDir, device);
 const acc = await accuracy(model, device, testSet);
-console.log(`test accuracy: ${acc.toFixed(2)}% on ${testSet.len()} images after ${config.numEpochs} epochs (${minutes.toFixed(1)} min, ${device})`);
+console.log(
+  `test accuracy: ${acc.toFixed(2)}% on ${testSet.len()} images after ${config.numEpochs} epochs (${minutes.toFixed(1)} min, ${device})`,
+);
 for (const i of [0, 1, 2]) {
   const item = testSet.get(i)!;
   console.log(`image ${i}: predicted ${await infer(model, device, item)}, expected ${item.label}`);

@@ -2,8 +2,16 @@
 // linear layers, with the training and validation steps the Learner calls.
 import { Config, Device, Module, Tensor, z, type Int } from 'burn-ts';
 import {
-  AdaptiveAvgPool2d, AdaptiveAvgPool2dConfig, Conv2d, Conv2dConfig, CrossEntropyLossConfig,
-  Dropout, DropoutConfig, Linear, LinearConfig, Relu,
+  AdaptiveAvgPool2d,
+  AdaptiveAvgPool2dConfig,
+  Conv2d,
+  Conv2dConfig,
+  CrossEntropyLossConfig,
+  Dropout,
+  DropoutConfig,
+  Linear,
+  LinearConfig,
+  Relu,
 } from 'burn-ts/nn';
 import { ClassificationOutput, TrainOutput, type InferenceStep, type TrainStep } from 'burn-ts/train';
 import type { MnistBatch } from './data.ts';
@@ -21,7 +29,10 @@ export class ModelConfig extends Config.define({
   }
 }
 
-export class Model extends Module implements TrainStep<MnistBatch, ClassificationOutput>, InferenceStep<MnistBatch, ClassificationOutput> {
+export class Model
+  extends Module
+  implements TrainStep<MnistBatch, ClassificationOutput>, InferenceStep<MnistBatch, ClassificationOutput>
+{
   conv1: Conv2d;
   conv2: Conv2d;
   pool: AdaptiveAvgPool2d;

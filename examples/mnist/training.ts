@@ -19,19 +19,34 @@ export class TrainingConfig extends Config.define({
 }) {}
 
 /** Trains on `train`, validates on `valid`, saves `config.json` and `model.bpk` in `artifactDir`. */
-export async function train(artifactDir: string, config: TrainingConfig, device: Device, train: Dataset<MnistItem>, valid: Dataset<MnistItem>): Promise<TrainingResult<Model>> {
+export async function train(
+  artifactDir: string,
+  config: TrainingConfig,
+  device: Device,
+  train: Dataset<MnistItem>,
+  valid: Dataset<MnistItem>,
+): Promise<TrainingResult<Model>> {
   mkdirSync(artifactDir, { recursive: true });
   config.save(join(artifactDir, 'config.json'));
   device.seed(config.seed);
   const batcher = new MnistBatcher();
-  const trainLoader = new DataLoaderBuilder(batcher).batchSize(config.batchSize).shuffle(config.seed).numWorkers(config.numWorkers).build(train);
-  const validLoader = new DataLoaderBuilder(batcher).batchSize(config.batchSize).numWorkers(config.numWorkers).build(valid);
+  const trainLoader = new DataLoaderBuilder(batcher)
+    .batchSize(config.batchSize)
+    .shuffle(config.seed)
+    .numWorkers(config.numWorkers)
+    .build(train);
+  const validLoader = new DataLoaderBuilder(batcher)
+    .batchSize(config.batchSize)
+    .numWorkers(config.numWorkers)
+    .build(valid);
   const training = new SupervisedTraining(artifactDir, trainLoader, validLoader)
     .metrics([new AccuracyMetric(), new LossMetric()])
     .withFileCheckpointer()
     .numEpochs(config.numEpochs)
     .summary();
-  const result = await training.launch(new Learner(config.model.init(device), config.optimizer.init(), config.learningRate));
+  const result = await training.launch(
+    new Learner(config.model.init(device), config.optimizer.init(), config.learningRate),
+  );
   result.model.saveFile(join(artifactDir, 'model'));
   return result;
 }

@@ -18,11 +18,13 @@ export interface SequenceItem {
 export function sequenceDataset(count: number, seed: number): InMemDataset<SequenceItem> {
   const rng = new SeededRng(seed);
   const normal = (): number => Math.sqrt(-2 * Math.log(1 - rng.nextFloat())) * Math.cos(2 * Math.PI * rng.nextFloat());
-  return new InMemDataset(Array.from({ length: count }, () => {
-    const seq = [rng.nextFloat(), rng.nextFloat()];
-    for (let i = 0; i < SEQ_LENGTH; i++) seq.push(seq.at(-2)! + seq.at(-1)! + NOISE_LEVEL * normal());
-    return { sequence: seq.slice(0, -1), target: seq.at(-1)! };
-  }));
+  return new InMemDataset(
+    Array.from({ length: count }, () => {
+      const seq = [rng.nextFloat(), rng.nextFloat()];
+      for (let i = 0; i < SEQ_LENGTH; i++) seq.push(seq.at(-2)! + seq.at(-1)! + NOISE_LEVEL * normal());
+      return { sequence: seq.slice(0, -1), target: seq.at(-1)! };
+    }),
+  );
 }
 
 /** Sequences `[batch, seq, 1]` and targets `[batch, 1]`. */
@@ -34,8 +36,15 @@ export interface SequenceBatch {
 export class SequenceBatcher implements Batcher<SequenceItem, SequenceBatch> {
   batch(items: SequenceItem[], device: Device): SequenceBatch {
     const length = items[0]!.sequence.length;
-    const sequences = Tensor.fromFloats(Float32Array.from(items.flatMap((item) => item.sequence)), device).reshape([items.length, length, 1]);
-    const targets = Tensor.fromFloats(Float32Array.from(items, (item) => item.target), device).reshape([items.length, 1]);
+    const sequences = Tensor.fromFloats(Float32Array.from(items.flatMap((item) => item.sequence)), device).reshape([
+      items.length,
+      length,
+      1,
+    ]);
+    const targets = Tensor.fromFloats(
+      Float32Array.from(items, (item) => item.target),
+      device,
+    ).reshape([items.length, 1]);
     return { sequences, targets };
   }
 }

@@ -12,10 +12,20 @@ export interface LstmState {
 
 /** A linear layer `dIn → 4·hidden` (the gates i, f, g, o) whose forget-gate bias starts at 1. */
 function gateLinear(dInput: number, hidden: number, device: Device): Linear {
-  const layer = new LinearConfig({ dInput, dOutput: 4 * hidden, initializer: Initializer.XavierNormal({ gain: 1 }) }).init(device);
+  const layer = new LinearConfig({
+    dInput,
+    dOutput: 4 * hidden,
+    initializer: Initializer.XavierNormal({ gain: 1 }),
+  }).init(device);
   const bias = layer.bias!;
   // Forget-gate bias 1 keeps the cell's memory early in training (the same parameter id, still trainable).
-  layer.bias = new Param(bias.val().detach().sliceAssign([[hidden, 2 * hidden]], Tensor.ones([hidden], device)), { id: bias.id });
+  layer.bias = new Param(
+    bias
+      .val()
+      .detach()
+      .sliceAssign([[hidden, 2 * hidden]], Tensor.ones([hidden], device)),
+    { id: bias.id },
+  );
   return layer;
 }
 
@@ -31,7 +41,12 @@ export class LstmCell extends Module {
   normC: LayerNorm;
   dropout: Dropout;
 
-  constructor(inputSize: number, readonly hiddenSize: number, dropout: number, device: Device) {
+  constructor(
+    inputSize: number,
+    readonly hiddenSize: number,
+    dropout: number,
+    device: Device,
+  ) {
     super();
     this.weightIh = gateLinear(inputSize, hiddenSize, device);
     this.weightHh = gateLinear(hiddenSize, hiddenSize, device);
@@ -52,7 +67,10 @@ export class LstmCell extends Module {
 
   /** Zero state for a batch. */
   initState(batchSize: number, device: Device): LstmState {
-    return { hidden: Tensor.zeros([batchSize, this.hiddenSize], device), cell: Tensor.zeros([batchSize, this.hiddenSize], device) };
+    return {
+      hidden: Tensor.zeros([batchSize, this.hiddenSize], device),
+      cell: Tensor.zeros([batchSize, this.hiddenSize], device),
+    };
   }
 }
 
@@ -62,7 +80,10 @@ export class StackedLstm extends Module {
 
   constructor(inputSize: number, hiddenSize: number, numLayers: number, dropout: number, device: Device) {
     super();
-    this.layers = Array.from({ length: numLayers }, (_, l) => new LstmCell(l === 0 ? inputSize : hiddenSize, hiddenSize, l < numLayers - 1 ? dropout : 0, device));
+    this.layers = Array.from(
+      { length: numLayers },
+      (_, l) => new LstmCell(l === 0 ? inputSize : hiddenSize, hiddenSize, l < numLayers - 1 ? dropout : 0, device),
+    );
   }
 
   /** Sequences `[batch, seq, input]` → the top layer's hidden states `[batch, seq, hidden]` and every layer's last state. */
@@ -109,8 +130,13 @@ export class LstmNetwork extends Module {
     super();
     const { inputSize, hiddenSize, numLayers, dropout } = config;
     this.stackedLstm = new StackedLstm(inputSize, hiddenSize, numLayers, dropout, device);
-    this.reverseLstm = config.bidirectional ? new StackedLstm(inputSize, hiddenSize, numLayers, dropout, device) : undefined;
-    this.fc = new LinearConfig({ dInput: (config.bidirectional ? 2 : 1) * hiddenSize, dOutput: config.outputSize }).init(device);
+    this.reverseLstm = config.bidirectional
+      ? new StackedLstm(inputSize, hiddenSize, numLayers, dropout, device)
+      : undefined;
+    this.fc = new LinearConfig({
+      dInput: (config.bidirectional ? 2 : 1) * hiddenSize,
+      dOutput: config.outputSize,
+    }).init(device);
     this.dropout = new DropoutConfig({ prob: dropout }).init();
   }
 

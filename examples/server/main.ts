@@ -16,8 +16,11 @@ import { train, type TrainingRun } from './train.ts';
 
 const { values } = parseArgs({
   options: {
-    serve: { type: 'boolean', default: false }, port: { type: 'string' }, smoke: { type: 'boolean', default: false },
-    steps: { type: 'string' }, url: { type: 'string' },
+    serve: { type: 'boolean', default: false },
+    port: { type: 'string' },
+    smoke: { type: 'boolean', default: false },
+    steps: { type: 'string' },
+    url: { type: 'string' },
   },
 });
 
@@ -35,7 +38,12 @@ if (values.serve) {
 
   // The server in a child process, on a free port, unless --url names one already running.
   let url = values.url;
-  const child = url === undefined ? spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] }) : undefined;
+  const child =
+    url === undefined
+      ? spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--serve', '--port', '0'], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        })
+      : undefined;
   if (child) {
     const lines = createInterface({ input: child.stdout! });
     url = await new Promise<string>((resolve, reject) => {
@@ -56,14 +64,22 @@ if (values.serve) {
   child?.kill('SIGTERM');
 
   const maxLossDiff = Math.max(...remoteRun.losses.map((l, i) => Math.abs(l - localRun.losses[i]!)));
-  const summary = (run: TrainingRun): string => `loss ${run.losses[0]!.toFixed(4)} → ${run.losses.at(-1)!.toFixed(4)}, test MSE ${run.testMse.toFixed(4)}, ${run.seconds.toFixed(1)} s (${((1000 * run.seconds) / steps).toFixed(1)} ms/step)`;
+  const summary = (run: TrainingRun): string =>
+    `loss ${run.losses[0]!.toFixed(4)} → ${run.losses.at(-1)!.toFixed(4)}, test MSE ${run.testMse.toFixed(4)}, ${run.seconds.toFixed(1)} s (${((1000 * run.seconds) / steps).toFixed(1)} ms/step)`;
   console.log(`remote (${url}): ${summary(remoteRun)}`);
   console.log(`local  (${Device.default()}): ${summary(localRun)}`);
-  console.log(`largest difference between the remote and local losses over ${steps} steps: ${maxLossDiff.toExponential(2)}`);
+  console.log(
+    `largest difference between the remote and local losses over ${steps} steps: ${maxLossDiff.toExponential(2)}`,
+  );
   const result = {
     steps,
-    firstLoss: remoteRun.losses[0], lastLoss: remoteRun.losses.at(-1), remoteTestMse: remoteRun.testMse, localTestMse: localRun.testMse,
-    maxLossDiff, remoteSeconds: remoteRun.seconds, localSeconds: localRun.seconds,
+    firstLoss: remoteRun.losses[0],
+    lastLoss: remoteRun.losses.at(-1),
+    remoteTestMse: remoteRun.testMse,
+    localTestMse: localRun.testMse,
+    maxLossDiff,
+    remoteSeconds: remoteRun.seconds,
+    localSeconds: localRun.seconds,
   };
   console.log(`result ${JSON.stringify(result)}`);
 }

@@ -56,11 +56,14 @@ export async function train(device: Device, steps: number, label: string): Promi
     model = optim.step(1e-2, model, grads);
     // Reading the loss is a round trip to the server; everything else is sent without waiting.
     losses.push(await loss.intoScalar());
-    if ((step + 1) % Math.max(1, Math.floor(steps / 5)) === 0) console.log(`[${label}] step ${step + 1}: loss ${losses.at(-1)!.toFixed(5)}`);
+    if ((step + 1) % Math.max(1, Math.floor(steps / 5)) === 0)
+      console.log(`[${label}] step ${step + 1}: loss ${losses.at(-1)!.toFixed(5)}`);
   }
   // Inference on the inner (non-autodiff) device: on the remote device, still on the server.
   const test = points(512, 1);
   const predicted = model.valid().forward(Tensor.fromFloats(test.x, device).reshape([512, 2]));
-  const testMse = await mse.forward(predicted, Tensor.fromFloats(test.y, device).reshape([512, 1]), Reduction.Mean).intoScalar();
+  const testMse = await mse
+    .forward(predicted, Tensor.fromFloats(test.y, device).reshape([512, 1]), Reduction.Mean)
+    .intoScalar();
   return { losses, testMse, seconds: (Date.now() - started) / 1000 };
 }

@@ -4,7 +4,10 @@ import { InMemDataset, iterDataset, type Batcher, type CsvRow, type Dataset } fr
 import { FEATURES, TARGET } from './generate.ts';
 
 /** The typed CSV columns: every feature and the target are numbers. */
-const COLUMNS = Object.fromEntries([...FEATURES, TARGET].map((name) => [name, 'number' as const])) as Record<(typeof FEATURES)[number] | typeof TARGET, 'number'>;
+const COLUMNS = Object.fromEntries([...FEATURES, TARGET].map((name) => [name, 'number' as const])) as Record<
+  (typeof FEATURES)[number] | typeof TARGET,
+  'number'
+>;
 
 /** One district: a row of the CSV. */
 export type HousingItem = CsvRow<typeof COLUMNS>;
@@ -28,7 +31,8 @@ export interface FeatureRange {
 
 /** The per-feature range of `dataset` (Burn's example hard-codes it for its data). */
 export function featureRange(dataset: Dataset<HousingItem>): FeatureRange {
-  const min = FEATURES.map(() => Infinity), max = FEATURES.map(() => -Infinity);
+  const min = FEATURES.map(() => Infinity),
+    max = FEATURES.map(() => -Infinity);
   for (const item of iterDataset(dataset)) {
     FEATURES.forEach((name, j) => {
       min[j] = Math.min(min[j]!, item[name]);
@@ -47,8 +51,14 @@ export class HousingBatcher implements Batcher<HousingItem, HousingBatch> {
     items.forEach((item, i) => FEATURES.forEach((name, j) => (values[i * FEATURES.length + j] = item[name])));
     const min = Tensor.fromFloats([this.range.min], device);
     const max = Tensor.fromFloats([this.range.max], device);
-    const inputs = Tensor.fromFloats(values, device).reshape([items.length, FEATURES.length]).sub(min).div(max.sub(min));
-    const targets = Tensor.fromFloats(Float32Array.from(items, (item) => item[TARGET]), device);
+    const inputs = Tensor.fromFloats(values, device)
+      .reshape([items.length, FEATURES.length])
+      .sub(min)
+      .div(max.sub(min));
+    const targets = Tensor.fromFloats(
+      Float32Array.from(items, (item) => item[TARGET]),
+      device,
+    );
     return { inputs, targets };
   }
 }

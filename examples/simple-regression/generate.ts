@@ -7,7 +7,16 @@ import { join } from 'node:path';
 import { SeededRng } from 'burn-ts/data';
 
 /** The CSV columns, in file order: the features, then the target. */
-export const FEATURES = ['MedInc', 'HouseAge', 'AveRooms', 'AveBedrms', 'Population', 'AveOccup', 'Latitude', 'Longitude'] as const;
+export const FEATURES = [
+  'MedInc',
+  'HouseAge',
+  'AveRooms',
+  'AveBedrms',
+  'Population',
+  'AveOccup',
+  'Latitude',
+  'Longitude',
+] as const;
 export const TARGET = 'MedHouseVal';
 /** Standard deviation of the noise added to the target: the best achievable RMSE. */
 export const NOISE_STD = 0.25;
@@ -25,23 +34,50 @@ function district(rng: SeededRng): number[] {
   const city = rng.nextFloat() < 0.5;
   const latitude = (city ? 34 : 37.7) + 1.6 * normal();
   const longitude = (city ? -118.3 : -122.3) + 1.4 * normal();
-  const distance = Math.min(Math.hypot(latitude - 34, longitude + 118.3), Math.hypot(latitude - 37.7, longitude + 122.3));
-  const value = 0.45 * medInc + 0.006 * houseAge + 1.6 * Math.exp(-distance / 1.5) - 0.08 * (aveOccup - 3) + 0.05 * Math.log(population / 1000) + 0.3;
+  const distance = Math.min(
+    Math.hypot(latitude - 34, longitude + 118.3),
+    Math.hypot(latitude - 37.7, longitude + 122.3),
+  );
+  const value =
+    0.45 * medInc +
+    0.006 * houseAge +
+    1.6 * Math.exp(-distance / 1.5) -
+    0.08 * (aveOccup - 3) +
+    0.05 * Math.log(population / 1000) +
+    0.3;
   const noisy = value + NOISE_STD * normal();
-  return [medInc, houseAge, aveRooms, aveBedrms, population, aveOccup, latitude, longitude, Math.min(5, Math.max(0.15, noisy))];
+  return [
+    medInc,
+    houseAge,
+    aveRooms,
+    aveBedrms,
+    population,
+    aveOccup,
+    latitude,
+    longitude,
+    Math.min(5, Math.max(0.15, noisy)),
+  ];
 }
 
 /**
  * Writes `train.csv`, `validation.csv` and `test.csv` (`sizes` rows each) into `dir`, seeded so
  * every run writes the same files; returns their paths.
  */
-export function writeHousingCsv(dir: string, sizes: { train: number; validation: number; test: number }, seed = 1337): Record<'train' | 'validation' | 'test', string> {
+export function writeHousingCsv(
+  dir: string,
+  sizes: { train: number; validation: number; test: number },
+  seed = 1337,
+): Record<'train' | 'validation' | 'test', string> {
   mkdirSync(dir, { recursive: true });
   const rng = new SeededRng(seed);
   const header = [...FEATURES, TARGET].join(',');
   const paths = { train: join(dir, 'train.csv'), validation: join(dir, 'validation.csv'), test: join(dir, 'test.csv') };
   for (const split of ['train', 'validation', 'test'] as const) {
-    const rows = Array.from({ length: sizes[split] }, () => district(rng).map((v) => String(Math.round(v * 1e4) / 1e4)).join(','));
+    const rows = Array.from({ length: sizes[split] }, () =>
+      district(rng)
+        .map((v) => String(Math.round(v * 1e4) / 1e4))
+        .join(','),
+    );
     writeFileSync(paths[split], `${header}\n${rows.join('\n')}\n`);
   }
   return paths;

@@ -14,14 +14,19 @@ export class RegressionModelConfig extends Config.define({
   }
 }
 
-export class RegressionModel extends Module implements TrainStep<HousingBatch, RegressionOutput>, InferenceStep<HousingBatch, RegressionOutput> {
+export class RegressionModel
+  extends Module
+  implements TrainStep<HousingBatch, RegressionOutput>, InferenceStep<HousingBatch, RegressionOutput>
+{
   inputLayer: Linear;
   outputLayer: Linear;
   activation = new Relu();
 
   constructor(config: RegressionModelConfig, device: Device) {
     super();
-    this.inputLayer = new LinearConfig({ dInput: FEATURES.length, dOutput: config.hiddenSize, bias: true }).init(device);
+    this.inputLayer = new LinearConfig({ dInput: FEATURES.length, dOutput: config.hiddenSize, bias: true }).init(
+      device,
+    );
     this.outputLayer = new LinearConfig({ dInput: config.hiddenSize, dOutput: 1, bias: true }).init(device);
   }
 

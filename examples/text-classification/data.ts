@@ -23,10 +23,16 @@ export interface ClassSource {
 /** The directories of `/usr/lib` whose name matches `re` (python3.11, perl5, …). */
 function usrLibDirs(re: RegExp, under = '/usr/lib'): string[] {
   if (!existsSync(under)) return [];
-  return readdirSync(under).filter((name) => re.test(name)).sort().map((name) => join(under, name));
+  return readdirSync(under)
+    .filter((name) => re.test(name))
+    .sort()
+    .map((name) => join(under, name));
 }
 
-const ext = (...exts: string[]) => (path: string) => exts.some((e) => path.endsWith(e));
+const ext =
+  (...exts: string[]) =>
+  (path: string) =>
+    exts.some((e) => path.endsWith(e));
 const shebang = /^#! ?\/(usr\/)?bin\/(env )?(ba|da)?sh\b/;
 
 /**
@@ -39,11 +45,23 @@ export const LANGUAGES: readonly ClassSource[] = [
   { name: 'python', roots: () => usrLibDirs(/^python3(\.\d+)?$/), accept: ext('.py') },
   {
     name: 'perl',
-    roots: () => ['/usr/share/perl', '/usr/share/perl5', ...usrLibDirs(/^[a-z0-9_]+-linux-gnu[a-z]*$/).flatMap((d) => usrLibDirs(/^perl/, d))],
+    roots: () => [
+      '/usr/share/perl',
+      '/usr/share/perl5',
+      ...usrLibDirs(/^[a-z0-9_]+-linux-gnu[a-z]*$/).flatMap((d) => usrLibDirs(/^perl/, d)),
+    ],
     accept: ext('.pm', '.pl'),
   },
-  { name: 'shell', roots: () => ['/usr/bin', '/usr/sbin', '/etc', '/usr/lib/git-core', '/usr/share/debconf'], accept: (path, head) => path.endsWith('.sh') || shebang.test(head) },
-  { name: 'javascript', roots: () => [nodeModules], accept: (path) => /\.(c|m)?js$/.test(path) && !path.endsWith('.min.js') },
+  {
+    name: 'shell',
+    roots: () => ['/usr/bin', '/usr/sbin', '/etc', '/usr/lib/git-core', '/usr/share/debconf'],
+    accept: (path, head) => path.endsWith('.sh') || shebang.test(head),
+  },
+  {
+    name: 'javascript',
+    roots: () => [nodeModules],
+    accept: (path) => /\.(c|m)?js$/.test(path) && !path.endsWith('.min.js'),
+  },
 ];
 
 /**
@@ -54,8 +72,16 @@ export const LANGUAGES: readonly ClassSource[] = [
 export const TEXT_KINDS: readonly ClassSource[] = [
   { name: 'typescript', roots: () => [nodeModules], accept: (path) => /\.(d\.)?(m|c)?ts$/.test(path) },
   { name: 'markdown', roots: () => [nodeModules], accept: ext('.md') },
-  { name: 'json', roots: () => [nodeModules], accept: (path) => path.endsWith('.json') && !path.endsWith('tsconfig.json') },
-  { name: 'license', roots: () => [nodeModules, '/usr/share/doc'], accept: (path) => /\/(LICENSE|LICENCE|COPYING|copyright)(\.(md|txt))?$/i.test(path) },
+  {
+    name: 'json',
+    roots: () => [nodeModules],
+    accept: (path) => path.endsWith('.json') && !path.endsWith('tsconfig.json'),
+  },
+  {
+    name: 'license',
+    roots: () => [nodeModules, '/usr/share/doc'],
+    accept: (path) => /\/(LICENSE|LICENCE|COPYING|copyright)(\.(md|txt))?$/i.test(path),
+  },
 ];
 
 /** One labelled snippet. */
@@ -180,14 +206,18 @@ export interface Corpus {
  * the next ones, so the two never share a file. Throws when a class finds too little text.
  */
 export function buildCorpus(sources: readonly ClassSource[], options: CorpusOptions): Corpus {
-  const train: TextItem[] = [], test: TextItem[] = [];
+  const train: TextItem[] = [],
+    test: TextItem[] = [];
   const stats: Corpus['stats'] = [];
   const random = rng(options.seed);
   sources.forEach((source, label) => {
     // Only a class whose test reads the first bytes (the shell's shebang) opens every file.
     const readsHead = source.accept.length > 1;
     const candidates = [...new Set(source.roots().flatMap((root) => listFiles(root)))];
-    const files = shuffle(candidates.filter((path) => source.accept(path, readsHead ? readHead(path, 64) : '')), random);
+    const files = shuffle(
+      candidates.filter((path) => source.accept(path, readsHead ? readHead(path, 64) : '')),
+      random,
+    );
     const taken: TextItem[][] = [[], []];
     for (const path of files) {
       const into = taken[0]!.length < options.testPerClass ? 0 : 1;
@@ -206,8 +236,13 @@ export function buildCorpus(sources: readonly ClassSource[], options: CorpusOpti
       for (const snippet of snippetsOf(text, options.snippetBytes, room)) taken[into]!.push({ text: snippet, label });
     }
     const [testItems, trainItems] = taken as [TextItem[], TextItem[]];
-    if (testItems.length < Math.min(8, options.testPerClass) || trainItems.length < Math.min(16, options.trainPerClass)) {
-      throw new Error(`text-classification: class '${source.name}' found only ${trainItems.length} training and ${testItems.length} test snippets in ${files.length} files under ${source.roots().join(', ')}`);
+    if (
+      testItems.length < Math.min(8, options.testPerClass) ||
+      trainItems.length < Math.min(16, options.trainPerClass)
+    ) {
+      throw new Error(
+        `text-classification: class '${source.name}' found only ${trainItems.length} training and ${testItems.length} test snippets in ${files.length} files under ${source.roots().join(', ')}`,
+      );
     }
     stats.push({ name: source.name, files: files.length, train: trainItems.length, test: testItems.length });
     test.push(...testItems);
@@ -253,12 +288,22 @@ export interface TextBatch {
 
 /** Tokenizes and pads snippets to `seqLength` (Burn's `TextClassificationBatcher`). */
 export class TextBatcher implements Batcher<TextItem, TextBatch> {
-  constructor(private readonly tokenizer: ByteTokenizer, private readonly seqLength: number) {}
+  constructor(
+    private readonly tokenizer: ByteTokenizer,
+    private readonly seqLength: number,
+  ) {}
 
   batch(items: TextItem[], device: Device): TextBatch {
     const tokens = new Int32Array(items.length * this.seqLength);
     items.forEach((item, i) => tokens.set(this.tokenizer.encode(item.text, this.seqLength), i * this.seqLength));
     const ids = Tensor.fromInts(tokens, device).reshape([items.length, this.seqLength]);
-    return { tokens: ids, maskPad: ids.equal(ByteTokenizer.PAD), labels: Tensor.fromInts(Int32Array.from(items, (item) => item.label), device) };
+    return {
+      tokens: ids,
+      maskPad: ids.equal(ByteTokenizer.PAD),
+      labels: Tensor.fromInts(
+        Int32Array.from(items, (item) => item.label),
+        device,
+      ),
+    };
   }
 }

@@ -2,7 +2,14 @@
 // a linear head on the encoding of the first (classification) token.
 import { Config, Module, Tensor, z, type Bool, type Device, type Float, type Int } from 'burn-ts';
 import {
-  CrossEntropyLossConfig, Embedding, EmbeddingConfig, Linear, LinearConfig, TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput,
+  CrossEntropyLossConfig,
+  Embedding,
+  EmbeddingConfig,
+  Linear,
+  LinearConfig,
+  TransformerEncoder,
+  TransformerEncoderConfig,
+  TransformerEncoderInput,
 } from 'burn-ts/nn';
 import type { TextBatch } from './data.ts';
 
@@ -68,7 +75,9 @@ export class TextClassificationModel extends Module {
    */
   resetHead(nClasses: number): this {
     const copy = this.clone();
-    copy.output = new LinearConfig({ dInput: this.output.weight.dims()[0]!, dOutput: nClasses }).init(this.output.weight.device());
+    copy.output = new LinearConfig({ dInput: this.output.weight.dims()[0]!, dOutput: nClasses }).init(
+      this.output.weight.device(),
+    );
     copy.nClasses = nClasses;
     return copy;
   }

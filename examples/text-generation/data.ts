@@ -30,7 +30,12 @@ export interface TextBatch {
 }
 
 /** A batch of windows of `seq + 1` tokens starting at `starts`: inputs are the first `seq`, targets the last `seq`. */
-export function windowBatch(tokens: readonly number[], starts: readonly number[], seq: number, device: Device): TextBatch {
+export function windowBatch(
+  tokens: readonly number[],
+  starts: readonly number[],
+  seq: number,
+  device: Device,
+): TextBatch {
   const inputs = new Int32Array(starts.length * seq);
   const targets = new Int32Array(starts.length * seq);
   starts.forEach((start, row) => {
@@ -39,7 +44,10 @@ export function windowBatch(tokens: readonly number[], starts: readonly number[]
       targets[row * seq + i] = tokens[start + i + 1]!;
     }
   });
-  return { inputs: tokenTensor(inputs, starts.length, seq, device), targets: tokenTensor(targets, starts.length, seq, device) };
+  return {
+    inputs: tokenTensor(inputs, starts.length, seq, device),
+    targets: tokenTensor(targets, starts.length, seq, device),
+  };
 }
 
 /** Random window starts (training: every offset is a sample, drawn by the seeded `rng`). */
@@ -53,6 +61,7 @@ export function randomStarts(tokenCount: number, seq: number, batchSize: number,
 export function tilingStarts(tokenCount: number, seq: number): number[] {
   const starts: number[] = [];
   for (let start = 0; start + seq + 1 <= tokenCount; start += seq) starts.push(start);
-  if (starts.length === 0) throw new Error(`text-generation: ${tokenCount} validation tokens; a window needs ${seq + 1}`);
+  if (starts.length === 0)
+    throw new Error(`text-generation: ${tokenCount} validation tokens; a window needs ${seq + 1}`);
   return starts;
 }

@@ -53,10 +53,18 @@ export function sampleToken(logits: Float32Array, options: SamplingOptions, rand
  * When the context outgrows the model's window, the older half is dropped and the cache restarts
  * (the learned positions shift, so cached keys and values no longer apply).
  */
-export async function generateTokens(model: TextGenerationModel, prompt: readonly number[], count: number, options: SamplingOptions, device: Device): Promise<number[]> {
+export async function generateTokens(
+  model: TextGenerationModel,
+  prompt: readonly number[],
+  count: number,
+  options: SamplingOptions,
+  device: Device,
+): Promise<number[]> {
   if (prompt.length === 0) throw new Error('generate: the prompt has no tokens');
   if (!(options.temperature >= 0) || !Number.isInteger(options.topK) || options.topK < 0) {
-    throw new Error(`generate: temperature ${options.temperature} and topK ${options.topK}; expected temperature ≥ 0 and an integer topK ≥ 0`);
+    throw new Error(
+      `generate: temperature ${options.temperature} and topK ${options.topK}; expected temperature ≥ 0 and an integer topK ≥ 0`,
+    );
   }
   const random = seededRandom(options.seed);
   const ids = [...prompt];

@@ -14,7 +14,12 @@ import { parseArgs } from 'node:util';
 import { Config, Device, type Int, type Tensor, z } from 'burn-ts';
 import { CrossEntropyLossConfig, TransformerEncoderConfig } from 'burn-ts/nn';
 import {
-  AdamWConfig, CosineAnnealingLrSchedulerConfig, GradientClippingConfig, GradientsParams, LinearLrSchedulerConfig, SequentialLrScheduler,
+  AdamWConfig,
+  CosineAnnealingLrSchedulerConfig,
+  GradientClippingConfig,
+  GradientsParams,
+  LinearLrSchedulerConfig,
+  SequentialLrScheduler,
 } from 'burn-ts/optim';
 import { DEFAULT_CORPUS, randomStarts, readCorpus, tilingStarts, windowBatch, type TextBatch } from './data.ts';
 import { generateTokens, seededRandom, type SamplingOptions } from './generate.ts';
@@ -69,11 +74,17 @@ const sampling: SamplingOptions = {
   exclude: [CompactTokenizer.UNKNOWN],
 };
 const numTokens = numberOption('tokens', values.tokens ?? (smoke ? '16' : '80'), true, 1);
-const artifactDir = values.artifacts ?? (smoke && !values.generate ? mkdtempSync(join(tmpdir(), 'burn-ts-textgen-')) : '/tmp/burn-ts-text-generation');
+const artifactDir =
+  values.artifacts ??
+  (smoke && !values.generate ? mkdtempSync(join(tmpdir(), 'burn-ts-textgen-')) : '/tmp/burn-ts-text-generation');
 const device = Device.default();
 
 /** Generates from the prompt and prints it. */
-async function generateText(model: TextGenerationModel, tokenizer: CompactTokenizer, options: SamplingOptions): Promise<{ text: string; tokens: number[] }> {
+async function generateText(
+  model: TextGenerationModel,
+  tokenizer: CompactTokenizer,
+  options: SamplingOptions,
+): Promise<{ text: string; tokens: number[] }> {
   const tokens = await generateTokens(model, tokenizer.encode(values.prompt), numTokens, options, device);
   return { text: tokenizer.decode(tokens), tokens };
 }
@@ -98,14 +109,37 @@ const allGpt2 = gpt2Tokens(readCorpus(corpusPaths));
 const config = new TrainingConfig(
   smoke
     ? {
-        model: { transformer: new TransformerEncoderConfig({ dModel: 32, dFf: 64, nHeads: 2, nLayers: 1, normFirst: true }), vocabSize: 1, maxSeqLength: 16 },
+        model: {
+          transformer: new TransformerEncoderConfig({ dModel: 32, dFf: 64, nHeads: 2, nLayers: 1, normFirst: true }),
+          vocabSize: 1,
+          maxSeqLength: 16,
+        },
         optimizer: new AdamWConfig({ weightDecay: 0.01, gradClipping: GradientClippingConfig.Norm(1) }),
-        numSteps: 30, batchSize: 8, lr: 3e-3, warmupSteps: 5, validEvery: 30,
+        numSteps: 30,
+        batchSize: 8,
+        lr: 3e-3,
+        warmupSteps: 5,
+        validEvery: 30,
       }
     : {
-        model: { transformer: new TransformerEncoderConfig({ dModel: 128, dFf: 512, nHeads: 4, nLayers: 2, normFirst: true, dropout: 0.1 }), vocabSize: 1, maxSeqLength: 64 },
+        model: {
+          transformer: new TransformerEncoderConfig({
+            dModel: 128,
+            dFf: 512,
+            nHeads: 4,
+            nLayers: 2,
+            normFirst: true,
+            dropout: 0.1,
+          }),
+          vocabSize: 1,
+          maxSeqLength: 64,
+        },
         optimizer: new AdamWConfig({ weightDecay: 0.01, gradClipping: GradientClippingConfig.Norm(1) }),
-        numSteps: 400, batchSize: 16, lr: 2e-3, warmupSteps: 40, validEvery: 50,
+        numSteps: 400,
+        batchSize: 16,
+        lr: 2e-3,
+        warmupSteps: 40,
+        validEvery: 50,
       },
 );
 const splitAt = Math.floor(allGpt2.length * (1 - config.validShare));
@@ -136,8 +170,16 @@ const optim = trainConfig.optimizer.init<TextGenerationModel>();
 const warmup = trainConfig.warmupSteps;
 const scheduler = new SequentialLrScheduler(
   [
-    new LinearLrSchedulerConfig({ initialLr: trainConfig.lr / warmup, finalLr: trainConfig.lr, numIters: warmup }).init(),
-    new CosineAnnealingLrSchedulerConfig({ initialLr: trainConfig.lr, minLr: trainConfig.lr / 10, numIters: Math.max(1, steps - warmup) }).init(),
+    new LinearLrSchedulerConfig({
+      initialLr: trainConfig.lr / warmup,
+      finalLr: trainConfig.lr,
+      numIters: warmup,
+    }).init(),
+    new CosineAnnealingLrSchedulerConfig({
+      initialLr: trainConfig.lr,
+      minLr: trainConfig.lr / 10,
+      numIters: Math.max(1, steps - warmup),
+    }).init(),
   ],
   [warmup],
 );
@@ -151,7 +193,9 @@ const flat = (logits: Tensor<3>, targets: Tensor<2, Int>) => {
 /** Mean loss and next-token accuracy over the validation windows, on the inner device. */
 async function validate(m: TextGenerationModel): Promise<{ loss: number; accuracy: number }> {
   const starts = tilingStarts(validTokens.length, seq);
-  let lossSum = 0, correct = 0, count = 0;
+  let lossSum = 0,
+    correct = 0,
+    count = 0;
   for (let i = 0; i < starts.length; i += trainConfig.batchSize) {
     const batch = windowBatch(validTokens, starts.slice(i, i + trainConfig.batchSize), seq, device);
     const [logits, targets] = flat(m.forward(batch.inputs), batch.targets);
@@ -163,14 +207,28 @@ async function validate(m: TextGenerationModel): Promise<{ loss: number; accurac
   return { loss: lossSum / count, accuracy: (100 * correct) / count };
 }
 
-console.log(`model: ${model.numParams()} parameters, device ${device}; ${steps} steps of ${trainConfig.batchSize} × ${seq} tokens`);
+console.log(
+  `model: ${model.numParams()} parameters, device ${device}; ${steps} steps of ${trainConfig.batchSize} × ${seq} tokens`,
+);
 const rng = seededRandom(trainConfig.seed);
 const trainLosses: number[] = [];
-const validations: { step: number; trainLoss: number; validLoss: number; validPerplexity: number; validAccuracy: number }[] = [];
+const validations: {
+  step: number;
+  trainLoss: number;
+  validLoss: number;
+  validPerplexity: number;
+  validAccuracy: number;
+}[] = [];
 const started = Date.now();
-let windowSum = 0, windowCount = 0;
+let windowSum = 0,
+  windowCount = 0;
 for (let step = 1; step <= steps; step++) {
-  const batch: TextBatch = windowBatch(trainTokens, randomStarts(trainTokens.length, seq, trainConfig.batchSize, rng), seq, autodiff);
+  const batch: TextBatch = windowBatch(
+    trainTokens,
+    randomStarts(trainTokens.length, seq, trainConfig.batchSize, rng),
+    seq,
+    autodiff,
+  );
   const [logits, targets] = flat(model.forward(batch.inputs), batch.targets);
   const value = loss.forward(logits, targets);
   const lossValue = await value.intoScalar();
@@ -181,7 +239,13 @@ for (let step = 1; step <= steps; step++) {
   if (step % trainConfig.validEvery === 0 || step === steps) {
     const v = await validate(model.valid());
     const trainLoss = windowSum / windowCount;
-    validations.push({ step, trainLoss, validLoss: v.loss, validPerplexity: Math.exp(v.loss), validAccuracy: v.accuracy });
+    validations.push({
+      step,
+      trainLoss,
+      validLoss: v.loss,
+      validPerplexity: Math.exp(v.loss),
+      validAccuracy: v.accuracy,
+    });
     console.log(
       `step ${String(step).padStart(4)}/${steps}  train loss ${trainLoss.toFixed(3)} (ppl ${Math.exp(trainLoss).toFixed(1)})  ` +
         `valid loss ${v.loss.toFixed(3)} (ppl ${Math.exp(v.loss).toFixed(1)}, accuracy ${v.accuracy.toFixed(1)}%)  ${((Date.now() - started) / 1000).toFixed(0)} s`,
@@ -199,34 +263,86 @@ console.log(`saved ${join(artifactDir, 'model.bpk')}, config.json and vocab.json
 const sample = await generateText(trained, tokenizer, sampling);
 const again = await generateText(trained, tokenizer, sampling);
 const other = await generateText(trained, tokenizer, { ...sampling, seed: sampling.seed + 1 });
-console.log(`\nprompt "${values.prompt}", ${numTokens} tokens, temperature ${sampling.temperature}, top-k ${sampling.topK}, seed ${sampling.seed}:\n${values.prompt}${sample.text}`);
+console.log(
+  `\nprompt "${values.prompt}", ${numTokens} tokens, temperature ${sampling.temperature}, top-k ${sampling.topK}, seed ${sampling.seed}:\n${values.prompt}${sample.text}`,
+);
 console.log(`\nseed ${sampling.seed + 1}:\n${values.prompt}${other.text}\n`);
 
 // The reloaded model gives the same logits; the cached generation step the full forward's.
 const probe = windowBatch(validTokens, [0], seq, device).inputs;
 const reference = await trained.forward(probe).toData();
-const reloaded = TrainingConfig.load(join(artifactDir, 'config.json')).model.init(device).loadFile(join(artifactDir, 'model'), device);
-const maxAbsDiff = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0);
+const reloaded = TrainingConfig.load(join(artifactDir, 'config.json'))
+  .model.init(device)
+  .loadFile(join(artifactDir, 'model'), device);
+const maxAbsDiff = (a: ArrayLike<number>, b: ArrayLike<number>) =>
+  Array.from(a).reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0);
 const reloadMaxAbsDiff = maxAbsDiff(reference.toArray(), (await reloaded.forward(probe).toData()).toArray());
 // The cache is fed the probe's prefixes one token longer each time, as generation does.
 const cache = trained.transformer.newAutoregressiveCache();
-let cachedLast = await trained.forwardCached(probe.slice([[0, 1], [0, 1]]), cache).toData();
-for (let n = 2; n <= seq; n++) cachedLast = await trained.forwardCached(probe.slice([[0, 1], [0, n]]), cache).toData();
+let cachedLast = await trained
+  .forwardCached(
+    probe.slice([
+      [0, 1],
+      [0, 1],
+    ]),
+    cache,
+  )
+  .toData();
+for (let n = 2; n <= seq; n++)
+  cachedLast = await trained
+    .forwardCached(
+      probe.slice([
+        [0, 1],
+        [0, n],
+      ]),
+      cache,
+    )
+    .toData();
 const fullLast = (reference.toArray() as Float32Array).subarray((seq - 1) * tokenizer.vocabSize);
 const cacheMaxAbsDiff = maxAbsDiff(fullLast, cachedLast.toArray());
 // Causality: changing the last input token leaves the logits of every earlier position as they were.
-const changed = windowBatch(validTokens, [0], seq, device).inputs.sliceAssign([[0, 1], [seq - 1, seq]], tokenTensor(Int32Array.of(1), 1, 1, device));
+const changed = windowBatch(validTokens, [0], seq, device).inputs.sliceAssign(
+  [
+    [0, 1],
+    [seq - 1, seq],
+  ],
+  tokenTensor(Int32Array.of(1), 1, 1, device),
+);
 const changedLogits = (await trained.forward(changed).toData()).toArray() as Float32Array;
-const causalMaxAbsDiff = maxAbsDiff((reference.toArray() as Float32Array).subarray(0, (seq - 1) * tokenizer.vocabSize), changedLogits.subarray(0, (seq - 1) * tokenizer.vocabSize));
+const causalMaxAbsDiff = maxAbsDiff(
+  (reference.toArray() as Float32Array).subarray(0, (seq - 1) * tokenizer.vocabSize),
+  changedLogits.subarray(0, (seq - 1) * tokenizer.vocabSize),
+);
 const lastChanged = maxAbsDiff(fullLast, changedLogits.subarray((seq - 1) * tokenizer.vocabSize));
 const last = validations.at(-1)!;
-console.log(`reloaded model: max |Δlogit| ${reloadMaxAbsDiff}; cached last-step logits vs full forward: max |Δ| ${cacheMaxAbsDiff.toExponential(2)}; earlier positions' logits when the last token changes: max |Δ| ${causalMaxAbsDiff}; ${steps} steps in ${seconds.toFixed(1)} s`);
+console.log(
+  `reloaded model: max |Δlogit| ${reloadMaxAbsDiff}; cached last-step logits vs full forward: max |Δ| ${cacheMaxAbsDiff.toExponential(2)}; earlier positions' logits when the last token changes: max |Δ| ${causalMaxAbsDiff}; ${steps} steps in ${seconds.toFixed(1)} s`,
+);
 const result = {
-  steps, params: model.numParams(), vocabSize: tokenizer.vocabSize, trainTokens: trainTokens.length, validTokens: validTokens.length, validUnknown,
-  trainLosses, validations, validLoss: last.validLoss, validPerplexity: last.validPerplexity, validAccuracy: last.validAccuracy,
-  prompt: values.prompt, requestedTokens: numTokens, sampleTokens: sample.tokens.length, sample: sample.text,
-  sameSeedSameText: sample.text === again.text && sample.tokens.join() === again.tokens.join(), otherSeedSample: other.text,
-  reloadMaxAbsDiff, cacheMaxAbsDiff, causalMaxAbsDiff, lastChanged, seconds, artifacts: artifactDir, sampling,
+  steps,
+  params: model.numParams(),
+  vocabSize: tokenizer.vocabSize,
+  trainTokens: trainTokens.length,
+  validTokens: validTokens.length,
+  validUnknown,
+  trainLosses,
+  validations,
+  validLoss: last.validLoss,
+  validPerplexity: last.validPerplexity,
+  validAccuracy: last.validAccuracy,
+  prompt: values.prompt,
+  requestedTokens: numTokens,
+  sampleTokens: sample.tokens.length,
+  sample: sample.text,
+  sameSeedSameText: sample.text === again.text && sample.tokens.join() === again.tokens.join(),
+  otherSeedSample: other.text,
+  reloadMaxAbsDiff,
+  cacheMaxAbsDiff,
+  causalMaxAbsDiff,
+  lastChanged,
+  seconds,
+  artifacts: artifactDir,
+  sampling,
 };
 console.log(`result ${JSON.stringify(result)}`);
 if (smoke && values.artifacts === undefined) rmSync(artifactDir, { recursive: true, force: true });

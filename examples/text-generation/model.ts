@@ -4,8 +4,17 @@
 // final layer norm before the output layer, which pre-norm stacks need (GPT-2 has one too).
 import { Config, Device, Module, Tensor, TensorData, z, type Int } from 'burn-ts';
 import {
-  Embedding, EmbeddingConfig, generateAutoregressiveMask, LayerNorm, LayerNormConfig, Linear, LinearConfig,
-  TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput, type TransformerEncoderAutoregressiveCache,
+  Embedding,
+  EmbeddingConfig,
+  generateAutoregressiveMask,
+  LayerNorm,
+  LayerNormConfig,
+  Linear,
+  LinearConfig,
+  TransformerEncoder,
+  TransformerEncoderConfig,
+  TransformerEncoderInput,
+  type TransformerEncoderAutoregressiveCache,
 } from 'burn-ts/nn';
 
 /** Configuration of {@link TextGenerationModel} (Burn's `TextGenerationModelConfig`). */
@@ -45,7 +54,8 @@ export class TextGenerationModel extends Module {
   /** The transformer's input for `tokens`: token plus position embeddings, with the causal mask. */
   private input(tokens: Tensor<2, Int>): TransformerEncoderInput {
     const [batch, seq] = tokens.dims() as [number, number];
-    if (seq > this.maxSeqLength) throw new Error(`TextGenerationModel: ${seq} tokens; the model was trained on at most ${this.maxSeqLength}`);
+    if (seq > this.maxSeqLength)
+      throw new Error(`TextGenerationModel: ${seq} tokens; the model was trained on at most ${this.maxSeqLength}`);
     const device = tokens.device();
     const positions = Tensor.arange(0, seq, device).reshape([1, seq]).expand([batch, seq]);
     const embedded = this.embeddingToken.forward(tokens).add(this.embeddingPos.forward(positions));
@@ -64,7 +74,12 @@ export class TextGenerationModel extends Module {
   forwardCached(tokens: Tensor<2, Int>, cache: TransformerEncoderAutoregressiveCache): Tensor<2> {
     const [batch, seq] = tokens.dims() as [number, number];
     const hidden = this.transformer.forwardAutoregressiveInference(this.input(tokens), cache);
-    const last = hidden.slice([[0, batch], [seq - 1, seq]]).reshape([batch, hidden.dims()[2]]);
+    const last = hidden
+      .slice([
+        [0, batch],
+        [seq - 1, seq],
+      ])
+      .reshape([batch, hidden.dims()[2]]);
     return this.output.forward(this.norm.forward(last));
   }
 }

@@ -48,8 +48,14 @@ export class CompactTokenizer {
   /** Reads a vocabulary written by {@link save}. */
   static load(path: string): CompactTokenizer {
     const json = JSON.parse(readFileSync(path, 'utf8')) as Partial<VocabJson>;
-    if (json.tokenizer !== TOKENIZER || !Array.isArray(json.gpt2Ids) || !json.gpt2Ids.every((id) => Number.isInteger(id) && id >= 0)) {
-      throw new Error(`${path} is not a vocabulary of this example (expected {"tokenizer": "${TOKENIZER}", "gpt2Ids": [...]})`);
+    if (
+      json.tokenizer !== TOKENIZER ||
+      !Array.isArray(json.gpt2Ids) ||
+      !json.gpt2Ids.every((id) => Number.isInteger(id) && id >= 0)
+    ) {
+      throw new Error(
+        `${path} is not a vocabulary of this example (expected {"tokenizer": "${TOKENIZER}", "gpt2Ids": [...]})`,
+      );
     }
     return new CompactTokenizer(json.gpt2Ids);
   }
@@ -84,7 +90,8 @@ export class CompactTokenizer {
       run = [];
     };
     for (const id of ids) {
-      if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize) throw new Error(`token id ${id} outside the vocabulary [0, ${this.vocabSize})`);
+      if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize)
+        throw new Error(`token id ${id} outside the vocabulary [0, ${this.vocabSize})`);
       if (id === CompactTokenizer.UNKNOWN) {
         flush();
         out += UNKNOWN_TEXT;

@@ -9,7 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Config, Device, Distribution, Tensor, z } from 'burn-ts';
-import { DataLoaderBuilder, MnistDataset, PartialDataset, type Batcher, type Dataset, type MnistItem } from 'burn-ts/data';
+import {
+  DataLoaderBuilder,
+  MnistDataset,
+  PartialDataset,
+  type Batcher,
+  type Dataset,
+  type MnistItem,
+} from 'burn-ts/data';
 import { GradientsParams, RmsPropConfig } from 'burn-ts/optim';
 import { encodeGrayPng } from '../custom-image-dataset/png.ts';
 import { ModelConfig, type Generator } from './model.ts';
@@ -47,7 +54,9 @@ async function saveGrid(generator: Generator, noise: Tensor<2>, rows: number, pa
     for (let y = 0; y < 28; y++) {
       for (let x = 0; x < 28; x++) {
         const v = images[k * 784 + y * 28 + x]!;
-        grid[(Math.floor(k / rows) * 28 + y) * side + (k % rows) * 28 + x] = Math.round(Math.min(1, Math.max(0, (v + 1) / 2)) * 255);
+        grid[(Math.floor(k / rows) * 28 + y) * side + (k % rows) * 28 + x] = Math.round(
+          Math.min(1, Math.max(0, (v + 1) / 2)) * 255,
+        );
       }
     }
   }
@@ -59,7 +68,9 @@ function meanImage(images: Tensor<2>): Tensor<2> {
   return images.meanDim(0);
 }
 
-const { values } = parseArgs({ options: { smoke: { type: 'boolean', default: false }, epochs: { type: 'string' }, artifacts: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { smoke: { type: 'boolean', default: false }, epochs: { type: 'string' }, artifacts: { type: 'string' } },
+});
 const smoke = values.smoke || process.env.BURN_EXAMPLE_SMOKE === '1';
 const artifactDir = values.artifacts ?? (smoke ? mkdtempSync(join(tmpdir(), 'burn-ts-wgan-')) : '/tmp/burn-ts-wgan');
 mkdirSync(artifactDir, { recursive: true });
@@ -80,32 +91,54 @@ const optimizerG = config.optimizer.init();
 const optimizerD = config.optimizer.init();
 let trainSet: Dataset<MnistItem> = MnistDataset.train();
 if (smoke) trainSet = new PartialDataset(trainSet, 0, 40 * config.batchSize);
-const loader = new DataLoaderBuilder(batcher).batchSize(config.batchSize).shuffle(config.seed).setDevice(autodiff).build(trainSet);
+const loader = new DataLoaderBuilder(batcher)
+  .batchSize(config.batchSize)
+  .shuffle(config.seed)
+  .setDevice(autodiff)
+  .build(trainSet);
 const { latentDim } = config.model;
 
 // How far the generated images are from real ones, crudely: the distance between mean images.
-const realMean = meanImage(batcher.batch(Array.from({ length: 1024 }, (_, i) => trainSet.get(i % trainSet.len())!), device).flatten(1, 3));
+const realMean = meanImage(
+  batcher
+    .batch(
+      Array.from({ length: 1024 }, (_, i) => trainSet.get(i % trainSet.len())!),
+      device,
+    )
+    .flatten(1, 3),
+);
 const fixedNoise = Tensor.random([64, latentDim], Distribution.Normal(0, 1), autodiff);
 const meanDistance = async (): Promise<number> => {
-  const fake = generator.forward(Tensor.random([1024, latentDim], Distribution.Normal(0, 1), autodiff)).detach().inner();
-  return (await meanImage(fake).sub(realMean).powf(2).sum().sqrt().intoScalar());
+  const fake = generator
+    .forward(Tensor.random([1024, latentDim], Distribution.Normal(0, 1), autodiff))
+    .detach()
+    .inner();
+  return await meanImage(fake).sub(realMean).powf(2).sum().sqrt().intoScalar();
 };
 const initialDistance = await meanDistance();
-console.log(`WGAN: ${trainSet.len()} MNIST digits; generator ${generator.numParams()} parameters, critic ${discriminator.numParams()}; mean-image distance ${initialDistance.toFixed(3)}`);
+console.log(
+  `WGAN: ${trainSet.len()} MNIST digits; generator ${generator.numParams()} parameters, critic ${discriminator.numParams()}; mean-image distance ${initialDistance.toFixed(3)}`,
+);
 
 const wasserstein: number[] = [];
 const generatorLosses: number[] = [];
 let steps = 0;
 const started = Date.now();
 for (let epoch = 0; epoch < config.numEpochs; epoch++) {
-  let iteration = 0, wSum = 0, wCount = 0;
+  let iteration = 0,
+    wSum = 0,
+    wCount = 0;
   for await (const real of loader) {
     const n = real.dims()[0];
     const noise = Tensor.random([n, latentDim], Distribution.Normal(0, 1), autodiff);
     // The critic: maximize score(real) - score(fake), with the generator's output detached.
     const fake = generator.forward(noise).detach().reshape([n, 1, 28, 28]);
     const lossD = discriminator.forward(real).mean().neg().add(discriminator.forward(fake).mean());
-    discriminator = optimizerD.step(config.lr, discriminator, GradientsParams.fromGrads(lossD.backward(), discriminator));
+    discriminator = optimizerD.step(
+      config.lr,
+      discriminator,
+      GradientsParams.fromGrads(lossD.backward(), discriminator),
+    );
     discriminator = discriminator.clip(-config.clipValue, config.clipValue);
     const w = -(await lossD.intoScalar());
     wSum += w;
@@ -113,26 +146,44 @@ for (let epoch = 0; epoch < config.numEpochs; epoch++) {
 
     // The generator, every numCritic steps: maximize the critic's score of its images.
     if (iteration % config.numCritic === 0) {
-      const lossG = discriminator.forward(generator.forward(noise).reshape([n, 1, 28, 28])).mean().neg();
+      const lossG = discriminator
+        .forward(generator.forward(noise).reshape([n, 1, 28, 28]))
+        .mean()
+        .neg();
       generator = optimizerG.step(config.lr, generator, GradientsParams.fromGrads(lossG.backward(), generator));
       generatorLosses.push(await lossG.intoScalar());
-      if (smoke || iteration % 50 === 0) console.log(`[Epoch ${epoch + 1}/${config.numEpochs}] [Batch ${iteration}] [D loss: ${(-w).toFixed(5)}] [G loss: ${generatorLosses.at(-1)!.toFixed(5)}]`);
+      if (smoke || iteration % 50 === 0)
+        console.log(
+          `[Epoch ${epoch + 1}/${config.numEpochs}] [Batch ${iteration}] [D loss: ${(-w).toFixed(5)}] [G loss: ${generatorLosses.at(-1)!.toFixed(5)}]`,
+        );
     }
     iteration++;
     steps++;
   }
   wasserstein.push(wSum / wCount);
-  if (epoch % config.sampleInterval === 0 || epoch === config.numEpochs - 1) await saveGrid(generator, fixedNoise, 8, join(artifactDir, `image-${epoch}.png`));
+  if (epoch % config.sampleInterval === 0 || epoch === config.numEpochs - 1)
+    await saveGrid(generator, fixedNoise, 8, join(artifactDir, `image-${epoch}.png`));
 }
 const seconds = (Date.now() - started) / 1000;
 generator.saveFile(join(artifactDir, 'generator'));
 discriminator.saveFile(join(artifactDir, 'discriminator'));
 const finalDistance = await meanDistance();
 console.log(`critic's Wasserstein estimate by epoch: ${wasserstein.map((w) => w.toFixed(4)).join(' ')}`);
-console.log(`mean-image distance to real digits: ${initialDistance.toFixed(3)} → ${finalDistance.toFixed(3)}; ${steps} steps in ${seconds.toFixed(1)} s; samples in ${artifactDir}/image-*.png`);
+console.log(
+  `mean-image distance to real digits: ${initialDistance.toFixed(3)} → ${finalDistance.toFixed(3)}; ${steps} steps in ${seconds.toFixed(1)} s; samples in ${artifactDir}/image-*.png`,
+);
 // Every critic weight is within the clip range.
 let criticMaxAbsWeight = 0;
-for (const param of discriminator.params().values()) criticMaxAbsWeight = Math.max(criticMaxAbsWeight, await (param.val() as Tensor<number>).abs().max().intoScalar());
-const result = { steps, generatorSteps: generatorLosses.length, wasserstein, initialDistance, finalDistance, criticMaxAbsWeight, seconds };
+for (const param of discriminator.params().values())
+  criticMaxAbsWeight = Math.max(criticMaxAbsWeight, await (param.val() as Tensor<number>).abs().max().intoScalar());
+const result = {
+  steps,
+  generatorSteps: generatorLosses.length,
+  wasserstein,
+  initialDistance,
+  finalDistance,
+  criticMaxAbsWeight,
+  seconds,
+};
 console.log(`result ${JSON.stringify(result)}`);
 if (smoke && values.artifacts === undefined) rmSync(artifactDir, { recursive: true, force: true });

@@ -11,7 +11,9 @@ const out = new URL('../../test/onnx/generated/', import.meta.url);
 /** The imports of the committed examples: the sources, not the package (users get 'burn-ts'). */
 export const EXAMPLE_IMPORTS = { root: '../../../src/index.js', nn: '../../../src/nn/index.js' } as const;
 
-for (const file of readdirSync(models).filter((f) => f.endsWith('.onnx')).sort()) {
+for (const file of readdirSync(models)
+  .filter((f) => f.endsWith('.onnx'))
+  .sort()) {
   const g = await generateOnnxModule(new URL(file, models), { imports: EXAMPLE_IMPORTS });
   writeFileSync(new URL(`${g.name}.ts`, out), g.source);
   console.log(`${g.name}.ts: ${g.className}, ${g.layers} layers, ${g.tensors} other tensors`);

@@ -10,12 +10,17 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const template = {
   version: 'v2',
-  plugins: [{
-    local: 'node_modules/.bin/protoc-gen-es',
-    out: 'src/onnx/proto',
-    // ESM under nodenext needs `.js` import specifiers; plain TypeScript output is committed.
-    opt: ['target=ts', 'import_extension=js'],
-  }],
+  plugins: [
+    {
+      local: 'node_modules/.bin/protoc-gen-es',
+      out: 'src/onnx/proto',
+      // ESM under nodenext needs `.js` import specifiers; plain TypeScript output is committed.
+      opt: ['target=ts', 'import_extension=js'],
+    },
+  ],
 };
-execFileSync('node_modules/.bin/buf', ['generate', 'scripts/onnx/proto', '--template', JSON.stringify(template)], { cwd: root, stdio: 'inherit' });
+execFileSync('node_modules/.bin/buf', ['generate', 'scripts/onnx/proto', '--template', JSON.stringify(template)], {
+  cwd: root,
+  stdio: 'inherit',
+});
 console.log('wrote src/onnx/proto/onnx/onnx-ml_pb.ts and onnx-data_pb.ts');

@@ -14,6 +14,9 @@ for (const t of tests) {
   const r = await runNodeTest(t, device);
   counts[r.status]++;
   const ms = performance.now() - start;
-  if (r.status !== 'pass' || process.argv[3] === '-v') console.log(`${r.status.padEnd(11)} ${r.name} (${ms.toFixed(0)} ms) ${r.detail ?? ''}`);
+  if (r.status !== 'pass' || process.argv[3] === '-v')
+    console.log(`${r.status.padEnd(11)} ${r.name} (${ms.toFixed(0)} ms) ${r.detail ?? ''}`);
 }
-console.log(`pass ${counts.pass}, fail ${counts.fail}, unsupported ${counts.unsupported} of ${tests.length} (${((100 * counts.pass) / Math.max(1, tests.length)).toFixed(1)}%)`);
+console.log(
+  `pass ${counts.pass}, fail ${counts.fail}, unsupported ${counts.unsupported} of ${tests.length} (${((100 * counts.pass) / Math.max(1, tests.length)).toFixed(1)}%)`,
+);

@@ -15,8 +15,15 @@ import { interpolate } from './defaults/interpolate.js';
 import * as pool from './defaults/pool.js';
 import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from './ops.js';
 import type {
-  AttentionOptions, AvgPoolOptions, ConvOptions, ConvTransposeOptions, DeformConvOptions,
-  GridSampleOptions, InterpolateOptions, MaxPoolOptions, UnfoldOptions,
+  AttentionOptions,
+  AvgPoolOptions,
+  ConvOptions,
+  ConvTransposeOptions,
+  DeformConvOptions,
+  GridSampleOptions,
+  InterpolateOptions,
+  MaxPoolOptions,
+  UnfoldOptions,
 } from './options.js';
 import type { RandomKey } from './rng.js';
 

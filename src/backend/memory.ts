@@ -80,7 +80,13 @@ function reachableHandles(roots: readonly unknown[], candidates: ReadonlySet<Rel
     if (v === null || typeof v !== 'object' || seen.has(v)) continue;
     seen.add(v);
     if (candidates.has(v as Releasable)) found.add(v as Releasable);
-    if ((v as { [NO_SCAN]?: boolean })[NO_SCAN] || ArrayBuffer.isView(v) || v instanceof ArrayBuffer || v instanceof Promise) continue;
+    if (
+      (v as { [NO_SCAN]?: boolean })[NO_SCAN] ||
+      ArrayBuffer.isView(v) ||
+      v instanceof ArrayBuffer ||
+      v instanceof Promise
+    )
+      continue;
     if (v instanceof Map) {
       for (const [k, x] of v) stack.push(k, x);
     } else if (v instanceof Set || Array.isArray(v)) {

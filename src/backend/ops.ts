@@ -6,9 +6,34 @@
 
 /** Elementwise unary ops. `not` is logical not for bool and bitwise not for ints. */
 export const UNARY_OPS = [
-  'neg', 'abs', 'sign', 'exp', 'expm1', 'log', 'log1p', 'sqrt', 'recip', 'sigmoid',
-  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh',
-  'erf', 'round', 'floor', 'ceil', 'trunc', 'not',
+  'neg',
+  'abs',
+  'sign',
+  'exp',
+  'expm1',
+  'log',
+  'log1p',
+  'sqrt',
+  'recip',
+  'sigmoid',
+  'sin',
+  'cos',
+  'tan',
+  'asin',
+  'acos',
+  'atan',
+  'sinh',
+  'cosh',
+  'tanh',
+  'asinh',
+  'acosh',
+  'atanh',
+  'erf',
+  'round',
+  'floor',
+  'ceil',
+  'trunc',
+  'not',
 ] as const;
 /** An elementwise unary op. */
 export type UnaryOp = (typeof UNARY_OPS)[number];
@@ -24,7 +49,24 @@ export type PredicateOp = (typeof PREDICATE_OPS)[number];
  * `fmod` takes the sign of the dividend (C's fmod); `and`/`or`/`xor` are logical for bool and
  * bitwise for ints; `shl`/`shr` are bit shifts.
  */
-export const BINARY_OPS = ['add', 'sub', 'mul', 'div', 'rem', 'fmod', 'pow', 'atan2', 'max', 'min', 'and', 'or', 'xor', 'shl', 'shr', 'hypot'] as const;
+export const BINARY_OPS = [
+  'add',
+  'sub',
+  'mul',
+  'div',
+  'rem',
+  'fmod',
+  'pow',
+  'atan2',
+  'max',
+  'min',
+  'and',
+  'or',
+  'xor',
+  'shl',
+  'shr',
+  'hypot',
+] as const;
 /** An elementwise binary op. */
 export type BinaryOp = (typeof BINARY_OPS)[number];
 

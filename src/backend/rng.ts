@@ -22,7 +22,10 @@ const W1 = 0xbb67ae85;
 
 /** High 32 bits of the 64-bit product of two u32. */
 function mulhi(a: number, b: number): number {
-  const aLo = a & 0xffff, aHi = a >>> 16, bLo = b & 0xffff, bHi = b >>> 16;
+  const aLo = a & 0xffff,
+    aHi = a >>> 16,
+    bLo = b & 0xffff,
+    bHi = b >>> 16;
   const lo = aLo * bLo;
   const mid1 = aHi * bLo + (lo >>> 16);
   const mid2 = aLo * bHi + (mid1 & 0xffff);
@@ -31,11 +34,17 @@ function mulhi(a: number, b: number): number {
 
 /** Philox4x32-10: fills `out[0..4]` with the words of block `counter0` of `stream` under the key. */
 export function philox(key: RandomKey, counter0: number, out: Uint32Array): void {
-  let c0 = counter0 >>> 0, c1 = key.stream >>> 0, c2 = 0, c3 = 0;
-  let k0 = key.key0 >>> 0, k1 = key.key1 >>> 0;
+  let c0 = counter0 >>> 0,
+    c1 = key.stream >>> 0,
+    c2 = 0,
+    c3 = 0;
+  let k0 = key.key0 >>> 0,
+    k1 = key.key1 >>> 0;
   for (let r = 0; r < 10; r++) {
-    const hi0 = mulhi(M0, c0), lo0 = Math.imul(M0, c0) >>> 0;
-    const hi1 = mulhi(M1, c2), lo1 = Math.imul(M1, c2) >>> 0;
+    const hi0 = mulhi(M0, c0),
+      lo0 = Math.imul(M0, c0) >>> 0;
+    const hi1 = mulhi(M1, c2),
+      lo1 = Math.imul(M1, c2) >>> 0;
     c0 = (hi1 ^ c1 ^ k0) >>> 0;
     c1 = lo1;
     c2 = (hi0 ^ c3 ^ k1) >>> 0;
@@ -43,7 +52,10 @@ export function philox(key: RandomKey, counter0: number, out: Uint32Array): void
     k0 = (k0 + W0) >>> 0;
     k1 = (k1 + W1) >>> 0;
   }
-  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+  out[0] = c0;
+  out[1] = c1;
+  out[2] = c2;
+  out[3] = c3;
 }
 
 /** A u32 word as a uniform float in [0, 1) with 24 bits of resolution. */
@@ -57,12 +69,18 @@ export function wordToUniform(word: number): number {
  */
 export function wordAsInt(word: number, dtype: DType): number {
   switch (dtype) {
-    case 'u8': return word & 0xff;
-    case 'i8': return (word << 24) >> 24;
-    case 'u16': return word & 0xffff;
-    case 'i16': return (word << 16) >> 16;
-    case 'u32': return word >>> 0;
-    default: return word | 0;
+    case 'u8':
+      return word & 0xff;
+    case 'i8':
+      return (word << 24) >> 24;
+    case 'u16':
+      return word & 0xffff;
+    case 'i16':
+      return (word << 16) >> 16;
+    case 'u32':
+      return word >>> 0;
+    default:
+      return word | 0;
   }
 }
 
@@ -75,7 +93,12 @@ export function generateRandom(n: number, dist: Distribution, dtype: DType, key:
  * Writes the draw's values into every element of `out` (a Float32Array rounds each value as the
  * conversion of {@link generateRandom}'s numbers to f32 does) and returns it.
  */
-export function randomInto<A extends Float32Array | Float64Array>(out: A, dist: Distribution, dtype: DType, key: RandomKey): A {
+export function randomInto<A extends Float32Array | Float64Array>(
+  out: A,
+  dist: Distribution,
+  dtype: DType,
+  key: RandomKey,
+): A {
   const n = out.length;
   const words = new Uint32Array(4);
   if (dist.kind === 'normal') {

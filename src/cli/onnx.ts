@@ -57,7 +57,11 @@ export async function onnxCommand(args: readonly string[], io: CliIo): Promise<n
     return 2;
   }
   const written = await writeOnnxModule(model, out, options as GenerateOnnxOptions);
-  io.out(`${written.sourcePath}: class ${written.className} (${written.layers} nn layers, ${written.tensors} other tensors)`);
-  io.out(`${written.weightsPath}: ${(written.weights.length / 1e6).toFixed(1)} MB of weights; load with ${written.className}.load(path, device)`);
+  io.out(
+    `${written.sourcePath}: class ${written.className} (${written.layers} nn layers, ${written.tensors} other tensors)`,
+  );
+  io.out(
+    `${written.weightsPath}: ${(written.weights.length / 1e6).toFixed(1)} MB of weights; load with ${written.className}.load(path, device)`,
+  );
   return 0;
 }

@@ -15,7 +15,11 @@ export type FieldInput<T> = T extends z.ZodType ? (unknown extends z.input<T> ? 
 
 /** The values its constructor takes (fields with defaults optional), each typed by {@link FieldInput}. */
 export type ConfigInput<S extends ConfigShape> = {
-  [K in keyof z.input<z.ZodObject<S>>]: K extends keyof S ? (unknown extends z.input<z.ZodObject<S>>[K] ? FieldInput<S[K]> : z.input<z.ZodObject<S>>[K]) : z.input<z.ZodObject<S>>[K];
+  [K in keyof z.input<z.ZodObject<S>>]: K extends keyof S
+    ? unknown extends z.input<z.ZodObject<S>>[K]
+      ? FieldInput<S[K]>
+      : z.input<z.ZodObject<S>>[K]
+    : z.input<z.ZodObject<S>>[K];
 };
 
 /** A typed `withX(value)` setter for every field `x`, returning a new config of the same class. */
@@ -24,10 +28,12 @@ export type ConfigSetters<S extends ConfigShape> = {
 };
 
 /** An instance of a class made by {@link Config.define}. */
-export type ConfigInstance<S extends ConfigShape> = Config & Readonly<ConfigValues<S>> & ConfigSetters<S> & {
-  /** A new config with some fields replaced (validated). */
-  with<T>(this: T, values: Partial<ConfigInput<S>>): T;
-};
+export type ConfigInstance<S extends ConfigShape> = Config &
+  Readonly<ConfigValues<S>> &
+  ConfigSetters<S> & {
+    /** A new config with some fields replaced (validated). */
+    with<T>(this: T, values: Partial<ConfigInput<S>>): T;
+  };
 
 /** The class {@link Config.define} returns; extend it to add methods such as `init(device)`. */
 export interface ConfigClass<S extends ConfigShape> {
@@ -110,7 +116,8 @@ export abstract class Config {
           if (value instanceof cls) return value;
           const result = z.object(cls.shape).strict().safeParse(value);
           if (!result.success) {
-            for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] });
+            for (const issue of result.error.issues)
+              ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] });
             return z.NEVER;
           }
           return build(cls, result.data as Record<string, unknown>);

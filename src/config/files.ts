@@ -109,7 +109,10 @@ export function openFileReader(path: string, op: string, chunkSize = 1 << 30): F
     size,
     read(offset: number, length: number): Uint8Array {
       if (offset < 0 || length < 0 || offset + length > size) {
-        throw new BurnError(op, `${path}: cannot read ${length} bytes at byte offset ${offset}; the file has ${size} bytes (truncated?)`);
+        throw new BurnError(
+          op,
+          `${path}: cannot read ${length} bytes at byte offset ${offset}; the file has ${size} bytes (truncated?)`,
+        );
       }
       const out = new Uint8Array(length);
       let done = 0;
@@ -165,7 +168,12 @@ function quietly(cleanup: () => void): void {
 function writeError(path: string, e: unknown, op: string): BurnError {
   if (e instanceof BurnError) return e;
   const err = e as NodeJS.ErrnoException;
-  const hint = err.code === 'ENOTDIR' ? ' (a parent of the path is a file, not a directory)' : err.code === 'ENOENT' ? ' (does its directory exist?)' : '';
+  const hint =
+    err.code === 'ENOTDIR'
+      ? ' (a parent of the path is a file, not a directory)'
+      : err.code === 'ENOENT'
+        ? ' (does its directory exist?)'
+        : '';
   return new BurnError(op, `cannot write ${path}: ${err.message}${hint}`);
 }
 

@@ -1,5 +1,12 @@
 import { assertDType, checkIntLiteral, checkIntValues, isIntDType, type DType } from './dtype.js';
-import { allocStorage, storageFromBytes, storageFromNumbers, storageToNumbers, type NumericArray, type StorageArray } from './element.js';
+import {
+  allocStorage,
+  storageFromBytes,
+  storageFromNumbers,
+  storageToNumbers,
+  type NumericArray,
+  type StorageArray,
+} from './element.js';
 import { BurnError, fmt } from './errors.js';
 import { flattenNested, unflatten, type Nested } from './nested.js';
 import { checkShape, numel, sameShape, type Shape } from './shape.js';
@@ -22,10 +29,15 @@ export class TensorData {
    * booleans); typed arrays already of the storage type of `dtype` are used as they are. A value
    * an integer dtype cannot hold is refused (fractions truncate); {@link convert} saturates instead.
    */
-  constructor(values: ArrayLike<number> | ArrayLike<boolean> | StorageArray | readonly bigint[], shape: Shape, dtype?: DType) {
+  constructor(
+    values: ArrayLike<number> | ArrayLike<boolean> | StorageArray | readonly bigint[],
+    shape: Shape,
+    dtype?: DType,
+  ) {
     checkShape(shape, 'TensorData');
     const n = numel(shape);
-    if (values.length !== n) throw new BurnError('TensorData', `${values.length} values do not fill shape ${fmt(shape)} (${n} elements)`);
+    if (values.length !== n)
+      throw new BurnError('TensorData', `${values.length} values do not fill shape ${fmt(shape)} (${n} elements)`);
     const first = values[0];
     const dt = dtype === undefined ? (typeof first === 'boolean' ? 'bool' : 'f32') : assertDType(dtype, 'TensorData');
     this.shape = [...shape];
@@ -36,7 +48,11 @@ export class TensorData {
   /** Builds data from nested arrays of numbers or booleans; the shape comes from the nesting. */
   static from(values: Nested<number> | Nested<boolean>, dtype?: DType): TensorData {
     const { values: flat, shape } = flattenNested<number | boolean>(values, 'TensorData.from');
-    return new TensorData(flat as number[] | boolean[], shape, dtype ?? (typeof flat[0] === 'boolean' ? 'bool' : 'f32'));
+    return new TensorData(
+      flat as number[] | boolean[],
+      shape,
+      dtype ?? (typeof flat[0] === 'boolean' ? 'bool' : 'f32'),
+    );
   }
 
   /** Data from raw little-endian bytes (as in SafeTensors and burnpack files). */
@@ -45,7 +61,10 @@ export class TensorData {
     const n = numel(shape);
     const size = dtype === 'bool' ? 1 : bytesPerElement(dtype);
     if (bytes.byteLength !== n * size) {
-      throw new BurnError('TensorData.fromBytes', `${bytes.byteLength} bytes for shape ${fmt(shape)} of ${dtype}; expected ${n * size}`);
+      throw new BurnError(
+        'TensorData.fromBytes',
+        `${bytes.byteLength} bytes for shape ${fmt(shape)} of ${dtype}; expected ${n * size}`,
+      );
     }
     return new TensorData(storageFromBytes(bytes, dtype, n), shape, dtype);
   }
@@ -92,7 +111,10 @@ export class TensorData {
     if (this.values instanceof BigInt64Array) {
       for (const v of this.values) {
         if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
-          throw new BurnError('TensorData.toArray', `i64 value ${v} is not exactly representable as a number; use .values (BigInt64Array)`);
+          throw new BurnError(
+            'TensorData.toArray',
+            `i64 value ${v} is not exactly representable as a number; use .values (BigInt64Array)`,
+          );
         }
       }
     }
@@ -102,7 +124,11 @@ export class TensorData {
   /** The values as nested JavaScript arrays (booleans for bool data), like PyTorch's `tolist()`. */
   toList(): Nested<number> | Nested<boolean> {
     const flat = this.toArray();
-    if (this.dtype === 'bool') return unflatten(Array.from(flat, (v) => v !== 0), this.shape);
+    if (this.dtype === 'bool')
+      return unflatten(
+        Array.from(flat, (v) => v !== 0),
+        this.shape,
+      );
     return unflatten(Array.from(flat), this.shape);
   }
 
@@ -114,7 +140,8 @@ export class TensorData {
 
   /** Asserts equal shape and values (and dtype when `strict`), throwing a BurnError naming the first differences. */
   assertEq(other: TensorData, strict = true): void {
-    if (strict && this.dtype !== other.dtype) throw new BurnError('TensorData.assertEq', `dtypes differ (${this.dtype} != ${other.dtype})`);
+    if (strict && this.dtype !== other.dtype)
+      throw new BurnError('TensorData.assertEq', `dtypes differ (${this.dtype} != ${other.dtype})`);
     this.compare(other, 'TensorData.assertEq', (a, b) => a === b || (Number.isNaN(a) && Number.isNaN(b)));
   }
 
@@ -123,11 +150,16 @@ export class TensorData {
    * {@link Tolerance.default}); two NaNs count as equal, as in Burn.
    */
   assertApproxEq(other: TensorData, tolerance: Tolerance = Tolerance.default()): void {
-    this.compare(other, 'TensorData.assertApproxEq', (a, b) => (Number.isNaN(a) && Number.isNaN(b)) || tolerance.approxEq(a, b));
+    this.compare(
+      other,
+      'TensorData.assertApproxEq',
+      (a, b) => (Number.isNaN(a) && Number.isNaN(b)) || tolerance.approxEq(a, b),
+    );
   }
 
   private compare(other: TensorData, op: string, eq: (a: number, b: number) => boolean): void {
-    if (!sameShape(this.shape, other.shape)) throw new BurnError(op, `shapes differ: ${fmt(this.shape)} != ${fmt(other.shape)}`);
+    if (!sameShape(this.shape, other.shape))
+      throw new BurnError(op, `shapes differ: ${fmt(this.shape)} != ${fmt(other.shape)}`);
     const a = this.toArray();
     const b = other.toArray();
     const lines: string[] = [];
@@ -139,7 +171,10 @@ export class TensorData {
       }
     }
     if (count > 0) {
-      throw new BurnError(op, `tensors differ at ${count} of ${a.length} positions:\n${lines.join('\n')}${count > 10 ? `\n  … ${count - 10} more` : ''}`);
+      throw new BurnError(
+        op,
+        `tensors differ at ${count} of ${a.length} positions:\n${lines.join('\n')}${count > 10 ? `\n  … ${count - 10} more` : ''}`,
+      );
     }
   }
 }
@@ -148,7 +183,10 @@ function bytesPerElement(dtype: DType): number {
   return allocStorage(dtype, 0).BYTES_PER_ELEMENT;
 }
 
-function toStorage(values: ArrayLike<number> | ArrayLike<boolean> | StorageArray | readonly bigint[], dtype: DType): StorageArray {
+function toStorage(
+  values: ArrayLike<number> | ArrayLike<boolean> | StorageArray | readonly bigint[],
+  dtype: DType,
+): StorageArray {
   if (ArrayBuffer.isView(values) && allocStorage(dtype, 0).constructor === values.constructor) {
     // Already the storage type: half precision arrays hold bits only when declared so.
     if (!((dtype === 'f16' || dtype === 'bf16') && !(values instanceof Uint16Array))) return values as StorageArray;
@@ -157,11 +195,17 @@ function toStorage(values: ArrayLike<number> | ArrayLike<boolean> | StorageArray
     const big = values as ArrayLike<bigint>;
     if (isIntDType(dtype)) checkIntValues(big, dtype, 'TensorData');
     if (dtype === 'i64') return BigInt64Array.from(Array.from(big));
-    return storageFromNumbers(Array.from(big, (v) => Number(v)), dtype);
+    return storageFromNumbers(
+      Array.from(big, (v) => Number(v)),
+      dtype,
+    );
   }
   const nums = values as ArrayLike<number | boolean>;
   if (nums.length > 0 && typeof nums[0] === 'boolean') {
-    return storageFromNumbers(Array.from(nums, (v) => (v ? 1 : 0)), dtype);
+    return storageFromNumbers(
+      Array.from(nums, (v) => (v ? 1 : 0)),
+      dtype,
+    );
   }
   // Creation, not a cast: a value the dtype cannot hold is an error, never a saturated value.
   if (isIntDType(dtype)) checkIntValues(nums as ArrayLike<number>, dtype, 'TensorData');

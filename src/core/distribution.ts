@@ -27,7 +27,8 @@ export const Distribution = {
   },
   /** 1 with probability `prob`, else 0. */
   Bernoulli(prob: number): Distribution {
-    if (!(prob >= 0 && prob <= 1)) throw new BurnError('Distribution.Bernoulli', `probability ${prob}; expected 0 <= p <= 1`);
+    if (!(prob >= 0 && prob <= 1))
+      throw new BurnError('Distribution.Bernoulli', `probability ${prob}; expected 0 <= p <= 1`);
     return { kind: 'bernoulli', prob };
   },
 } as const;

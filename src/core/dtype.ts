@@ -9,15 +9,40 @@ export type FloatDType = 'f64' | 'f32' | 'f16' | 'bf16';
 export type IntDType = 'i64' | 'i32' | 'i16' | 'i8' | 'u32' | 'u16' | 'u8';
 
 /** Every dtype, in Burn's order. */
-export const DTYPES: readonly DType[] = ['f64', 'f32', 'f16', 'bf16', 'i64', 'i32', 'i16', 'i8', 'u32', 'u16', 'u8', 'bool'];
+export const DTYPES: readonly DType[] = [
+  'f64',
+  'f32',
+  'f16',
+  'bf16',
+  'i64',
+  'i32',
+  'i16',
+  'i8',
+  'u32',
+  'u16',
+  'u8',
+  'bool',
+];
 
 /** Size of one element in bytes. */
 export function dtypeSize(dtype: DType): number {
   switch (dtype) {
-    case 'f64': case 'i64': return 8;
-    case 'f32': case 'i32': case 'u32': return 4;
-    case 'f16': case 'bf16': case 'i16': case 'u16': return 2;
-    case 'i8': case 'u8': case 'bool': return 1;
+    case 'f64':
+    case 'i64':
+      return 8;
+    case 'f32':
+    case 'i32':
+    case 'u32':
+      return 4;
+    case 'f16':
+    case 'bf16':
+    case 'i16':
+    case 'u16':
+      return 2;
+    case 'i8':
+    case 'u8':
+    case 'bool':
+      return 1;
   }
 }
 
@@ -45,13 +70,20 @@ export function assertDType(value: unknown, op: string): DType {
 /** Range of an integer dtype (i64 is limited to the exactly representable doubles). */
 export function intRange(dtype: IntDType): [number, number] {
   switch (dtype) {
-    case 'i64': return [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
-    case 'i32': return [-2147483648, 2147483647];
-    case 'i16': return [-32768, 32767];
-    case 'i8': return [-128, 127];
-    case 'u32': return [0, 4294967295];
-    case 'u16': return [0, 65535];
-    case 'u8': return [0, 255];
+    case 'i64':
+      return [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+    case 'i32':
+      return [-2147483648, 2147483647];
+    case 'i16':
+      return [-32768, 32767];
+    case 'i8':
+      return [-128, 127];
+    case 'u32':
+      return [0, 4294967295];
+    case 'u16':
+      return [0, 65535];
+    case 'u8':
+      return [0, 255];
   }
 }
 
@@ -60,13 +92,20 @@ export function fitsInt(value: number, dtype: IntDType): boolean {
   const t = Math.trunc(value);
   // A switch, not intRange: this runs on every scalar op of an integer tensor (no allocation).
   switch (dtype) {
-    case 'i32': return t >= -2147483648 && t <= 2147483647; // all false for NaN
-    case 'i64': return t >= Number.MIN_SAFE_INTEGER && t <= Number.MAX_SAFE_INTEGER;
-    case 'i16': return t >= -32768 && t <= 32767;
-    case 'i8': return t >= -128 && t <= 127;
-    case 'u32': return t >= 0 && t <= 4294967295;
-    case 'u16': return t >= 0 && t <= 65535;
-    case 'u8': return t >= 0 && t <= 255;
+    case 'i32':
+      return t >= -2147483648 && t <= 2147483647; // all false for NaN
+    case 'i64':
+      return t >= Number.MIN_SAFE_INTEGER && t <= Number.MAX_SAFE_INTEGER;
+    case 'i16':
+      return t >= -32768 && t <= 32767;
+    case 'i8':
+      return t >= -128 && t <= 127;
+    case 'u32':
+      return t >= 0 && t <= 4294967295;
+    case 'u16':
+      return t >= 0 && t <= 65535;
+    case 'u8':
+      return t >= 0 && t <= 255;
   }
 }
 
@@ -83,7 +122,8 @@ export function intRangeText(dtype: IntDType): string {
  * the value in the message (`value`, `scalar`). Fractions in range truncate, as PyTorch's.
  */
 export function checkIntLiteral(value: number, dtype: IntDType, op: string, what = 'value'): void {
-  if (!fitsInt(value, dtype)) throw new BurnError(op, `${what} ${value} is out of range for ${dtype}; ${intRangeText(dtype)}`);
+  if (!fitsInt(value, dtype))
+    throw new BurnError(op, `${what} ${value} is out of range for ${dtype}; ${intRangeText(dtype)}`);
 }
 
 /** Refuses the first of `values` (host data being created as `dtype`) that `dtype` cannot hold; one pass, creation only. */
@@ -93,12 +133,17 @@ export function checkIntValues(values: ArrayLike<number> | ArrayLike<bigint>, dt
     const v = values[i]!;
     if (typeof v === 'bigint') {
       const ok = dtype === 'i64' ? v >= -(2n ** 63n) && v < 2n ** 63n : v >= BigInt(lo) && v <= BigInt(hi);
-      if (!ok) throw new BurnError(op, `value ${v} at position ${i} is out of range for ${dtype}; ${dtype === 'i64' ? `expected ${-(2n ** 63n)} <= value < ${2n ** 63n}` : intRangeText(dtype)}`);
+      if (!ok)
+        throw new BurnError(
+          op,
+          `value ${v} at position ${i} is out of range for ${dtype}; ${dtype === 'i64' ? `expected ${-(2n ** 63n)} <= value < ${2n ** 63n}` : intRangeText(dtype)}`,
+        );
       continue;
     }
     const t = Math.trunc(v);
     if (t >= lo && t <= hi) continue;
-    if (!Number.isFinite(v)) throw new BurnError(op, `value ${v} at position ${i} cannot be stored as ${dtype}; ${intRangeText(dtype)}`);
+    if (!Number.isFinite(v))
+      throw new BurnError(op, `value ${v} at position ${i} cannot be stored as ${dtype}; ${intRangeText(dtype)}`);
     throw new BurnError(op, `value ${v} at position ${i} is out of range for ${dtype}; ${intRangeText(dtype)}`);
   }
 }
@@ -125,14 +170,18 @@ export function f32ToF16Bits(value: number): number {
     const half = 1 << (shift - 1);
     const rest = mant & ((1 << shift) - 1);
     let m = mant >>> shift;
-    if (rest > half || (rest === half && (m & 1))) m++;
+    if (rest > half || (rest === half && m & 1)) m++;
     return sign | m;
   }
   let m = mant >>> 13;
   const rest = mant & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && (m & 1))) {
+  if (rest > 0x1000 || (rest === 0x1000 && m & 1)) {
     m++;
-    if (m === 0x400) { m = 0; e++; if (e >= 0x1f) return sign | 0x7c00; }
+    if (m === 0x400) {
+      m = 0;
+      e++;
+      if (e >= 0x1f) return sign | 0x7c00;
+    }
   }
   return sign | (e << 10) | m;
 }
@@ -151,7 +200,7 @@ export function f16BitsToF32(bits: number): number {
 export function f32ToBf16Bits(value: number): number {
   f32Buf[0] = value;
   const x = u32Buf[0]!;
-  if ((x & 0x7f800000) === 0x7f800000 && (x & 0x7fffff)) return ((x >>> 16) | 0x40) & 0xffff; // quiet nan
+  if ((x & 0x7f800000) === 0x7f800000 && x & 0x7fffff) return ((x >>> 16) | 0x40) & 0xffff; // quiet nan
   const rounded = x + 0x7fff + ((x >>> 16) & 1);
   return (rounded >>> 16) & 0xffff;
 }

@@ -1,16 +1,45 @@
-import { bf16BitsToF32, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, intRange, isFloatDType, type DType } from './dtype.js';
+import {
+  bf16BitsToF32,
+  f16BitsToF32,
+  f32ToBf16Bits,
+  f32ToF16Bits,
+  intRange,
+  isFloatDType,
+  type DType,
+} from './dtype.js';
 
 /** A typed array holding numbers. */
-export type NumericArray = Float32Array | Float64Array | Int32Array | Int16Array | Int8Array | Uint32Array | Uint16Array | Uint8Array;
+export type NumericArray =
+  | Float32Array
+  | Float64Array
+  | Int32Array
+  | Int16Array
+  | Int8Array
+  | Uint32Array
+  | Uint16Array
+  | Uint8Array;
 
 /** The typed array that stores each dtype in {@link TensorData}: f16/bf16 as raw bits, i64 as BigInt64Array, bool as 0/1 bytes. */
 export type StorageArray = NumericArray | BigInt64Array;
 
-type NumericCtor = { new (n: number): NumericArray; new (buf: ArrayBufferLike, off: number, len: number): NumericArray; BYTES_PER_ELEMENT: number };
+type NumericCtor = {
+  new (n: number): NumericArray;
+  new (buf: ArrayBufferLike, off: number, len: number): NumericArray;
+  BYTES_PER_ELEMENT: number;
+};
 
 const CTORS: Record<Exclude<DType, 'i64'>, NumericCtor> = {
-  f64: Float64Array, f32: Float32Array, f16: Uint16Array, bf16: Uint16Array,
-  i32: Int32Array, i16: Int16Array, i8: Int8Array, u32: Uint32Array, u16: Uint16Array, u8: Uint8Array, bool: Uint8Array,
+  f64: Float64Array,
+  f32: Float32Array,
+  f16: Uint16Array,
+  bf16: Uint16Array,
+  i32: Int32Array,
+  i16: Int16Array,
+  i8: Int8Array,
+  u32: Uint32Array,
+  u16: Uint16Array,
+  u8: Uint8Array,
+  bool: Uint8Array,
 };
 
 /** Allocates zeroed storage for `n` elements of `dtype`. */

@@ -30,10 +30,17 @@ export function fmt(values: readonly (number | bigint)[]): string {
  */
 export function describeValue(v: unknown): string {
   switch (typeof v) {
-    case 'number': case 'boolean': case 'undefined': return String(v);
-    case 'bigint': return `${v}n`;
-    case 'string': return JSON.stringify(v);
-    case 'symbol': case 'function': return `a ${typeof v}`;
+    case 'number':
+    case 'boolean':
+    case 'undefined':
+      return String(v);
+    case 'bigint':
+      return `${v}n`;
+    case 'string':
+      return JSON.stringify(v);
+    case 'symbol':
+    case 'function':
+      return `a ${typeof v}`;
   }
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
@@ -59,7 +66,8 @@ export function renameError(e: unknown, op: string, context?: string): unknown {
   if (!(e instanceof BurnError) || (e.op === op && context === undefined)) return e;
   const detail = e.message.startsWith(`${e.op}: `) ? e.message.slice(e.op.length + 2) : e.message;
   const renamed = new BurnError(op, context === undefined ? detail : `${detail} (${context})`);
-  if (e.stack !== undefined) renamed.stack = `${renamed.name}: ${renamed.message}\n${e.stack.split('\n').slice(1).join('\n')}`;
+  if (e.stack !== undefined)
+    renamed.stack = `${renamed.name}: ${renamed.message}\n${e.stack.split('\n').slice(1).join('\n')}`;
   return renamed;
 }
 

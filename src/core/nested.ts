@@ -11,7 +11,11 @@ export type LeafKind = 'number' | 'boolean';
  * input and for a leaf that is not a `leaf` (`undefined`: the kind of the first leaf, so numbers
  * and booleans never mix).
  */
-export function flattenNested<T extends number | boolean>(value: Nested<T>, op: string, leaf?: LeafKind): { values: T[]; shape: number[] } {
+export function flattenNested<T extends number | boolean>(
+  value: Nested<T>,
+  op: string,
+  leaf?: LeafKind,
+): { values: T[]; shape: number[] } {
   const shape: number[] = [];
   let probe: unknown = value;
   while (Array.isArray(probe)) {
@@ -30,7 +34,10 @@ export function flattenNested<T extends number | boolean>(value: Nested<T>, op: 
       return;
     }
     if (!Array.isArray(v) || v.length !== shape[depth]) {
-      throw new BurnError(op, `ragged nested array at ${fmt(path)}: expected ${shape[depth]} elements, got ${Array.isArray(v) ? v.length : 'a scalar'}`);
+      throw new BurnError(
+        op,
+        `ragged nested array at ${fmt(path)}: expected ${shape[depth]} elements, got ${Array.isArray(v) ? v.length : 'a scalar'}`,
+      );
     }
     for (let i = 0; i < v.length; i++) walk(v[i], depth + 1, [...path, i]);
   };

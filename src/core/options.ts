@@ -21,7 +21,12 @@ function describeValue(value: unknown): string {
 export function checkOptions(options: unknown, known: readonly string[], op: string): void {
   if (options === undefined) return;
   const shape = `{ ${known.join(', ')} }`;
-  if (typeof options !== 'object' || options === null || Array.isArray(options) || typeof (options as { dims?: unknown }).dims === 'function') {
+  if (
+    typeof options !== 'object' ||
+    options === null ||
+    Array.isArray(options) ||
+    typeof (options as { dims?: unknown }).dims === 'function'
+  ) {
     throw new BurnError(op, `options must be an object ${shape}, got ${describeValue(options)}`);
   }
   for (const key of Object.keys(options)) {

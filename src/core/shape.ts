@@ -44,9 +44,11 @@ const LIMIT_TEXT = `expected at most ${MAX_ELEMENTS} (2^32 - 1) elements per ten
  * O(rank).
  */
 export function checkShape(shape: Shape, op: string, what = 'shape'): void {
-  if (!Array.isArray(shape)) throw new BurnError(op, `${what} must be an array of sizes, got ${fmtValues([shape]).slice(1, -1)}`);
+  if (!Array.isArray(shape))
+    throw new BurnError(op, `${what} must be an array of sizes, got ${fmtValues([shape]).slice(1, -1)}`);
   for (const s of shape) {
-    if (typeof s !== 'number' || !Number.isInteger(s) || s < 0) throw new BurnError(op, `invalid ${what} ${fmtValues(shape)}; expected non-negative integer sizes`);
+    if (typeof s !== 'number' || !Number.isInteger(s) || s < 0)
+      throw new BurnError(op, `invalid ${what} ${fmtValues(shape)}; expected non-negative integer sizes`);
   }
   checkNumel(shape, op, what);
 }
@@ -56,7 +58,8 @@ export function checkShape(shape: Shape, op: string, what = 'shape'): void {
  * {@link MAX_ELEMENTS}: no size past it, even in an empty shape, and no element count. O(rank).
  */
 export function checkNumel(shape: Shape, op: string, what = 'output shape'): void {
-  let n = 1, largest = 0;
+  let n = 1,
+    largest = 0;
   for (let i = 0; i < shape.length; i++) {
     n *= shape[i]!;
     if (shape[i]! > largest) largest = shape[i]!;
@@ -71,7 +74,10 @@ export function checkNumel(shape: Shape, op: string, what = 'output shape'): voi
 /** Resolves a possibly negative dim against `rank`; throws a BurnError when out of range. */
 export function normDim(dim: number, rank: number, op: string): number {
   if (!Number.isInteger(dim) || dim < -rank || dim >= rank) {
-    throw new BurnError(op, `dim ${dim} is out of range for a tensor of rank ${rank}; expected ${rank === 0 ? 'no dims' : `-${rank} <= dim < ${rank}`}`);
+    throw new BurnError(
+      op,
+      `dim ${dim} is out of range for a tensor of rank ${rank}; expected ${rank === 0 ? 'no dims' : `-${rank} <= dim < ${rank}`}`,
+    );
   }
   return dim < 0 ? dim + rank : dim;
 }
@@ -92,7 +98,11 @@ export function broadcastShapes(a: Shape, b: Shape, op: string): number[] {
     const db = i < rank - b.length ? 1 : b[i - (rank - b.length)]!;
     if (da === db || db === 1) out[i] = da;
     else if (da === 1) out[i] = db;
-    else throw new BurnError(op, `shapes ${fmt(a)} and ${fmt(b)} cannot be broadcast together (dim ${i}: ${da} vs ${db}); expected equal sizes or 1`);
+    else
+      throw new BurnError(
+        op,
+        `shapes ${fmt(a)} and ${fmt(b)} cannot be broadcast together (dim ${i}: ${da} vs ${db}); expected equal sizes or 1`,
+      );
   }
   return out;
 }
@@ -103,7 +113,10 @@ export function checkBroadcastTo(from: Shape, to: Shape, op: string): void {
   const off = to.length - from.length;
   for (let i = 0; i < from.length; i++) {
     if (from[i] !== to[i + off] && from[i] !== 1) {
-      throw new BurnError(op, `cannot expand shape ${fmt(from)} to ${fmt(to)}: dim ${i} has size ${from[i]}; expected 1 or ${to[i + off]}`);
+      throw new BurnError(
+        op,
+        `cannot expand shape ${fmt(from)} to ${fmt(to)}: dim ${i} has size ${from[i]}; expected 1 or ${to[i + off]}`,
+      );
     }
   }
 }
@@ -116,7 +129,11 @@ export function resolveReshape(from: Shape, to: readonly number[], op = 'reshape
   const empty = numel(from) === 0;
   const out = to.map((s, i) => {
     if (s === 0 && !empty) {
-      if (i >= from.length) throw new BurnError(op, `0 at position ${i} keeps an input size, but the input ${fmt(from)} has only ${from.length} dims`);
+      if (i >= from.length)
+        throw new BurnError(
+          op,
+          `0 at position ${i} keeps an input size, but the input ${fmt(from)} has only ${from.length} dims`,
+        );
       return from[i]!;
     }
     return s;
@@ -127,11 +144,17 @@ export function resolveReshape(from: Shape, to: readonly number[], op = 'reshape
     if (!Number.isInteger(s) || s < -1) throw new BurnError(op, `invalid size ${s} in shape ${fmt(to)}`);
   }
   // Only an empty target can name a size past the limit (its element count is the input's).
-  if (empty) checkNumel(out.map((s) => Math.max(s, 0)), op, 'shape');
+  if (empty)
+    checkNumel(
+      out.map((s) => Math.max(s, 0)),
+      op,
+      'shape',
+    );
   const total = numel(from);
   if (unknown >= 0) {
     const known = out.reduce((acc, s, i) => (i === unknown ? acc : acc * s), 1);
-    if (known === 0 || total % known !== 0) throw new BurnError(op, `cannot infer -1 in ${fmt(to)} for ${total} elements of shape ${fmt(from)}`);
+    if (known === 0 || total % known !== 0)
+      throw new BurnError(op, `cannot infer -1 in ${fmt(to)} for ${total} elements of shape ${fmt(from)}`);
     out[unknown] = total / known;
   }
   if (numel(out) !== total) {

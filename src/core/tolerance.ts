@@ -5,7 +5,10 @@ import { BurnError } from './errors.js';
  * with relative tolerance R and absolute tolerance A (Burn's `Tolerance`).
  */
 export class Tolerance {
-  private constructor(readonly relative: number, readonly absolute: number) {}
+  private constructor(
+    readonly relative: number,
+    readonly absolute: number,
+  ) {}
 
   /** The default: {@link Tolerance.balanced}. */
   static default(): Tolerance {

@@ -9,7 +9,14 @@ export { DatasetBase, getMany, iterDataset, type Dataset } from './dataset/datas
 export { reviveRecipe, recipeOf, type WorkerRecipe, type Revive } from './dataset/recipe.js';
 export { SeededRng, shuffledIndices } from './dataset/rng.js';
 export { InMemDataset, type JsonRowsOptions } from './dataset/in-memory.js';
-export { parseCsv, type CsvColumnType, type CsvColumns, type CsvOptions, type CsvRow, type CsvValue } from './dataset/csv.js';
+export {
+  parseCsv,
+  type CsvColumnType,
+  type CsvColumns,
+  type CsvOptions,
+  type CsvRow,
+  type CsvValue,
+} from './dataset/csv.js';
 export { FakeDataset, fakeString, type FakeGenerator } from './dataset/fake.js';
 export { MapperDataset, type Mapper } from './dataset/transform/mapper.js';
 export { ComposedDataset } from './dataset/transform/composed.js';

@@ -6,7 +6,14 @@ export { DatasetBase, getMany, iterDataset, type Dataset } from './dataset/datas
 export { reviveRecipe, recipeOf, type WorkerRecipe, type Revive } from './dataset/recipe.js';
 export { SeededRng, shuffledIndices } from './dataset/rng.js';
 export { InMemDataset, type JsonRowsOptions } from './dataset/in-memory.js';
-export { parseCsv, type CsvColumnType, type CsvColumns, type CsvOptions, type CsvRow, type CsvValue } from './dataset/csv.js';
+export {
+  parseCsv,
+  type CsvColumnType,
+  type CsvColumns,
+  type CsvOptions,
+  type CsvRow,
+  type CsvValue,
+} from './dataset/csv.js';
 export { FakeDataset, fakeString, type FakeGenerator } from './dataset/fake.js';
 export { SqliteDataset } from './dataset/sqlite.js';
 export { SqliteDatasetWriter, type SqliteWriterOptions } from './dataset/sqlite-writer.js';
@@ -19,15 +26,42 @@ export { ShuffledDataset } from './dataset/transform/shuffled.js';
 export { randomSplit, type RandomSplitOptions } from './dataset/transform/random-split.js';
 export { SamplerDataset, type SamplerOptions } from './dataset/transform/sampler.js';
 export { WindowsDataset, window, windows } from './dataset/transform/windows.js';
-export { DEFAULT_IDX_MAX_BYTES, decodeIdx, encodeIdx, readIdx, writeIdx, type IdxArray, type IdxReadOptions, type IdxType } from './sources/idx.js';
+export {
+  DEFAULT_IDX_MAX_BYTES,
+  decodeIdx,
+  encodeIdx,
+  readIdx,
+  writeIdx,
+  type IdxArray,
+  type IdxReadOptions,
+  type IdxType,
+} from './sources/idx.js';
 export { IdxImageDataset, type ImageSource, type MnistItem } from './sources/idx-images.js';
 export { MnistDataset, MNIST_MD5, MNIST_URL, type IdxDownloadOptions, type MnistOptions } from './sources/mnist.js';
-export { FashionMnistDataset, DEBIAN_FASHION_MNIST_DIR, FASHION_MNIST_MD5, FASHION_MNIST_URL, type FashionMnistOptions } from './sources/fashion-mnist.js';
-export { DEFAULT_DOWNLOAD_MAX_BYTES, downloadFile, renderProgressBar, type DownloadOptions, type DownloadProgress, type DownloadResult } from './sources/download.js';
+export {
+  FashionMnistDataset,
+  DEBIAN_FASHION_MNIST_DIR,
+  FASHION_MNIST_MD5,
+  FASHION_MNIST_URL,
+  type FashionMnistOptions,
+} from './sources/fashion-mnist.js';
+export {
+  DEFAULT_DOWNLOAD_MAX_BYTES,
+  downloadFile,
+  renderProgressBar,
+  type DownloadOptions,
+  type DownloadProgress,
+  type DownloadResult,
+} from './sources/download.js';
 export { dataDir } from './sources/data-dir.js';
 export { decodeImage, readImage, type DecodedImage } from './sources/image/decode.js';
 export { DEFAULT_MAX_PIXELS, type ImageDecodeOptions } from './sources/image/limits.js';
-export { ImageFolderDataset, IMAGE_EXTENSIONS, type Annotation, type ImageDatasetItem } from './sources/image-folder.js';
+export {
+  ImageFolderDataset,
+  IMAGE_EXTENSIONS,
+  type Annotation,
+  type ImageDatasetItem,
+} from './sources/image-folder.js';
 export type { Batcher } from './dataloader/batcher.js';
 export { DataLoader, type DataLoaderIterator, type Progress } from './dataloader/loader.js';
 export { DataLoaderBuilder } from './dataloader/builder.js';

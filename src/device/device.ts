@@ -104,7 +104,11 @@ export class Device {
    * Wraps a backend as a device; `label` is what `toString()` prints. Decorator devices pass the
    * device they wrap as `inner` and share its random state.
    */
-  constructor(readonly backend: Backend<TensorPrimitive>, private readonly label: string, inner?: Device) {
+  constructor(
+    readonly backend: Backend<TensorPrimitive>,
+    private readonly label: string,
+    inner?: Device,
+  ) {
     this.innerDevice = inner;
     this.rng = inner?.rng ?? new RandomState();
     this.dtypes = inner?.dtypes ?? new DefaultDtypes();
@@ -132,8 +136,10 @@ export class Device {
     checkOptions(settings, ['floatDtype', 'intDtype'], op);
     if (settings === undefined) throw new BurnError(op, 'no settings; expected { floatDtype?, intDtype? }');
     const { floatDtype, intDtype } = settings;
-    if (floatDtype !== undefined) this.checkDefault('floatDtype', floatDtype, isFloatDType, 'a float dtype: f32, f64, f16 or bf16');
-    if (intDtype !== undefined) this.checkDefault('intDtype', intDtype, isIntDType, 'an integer dtype: i32, i64, i16, i8, u32, u16 or u8');
+    if (floatDtype !== undefined)
+      this.checkDefault('floatDtype', floatDtype, isFloatDType, 'a float dtype: f32, f64, f16 or bf16');
+    if (intDtype !== undefined)
+      this.checkDefault('intDtype', intDtype, isIntDType, 'an integer dtype: i32, i64, i16, i8, u32, u16 or u8');
     // Set only once both are valid: a refused call changes nothing.
     if (floatDtype !== undefined) this.dtypes.floatDtype = floatDtype;
     if (intDtype !== undefined) this.dtypes.intDtype = intDtype;
@@ -145,7 +151,11 @@ export class Device {
     if (typeof dtype !== 'string' || !(DTYPES as readonly string[]).includes(dtype)) {
       throw new BurnError(op, `${field} ${describeValue(dtype)} is not a dtype; expected ${expected}`);
     }
-    if (!ok(dtype as DType)) throw new BurnError(op, `${field} '${dtype}' is ${dtype === 'bool' ? 'the bool dtype' : isFloatDType(dtype as DType) ? 'a float dtype' : 'an integer dtype'}; expected ${expected}`);
+    if (!ok(dtype as DType))
+      throw new BurnError(
+        op,
+        `${field} '${dtype}' is ${dtype === 'bool' ? 'the bool dtype' : isFloatDType(dtype as DType) ? 'a float dtype' : 'an integer dtype'}; expected ${expected}`,
+      );
     // The backend's own check: creating one element of the dtype (WebGPU refuses f64 and i64).
     const backend = this.inner().backend;
     try {
@@ -153,7 +163,10 @@ export class Device {
       backend.dispose?.(p);
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
-      throw new BurnError(op, `${field} '${dtype}' is not supported on ${this.inner()} (${why}); expected a dtype this device supports`);
+      throw new BurnError(
+        op,
+        `${field} '${dtype}' is not supported on ${this.inner()} (${why}); expected a dtype this device supports`,
+      );
     }
   }
 
@@ -185,7 +198,11 @@ export class Device {
    */
   gradientCheckpointing(): Device {
     const base = this.inner();
-    base.checkpointingDevice ??= new Device(new AutodiffBackend(base.backend, { checkpointing: true }), `autodiff<${base.label}>(checkpointing)`, base);
+    base.checkpointingDevice ??= new Device(
+      new AutodiffBackend(base.backend, { checkpointing: true }),
+      `autodiff<${base.label}>(checkpointing)`,
+      base,
+    );
     return base.checkpointingDevice;
   }
 
@@ -213,7 +230,10 @@ export class Device {
     const engine = options.engine ?? envEngine() ?? bestCpuEngine();
     let device = cpuDevices.get(engine);
     if (!device) {
-      device = new Device(new CpuBackend(cpuEngineKernels(engine)) as unknown as Backend<TensorPrimitive>, `cpu(${engine})`);
+      device = new Device(
+        new CpuBackend(cpuEngineKernels(engine)) as unknown as Backend<TensorPrimitive>,
+        `cpu(${engine})`,
+      );
       cpuDevices.set(engine, device);
     }
     return device;
@@ -238,7 +258,8 @@ export class Device {
   static async defaultAsync(): Promise<Device> {
     if (globalThis.process?.versions?.node) return Device.cpuAsync();
     const why: string[] = [];
-    if ((globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu === undefined) why.push('no WebGPU (navigator.gpu is undefined)');
+    if ((globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu === undefined)
+      why.push('no WebGPU (navigator.gpu is undefined)');
     else {
       try {
         const gpu = await Device.webgpu();
@@ -250,7 +271,9 @@ export class Device {
     }
     const cpu = await Device.cpuAsync();
     const runtime = wasmRuntime();
-    const engine = runtime ? `${runtime.threads} thread${runtime.threads === 1 ? '' : 's'}${runtime.threads === 1 && !(globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated ? ': the page is not cross-origin isolated' : ''}` : `wasm unavailable: ${wasmUnavailableReason()}`;
+    const engine = runtime
+      ? `${runtime.threads} thread${runtime.threads === 1 ? '' : 's'}${runtime.threads === 1 && !(globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated ? ': the page is not cross-origin isolated' : ''}`
+      : `wasm unavailable: ${wasmUnavailableReason()}`;
     console.info(`burn-ts: default device ${cpu} (${engine}; ${why.join('; ')})`);
     return cpu;
   }
@@ -267,7 +290,9 @@ export class Device {
       device = import('../backends/webgpu/index.js').then(async (m) => {
         const backend = await m.createWebGpuBackend(options);
         // A lost device is forgotten, so that the next call creates a new one.
-        void backend.lost.then(() => { if (webgpuDevices.get(key) === device) webgpuDevices.delete(key); });
+        void backend.lost.then(() => {
+          if (webgpuDevices.get(key) === device) webgpuDevices.delete(key);
+        });
         return new Device(backend as unknown as Backend<TensorPrimitive>, m.webgpuLabel(backend.info()));
       });
       webgpuDevices.set(key, device);
@@ -306,7 +331,11 @@ export class Device {
       if (type === 'cpu') {
         const best = Device.cpu();
         out.push(best);
-        const engines: CpuEngine[] = [...(nativeAddon() ? ['native' as const] : []), ...(wasmRuntime() ? ['wasm' as const] : []), 'js'];
+        const engines: CpuEngine[] = [
+          ...(nativeAddon() ? ['native' as const] : []),
+          ...(wasmRuntime() ? ['wasm' as const] : []),
+          'js',
+        ];
         for (const engine of engines) if (!Device.cpu({ engine }).equals(best)) out.push(Device.cpu({ engine }));
       } else if (type === 'webgpu') {
         // No WebGPU here is a BurnError saying why: that device is simply not listed.
@@ -315,12 +344,19 @@ export class Device {
           throw e;
         });
         if (gpu) out.push(gpu);
-      } else if (typeof type === 'object' && type !== null && typeof (type as { remote?: unknown }).remote === 'string') {
+      } else if (
+        typeof type === 'object' &&
+        type !== null &&
+        typeof (type as { remote?: unknown }).remote === 'string'
+      ) {
         const remote = Device.remote(type.remote, type.options);
         await remote.sync();
         out.push(remote);
       } else {
-        throw new BurnError('Device.enumerate', `device type ${typeof type === 'string' ? JSON.stringify(type) : describeValue(type)}; expected 'cpu', 'webgpu' or { remote: url }`);
+        throw new BurnError(
+          'Device.enumerate',
+          `device type ${typeof type === 'string' ? JSON.stringify(type) : describeValue(type)}; expected 'cpu', 'webgpu' or { remote: url }`,
+        );
       }
     }
     return out;
@@ -386,7 +422,9 @@ function bestCpuEngine(): CpuEngine {
     if (why) fallbackNotice(`burn-ts: ${why}; using the wasm engine`);
     return 'wasm';
   }
-  fallbackNotice(`burn-ts: ${why ? `${why} and the` : 'the'} wasm CPU engine is unavailable (${wasmUnavailableReason()}); using the js engine`);
+  fallbackNotice(
+    `burn-ts: ${why ? `${why} and the` : 'the'} wasm CPU engine is unavailable (${wasmUnavailableReason()}); using the js engine`,
+  );
   return 'js';
 }
 
@@ -405,10 +443,16 @@ function cpuEngineKernels(engine: CpuEngine): CpuEngineKernels {
   if (engine === 'native') {
     const addon = nativeAddon();
     if (addon) return new NativeEngine(addon);
-    throw new BurnError('Device.cpu', `the 'native' engine is not available: ${nativeUnavailableReason()}; available engines: ${wasmRuntime() ? 'js, wasm' : 'js'}`);
+    throw new BurnError(
+      'Device.cpu',
+      `the 'native' engine is not available: ${nativeUnavailableReason()}; available engines: ${wasmRuntime() ? 'js, wasm' : 'js'}`,
+    );
   }
   if (wasmRuntime()) return wasmEngine();
-  throw new BurnError('Device.cpu', `the 'wasm' engine is not available: ${wasmUnavailableReason()}; available engines: ${nativeAddon() ? 'js, native' : 'js'}`);
+  throw new BurnError(
+    'Device.cpu',
+    `the 'wasm' engine is not available: ${wasmUnavailableReason()}; available engines: ${nativeAddon() ? 'js, native' : 'js'}`,
+  );
 }
 
 function envEngine(): CpuEngine | undefined {

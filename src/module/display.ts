@@ -18,8 +18,12 @@ function isDisplayable(v: unknown): v is Displayable {
 function attr(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(attr).join(', ')}]`;
   if (typeof v === 'number') return Number.isInteger(v) || !Number.isFinite(v) ? String(v) : String(v);
-  if (typeof v === 'object' && v !== null && 'toString' in v && (v as object).toString !== Object.prototype.toString) return String(v);
-  if (isPlainObject(v)) return `{${Object.entries(v).map(([k, x]) => `${k}: ${attr(x)}`).join(', ')}}`;
+  if (typeof v === 'object' && v !== null && 'toString' in v && (v as object).toString !== Object.prototype.toString)
+    return String(v);
+  if (isPlainObject(v))
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${k}: ${attr(x)}`)
+      .join(', ')}}`;
   return String(v);
 }
 
@@ -34,7 +38,8 @@ function countParams(value: unknown): number {
 function render(value: unknown, indent: string): string | undefined {
   if (isDisplayable(value)) return displayModule(value, indent);
   if (value instanceof Param) return `Param {shape: [${value.dims().join(', ')}], requireGrad: ${value.requireGrad}}`;
-  if (value instanceof RunningState) return `RunningState {shape: [${(value.value() as Tensor<number, Kind>).dims().join(', ')}]}`;
+  if (value instanceof RunningState)
+    return `RunningState {shape: [${(value.value() as Tensor<number, Kind>).dims().join(', ')}]}`;
   if (Array.isArray(value) && value.some((v) => isDisplayable(v) || v instanceof Param)) {
     const inner = indent + '  ';
     const lines = value.map((v, i) => `${inner}${i}: ${render(v, inner) ?? attr(v)}`);
@@ -53,7 +58,9 @@ export function displayModule(module: Displayable, indent = ''): string {
   const attributes = module.displayAttributes();
   const params = module.numParams();
   if (attributes !== undefined) {
-    const parts = Object.entries(attributes).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${attr(v)}`);
+    const parts = Object.entries(attributes)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}: ${attr(v)}`);
     if (params > 0) parts.push(`params: ${params}`);
     return parts.length > 0 ? `${name} {${parts.join(', ')}}` : name;
   }
@@ -62,7 +69,8 @@ export function displayModule(module: Displayable, indent = ''): string {
   for (const [key, value] of Object.entries(module)) {
     const shown = render(value, inner);
     if (shown !== undefined) lines.push(`${inner}${key}: ${shown}`);
-    else if (isPlainObject(value) && countParams(value) > 0) lines.push(`${inner}${key}: {params: ${countParams(value)}}`);
+    else if (isPlainObject(value) && countParams(value) > 0)
+      lines.push(`${inner}${key}: {params: ${countParams(value)}}`);
   }
   if (lines.length === 0 && params === 0) return name;
   lines.push(`${inner}params: ${params}`);

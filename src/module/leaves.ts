@@ -82,7 +82,10 @@ export interface LoadedLeaf {
  * A copy of `module` in which every leaf that `load(path, current)` returns a tensor for is
  * replaced (a parameter keeps its requireGrad flag); the other leaves and `module` are untouched.
  */
-export function replaceLeaves<M extends ModuleLike>(module: M, load: (path: string, current: Tensor<number, Kind>) => LoadedLeaf | undefined): M {
+export function replaceLeaves<M extends ModuleLike>(
+  module: M,
+  load: (path: string, current: Tensor<number, Kind>) => LoadedLeaf | undefined,
+): M {
   const mapper: LeafMapper = {
     param: (p, path) => {
       const r = load(path, p.val());

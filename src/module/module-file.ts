@@ -26,7 +26,11 @@ export function moduleToRecordForWriting(module: ModuleLike): TensorRecord {
   return toRecord(module, undefined, true);
 }
 
-function toRecord(module: ModuleLike, data: ReadonlyMap<string, TensorData> | undefined, forWriting: boolean): TensorRecord {
+function toRecord(
+  module: ModuleLike,
+  data: ReadonlyMap<string, TensorData> | undefined,
+  forWriting: boolean,
+): TensorRecord {
   const tensors = new Map<string, RecordTensor>();
   for (const { path, key, leaf } of moduleLeaves(module)) {
     const t = leafTensor(leaf);
@@ -52,7 +56,12 @@ function listed(title: string, items: readonly string[]): string[] {
 }
 
 /** A new module loaded from `record` onto `device` (strict; see the file comment). `source` names the file in errors. */
-export function moduleFromRecord<M extends ModuleLike>(module: M, record: TensorRecord, device: Device | undefined, source: string): M {
+export function moduleFromRecord<M extends ModuleLike>(
+  module: M,
+  record: TensorRecord,
+  device: Device | undefined,
+  source: string,
+): M {
   const leaves = new Map(moduleLeaves(module).map((l) => [l.path, l]));
   const used = new Set<string>();
   const missing: string[] = [];
@@ -90,7 +99,10 @@ export function moduleFromRecord<M extends ModuleLike>(module: M, record: Tensor
       ...listed('  Missing from the file (module paths):', missing.sort()),
       ...listed('  In the file but not in the module (file keys):', unused),
     ];
-    throw new BurnError('loadFile', `${source} does not match the module (${problems.join(', ')}); the module is unchanged:\n${details.join('\n')}`);
+    throw new BurnError(
+      'loadFile',
+      `${source} does not match the module (${problems.join(', ')}); the module is unchanged:\n${details.join('\n')}`,
+    );
   }
   return loaded;
 }
@@ -106,11 +118,21 @@ export async function saveModuleFileAsync(module: ModuleLike, path: string, reco
 }
 
 /** Loads a module from a file written by `recorder`. */
-export function loadModuleFile<M extends ModuleLike>(module: M, path: string, device: Device | undefined, recorder: Recorder): M {
+export function loadModuleFile<M extends ModuleLike>(
+  module: M,
+  path: string,
+  device: Device | undefined,
+  recorder: Recorder,
+): M {
   return moduleFromRecord(module, recorder.load(path), device, recorder.filePath(path));
 }
 
 /** Asynchronous {@link loadModuleFile}. */
-export async function loadModuleFileAsync<M extends ModuleLike>(module: M, path: string, device: Device | undefined, recorder: Recorder): Promise<M> {
+export async function loadModuleFileAsync<M extends ModuleLike>(
+  module: M,
+  path: string,
+  device: Device | undefined,
+  recorder: Recorder,
+): Promise<M> {
   return moduleFromRecord(module, await recorder.loadAsync(path), device, recorder.filePath(path));
 }

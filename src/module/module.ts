@@ -7,7 +7,15 @@ import { Tensor } from '../tensor/tensor.js';
 import { DefaultRecorder } from '../record/burnpack-recorder.js';
 import type { Recorder } from '../record/recorder.js';
 import { displayModule } from './display.js';
-import { loadModuleFile, loadModuleFileAsync, moduleFromRecord, moduleToRecordAsync, moduleToRecordForWriting, saveModuleFile, saveModuleFileAsync } from './module-file.js';
+import {
+  loadModuleFile,
+  loadModuleFileAsync,
+  moduleFromRecord,
+  moduleToRecordAsync,
+  moduleToRecordForWriting,
+  saveModuleFile,
+  saveModuleFileAsync,
+} from './module-file.js';
 import { Param } from './param.js';
 import { unflattenRecord, type ModuleRecord, type RecordItem } from './record.js';
 import type { ModuleStoreLike } from './store-port.js';
@@ -54,14 +62,19 @@ export abstract class Module {
   mapLeaves(mapper: LeafMapper, path: string): this {
     const copy = Tensor.keep(Object.create(Object.getPrototypeOf(this) as object) as this);
     for (const key of Object.keys(this)) {
-      (copy as Record<string, unknown>)[key] = mapValue((this as Record<string, unknown>)[key], joinPath(path, key), mapper);
+      (copy as Record<string, unknown>)[key] = mapValue(
+        (this as Record<string, unknown>)[key],
+        joinPath(path, key),
+        mapper,
+      );
     }
     return copy;
   }
 
   /** @internal Visits the leaves in field order. */
   visitLeaves(visitor: (leaf: Leaf, path: string) => void, path: string): void {
-    for (const key of Object.keys(this)) visitValue((this as Record<string, unknown>)[key], joinPath(path, key), visitor);
+    for (const key of Object.keys(this))
+      visitValue((this as Record<string, unknown>)[key], joinPath(path, key), visitor);
   }
 
   // --- inspection ---
@@ -106,20 +119,26 @@ export abstract class Module {
 
   /** The module on `device` (parameters keep their ids and requireGrad flags). */
   toDevice(device: Device): this {
-    return this.mapLeaves({
-      param: (p) => p.withTensor(p.val().toDevice(device)),
-      state: (s) => s.update(s.value().toDevice(device)),
-      tensor: (t) => t.toDevice(device),
-    }, '');
+    return this.mapLeaves(
+      {
+        param: (p) => p.withTensor(p.val().toDevice(device)),
+        state: (s) => s.update(s.value().toDevice(device)),
+        tensor: (t) => t.toDevice(device),
+      },
+      '',
+    );
   }
 
   /** The module on `device` with fresh, detached leaves (Burn's `fork`). */
   fork(device: Device): this {
-    return this.mapLeaves({
-      param: (p) => p.withTensor(p.val().detach().toDevice(device)),
-      state: (s) => s.update(s.value().toDevice(device)),
-      tensor: (t) => t.detach().toDevice(device),
-    }, '');
+    return this.mapLeaves(
+      {
+        param: (p) => p.withTensor(p.val().detach().toDevice(device)),
+        state: (s) => s.update(s.value().toDevice(device)),
+        tensor: (t) => t.detach().toDevice(device),
+      },
+      '',
+    );
   }
 
   /** The same module with every parameter marked as not requiring grad. */
@@ -139,11 +158,14 @@ export abstract class Module {
 
   /** The module on the inner device of its autodiff device, for validation and inference (Burn's `valid`). */
   valid(): this {
-    return this.mapLeaves({
-      param: (p) => p.withTensor(p.val().inner()),
-      state: (s) => s.update(s.value().inner()),
-      tensor: (t) => t.inner(),
-    }, '');
+    return this.mapLeaves(
+      {
+        param: (p) => p.withTensor(p.val().inner()),
+        state: (s) => s.update(s.value().inner()),
+        tensor: (t) => t.inner(),
+      },
+      '',
+    );
   }
 
   /** The module on the autodiff device over its current device (the reverse of {@link valid}). */
@@ -152,11 +174,14 @@ export abstract class Module {
       const device = t.device();
       return device.isAutodiff() ? t : Tensor.fromInner(t, device.autodiff());
     };
-    return this.mapLeaves({
-      param: (p) => p.withTensor(to(p.val())),
-      state: (s) => s.update(to(s.value())),
-      tensor: (t) => to(t),
-    }, '');
+    return this.mapLeaves(
+      {
+        param: (p) => p.withTensor(to(p.val())),
+        state: (s) => s.update(to(s.value())),
+        tensor: (t) => to(t),
+      },
+      '',
+    );
   }
 
   /** A copy sharing every tensor. */
@@ -184,17 +209,28 @@ export abstract class Module {
       const data = lookup(record, path);
       if (!(data instanceof TensorData)) throw new BurnError('loadRecord', `no tensor for '${path}' in the record`);
       if (!sameShape(data.shape, current.dims())) {
-        throw new BurnError('loadRecord', `'${path}' has shape ${fmt(data.shape)} in the record; the module expects ${fmt(current.dims())}`);
+        throw new BurnError(
+          'loadRecord',
+          `'${path}' has shape ${fmt(data.shape)} in the record; the module expects ${fmt(current.dims())}`,
+        );
       }
       if (data.dtype !== current.dtype()) {
-        throw new BurnError('loadRecord', `'${path}' has dtype ${data.dtype} in the record; the module expects ${current.dtype()}`);
+        throw new BurnError(
+          'loadRecord',
+          `'${path}' has dtype ${data.dtype} in the record; the module expects ${current.dtype()}`,
+        );
       }
       return Tensor.fromData(data, current.device());
     };
-    return this.loadInPlace(this.mapLeaves({
-      param: (p, path) => p.withTensor(load(path, p.val())),
-      state: (s, path) => s.update(load(path, s.value())),
-    }, ''));
+    return this.loadInPlace(
+      this.mapLeaves(
+        {
+          param: (p, path) => p.withTensor(load(path, p.val())),
+          state: (s, path) => s.update(load(path, s.value())),
+        },
+        '',
+      ),
+    );
   }
 
   /** Takes the leaves of `loaded` (a rebuilt copy of this module) into this module; returns this. */

@@ -62,14 +62,21 @@ export function mapValue(value: unknown, path: string, mapper: LeafMapper): unkn
  * `target` or a part of it sees the new leaves. Frozen parts are replaced whole.
  */
 export function assignInPlace(target: object, source: object): void {
-  const t = target as Record<string, unknown>, s = source as Record<string, unknown>;
+  const t = target as Record<string, unknown>,
+    s = source as Record<string, unknown>;
   for (const key of Object.keys(s)) {
-    const from = s[key], to = t[key];
+    const from = s[key],
+      to = t[key];
     if (from === to) continue;
-    const sameShape = typeof to === 'object' && to !== null && typeof from === 'object' && from !== null && !Object.isFrozen(to) && (
-      (isMappable(to) && isMappable(from) && Object.getPrototypeOf(to) === Object.getPrototypeOf(from)) ||
-      (Array.isArray(to) && Array.isArray(from) && to.length === from.length) ||
-      (isPlainObject(to) && isPlainObject(from)));
+    const sameShape =
+      typeof to === 'object' &&
+      to !== null &&
+      typeof from === 'object' &&
+      from !== null &&
+      !Object.isFrozen(to) &&
+      ((isMappable(to) && isMappable(from) && Object.getPrototypeOf(to) === Object.getPrototypeOf(from)) ||
+        (Array.isArray(to) && Array.isArray(from) && to.length === from.length) ||
+        (isPlainObject(to) && isPlainObject(from)));
     if (sameShape) assignInPlace(to, from);
     else t[key] = from;
   }

@@ -24,7 +24,11 @@ export class TensorCache<D extends number> {
    * `tensor` (`[batch, seq, d]` → `[batch, 1, d]`) concatenated to the cached value along
    * `dimCat`. The result is cached and returned.
    */
-  forwardAutoregressive(tensor: Tensor<3, Float>, dimCat: number, fn: (t: Tensor<3, Float>) => Tensor<D, Float>): Tensor<D, Float> {
+  forwardAutoregressive(
+    tensor: Tensor<3, Float>,
+    dimCat: number,
+    fn: (t: Tensor<3, Float>) => Tensor<D, Float>,
+  ): Tensor<D, Float> {
     const old = this.state;
     let next: Tensor<D, Float>;
     if (old === undefined) {

@@ -3,7 +3,12 @@ import { Config } from '../config/config.js';
 import type { Device } from '../device/device.js';
 import { Module } from '../module/module.js';
 import { Param } from '../module/param.js';
-import { convTranspose1d, convTranspose2d, convTranspose3d, type ConvTransposeFnOptions } from '../tensor/functional/conv.js';
+import {
+  convTranspose1d,
+  convTranspose2d,
+  convTranspose3d,
+  type ConvTransposeFnOptions,
+} from '../tensor/functional/conv.js';
 import type { Float } from '../tensor/kind.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkGroups } from './conv.js';
@@ -14,7 +19,12 @@ const positive = z.number().int().positive();
 const nonNegative = z.number().int().nonnegative();
 const convInit = (): Initializer => Initializer.KaimingUniform({ gain: 1 / Math.sqrt(3), fanOutOnly: false });
 
-type AnyConvT = (x: Tensor<number, Float>, w: Tensor<number, Float>, b: Tensor<1, Float> | undefined, o: ConvTransposeFnOptions) => Tensor<number, Float>;
+type AnyConvT = (
+  x: Tensor<number, Float>,
+  w: Tensor<number, Float>,
+  b: Tensor<1, Float> | undefined,
+  o: ConvTransposeFnOptions,
+) => Tensor<number, Float>;
 const CONVT_FNS = [undefined, convTranspose1d, convTranspose2d, convTranspose3d] as unknown as readonly AnyConvT[];
 
 /** @internal What the N-d transposed convolution needs from a config, per-dim values as lists. */
@@ -62,7 +72,12 @@ export abstract class ConvTransposeNd<D extends number, S extends readonly numbe
     const k = spec.kernelSize.reduce((a, b) => a * b, 1);
     // Burn's fans: fanIn = (channelsOut / groups) · k; Burn gives no fanOut, burn-ts the mirror (channelsIn / groups) · k.
     const fans = { fanIn: (cOut / spec.groups) * k, fanOut: (cIn / spec.groups) * k };
-    this.weight = new Param(initTensor(spec.initializer, [cIn, cOut / spec.groups, ...spec.kernelSize], fans, device) as unknown as Tensor<D, Float>);
+    this.weight = new Param(
+      initTensor(spec.initializer, [cIn, cOut / spec.groups, ...spec.kernelSize], fans, device) as unknown as Tensor<
+        D,
+        Float
+      >,
+    );
     this.bias = spec.bias ? new Param(initTensor(spec.initializer, [cOut], fans, device)) : undefined;
     this.stride = [...spec.stride] as unknown as S;
     this.kernelSize = [...spec.kernelSize] as unknown as S;
@@ -80,14 +95,25 @@ export abstract class ConvTransposeNd<D extends number, S extends readonly numbe
   forward(input: Tensor<D, Float>): Tensor<D, Float> {
     const nd = this.kernelSize.length;
     expectSpatialInput(input, nd, this.channels[0], this.constructor.name);
-    const options = { stride: this.stride, padding: this.padding, paddingOut: this.paddingOut, dilation: this.dilation, groups: this.groups };
+    const options = {
+      stride: this.stride,
+      padding: this.padding,
+      paddingOut: this.paddingOut,
+      dilation: this.dilation,
+      groups: this.groups,
+    };
     return CONVT_FNS[nd]!(input, this.weight.val(), this.bias?.val(), options) as Tensor<D, Float>;
   }
 
   override displayAttributes(): Record<string, unknown> {
     return {
-      channels: this.channels, stride: perDimDisplay(this.stride), kernelSize: perDimDisplay(this.kernelSize),
-      dilation: perDimDisplay(this.dilation), groups: this.groups, padding: perDimDisplay(this.padding), paddingOut: perDimDisplay(this.paddingOut),
+      channels: this.channels,
+      stride: perDimDisplay(this.stride),
+      kernelSize: perDimDisplay(this.kernelSize),
+      dilation: perDimDisplay(this.dilation),
+      groups: this.groups,
+      padding: perDimDisplay(this.padding),
+      paddingOut: perDimDisplay(this.paddingOut),
     };
   }
 }
@@ -123,9 +149,18 @@ export class ConvTranspose1dConfig extends Config.define({
 export class ConvTranspose1d extends ConvTransposeNd<3, [number]> {
   constructor(config: ConvTranspose1dConfig, device: Device) {
     const c = config;
-    super({
-      ...c, kernelSize: listOf(c.kernelSize), stride: listOf(c.stride), dilation: listOf(c.dilation), padding: listOf(c.padding), paddingOut: listOf(c.paddingOut),
-    }, device, 'ConvTranspose1dConfig');
+    super(
+      {
+        ...c,
+        kernelSize: listOf(c.kernelSize),
+        stride: listOf(c.stride),
+        dilation: listOf(c.dilation),
+        padding: listOf(c.padding),
+        paddingOut: listOf(c.paddingOut),
+      },
+      device,
+      'ConvTranspose1dConfig',
+    );
   }
 }
 

@@ -15,7 +15,12 @@ const positive = z.number().int().positive();
 /** Burn's default initializer of the convolutions: KaimingUniform(gain 1/√3), i.e. U(-1/√fanIn, 1/√fanIn). */
 const convInit = (): Initializer => Initializer.KaimingUniform({ gain: 1 / Math.sqrt(3), fanOutOnly: false });
 
-type AnyConv = (x: Tensor<number, Float>, w: Tensor<number, Float>, b: Tensor<1, Float> | undefined, o: ConvFnOptions) => Tensor<number, Float>;
+type AnyConv = (
+  x: Tensor<number, Float>,
+  w: Tensor<number, Float>,
+  b: Tensor<1, Float> | undefined,
+  o: ConvFnOptions,
+) => Tensor<number, Float>;
 const CONV_FNS = [undefined, conv1d, conv2d, conv3d] as unknown as readonly AnyConv[];
 
 /** @internal What the N-d convolution needs from a config, with per-dim values as lists. */
@@ -66,7 +71,12 @@ export abstract class ConvNd<D extends number, S extends readonly number[]> exte
     const k = spec.kernelSize.reduce((a, b) => a * b, 1);
     // Burn's fans: fanIn = (channelsIn / groups) · k, fanOut = (channelsOut / groups) · k.
     const fans = { fanIn: (cIn / groups) * k, fanOut: (cOut / groups) * k };
-    this.weight = new Param(initTensor(spec.initializer, [cOut, cIn / groups, ...spec.kernelSize], fans, device) as unknown as Tensor<D, Float>);
+    this.weight = new Param(
+      initTensor(spec.initializer, [cOut, cIn / groups, ...spec.kernelSize], fans, device) as unknown as Tensor<
+        D,
+        Float
+      >,
+    );
     this.bias = spec.bias ? new Param(initTensor(spec.initializer, [cOut], fans, device)) : undefined;
     this.stride = [...spec.stride] as unknown as S;
     this.kernelSize = [...spec.kernelSize] as unknown as S;
@@ -85,15 +95,25 @@ export abstract class ConvNd<D extends number, S extends readonly number[]> exte
     // Asymmetric padding ('same' with an even window, or explicit starts/ends) pads the input first, as Burn.
     const symmetric = isSymmetric(p);
     const x = symmetric ? input : padSpatial(input, p, 0);
-    const options = { stride: this.stride, padding: symmetric ? p.start : 0, dilation: this.dilation, groups: this.groups };
+    const options = {
+      stride: this.stride,
+      padding: symmetric ? p.start : 0,
+      dilation: this.dilation,
+      groups: this.groups,
+    };
     return CONV_FNS[nd]!(x, this.weight.val(), this.bias?.val(), options) as Tensor<D, Float>;
   }
 
   override displayAttributes(): Record<string, unknown> {
     const [chOut, cInG] = this.weight.dims() as [number, number];
     return {
-      chIn: cInG * this.groups, chOut, stride: perDimDisplay(this.stride), kernelSize: perDimDisplay(this.kernelSize),
-      dilation: perDimDisplay(this.dilation), groups: this.groups, padding: displayPadding(this.padding),
+      chIn: cInG * this.groups,
+      chOut,
+      stride: perDimDisplay(this.stride),
+      kernelSize: perDimDisplay(this.kernelSize),
+      dilation: perDimDisplay(this.dilation),
+      groups: this.groups,
+      padding: displayPadding(this.padding),
     };
   }
 }
@@ -129,7 +149,11 @@ export class Conv1dConfig extends Config.define({
 export class Conv1d extends ConvNd<3, [number]> {
   constructor(config: Conv1dConfig, device: Device) {
     const { kernelSize, stride, dilation } = config;
-    super({ ...config, kernelSize: listOf(kernelSize), stride: listOf(stride), dilation: listOf(dilation) }, device, 'Conv1dConfig');
+    super(
+      { ...config, kernelSize: listOf(kernelSize), stride: listOf(stride), dilation: listOf(dilation) },
+      device,
+      'Conv1dConfig',
+    );
   }
 }
 

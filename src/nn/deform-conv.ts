@@ -69,14 +69,20 @@ export class DeformConv2d extends Module {
     const op = 'DeformConv2dConfig';
     const [cIn, cOut] = config.channels;
     checkGroups(cIn, cOut, config.weightGroups, op);
-    if (cIn % config.offsetGroups !== 0) throw new BurnError(op, `channelsIn ${cIn} must be divisible by offsetGroups ${config.offsetGroups}`);
+    if (cIn % config.offsetGroups !== 0)
+      throw new BurnError(op, `channelsIn ${cIn} must be divisible by offsetGroups ${config.offsetGroups}`);
     checkPadding(config.padding, 2, op, false);
     if (config.padding === 'same' && config.kernelSize.some((k) => k % 2 === 0)) {
-      throw new BurnError(op, `'same' padding needs odd kernel sizes (only symmetric padding is supported); got kernelSize [${config.kernelSize.join(', ')}]`);
+      throw new BurnError(
+        op,
+        `'same' padding needs odd kernel sizes (only symmetric padding is supported); got kernelSize [${config.kernelSize.join(', ')}]`,
+      );
     }
     const k = config.kernelSize[0] * config.kernelSize[1];
     const fans = { fanIn: (cIn / config.weightGroups) * k, fanOut: (cOut / config.weightGroups) * k };
-    this.weight = new Param(initTensor(config.initializer, [cOut, cIn / config.weightGroups, ...config.kernelSize], fans, device));
+    this.weight = new Param(
+      initTensor(config.initializer, [cOut, cIn / config.weightGroups, ...config.kernelSize], fans, device),
+    );
     this.bias = config.bias ? new Param(initTensor(config.initializer, [cOut], fans, device)) : undefined;
     this.stride = [...config.stride];
     this.kernelSize = [...config.kernelSize];
@@ -96,16 +102,28 @@ export class DeformConv2d extends Module {
     const [, cInG] = this.weight.dims() as [number, number];
     const dims = expectSpatialInput(input, 2, cInG * this.weightGroups, 'DeformConv2d');
     const p = resolvePadding(this.padding, dims.slice(2), this.kernelSize, this.stride, this.dilation, 'DeformConv2d');
-    if (!isSymmetric(p)) throw new BurnError('DeformConv2d', `padding [${p.start.join(', ')}] before and [${p.end.join(', ')}] after; only symmetric padding is supported`);
+    if (!isSymmetric(p))
+      throw new BurnError(
+        'DeformConv2d',
+        `padding [${p.start.join(', ')}] before and [${p.end.join(', ')}] after; only symmetric padding is supported`,
+      );
     return deformConv2d(input, offset, this.weight.val(), mask, this.bias?.val(), {
-      stride: this.stride, padding: p.start, dilation: this.dilation, weightGroups: this.weightGroups, offsetGroups: this.offsetGroups,
+      stride: this.stride,
+      padding: p.start,
+      dilation: this.dilation,
+      weightGroups: this.weightGroups,
+      offsetGroups: this.offsetGroups,
     });
   }
 
   override displayAttributes(): Record<string, unknown> {
     return {
-      stride: this.stride, kernelSize: this.kernelSize, dilation: this.dilation,
-      weightGroups: this.weightGroups, offsetGroups: this.offsetGroups, padding: displayPadding(this.padding),
+      stride: this.stride,
+      kernelSize: this.kernelSize,
+      dilation: this.dilation,
+      weightGroups: this.weightGroups,
+      offsetGroups: this.offsetGroups,
+      padding: displayPadding(this.padding),
     };
   }
 }

@@ -10,7 +10,10 @@ import type { Tensor } from '../tensor/tensor.js';
 
 function expectPair(x1: Tensor<number, Float>, x2: Tensor<number, Float>, layer: string, what: string): void {
   if (!sameShape(x1.dims(), x2.dims()) || x1.dims().length === 0) {
-    throw new BurnError(layer, `inputs of shapes ${fmt(x1.dims())} and ${fmt(x2.dims())}; expected two tensors of the same shape ${what}`);
+    throw new BurnError(
+      layer,
+      `inputs of shapes ${fmt(x1.dims())} and ${fmt(x2.dims())}; expected two tensors of the same shape ${what}`,
+    );
   }
 }
 
@@ -45,7 +48,11 @@ export class CosineSimilarity extends Module {
   forward<D extends number>(x1: Tensor<D, Float>, x2: Tensor<D, Float>): Tensor<Dec<D>, Float> {
     expectPair(x1, x2, 'CosineSimilarity', `with dim ${this.dim}`);
     const rank = x1.dims().length;
-    if (this.dim < -rank || this.dim >= rank) throw new BurnError('CosineSimilarity', `dim ${this.dim} for inputs of shape ${fmt(x1.dims())}; expected a dim in [${-rank}, ${rank})`);
+    if (this.dim < -rank || this.dim >= rank)
+      throw new BurnError(
+        'CosineSimilarity',
+        `dim ${this.dim} for inputs of shape ${fmt(x1.dims())}; expected a dim in [${-rank}, ${rank})`,
+      );
     return cosineSimilarity(x1, x2, this.dim, this.eps).squeezeDim(this.dim);
   }
 

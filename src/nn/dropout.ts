@@ -28,7 +28,10 @@ export class Dropout extends Module {
   /** Applies dropout (training) or passes the input through (inference). */
   forward<D extends number>(input: Tensor<D, Float>): Tensor<D, Float> {
     if (!input.device().isAutodiff() || this.prob === 0) return input;
-    const keep = Tensor.random(input.dims(), Distribution.Bernoulli(1 - this.prob), { device: input.device(), dtype: input.dtype() }) as unknown as Tensor<D, Float>;
+    const keep = Tensor.random(input.dims(), Distribution.Bernoulli(1 - this.prob), {
+      device: input.device(),
+      dtype: input.dtype(),
+    }) as unknown as Tensor<D, Float>;
     return input.mul(keep).div(1 - this.prob);
   }
 

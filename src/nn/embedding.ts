@@ -39,9 +39,16 @@ export class Embedding extends Module {
   forward(input: Tensor<2, Int>): Tensor<3, Float> {
     const dims = input.dims();
     const [nEmbedding, dModel] = this.weight.dims() as [number, number];
-    if (dims.length !== 2) throw new BurnError('Embedding', `input of shape ${fmt(dims)} has rank ${dims.length}; expected Int indices [batch, seqLength]`);
+    if (dims.length !== 2)
+      throw new BurnError(
+        'Embedding',
+        `input of shape ${fmt(dims)} has rank ${dims.length}; expected Int indices [batch, seqLength]`,
+      );
     if (!isIntDType(input.dtype())) {
-      throw new BurnError('Embedding', `input of dtype ${input.dtype()}; expected Int indices [batch, seqLength] into ${nEmbedding} vectors of size ${dModel}`);
+      throw new BurnError(
+        'Embedding',
+        `input of dtype ${input.dtype()}; expected Int indices [batch, seqLength] into ${nEmbedding} vectors of size ${dModel}`,
+      );
     }
     return embedding(this.weight.val(), input);
   }

@@ -45,7 +45,11 @@ export class Unfold4d extends Module {
   /** `[batch, channels, height, width]` → `[batch, channels · kh · kw, blocks]`. */
   forward(input: Tensor<4, Float>): Tensor<3, Float> {
     const dims = input.dims();
-    if (dims.length !== 4) throw new BurnError('Unfold4d', `input of shape ${fmt(dims)} has rank ${dims.length}; expected [batch, channels, height, width]`);
+    if (dims.length !== 4)
+      throw new BurnError(
+        'Unfold4d',
+        `input of shape ${fmt(dims)} has rank ${dims.length}; expected [batch, channels, height, width]`,
+      );
     return unfold4d(input, this.kernelSize, { stride: this.stride, padding: this.padding, dilation: this.dilation });
   }
 
@@ -98,11 +102,25 @@ export class Fold4d extends Module {
   /** `[batch, channels · kh · kw, blocks]` → `[batch, channels, ...outputSize]`. */
   forward(input: Tensor<3, Float>): Tensor<4, Float> {
     const dims = input.dims();
-    if (dims.length !== 3) throw new BurnError('Fold4d', `input of shape ${fmt(dims)} has rank ${dims.length}; expected [batch, channels · kh · kw, blocks]`);
-    return fold4d(input, this.outputSize, this.kernelSize, { stride: this.stride, padding: this.padding, dilation: this.dilation });
+    if (dims.length !== 3)
+      throw new BurnError(
+        'Fold4d',
+        `input of shape ${fmt(dims)} has rank ${dims.length}; expected [batch, channels · kh · kw, blocks]`,
+      );
+    return fold4d(input, this.outputSize, this.kernelSize, {
+      stride: this.stride,
+      padding: this.padding,
+      dilation: this.dilation,
+    });
   }
 
   override displayAttributes(): Record<string, unknown> {
-    return { outputSize: this.outputSize, kernelSize: this.kernelSize, stride: this.stride, dilation: this.dilation, padding: this.padding };
+    return {
+      outputSize: this.outputSize,
+      kernelSize: this.kernelSize,
+      stride: this.stride,
+      dilation: this.dilation,
+      padding: this.padding,
+    };
   }
 }

@@ -35,9 +35,19 @@ export const Initializer = {
   /** N(mean, std²). */
   Normal: (mean: number, std: number): Initializer => ({ kind: 'normal', mean, std }),
   /** U(-a, a) with a = gain·√(3 / fan), fan = fanIn (or fanOut). */
-  KaimingUniform: ({ gain = 1 / Math.sqrt(3), fanOutOnly = false }: { gain?: number; fanOutOnly?: boolean } = {}): Initializer => ({ kind: 'kaimingUniform', gain, fanOutOnly }),
+  KaimingUniform: ({
+    gain = 1 / Math.sqrt(3),
+    fanOutOnly = false,
+  }: {
+    gain?: number;
+    fanOutOnly?: boolean;
+  } = {}): Initializer => ({ kind: 'kaimingUniform', gain, fanOutOnly }),
   /** N(0, (gain / √fan)²). */
-  KaimingNormal: ({ gain = 1, fanOutOnly = false }: { gain?: number; fanOutOnly?: boolean } = {}): Initializer => ({ kind: 'kaimingNormal', gain, fanOutOnly }),
+  KaimingNormal: ({ gain = 1, fanOutOnly = false }: { gain?: number; fanOutOnly?: boolean } = {}): Initializer => ({
+    kind: 'kaimingNormal',
+    gain,
+    fanOutOnly,
+  }),
   /** U(-a, a) with a = gain·√(6 / (fanIn + fanOut)). */
   XavierUniform: ({ gain = 1 }: { gain?: number } = {}): Initializer => ({ kind: 'xavierUniform', gain }),
   /** N(0, (gain·√(2 / (fanIn + fanOut)))²). */
@@ -67,12 +77,18 @@ export interface Fans {
 }
 
 function need(fan: number | undefined, which: string, init: Initializer): number {
-  if (fan === undefined || !(fan > 0)) throw new BurnError('Initializer', `${init.kind} needs a positive ${which}, got ${fan}`);
+  if (fan === undefined || !(fan > 0))
+    throw new BurnError('Initializer', `${init.kind} needs a positive ${which}, got ${fan}`);
   return fan;
 }
 
 /** Creates a Float tensor of `shape` on `device` with `init`. */
-export function initTensor<const S extends readonly number[]>(init: Initializer, shape: S, fans: Fans, device: Device): Tensor<S['length'], Float> {
+export function initTensor<const S extends readonly number[]>(
+  init: Initializer,
+  shape: S,
+  fans: Fans,
+  device: Device,
+): Tensor<S['length'], Float> {
   const rand = (dist: Distribution) => Tensor.random(shape, dist, device) as unknown as Tensor<S['length'], Float>;
   switch (init.kind) {
     case 'constant':
@@ -103,7 +119,8 @@ export function initTensor<const S extends readonly number[]>(init: Initializer,
       return rand(Distribution.Normal(0, std));
     }
     case 'orthogonal': {
-      if (shape.length < 2) throw new BurnError('Initializer', `orthogonal needs a shape of rank >= 2, got ${fmt(shape)}`);
+      if (shape.length < 2)
+        throw new BurnError('Initializer', `orthogonal needs a shape of rank >= 2, got ${fmt(shape)}`);
       const rows = shape[0]!;
       const cols = shape.slice(1).reduce((a, b) => a * b, 1);
       // QR of a tall normal matrix; sign-correct Q by diag(R) so the result is uniformly distributed.

@@ -26,16 +26,36 @@ export const InterpolateMode = {
 export type InterpolateMode = (typeof InterpolateMode)[keyof typeof InterpolateMode];
 
 const modeSchema = z.enum(['nearest', 'nearestExact', 'linear', 'cubic']);
-const OPS_MODE: Record<InterpolateMode, OpsInterpolateMode> = { nearest: 'nearest', nearestExact: 'nearest-exact', linear: 'bilinear', cubic: 'bicubic' };
-const DISPLAY: Record<InterpolateMode, string> = { nearest: 'Nearest', nearestExact: 'NearestExact', linear: 'Linear', cubic: 'Cubic' };
+const OPS_MODE: Record<InterpolateMode, OpsInterpolateMode> = {
+  nearest: 'nearest',
+  nearestExact: 'nearest-exact',
+  linear: 'bilinear',
+  cubic: 'bicubic',
+};
+const DISPLAY: Record<InterpolateMode, string> = {
+  nearest: 'Nearest',
+  nearestExact: 'NearestExact',
+  linear: 'Linear',
+  cubic: 'Cubic',
+};
 const positive = z.number().int().positive();
 
 /** The output size from `outputSize` (preferred) or `floor(size · scaleFactor)`, as Burn. */
-function outputSizeOf(sizes: readonly number[], outputSize: readonly number[] | undefined, scaleFactor: readonly number[] | undefined, layer: string): number[] {
+function outputSizeOf(
+  sizes: readonly number[],
+  outputSize: readonly number[] | undefined,
+  scaleFactor: readonly number[] | undefined,
+  layer: string,
+): number[] {
   if (outputSize !== undefined) return [...outputSize];
-  if (scaleFactor === undefined) throw new BurnError(layer, 'neither outputSize nor scaleFactor is set; expected one of them');
+  if (scaleFactor === undefined)
+    throw new BurnError(layer, 'neither outputSize nor scaleFactor is set; expected one of them');
   const out = sizes.map((s, i) => Math.floor(s * scaleFactor[i]!));
-  if (out.some((o) => o < 1)) throw new BurnError(layer, `scaleFactor [${scaleFactor.join(', ')}] on spatial size ${fmt(sizes)} gives ${fmt(out)}; expected every size >= 1`);
+  if (out.some((o) => o < 1))
+    throw new BurnError(
+      layer,
+      `scaleFactor [${scaleFactor.join(', ')}] on spatial size ${fmt(sizes)} gives ${fmt(out)}; expected every size >= 1`,
+    );
   return out;
 }
 
@@ -78,9 +98,21 @@ export class Interpolate1d extends Module {
   /** `[batch, channels, length]` → `[batch, channels, length']`. */
   forward(input: Tensor<3, Float>): Tensor<3, Float> {
     const dims = input.dims();
-    if (dims.length !== 3) throw new BurnError('Interpolate1d', `input of shape ${fmt(dims)} has rank ${dims.length}; expected [batch, channels, length]`);
-    const [out] = outputSizeOf(dims.slice(2), this.outputSize === undefined ? undefined : [this.outputSize], this.scaleFactor === undefined ? undefined : [this.scaleFactor], 'Interpolate1d');
-    const y = interpolate(input.unsqueezeDim(2) as Tensor<4, Float>, [1, out!], { mode: OPS_MODE[this.mode], alignCorners: this.alignCorners });
+    if (dims.length !== 3)
+      throw new BurnError(
+        'Interpolate1d',
+        `input of shape ${fmt(dims)} has rank ${dims.length}; expected [batch, channels, length]`,
+      );
+    const [out] = outputSizeOf(
+      dims.slice(2),
+      this.outputSize === undefined ? undefined : [this.outputSize],
+      this.scaleFactor === undefined ? undefined : [this.scaleFactor],
+      'Interpolate1d',
+    );
+    const y = interpolate(input.unsqueezeDim(2) as Tensor<4, Float>, [1, out!], {
+      mode: OPS_MODE[this.mode],
+      alignCorners: this.alignCorners,
+    });
     return y.squeezeDim(2) as Tensor<3, Float>;
   }
 
@@ -128,7 +160,11 @@ export class Interpolate2d extends Module {
   /** `[batch, channels, height, width]` → `[batch, channels, height', width']`. */
   forward(input: Tensor<4, Float>): Tensor<4, Float> {
     const dims = input.dims();
-    if (dims.length !== 4) throw new BurnError('Interpolate2d', `input of shape ${fmt(dims)} has rank ${dims.length}; expected [batch, channels, height, width]`);
+    if (dims.length !== 4)
+      throw new BurnError(
+        'Interpolate2d',
+        `input of shape ${fmt(dims)} has rank ${dims.length}; expected [batch, channels, height, width]`,
+      );
     const out = outputSizeOf(dims.slice(2), this.outputSize, this.scaleFactor, 'Interpolate2d');
     return interpolate(input, out, { mode: OPS_MODE[this.mode], alignCorners: this.alignCorners });
   }

@@ -55,7 +55,7 @@ export class Linear extends Module {
     super();
     const { dInput, dOutput } = config;
     const fans = { fanIn: dInput, fanOut: dOutput };
-    const shape = config.layout === 'col' ? [dOutput, dInput] as const : [dInput, dOutput] as const;
+    const shape = config.layout === 'col' ? ([dOutput, dInput] as const) : ([dInput, dOutput] as const);
     this.weight = new Param(initTensor(config.initializer, shape, fans, device));
     this.bias = config.bias ? new Param(initTensor(config.initializer, [dOutput], fans, device)) : undefined;
     this.layout = config.layout;
@@ -72,7 +72,10 @@ export class Linear extends Module {
     const [dInput, dOutput] = this.sizes();
     const dims = input.dims();
     if (dims.length === 0 || dims[dims.length - 1] !== dInput) {
-      throw new BurnError('Linear', `input of shape ${fmt(dims)} has ${dims[dims.length - 1]} features; expected [..., ${dInput}] (dInput ${dInput}, dOutput ${dOutput})`);
+      throw new BurnError(
+        'Linear',
+        `input of shape ${fmt(dims)} has ${dims[dims.length - 1]} features; expected [..., ${dInput}] (dInput ${dInput}, dOutput ${dOutput})`,
+      );
     }
     const weight = this.layout === 'col' ? this.weight.val().transpose() : this.weight.val();
     return linear(input, weight, this.bias?.val());

@@ -31,7 +31,10 @@ export class GaussianNoise extends Module {
   /** `[...]` → same shape. */
   forward<D extends number>(input: Tensor<D, Float>): Tensor<D, Float> {
     if (!input.device().isAutodiff() || this.std === 0) return input;
-    const noise = Tensor.random(input.dims(), Distribution.Normal(0, this.std), { device: input.device(), dtype: input.dtype() }) as unknown as Tensor<D, Float>;
+    const noise = Tensor.random(input.dims(), Distribution.Normal(0, this.std), {
+      device: input.device(),
+      dtype: input.dtype(),
+    }) as unknown as Tensor<D, Float>;
     return input.add(noise);
   }
 

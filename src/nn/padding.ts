@@ -14,7 +14,11 @@ import { samePadding } from '../core/geometry.js';
 export type Padding = 'valid' | 'same' | { readonly explicit: readonly number[] };
 
 /** The zod schema of a padding (for config fields). */
-export const paddingSchema: z.ZodType<Padding> = z.union([z.literal('valid'), z.literal('same'), z.object({ explicit: z.array(z.number().int().nonnegative()) })]);
+export const paddingSchema: z.ZodType<Padding> = z.union([
+  z.literal('valid'),
+  z.literal('same'),
+  z.object({ explicit: z.array(z.number().int().nonnegative()) }),
+]);
 
 /** 1-d padding constructors: `Explicit(left, right = left)`. */
 export const PaddingConfig1d = {
@@ -31,7 +35,9 @@ export const PaddingConfig2d = {
   Valid: 'valid' as Padding,
   Same: 'same' as Padding,
   Explicit: (top: number, left: number, bottom?: number, right?: number): Padding =>
-    bottom === undefined && right === undefined ? { explicit: [top, left] } : { explicit: [top, left, bottom ?? top, right ?? left] },
+    bottom === undefined && right === undefined
+      ? { explicit: [top, left] }
+      : { explicit: [top, left, bottom ?? top, right ?? left] },
 } as const;
 
 /** 3-d padding constructors: `Explicit(depth, height, width)`, the same on both sides (as Burn). */
@@ -47,13 +53,14 @@ export interface ResolvedPadding {
   readonly end: number[];
 }
 
-
 /** Checks a padding against the layer's number of spatial dims (at config/init time). */
 export function checkPadding(padding: Padding, nd: number, op: string, allowAsymmetric = true): void {
   if (typeof padding === 'string') return;
   const n = padding.explicit.length;
   if (n !== nd && !(allowAsymmetric && n === 2 * nd)) {
-    const want = allowAsymmetric ? `${nd} (one per spatial dim) or ${2 * nd} (starts, then ends)` : `${nd} (one per spatial dim)`;
+    const want = allowAsymmetric
+      ? `${nd} (one per spatial dim) or ${2 * nd} (starts, then ends)`
+      : `${nd} (one per spatial dim)`;
     throw new BurnError(op, `explicit padding ${fmt(padding.explicit)} has ${n} entries; expected ${want}`);
   }
 }
@@ -62,7 +69,14 @@ export function checkPadding(padding: Padding, nd: number, op: string, allowAsym
  * Resolves a padding for an input of spatial size `sizes` (Burn's `calculate_padding_*`): the
  * elements to add before and after each spatial dim.
  */
-export function resolvePadding(padding: Padding, sizes: readonly number[], kernel: readonly number[], stride: readonly number[], dilation: readonly number[], op: string): ResolvedPadding {
+export function resolvePadding(
+  padding: Padding,
+  sizes: readonly number[],
+  kernel: readonly number[],
+  stride: readonly number[],
+  dilation: readonly number[],
+  op: string,
+): ResolvedPadding {
   const nd = kernel.length;
   if (padding === 'valid') return { start: new Array<number>(nd).fill(0), end: new Array<number>(nd).fill(0) };
   if (padding === 'same') {

@@ -30,11 +30,17 @@ export class PixelShuffle extends Module {
     const dims = input.dims();
     const r = this.upscaleFactor;
     if (dims.length !== 4 || dims[1]! % (r * r) !== 0) {
-      throw new BurnError('PixelShuffle', `input of shape ${fmt(dims)}; expected [batch, channels · ${r * r}, height, width] (channels divisible by upscaleFactor² = ${r * r})`);
+      throw new BurnError(
+        'PixelShuffle',
+        `input of shape ${fmt(dims)}; expected [batch, channels · ${r * r}, height, width] (channels divisible by upscaleFactor² = ${r * r})`,
+      );
     }
     const [n, c, h, w] = dims as [number, number, number, number];
     const out = c / (r * r);
-    return input.reshape([n, out, r, r, h, w]).permute([0, 1, 4, 2, 5, 3]).reshape([n, out, h * r, w * r]);
+    return input
+      .reshape([n, out, r, r, h, w])
+      .permute([0, 1, 4, 2, 5, 3])
+      .reshape([n, out, h * r, w * r]);
   }
 
   override displayAttributes(): Record<string, unknown> {
@@ -67,11 +73,17 @@ export class PixelUnshuffle extends Module {
     const dims = input.dims();
     const r = this.downscaleFactor;
     if (dims.length !== 4 || dims[2]! % r !== 0 || dims[3]! % r !== 0) {
-      throw new BurnError('PixelUnshuffle', `input of shape ${fmt(dims)}; expected [batch, channels, height, width] with height and width divisible by downscaleFactor ${r}`);
+      throw new BurnError(
+        'PixelUnshuffle',
+        `input of shape ${fmt(dims)}; expected [batch, channels, height, width] with height and width divisible by downscaleFactor ${r}`,
+      );
     }
     const [n, c, h, w] = dims as [number, number, number, number];
     const [oh, ow] = [h / r, w / r];
-    return input.reshape([n, c, oh, r, ow, r]).permute([0, 1, 3, 5, 2, 4]).reshape([n, c * r * r, oh, ow]);
+    return input
+      .reshape([n, c, oh, r, ow, r])
+      .permute([0, 1, 3, 5, 2, 4])
+      .reshape([n, c * r * r, oh, ow]);
   }
 
   override displayAttributes(): Record<string, unknown> {

@@ -2,10 +2,25 @@ import { z } from 'zod';
 import { Config } from '../config/config.js';
 import { Module } from '../module/module.js';
 import type { Float } from '../tensor/kind.js';
-import { avgPool1d, avgPool2d, maxPool1d, maxPool2d, type AvgPoolFnOptions, type MaxPoolFnOptions } from '../tensor/functional/pool.js';
+import {
+  avgPool1d,
+  avgPool2d,
+  maxPool1d,
+  maxPool2d,
+  type AvgPoolFnOptions,
+  type MaxPoolFnOptions,
+} from '../tensor/functional/pool.js';
 import type { PerDim } from '../tensor/functional/check.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { checkPadding, displayPadding, isSymmetric, paddingSchema, resolvePadding, type Padding, type ResolvedPadding } from './padding.js';
+import {
+  checkPadding,
+  displayPadding,
+  isSymmetric,
+  paddingSchema,
+  resolvePadding,
+  type Padding,
+  type ResolvedPadding,
+} from './padding.js';
 import { expectSpatialInput, listOf, pair, padSpatial, perDimDisplay } from './spatial.js';
 
 const positive = z.number().int().positive();
@@ -19,7 +34,13 @@ const AVG_FNS = [undefined, avgPool1d, avgPool2d] as unknown as readonly AnyAvgP
  * Resolves the padding for one input; asymmetric padding (and, for max pooling, padding wider than
  * half the window) is applied to the input first with `fill`, as Burn does.
  */
-function padInput<D extends number>(input: Tensor<D, Float>, p: ResolvedPadding, kernel: readonly number[], fill: number, prePadWide: boolean): [Tensor<D, Float>, number[]] {
+function padInput<D extends number>(
+  input: Tensor<D, Float>,
+  p: ResolvedPadding,
+  kernel: readonly number[],
+  fill: number,
+  prePadWide: boolean,
+): [Tensor<D, Float>, number[]] {
   const wide = prePadWide && p.start.some((s, i) => s > Math.floor(kernel[i]! / 2));
   if (isSymmetric(p) && !wide) return [input, p.start];
   return [padSpatial(input, p, fill), p.start.map(() => 0)];
@@ -38,7 +59,14 @@ export abstract class MaxPoolNd<D extends number, S extends readonly number[]> e
   /** Round the output size up instead of down. */
   readonly ceilMode: boolean;
 
-  protected constructor(kernelSize: readonly number[], stride: readonly number[] | undefined, padding: Padding, dilation: readonly number[], ceilMode: boolean, op: string) {
+  protected constructor(
+    kernelSize: readonly number[],
+    stride: readonly number[] | undefined,
+    padding: Padding,
+    dilation: readonly number[],
+    ceilMode: boolean,
+    op: string,
+  ) {
     super();
     checkPadding(padding, kernelSize.length, op);
     this.kernelSize = [...kernelSize] as unknown as S;
@@ -55,13 +83,21 @@ export abstract class MaxPoolNd<D extends number, S extends readonly number[]> e
     const dims = expectSpatialInput(input, nd, undefined, layer);
     const p = resolvePadding(this.padding, dims.slice(2), this.kernelSize, this.stride, this.dilation, layer);
     const [x, padding] = padInput(input, p, this.kernelSize, -Infinity, true);
-    return MAX_FNS[nd]!(x, nd === 1 ? this.kernelSize[0]! : this.kernelSize, { stride: this.stride, padding, dilation: this.dilation, ceilMode: this.ceilMode }) as Tensor<D, Float>;
+    return MAX_FNS[nd]!(x, nd === 1 ? this.kernelSize[0]! : this.kernelSize, {
+      stride: this.stride,
+      padding,
+      dilation: this.dilation,
+      ceilMode: this.ceilMode,
+    }) as Tensor<D, Float>;
   }
 
   override displayAttributes(): Record<string, unknown> {
     return {
-      kernelSize: perDimDisplay(this.kernelSize), stride: perDimDisplay(this.stride), padding: displayPadding(this.padding),
-      dilation: perDimDisplay(this.dilation), ceilMode: this.ceilMode,
+      kernelSize: perDimDisplay(this.kernelSize),
+      stride: perDimDisplay(this.stride),
+      padding: displayPadding(this.padding),
+      dilation: perDimDisplay(this.dilation),
+      ceilMode: this.ceilMode,
     };
   }
 }
@@ -79,7 +115,14 @@ export abstract class AvgPoolNd<D extends number, S extends readonly number[]> e
   /** Round the output size up instead of down. */
   readonly ceilMode: boolean;
 
-  protected constructor(kernelSize: readonly number[], stride: readonly number[] | undefined, padding: Padding, countIncludePad: boolean, ceilMode: boolean, op: string) {
+  protected constructor(
+    kernelSize: readonly number[],
+    stride: readonly number[] | undefined,
+    padding: Padding,
+    countIncludePad: boolean,
+    ceilMode: boolean,
+    op: string,
+  ) {
     super();
     checkPadding(padding, kernelSize.length, op);
     this.kernelSize = [...kernelSize] as unknown as S;
@@ -94,15 +137,30 @@ export abstract class AvgPoolNd<D extends number, S extends readonly number[]> e
     const nd = this.kernelSize.length;
     const layer = this.constructor.name;
     const dims = expectSpatialInput(input, nd, undefined, layer);
-    const p = resolvePadding(this.padding, dims.slice(2), this.kernelSize, this.stride, this.kernelSize.map(() => 1), layer);
+    const p = resolvePadding(
+      this.padding,
+      dims.slice(2),
+      this.kernelSize,
+      this.stride,
+      this.kernelSize.map(() => 1),
+      layer,
+    );
     const [x, padding] = padInput(input, p, this.kernelSize, 0, false);
-    return AVG_FNS[nd]!(x, nd === 1 ? this.kernelSize[0]! : this.kernelSize, { stride: this.stride, padding, countIncludePad: this.countIncludePad, ceilMode: this.ceilMode }) as Tensor<D, Float>;
+    return AVG_FNS[nd]!(x, nd === 1 ? this.kernelSize[0]! : this.kernelSize, {
+      stride: this.stride,
+      padding,
+      countIncludePad: this.countIncludePad,
+      ceilMode: this.ceilMode,
+    }) as Tensor<D, Float>;
   }
 
   override displayAttributes(): Record<string, unknown> {
     return {
-      kernelSize: perDimDisplay(this.kernelSize), stride: perDimDisplay(this.stride), padding: displayPadding(this.padding),
-      countIncludePad: this.countIncludePad, ceilMode: this.ceilMode,
+      kernelSize: perDimDisplay(this.kernelSize),
+      stride: perDimDisplay(this.stride),
+      padding: displayPadding(this.padding),
+      countIncludePad: this.countIncludePad,
+      ceilMode: this.ceilMode,
     };
   }
 }
@@ -129,7 +187,14 @@ export class MaxPool1dConfig extends Config.define({
 /** 1-d max pooling over `[batch, channels, length]` (Burn's `MaxPool1d`). */
 export class MaxPool1d extends MaxPoolNd<3, [number]> {
   constructor(config: MaxPool1dConfig) {
-    super([config.kernelSize], config.stride === undefined ? undefined : [config.stride], config.padding, listOf(config.dilation), config.ceilMode, 'MaxPool1dConfig');
+    super(
+      [config.kernelSize],
+      config.stride === undefined ? undefined : [config.stride],
+      config.padding,
+      listOf(config.dilation),
+      config.ceilMode,
+      'MaxPool1dConfig',
+    );
   }
 }
 
@@ -181,7 +246,14 @@ export class AvgPool1dConfig extends Config.define({
 /** 1-d average pooling over `[batch, channels, length]` (Burn's `AvgPool1d`). */
 export class AvgPool1d extends AvgPoolNd<3, [number]> {
   constructor(config: AvgPool1dConfig) {
-    super([config.kernelSize], config.stride === undefined ? undefined : [config.stride], config.padding, config.countIncludePad, config.ceilMode, 'AvgPool1dConfig');
+    super(
+      [config.kernelSize],
+      config.stride === undefined ? undefined : [config.stride],
+      config.padding,
+      config.countIncludePad,
+      config.ceilMode,
+      'AvgPool1dConfig',
+    );
   }
 }
 
@@ -207,6 +279,13 @@ export class AvgPool2dConfig extends Config.define({
 /** 2-d average pooling over `[batch, channels, height, width]` (Burn's `AvgPool2d`). */
 export class AvgPool2d extends AvgPoolNd<4, [number, number]> {
   constructor(config: AvgPool2dConfig) {
-    super(config.kernelSize, config.strides, config.padding, config.countIncludePad, config.ceilMode, 'AvgPool2dConfig');
+    super(
+      config.kernelSize,
+      config.strides,
+      config.padding,
+      config.countIncludePad,
+      config.ceilMode,
+      'AvgPool2dConfig',
+    );
   }
 }

@@ -37,7 +37,12 @@ export class PositionalEncoding extends Module {
 
   constructor(config: PositionalEncodingConfig, device: Device) {
     super();
-    this.sinusoids = generateSinusoids(config.maxSequenceSize, config.dModel, config.maxTimescale, device).unsqueeze<3>();
+    this.sinusoids = generateSinusoids(
+      config.maxSequenceSize,
+      config.dModel,
+      config.maxTimescale,
+      device,
+    ).unsqueeze<3>();
     this.maxSequenceSize = config.maxSequenceSize;
     this.maxTimescale = config.maxTimescale;
   }
@@ -47,7 +52,10 @@ export class PositionalEncoding extends Module {
     const dims = input.dims();
     const [, maxSeq, dModel] = this.sinusoids.dims() as [number, number, number];
     if (dims.length !== 3 || dims[2] !== dModel || dims[1]! > maxSeq) {
-      throw new BurnError('PositionalEncoding', `input of shape ${fmt(dims)}; expected [batch, seq <= ${maxSeq} (maxSequenceSize), ${dModel} (dModel)]`);
+      throw new BurnError(
+        'PositionalEncoding',
+        `input of shape ${fmt(dims)}; expected [batch, seq <= ${maxSeq} (maxSequenceSize), ${dModel} (dModel)]`,
+      );
     }
     return input.add(this.sinusoids.slice([null, [0, dims[1]!]]));
   }
@@ -62,10 +70,18 @@ export class PositionalEncoding extends Module {
  * computed in f32 arithmetic like Burn: `[i, k] = sin(i·e^(k·(-ln(maxTimescale)/dModel)))` and
  * `[i, k + 1]` the cosine, for even `k`.
  */
-export function generateSinusoids(length: number, dModel: number, maxTimescale: number, device?: Device): Tensor<2, Float> {
+export function generateSinusoids(
+  length: number,
+  dModel: number,
+  maxTimescale: number,
+  device?: Device,
+): Tensor<2, Float> {
   if (dModel % 2 !== 0) throw new BurnError('generateSinusoids', `dModel ${dModel} is odd; expected an even size`);
   if (maxTimescale < length) {
-    throw new BurnError('generateSinusoids', `maxTimescale ${maxTimescale} is less than the length ${length}; expected maxTimescale >= length`);
+    throw new BurnError(
+      'generateSinusoids',
+      `maxTimescale ${maxTimescale} is less than the length ${length}; expected maxTimescale >= length`,
+    );
   }
   const f = Math.fround;
   const increment = f(-f(Math.log(maxTimescale)) / dModel);

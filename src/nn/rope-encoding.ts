@@ -25,11 +25,15 @@ export class RotaryEncodingConfig extends Config.define({
    * (for RoPE extensions), as Burn's `init_with_frequency_scaling`.
    */
   initWithFrequencyScaling(scaling: (theta: Tensor<1, Float>) => Tensor<1, Float>, device: Device): RotaryEncoding {
-    if (this.dModel % 2 !== 0) throw new BurnError('RotaryEncodingConfig', `dModel ${this.dModel} is odd; expected an even embedding size`);
+    if (this.dModel % 2 !== 0)
+      throw new BurnError('RotaryEncodingConfig', `dModel ${this.dModel} is odd; expected an even embedding size`);
     const exponent = Tensor.arangeStep(0, this.dModel, 2, device).float().div(this.dModel);
     const theta = scaling(exponent.mul(Math.log(this.theta)).exp().recip());
     if (theta.rank() !== 1 || theta.dims()[0] !== this.dModel / 2) {
-      throw new BurnError('RotaryEncodingConfig', `the frequency scaling returned shape ${fmt(theta.dims())}; expected [${this.dModel / 2}] (dModel / 2)`);
+      throw new BurnError(
+        'RotaryEncodingConfig',
+        `the frequency scaling returned shape ${fmt(theta.dims())}; expected [${this.dModel / 2}] (dModel / 2)`,
+      );
     }
     return new RotaryEncoding(computeRotaryFrequencies(0, this.maxSequenceLength, theta), theta, 0);
   }
@@ -70,16 +74,32 @@ export class RotaryEncoding extends Module {
     const [maxSeq, dModel] = this.freqComplex.dims() as [number, number, number];
     const seq = dims[dims.length - 2]!;
     if (dims.length < 2 || dims[dims.length - 1] !== dModel) {
-      throw new BurnError('RotaryEncoding', `input of shape ${fmt(dims)}; expected [..., seq, ${dModel}] (dModel ${dModel})`);
+      throw new BurnError(
+        'RotaryEncoding',
+        `input of shape ${fmt(dims)}; expected [..., seq, ${dModel}] (dModel ${dModel})`,
+      );
     }
     if (!(Number.isInteger(start) && start >= 0) || start + seq > maxSeq) {
-      throw new BurnError('RotaryEncoding', `positions ${start}..${start + seq} of input ${fmt(dims)} exceed the ${maxSeq} precomputed positions (maxSequenceLength)`);
+      throw new BurnError(
+        'RotaryEncoding',
+        `positions ${start}..${start + seq} of input ${fmt(dims)} exceed the ${maxSeq} precomputed positions (maxSequenceLength)`,
+      );
     }
     const n = dims.slice(0, -2).reduce((a, b) => a * b, 1);
     // Each pair (a, b) becomes rows (a, -b) and (b, a); times (cos, sin) and summed: a·cos - b·sin, b·cos + a·sin.
-    const sign = Tensor.fromFloats([[1, 0, 0, 1], [0, -1, 1, 0]], x.device()).unsqueeze<4>();
+    const sign = Tensor.fromFloats(
+      [
+        [1, 0, 0, 1],
+        [0, -1, 1, 0],
+      ],
+      x.device(),
+    ).unsqueeze<4>();
     const freqs = this.freqComplex.slice([[start, start + seq]]).unsqueeze<4>();
-    const out = x.reshape([n, seq, dModel / 2, 2]).matmul(sign).reshape([n, seq, dModel, 2]).mul(freqs);
+    const out = x
+      .reshape([n, seq, dModel / 2, 2])
+      .matmul(sign)
+      .reshape([n, seq, dModel, 2])
+      .mul(freqs);
     return out.sumDim(3).reshape(dims) as Tensor<D, Float>;
   }
 
@@ -90,7 +110,10 @@ export class RotaryEncoding extends Module {
   shift(start: number): RotaryEncoding {
     const maxSeq = this.freqComplex.dims()[0]!;
     if (!Number.isInteger(start) || start <= this.startOffset) {
-      throw new BurnError('RotaryEncoding.shift', `start ${start}; expected an integer greater than the current offset ${this.startOffset}`);
+      throw new BurnError(
+        'RotaryEncoding.shift',
+        `start ${start}; expected an integer greater than the current offset ${this.startOffset}`,
+      );
     }
     const end = this.startOffset + maxSeq;
     let freqs: Tensor<3, Float>;

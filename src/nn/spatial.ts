@@ -31,7 +31,12 @@ export function layoutOf(nd: number, channels: number | string = 'channels'): st
  * Checks that `input` is `[batch, channels, ...spatial]` with `nd` spatial dims (and `channels`
  * channels when given), or throws a BurnError naming the layer, the shape and the layout expected.
  */
-export function expectSpatialInput(input: Tensor<number, Float>, nd: number, channels: number | undefined, layer: string): number[] {
+export function expectSpatialInput(
+  input: Tensor<number, Float>,
+  nd: number,
+  channels: number | undefined,
+  layer: string,
+): number[] {
   const dims = input.dims();
   if (dims.length !== nd + 2 || (channels !== undefined && dims[1] !== channels)) {
     const what = dims.length !== nd + 2 ? `has rank ${dims.length}` : `has ${dims[1]} channels`;
@@ -41,8 +46,15 @@ export function expectSpatialInput(input: Tensor<number, Float>, nd: number, cha
 }
 
 /** Pads the last `start.length` dims of `x` with `value` (zeros for convolutions, -inf for max pooling). */
-export function padSpatial<D extends number>(x: Tensor<D, Float>, padding: ResolvedPadding, value: number): Tensor<D, Float> {
-  return x.pad(padding.start.map((s, i) => [s, padding.end[i]!] as const), value);
+export function padSpatial<D extends number>(
+  x: Tensor<D, Float>,
+  padding: ResolvedPadding,
+  value: number,
+): Tensor<D, Float> {
+  return x.pad(
+    padding.start.map((s, i) => [s, padding.end[i]!] as const),
+    value,
+  );
 }
 
 /** Burn's display of a per-dim value: the number itself for 1-d layers, the list otherwise. */

@@ -20,5 +20,11 @@ export { loadOnnx, loadOnnxWithReport, type LoadOnnxOptions, type LoadedOnnx } f
 export { OnnxModel, type OnnxValueInfo, type OnnxValue } from './runtime/model.js';
 export type { SimplifyReport } from './graph/simplify.js';
 export { supportedOps, MAX_OPSET } from './ops/registry.js';
-export { generateOnnxModule, writeOnnxModule, type GenerateOnnxOptions, type GeneratedOnnxModule, type WrittenOnnxModule } from './codegen/generate.js';
+export {
+  generateOnnxModule,
+  writeOnnxModule,
+  type GenerateOnnxOptions,
+  type GeneratedOnnxModule,
+  type WrittenOnnxModule,
+} from './codegen/generate.js';
 export type { InputShapes } from './codegen/probe.js';

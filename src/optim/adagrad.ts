@@ -48,7 +48,12 @@ export class AdaGrad implements SimpleOptimizer<AdaGradState> {
     this.weightDecay = config.weightDecay && new WeightDecay(config.weightDecay);
   }
 
-  step<D extends number>(lr: LearningRate, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: AdaGradState | undefined): SimpleStepResult<D, AdaGradState> {
+  step<D extends number>(
+    lr: LearningRate,
+    tensor: Tensor<D, Float>,
+    grad: Tensor<D, Float>,
+    state: AdaGradState | undefined,
+  ): SimpleStepResult<D, AdaGradState> {
     const g = this.weightDecay ? this.weightDecay.transform(grad, tensor) : grad;
     const prev = state?.lrDecay;
     const time = prev === undefined ? 1 : prev.time + 1;

@@ -58,13 +58,23 @@ export class AdamW implements SimpleOptimizer<AdamWState> {
     this.cautious = config.cautiousWeightDecay;
   }
 
-  step<D extends number>(lr: LearningRate, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: AdamWState | undefined): SimpleStepResult<D, AdamWState> {
+  step<D extends number>(
+    lr: LearningRate,
+    tensor: Tensor<D, Float>,
+    grad: Tensor<D, Float>,
+    state: AdamWState | undefined,
+  ): SimpleStepResult<D, AdamWState> {
     const s = this.settings;
     const momentum = updateMoments(s, grad, state?.momentum);
     // m̂ / (√v̂ + ε), as Burn's AdaptiveMomentumW.
     const t = momentum.time;
     const v = s.amsgrad ? (momentum.maxMoment2 ?? momentum.moment2) : momentum.moment2;
-    const direction = momentum.moment1.div(1 - s.beta1 ** t).div(v.div(1 - s.beta2 ** t).sqrt().add(s.epsilon)) as Tensor<D, Float>;
+    const direction = momentum.moment1.div(1 - s.beta1 ** t).div(
+      v
+        .div(1 - s.beta2 ** t)
+        .sqrt()
+        .add(s.epsilon),
+    ) as Tensor<D, Float>;
     const decayRate = lr * this.weightDecay;
     let decayed: Tensor<D, Float>;
     if (decayRate === 0) {

@@ -71,12 +71,23 @@ export class Adan implements SimpleOptimizer<AdanState> {
     this.noProx = config.noProx;
   }
 
-  step<D extends number>(lr: LearningRate, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: AdanState | undefined): SimpleStepResult<D, AdanState> {
+  step<D extends number>(
+    lr: LearningRate,
+    tensor: Tensor<D, Float>,
+    grad: Tensor<D, Float>,
+    state: AdanState | undefined,
+  ): SimpleStepResult<D, AdanState> {
     const { beta1: b1, beta2: b2, beta3: b3 } = this;
     const prev = state?.momentum;
     let m: AdanState['momentum'];
     if (prev === undefined) {
-      m = { time: 1, expAvg: grad.mul(1 - b1), expAvgSq: grad.square().mul(1 - b3), expAvgDiff: grad.zerosLike(), negPreGrad: grad.neg() };
+      m = {
+        time: 1,
+        expAvg: grad.mul(1 - b1),
+        expAvgSq: grad.square().mul(1 - b3),
+        expAvgDiff: grad.zerosLike(),
+        negPreGrad: grad.neg(),
+      };
     } else {
       const diff = (prev.negPreGrad as Tensor<D, Float>).add(grad);
       const diffSq = diff.mul(b2).add(grad).square();
@@ -89,9 +100,19 @@ export class Adan implements SimpleOptimizer<AdanState> {
       };
     }
     const t = m.time;
-    const denom = (m.expAvgSq as Tensor<D, Float>).sqrt().div(Math.sqrt(1 - b3 ** t)).add(this.epsilon);
-    const update = (m.expAvg as Tensor<D, Float>).div(1 - b1 ** t).div(denom)
-      .add((m.expAvgDiff as Tensor<D, Float>).mul(b2).div(1 - b2 ** t).div(denom));
+    const denom = (m.expAvgSq as Tensor<D, Float>)
+      .sqrt()
+      .div(Math.sqrt(1 - b3 ** t))
+      .add(this.epsilon);
+    const update = (m.expAvg as Tensor<D, Float>)
+      .div(1 - b1 ** t)
+      .div(denom)
+      .add(
+        (m.expAvgDiff as Tensor<D, Float>)
+          .mul(b2)
+          .div(1 - b2 ** t)
+          .div(denom),
+      );
     const decayRate = lr * this.weightDecay;
     const delta = update.mul(lr);
     let next: Tensor<D, Float>;

@@ -57,5 +57,10 @@ export interface SimpleStepResult<D extends number, S extends OptimizerState> {
  */
 export interface SimpleOptimizer<S extends OptimizerState = OptimizerState> {
   /** One update of `tensor` with its gradient and state. */
-  step<D extends number>(lr: LearningRate, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: S | undefined): SimpleStepResult<D, S>;
+  step<D extends number>(
+    lr: LearningRate,
+    tensor: Tensor<D, Float>,
+    grad: Tensor<D, Float>,
+    state: S | undefined,
+  ): SimpleStepResult<D, S>;
 }

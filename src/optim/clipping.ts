@@ -16,16 +16,23 @@ export type GradientClippingConfig =
   | { readonly kind: 'norm'; readonly value: number };
 
 function checkThreshold(value: number, op: string): number {
-  if (!(value > 0) || !Number.isFinite(value)) throw new BurnError(op, `the threshold must be a positive finite number, got ${value}`);
+  if (!(value > 0) || !Number.isFinite(value))
+    throw new BurnError(op, `the threshold must be a positive finite number, got ${value}`);
   return value;
 }
 
 /** Gradient clipping constructors. */
 export const GradientClippingConfig = {
   /** Clamps each gradient component to `[-threshold, threshold]`. */
-  Value: (threshold: number): GradientClippingConfig => ({ kind: 'value', value: checkThreshold(threshold, 'GradientClippingConfig.Value') }),
+  Value: (threshold: number): GradientClippingConfig => ({
+    kind: 'value',
+    value: checkThreshold(threshold, 'GradientClippingConfig.Value'),
+  }),
   /** Rescales each parameter's gradient to an L2 norm of at most `maxNorm`. */
-  Norm: (maxNorm: number): GradientClippingConfig => ({ kind: 'norm', value: checkThreshold(maxNorm, 'GradientClippingConfig.Norm') }),
+  Norm: (maxNorm: number): GradientClippingConfig => ({
+    kind: 'norm',
+    value: checkThreshold(maxNorm, 'GradientClippingConfig.Norm'),
+  }),
   /** The clipping a config describes (Burn's `init`). */
   init: (config: GradientClippingConfig): GradientClipping => new GradientClipping(config.kind, config.value),
 } as const;
@@ -33,10 +40,13 @@ export const GradientClippingConfig = {
 const threshold = () => z.number().gt(0, { error: (iss) => `the threshold must be > 0, got ${String(iss.input)}` });
 
 /** The zod schema of a gradient clipping config (for config fields). */
-export const gradientClippingSchema: z.ZodType<GradientClippingConfig, GradientClippingConfig> = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('value'), value: threshold() }),
-  z.object({ kind: z.literal('norm'), value: threshold() }),
-]);
+export const gradientClippingSchema: z.ZodType<GradientClippingConfig, GradientClippingConfig> = z.discriminatedUnion(
+  'kind',
+  [
+    z.object({ kind: z.literal('value'), value: threshold() }),
+    z.object({ kind: z.literal('norm'), value: threshold() }),
+  ],
+);
 
 /** Smallest positive normal value of each float dtype (Burn's `finfo().min_positive`). */
 const MIN_POSITIVE: Record<FloatDType, number> = {
@@ -49,7 +59,10 @@ const MIN_POSITIVE: Record<FloatDType, number> = {
 /** Clips gradients by value or by norm (Burn's `GradientClipping`). */
 export class GradientClipping {
   /** @internal Use {@link GradientClipping.Value}, {@link GradientClipping.Norm} or `GradientClippingConfig.init`. */
-  constructor(readonly kind: 'value' | 'norm', readonly threshold: number) {
+  constructor(
+    readonly kind: 'value' | 'norm',
+    readonly threshold: number,
+  ) {
     checkThreshold(threshold, 'GradientClipping');
   }
 
@@ -67,12 +80,16 @@ export class GradientClipping {
   clipGradient<D extends number>(grad: Tensor<D, Float>): Tensor<D, Float> {
     if (this.kind === 'value') {
       // mask_fill keeps NaN (PyTorch's clamp does too).
-      return grad.maskFill(grad.greater(this.threshold), this.threshold).maskFill(grad.lower(-this.threshold), -this.threshold);
+      return grad
+        .maskFill(grad.greater(this.threshold), this.threshold)
+        .maskFill(grad.lower(-this.threshold), -this.threshold);
     }
     // coef = min(maxNorm / (‖g‖₂ + tiny), 1), computed on the device (no read-back).
     const dtype = grad.dtype() as FloatDType;
     const norm = grad.square().sum().sqrt();
-    const coef = Tensor.full([1], this.threshold, { device: grad.device(), dtype }).div(norm.add(MIN_POSITIVE[dtype] ?? MIN_POSITIVE.f32)).clampMax(1);
+    const coef = Tensor.full([1], this.threshold, { device: grad.device(), dtype })
+      .div(norm.add(MIN_POSITIVE[dtype] ?? MIN_POSITIVE.f32))
+      .clampMax(1);
     return grad.mul(coef.reshape(grad.dims().map(() => 1)) as Tensor<D, Float>);
   }
 }

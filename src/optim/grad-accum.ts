@@ -20,7 +20,10 @@ export class GradientsAccumulator<M extends Module = Module> {
       if (next === undefined) return;
       const current = this.sums.get(param.id);
       if (current !== undefined && !sameShape(current.dims(), next.dims())) {
-        throw new BurnError('GradientsAccumulator.accumulate', `gradient of shape ${fmt(next.dims())} for a parameter whose accumulated gradient has shape ${fmt(current.dims())}`);
+        throw new BurnError(
+          'GradientsAccumulator.accumulate',
+          `gradient of shape ${fmt(next.dims())} for a parameter whose accumulated gradient has shape ${fmt(current.dims())}`,
+        );
       }
       // The sums outlive the caller's scopes until `grads()` hands them over.
       this.sums.register(param.id, Tensor.keep(current === undefined ? next : current.add(next)));

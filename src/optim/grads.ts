@@ -62,7 +62,10 @@ export class GradientsParams {
   register(id: ParamId, grad: Tensor<number, Float>): void {
     const current = this.byId.get(id);
     if (current !== undefined && !sameShape(current.dims(), grad.dims())) {
-      throw new BurnError('GradientsParams.register', `gradient of shape ${fmt(grad.dims())} for parameter ${id}, which had a gradient of shape ${fmt(current.dims())}`);
+      throw new BurnError(
+        'GradientsParams.register',
+        `gradient of shape ${fmt(grad.dims())} for parameter ${id}, which had a gradient of shape ${fmt(current.dims())}`,
+      );
     }
     this.byId.set(id, grad);
   }

@@ -9,7 +9,15 @@
  * model = optim.step(1e-3, model, grads);
  * ```
  */
-export { DEFAULT_GROUP, type LearningRate, type ModuleLearningRate, type Optimizer, type OptimizerRecord, type SimpleOptimizer, type SimpleStepResult } from './base.js';
+export {
+  DEFAULT_GROUP,
+  type LearningRate,
+  type ModuleLearningRate,
+  type Optimizer,
+  type OptimizerRecord,
+  type SimpleOptimizer,
+  type SimpleStepResult,
+} from './base.js';
 export type { OptimizerState, StateValue } from './state.js';
 export { GradientsParams } from './grads.js';
 export { GradientsAccumulator } from './grad-accum.js';
@@ -24,7 +32,14 @@ export { AdaGrad, AdaGradConfig, type AdaGradState } from './adagrad.js';
 export { RmsProp, RmsPropConfig, type RmsPropState } from './rmsprop.js';
 export { Adan, AdanConfig, type AdanState } from './adan.js';
 export { Muon, MuonConfig, AdjustLrFn, adjustmentRatio, type MuonState } from './muon.js';
-export { Lbfgs, LbfgsConfig, LineSearchFn, type LbfgsClosure, type LbfgsClosureResult, type LbfgsState } from './lbfgs.js';
+export {
+  Lbfgs,
+  LbfgsConfig,
+  LineSearchFn,
+  type LbfgsClosure,
+  type LbfgsClosureResult,
+  type LbfgsState,
+} from './lbfgs.js';
 export { cubicInterpolate, strongWolfe, type LineObjective, type LineSearchResult } from './line-search.js';
 export { ConstantLr, toLrScheduler, type LrScheduler, type LrSchedulerRecord } from './lr/base.js';
 export { LinearLrScheduler, LinearLrSchedulerConfig } from './lr/linear.js';
@@ -35,7 +50,12 @@ export { StepLrScheduler, StepLrSchedulerConfig } from './lr/step.js';
 export { ComposedLrScheduler, SchedulerReduction } from './lr/composed.js';
 export { SequentialLrScheduler } from './lr/sequential.js';
 export {
-  ComposedLrSchedulerConfig, SequentialLrSchedulerConfig, buildLrScheduler, lrSchedulerConfigSchema, lrSchedulerConfigToJSON,
-  type LrSchedulerConfig, type SchedulerConfigLike,
+  ComposedLrSchedulerConfig,
+  SequentialLrSchedulerConfig,
+  buildLrScheduler,
+  lrSchedulerConfigSchema,
+  lrSchedulerConfigToJSON,
+  type LrSchedulerConfig,
+  type SchedulerConfigLike,
 } from './lr/config.js';
 export { ModuleLrScheduler, ModuleLrSchedulerConfig } from './lr/module.js';

@@ -72,7 +72,15 @@ export type LbfgsState = {
   readonly gIter: number;
 };
 
-const EMPTY: LbfgsState = { historyS: [], historyY: [], d: undefined, t: 1, prevFlatGrad: undefined, prevLoss: undefined, gIter: 0 };
+const EMPTY: LbfgsState = {
+  historyS: [],
+  historyY: [],
+  d: undefined,
+  t: 1,
+  prevFlatGrad: undefined,
+  prevLoss: undefined,
+  gIter: 0,
+};
 
 /** The trainable parameters in visit order, with their place in the flat vector. */
 interface Layout {
@@ -134,9 +142,16 @@ export class Lbfgs<M extends Module = Module> {
     for (const [path, e] of layout.entries) {
       const g = grads.get(e.id);
       if (g !== undefined && g.dims().join() !== e.dims.join()) {
-        throw new BurnError('Lbfgs.step', `the gradient of '${path}' has shape ${fmt(g.dims())}; the parameter has shape ${fmt(e.dims)}`);
+        throw new BurnError(
+          'Lbfgs.step',
+          `the gradient of '${path}' has shape ${fmt(g.dims())}; the parameter has shape ${fmt(e.dims)}`,
+        );
       }
-      parts.push(g === undefined ? Tensor.zeros([e.dims.reduce((a, b) => a * b, 1)], layout.device) as Flat : g.toDevice(layout.device).reshape([-1]));
+      parts.push(
+        g === undefined
+          ? (Tensor.zeros([e.dims.reduce((a, b) => a * b, 1)], layout.device) as Flat)
+          : g.toDevice(layout.device).reshape([-1]),
+      );
     }
     return Tensor.cat(parts, 0);
   }
@@ -236,8 +251,14 @@ export class Lbfgs<M extends Module = Module> {
       let lsEvals: number;
       if (this.lineSearch === 'strongWolfe') {
         const result = await strongWolfe(
-          async (x0, step, dir) => this.evaluate(closure, this.withParams(module, layout, x0.add(dir.mul(step))), layout),
-          x, t, d, loss, flatGrad, gtd,
+          async (x0, step, dir) =>
+            this.evaluate(closure, this.withParams(module, layout, x0.add(dir.mul(step))), layout),
+          x,
+          t,
+          d,
+          loss,
+          flatGrad,
+          gtd,
           { c1: 1e-4, c2: 0.9, toleranceChange: this.toleranceChange, maxLs: this.maxEval - evals },
         );
         ({ loss, grad: flatGrad, t } = result);
@@ -264,7 +285,13 @@ export class Lbfgs<M extends Module = Module> {
   private moveState(device: Device): LbfgsState {
     const s = this.state;
     const move = (v: Flat | undefined) => (v === undefined || v.device().equals(device) ? v : v.toDevice(device));
-    return { ...s, historyS: s.historyS.map((v) => move(v)!), historyY: s.historyY.map((v) => move(v)!), d: move(s.d), prevFlatGrad: move(s.prevFlatGrad) };
+    return {
+      ...s,
+      historyS: s.historyS.map((v) => move(v)!),
+      historyY: s.historyY.map((v) => move(v)!),
+      d: move(s.d),
+      prevFlatGrad: move(s.prevFlatGrad),
+    };
   }
 
   /** The state as a record (entries named `historyS.0`, `t`, `gIter`, … without parameter ids). */
@@ -284,11 +311,16 @@ export class Lbfgs<M extends Module = Module> {
       entries.push([name, data]);
     }
     for (const [name, v] of Object.entries(record.scalars ?? {})) {
-      if (typeof v !== 'number') throw new BurnError('Lbfgs.loadRecord', `record scalar '${name}' is not a number (${String(v)})`);
+      if (typeof v !== 'number')
+        throw new BurnError('Lbfgs.loadRecord', `record scalar '${name}' is not a number (${String(v)})`);
       entries.push([name, v]);
     }
     const data = unflattenState(entries) as { readonly [field: string]: StateData };
-    if (typeof data['gIter'] !== 'number') throw new BurnError('Lbfgs.loadRecord', `the record has no 'gIter' scalar (entries: ${entries.map(([n]) => n).join(', ') || 'none'})`);
+    if (typeof data['gIter'] !== 'number')
+      throw new BurnError(
+        'Lbfgs.loadRecord',
+        `the record has no 'gIter' scalar (entries: ${entries.map(([n]) => n).join(', ') || 'none'})`,
+      );
     // The record is materialized on the default device; `step` moves it to the parameters' device.
     const s = materializeState<Partial<LbfgsState>>(data, Device.default());
     this.state = {

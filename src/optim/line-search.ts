@@ -8,15 +8,24 @@ type Flat = Tensor<1, Float>;
  * clamped to `bounds` (default: the interval between the points); the midpoint when the cubic has
  * no real minimum. PyTorch's and Burn's `cubic_interpolate`.
  */
-export function cubicInterpolate(x1: number, f1: number, g1: number, x2: number, f2: number, g2: number, bounds?: [number, number]): number {
+export function cubicInterpolate(
+  x1: number,
+  f1: number,
+  g1: number,
+  x2: number,
+  f2: number,
+  g2: number,
+  bounds?: [number, number],
+): number {
   const [lo, hi] = bounds ?? (x1 <= x2 ? [x1, x2] : [x2, x1]);
   const d1 = g1 + g2 - (3 * (f1 - f2)) / (x1 - x2);
   const d2Square = d1 * d1 - g1 * g2;
   if (d2Square >= 0) {
     const d2 = Math.sqrt(d2Square);
-    const minPos = x1 <= x2
-      ? x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
-      : x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2));
+    const minPos =
+      x1 <= x2
+        ? x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
+        : x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2));
     return Math.min(Math.max(minPos, lo), hi);
   }
   return (lo + hi) / 2;
@@ -94,7 +103,10 @@ export async function strongWolfe(
     gtdNew = await dot(gNew, d);
     lsIter++;
   }
-  const b: [Sample, Sample] = bracket ?? [{ t: 0, f, g, gtd }, { t, f: fNew, g: gNew, gtd: gtdNew }];
+  const b: [Sample, Sample] = bracket ?? [
+    { t: 0, f, g, gtd },
+    { t, f: fNew, g: gNew, gtd: gtdNew },
+  ];
 
   // Zoom: shrink the bracket until a point satisfies both conditions.
   let insufficientProgress = false;

@@ -6,10 +6,26 @@ import type { Float, Kind } from '../tensor/kind.js';
 import { checkOptions } from '../core/options.js';
 import { sameShape } from '../core/shape.js';
 import { Tensor } from '../tensor/tensor.js';
-import { DEFAULT_GROUP, type LearningRate, type ModuleLearningRate, type Optimizer, type OptimizerRecord, type SimpleOptimizer } from './base.js';
+import {
+  DEFAULT_GROUP,
+  type LearningRate,
+  type ModuleLearningRate,
+  type Optimizer,
+  type OptimizerRecord,
+  type SimpleOptimizer,
+} from './base.js';
 import { GradientClipping, type GradientClippingConfig } from './clipping.js';
 import type { GradientsParams } from './grads.js';
-import { asTensorData, flattenState, materializeState, readTensors, stateToDevice, unflattenState, type OptimizerState, type StateData } from './state.js';
+import {
+  asTensorData,
+  flattenState,
+  materializeState,
+  readTensors,
+  stateToDevice,
+  unflattenState,
+  type OptimizerState,
+  type StateData,
+} from './state.js';
 
 type AnyFloat = Tensor<number, Float>;
 
@@ -60,7 +76,10 @@ function toClipping(c: GradientClipping | GradientClippingConfig | undefined): G
 
 function checkLr(lr: unknown, what: string): LearningRate {
   if (typeof lr !== 'number' || !Number.isFinite(lr) || lr < 0) {
-    throw new BurnError('ModuleOptimizer.step', `the learning rate${what} must be a finite number >= 0, got ${String(lr)}`);
+    throw new BurnError(
+      'ModuleOptimizer.step',
+      `the learning rate${what} must be a finite number >= 0, got ${String(lr)}`,
+    );
   }
   return lr;
 }
@@ -86,7 +105,14 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
   /** Wraps `optimizer` as the `default` group (all parameters). */
   constructor(optimizer: SimpleOptimizer, options: GroupOptions = {}) {
     checkOptions(options, GROUP_OPTIONS, 'ModuleOptimizer');
-    this.groupList = [{ name: DEFAULT_GROUP, filter: undefined, optim: optimizer as SimpleOptimizer, gradClipping: toClipping(options.gradClipping) }];
+    this.groupList = [
+      {
+        name: DEFAULT_GROUP,
+        filter: undefined,
+        optim: optimizer as SimpleOptimizer,
+        gradClipping: toClipping(options.gradClipping),
+      },
+    ];
   }
 
   /**
@@ -97,11 +123,22 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
    */
   withGroup(name: string, filter: ParamFilter, optimizer: SimpleOptimizer, options: GroupOptions = {}): this {
     checkOptions(options, GROUP_OPTIONS, 'ModuleOptimizer.withGroup');
-    if (typeof name !== 'string' || name === '') throw new BurnError('ModuleOptimizer.withGroup', `a group needs a non-empty name, got ${JSON.stringify(name)}`);
+    if (typeof name !== 'string' || name === '')
+      throw new BurnError('ModuleOptimizer.withGroup', `a group needs a non-empty name, got ${JSON.stringify(name)}`);
     if (this.groupList.some((g) => g.name === name)) {
-      throw new BurnError('ModuleOptimizer.withGroup', `a group named '${name}' exists already (groups: ${this.groupNames().map((n) => `'${n}'`).join(', ')})`);
+      throw new BurnError(
+        'ModuleOptimizer.withGroup',
+        `a group named '${name}' exists already (groups: ${this.groupNames()
+          .map((n) => `'${n}'`)
+          .join(', ')})`,
+      );
     }
-    const group: OptimizerGroup = { name, filter, optim: optimizer as SimpleOptimizer, gradClipping: toClipping(options.gradClipping) };
+    const group: OptimizerGroup = {
+      name,
+      filter,
+      optim: optimizer as SimpleOptimizer,
+      gradClipping: toClipping(options.gradClipping),
+    };
     this.groupList.push(group);
     for (const [id, ctx] of this.contexts) if (matchesFilter(filter, ctx.path)) this.contexts.delete(id);
     for (const [id, p] of this.pending) {
@@ -159,13 +196,19 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
     const names = this.groupNames();
     for (const [name, value] of Object.entries(lr)) {
       if (!names.includes(name)) {
-        throw new BurnError('ModuleOptimizer.step', `learning rate for unknown parameter group '${name}'; the groups are ${names.map((n) => `'${n}'`).join(', ')}`);
+        throw new BurnError(
+          'ModuleOptimizer.step',
+          `learning rate for unknown parameter group '${name}'; the groups are ${names.map((n) => `'${n}'`).join(', ')}`,
+        );
       }
       out.set(name, checkLr(value, ` of group '${name}'`));
     }
     const base = out.get(DEFAULT_GROUP);
     if (base === undefined) {
-      throw new BurnError('ModuleOptimizer.step', `the learning rates ${JSON.stringify(lr)} have no '${DEFAULT_GROUP}' entry (it covers the groups not listed)`);
+      throw new BurnError(
+        'ModuleOptimizer.step',
+        `the learning rates ${JSON.stringify(lr)} have no '${DEFAULT_GROUP}' entry (it covers the groups not listed)`,
+      );
     }
     for (const name of names) if (!out.has(name)) out.set(name, base);
     return out;
@@ -185,7 +228,10 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
     const device = value.device();
     const inner = value.inner();
     if (!sameShape(grad.dims(), inner.dims())) {
-      throw new BurnError('ModuleOptimizer.step', `the gradient of '${path}' has shape ${fmt(grad.dims())}; the parameter has shape ${fmt(inner.dims())}`);
+      throw new BurnError(
+        'ModuleOptimizer.step',
+        `the gradient of '${path}' has shape ${fmt(grad.dims())}; the parameter has shape ${fmt(inner.dims())}`,
+      );
     }
     if (!grad.device().equals(inner.device())) grad = grad.toDevice(inner.device());
 
@@ -213,7 +259,8 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
       // A scope releases the update's intermediates at once on devices with their own memory (WebGPU).
       result = Tensor.scope(() => group.optim.step(rates.get(group.name)!, inner, clipped, state));
     } catch (e) {
-      if (e instanceof BurnError) throw new BurnError(e.op, `${e.message.slice(e.op.length + 2)} (parameter '${path}', group '${group.name}')`);
+      if (e instanceof BurnError)
+        throw new BurnError(e.op, `${e.message.slice(e.op.length + 2)} (parameter '${path}', group '${group.name}')`);
       throw e;
     }
     if (result.state !== undefined) {
@@ -260,7 +307,13 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
    * record, with new ids, resumes with its saved optimizer state).
    */
   loadRecord(record: OptimizerRecord): this {
-    if (typeof record !== 'object' || record === null || typeof record.tensors !== 'object' || typeof record.scalars !== 'object' || typeof record.paths !== 'object') {
+    if (
+      typeof record !== 'object' ||
+      record === null ||
+      typeof record.tensors !== 'object' ||
+      typeof record.scalars !== 'object' ||
+      typeof record.paths !== 'object'
+    ) {
       throw new BurnError('ModuleOptimizer.loadRecord', 'the record must have tensors, scalars and paths');
     }
     const ids = Object.keys(record.paths);
@@ -268,17 +321,23 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
     const owner = (name: string): [string, string] => {
       const dot = name.indexOf('.');
       const id = dot < 0 ? name : name.slice(0, dot);
-      if (!entries.has(id)) throw new BurnError('ModuleOptimizer.loadRecord', `record entry '${name}' belongs to no parameter of the record (ids: ${ids.join(', ') || 'none'})`);
+      if (!entries.has(id))
+        throw new BurnError(
+          'ModuleOptimizer.loadRecord',
+          `record entry '${name}' belongs to no parameter of the record (ids: ${ids.join(', ') || 'none'})`,
+        );
       return [id, name.slice(dot + 1)];
     };
     for (const [name, value] of Object.entries(record.tensors)) {
       const data = asTensorData(value);
-      if (data === undefined) throw new BurnError('ModuleOptimizer.loadRecord', `record tensor '${name}' is not TensorData`);
+      if (data === undefined)
+        throw new BurnError('ModuleOptimizer.loadRecord', `record tensor '${name}' is not TensorData`);
       const [id, field] = owner(name);
       entries.get(id)!.push([field, data]);
     }
     for (const [name, value] of Object.entries(record.scalars)) {
-      if (typeof value !== 'number') throw new BurnError('ModuleOptimizer.loadRecord', `record scalar '${name}' is not a number (${String(value)})`);
+      if (typeof value !== 'number')
+        throw new BurnError('ModuleOptimizer.loadRecord', `record scalar '${name}' is not a number (${String(value)})`);
       const [id, field] = owner(name);
       entries.get(id)!.push([field, value]);
     }
@@ -287,7 +346,11 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
     this.pendingPaths = new Map();
     for (const [id, list] of entries) {
       const path = record.paths[id];
-      if (typeof path !== 'string') throw new BurnError('ModuleOptimizer.loadRecord', `the path of parameter ${id} is not a string (${String(path)})`);
+      if (typeof path !== 'string')
+        throw new BurnError(
+          'ModuleOptimizer.loadRecord',
+          `the path of parameter ${id} is not a string (${String(path)})`,
+        );
       this.pending.set(id, { path, data: unflattenState(list) });
       this.pendingPaths.set(path, id);
     }
@@ -296,6 +359,9 @@ export class ModuleOptimizer<M extends Module = Module> implements Optimizer<M> 
 }
 
 /** Builds the `ModuleOptimizer` of an optimizer config (`XConfig.init()`). */
-export function moduleOptimizer<M extends Module>(optimizer: SimpleOptimizer, gradClipping: GradientClippingConfig | undefined): ModuleOptimizer<M> {
+export function moduleOptimizer<M extends Module>(
+  optimizer: SimpleOptimizer,
+  gradClipping: GradientClippingConfig | undefined,
+): ModuleOptimizer<M> {
   return new ModuleOptimizer<M>(optimizer, gradClipping === undefined ? {} : { gradClipping });
 }

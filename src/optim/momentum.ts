@@ -33,10 +33,14 @@ export class Momentum {
   }
 
   /** The direction for `grad` and the new state. */
-  transform<D extends number>(grad: Tensor<D, Float>, state: MomentumState | undefined): { grad: Tensor<D, Float>; state: MomentumState } {
-    const velocity = state === undefined
-      ? grad
-      : grad.mul(1 - this.dampening).add((state.velocity as Tensor<D, Float>).mul(this.momentum));
+  transform<D extends number>(
+    grad: Tensor<D, Float>,
+    state: MomentumState | undefined,
+  ): { grad: Tensor<D, Float>; state: MomentumState } {
+    const velocity =
+      state === undefined
+        ? grad
+        : grad.mul(1 - this.dampening).add((state.velocity as Tensor<D, Float>).mul(this.momentum));
     const out = this.nesterov ? velocity.mul(this.momentum).add(grad) : velocity;
     return { grad: out, state: { velocity } };
   }

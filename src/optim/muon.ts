@@ -105,9 +105,17 @@ export class Muon implements SimpleOptimizer<MuonState> {
     return tall ? x.transpose() : x;
   }
 
-  step<D extends number>(lr: LearningRate, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: MuonState | undefined): SimpleStepResult<D, MuonState> {
+  step<D extends number>(
+    lr: LearningRate,
+    tensor: Tensor<D, Float>,
+    grad: Tensor<D, Float>,
+    state: MuonState | undefined,
+  ): SimpleStepResult<D, MuonState> {
     if (tensor.dims().length !== 2) {
-      throw new BurnError('Muon', `Newton–Schulz orthogonalization needs a 2-d parameter, got shape ${fmt(tensor.dims())}; optimize it in another group (ModuleOptimizer.withGroup with e.g. AdamW)`);
+      throw new BurnError(
+        'Muon',
+        `Newton–Schulz orthogonalization needs a 2-d parameter, got shape ${fmt(tensor.dims())}; optimize it in another group (ModuleOptimizer.withGroup with e.g. AdamW)`,
+      );
     }
     const { grad: direction, state: momentum } = this.momentum.transform(grad, state?.momentum);
     const update = this.orthogonalize(direction);

@@ -69,7 +69,12 @@ export class RmsProp implements SimpleOptimizer<RmsPropState> {
     this.weightDecay = config.weightDecay && new WeightDecay(config.weightDecay);
   }
 
-  step<D extends number>(lr: LearningRate, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: RmsPropState | undefined): SimpleStepResult<D, RmsPropState> {
+  step<D extends number>(
+    lr: LearningRate,
+    tensor: Tensor<D, Float>,
+    grad: Tensor<D, Float>,
+    state: RmsPropState | undefined,
+  ): SimpleStepResult<D, RmsPropState> {
     const a = this.alpha;
     const g = this.weightDecay ? this.weightDecay.transform(grad, tensor) : grad;
     const sq = g.square().mul(1 - a);
@@ -84,7 +89,10 @@ export class RmsProp implements SimpleOptimizer<RmsPropState> {
     let direction = g.div(avg.sqrt().add(this.epsilon));
     let momentumBuf: Tensor<D, Float> | undefined;
     if (this.momentum > 0) {
-      momentumBuf = state?.momentumBuf === undefined ? direction : (state.momentumBuf as Tensor<D, Float>).mul(this.momentum).add(direction);
+      momentumBuf =
+        state?.momentumBuf === undefined
+          ? direction
+          : (state.momentumBuf as Tensor<D, Float>).mul(this.momentum).add(direction);
       direction = momentumBuf;
     }
     return { tensor: tensor.sub(direction.mul(lr)), state: { squareAvg, gradAvg, momentumBuf } };

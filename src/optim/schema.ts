@@ -11,14 +11,16 @@ function got(iss: { input?: unknown }): string {
 
 /** A number in `[0, 1)` (betas, decay rates). */
 export function unitOpen(): z.ZodNumber {
-  return z.number()
+  return z
+    .number()
     .gte(0, { error: (iss) => `must be in [0, 1), ${got(iss)}` })
     .lt(1, { error: (iss) => `must be in [0, 1), ${got(iss)}` });
 }
 
 /** A number in `[0, 1]`. */
 export function unitClosed(): z.ZodNumber {
-  return z.number()
+  return z
+    .number()
     .gte(0, { error: (iss) => `must be in [0, 1], ${got(iss)}` })
     .lte(1, { error: (iss) => `must be in [0, 1], ${got(iss)}` });
 }
@@ -35,14 +37,16 @@ export function nonNegative(): z.ZodNumber {
 
 /** An integer `>= min`. */
 export function intAtLeast(min: number): z.ZodNumber {
-  return z.number()
+  return z
+    .number()
     .int({ error: (iss) => `must be an integer, ${got(iss)}` })
     .gte(min, { error: (iss) => `must be an integer >= ${min}, ${got(iss)}` });
 }
 
 /** A number in `(0, 1]` (the scheduler learning rates Burn accepts). */
 export function lrInUnit(): z.ZodNumber {
-  return z.number()
+  return z
+    .number()
     .gt(0, { error: (iss) => `must be in (0, 1], ${got(iss)}` })
     .lte(1, { error: (iss) => `must be in (0, 1], ${got(iss)}` });
 }

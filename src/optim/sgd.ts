@@ -44,7 +44,12 @@ export class Sgd implements SimpleOptimizer<SgdState> {
     this.weightDecay = config.weightDecay && new WeightDecay(config.weightDecay);
   }
 
-  step<D extends number>(lr: LearningRate, tensor: Tensor<D, Float>, grad: Tensor<D, Float>, state: SgdState | undefined): SimpleStepResult<D, SgdState> {
+  step<D extends number>(
+    lr: LearningRate,
+    tensor: Tensor<D, Float>,
+    grad: Tensor<D, Float>,
+    state: SgdState | undefined,
+  ): SimpleStepResult<D, SgdState> {
     let g = this.weightDecay ? this.weightDecay.transform(grad, tensor) : grad;
     let momentum = state?.momentum;
     if (this.momentum) ({ grad: g, state: momentum } = this.momentum.transform(g, momentum));

@@ -8,32 +8,52 @@ import { Tensor } from '../tensor/tensor.js';
  * arrays whose leaves are tensors, numbers or `undefined`. Trees flatten to dotted names
  * (`momentum.moment1`, `historyS.0`) for records and are rebuilt from them.
  */
-export type StateValue = Tensor<number, Float> | number | undefined | readonly StateValue[] | { readonly [field: string]: StateValue };
+export type StateValue =
+  | Tensor<number, Float>
+  | number
+  | undefined
+  | readonly StateValue[]
+  | { readonly [field: string]: StateValue };
 
 /** The state of one parameter (or the global state of an optimizer such as L-BFGS). */
 export type OptimizerState = { readonly [field: string]: StateValue };
 
 /** A state tree as read from a record: tensors are still `TensorData`. */
-export type StateData = TensorData | number | undefined | readonly StateData[] | { readonly [field: string]: StateData };
+export type StateData =
+  | TensorData
+  | number
+  | undefined
+  | readonly StateData[]
+  | { readonly [field: string]: StateData };
 
 function join(prefix: string, key: string | number): string {
   return prefix === '' ? String(key) : `${prefix}.${key}`;
 }
 
 /** The tensors and scalars of a state tree under `prefix`, with their dotted names. */
-export function flattenState(state: StateValue, prefix: string, tensors: [string, Tensor<number, Float>][], scalars: [string, number][]): void {
+export function flattenState(
+  state: StateValue,
+  prefix: string,
+  tensors: [string, Tensor<number, Float>][],
+  scalars: [string, number][],
+): void {
   if (state === undefined) return;
   if (state instanceof Tensor) tensors.push([prefix, state]);
   else if (typeof state === 'number') scalars.push([prefix, state]);
-  else if (Array.isArray(state)) (state as readonly StateValue[]).forEach((v, i) => flattenState(v, join(prefix, i), tensors, scalars));
-  else for (const [k, v] of Object.entries(state as { readonly [field: string]: StateValue })) flattenState(v, join(prefix, k), tensors, scalars);
+  else if (Array.isArray(state))
+    (state as readonly StateValue[]).forEach((v, i) => flattenState(v, join(prefix, i), tensors, scalars));
+  else
+    for (const [k, v] of Object.entries(state as { readonly [field: string]: StateValue }))
+      flattenState(v, join(prefix, k), tensors, scalars);
 }
 
 /**
  * Rebuilds a state tree from dotted names relative to the tree (`momentum.moment1` → nested
  * objects; a level whose keys are 0, 1, … becomes an array).
  */
-export function unflattenState(entries: Iterable<[string, TensorData | number]>): { readonly [field: string]: StateData } {
+export function unflattenState(entries: Iterable<[string, TensorData | number]>): {
+  readonly [field: string]: StateData;
+} {
   const root: Record<string, unknown> = {};
   for (const [name, value] of entries) {
     const parts = name.split('.');
@@ -55,12 +75,17 @@ export function unflattenState(entries: Iterable<[string, TensorData | number]>)
 }
 
 /** Creates the tensors of a state read from a record on `device`. */
-export function materializeState<S extends OptimizerState>(data: { readonly [field: string]: StateData }, device: Device): S {
+export function materializeState<S extends OptimizerState>(
+  data: { readonly [field: string]: StateData },
+  device: Device,
+): S {
   const build = (v: StateData): StateValue => {
     if (v === undefined || typeof v === 'number') return v;
     if (v instanceof TensorData) return Tensor.fromData<number, Float>(v, device);
     if (Array.isArray(v)) return (v as readonly StateData[]).map(build);
-    return Object.fromEntries(Object.entries(v as { readonly [field: string]: StateData }).map(([k, x]) => [k, build(x)]));
+    return Object.fromEntries(
+      Object.entries(v as { readonly [field: string]: StateData }).map(([k, x]) => [k, build(x)]),
+    );
   };
   return build(data) as S;
 }
@@ -71,13 +96,17 @@ export function stateToDevice<S extends StateValue>(state: S, device: Device): S
     if (v === undefined || typeof v === 'number') return v;
     if (v instanceof Tensor) return v.device().equals(device) ? v : v.toDevice(device);
     if (Array.isArray(v)) return (v as readonly StateValue[]).map(move);
-    return Object.fromEntries(Object.entries(v as { readonly [field: string]: StateValue }).map(([k, x]) => [k, move(x)]));
+    return Object.fromEntries(
+      Object.entries(v as { readonly [field: string]: StateValue }).map(([k, x]) => [k, move(x)]),
+    );
   };
   return move(state) as S;
 }
 
 /** Reads every tensor of a flattened state into `TensorData`, keyed by name. */
-export async function readTensors(tensors: readonly [string, Tensor<number, Float>][]): Promise<Record<string, TensorData>> {
+export async function readTensors(
+  tensors: readonly [string, Tensor<number, Float>][],
+): Promise<Record<string, TensorData>> {
   const data = await Promise.all(tensors.map(([, t]) => t.toData()));
   const out: Record<string, TensorData> = {};
   tensors.forEach(([name], i) => (out[name] = data[i]!));

@@ -12,6 +12,10 @@ export async function fetchBytes(url: string | URL, op: string): Promise<Uint8Ar
   } catch (e) {
     throw new BurnError(op, `cannot fetch '${href}': ${(e as Error).message}`);
   }
-  if (!response.ok) throw new BurnError(op, `cannot fetch '${href}': HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+  if (!response.ok)
+    throw new BurnError(
+      op,
+      `cannot fetch '${href}': HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+    );
   return new Uint8Array(await response.arrayBuffer());
 }

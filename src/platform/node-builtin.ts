@@ -22,5 +22,10 @@ export function nodeBuiltin<T>(id: string): T | undefined {
 export function requireNodeBuiltin<T>(id: string, op: string, what: string): T {
   const mod = nodeBuiltin<T>(id);
   if (mod !== undefined) return mod;
-  throw new BurnError(op, isNode() ? `${what} needs Node >= 20.16 (process.getBuiltinModule)` : `${what} is only available in Node.js (in a browser, pass bytes or a URL to fetch)`);
+  throw new BurnError(
+    op,
+    isNode()
+      ? `${what} needs Node >= 20.16 (process.getBuiltinModule)`
+      : `${what} is only available in Node.js (in a browser, pass bytes or a URL to fetch)`,
+  );
 }

@@ -5,12 +5,48 @@ import { numel } from '../core/shape.js';
 import { gunzip } from './mpk.js';
 import { paramIdFromText, paramIdToBase32, newIdText } from './param-id.js';
 import { burnMetadata } from './named.js';
-import { applyPrecision, FullPrecisionSettings, HalfPrecisionSettings, Recorder, type JsonValue, type PrecisionSettings, type RecordTensor, type TensorRecord } from './recorder.js';
+import {
+  applyPrecision,
+  FullPrecisionSettings,
+  HalfPrecisionSettings,
+  Recorder,
+  type JsonValue,
+  type PrecisionSettings,
+  type RecordTensor,
+  type TensorRecord,
+} from './recorder.js';
 import { BURN_TS_VERSION } from './version.js';
 
 /** Burn's DType variant indices (serde enum order) for bincode. */
-const VARIANTS: DType[] = ['f64', 'f32', 'f32' /* Flex32 */, 'f16', 'bf16', 'i64', 'i32', 'i16', 'i8', 'u8' /* U64: refused */, 'u32', 'u16', 'u8'];
-const INDEX: Record<DType, number> = { f64: 0, f32: 1, f16: 3, bf16: 4, i64: 5, i32: 6, i16: 7, i8: 8, u32: 10, u16: 11, u8: 12, bool: 13 };
+const VARIANTS: DType[] = [
+  'f64',
+  'f32',
+  'f32' /* Flex32 */,
+  'f16',
+  'bf16',
+  'i64',
+  'i32',
+  'i16',
+  'i8',
+  'u8' /* U64: refused */,
+  'u32',
+  'u16',
+  'u8',
+];
+const INDEX: Record<DType, number> = {
+  f64: 0,
+  f32: 1,
+  f16: 3,
+  bf16: 4,
+  i64: 5,
+  i32: 6,
+  i16: 7,
+  i8: 8,
+  u32: 10,
+  u16: 11,
+  u8: 12,
+  bool: 13,
+};
 
 class Out {
   parts: Uint8Array[] = [];
@@ -41,15 +77,28 @@ class Out {
 
 class In {
   pos = 0;
-  constructor(private readonly b: Uint8Array, private readonly fail: (m: string) => never) {}
+  constructor(
+    private readonly b: Uint8Array,
+    private readonly fail: (m: string) => never,
+  ) {}
   need(n: number, what: string): void {
-    if (this.pos + n > this.b.length) this.fail(`unexpected end of data at byte offset ${this.pos} while reading ${what} (needs ${n} more byte(s); truncated?)`);
+    if (this.pos + n > this.b.length)
+      this.fail(
+        `unexpected end of data at byte offset ${this.pos} while reading ${what} (needs ${n} more byte(s); truncated?)`,
+      );
   }
   varint(what: string): number {
     this.need(1, what);
     const t = this.b[this.pos++]!;
     if (t < 251) return t;
-    const n = t === 251 ? 2 : t === 252 ? 4 : t === 253 ? 8 : this.fail(`invalid integer tag ${t} at byte offset ${this.pos - 1} while reading ${what}`);
+    const n =
+      t === 251
+        ? 2
+        : t === 252
+          ? 4
+          : t === 253
+            ? 8
+            : this.fail(`invalid integer tag ${t} at byte offset ${this.pos - 1} while reading ${what}`);
     this.need(n, what);
     let v = 0;
     for (let i = n - 1; i >= 0; i--) v = v * 256 + this.b[this.pos + i]!;
@@ -144,7 +193,8 @@ export class BinFileRecorder extends Recorder {
       } else if (v < VARIANTS.length && v !== 9) dtype = VARIANTS[v]!;
       else return fail(`'${key}': unknown dtype variant ${v} at byte offset ${at}`);
       const need = numel(shape) * (dtype === 'bool' ? 1 : dtypeSize(dtype));
-      if (data.length !== need) fail(`'${key}': ${data.length} data bytes, but shape [${shape.join(', ')}] of ${dtype} needs ${need}`);
+      if (data.length !== need)
+        fail(`'${key}': ${data.length} data bytes, but shape [${shape.join(', ')}] of ${dtype} needs ${need}`);
       tensors.set(key, { data: TensorData.fromBytes(data, shape, dtype), ...(id !== undefined ? { id } : {}) });
     }
     const hasMeta = r.varint('the metadata flag');
@@ -157,7 +207,8 @@ export class BinFileRecorder extends Recorder {
         fail(`the JSON metadata is invalid: ${(e as Error).message}`);
       }
     } else if (hasMeta !== 0) fail(`invalid option tag ${hasMeta} at byte offset ${r.pos - 1}`);
-    if (r.pos !== bytes.length) fail(`${bytes.length - r.pos} trailing byte(s) after the record at byte offset ${r.pos}`);
+    if (r.pos !== bytes.length)
+      fail(`${bytes.length - r.pos} trailing byte(s) after the record at byte offset ${r.pos}`);
     return meta === undefined ? { tensors } : { tensors, meta };
   }
 }
@@ -172,7 +223,17 @@ export class BinGzFileRecorder extends BinFileRecorder {
   }
 
   override fromBytes(bytes: Uint8Array, source = '<bytes>'): TensorRecord {
-    return super.fromBytes(gunzip(bytes, source, (m) => { throw this.corrupt(source, m); }, this.limits().maxDecompressedBytes), source);
+    return super.fromBytes(
+      gunzip(
+        bytes,
+        source,
+        (m) => {
+          throw this.corrupt(source, m);
+        },
+        this.limits().maxDecompressedBytes,
+      ),
+      source,
+    );
   }
 }
 

@@ -37,7 +37,9 @@ function show(v: unknown, depth: number): string {
   const close = Array.isArray(v) ? ']' : '}';
   if (entries.length === 0) return `${open}${close}`;
   if (depth >= MAX_DEPTH) return `${open}…${close}`;
-  const parts = entries.slice(0, MAX_ITEMS).map(([k, x]) => (k === undefined ? show(x, depth + 1) : `${JSON.stringify(k)}:${show(x, depth + 1)}`));
+  const parts = entries
+    .slice(0, MAX_ITEMS)
+    .map(([k, x]) => (k === undefined ? show(x, depth + 1) : `${JSON.stringify(k)}:${show(x, depth + 1)}`));
   if (entries.length > MAX_ITEMS) parts.push('…');
   return `${open}${parts.join(',')}${close}`;
 }

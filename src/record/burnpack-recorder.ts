@@ -1,8 +1,22 @@
 import { readBinaryFileAsync, writeBinaryFileAtomic } from '../config/files.js';
 import { TensorData } from '../core/data.js';
-import { burnpackChunks, encodeBurnpack, planBurnpack, readBurnpack, withDefaultExtension, type BurnpackTensorInput } from './burnpack.js';
+import {
+  burnpackChunks,
+  encodeBurnpack,
+  planBurnpack,
+  readBurnpack,
+  withDefaultExtension,
+  type BurnpackTensorInput,
+} from './burnpack.js';
 import { paramIdToU64, u64ToParamId } from './param-id.js';
-import { applyPrecision, Recorder, type JsonValue, type PrecisionSettings, type RecordTensor, type TensorRecord } from './recorder.js';
+import {
+  applyPrecision,
+  Recorder,
+  type JsonValue,
+  type PrecisionSettings,
+  type RecordTensor,
+  type TensorRecord,
+} from './recorder.js';
 import { bytesSource, fileSource, owned, type ByteSource } from './source.js';
 import { BURN_TS_VERSION } from './version.js';
 
@@ -36,7 +50,11 @@ export class BurnpackRecorder extends Recorder {
       ...(t.id !== undefined ? { paramId: paramIdToU64(t.id) } : {}),
       bytes: t.data.bytes,
     }));
-    const meta = new Map([['format', 'burnpack'], ['producer', 'burn-ts'], ['version', BURN_TS_VERSION]]);
+    const meta = new Map([
+      ['format', 'burnpack'],
+      ['producer', 'burn-ts'],
+      ['version', BURN_TS_VERSION],
+    ]);
     if (r.meta !== undefined) meta.set(META_KEY, JSON.stringify(r.meta));
     return [inputs, meta];
   }
@@ -69,7 +87,10 @@ export class BurnpackRecorder extends Recorder {
     const contents = readBurnpack(source, this.op, this.limits());
     const tensors = new Map<string, RecordTensor>();
     for (const t of contents.tensors) {
-      tensors.set(t.name, { data: owned(source, TensorData.fromBytes(t.read(), t.shape, t.dtype)), ...(t.paramId !== undefined ? { id: u64ToParamId(t.paramId) } : {}) });
+      tensors.set(t.name, {
+        data: owned(source, TensorData.fromBytes(t.read(), t.shape, t.dtype)),
+        ...(t.paramId !== undefined ? { id: u64ToParamId(t.paramId) } : {}),
+      });
     }
     const text = contents.metadata.get(META_KEY);
     if (text === undefined) return { tensors };

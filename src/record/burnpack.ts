@@ -73,7 +73,17 @@ export interface BurnpackContents {
 }
 
 const DTYPE_NAMES: Record<Exclude<DType, 'bool'>, string> = {
-  f64: 'F64', f32: 'F32', f16: 'F16', bf16: 'BF16', i64: 'I64', i32: 'I32', i16: 'I16', i8: 'I8', u32: 'U32', u16: 'U16', u8: 'U8',
+  f64: 'F64',
+  f32: 'F32',
+  f16: 'F16',
+  bf16: 'BF16',
+  i64: 'I64',
+  i32: 'I32',
+  i16: 'I16',
+  i8: 'I8',
+  u32: 'U32',
+  u16: 'U16',
+  u8: 'U8',
 };
 const FROM_NAMES = new Map<string, DType>(Object.entries(DTYPE_NAMES).map(([k, v]) => [v, k as DType]));
 
@@ -95,7 +105,9 @@ function parseDType(value: CborValue, where: () => string): { dtype: DType; size
     if (store === 'U32') return { dtype: 'bool', size: 4 };
   }
   const shown = brief(value instanceof CborFloat ? value.value : value);
-  throw new Error(`${where()}: dtype ${shown} is not supported (expected one of ${[...FROM_NAMES.keys(), '{"Bool": "Native"|"U8"|"U32"}'].join(', ')}; U64 and quantized tensors are not supported by burn-ts)`);
+  throw new Error(
+    `${where()}: dtype ${shown} is not supported (expected one of ${[...FROM_NAMES.keys(), '{"Bool": "Native"|"U8"|"U32"}'].join(', ')}; U64 and quantized tensors are not supported by burn-ts)`,
+  );
 }
 
 function compareUtf8(a: string, b: string): number {
@@ -139,7 +151,10 @@ export function planBurnpack(
     if (descriptors.has(t.name)) throw new BurnError('burnpack', `duplicate tensor name '${t.name}'`);
     const byteLength = numel(t.shape) * dtypeSize(t.dtype);
     if (t.bytes instanceof Uint8Array && t.bytes.byteLength !== byteLength) {
-      throw new BurnError('burnpack', `tensor '${t.name}' has ${t.bytes.byteLength} bytes but its shape ${fmt(t.shape)} and dtype ${t.dtype} need ${byteLength}`);
+      throw new BurnError(
+        'burnpack',
+        `tensor '${t.name}' has ${t.bytes.byteLength} bytes but its shape ${fmt(t.shape)} and dtype ${t.dtype} need ${byteLength}`,
+      );
     }
     const start = alignUp(offset);
     const d: CborMap = new Map<string, CborValue>([
@@ -155,7 +170,15 @@ export function planBurnpack(
   const root: CborMap = new Map<string, CborValue>([['tensors', sortedMap(descriptors)]]);
   if (metadata.size > 0) root.set('metadata', sortedMap(metadata));
   if (scalars.size > 0) {
-    root.set('scalars', sortedMap([...scalars].map(([k, s]): [string, CborValue] => [k, new Map<string, CborValue>([[s.type, s.type === 'Float' ? new CborFloat(s.value) : s.value]])])));
+    root.set(
+      'scalars',
+      sortedMap(
+        [...scalars].map(([k, s]): [string, CborValue] => [
+          k,
+          new Map<string, CborValue>([[s.type, s.type === 'Float' ? new CborFloat(s.value) : s.value]]),
+        ]),
+      ),
+    );
   }
   const meta = encodeCbor(root);
   const dataStart = alignUp(BURNPACK_HEADER_SIZE + meta.length);
@@ -182,7 +205,10 @@ export function* burnpackChunks(plan: BurnpackPlan, tensors: readonly BurnpackTe
     const bytes = typeof t.bytes === 'function' ? t.bytes() : t.bytes;
     const expected = numel(t.shape) * dtypeSize(t.dtype);
     if (bytes.byteLength !== expected) {
-      throw new BurnError('burnpack', `tensor '${t.name}' produced ${bytes.byteLength} bytes; its shape ${fmt(t.shape)} and dtype ${t.dtype} need ${expected}`);
+      throw new BurnError(
+        'burnpack',
+        `tensor '${t.name}' produced ${bytes.byteLength} bytes; its shape ${fmt(t.shape)} and dtype ${t.dtype} need ${expected}`,
+      );
     }
     yield bytes;
     pos = start + bytes.byteLength;
@@ -234,26 +260,42 @@ export function readBurnpack(source: ByteSource, op = 'burnpack', limits?: LoadL
   const fail = (message: string): never => {
     throw new BurnError(op, `${source.name}: ${message}`);
   };
-  if (source.size < BURNPACK_HEADER_SIZE) fail(`not a burnpack file: ${source.size} bytes, the header alone needs ${BURNPACK_HEADER_SIZE} (truncated?)`);
+  if (source.size < BURNPACK_HEADER_SIZE)
+    fail(`not a burnpack file: ${source.size} bytes, the header alone needs ${BURNPACK_HEADER_SIZE} (truncated?)`);
   const header = source.read(0, BURNPACK_HEADER_SIZE);
   const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
   if (view.getUint32(0, true) !== BURNPACK_MAGIC) {
-    fail(`not a burnpack file: bytes 0..4 are ${[...header.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}, expected 4e 52 55 42 ("NRUB")`);
+    fail(
+      `not a burnpack file: bytes 0..4 are ${[...header.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}, expected 4e 52 55 42 ("NRUB")`,
+    );
   }
   const version = view.getUint16(4, true);
-  if (version > BURNPACK_VERSION) fail(`burnpack format version ${version} (byte offset 4) is newer than the supported version ${BURNPACK_VERSION}`);
+  if (version > BURNPACK_VERSION)
+    fail(`burnpack format version ${version} (byte offset 4) is newer than the supported version ${BURNPACK_VERSION}`);
   const metaSize = view.getUint32(6, true);
-  if (metaSize > BURNPACK_MAX_METADATA_SIZE) fail(`metadata size ${metaSize} (byte offset 6) exceeds the ${BURNPACK_MAX_METADATA_SIZE}-byte limit`);
+  if (metaSize > BURNPACK_MAX_METADATA_SIZE)
+    fail(`metadata size ${metaSize} (byte offset 6) exceeds the ${BURNPACK_MAX_METADATA_SIZE}-byte limit`);
   if (BURNPACK_HEADER_SIZE + metaSize > source.size) {
-    fail(`truncated: the header announces ${metaSize} bytes of metadata at byte offset ${BURNPACK_HEADER_SIZE}, but the file has ${source.size} bytes`);
+    fail(
+      `truncated: the header announces ${metaSize} bytes of metadata at byte offset ${BURNPACK_HEADER_SIZE}, but the file has ${source.size} bytes`,
+    );
   }
   const { maxNestingDepth } = resolveLimits(limits, op);
-  const root = decodeCbor(source.read(BURNPACK_HEADER_SIZE, metaSize), { source: source.name, baseOffset: BURNPACK_HEADER_SIZE, op, maxDepth: maxNestingDepth });
+  const root = decodeCbor(source.read(BURNPACK_HEADER_SIZE, metaSize), {
+    source: source.name,
+    baseOffset: BURNPACK_HEADER_SIZE,
+    op,
+    maxDepth: maxNestingDepth,
+  });
   const dataStart = alignUp(BURNPACK_HEADER_SIZE + metaSize);
   try {
     const top = asMap(root, () => 'metadata');
-    const tensors = asMap(top.get('tensors') ?? fail("metadata has no 'tensors' field"), () => "metadata field 'tensors'");
-    if (tensors.size > BURNPACK_MAX_TENSORS) fail(`${tensors.size} tensors exceed the limit of ${BURNPACK_MAX_TENSORS}`);
+    const tensors = asMap(
+      top.get('tensors') ?? fail("metadata has no 'tensors' field"),
+      () => "metadata field 'tensors'",
+    );
+    if (tensors.size > BURNPACK_MAX_TENSORS)
+      fail(`${tensors.size} tensors exceed the limit of ${BURNPACK_MAX_TENSORS}`);
     const entries: BurnpackTensorEntry[] = [];
     for (const [name, raw] of tensors) {
       const at = (field: string) => () => `tensor '${name}' field '${field}'`;
@@ -263,14 +305,20 @@ export function readBurnpack(source: ByteSource, op = 'burnpack', limits?: LoadL
       if (!Array.isArray(shapeRaw)) throw new Error(`${at('shape')()}: expected an array, found ${describe(shapeRaw)}`);
       const shape = shapeRaw.map((s, i) => asUint(s, () => `${at('shape')()}[${i}]`));
       const offs = d.get('data_offsets');
-      if (!Array.isArray(offs) || offs.length !== 2) throw new Error(`${at('data_offsets')()}: expected [start, end], found ${describe(offs)}`);
+      if (!Array.isArray(offs) || offs.length !== 2)
+        throw new Error(`${at('data_offsets')()}: expected [start, end], found ${describe(offs)}`);
       const start = asUint(offs[0], at('data_offsets'));
       const end = asUint(offs[1], at('data_offsets'));
       if (end < start) fail(`tensor '${name}': data_offsets [${start}, ${end}] end before they start`);
       const need = numel(shape) * size;
-      if (end - start !== need) fail(`tensor '${name}': data_offsets [${start}, ${end}] hold ${end - start} bytes, but shape ${fmt(shape)} of ${dtype} needs ${need}`);
+      if (end - start !== need)
+        fail(
+          `tensor '${name}': data_offsets [${start}, ${end}] hold ${end - start} bytes, but shape ${fmt(shape)} of ${dtype} needs ${need}`,
+        );
       if (dataStart + end > source.size) {
-        fail(`truncated: tensor '${name}' needs bytes ${dataStart + start}..${dataStart + end}, but the file has ${source.size} bytes`);
+        fail(
+          `truncated: tensor '${name}' needs bytes ${dataStart + start}..${dataStart + end}, but the file has ${source.size} bytes`,
+        );
       }
       const pid = d.get('param_id');
       let paramId: bigint | undefined;
@@ -281,14 +329,15 @@ export function readBurnpack(source: ByteSource, op = 'burnpack', limits?: LoadL
       }
       const offset = dataStart + start;
       const byteLength = end - start;
-      const read = size === 4 && dtype === 'bool'
-        ? () => {
-            // Bool stored as u32: one byte per element in burn-ts.
-            const raw4 = source.read(offset, byteLength);
-            const v = new DataView(raw4.buffer, raw4.byteOffset, raw4.byteLength);
-            return Uint8Array.from({ length: byteLength / 4 }, (_, i) => (v.getUint32(i * 4, true) !== 0 ? 1 : 0));
-          }
-        : () => source.read(offset, byteLength);
+      const read =
+        size === 4 && dtype === 'bool'
+          ? () => {
+              // Bool stored as u32: one byte per element in burn-ts.
+              const raw4 = source.read(offset, byteLength);
+              const v = new DataView(raw4.buffer, raw4.byteOffset, raw4.byteLength);
+              return Uint8Array.from({ length: byteLength / 4 }, (_, i) => (v.getUint32(i * 4, true) !== 0 ? 1 : 0));
+            }
+          : () => source.read(offset, byteLength);
       entries.push({ name, dtype, shape, ...(paramId !== undefined ? { paramId } : {}), offset, byteLength, read });
     }
     const metadata = new Map<string, string>();
@@ -315,7 +364,8 @@ function parseScalar(v: CborValue, key: string): BurnpackScalar {
   const m = asMap(v, () => `scalar '${key}'`);
   const [[type, value] = ['', undefined]] = [...m];
   if (m.size === 1) {
-    if ((type === 'Int' || type === 'UInt') && (typeof value === 'number' || typeof value === 'bigint')) return { type, value: BigInt(value) };
+    if ((type === 'Int' || type === 'UInt') && (typeof value === 'number' || typeof value === 'bigint'))
+      return { type, value: BigInt(value) };
     if (type === 'Float' && typeof value === 'number') return { type, value };
     if (type === 'Bool' && typeof value === 'boolean') return { type, value };
   }
@@ -328,4 +378,3 @@ export function withDefaultExtension(path: string, ext: string): string {
   const dot = base.lastIndexOf('.');
   return dot > 0 && dot < base.length - 1 ? path : `${path}.${ext}`;
 }
-

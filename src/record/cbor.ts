@@ -8,7 +8,17 @@ import { BurnError } from '../core/errors.js';
  */
 
 /** A CBOR value: maps keep their key order (`Map`); integers beyond 2^53 are bigints. */
-export type CborValue = number | bigint | string | boolean | null | undefined | Uint8Array | CborFloat | CborValue[] | CborMap;
+export type CborValue =
+  | number
+  | bigint
+  | string
+  | boolean
+  | null
+  | undefined
+  | Uint8Array
+  | CborFloat
+  | CborValue[]
+  | CborMap;
 
 /** A number always written as a float (serde's `f64`), even when it is integral. */
 export class CborFloat {
@@ -186,11 +196,15 @@ class Reader {
   }
 
   fail(message: string, at = this.pos): never {
-    throw new BurnError(this.opts.op, `${this.opts.source}: invalid CBOR metadata at byte offset ${this.opts.baseOffset + at}: ${message}`);
+    throw new BurnError(
+      this.opts.op,
+      `${this.opts.source}: invalid CBOR metadata at byte offset ${this.opts.baseOffset + at}: ${message}`,
+    );
   }
 
   need(n: number): void {
-    if (this.pos + n > this.bytes.length) this.fail(`expected ${n} more byte(s) but the metadata ends (${this.bytes.length} bytes; truncated?)`);
+    if (this.pos + n > this.bytes.length)
+      this.fail(`expected ${n} more byte(s) but the metadata ends (${this.bytes.length} bytes; truncated?)`);
   }
 
   u8(): number {
@@ -224,7 +238,8 @@ class Reader {
 
   length(info: number, start: number): number {
     const n = this.arg(info, start);
-    if (typeof n === 'bigint' || n > this.bytes.length) this.fail(`length ${n} exceeds the ${this.bytes.length}-byte metadata`, start);
+    if (typeof n === 'bigint' || n > this.bytes.length)
+      this.fail(`length ${n} exceeds the ${this.bytes.length}-byte metadata`, start);
     return n as number;
   }
 

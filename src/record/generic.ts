@@ -42,21 +42,35 @@ export function fromTensorRecord<T extends TensorsWithJson = TensorsWithJson>(re
 }
 
 /** Saves an optimizer's or scheduler's record (or any {@link TensorsWithJson}); returns the path written. */
-export function saveRecordFile<T extends TensorsWithJson>(value: T, path: string, recorder: Recorder = new DefaultRecorder()): string {
+export function saveRecordFile<T extends TensorsWithJson>(
+  value: T,
+  path: string,
+  recorder: Recorder = new DefaultRecorder(),
+): string {
   return recorder.save(toTensorRecord(value), path);
 }
 
 /** Loads a record written by {@link saveRecordFile}. */
-export function loadRecordFile<T extends TensorsWithJson = TensorsWithJson>(path: string, recorder: Recorder = new DefaultRecorder()): T {
+export function loadRecordFile<T extends TensorsWithJson = TensorsWithJson>(
+  path: string,
+  recorder: Recorder = new DefaultRecorder(),
+): T {
   return fromTensorRecord<T>(recorder.load(path));
 }
 
 /** Asynchronous {@link saveRecordFile}. */
-export function saveRecordFileAsync<T extends TensorsWithJson>(value: T, path: string, recorder: Recorder = new DefaultRecorder()): Promise<string> {
+export function saveRecordFileAsync<T extends TensorsWithJson>(
+  value: T,
+  path: string,
+  recorder: Recorder = new DefaultRecorder(),
+): Promise<string> {
   return recorder.saveAsync(toTensorRecord(value), path);
 }
 
 /** Asynchronous {@link loadRecordFile}. */
-export async function loadRecordFileAsync<T extends TensorsWithJson = TensorsWithJson>(path: string, recorder: Recorder = new DefaultRecorder()): Promise<T> {
+export async function loadRecordFileAsync<T extends TensorsWithJson = TensorsWithJson>(
+  path: string,
+  recorder: Recorder = new DefaultRecorder(),
+): Promise<T> {
   return fromTensorRecord<T>(await recorder.loadAsync(path));
 }

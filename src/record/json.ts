@@ -1,5 +1,11 @@
 import { burnMetadata, fromNamedRecord, toNamedRecord } from './named.js';
-import { applyPrecision, FullPrecisionSettings, Recorder, type PrecisionSettings, type TensorRecord } from './recorder.js';
+import {
+  applyPrecision,
+  FullPrecisionSettings,
+  Recorder,
+  type PrecisionSettings,
+  type TensorRecord,
+} from './recorder.js';
 import { BURN_TS_VERSION } from './version.js';
 
 /**
@@ -15,7 +21,11 @@ export class PrettyJsonFileRecorder extends Recorder {
   }
 
   override toBytes(record: TensorRecord): Uint8Array {
-    const item = toNamedRecord(applyPrecision(record, this.settings), burnMetadata('PrettyJsonFileRecorder', this.settings, BURN_TS_VERSION), (b) => Array.from(b));
+    const item = toNamedRecord(
+      applyPrecision(record, this.settings),
+      burnMetadata('PrettyJsonFileRecorder', this.settings, BURN_TS_VERSION),
+      (b) => Array.from(b),
+    );
     return new TextEncoder().encode(JSON.stringify(item, null, 2));
   }
 

@@ -45,7 +45,8 @@ export const DEFAULT_LOAD_LIMITS: Readonly<Required<LoadLimits>> = Object.freeze
 export function resolveLimits(limits: LoadLimits | undefined, op: string): Required<LoadLimits> {
   const out = { ...DEFAULT_LOAD_LIMITS, ...stripUndefined(limits ?? {}) };
   for (const [k, v] of Object.entries(out)) {
-    if (!(Number.isSafeInteger(v) && v > 0)) throw new BurnError(op, `limit ${k} is ${String(v)}; expected a positive integer`);
+    if (!(Number.isSafeInteger(v) && v > 0))
+      throw new BurnError(op, `limit ${k} is ${String(v)}; expected a positive integer`);
   }
   return out;
 }

@@ -2,16 +2,23 @@ import { decode, encode } from '@msgpack/msgpack';
 import { Gunzip, gzipSync } from 'fflate';
 import { DEFAULT_LOAD_LIMITS } from './limits.js';
 import { fromNamedRecord, burnMetadata, toNamedRecord } from './named.js';
-import { applyPrecision, FullPrecisionSettings, HalfPrecisionSettings, Recorder, type PrecisionSettings, type TensorRecord } from './recorder.js';
+import {
+  applyPrecision,
+  FullPrecisionSettings,
+  HalfPrecisionSettings,
+  Recorder,
+  type PrecisionSettings,
+  type TensorRecord,
+} from './recorder.js';
 import { BURN_TS_VERSION } from './version.js';
 
 /** The largest ratio deflate reaches (about 1032:1): a gzip trailer declaring more is lying. */
 const MAX_DEFLATE_RATIO = 1032;
 
 /** Node's zlib (native, checks the CRC and size trailer, stops at `maxOutputLength`), reached without a static import so browsers need no shim. */
-const nodeZlib = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule?.('node:zlib') as
-  | { gunzipSync?: (data: Uint8Array, options: { maxOutputLength: number }) => Uint8Array }
-  | undefined;
+const nodeZlib = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule?.(
+  'node:zlib',
+) as { gunzipSync?: (data: Uint8Array, options: { maxOutputLength: number }) => Uint8Array } | undefined;
 
 /**
  * Decompresses gzip, naming the source when the data is not gzip or is corrupt, and stopping
@@ -19,11 +26,21 @@ const nodeZlib = (globalThis as { process?: { getBuiltinModule?(id: string): unk
  * allocates at most about `maxBytes` and decodes no further: through Node's zlib where there is
  * one, else by streaming with fflate (the input pushed in slices, the output checked after each).
  */
-export function gunzip(bytes: Uint8Array, source: string, fail: (m: string) => never, maxBytes: number = DEFAULT_LOAD_LIMITS.maxDecompressedBytes): Uint8Array {
-  if (bytes.length < 18 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) fail(`not gzip data: the first bytes are ${[...bytes.subarray(0, 2)].map((b) => b.toString(16).padStart(2, '0')).join(' ') || '(none)'}, expected 1f 8b`);
+export function gunzip(
+  bytes: Uint8Array,
+  source: string,
+  fail: (m: string) => never,
+  maxBytes: number = DEFAULT_LOAD_LIMITS.maxDecompressedBytes,
+): Uint8Array {
+  if (bytes.length < 18 || bytes[0] !== 0x1f || bytes[1] !== 0x8b)
+    fail(
+      `not gzip data: the first bytes are ${[...bytes.subarray(0, 2)].map((b) => b.toString(16).padStart(2, '0')).join(' ') || '(none)'}, expected 1f 8b`,
+    );
   const n = bytes.length;
   const overLimit = (): never =>
-    fail(`the ${n}-byte gzip data decompresses past the maxDecompressedBytes limit of ${maxBytes} bytes (a decompression bomb?); expected at most ${maxBytes} bytes: raise the limit with withLimits({ maxDecompressedBytes }) to read it`);
+    fail(
+      `the ${n}-byte gzip data decompresses past the maxDecompressedBytes limit of ${maxBytes} bytes (a decompression bomb?); expected at most ${maxBytes} bytes: raise the limit with withLimits({ maxDecompressedBytes }) to read it`,
+    );
   if (nodeZlib?.gunzipSync !== undefined) {
     try {
       const out = nodeZlib.gunzipSync(bytes, { maxOutputLength: maxBytes });
@@ -37,7 +54,12 @@ export function gunzip(bytes: Uint8Array, source: string, fail: (m: string) => n
 }
 
 /** @internal {@link gunzip} without Node's zlib (browsers): fflate, streaming, stopped past `maxBytes` by `overLimit`. */
-export function gunzipStreaming(bytes: Uint8Array, fail: (m: string) => never, maxBytes: number, overLimit: () => never): Uint8Array {
+export function gunzipStreaming(
+  bytes: Uint8Array,
+  fail: (m: string) => never,
+  maxBytes: number,
+  overLimit: () => never,
+): Uint8Array {
   const n = bytes.length;
   // The trailer's size (mod 2^32) sizes the output when plausible; the buffer grows otherwise.
   const declared = (bytes[n - 4]! | (bytes[n - 3]! << 8) | (bytes[n - 2]! << 16) | (bytes[n - 1]! << 24)) >>> 0;
@@ -83,7 +105,11 @@ export class NamedMpkFileRecorder extends Recorder {
   }
 
   override toBytes(record: TensorRecord): Uint8Array {
-    const item = toNamedRecord(applyPrecision(record, this.settings), burnMetadata(this.format, this.settings, BURN_TS_VERSION), (b) => b);
+    const item = toNamedRecord(
+      applyPrecision(record, this.settings),
+      burnMetadata(this.format, this.settings, BURN_TS_VERSION),
+      (b) => b,
+    );
     return encode(item, { ignoreUndefined: true });
   }
 
@@ -95,7 +121,9 @@ export class NamedMpkFileRecorder extends Recorder {
     try {
       root = decode(bytes);
     } catch (e) {
-      return fail(`invalid MessagePack (${bytes.length} bytes; truncated or not a ${this.extension} file?): ${(e as Error).message}`);
+      return fail(
+        `invalid MessagePack (${bytes.length} bytes; truncated or not a ${this.extension} file?): ${(e as Error).message}`,
+      );
     }
     return fromNamedRecord(root, fail, this.limits().maxNestingDepth);
   }
@@ -112,7 +140,17 @@ export class NamedMpkGzFileRecorder extends NamedMpkFileRecorder {
   }
 
   override fromBytes(bytes: Uint8Array, source = '<bytes>'): TensorRecord {
-    return super.fromBytes(gunzip(bytes, source, (m) => { throw this.corrupt(source, m); }, this.limits().maxDecompressedBytes), source);
+    return super.fromBytes(
+      gunzip(
+        bytes,
+        source,
+        (m) => {
+          throw this.corrupt(source, m);
+        },
+        this.limits().maxDecompressedBytes,
+      ),
+      source,
+    );
   }
 }
 

@@ -14,7 +14,17 @@ import type { JsonValue, PrecisionSettings, RecordTensor, TensorRecord } from '.
  */
 
 const NAMES: Record<Exclude<DType, 'bool'>, string> = {
-  f64: 'F64', f32: 'F32', f16: 'F16', bf16: 'BF16', i64: 'I64', i32: 'I32', i16: 'I16', i8: 'I8', u32: 'U32', u16: 'U16', u8: 'U8',
+  f64: 'F64',
+  f32: 'F32',
+  f16: 'F16',
+  bf16: 'BF16',
+  i64: 'I64',
+  i32: 'I32',
+  i16: 'I16',
+  i8: 'I8',
+  u32: 'U32',
+  u16: 'U16',
+  u8: 'U8',
 };
 const FROM = new Map<string, DType>(Object.entries(NAMES).map(([k, v]) => [v, k as DType]));
 
@@ -45,7 +55,11 @@ export function burnMetadata(format: string, settings: PrecisionSettings, versio
 }
 
 /** Builds `{metadata, item[, meta]}` with tensors as `{id, param: {bytes, shape, dtype}}`; `bytes` maps the raw bytes (Uint8Array for MessagePack, numbers for JSON). */
-export function toNamedRecord(record: TensorRecord, metadata: Record<string, string>, bytes: (b: Uint8Array) => unknown): Record<string, unknown> {
+export function toNamedRecord(
+  record: TensorRecord,
+  metadata: Record<string, string>,
+  bytes: (b: Uint8Array) => unknown,
+): Record<string, unknown> {
   const root: Record<string, unknown> = {};
   for (const [key, t] of record.tensors) {
     const parts = key.split('.');
@@ -85,15 +99,22 @@ function isLeaf(v: unknown): boolean {
  * Reads `{metadata, item[, meta]}` back; `fail(message)` throws the caller's error naming the
  * source. The item tree is followed `maxDepth` levels deep at most (`LoadLimits.maxNestingDepth`).
  */
-export function fromNamedRecord(root: unknown, fail: (message: string) => never, maxDepth: number = DEFAULT_LOAD_LIMITS.maxNestingDepth): TensorRecord {
-  if (typeof root !== 'object' || root === null || Array.isArray(root)) fail('expected a record {metadata, item} at the top level');
+export function fromNamedRecord(
+  root: unknown,
+  fail: (message: string) => never,
+  maxDepth: number = DEFAULT_LOAD_LIMITS.maxNestingDepth,
+): TensorRecord {
+  if (typeof root !== 'object' || root === null || Array.isArray(root))
+    fail('expected a record {metadata, item} at the top level');
   const r = root as Record<string, unknown>;
   if (!('item' in r)) fail("the record has no 'item' field");
   const tensors = new Map<string, RecordTensor>();
   const walk = (v: unknown, path: string, depth: number): void => {
     if (v === null || v === undefined) return; // Option::None
     if (depth > maxDepth) {
-      fail(`item.${path.length > 80 ? `${path.slice(0, 80)}…` : path}: the record nests deeper than ${maxDepth} levels; expected a module tree of modest depth (raise the maxNestingDepth limit to read it)`);
+      fail(
+        `item.${path.length > 80 ? `${path.slice(0, 80)}…` : path}: the record nests deeper than ${maxDepth} levels; expected a module tree of modest depth (raise the maxNestingDepth limit to read it)`,
+      );
     }
     if (isLeaf(v)) {
       const leaf = v as { id: unknown; param: { bytes: unknown; shape: unknown; dtype: unknown } };
@@ -101,16 +122,24 @@ export function fromNamedRecord(root: unknown, fail: (message: string) => never,
       const dtype = dtypeFromSerde(leaf.param.dtype);
       if (dtype === undefined) fail(`${at}.param.dtype: unsupported dtype ${brief(leaf.param.dtype)}`);
       const shape = leaf.param.shape;
-      if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0)) fail(`${at}.param.shape: expected non-negative integers, found ${brief(shape)}`);
+      if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0))
+        fail(`${at}.param.shape: expected non-negative integers, found ${brief(shape)}`);
       let bytes: Uint8Array;
       const raw = leaf.param.bytes;
       if (raw instanceof Uint8Array) bytes = raw;
-      else if (Array.isArray(raw) && raw.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) bytes = Uint8Array.from(raw as number[]);
+      else if (Array.isArray(raw) && raw.every((b) => Number.isInteger(b) && b >= 0 && b <= 255))
+        bytes = Uint8Array.from(raw as number[]);
       else return fail(`${at}.param.bytes: expected bytes`);
       const need = numel(shape as number[]) * (dtype === 'bool' ? 1 : dtypeSize(dtype!));
-      if (bytes.byteLength !== need) fail(`${at}.param.bytes: ${bytes.byteLength} bytes, but shape [${(shape as number[]).join(', ')}] of ${dtype} needs ${need} (truncated or corrupt)`);
+      if (bytes.byteLength !== need)
+        fail(
+          `${at}.param.bytes: ${bytes.byteLength} bytes, but shape [${(shape as number[]).join(', ')}] of ${dtype} needs ${need} (truncated or corrupt)`,
+        );
       const id = typeof leaf.id === 'string' ? paramIdFromText(leaf.id) : undefined;
-      tensors.set(path, { data: TensorData.fromBytes(bytes.slice(), shape as number[], dtype!), ...(id !== undefined ? { id } : {}) });
+      tensors.set(path, {
+        data: TensorData.fromBytes(bytes.slice(), shape as number[], dtype!),
+        ...(id !== undefined ? { id } : {}),
+      });
       return;
     }
     if (Array.isArray(v)) {
@@ -118,7 +147,8 @@ export function fromNamedRecord(root: unknown, fail: (message: string) => never,
       return;
     }
     if (typeof v === 'object') {
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) walk(x, path === '' ? k : `${path}.${k}`, depth + 1);
+      for (const [k, x] of Object.entries(v as Record<string, unknown>))
+        walk(x, path === '' ? k : `${path}.${k}`, depth + 1);
       return;
     }
     // Constants of Rust records (numbers, strings) carry no tensor.

@@ -1,4 +1,9 @@
-import { readBinaryFile, readBinaryFileAsync, writeBinaryFileAtomic, writeBinaryFileAtomicAsync } from '../config/files.js';
+import {
+  readBinaryFile,
+  readBinaryFileAsync,
+  writeBinaryFileAtomic,
+  writeBinaryFileAtomicAsync,
+} from '../config/files.js';
 import type { TensorData } from '../core/data.js';
 import { isFloatDType, isIntDType, type DType } from '../core/dtype.js';
 import { BurnError } from '../core/errors.js';
@@ -34,11 +39,29 @@ export interface PrecisionSettings {
 }
 
 /** f32 floats, i32 ints (Burn's `FullPrecisionSettings`). */
-export const FullPrecisionSettings: PrecisionSettings = { name: 'FullPrecisionSettings', float: 'f32', int: 'i32', floatName: 'f32', intName: 'i32' };
+export const FullPrecisionSettings: PrecisionSettings = {
+  name: 'FullPrecisionSettings',
+  float: 'f32',
+  int: 'i32',
+  floatName: 'f32',
+  intName: 'i32',
+};
 /** f16 floats, i16 ints (Burn's `HalfPrecisionSettings`). */
-export const HalfPrecisionSettings: PrecisionSettings = { name: 'HalfPrecisionSettings', float: 'f16', int: 'i16', floatName: 'half::binary16::f16', intName: 'i16' };
+export const HalfPrecisionSettings: PrecisionSettings = {
+  name: 'HalfPrecisionSettings',
+  float: 'f16',
+  int: 'i16',
+  floatName: 'half::binary16::f16',
+  intName: 'i16',
+};
 /** f64 floats, i64 ints (Burn's `DoublePrecisionSettings`). */
-export const DoublePrecisionSettings: PrecisionSettings = { name: 'DoublePrecisionSettings', float: 'f64', int: 'i64', floatName: 'f64', intName: 'i64' };
+export const DoublePrecisionSettings: PrecisionSettings = {
+  name: 'DoublePrecisionSettings',
+  float: 'f64',
+  int: 'i64',
+  floatName: 'f64',
+  intName: 'i64',
+};
 
 /** Converts each tensor to the settings' float or int type (bools unchanged). */
 export function applyPrecision(record: TensorRecord, settings: PrecisionSettings | undefined): TensorRecord {

@@ -32,7 +32,10 @@ export function bytesSource(bytes: Uint8Array, name = '<bytes>', op = 'read'): B
     fresh: false,
     read(offset, length) {
       if (offset < 0 || length < 0 || offset + length > bytes.byteLength) {
-        throw new BurnError(op, `${name}: cannot read ${length} bytes at byte offset ${offset}; there are ${bytes.byteLength} bytes (truncated?)`);
+        throw new BurnError(
+          op,
+          `${name}: cannot read ${length} bytes at byte offset ${offset}; there are ${bytes.byteLength} bytes (truncated?)`,
+        );
       }
       return bytes.subarray(offset, offset + length);
     },
@@ -61,7 +64,8 @@ export function fileSource(path: string, op: string, options: FileSourceOptions 
     read(offset, length) {
       const r = openFileReader(path, op, options.chunkSize);
       try {
-        if (r.size !== size) throw new BurnError(op, `${path} changed size while being read (${size} → ${r.size} bytes)`);
+        if (r.size !== size)
+          throw new BurnError(op, `${path} changed size while being read (${size} → ${r.size} bytes)`);
         return r.read(offset, length);
       } finally {
         r.close();

@@ -7,8 +7,20 @@ import type { TensorSnapshot } from './snapshot.js';
 const LINEAR = 'Struct:Linear';
 const NORMS = new Set(['Struct:BatchNorm', 'Struct:LayerNorm', 'Struct:GroupNorm', 'Struct:RmsNorm']);
 const HALF_DEFAULT = [
-  'Linear', 'Embedding', 'Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose2d', 'ConvTranspose3d',
-  'DeformConv2d', 'LayerNorm', 'GroupNorm', 'InstanceNorm', 'RmsNorm', 'PRelu',
+  'Linear',
+  'Embedding',
+  'Conv1d',
+  'Conv2d',
+  'Conv3d',
+  'ConvTranspose1d',
+  'ConvTranspose2d',
+  'ConvTranspose3d',
+  'DeformConv2d',
+  'LayerNorm',
+  'GroupNorm',
+  'InstanceNorm',
+  'RmsNorm',
+  'PRelu',
 ].map((n) => `Struct:${n}`);
 
 /**
@@ -146,7 +158,11 @@ export class HalfPrecisionAdapter extends ModuleAdapter {
   /** No longer converts `moduleType` (must be in the set). */
   withoutModule(moduleType: string): HalfPrecisionAdapter {
     const key = qualify(moduleType);
-    if (!this.modules.has(key)) throw new BurnError('HalfPrecisionAdapter.withoutModule', `'${key}' is not in the module set (${[...this.modules].join(', ')})`);
+    if (!this.modules.has(key))
+      throw new BurnError(
+        'HalfPrecisionAdapter.withoutModule',
+        `'${key}' is not in the module set (${[...this.modules].join(', ')})`,
+      );
     return new HalfPrecisionAdapter([...this.modules].filter((m) => m !== key));
   }
 
@@ -170,7 +186,8 @@ export class FloatCastAdapter extends ModuleAdapter {
 
   /** An adapter casting floats to `target` (a float dtype). */
   static to(target: DType): FloatCastAdapter {
-    if (!isFloatDType(target)) throw new BurnError('FloatCastAdapter.to', `target must be a float dtype (f64, f32, f16, bf16), got ${target}`);
+    if (!isFloatDType(target))
+      throw new BurnError('FloatCastAdapter.to', `target must be a float dtype (f64, f32, f16, bf16), got ${target}`);
     return new FloatCastAdapter(target);
   }
 

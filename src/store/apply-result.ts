@@ -3,7 +3,12 @@ import { stripEnumVariants } from '../module/naming.js';
 
 /** What went wrong with one tensor while applying (Burn's `ApplyError`). */
 export type ApplyError =
-  | { readonly kind: 'ShapeMismatch'; readonly path: string; readonly expected: readonly number[]; readonly found: readonly number[] }
+  | {
+      readonly kind: 'ShapeMismatch';
+      readonly path: string;
+      readonly expected: readonly number[];
+      readonly found: readonly number[];
+    }
   | { readonly kind: 'DTypeMismatch'; readonly path: string; readonly expected: string; readonly found: string }
   | { readonly kind: 'AdapterError'; readonly path: string; readonly message: string }
   | { readonly kind: 'LoadError'; readonly path: string; readonly message: string };
@@ -11,10 +16,14 @@ export type ApplyError =
 /** One error as a sentence, as Burn prints it. */
 export function formatApplyError(e: ApplyError): string {
   switch (e.kind) {
-    case 'ShapeMismatch': return `Shape mismatch for '${e.path}': expected ${fmt(e.expected)}, found ${fmt(e.found)}`;
-    case 'DTypeMismatch': return `DType mismatch for '${e.path}': expected ${e.expected}, found ${e.found}`;
-    case 'AdapterError': return `Adapter error for '${e.path}': ${e.message}`;
-    case 'LoadError': return `Load error for '${e.path}': ${e.message}`;
+    case 'ShapeMismatch':
+      return `Shape mismatch for '${e.path}': expected ${fmt(e.expected)}, found ${fmt(e.found)}`;
+    case 'DTypeMismatch':
+      return `DType mismatch for '${e.path}': expected ${e.expected}, found ${e.found}`;
+    case 'AdapterError':
+      return `Adapter error for '${e.path}': ${e.message}`;
+    case 'LoadError':
+      return `Load error for '${e.path}': ${e.message}`;
   }
 }
 

@@ -1,4 +1,11 @@
-import { burnpackChunks, encodeBurnpack, planBurnpack, readBurnpack, withDefaultExtension, type BurnpackTensorInput } from '../record/burnpack.js';
+import {
+  burnpackChunks,
+  encodeBurnpack,
+  planBurnpack,
+  readBurnpack,
+  withDefaultExtension,
+  type BurnpackTensorInput,
+} from '../record/burnpack.js';
 import { paramIdToU64, u64ToParamId } from '../record/param-id.js';
 import type { LoadLimits } from '../record/limits.js';
 import { owned, type ByteSource } from '../record/source.js';
@@ -10,8 +17,15 @@ import { TensorSnapshot } from './snapshot.js';
 /** Snapshots of every tensor of a burnpack source (lazy reads). */
 export function burnpackSnapshots(source: ByteSource, op: string, limits?: LoadLimits): TensorSnapshot[] {
   const contents = readBurnpack(source, op, limits);
-  return contents.tensors.map((t) =>
-    new TensorSnapshot(t.dtype, t.shape, t.name.split('.'), () => owned(source, TensorData.fromBytes(t.read(), t.shape, t.dtype)), t.paramId === undefined ? {} : { paramId: u64ToParamId(t.paramId) }),
+  return contents.tensors.map(
+    (t) =>
+      new TensorSnapshot(
+        t.dtype,
+        t.shape,
+        t.name.split('.'),
+        () => owned(source, TensorData.fromBytes(t.read(), t.shape, t.dtype)),
+        t.paramId === undefined ? {} : { paramId: u64ToParamId(t.paramId) },
+      ),
   );
 }
 
@@ -39,7 +53,14 @@ export class BurnpackStore extends MetadataFileStore {
 
   /** A store over a file path, or over bytes (a `Uint8Array`; none to save into memory). */
   constructor(source?: string | Uint8Array) {
-    super(source, new Map([['format', 'burnpack'], ['producer', 'burn-ts'], ['version', BURN_TS_VERSION]]));
+    super(
+      source,
+      new Map([
+        ['format', 'burnpack'],
+        ['producer', 'burn-ts'],
+        ['version', BURN_TS_VERSION],
+      ]),
+    );
   }
 
   /** A store over a file. */
@@ -74,6 +95,9 @@ export class BurnpackStore extends MetadataFileStore {
 
   protected writeSnapshots(snapshots: TensorSnapshot[]): void {
     const inputs = burnpackInputs(snapshots);
-    this.writeBytes(() => encodeBurnpack(inputs, this.meta), () => burnpackChunks(planBurnpack(inputs, this.meta), inputs));
+    this.writeBytes(
+      () => encodeBurnpack(inputs, this.meta),
+      () => burnpackChunks(planBurnpack(inputs, this.meta), inputs),
+    );
   }
 }

@@ -9,6 +9,11 @@ import type { Recorder } from '../record/recorder.js';
  * place, on `device` (default: the module's); resolves with the module. The way a page loads the
  * weights a Node run saved with `saveFile`. An HTTP error is a BurnError naming the URL.
  */
-export async function fetchModule<M extends Module>(module: M, url: string | URL, device?: Device, recorder: Recorder = new DefaultRecorder()): Promise<M> {
+export async function fetchModule<M extends Module>(
+  module: M,
+  url: string | URL,
+  device?: Device,
+  recorder: Recorder = new DefaultRecorder(),
+): Promise<M> {
   return module.loadBytes(await fetchBytes(url, 'fetchModule'), device, recorder);
 }

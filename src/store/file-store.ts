@@ -45,7 +45,8 @@ export abstract class FileStore extends ModuleStore {
 
   /** The bytes of a memory store (after saving into it). */
   getBytes(): Uint8Array {
-    if (this.path !== undefined || this.bytes === undefined) throw new BurnError(this.op, 'getBytes: this store writes to a file, not to memory');
+    if (this.path !== undefined || this.bytes === undefined)
+      throw new BurnError(this.op, 'getBytes: this store writes to a file, not to memory');
     return this.bytes;
   }
 
@@ -63,7 +64,8 @@ export abstract class FileStore extends ModuleStore {
   protected source(): ByteSource {
     const file = this.filePath();
     if (file !== undefined) return fileSource(file, this.op, this.fileSourceOptions());
-    if (this.bytes === undefined || this.bytes.length === 0) throw new BurnError(this.op, 'no bytes to read from (an empty memory store)');
+    if (this.bytes === undefined || this.bytes.length === 0)
+      throw new BurnError(this.op, 'no bytes to read from (an empty memory store)');
     return bytesSource(this.bytes, this.memoryName, this.op);
   }
 
@@ -81,7 +83,8 @@ export abstract class FileStore extends ModuleStore {
       this.bytes = toBytes();
       return;
     }
-    if (!this.replace && fileExists(file, this.op)) throw new BurnError(this.op, `file already exists: ${file}; use .overwrite(true) to replace it`);
+    if (!this.replace && fileExists(file, this.op))
+      throw new BurnError(this.op, `file already exists: ${file}; use .overwrite(true) to replace it`);
     writeBinaryFileAtomic(file, toChunks(), this.op);
   }
 }

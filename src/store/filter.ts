@@ -33,7 +33,12 @@ export class PathFilter {
 
   /** Adds a regular expression (a string is compiled; an invalid one is a BurnError). */
   withRegex(pattern: string | RegExp): PathFilter {
-    return new PathFilter([...this.regexes, compileRegex(pattern, 'PathFilter.withRegex')], this.fullPaths, this.predicates, this.everything);
+    return new PathFilter(
+      [...this.regexes, compileRegex(pattern, 'PathFilter.withRegex')],
+      this.fullPaths,
+      this.predicates,
+      this.everything,
+    );
   }
 
   /** Adds several regular expressions. */
@@ -71,7 +76,12 @@ export class PathFilter {
   /** Either filter's criteria. */
   or(other: PathFilter): PathFilter {
     if (this.everything || other.everything) return PathFilter.all();
-    return new PathFilter([...this.regexes, ...other.regexes], [...this.fullPaths, ...other.fullPaths], [...this.predicates, ...other.predicates], false);
+    return new PathFilter(
+      [...this.regexes, ...other.regexes],
+      [...this.fullPaths, ...other.fullPaths],
+      [...this.predicates, ...other.predicates],
+      false,
+    );
   }
 
   /** True when no criterion is set (and not {@link matchAll}). */
@@ -88,10 +98,13 @@ export class PathFilter {
   matches(path: string, containerPath = ''): boolean {
     if (this.everything) return true;
     if (this.fullPaths.includes(path)) return true;
-    if (this.regexes.some((r) => {
-      r.lastIndex = 0;
-      return r.test(path);
-    })) return true;
+    if (
+      this.regexes.some((r) => {
+        r.lastIndex = 0;
+        return r.test(path);
+      })
+    )
+      return true;
     return this.predicates.some((p) => p(path, containerPath));
   }
 

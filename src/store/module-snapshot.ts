@@ -29,10 +29,21 @@ export interface CollectOptions {
 export function collectSnapshots(module: ModuleLike, options: CollectOptions = {}): TensorSnapshot[] {
   const out: TensorSnapshot[] = [];
   for (const { path, key, leaf, containerStack } of moduleLeaves(module)) {
-    if (options.filter && !options.filter.matches(key, containerStack.join('.')) && !options.filter.matches(path, containerStack.join('.'))) continue;
+    if (
+      options.filter &&
+      !options.filter.matches(key, containerStack.join('.')) &&
+      !options.filter.matches(path, containerStack.join('.'))
+    )
+      continue;
     const tensor = leafTensor(leaf);
     const pre = options.data?.get(path);
-    const snap = new TensorSnapshot(tensor.dtype(), tensor.dims(), key.split('.'), () => pre ?? (options.forWriting ? dataForWriting(tensor) : tensor.toDataSync()), { containerStack, paramId: leaf.id });
+    const snap = new TensorSnapshot(
+      tensor.dtype(),
+      tensor.dims(),
+      key.split('.'),
+      () => pre ?? (options.forWriting ? dataForWriting(tensor) : tensor.toDataSync()),
+      { containerStack, paramId: leaf.id },
+    );
     out.push(options.adapter ? options.adapter.adapt(snap) : snap);
   }
   return out;
@@ -60,7 +71,11 @@ function kindOf(dtype: DType): string {
  * its context, checked (shape, kind) and loaded on the parameter's device with the source's
  * dtype and parameter id. Returns the new module (the input is untouched) and the report.
  */
-export function applySnapshots<M extends ModuleLike>(module: M, snapshots: readonly TensorSnapshot[], options: ApplyOptions = {}): { module: M; result: ApplyResult } {
+export function applySnapshots<M extends ModuleLike>(
+  module: M,
+  snapshots: readonly TensorSnapshot[],
+  options: ApplyOptions = {},
+): { module: M; result: ApplyResult } {
   const byKey = new Map<string, TensorSnapshot>();
   for (const s of snapshots) byKey.set(s.fullPath(), s);
   const aliases = new Map<string, string>();
@@ -88,7 +103,10 @@ export function applySnapshots<M extends ModuleLike>(module: M, snapshots: reado
     return undefined;
   };
 
-  const load = (path: string, current: Tensor<number, Kind>): { tensor: Tensor<number, Kind>; id: string | undefined } | undefined => {
+  const load = (
+    path: string,
+    current: Tensor<number, Kind>,
+  ): { tensor: Tensor<number, Kind>; id: string | undefined } | undefined => {
     const info = leaves.get(path);
     const key = info?.key ?? snakePath(path);
     const containers = info?.containerStack ?? [];

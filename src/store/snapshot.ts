@@ -43,7 +43,13 @@ export class TensorSnapshot {
   private readonly dataFn: () => TensorData;
 
   /** `dataFn` produces the data, of `options.compactShape` when given (an expanded tensor), else of `shape`. */
-  constructor(dtype: DType, shape: readonly number[], pathStack: readonly string[], dataFn: () => TensorData, options: TensorSnapshotOptions = {}) {
+  constructor(
+    dtype: DType,
+    shape: readonly number[],
+    pathStack: readonly string[],
+    dataFn: () => TensorData,
+    options: TensorSnapshotOptions = {},
+  ) {
     this.dtype = dtype;
     this.shape = shape;
     this.pathStack = pathStack;
@@ -52,13 +58,20 @@ export class TensorSnapshot {
     this.dataFn = dataFn;
     const compact = options.compactShape ?? shape;
     if (compact.length !== shape.length || compact.some((c, i) => c !== shape[i] && c !== 1)) {
-      throw new BurnError('TensorSnapshot', `'${pathStack.join('.')}': compact shape ${fmt(compact)} does not broadcast to shape ${fmt(shape)}; expected the same rank with 1 or the full size in each dim`);
+      throw new BurnError(
+        'TensorSnapshot',
+        `'${pathStack.join('.')}': compact shape ${fmt(compact)} does not broadcast to shape ${fmt(shape)}; expected the same rank with 1 or the full size in each dim`,
+      );
     }
     this.compactShape = compact;
   }
 
   /** A snapshot of data already in memory. */
-  static fromData(data: TensorData, path: string | readonly string[], options: { containerStack?: readonly string[]; paramId?: string } = {}): TensorSnapshot {
+  static fromData(
+    data: TensorData,
+    path: string | readonly string[],
+    options: { containerStack?: readonly string[]; paramId?: string } = {},
+  ): TensorSnapshot {
     const stack = typeof path === 'string' ? path.split('.') : path;
     return new TensorSnapshot(data.dtype, data.shape, stack, () => data, options);
   }
@@ -96,10 +109,16 @@ export class TensorSnapshot {
   toCompactData(): TensorData {
     const data = this.dataFn();
     if (data.dtype !== this.dtype) {
-      throw new BurnError('TensorSnapshot', `'${this.fullPath()}' announced dtype ${this.dtype} but produced ${data.dtype}`);
+      throw new BurnError(
+        'TensorSnapshot',
+        `'${this.fullPath()}' announced dtype ${this.dtype} but produced ${data.dtype}`,
+      );
     }
     if (!sameShape(data.shape, this.compactShape)) {
-      throw new BurnError('TensorSnapshot', `'${this.fullPath()}' announced shape ${fmt(this.compactShape)} but produced ${fmt(data.shape)}`);
+      throw new BurnError(
+        'TensorSnapshot',
+        `'${this.fullPath()}' announced shape ${fmt(this.compactShape)} but produced ${fmt(data.shape)}`,
+      );
     }
     return data;
   }
@@ -118,7 +137,10 @@ export class TensorSnapshot {
 
   /** The same tensor under another path. */
   withPath(pathStack: readonly string[]): TensorSnapshot {
-    return new TensorSnapshot(this.dtype, this.shape, pathStack, this.dataFn, { containerStack: this.containerStack, ...this.options() });
+    return new TensorSnapshot(this.dtype, this.shape, pathStack, this.dataFn, {
+      containerStack: this.containerStack,
+      ...this.options(),
+    });
   }
 
   /** The same tensor with another context (path, containers), as adapters see it. */
@@ -129,7 +151,10 @@ export class TensorSnapshot {
   /** A derived snapshot whose data is `transform(dense data)` (lazy; an expanded tensor is materialized first). */
   map(dtype: DType, shape: readonly number[], transform: (data: TensorData) => TensorData): TensorSnapshot {
     const fn = () => this.toData();
-    return new TensorSnapshot(dtype, shape, this.pathStack, () => transform(fn()), { containerStack: this.containerStack, ...this.idOption() });
+    return new TensorSnapshot(dtype, shape, this.pathStack, () => transform(fn()), {
+      containerStack: this.containerStack,
+      ...this.idOption(),
+    });
   }
 
   /**
@@ -137,9 +162,18 @@ export class TensorSnapshot {
    * `compactShape` (lazy): for transforms that commute with broadcasting (casts, transposes), so
    * an expanded tensor stays compact. For a tensor that is not expanded, the same as {@link map}.
    */
-  mapCompact(dtype: DType, shape: readonly number[], compactShape: readonly number[], transform: (data: TensorData) => TensorData): TensorSnapshot {
+  mapCompact(
+    dtype: DType,
+    shape: readonly number[],
+    compactShape: readonly number[],
+    transform: (data: TensorData) => TensorData,
+  ): TensorSnapshot {
     const fn = this.dataFn;
-    return new TensorSnapshot(dtype, shape, this.pathStack, () => transform(fn()), { containerStack: this.containerStack, ...this.idOption(), compactShape });
+    return new TensorSnapshot(dtype, shape, this.pathStack, () => transform(fn()), {
+      containerStack: this.containerStack,
+      ...this.idOption(),
+      compactShape,
+    });
   }
 
   private idOption(): { paramId?: string } {
@@ -159,7 +193,10 @@ function broadcastData(data: TensorData, shape: readonly number[], path: string)
   try {
     out = new Uint8Array(n * size);
   } catch (e) {
-    throw new BurnError('TensorSnapshot', `'${path}': the expanded tensor of shape ${fmt(shape)} needs ${n * size} bytes dense, which cannot be allocated (${(e as Error).message}); load it into a module (it stays a view) or read toCompactData()`);
+    throw new BurnError(
+      'TensorSnapshot',
+      `'${path}': the expanded tensor of shape ${fmt(shape)} needs ${n * size} bytes dense, which cannot be allocated (${(e as Error).message}); load it into a module (it stays a view) or read toCompactData()`,
+    );
   }
   const src = data.bytes;
   if (n === 0) return TensorData.fromBytes(out, shape, data.dtype);

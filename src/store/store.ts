@@ -187,7 +187,9 @@ export abstract class ModuleStore implements ModuleStoreLike<ApplyResult> {
       ...(data ? { data } : {}),
       forWriting: true,
     });
-    return this.remapper.isEmpty() ? snaps : snaps.map((s) => s.withPath(this.remapper.remapKey(s.fullPath()).split('.')));
+    return this.remapper.isEmpty()
+      ? snaps
+      : snaps.map((s) => s.withPath(this.remapper.remapKey(s.fullPath()).split('.')));
   }
 
   /** @internal Loads into a copy of `module`; throws (leaving `module` untouched) per `validate` and `allowPartial`. */
@@ -212,7 +214,10 @@ export abstract class ModuleStore implements ModuleStoreLike<ApplyResult> {
       throw new BurnError(this.op, `${this.describe()}: import errors, the module is unchanged:\n${result}`);
     }
     if (!this.partial && result.missing.length > 0) {
-      throw new BurnError(this.op, `${this.describe()}: ${result.missing.length} tensor(s) missing, the module is unchanged:\n${result}\n\nHint: use .allowPartial(true) on the store to get an ApplyResult with the missing tensors instead of an error.`);
+      throw new BurnError(
+        this.op,
+        `${this.describe()}: ${result.missing.length} tensor(s) missing, the module is unchanged:\n${result}\n\nHint: use .allowPartial(true) on the store to get an ApplyResult with the missing tensors instead of an error.`,
+      );
     }
     return out;
   }

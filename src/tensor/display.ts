@@ -19,10 +19,23 @@ let options: PrintOptions = { threshold: 1000, edgeItems: 3, precision: undefine
 /** Sets how tensors print, for the whole process. */
 export function setPrintOptions(next: Partial<PrintOptions>): void {
   const merged = { ...options, ...next };
-  if (!(Number.isInteger(merged.threshold) && merged.threshold >= 0 && Number.isInteger(merged.edgeItems) && merged.edgeItems >= 0)) {
-    throw new BurnError('setPrintOptions', `threshold ${merged.threshold} and edgeItems ${merged.edgeItems}; expected non-negative integers`);
+  if (
+    !(
+      Number.isInteger(merged.threshold) &&
+      merged.threshold >= 0 &&
+      Number.isInteger(merged.edgeItems) &&
+      merged.edgeItems >= 0
+    )
+  ) {
+    throw new BurnError(
+      'setPrintOptions',
+      `threshold ${merged.threshold} and edgeItems ${merged.edgeItems}; expected non-negative integers`,
+    );
   }
-  if (merged.precision !== undefined && !(Number.isInteger(merged.precision) && merged.precision >= 0 && merged.precision <= 100)) {
+  if (
+    merged.precision !== undefined &&
+    !(Number.isInteger(merged.precision) && merged.precision >= 0 && merged.precision <= 100)
+  ) {
     throw new BurnError('setPrintOptions', `precision ${merged.precision}; expected an integer in 0..=100`);
   }
   options = merged;
@@ -65,7 +78,10 @@ function shortestDigits(abs: number, single: boolean): [string, number] {
   if (single) {
     for (let p = 1; p <= 9; p++) {
       const candidate = abs.toExponential(p - 1);
-      if (Math.fround(Number(candidate)) === abs) { s = candidate; break; }
+      if (Math.fround(Number(candidate)) === abs) {
+        s = candidate;
+        break;
+      }
     }
   }
   const [mant, e] = s.split('e') as [string, string];
@@ -88,7 +104,13 @@ function fixedTiesEven(abs: number, p: number): string {
 }
 
 /** Formats a tensor the way Burn's `Display` does. `data` is undefined when values cannot be read synchronously. */
-export function formatTensor(data: TensorData | undefined, shape: readonly number[], dtype: DType, device: string, opts: PrintOptions): string {
+export function formatTensor(
+  data: TensorData | undefined,
+  shape: readonly number[],
+  dtype: DType,
+  device: string,
+  opts: PrintOptions,
+): string {
   const kind = kindOf(dtype);
   let body: string;
   if (!data) {
@@ -108,7 +130,9 @@ export function formatTensor(data: TensorData | undefined, shape: readonly numbe
       if (shape.length === 0) return fmtElem(0);
       const n = shape[depth]!;
       const cut = summarize && n > 2 * edge;
-      const ids = cut ? [...Array.from({ length: edge }, (_, i) => i), -1, ...Array.from({ length: edge }, (_, i) => n - edge + i)] : Array.from({ length: n }, (_, i) => i);
+      const ids = cut
+        ? [...Array.from({ length: edge }, (_, i) => i), -1, ...Array.from({ length: edge }, (_, i) => n - edge + i)]
+        : Array.from({ length: n }, (_, i) => i);
       if (depth === shape.length - 1) return ids.map((i) => (i < 0 ? '...' : fmtElem(base + i))).join(', ');
       // As Burn: rows are joined by ",\n " and the elision line has no comma after it.
       const pad = '\n' + ' '.repeat(depth + 1);

@@ -19,14 +19,30 @@ export type ElementOf<K extends Kind> = K extends Bool ? boolean : number;
 
 /** The runtime kind of a dtype. */
 export function kindOf(dtype: DType): Kind {
-  return dtype === 'bool' ? 'bool' : dtype === 'f32' || dtype === 'f64' || dtype === 'f16' || dtype === 'bf16' ? 'float' : 'int';
+  return dtype === 'bool'
+    ? 'bool'
+    : dtype === 'f32' || dtype === 'f64' || dtype === 'f16' || dtype === 'bf16'
+      ? 'float'
+      : 'int';
 }
 
 // --- type-level rank arithmetic (ranks up to 12; beyond that, or for unknown ranks, `number`) ---
 
-type Tup = [[], [0], [0, 0], [0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0],
-  [0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-  [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]];
+type Tup = [
+  [],
+  [0],
+  [0, 0],
+  [0, 0, 0],
+  [0, 0, 0, 0],
+  [0, 0, 0, 0, 0],
+  [0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+];
 type TupOf<N extends number> = N extends keyof Tup ? Tup[N] : never;
 /** Narrows a computed length to a number. */
 type N<T> = T extends number ? T : never;
@@ -35,13 +51,20 @@ type Known<N extends number> = number extends N ? false : N extends keyof Tup ? 
 /** `D + 1`. */
 export type Inc<D extends number> = Known<D> extends true ? N<[...TupOf<D>, 0]['length']> : number;
 /** `D - 1` (never below 0). */
-export type Dec<D extends number> = Known<D> extends true ? (TupOf<D> extends [0, ...infer R] ? N<R['length']> : 0) : number;
+export type Dec<D extends number> =
+  Known<D> extends true ? (TupOf<D> extends [0, ...infer R] ? N<R['length']> : 0) : number;
 /** `A + B`. */
-export type Add<A extends number, B extends number> = Known<A> extends true ? (Known<B> extends true ? N<[...TupOf<A>, ...TupOf<B>]['length']> : number) : number;
+export type Add<A extends number, B extends number> =
+  Known<A> extends true ? (Known<B> extends true ? N<[...TupOf<A>, ...TupOf<B>]['length']> : number) : number;
 /** `A - B` (never below 0). */
-export type Sub<A extends number, B extends number> = Known<A> extends true
-  ? Known<B> extends true ? (TupOf<A> extends [...TupOf<B>, ...infer R] ? N<R['length']> : 0) : number
-  : number;
+export type Sub<A extends number, B extends number> =
+  Known<A> extends true
+    ? Known<B> extends true
+      ? TupOf<A> extends [...TupOf<B>, ...infer R]
+        ? N<R['length']>
+        : 0
+      : number
+    : number;
 
 /** The rank of a shape literal: `[2, 3]` → 2; a `number[]` → number. */
 export type RankOf<S extends readonly number[]> = number extends S['length'] ? number : S['length'];
@@ -51,4 +74,4 @@ export type DepthOf<A> = A extends readonly (infer E)[] ? Inc<DepthOf<E>> : 0;
 
 /** The rank after flattening dims `S..E` of a rank-`D` tensor (both non-negative literals). */
 export type FlattenRank<D extends number, S extends number, E extends number> =
-  Known<S> extends true ? Known<E> extends true ? Sub<D, Sub<E, S>> : number : number;
+  Known<S> extends true ? (Known<E> extends true ? Sub<D, Sub<E, S>> : number) : number;

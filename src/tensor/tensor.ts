@@ -5,7 +5,17 @@ import { dataOf } from './api/base.js';
 import { TensorAutodiff } from './api/autodiff.js';
 import { TensorData } from '../core/data.js';
 import type { Distribution } from '../core/distribution.js';
-import { assertDType, checkIntLiteral, checkIntValues, intRange, isFloatDType, isIntDType, type DType, type FloatDType, type IntDType } from '../core/dtype.js';
+import {
+  assertDType,
+  checkIntLiteral,
+  checkIntValues,
+  intRange,
+  isFloatDType,
+  isIntDType,
+  type DType,
+  type FloatDType,
+  type IntDType,
+} from '../core/dtype.js';
 import { BurnError, fmt, renameError } from '../core/errors.js';
 import type { Bool, DepthOf, Float, Inc, Int, Kind, KindOf, RankOf } from './kind.js';
 import { flattenNested, type LeafKind, type Nested } from '../core/nested.js';
@@ -13,7 +23,11 @@ import { checkNumel, checkShape, normDim, numel, sameShape } from '../core/shape
 
 /** The dims of a rank-`D` tensor: `[number, number]` for rank 2, `number[]` when the rank is not known. */
 export type Dims<D extends number> = number[] & (number extends D ? number[] : TupleOf<D>);
-type TupleOf<D extends number, Acc extends number[] = []> = Acc['length'] extends D ? Acc : Acc['length'] extends 12 ? number[] : TupleOf<D, [...Acc, number]>;
+type TupleOf<D extends number, Acc extends number[] = []> = Acc['length'] extends D
+  ? Acc
+  : Acc['length'] extends 12
+    ? number[]
+    : TupleOf<D, [...Acc, number]>;
 
 /** `T`, unless it is a promise: then `never`, so that an `async` function passed to `Tensor.scope` is a type error. */
 export type NotPromise<T> = T extends PromiseLike<unknown> ? never : T;
@@ -33,11 +47,16 @@ export type DeviceOrOptions<DT extends DType = DType> = Device | TensorOptions<D
 /** The dtype a creation op uses without one: a fixed dtype, or the device's default float or int dtype ({@link Device.configure}). */
 type Fallback = DType | 'float' | 'int';
 
-function resolve<DT extends DType>(options: DeviceOrOptions<DT> | undefined, fallback: Fallback, op: string): { device: Device; dtype: DType } {
-  const device = options instanceof Device ? options : options?.device ?? Device.default();
+function resolve<DT extends DType>(
+  options: DeviceOrOptions<DT> | undefined,
+  fallback: Fallback,
+  op: string,
+): { device: Device; dtype: DType } {
+  const device = options instanceof Device ? options : (options?.device ?? Device.default());
   const given = options instanceof Device ? undefined : options?.dtype;
   if (given !== undefined) return { device, dtype: assertDType(given, op) };
-  const dtype = fallback === 'float' ? device.defaultFloatDtype() : fallback === 'int' ? device.defaultIntDtype() : fallback;
+  const dtype =
+    fallback === 'float' ? device.defaultFloatDtype() : fallback === 'int' ? device.defaultIntDtype() : fallback;
   return { device, dtype };
 }
 
@@ -54,7 +73,10 @@ function resolve<DT extends DType>(options: DeviceOrOptions<DT> | undefined, fal
  */
 export class Tensor<D extends number = number, K extends Kind = Float> extends TensorAutodiff<D, K> {
   /** @internal Wraps a backend primitive (used by decorators and modules). */
-  static fromPrimitive<D extends number = number, K extends Kind = Float>(primitive: TensorPrimitive, device: Device): Tensor<D, K> {
+  static fromPrimitive<D extends number = number, K extends Kind = Float>(
+    primitive: TensorPrimitive,
+    device: Device,
+  ): Tensor<D, K> {
     return new Tensor<D, K>(device, primitive);
   }
 
@@ -62,7 +84,8 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   static fromInner<D extends number, K extends Kind>(tensor: Tensor<D, K>, device: Device): Tensor<D, K> {
     const ops = device.backend.autodiff;
     if (!ops) throw new BurnError('Tensor.fromInner', `${device} is not an autodiff device`);
-    if (!tensor.dev.equals(device.inner())) throw new BurnError('Tensor.fromInner', `the tensor lives on ${tensor.dev}; expected ${device.inner()}`);
+    if (!tensor.dev.equals(device.inner()))
+      throw new BurnError('Tensor.fromInner', `the tensor lives on ${tensor.dev}; expected ${device.inner()}`);
     return new Tensor<D, K>(device, ops.fromInner(tensor.primitive));
   }
 
@@ -83,7 +106,10 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   static scope<T>(fn: () => NotPromise<T>): T {
     const result: unknown = runScope(fn);
     if (result instanceof Promise) {
-      throw new BurnError('Tensor.scope', 'the function returned a Promise; scopes are synchronous: await outside the scope, or scope the synchronous part');
+      throw new BurnError(
+        'Tensor.scope',
+        'the function returned a Promise; scopes are synchronous: await outside the scope, or scope the synchronous part',
+      );
     }
     return result as T;
   }
@@ -98,22 +124,40 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   }
 
   /** An uninitialized-by-contract tensor (zeros on the CPU). */
-  static empty<const S extends readonly number[], DT extends DType = 'f32'>(shape: S, options?: DeviceOrOptions<DT>): Tensor<RankOf<S>, KindOf<DT>> {
+  static empty<const S extends readonly number[], DT extends DType = 'f32'>(
+    shape: S,
+    options?: DeviceOrOptions<DT>,
+  ): Tensor<RankOf<S>, KindOf<DT>> {
     return Tensor.filled(shape, 0, options, 'Tensor.empty');
   }
   /** A tensor of zeros. */
-  static zeros<const S extends readonly number[], DT extends DType = 'f32'>(shape: S, options?: DeviceOrOptions<DT>): Tensor<RankOf<S>, KindOf<DT>> {
+  static zeros<const S extends readonly number[], DT extends DType = 'f32'>(
+    shape: S,
+    options?: DeviceOrOptions<DT>,
+  ): Tensor<RankOf<S>, KindOf<DT>> {
     return Tensor.filled(shape, 0, options, 'Tensor.zeros');
   }
   /** A tensor of ones. */
-  static ones<const S extends readonly number[], DT extends DType = 'f32'>(shape: S, options?: DeviceOrOptions<DT>): Tensor<RankOf<S>, KindOf<DT>> {
+  static ones<const S extends readonly number[], DT extends DType = 'f32'>(
+    shape: S,
+    options?: DeviceOrOptions<DT>,
+  ): Tensor<RankOf<S>, KindOf<DT>> {
     return Tensor.filled(shape, 1, options, 'Tensor.ones');
   }
   /** A tensor filled with `value` (an integer dtype must hold it: `300` as `u8` is an error, not 255). */
-  static full<const S extends readonly number[], DT extends DType = 'f32'>(shape: S, value: number | boolean, options?: DeviceOrOptions<DT>): Tensor<RankOf<S>, KindOf<DT>> {
+  static full<const S extends readonly number[], DT extends DType = 'f32'>(
+    shape: S,
+    value: number | boolean,
+    options?: DeviceOrOptions<DT>,
+  ): Tensor<RankOf<S>, KindOf<DT>> {
     return Tensor.filled(shape, value, options, 'Tensor.full');
   }
-  private static filled<D extends number, K extends Kind>(shape: readonly number[], value: number | boolean, options: DeviceOrOptions | undefined, op: string): Tensor<D, K> {
+  private static filled<D extends number, K extends Kind>(
+    shape: readonly number[],
+    value: number | boolean,
+    options: DeviceOrOptions | undefined,
+    op: string,
+  ): Tensor<D, K> {
     checkShape(shape, op);
     const { device, dtype } = resolve(options, typeof value === 'boolean' ? 'bool' : 'float', op);
     if (isIntDType(dtype)) checkIntLiteral(Number(value), dtype, op);
@@ -124,7 +168,10 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
    * A tensor from `TensorData` or nested arrays; give the rank and kind as type arguments. With a
    * `dtype` the values are converted to it; an integer dtype must hold every value.
    */
-  static fromData<D extends number = number, K extends Kind = Float>(data: TensorData | Nested<number> | Nested<boolean>, options?: DeviceOrOptions): Tensor<D, K> {
+  static fromData<D extends number = number, K extends Kind = Float>(
+    data: TensorData | Nested<number> | Nested<boolean>,
+    options?: DeviceOrOptions,
+  ): Tensor<D, K> {
     const op = 'Tensor.fromData';
     if (data instanceof TensorData) {
       const { device, dtype } = resolve(options, data.dtype, op);
@@ -145,16 +192,31 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   /** A Float tensor from a typed array (rank 1). */
   static fromFloats(values: Float32Array | Float64Array, options?: DeviceOrOptions<FloatDType>): Tensor<1, Float>;
   /** A Float tensor from nested arrays; the rank comes from the nesting. */
-  static fromFloats<const A extends Nested<number>>(values: A, options?: DeviceOrOptions<FloatDType>): Tensor<DepthOf<A>, Float>;
-  static fromFloats(values: Nested<number> | Float32Array | Float64Array, options?: DeviceOrOptions<FloatDType>): Tensor<number, Float> {
+  static fromFloats<const A extends Nested<number>>(
+    values: A,
+    options?: DeviceOrOptions<FloatDType>,
+  ): Tensor<DepthOf<A>, Float>;
+  static fromFloats(
+    values: Nested<number> | Float32Array | Float64Array,
+    options?: DeviceOrOptions<FloatDType>,
+  ): Tensor<number, Float> {
     return Tensor.fromKind(values, options, 'float', 'Tensor.fromFloats', 'number', (d) => isFloatDType(d));
   }
 
   /** An Int tensor from a typed array (rank 1); the dtype (default: the device's int dtype, i32 unless configured) must hold every value. */
-  static fromInts(values: Int32Array | Int16Array | Int8Array | Uint32Array | Uint16Array | Uint8Array, options?: DeviceOrOptions<IntDType>): Tensor<1, Int>;
+  static fromInts(
+    values: Int32Array | Int16Array | Int8Array | Uint32Array | Uint16Array | Uint8Array,
+    options?: DeviceOrOptions<IntDType>,
+  ): Tensor<1, Int>;
   /** An Int tensor from nested arrays of integers; the dtype (default: the device's int dtype, i32 unless configured) must hold every value. */
-  static fromInts<const A extends Nested<number>>(values: A, options?: DeviceOrOptions<IntDType>): Tensor<DepthOf<A>, Int>;
-  static fromInts(values: Nested<number> | ArrayLike<number>, options?: DeviceOrOptions<IntDType>): Tensor<number, Int> {
+  static fromInts<const A extends Nested<number>>(
+    values: A,
+    options?: DeviceOrOptions<IntDType>,
+  ): Tensor<DepthOf<A>, Int>;
+  static fromInts(
+    values: Nested<number> | ArrayLike<number>,
+    options?: DeviceOrOptions<IntDType>,
+  ): Tensor<number, Int> {
     return Tensor.fromKind(values, options, 'int', 'Tensor.fromInts', 'number', (d) => isIntDType(d));
   }
 
@@ -164,7 +226,12 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   }
 
   private static fromKind<D extends number, K extends Kind>(
-    values: Nested<number> | Nested<boolean> | ArrayLike<number>, options: DeviceOrOptions | undefined, fallback: Fallback, op: string, leaf: LeafKind, ok: (d: DType) => boolean,
+    values: Nested<number> | Nested<boolean> | ArrayLike<number>,
+    options: DeviceOrOptions | undefined,
+    fallback: Fallback,
+    op: string,
+    leaf: LeafKind,
+    ok: (d: DType) => boolean,
   ): Tensor<D, K> {
     const { device, dtype } = resolve(options, fallback, op);
     if (!ok(dtype)) throw new BurnError(op, `dtype ${dtype} does not match the tensor kind`);
@@ -173,7 +240,10 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
       flat = values as ArrayLike<number>;
       shape = [flat.length];
     } else {
-      ({ values: flat, shape } = flattenNested<number | boolean>(values as Nested<number | boolean>, op, leaf) as { values: number[] | boolean[]; shape: number[] });
+      ({ values: flat, shape } = flattenNested<number | boolean>(values as Nested<number | boolean>, op, leaf) as {
+        values: number[] | boolean[];
+        shape: number[];
+      });
     }
     if (isIntDType(dtype)) {
       const nums = flat as ArrayLike<number>;
@@ -186,7 +256,11 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   }
 
   /** Random values from `distribution` (uniform [0, 1) by default), reproducible under `device.seed(n)`. */
-  static random<const S extends readonly number[], DT extends DType = 'f32'>(shape: S, distribution: Distribution, options?: DeviceOrOptions<DT>): Tensor<RankOf<S>, KindOf<DT>> {
+  static random<const S extends readonly number[], DT extends DType = 'f32'>(
+    shape: S,
+    distribution: Distribution,
+    options?: DeviceOrOptions<DT>,
+  ): Tensor<RankOf<S>, KindOf<DT>> {
     const op = 'Tensor.random';
     checkShape(shape, op);
     const { device, dtype } = resolve(options, 'float', op);
@@ -194,7 +268,10 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
       // Integer draws lie in [low, high - 1]: both ends must be values of the dtype.
       const [lo, hi] = intRange(dtype);
       if (!(distribution.low >= lo && distribution.high <= hi + 1)) {
-        throw new BurnError(op, `bounds [${distribution.low}, ${distribution.high}) of the uniform distribution do not fit ${dtype}; expected ${lo} <= low and high <= ${hi + 1}`);
+        throw new BurnError(
+          op,
+          `bounds [${distribution.low}, ${distribution.high}) of the uniform distribution do not fit ${dtype}; expected ${lo} <= low and high <= ${hi + 1}`,
+        );
       }
     }
     return new Tensor(device, device.backend.random(shape, distribution, dtype, device.nextRandomKey()));
@@ -208,7 +285,13 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   static arangeStep(start: number, end: number, step: number, options?: DeviceOrOptions<IntDType>): Tensor<1, Int> {
     return Tensor.range(start, end, step, options, 'Tensor.arangeStep');
   }
-  private static range(start: number, end: number, step: number, options: DeviceOrOptions<IntDType> | undefined, op: string): Tensor<1, Int> {
+  private static range(
+    start: number,
+    end: number,
+    step: number,
+    options: DeviceOrOptions<IntDType> | undefined,
+    op: string,
+  ): Tensor<1, Int> {
     if (![start, end, step].every(Number.isInteger) || step === 0) {
       throw new BurnError(op, `start ${start}, end ${end}, step ${step}; expected integers and a non-zero step`);
     }
@@ -224,7 +307,8 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
 
   /** The `size × size` identity matrix. */
   static eye<DT extends DType = 'f32'>(size: number, options?: DeviceOrOptions<DT>): Tensor<2, KindOf<DT>> {
-    if (!(Number.isInteger(size) && size >= 0)) throw new BurnError('Tensor.eye', `size ${size}; expected a non-negative integer`);
+    if (!(Number.isInteger(size) && size >= 0))
+      throw new BurnError('Tensor.eye', `size ${size}; expected a non-negative integer`);
     checkNumel([size, size], 'Tensor.eye', 'shape');
     const { device, dtype } = resolve(options, 'float', 'Tensor.eye');
     const values = new Float64Array(size * size);
@@ -233,7 +317,10 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   }
 
   /** An Int tensor of shape `[...shape, rank]` holding every element's multi-index. */
-  static cartesianGrid<const S extends readonly number[]>(shape: S, options?: DeviceOrOptions<IntDType>): Tensor<Inc<RankOf<S>>, Int> {
+  static cartesianGrid<const S extends readonly number[]>(
+    shape: S,
+    options?: DeviceOrOptions<IntDType>,
+  ): Tensor<Inc<RankOf<S>>, Int> {
     checkShape(shape, 'Tensor.cartesianGrid');
     const rank = shape.length;
     checkNumel([...shape, rank], 'Tensor.cartesianGrid');
@@ -262,7 +349,12 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   static diagMask<const S extends readonly number[]>(shape: S, offset = 0, device?: Device): Tensor<RankOf<S>, Bool> {
     return Tensor.triMask(shape, device, 'Tensor.diagMask', (c) => c === offset);
   }
-  private static triMask<D extends number>(shape: readonly number[], device: Device | undefined, op: string, keep: (colMinusRow: number) => boolean): Tensor<D, Bool> {
+  private static triMask<D extends number>(
+    shape: readonly number[],
+    device: Device | undefined,
+    op: string,
+    keep: (colMinusRow: number) => boolean,
+  ): Tensor<D, Bool> {
     checkShape(shape, op);
     if (shape.length < 2) throw new BurnError(op, `shape ${fmt(shape)}; expected rank >= 2`);
     const dev = device ?? Device.default();
@@ -271,14 +363,21 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
     for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) mask[i * c + j] = keep(j - i) ? 0 : 1;
     const b = dev.backend;
     const small = b.fromData(new TensorData(mask, [r, c], 'bool'));
-    return new Tensor<D, Bool>(dev, b.expand(b.reshape(small, [...new Array<number>(shape.length - 2).fill(1), r, c]), shape));
+    return new Tensor<D, Bool>(
+      dev,
+      b.expand(b.reshape(small, [...new Array<number>(shape.length - 2).fill(1), r, c]), shape),
+    );
   }
 
   /** Concatenates along `dim`; all tensors share the device, kind and the other dims. */
   static cat<D extends number, K extends Kind>(tensors: readonly Tensor<D, K>[], dim: number): Tensor<D, K> {
     return Tensor.concat(tensors, dim, 'cat');
   }
-  private static concat<D extends number, K extends Kind>(tensors: readonly Tensor<D, K>[], dim: number, op: string): Tensor<D, K> {
+  private static concat<D extends number, K extends Kind>(
+    tensors: readonly Tensor<D, K>[],
+    dim: number,
+    op: string,
+  ): Tensor<D, K> {
     const first = tensors[0];
     if (!first) throw new BurnError(op, `no tensors to ${op === 'cat' ? 'concatenate' : op}; expected at least one`);
     const shape = first.primitive.shape;
@@ -288,14 +387,25 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
       first.sameDevice(t, op);
       const s = t.primitive.shape;
       if (s.length !== shape.length || s.some((n, j) => j !== d && n !== shape[j])) {
-        throw new BurnError(op, `tensor ${i} has shape ${fmt(s)}, tensor 0 has ${fmt(shape)}; expected equal sizes except in dim ${d}`);
+        throw new BurnError(
+          op,
+          `tensor ${i} has shape ${fmt(s)}, tensor 0 has ${fmt(shape)}; expected equal sizes except in dim ${d}`,
+        );
       }
       size += s[d]!;
     });
-    checkNumel(shape.map((n, j) => (j === d ? size : n)), op);
+    checkNumel(
+      shape.map((n, j) => (j === d ? size : n)),
+      op,
+    );
     if (tensors.length === 1) return first.clone();
     try {
-      return first.wrap<D, K>(first.backend.cat(tensors.map((t) => first.castLike(t.primitive)), d));
+      return first.wrap<D, K>(
+        first.backend.cat(
+          tensors.map((t) => first.castLike(t.primitive)),
+          d,
+        ),
+      );
     } catch (e) {
       throw renameError(e, op);
     }
@@ -307,13 +417,20 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
     if (!first) throw new BurnError('stack', 'no tensors to stack; expected at least one');
     tensors.forEach((t, i) => {
       if (!sameShape(t.primitive.shape, first.primitive.shape)) {
-        throw new BurnError('stack', `tensor ${i} has shape ${fmt(t.primitive.shape)}, tensor 0 has ${fmt(first.primitive.shape)}; expected equal shapes`);
+        throw new BurnError(
+          'stack',
+          `tensor ${i} has shape ${fmt(t.primitive.shape)}, tensor 0 has ${fmt(first.primitive.shape)}; expected equal shapes`,
+        );
       }
     });
     const d = normDim(dim, first.primitive.shape.length + 1, 'stack');
     const shape = first.primitive.shape;
     checkNumel([...shape.slice(0, d), tensors.length, ...shape.slice(d)], 'stack');
-    return Tensor.concat(tensors.map((t) => t.unsqueezeDim(d) as unknown as Tensor<D, K>), d, 'stack') as unknown as Tensor<Inc<D>, K>;
+    return Tensor.concat(
+      tensors.map((t) => t.unsqueezeDim(d) as unknown as Tensor<D, K>),
+      d,
+      'stack',
+    ) as unknown as Tensor<Inc<D>, K>;
   }
 
   // --- shape ---
@@ -347,6 +464,8 @@ export class Tensor<D extends number = number, K extends Kind = Float> extends T
   }
   /** Random values of this tensor's shape, dtype and device. */
   randomLike(distribution: Distribution): Tensor<D, K> {
-    return this.wrap(this.backend.random(this.primitive.shape, distribution, this.primitive.dtype, this.dev.nextRandomKey()));
+    return this.wrap(
+      this.backend.random(this.primitive.shape, distribution, this.primitive.dtype, this.dev.nextRandomKey()),
+    );
   }
 }

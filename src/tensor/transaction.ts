@@ -23,7 +23,8 @@ export class Transaction<T extends readonly TensorData[] = []> {
 
   /** Adds `tensor` to this transaction and returns the transaction (typed with one more result). */
   register<D extends number, K extends Kind>(tensor: Tensor<D, K>): Transaction<[...T, TensorData]> {
-    if (!(tensor instanceof TensorBase)) throw new BurnError('Transaction.register', `${describeValue(tensor)} is not a Tensor; expected a Tensor`);
+    if (!(tensor instanceof TensorBase))
+      throw new BurnError('Transaction.register', `${describeValue(tensor)} is not a Tensor; expected a Tensor`);
     this.tensors.push(tensor);
     return this as unknown as Transaction<[...T, TensorData]>;
   }
@@ -54,7 +55,11 @@ export class Transaction<T extends readonly TensorData[] = []> {
   executeSync(): T {
     return this.tensors.map((t) => {
       const data = t.backend.toDataSync(t.primitive);
-      if (!data) throw new BurnError('Transaction.executeSync', `${t.dev} cannot read synchronously; use await transaction.execute()`);
+      if (!data)
+        throw new BurnError(
+          'Transaction.executeSync',
+          `${t.dev} cannot read synchronously; use await transaction.execute()`,
+        );
       return data;
     }) as readonly TensorData[] as T;
   }

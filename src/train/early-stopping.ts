@@ -30,7 +30,10 @@ export class MetricEarlyStoppingStrategy implements EarlyStoppingStrategy {
   constructor(metric: Pick<Metric, 'name' | 'higherIsBetter'>, options: MetricEarlyStoppingOptions) {
     checkOptions(options, ['split', 'direction', 'noImprovementSince'], 'MetricEarlyStoppingStrategy');
     if (!(Number.isInteger(options.noImprovementSince) && options.noImprovementSince > 0)) {
-      throw new BurnError('MetricEarlyStoppingStrategy', `noImprovementSince ${options.noImprovementSince}; expected a positive integer`);
+      throw new BurnError(
+        'MetricEarlyStoppingStrategy',
+        `noImprovementSince ${options.noImprovementSince}; expected a positive integer`,
+      );
     }
     this.name = metric.name;
     this.split = options.split ?? 'valid';

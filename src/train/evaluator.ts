@@ -90,7 +90,13 @@ export class EvaluatorBuilder<O = unknown> {
 
   /** The evaluator of `model` (a module on an autodiff device is evaluated through `valid()`). */
   build<B, M extends InferenceStep<B, O>>(model: M): Evaluator<B, O> {
-    return new Evaluator<B, O>(model, this.directory, [...this.list], this.interrupter, this.print ? this.write : undefined);
+    return new Evaluator<B, O>(
+      model,
+      this.directory,
+      [...this.list],
+      this.interrupter,
+      this.print ? this.write : undefined,
+    );
   }
 }
 
@@ -107,26 +113,41 @@ export class Evaluator<B, O> {
   ) {
     const module = model as unknown as Partial<Module>;
     const device = typeof module.devices === 'function' ? module.devices()[0] : undefined;
-    this.model = device?.isAutodiff() && typeof module.valid === 'function' ? (module.valid() as unknown as InferenceStep<B, O>) : model;
+    this.model =
+      device?.isAutodiff() && typeof module.valid === 'function'
+        ? (module.valid() as unknown as InferenceStep<B, O>)
+        : model;
   }
 
   /** Evaluates the model on `loader`; metrics are logged under `<directory>/test/<name>/`. */
   async eval(name: string, loader: TrainingLoader<B>): Promise<EvaluationSummary> {
     const tag = evaluationTag(name);
-    if (tag.length === 0 || /[/\\]/.test(tag)) throw new BurnError('Evaluator.eval', `name ${JSON.stringify(name)}; expected a non-empty name without path separators`);
+    if (tag.length === 0 || /[/\\]/.test(tag))
+      throw new BurnError(
+        'Evaluator.eval',
+        `name ${JSON.stringify(name)}; expected a non-empty name without path separators`,
+      );
     const started = Date.now();
     const module = this.model as unknown as Partial<Module>;
     const device = typeof module.devices === 'function' ? module.devices()[0] : undefined;
     const data = (device && loader.toDevice?.(device)) || loader;
     const logger = new FileMetricLogger(`${this.directory}/test/${tag}`, { evaluation: true });
     const total = data.numItems();
-    let iteration = 0, items = 0, interrupted = false;
+    let iteration = 0,
+      items = 0,
+      interrupted = false;
     for (const metric of this.metricList) metric.clear();
     for await (const batch of data) {
       iteration++;
       const item = this.model.inferenceStep(batch);
       items += batchSize(item);
-      const meta: MetricMetadata = { progress: { itemsProcessed: Math.min(items, total), itemsTotal: total }, epoch: 1, epochTotal: 1, iteration, lr: undefined };
+      const meta: MetricMetadata = {
+        progress: { itemsProcessed: Math.min(items, total), itemsTotal: total },
+        epoch: 1,
+        epochTotal: 1,
+        iteration,
+        lr: undefined,
+      };
       for (const metric of this.metricList) logger.log('valid', 1, await metric.update(item, meta));
       if (this.interrupter.shouldStop()) {
         interrupted = true;
@@ -149,5 +170,5 @@ export class Evaluator<B, O> {
 /** The batch size of an output item (its outputs' first dim), 1 when unknown. */
 function batchSize(item: unknown): number {
   const output = (item as { output?: { dims?: () => number[] } } | undefined)?.output;
-  return typeof output?.dims === 'function' ? output.dims()[0] ?? 1 : 1;
+  return typeof output?.dims === 'function' ? (output.dims()[0] ?? 1) : 1;
 }

@@ -28,7 +28,8 @@ export class Learner<M extends Module> {
     lr: number | TrainingScheduler,
   ) {
     if (typeof lr === 'number') {
-      if (!(lr > 0) || !Number.isFinite(lr)) throw new BurnError('Learner', `learning rate ${lr}; expected a positive finite number`);
+      if (!(lr > 0) || !Number.isFinite(lr))
+        throw new BurnError('Learner', `learning rate ${lr}; expected a positive finite number`);
       this.scheduler = { step: () => lr };
     } else {
       this.scheduler = lr;

@@ -60,7 +60,10 @@ export class FileMetricLogger implements MetricLogger {
   private readonly buffers = new Map<string, string[]>();
   private readonly written = new Set<string>();
 
-  constructor(readonly directory: string, readonly options: FileMetricLoggerOptions = {}) {}
+  constructor(
+    readonly directory: string,
+    readonly options: FileMetricLoggerOptions = {},
+  ) {}
 
   /** The log file of a metric. */
   path(split: Split, epoch: number, name: string): string {
@@ -97,10 +100,16 @@ export class FileMetricLogger implements MetricLogger {
     const fs = nodeFs('FileMetricLogger');
     const path = this.path(split, epoch, name);
     if (!fs.existsSync(path)) return [];
-    return fs.readFileSync(path, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => {
-      const [v, c] = l.split(',');
-      return c === 'final' ? { value: Number(v), count: 1, final: true } : { value: Number(v), count: Number(c ?? 1) };
-    });
+    return fs
+      .readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => {
+        const [v, c] = l.split(',');
+        return c === 'final'
+          ? { value: Number(v), count: 1, final: true }
+          : { value: Number(v), count: Number(c ?? 1) };
+      });
   }
 
   /** The epoch value of a metric from its log: the final entry, else the count-weighted mean (NaN when absent). */

@@ -17,7 +17,8 @@ export class InMemoryMetricLogger implements MetricLogger {
   log(split: Split, epoch: number, entry: MetricEntry): void {
     if (entry.serialized === '') return;
     const [v, c] = entry.serialized.split(',');
-    const parsed: LoggedEntry = c === 'final' ? { value: Number(v), count: 1, final: true } : { value: Number(v), count: Number(c ?? 1) };
+    const parsed: LoggedEntry =
+      c === 'final' ? { value: Number(v), count: 1, final: true } : { value: Number(v), count: Number(c ?? 1) };
     const key = this.key(split, epoch, entry.name);
     let list = this.entries.get(key);
     if (!list) this.entries.set(key, (list = []));

@@ -68,7 +68,10 @@ export class TrainingResult<M extends Module> {
     const values = this.history[split].get(name);
     if (values === undefined) {
       const names = [...this.history[split].keys()];
-      throw new BurnError(op, `no metric '${name}' on the ${split} split; the metrics are ${names.join(', ') || 'none'}`);
+      throw new BurnError(
+        op,
+        `no metric '${name}' on the ${split} split; the metrics are ${names.join(', ') || 'none'}`,
+      );
     }
     const higher = typeof metric === 'string' ? (this.higherIsBetter.get(name) ?? true) : metric.higherIsBetter;
     let best: number | undefined;
@@ -83,7 +86,11 @@ export class TrainingResult<M extends Module> {
   /** The model file of the checkpoint of {@link bestEpoch} (same arguments). */
   bestModelPath(metric: MetricRef = DEFAULT_METRIC, options: BestOptions = {}): string {
     const { checkpointer, epoch } = this.bestCheckpoint(metric, options, 'TrainingResult.bestModelPath');
-    if (!checkpointer.modelPath) throw new BurnError('TrainingResult.bestModelPath', 'the checkpointer does not write model files (it has no modelPath())');
+    if (!checkpointer.modelPath)
+      throw new BurnError(
+        'TrainingResult.bestModelPath',
+        'the checkpointer does not write model files (it has no modelPath())',
+      );
     return checkpointer.modelPath(epoch);
   }
 
@@ -94,18 +101,30 @@ export class TrainingResult<M extends Module> {
    */
   async bestModel(metric: MetricRef = DEFAULT_METRIC, options: BestOptions = {}): Promise<M> {
     const { checkpointer, epoch } = this.bestCheckpoint(metric, options, 'TrainingResult.bestModel');
-    if (!checkpointer.loadModel) throw new BurnError('TrainingResult.bestModel', 'the checkpointer cannot load a model alone (it has no loadModel())');
+    if (!checkpointer.loadModel)
+      throw new BurnError(
+        'TrainingResult.bestModel',
+        'the checkpointer cannot load a model alone (it has no loadModel())',
+      );
     return (await checkpointer.loadModel(epoch, this.model)) as M;
   }
 
-  private bestCheckpoint(metric: MetricRef, options: BestOptions, op: string): { checkpointer: Checkpointer; epoch: number } {
+  private bestCheckpoint(
+    metric: MetricRef,
+    options: BestOptions,
+    op: string,
+  ): { checkpointer: Checkpointer; epoch: number } {
     const checkpointer = this.checkpointer;
-    if (!checkpointer) throw new BurnError(op, 'no checkpoints were written; train with withFileCheckpointer() to keep the best model');
+    if (!checkpointer)
+      throw new BurnError(op, 'no checkpoints were written; train with withFileCheckpointer() to keep the best model');
     const epoch = this.bestEpoch(metric, options);
     const kept = checkpointer.epochs();
     if (!kept.includes(epoch)) {
       const name = typeof metric === 'string' ? metric : metric.name;
-      throw new BurnError(op, `the best epoch by ${options.split ?? 'valid'} ${name} is epoch ${epoch}, whose checkpoint was not kept by the checkpointing strategy (kept: ${kept.join(', ') || 'none'}); keep it with a MetricCheckpointingStrategy for that metric`);
+      throw new BurnError(
+        op,
+        `the best epoch by ${options.split ?? 'valid'} ${name} is epoch ${epoch}, whose checkpoint was not kept by the checkpointing strategy (kept: ${kept.join(', ') || 'none'}); keep it with a MetricCheckpointingStrategy for that metric`,
+      );
     }
     return { checkpointer, epoch };
   }

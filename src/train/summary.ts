@@ -24,7 +24,13 @@ export class TrainingSummary {
    * Builds the summary from the per-epoch history; the metrics named in `settings` (training
    * settings such as the learning rate, which have no "best") are left out.
    */
-  static fromHistory(history: MetricHistory, higherIsBetter: ReadonlyMap<string, boolean>, epochs: number, seconds: number, settings: ReadonlySet<string> = new Set()): TrainingSummary {
+  static fromHistory(
+    history: MetricHistory,
+    higherIsBetter: ReadonlyMap<string, boolean>,
+    epochs: number,
+    seconds: number,
+    settings: ReadonlySet<string> = new Set(),
+  ): TrainingSummary {
     const metrics: MetricSummary[] = [];
     for (const split of ['train', 'valid'] as const) {
       for (const [name, values] of history[split]) {
@@ -41,7 +47,13 @@ export class TrainingSummary {
 
   /** The summary table. */
   toString(): string {
-    const rows = this.metrics.map((m) => [m.split === 'train' ? 'Train' : 'Valid', m.name, num(m.best), String(m.bestEpoch), num(m.last)]);
+    const rows = this.metrics.map((m) => [
+      m.split === 'train' ? 'Train' : 'Valid',
+      m.name,
+      num(m.best),
+      String(m.bestEpoch),
+      num(m.last),
+    ]);
     const header = ['Split', 'Metric', 'Best', 'Epoch', 'Last'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;

@@ -85,26 +85,36 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
    * Numeric metrics, tracked on both splits (training settings such as the learning rate on the
    * training split only). The model's step outputs must be what they read; see the class doc.
    */
-  metrics<const Ms extends readonly Metric<never>[]>(metrics: Ms): SupervisedTraining<B, TO & MetricInputs<Ms>, VO & MetricInputs<Ms>> {
+  metrics<const Ms extends readonly Metric<never>[]>(
+    metrics: Ms,
+  ): SupervisedTraining<B, TO & MetricInputs<Ms>, VO & MetricInputs<Ms>> {
     // Checked at `launch`, where the model is known: the outputs must be what every metric reads.
     const list = metrics as readonly Metric<never>[] as readonly (Metric<TO> & Metric<VO>)[];
     this.trainMetrics.push(...list);
-    this.validMetrics.push(...list.filter((m) => !m.trainOnly).map((m) => (m.clone?.() as (Metric<TO> & Metric<VO>) | undefined) ?? cloneMetric(m)));
+    this.validMetrics.push(
+      ...list
+        .filter((m) => !m.trainOnly)
+        .map((m) => (m.clone?.() as (Metric<TO> & Metric<VO>) | undefined) ?? cloneMetric(m)),
+    );
     return this as SupervisedTraining<B, TO & MetricInputs<Ms>, VO & MetricInputs<Ms>>;
   }
   /** Metrics shown as text only (Burn's `metrics_text`): the same here, logged but not plotted. */
-  metricsText<const Ms extends readonly Metric<never>[]>(metrics: Ms): SupervisedTraining<B, TO & MetricInputs<Ms>, VO & MetricInputs<Ms>> {
+  metricsText<const Ms extends readonly Metric<never>[]>(
+    metrics: Ms,
+  ): SupervisedTraining<B, TO & MetricInputs<Ms>, VO & MetricInputs<Ms>> {
     return this.metrics(metrics);
   }
   /** Number of epochs. */
   numEpochs(n: number): this {
-    if (!(Number.isInteger(n) && n > 0)) throw new BurnError('SupervisedTraining.numEpochs', `${n}; expected a positive integer`);
+    if (!(Number.isInteger(n) && n > 0))
+      throw new BurnError('SupervisedTraining.numEpochs', `${n}; expected a positive integer`);
     this.epochs = n;
     return this;
   }
   /** Accumulates gradients over `n` steps before each optimizer step. */
   gradsAccumulation(n: number): this {
-    if (!(Number.isInteger(n) && n > 0)) throw new BurnError('SupervisedTraining.gradsAccumulation', `${n}; expected a positive integer`);
+    if (!(Number.isInteger(n) && n > 0))
+      throw new BurnError('SupervisedTraining.gradsAccumulation', `${n}; expected a positive integer`);
     this.accumulation = n;
     return this;
   }
@@ -131,7 +141,8 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
   }
   /** Resumes from the checkpoint written at the end of `epoch`. */
   checkpoint(epoch: number): this {
-    if (!(Number.isInteger(epoch) && epoch > 0)) throw new BurnError('SupervisedTraining.checkpoint', `${epoch}; expected a positive epoch number`);
+    if (!(Number.isInteger(epoch) && epoch > 0))
+      throw new BurnError('SupervisedTraining.checkpoint', `${epoch}; expected a positive epoch number`);
     this.resumeEpoch = epoch;
     this.checkpointingOn = true;
     return this;
@@ -169,12 +180,17 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
       if (base) model = model.valid().toDevice(base.gradientCheckpointing()).train() as M;
     }
     const device = model.devices()[0];
-    if (!device?.isAutodiff()) throw new BurnError('SupervisedTraining.launch', `the model must live on an autodiff device (got ${device}); create it on device.autodiff()`);
+    if (!device?.isAutodiff())
+      throw new BurnError(
+        'SupervisedTraining.launch',
+        `the model must live on an autodiff device (got ${device}); create it on device.autodiff()`,
+      );
     // Pages have no files: metrics stay in memory there (the history and summary are the same).
     const logger = hasFileSystem() ? new FileMetricLogger(this.artifactDir) : new InMemoryMetricLogger();
     if (!this.customRenderer) await preloadDashboard();
     const renderer = this.customRenderer ?? defaultRenderer();
-    const checkpointer = this.checkpointer ?? (this.checkpointingOn ? new FileCheckpointer(`${this.artifactDir}/checkpoint`) : undefined);
+    const checkpointer =
+      this.checkpointer ?? (this.checkpointingOn ? new FileCheckpointer(`${this.artifactDir}/checkpoint`) : undefined);
     try {
       return await this.run(learner, model, device, logger, renderer, checkpointer, started);
     } catch (error) {
@@ -184,7 +200,15 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
     }
   }
 
-  private async run<M extends TrainableModel<B, TO, VO>>(learner: Learner<M>, initial: M, device: Device, logger: MetricLogger, renderer: MetricsRenderer, checkpointer: Checkpointer | undefined, started: number): Promise<TrainingResult<M>> {
+  private async run<M extends TrainableModel<B, TO, VO>>(
+    learner: Learner<M>,
+    initial: M,
+    device: Device,
+    logger: MetricLogger,
+    renderer: MetricsRenderer,
+    checkpointer: Checkpointer | undefined,
+    started: number,
+  ): Promise<TrainingResult<M>> {
     let model = initial;
     const { optimizer, scheduler } = learner;
     const history: MetricHistory = { train: new Map(), valid: new Map() };
@@ -215,7 +239,9 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
         validLoader.setEpoch?.(epoch - 1);
         // --- training ---
         const accumulator = new GradientsAccumulator<M>();
-        let iteration = 0, processed = 0, lr = Number.NaN;
+        let iteration = 0,
+          processed = 0,
+          lr = Number.NaN;
         for await (const batch of trainLoader) {
           iteration++;
           // A scope releases the step's intermediates (activations, graph values) as soon as it
@@ -232,7 +258,14 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
           processed += batchSize(out.item);
           const meta = metadata(epoch, this.epochs, iteration, processed, trainLoader.numItems(), lr);
           await this.updateMetrics('train', this.trainMetrics, out.item, meta, logger, renderer);
-          renderer.render({ split: 'train', epoch, epochTotal: this.epochs, iteration, itemsProcessed: processed, itemsTotal: trainLoader.numItems() });
+          renderer.render({
+            split: 'train',
+            epoch,
+            epochTotal: this.epochs,
+            iteration,
+            itemsProcessed: processed,
+            itemsTotal: trainLoader.numItems(),
+          });
           await breathe();
           if (this.interrupter.shouldStop()) break;
         }
@@ -248,7 +281,14 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
             processed += batchSize(item);
             const meta = metadata(epoch, this.epochs, iteration, processed, validLoader.numItems(), undefined);
             await this.updateMetrics('valid', this.validMetrics, item, meta, logger, renderer);
-            renderer.render({ split: 'valid', epoch, epochTotal: this.epochs, iteration, itemsProcessed: processed, itemsTotal: validLoader.numItems() });
+            renderer.render({
+              split: 'valid',
+              epoch,
+              epochTotal: this.epochs,
+              iteration,
+              itemsProcessed: processed,
+              itemsTotal: validLoader.numItems(),
+            });
             await breathe();
             if (this.interrupter.shouldStop()) break;
           }
@@ -277,22 +317,44 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
     return new TrainingResult(model, summary, history, higher, checkpointer);
   }
 
-  private async updateMetrics<O>(split: Split, metrics: readonly Metric<O>[], item: O, meta: MetricMetadata, logger: MetricLogger, renderer: MetricsRenderer): Promise<void> {
+  private async updateMetrics<O>(
+    split: Split,
+    metrics: readonly Metric<O>[],
+    item: O,
+    meta: MetricMetadata,
+    logger: MetricLogger,
+    renderer: MetricsRenderer,
+  ): Promise<void> {
     for (const metric of metrics) {
       const entry = await metric.update(item, meta);
       logger.log(split, meta.epoch, entry);
-      renderer.update(split, { name: metric.name, formatted: entry.formatted, value: metric.epochOnly ? undefined : metric.value(), unit: metric.unit, batch: entry.batch, higherIsBetter: metric.higherIsBetter });
+      renderer.update(split, {
+        name: metric.name,
+        formatted: entry.formatted,
+        value: metric.epochOnly ? undefined : metric.value(),
+        unit: metric.unit,
+        batch: entry.batch,
+        higherIsBetter: metric.higherIsBetter,
+      });
     }
   }
 
-  private endEpoch<O>(split: Split, epoch: number, metrics: readonly Metric<O>[], history: MetricHistory, logger: MetricLogger, renderer: MetricsRenderer): void {
+  private endEpoch<O>(
+    split: Split,
+    epoch: number,
+    metrics: readonly Metric<O>[],
+    history: MetricHistory,
+    logger: MetricLogger,
+    renderer: MetricsRenderer,
+  ): void {
     for (const metric of metrics) {
       const values = history[split].get(metric.name) ?? [];
       const value = metric.value();
       values[epoch - 1] = value ?? Number.NaN;
       history[split].set(metric.name, values);
       // Burn's `NumericEntry::Final`: the authoritative epoch value, read back on resume.
-      if (value !== undefined) logger.log(split, epoch, { name: metric.name, formatted: '', serialized: `${value},final` });
+      if (value !== undefined)
+        logger.log(split, epoch, { name: metric.name, formatted: '', serialized: `${value},final` });
       metric.clear();
     }
     logger.flush();
@@ -301,7 +363,10 @@ export class SupervisedTraining<B, TO = unknown, VO = TO> {
 
   /** Rebuilds the per-epoch history of a resumed run from the metric logs. */
   private restoreHistory(logger: MetricLogger, history: MetricHistory, upTo: number): void {
-    for (const [split, metrics] of [['train', this.trainMetrics], ['valid', this.validMetrics]] as const) {
+    for (const [split, metrics] of [
+      ['train', this.trainMetrics],
+      ['valid', this.validMetrics],
+    ] as const) {
       for (const metric of metrics) {
         const values: number[] = [];
         for (let e = 1; e <= upTo; e++) values.push(logger.epochValue(split, e, metric.name));
@@ -319,7 +384,8 @@ function seedFromDevice(device: Device): number {
 
 /** The device seed of `epoch` in a run (a safe integer): the same for the same run seed and epoch. */
 function epochSeed(seed: number, epoch: number): number {
-  const lo = seed % 2 ** 32, hi = Math.floor(seed / 2 ** 32);
+  const lo = seed % 2 ** 32,
+    hi = Math.floor(seed / 2 ** 32);
   return mix32(lo ^ mix32(epoch)) + (mix32(hi ^ Math.imul(epoch, 0x9e3779b9)) & 0x1fffff) * 2 ** 32;
 }
 
@@ -330,14 +396,27 @@ function mix32(x: number): number {
   return (x ^ (x >>> 16)) >>> 0;
 }
 
-function metadata(epoch: number, epochTotal: number, iteration: number, processed: number, total: number, lr: number | undefined): MetricMetadata {
-  return { epoch, epochTotal, iteration, progress: { itemsProcessed: Math.min(processed, total), itemsTotal: total }, lr };
+function metadata(
+  epoch: number,
+  epochTotal: number,
+  iteration: number,
+  processed: number,
+  total: number,
+  lr: number | undefined,
+): MetricMetadata {
+  return {
+    epoch,
+    epochTotal,
+    iteration,
+    progress: { itemsProcessed: Math.min(processed, total), itemsTotal: total },
+    lr,
+  };
 }
 
 /** The batch size of an output item (its outputs' first dim), 1 when unknown. */
 function batchSize(item: unknown): number {
   const output = (item as { output?: { dims?: () => number[] } } | undefined)?.output;
-  return typeof output?.dims === 'function' ? output.dims()[0] ?? 1 : 1;
+  return typeof output?.dims === 'function' ? (output.dims()[0] ?? 1) : 1;
 }
 
 /** A fresh metric of the same class for the validation split (metrics hold per-split state). */
@@ -357,7 +436,8 @@ function structuredCloneState(metric: object): object {
  */
 function eventLoopBreather(): () => Promise<void> {
   let last = Date.now();
-  const schedule = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate ?? ((f: () => void) => setTimeout(f, 0));
+  const schedule =
+    (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate ?? ((f: () => void) => setTimeout(f, 0));
   return async () => {
     if (Date.now() - last < 25) return;
     await new Promise<void>((resolve) => void schedule(resolve));

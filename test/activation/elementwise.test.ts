@@ -7,7 +7,9 @@ import { conformanceDevices, itOn } from '../helpers/devices.js';
 import { expectClose, fxTensor, loadFixture } from '../helpers/fixtures.js';
 import { ELEMENTWISE, tolFor, view } from './helpers.js';
 
-const cases = Object.entries(loadFixture('activation')).filter(([, c]) => c.params?.['dim'] === undefined && c.params?.['fn'] !== 'prelu');
+const cases = Object.entries(loadFixture('activation')).filter(
+  ([, c]) => c.params?.['dim'] === undefined && c.params?.['fn'] !== 'prelu',
+);
 
 for (const entry of conformanceDevices()) {
   const { name, device } = entry;

@@ -19,7 +19,10 @@ const until = async (cond: () => boolean) => {
 };
 const closedByClient = (e: unknown) => {
   assert.ok(e instanceof BurnError, `expected a BurnError, got ${String(e)}`);
-  assert.match(e.message, /the connection to ws:\/\/127\.0\.0\.1:\d+ was closed by the client; the tensors on remote\(ws:.*\) are gone \(Device\.remote\(url\) connects again\)/);
+  assert.match(
+    e.message,
+    /the connection to ws:\/\/127\.0\.0\.1:\d+ was closed by the client; the tensors on remote\(ws:.*\) are gone \(Device\.remote\(url\) connects again\)/,
+  );
   return true;
 };
 

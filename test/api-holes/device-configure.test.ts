@@ -16,7 +16,8 @@ const throwsBurn = (fn: () => unknown, ...parts: string[]) =>
   assert.throws(fn, (e: unknown) => {
     assert.ok(e instanceof BurnError, `expected a BurnError, got ${String(e)}`);
     assert.equal(e.op, 'Device.configure');
-    for (const p of parts) assert.ok(e.message.includes(p), `message ${JSON.stringify(e.message)} lacks ${JSON.stringify(p)}`);
+    for (const p of parts)
+      assert.ok(e.message.includes(p), `message ${JSON.stringify(e.message)} lacks ${JSON.stringify(p)}`);
     return true;
   });
 
@@ -31,9 +32,15 @@ describe('Device.configure', () => {
     assert.equal(js.configure({ floatDtype: 'f64' }), js, 'returns the device');
     assert.deepEqual(js.defaultDtypes(), { floatDtype: 'f64', intDtype: 'i32' });
     const made = {
-      zeros: Tensor.zeros([2], js), ones: Tensor.ones([2], js), full: Tensor.full([2], 0.1, js), empty: Tensor.empty([2], js),
-      random: Tensor.random([2], Distribution.Default, js), eye: Tensor.eye(2, js), fromFloats: Tensor.fromFloats([0.1, 0.2], js),
-      fromFloatsOptions: Tensor.fromFloats([0.1], { device: js }), fromData: Tensor.fromData([[0.1, 0.2]], js),
+      zeros: Tensor.zeros([2], js),
+      ones: Tensor.ones([2], js),
+      full: Tensor.full([2], 0.1, js),
+      empty: Tensor.empty([2], js),
+      random: Tensor.random([2], Distribution.Default, js),
+      eye: Tensor.eye(2, js),
+      fromFloats: Tensor.fromFloats([0.1, 0.2], js),
+      fromFloatsOptions: Tensor.fromFloats([0.1], { device: js }),
+      fromData: Tensor.fromData([[0.1, 0.2]], js),
     };
     for (const [name, t] of Object.entries(made)) assert.equal(t.dtype(), 'f64', name);
     assert.deepEqual(await arr(made.full), [0.1, 0.1]);
@@ -55,7 +62,12 @@ describe('Device.configure', () => {
   it('int creation ops without a dtype use intDtype', async () => {
     js.configure({ intDtype: 'i64' });
     assert.deepEqual(js.defaultDtypes(), { floatDtype: 'f64', intDtype: 'i64' });
-    const ints = { fromInts: Tensor.fromInts([1, -2], js), arange: Tensor.arange(0, 3, js), arangeStep: Tensor.arangeStep(4, 0, -2, js), grid: Tensor.cartesianGrid([2], js) };
+    const ints = {
+      fromInts: Tensor.fromInts([1, -2], js),
+      arange: Tensor.arange(0, 3, js),
+      arangeStep: Tensor.arangeStep(4, 0, -2, js),
+      grid: Tensor.cartesianGrid([2], js),
+    };
     for (const [name, t] of Object.entries(ints)) assert.equal(t.dtype(), 'i64', name);
     assert.deepEqual(await arr(ints.arange), [0, 1, 2]);
     assert.deepEqual(await arr(ints.arangeStep), [4, 2]);
@@ -93,8 +105,16 @@ describe('Device.configure', () => {
   });
 
   it('wrong kinds, unknown dtypes and unknown keys are BurnErrors naming the value and what is allowed; nothing changes', () => {
-    throwsBurn(() => js.configure({ floatDtype: 'i32' as never }), "floatDtype 'i32' is an integer dtype", 'expected a float dtype: f32, f64, f16 or bf16');
-    throwsBurn(() => js.configure({ intDtype: 'f32' as never }), "intDtype 'f32' is a float dtype", 'expected an integer dtype');
+    throwsBurn(
+      () => js.configure({ floatDtype: 'i32' as never }),
+      "floatDtype 'i32' is an integer dtype",
+      'expected a float dtype: f32, f64, f16 or bf16',
+    );
+    throwsBurn(
+      () => js.configure({ intDtype: 'f32' as never }),
+      "intDtype 'f32' is a float dtype",
+      'expected an integer dtype',
+    );
     throwsBurn(() => js.configure({ intDtype: 'bool' as never }), "intDtype 'bool' is the bool dtype");
     throwsBurn(() => js.configure({ floatDtype: 'float64' as never }), 'floatDtype "float64" is not a dtype');
     throwsBurn(() => js.configure({ floatType: 'f64' } as never), "unknown option 'floatType'");
@@ -112,7 +132,8 @@ describe('Device.configure', () => {
       get(target, key, receiver) {
         if (key === 'fill') {
           return (shape: readonly number[], value: number, dtype: string) => {
-            if (dtype === 'f64' || dtype === 'i64') throw new BurnError('fill', `dtype ${dtype} is not supported by this backend`);
+            if (dtype === 'f64' || dtype === 'i64')
+              throw new BurnError('fill', `dtype ${dtype} is not supported by this backend`);
             return target.fill(shape, value, dtype as never);
           };
         }
@@ -120,15 +141,27 @@ describe('Device.configure', () => {
       },
     }) as Backend;
     const device = new Device(no64, 'no64');
-    throwsBurn(() => device.configure({ floatDtype: 'f64' }), "floatDtype 'f64' is not supported on no64", 'dtype f64 is not supported by this backend');
+    throwsBurn(
+      () => device.configure({ floatDtype: 'f64' }),
+      "floatDtype 'f64' is not supported on no64",
+      'dtype f64 is not supported by this backend',
+    );
     throwsBurn(() => device.configure({ intDtype: 'i64' }), "intDtype 'i64' is not supported on no64");
-    assert.deepEqual(device.configure({ floatDtype: 'f16', intDtype: 'i16' }).defaultDtypes(), { floatDtype: 'f16', intDtype: 'i16' });
+    assert.deepEqual(device.configure({ floatDtype: 'f16', intDtype: 'i16' }).defaultDtypes(), {
+      floatDtype: 'f16',
+      intDtype: 'i16',
+    });
   });
 });
 
-const gpu = await Device.webgpu().then((d) => ({ d, reason: undefined }), (e: unknown) => ({ d: undefined, reason: e instanceof Error ? e.message : String(e) }));
+const gpu = await Device.webgpu().then(
+  (d) => ({ d, reason: undefined }),
+  (e: unknown) => ({ d: undefined, reason: e instanceof Error ? e.message : String(e) }),
+);
 describe('Device.configure on WebGPU', () => {
-  it('refuses f64 and i64 (WGSL has no 64-bit types) and creates f16 tensors', { skip: gpu.d ? false : `no WebGPU device: ${gpu.reason}` }, async () => {
+  it('refuses f64 and i64 (WGSL has no 64-bit types) and creates f16 tensors', {
+    skip: gpu.d ? false : `no WebGPU device: ${gpu.reason}`,
+  }, async () => {
     const d = gpu.d!;
     throwsBurn(() => d.configure({ floatDtype: 'f64' }), "floatDtype 'f64' is not supported on", 'webgpu');
     throwsBurn(() => d.configure({ intDtype: 'i64' }), "intDtype 'i64' is not supported on");

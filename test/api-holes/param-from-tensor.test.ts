@@ -6,7 +6,13 @@ import { Device, Param, Tensor } from '../../src/index.js';
 describe('Param.fromTensor', () => {
   const d = Device.cpu({ engine: 'js' }).autodiff();
   it('holds the tensor with a new id and requires grad for a float tensor', async () => {
-    const t = Tensor.fromFloats([[1, 2], [3, 4]], d);
+    const t = Tensor.fromFloats(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      d,
+    );
     const p = Param.fromTensor(t);
     const q = Param.fromTensor(t);
     assert.ok(p instanceof Param);

@@ -17,7 +17,8 @@ const throwsBurn = (fn: () => unknown, op: string, ...parts: string[]) =>
   assert.throws(fn, (e: unknown) => {
     assert.ok(e instanceof BurnError, `expected a BurnError, got ${String(e)}`);
     assert.equal(e.op, op);
-    for (const p of parts) assert.ok(e.message.includes(p), `message ${JSON.stringify(e.message)} lacks ${JSON.stringify(p)}`);
+    for (const p of parts)
+      assert.ok(e.message.includes(p), `message ${JSON.stringify(e.message)} lacks ${JSON.stringify(p)}`);
     return true;
   });
 
@@ -83,7 +84,11 @@ describe('toDataSync({ dtype }) and bad options', () => {
     assert.deepEqual(arr(d), [-2, 2]);
   });
   it('a remote tensor still refuses a synchronous read', () => {
-    throwsBurn(() => Tensor.fromFloats([1], Device.remote(server.url)).toDataSync({ dtype: 'i32' }), 'toDataSync', 'use await tensor.toData()');
+    throwsBurn(
+      () => Tensor.fromFloats([1], Device.remote(server.url)).toDataSync({ dtype: 'i32' }),
+      'toDataSync',
+      'use await tensor.toData()',
+    );
   });
   it('an unknown dtype, an unknown key or a bare string are BurnErrors', async () => {
     const x = Tensor.fromFloats([1], js);

@@ -7,17 +7,25 @@ import { BurnError, Device, Tensor } from '../../src/index.js';
 
 const d = Device.cpu({ engine: 'js' });
 // Untyped calls, as plain JavaScript makes them.
-const call = (t: unknown, method: string, ...args: unknown[]): unknown => (t as Record<string, (...a: unknown[]) => unknown>)[method]!(...args);
+const call = (t: unknown, method: string, ...args: unknown[]): unknown =>
+  (t as Record<string, (...a: unknown[]) => unknown>)[method]!(...args);
 const throwsBurn = (fn: () => unknown, op: string, ...parts: string[]) =>
   assert.throws(fn, (e: unknown) => {
     assert.ok(e instanceof BurnError, `expected a BurnError, got ${String(e)}`);
     assert.equal(e.op, op);
-    for (const p of parts) assert.ok(e.message.includes(p), `message ${JSON.stringify(e.message)} lacks ${JSON.stringify(p)}`);
+    for (const p of parts)
+      assert.ok(e.message.includes(p), `message ${JSON.stringify(e.message)} lacks ${JSON.stringify(p)}`);
     return true;
   });
 
 describe('no-argument full reductions refuse arguments', () => {
-  const x = Tensor.fromFloats([[1, -2, 3], [4, 5, -6]], d);
+  const x = Tensor.fromFloats(
+    [
+      [1, -2, 3],
+      [4, 5, -6],
+    ],
+    d,
+  );
   const cases: [string, string][] = [
     ['mean', 'meanDim(1)'],
     ['prod', 'prodDim(1)'],
@@ -51,7 +59,8 @@ describe('no-argument full reductions refuse arguments', () => {
   });
 
   it('the no-argument forms still give their values', async () => {
-    const v = async (t: { toData(): Promise<{ toArray(): ArrayLike<number> }> }) => Array.from((await t.toData()).toArray());
+    const v = async (t: { toData(): Promise<{ toArray(): ArrayLike<number> }> }) =>
+      Array.from((await t.toData()).toArray());
     assert.deepEqual(await v(x.mean()), [Math.fround(5 / 6)]);
     assert.deepEqual(await v(x.sum()), [5]);
     assert.deepEqual(await v(x.prod()), [720]);

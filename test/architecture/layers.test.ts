@@ -39,9 +39,12 @@ describe('layer check (scripts/check-layers.mjs)', () => {
 
   it('passes on a downward tree, ignoring imports written in comments and strings', () => {
     const { code, out } = checkTree({
-      'src/core/a.ts': "export const a = 1;\n// import { t } from '../tensor/t.js';\nexport const doc = \"import { t } from '../tensor/t.js'\";\n",
-      'src/tensor/t.ts': "import { a } from '../core/a.js';\nexport const t = `${a} import '../nn/n.js'`;\nexport const re = /['\"]/g;\n",
-      'src/nn/n.ts': "import { t } from '../tensor/t.js';\nimport type { a } from '../core/a.js';\nexport const n = t;\n",
+      'src/core/a.ts':
+        "export const a = 1;\n// import { t } from '../tensor/t.js';\nexport const doc = \"import { t } from '../tensor/t.js'\";\n",
+      'src/tensor/t.ts':
+        "import { a } from '../core/a.js';\nexport const t = `${a} import '../nn/n.js'`;\nexport const re = /['\"]/g;\n",
+      'src/nn/n.ts':
+        "import { t } from '../tensor/t.js';\nimport type { a } from '../core/a.js';\nexport const n = t;\n",
     });
     assert.equal(code, 0, out);
   });
@@ -58,7 +61,10 @@ describe('layer check (scripts/check-layers.mjs)', () => {
       'src/device/d.ts': 'export const d = 1;\n',
     });
     assert.equal(code, 1);
-    assert.match(out, /src\/core\/a\.ts → src\/tensor\/t\.ts: upward import: 'core' \(layer 0\) imports 'tensor' \(layer 5\), a higher layer/);
+    assert.match(
+      out,
+      /src\/core\/a\.ts → src\/tensor\/t\.ts: upward import: 'core' \(layer 0\) imports 'tensor' \(layer 5\), a higher layer/,
+    );
     assert.match(out, /src\/core\/b\.ts → src\/module\/m\.ts: upward import/);
     assert.match(out, /src\/backend\/c\.ts → src\/device\/d\.ts: upward import/);
     assert.match(out, /src\/backend\/r\.ts → src\/tensor\/t\.ts: upward import/);
@@ -70,7 +76,10 @@ describe('layer check (scripts/check-layers.mjs)', () => {
       'src/module/m.ts': "export const m = 1;\nimport type { t } from '../tensor/t.js';\nexport type M = typeof t;\n",
     });
     assert.equal(code, 1);
-    assert.match(out, /folder cycle: module → tensor → module\n\s+src\/module\/m\.ts → src\/tensor\/t\.ts\n\s+src\/tensor\/t\.ts → src\/module\/m\.ts/);
+    assert.match(
+      out,
+      /folder cycle: module → tensor → module\n\s+src\/module\/m\.ts → src\/tensor\/t\.ts\n\s+src\/tensor\/t\.ts → src\/module\/m\.ts/,
+    );
   });
 
   it('fails on a cycle of runtime imports between files of one folder; type-only imports do not count', () => {
@@ -94,12 +103,20 @@ describe('layer check (scripts/check-layers.mjs)', () => {
       'src/data/d.ts': "import { y } from '../backends/webgpu/y.js';\nexport const d = y;\n",
     });
     assert.equal(code, 1);
-    assert.match(out, /src\/backends\/cpu\/x\.ts → src\/backends\/webgpu\/y\.ts: sibling backends do not import each other \(backends\/cpu → backends\/webgpu\)/);
-    assert.match(out, /src\/data\/d\.ts → src\/backends\/webgpu\/y\.ts: 'data' may use only core, platform, config, backend, device, tensor/);
+    assert.match(
+      out,
+      /src\/backends\/cpu\/x\.ts → src\/backends\/webgpu\/y\.ts: sibling backends do not import each other \(backends\/cpu → backends\/webgpu\)/,
+    );
+    assert.match(
+      out,
+      /src\/data\/d\.ts → src\/backends\/webgpu\/y\.ts: 'data' may use only core, platform, config, backend, device, tensor/,
+    );
   });
 
   it('lets a package entry point re-export from above, but not be imported from below that layer', () => {
-    const pkg = JSON.stringify({ exports: { './record': { types: './dist/record/index.d.ts', default: './dist/record/index.js' } } });
+    const pkg = JSON.stringify({
+      exports: { './record': { types: './dist/record/index.d.ts', default: './dist/record/index.js' } },
+    });
     const tree = {
       'package.json': pkg,
       'src/record/recorder.ts': 'export const r = 1;\n',
@@ -107,9 +124,15 @@ describe('layer check (scripts/check-layers.mjs)', () => {
       'src/module/m.ts': "import { r } from '../record/recorder.js';\nexport const m = r;\n",
     };
     assert.equal(checkTree(tree).code, 0, checkTree(tree).out);
-    const { code, out } = checkTree({ ...tree, 'src/record/user.ts': "import { m } from './index.js';\nexport const u = m;\n" });
+    const { code, out } = checkTree({
+      ...tree,
+      'src/record/user.ts': "import { m } from './index.js';\nexport const u = m;\n",
+    });
     assert.equal(code, 1);
-    assert.match(out, /src\/record\/user\.ts → src\/record\/index\.ts: upward import: the entry point re-exports from layer 7/);
+    assert.match(
+      out,
+      /src\/record\/user\.ts → src\/record\/index\.ts: upward import: the entry point re-exports from layer 7/,
+    );
     const notFacade = checkTree({ ...tree, 'package.json': '{}' });
     assert.equal(notFacade.code, 1);
     assert.match(notFacade.out, /src\/record\/index\.ts → src\/module\/m\.ts: upward import/);

@@ -22,11 +22,14 @@ const arrayOf = (t: Tensor<number, 'float' | 'int' | 'bool'>): ArrayLike<number>
 const ramp = (device: Device, offset = 0): Tensor<1> => Tensor.arange(0, N, device).float().add(offset);
 
 for (const [engine, device] of engines) {
-  describe(`cpu(${engine}) array reuse`, { skip: device ? false : `the ${engine} engine is not available here` }, () => {
+  describe(`cpu(${engine}) array reuse`, {
+    skip: device ? false : `the ${engine} engine is not available here`,
+  }, () => {
     const dev = device!;
 
-    it('a disposed output\'s array serves the next output of its type and length, with the right values', () => {
-      const a = ramp(dev), b = ramp(dev, 1);
+    it("a disposed output's array serves the next output of its type and length, with the right values", () => {
+      const a = ramp(dev),
+        b = ramp(dev, 1);
       const first = a.add(b);
       const array = arrayOf(first);
       const reused = poolOf(dev).reused;
@@ -63,7 +66,11 @@ for (const [engine, device] of engines) {
       const t = ramp(dev).exp();
       t.dispose();
       t.dispose(); // idempotent
-      assert.throws(() => t.toDataSync(), (e: unknown) => e instanceof BurnError && /used after dispose\(\)/.test(e.message) && /\[65536\]/.test(e.message));
+      assert.throws(
+        () => t.toDataSync(),
+        (e: unknown) =>
+          e instanceof BurnError && /used after dispose\(\)/.test(e.message) && /\[65536\]/.test(e.message),
+      );
       assert.throws(() => t.add(1), BurnError);
     });
 
@@ -88,13 +95,14 @@ for (const [engine, device] of engines) {
         Tensor.keep(kept);
         return t2.sub(t1).abs().sum();
       });
-      assert.ok(poolOf(dev).heldBytes >= held + 2 * N * 4, 'the scope\'s intermediates went to the pool');
+      assert.ok(poolOf(dev).heldBytes >= held + 2 * N * 4, "the scope's intermediates went to the pool");
       assert.ok(Math.abs(result.intoScalarSync()) < 1, 'exp(log) is the identity');
       assert.equal(kept.toDataSync().toArray()[2], 102);
     });
 
     it('a long loop that disposes its outputs reuses one array and keeps the pool flat', () => {
-      const a = ramp(dev), b = ramp(dev, 1);
+      const a = ramp(dev),
+        b = ramp(dev, 1);
       const pool = poolOf(dev);
       let last = a.add(b);
       const reused = pool.reused;

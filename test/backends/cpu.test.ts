@@ -11,18 +11,56 @@ describe('cpu backend', () => {
   it('transpose, slice, flip, expand, permute and contiguous reshape are views over the same buffer', () => {
     const a = Tensor.arange(0, 24, device).reshape([2, 3, 4]);
     const buffer = storage(a).data;
-    for (const view of [a.transpose(), a.slice([null, [1, 3], [0, 4, 2]]), a.flip([2]), a.permute([2, 0, 1]), a.reshape([6, 4]), a.sliceDim(0, 1).expand([3, 1, 3, 4])]) {
+    for (const view of [
+      a.transpose(),
+      a.slice([null, [1, 3], [0, 4, 2]]),
+      a.flip([2]),
+      a.permute([2, 0, 1]),
+      a.reshape([6, 4]),
+      a.sliceDim(0, 1).expand([3, 1, 3, 4]),
+    ]) {
       assert.equal(storage(view as never).data, buffer, 'view shares the buffer');
     }
-    assert.deepEqual(a.slice([null, [1, 3], [0, 4, 2]]).toDataSync().toList(), [[[4, 6], [8, 10]], [[16, 18], [20, 22]]]);
+    assert.deepEqual(
+      a
+        .slice([null, [1, 3], [0, 4, 2]])
+        .toDataSync()
+        .toList(),
+      [
+        [
+          [4, 6],
+          [8, 10],
+        ],
+        [
+          [16, 18],
+          [20, 22],
+        ],
+      ],
+    );
     assert.deepEqual(a.flip([2]).slice([0, 0]).toDataSync().toList(), [[[3, 2, 1, 0]]]);
     // Reshaping a non-contiguous view copies once.
     assert.notEqual(storage(a.transpose().reshape([24])).data, buffer);
-    assert.deepEqual(Array.from(a.transpose().reshape([24]).slice([[0, 8]]).toDataSync().toArray()), [0, 4, 8, 1, 5, 9, 2, 6]);
+    assert.deepEqual(
+      Array.from(
+        a
+          .transpose()
+          .reshape([24])
+          .slice([[0, 8]])
+          .toDataSync()
+          .toArray(),
+      ),
+      [0, 4, 8, 1, 5, 9, 2, 6],
+    );
   });
 
   it('ops never mutate their inputs', () => {
-    const a = Tensor.fromFloats([[1, 2], [3, 4]], device);
+    const a = Tensor.fromFloats(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      device,
+    );
     const before = Array.from(a.toDataSync().toArray());
     a.sliceAssign([[0, 1]], Tensor.fromFloats([[9, 9]], device));
     a.scatter(0, Tensor.fromInts([[1, 0]], device), Tensor.fromFloats([[7, 7]], device), 'add');
@@ -51,7 +89,15 @@ describe('cpu backend', () => {
   it('i64 values are exact within ±2^53 and serialize as 64-bit integers', () => {
     const big = 2 ** 52 + 1;
     const t = Tensor.fromData(new TensorData([big, -big], [2], 'i64'), device);
-    assert.deepEqual(Array.from(t.add(Tensor.fromData(new TensorData([1, 1], [2], 'i64'), device) as never).toDataSync().toArray()), [big + 1, -big + 1]);
+    assert.deepEqual(
+      Array.from(
+        t
+          .add(Tensor.fromData(new TensorData([1, 1], [2], 'i64'), device) as never)
+          .toDataSync()
+          .toArray(),
+      ),
+      [big + 1, -big + 1],
+    );
     const data = t.toDataSync();
     assert.ok(data.values instanceof BigInt64Array);
     assert.equal((data.values as BigInt64Array)[0], BigInt(big));

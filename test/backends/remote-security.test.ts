@@ -41,7 +41,8 @@ after(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 /** A device on its own connection (not Device.remote's per-URL cache). */
-const connect = (url: string, token?: string) => new Device(new RemoteBackend(url, token === undefined ? {} : { token }) as never, `remote(${url})`);
+const connect = (url: string, token?: string) =>
+  new Device(new RemoteBackend(url, token === undefined ? {} : { token }) as never, `remote(${url})`);
 const values = async (t: { toData(): Promise<TensorData> }) => Array.from((await t.toData()).toArray());
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -55,8 +56,15 @@ async function poll(condition: () => boolean, ms = 2000): Promise<boolean> {
 }
 
 /** A raw protocol client; `options` go to the `ws` constructor (headers, origin). */
-function rawClient(url: string, options: { headers?: Record<string, string>; origin?: string; protocols?: string[] } = {}) {
-  const ws = new WebSocket(url, options.protocols ?? [], { headers: options.headers, origin: options.origin, perMessageDeflate: false });
+function rawClient(
+  url: string,
+  options: { headers?: Record<string, string>; origin?: string; protocols?: string[] } = {},
+) {
+  const ws = new WebSocket(url, options.protocols ?? [], {
+    headers: options.headers,
+    origin: options.origin,
+    perMessageDeflate: false,
+  });
   sockets.push(ws);
   const replies: unknown[][] = [];
   const decoder = new Decoder();
@@ -95,11 +103,17 @@ describe('remote server: what one client can make it hold', () => {
     await new Promise((resolve) => setTimeout(resolve, 50)); // a throttled server stays put
     sample();
     // The tensor (4 MiB) and at most 16 MiB of queued replies plus one; 64 MiB and more without backpressure.
-    assert.ok(peak < 40 * 2 ** 20, `the server held ${(peak / 2 ** 20).toFixed(0)} MiB for a client that does not read`);
+    assert.ok(
+      peak < 40 * 2 ** 20,
+      `the server held ${(peak / 2 ** 20).toFixed(0)} MiB for a client that does not read`,
+    );
     const usage = s.usage();
     assert.equal(usage.throttled, 1, 'the connection is throttled');
     assert.equal(usage.liveBytes, 4 * n, 'the live tensor');
-    assert.ok(usage.queuedBytes <= 16 * 2 ** 20 + 4 * n + 1024, `queued ${usage.queuedBytes} bytes of replies; maxQueuedReplyBytes is 16 MiB`);
+    assert.ok(
+      usage.queuedBytes <= 16 * 2 ** 20 + 4 * n + 1024,
+      `queued ${usage.queuedBytes} bytes of replies; maxQueuedReplyBytes is 16 MiB`,
+    );
     // Throttled, not broken: once the client reads, every reply comes, in order, with the values.
     c.ws.resume();
     assert.ok(await poll(() => c.replies.length >= 16, 5000), `${c.replies.length} of 16 replies`);
@@ -116,19 +130,34 @@ describe('remote server: what one client can make it hold', () => {
     assert.deepEqual(s.usage(), { liveBytes: 0, queuedBytes: 0, queuedReplies: 0, throttled: 0 });
   });
 
-  it('maxLiveBytes bounds the bytes of a connection\'s live tensors; the error names op, bytes, budget and option', async () => {
+  it("maxLiveBytes bounds the bytes of a connection's live tensors; the error names op, bytes, budget and option", async () => {
     const s = await server({ maxLiveBytes: 2 ** 20 });
     const d = connect(s.url);
-    await assert.rejects(Tensor.zeros([512, 1024], d).toData(), isBurn(/needs 2097152 bytes for its output \[512, 1024\] f32; this connection holds 0 bytes of live tensors and its budget is 1048576 bytes \(startServer's maxLiveBytes option raises it; free tensors first\)/, 'fill'));
+    await assert.rejects(
+      Tensor.zeros([512, 1024], d).toData(),
+      isBurn(
+        /needs 2097152 bytes for its output \[512, 1024\] f32; this connection holds 0 bytes of live tensors and its budget is 1048576 bytes \(startServer's maxLiveBytes option raises it; free tensors first\)/,
+        'fill',
+      ),
+    );
     const a = Tensor.ones([150 * 1024], d); // 600 KiB
     assert.equal((await a.toData()).shape[0], 150 * 1024);
-    await assert.rejects(a.add(a).toData(), isBurn(/needs 614400 bytes .* holds 614400 bytes .* budget is 1048576 bytes/, 'binary'));
-    await assert.rejects(Tensor.fromData(new TensorData(new Float32Array(150 * 1024), [150 * 1024]), d).toData(), isBurn(/maxLiveBytes/, 'fromData'));
-    await assert.rejects(Tensor.random([150 * 1024], Distribution.Default, d).toData(), isBurn(/maxLiveBytes/, 'random'));
+    await assert.rejects(
+      a.add(a).toData(),
+      isBurn(/needs 614400 bytes .* holds 614400 bytes .* budget is 1048576 bytes/, 'binary'),
+    );
+    await assert.rejects(
+      Tensor.fromData(new TensorData(new Float32Array(150 * 1024), [150 * 1024]), d).toData(),
+      isBurn(/maxLiveBytes/, 'fromData'),
+    );
+    await assert.rejects(
+      Tensor.random([150 * 1024], Distribution.Default, d).toData(),
+      isBurn(/maxLiveBytes/, 'random'),
+    );
     assert.equal(s.usage().liveBytes, 614400);
     a.dispose();
     const b = Tensor.full([150 * 1024], 3, d);
-    assert.deepEqual((await values(b.slice([[0, 2]]))), [3, 3]);
+    assert.deepEqual(await values(b.slice([[0, 2]])), [3, 3]);
     // Handles on one value (retain) count its bytes once.
     const clone = b.clone();
     await d.sync();
@@ -138,14 +167,36 @@ describe('remote server: what one client can make it hold', () => {
 
   it('an op that returns its input gives a handle of its own (dropping the input keeps it) and counts its bytes once', async () => {
     const replies: unknown[][] = [];
-    const session = new Session(cpu.backend, { maxMessageBytes: 2 ** 20, maxElements: 2 ** 20, maxHandles: 100 }, (m) => replies.push(new Decoder().decode(m) as unknown[]));
-    session.receive(encodeMessage([['fill', 1, [2, 3], 1.5, 'f32'], ['cast', 2, 1, 'f32'], ['reshape', 3, 2, [2, 3]]]));
+    const session = new Session(cpu.backend, { maxMessageBytes: 2 ** 20, maxElements: 2 ** 20, maxHandles: 100 }, (m) =>
+      replies.push(new Decoder().decode(m) as unknown[]),
+    );
+    session.receive(
+      encodeMessage([
+        ['fill', 1, [2, 3], 1.5, 'f32'],
+        ['cast', 2, 1, 'f32'],
+        ['reshape', 3, 2, [2, 3]],
+      ]),
+    );
     const held = session.liveBytes;
     assert.ok(held >= 24 && held <= 48, `${held} live bytes for one [2, 3] f32 value and a reshape`);
-    session.receive(encodeMessage([['drop', [1]], ['read', 2], ['drop', [2]], ['read', 3]]));
+    session.receive(
+      encodeMessage([
+        ['drop', [1]],
+        ['read', 2],
+        ['drop', [2]],
+        ['read', 3],
+      ]),
+    );
     await poll(() => replies.length >= 2);
-    assert.deepEqual(replies.map((r) => r[0]), ['data', 'data'], JSON.stringify(replies.map((r) => r.slice(0, 5))));
-    assert.deepEqual(Array.from(new Float32Array(new Uint8Array(replies[0]![5] as Uint8Array).buffer)), [1.5, 1.5, 1.5, 1.5, 1.5, 1.5]);
+    assert.deepEqual(
+      replies.map((r) => r[0]),
+      ['data', 'data'],
+      JSON.stringify(replies.map((r) => r.slice(0, 5))),
+    );
+    assert.deepEqual(
+      Array.from(new Float32Array(new Uint8Array(replies[0]![5] as Uint8Array).buffer)),
+      [1.5, 1.5, 1.5, 1.5, 1.5, 1.5],
+    );
     session.receive(encodeMessage([['drop', [3]]]));
     assert.equal(session.liveBytes, 0);
   });
@@ -153,7 +204,10 @@ describe('remote server: what one client can make it hold', () => {
   it('the default budget refuses a tensor over 1 GiB before allocating it', async () => {
     const s = await server();
     const d = connect(s.url);
-    await assert.rejects(Tensor.zeros([2 ** 27 + 1], { device: d, dtype: 'f64' } as never).toData(), isBurn(/needs 1073741832 bytes .* budget is 1073741824 bytes/, 'fill'));
+    await assert.rejects(
+      Tensor.zeros([2 ** 27 + 1], { device: d, dtype: 'f64' } as never).toData(),
+      isBurn(/needs 1073741832 bytes .* budget is 1073741824 bytes/, 'fill'),
+    );
     assert.equal(s.usage().liveBytes, 0);
   });
 
@@ -168,7 +222,17 @@ describe('remote server: what one client can make it hold', () => {
       },
       throttle: (paused) => throttles.push(paused),
     };
-    const session = new Session(cpu.backend, { maxMessageBytes: 2 ** 20, maxElements: 2 ** 20, maxHandles: 1000, maxQueuedReplies: 4, maxQueuedReplyBytes: 2 ** 20 }, channel);
+    const session = new Session(
+      cpu.backend,
+      {
+        maxMessageBytes: 2 ** 20,
+        maxElements: 2 ** 20,
+        maxHandles: 1000,
+        maxQueuedReplies: 4,
+        maxQueuedReplyBytes: 2 ** 20,
+      },
+      channel,
+    );
     const frame = [['fill', 1, [4], 7, 'f32'], ...Array.from({ length: 20 }, () => ['read', 1])];
     session.receive(encodeMessage(frame));
     for (let i = 0; i < 5; i++) await tick();
@@ -194,12 +258,27 @@ describe('remote server: what one client can make it hold', () => {
 
     // Bytes: reads of 64 KiB with a 100 KiB limit are answered two at a time.
     sent.length = 0;
-    const bytes = new Session(cpu.backend, { maxMessageBytes: 2 ** 20, maxElements: 2 ** 20, maxHandles: 1000, maxQueuedReplyBytes: 100 * 1024 }, channel);
+    const bytes = new Session(
+      cpu.backend,
+      { maxMessageBytes: 2 ** 20, maxElements: 2 ** 20, maxHandles: 1000, maxQueuedReplyBytes: 100 * 1024 },
+      channel,
+    );
     unwritten.length = 0;
-    bytes.receive(encodeMessage([['fill', 1, [16 * 1024], 1, 'f32'], ['read', 1], ['read', 1], ['read', 1], ['read', 1]]));
+    bytes.receive(
+      encodeMessage([
+        ['fill', 1, [16 * 1024], 1, 'f32'],
+        ['read', 1],
+        ['read', 1],
+        ['read', 1],
+        ['read', 1],
+      ]),
+    );
     for (let i = 0; i < 5; i++) await tick();
     assert.equal(sent.length, 2);
-    assert.ok(bytes.queuedBytes >= 2 * 65536 && bytes.queuedBytes < 2 * 65536 + 1024, `${bytes.queuedBytes} bytes queued`);
+    assert.ok(
+      bytes.queuedBytes >= 2 * 65536 && bytes.queuedBytes < 2 * 65536 + 1024,
+      `${bytes.queuedBytes} bytes queued`,
+    );
     unwritten.splice(0).forEach((w) => w());
     for (let i = 0; i < 5; i++) await tick();
     assert.equal(sent.length, 4);
@@ -207,7 +286,10 @@ describe('remote server: what one client can make it hold', () => {
 
   it('startServer checks the limits it is given', async () => {
     for (const name of ['maxLiveBytes', 'maxQueuedReplyBytes', 'maxQueuedReplies', 'maxConnections'] as const) {
-      await assert.rejects(startServer(cpu, 0, { [name]: 0 }), isBurn(new RegExp(`${name} 0; expected an integer in 1\\.\\.`), 'startServer'));
+      await assert.rejects(
+        startServer(cpu, 0, { [name]: 0 }),
+        isBurn(new RegExp(`${name} 0; expected an integer in 1\\.\\.`), 'startServer'),
+      );
       await assert.rejects(startServer(cpu, 0, { [name]: 1.5 }), isBurn(new RegExp(`${name} 1\\.5`), 'startServer'));
     }
   });
@@ -216,11 +298,33 @@ describe('remote server: what one client can make it hold', () => {
 describe('remote server: who may connect', () => {
   it('refuses to listen off-loopback without a token or an authenticate hook (before binding)', async () => {
     for (const host of ['192.0.2.1', 'burn-ts.invalid']) {
-      await assert.rejects(startServer(cpu, 0, { host }), isBurn(new RegExp(`host '${host.replace(/\./g, '\\.')}' is not a loopback address.*pass \\{ token \\}.*Device\\.remote\\(url, \\{ token \\}\\).*or an authenticate hook`), 'startServer'));
+      await assert.rejects(
+        startServer(cpu, 0, { host }),
+        isBurn(
+          new RegExp(
+            `host '${host.replace(/\./g, '\\.')}' is not a loopback address.*pass \\{ token \\}.*Device\\.remote\\(url, \\{ token \\}\\).*or an authenticate hook`,
+          ),
+          'startServer',
+        ),
+      );
     }
-    await assert.rejects(startServer(cpu, 0, { token: '' }), isBurn(/token ''; expected a non-empty string/, 'startServer'));
-    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '[::1]']) assert.equal(isLoopbackHost(host), true, host);
-    for (const host of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.2', '::ffff:10.0.0.1', 'example.com', 'localhost.example.com', '128.0.0.1']) assert.equal(isLoopbackHost(host), false, host);
+    await assert.rejects(
+      startServer(cpu, 0, { token: '' }),
+      isBurn(/token ''; expected a non-empty string/, 'startServer'),
+    );
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '[::1]'])
+      assert.equal(isLoopbackHost(host), true, host);
+    for (const host of [
+      '0.0.0.0',
+      '::',
+      '10.0.0.1',
+      '192.168.1.2',
+      '::ffff:10.0.0.1',
+      'example.com',
+      'localhost.example.com',
+      '128.0.0.1',
+    ])
+      assert.equal(isLoopbackHost(host), false, host);
   });
 
   it('a token: the right one connects; none or a wrong one is refused at the handshake (401)', async () => {
@@ -230,7 +334,10 @@ describe('remote server: who may connect', () => {
     for (const bad of [undefined, 'wrong', token.slice(0, -1), `${token}!`]) {
       const d = connect(s.url, bad);
       const t = Tensor.ones([2], d);
-      await assert.rejects(t.toData(), isBurn(/the connection to ws:\/\/127\.0\.0\.1:\d+ closed \(Unexpected server response: 401\)/, 'remote'));
+      await assert.rejects(
+        t.toData(),
+        isBurn(/the connection to ws:\/\/127\.0\.0\.1:\d+ closed \(Unexpected server response: 401\)/, 'remote'),
+      );
       assert.throws(() => t.add(1), isBurn(/closed \(Unexpected server response: 401\)/), 'later ops throw');
     }
     // Device.remote takes the token; the `Authorization: Bearer` header works for other clients.
@@ -238,7 +345,10 @@ describe('remote server: who may connect', () => {
     const raw = rawClient(s.url, { headers: { authorization: `Bearer ${token}` } });
     await raw.opened;
     raw.ws.close();
-    await assert.rejects(rawClient(s.url, { headers: { authorization: 'Bearer nope' } }).opened, /handshake refused: 401/);
+    await assert.rejects(
+      rawClient(s.url, { headers: { authorization: 'Bearer nope' } }).opened,
+      /handshake refused: 401/,
+    );
     // The refused ones never had a session: the two devices' connections remain.
     assert.ok(await poll(() => s.stats().connections === 2), `${s.stats().connections} connections`);
   });
@@ -254,15 +364,21 @@ describe('remote server: who may connect', () => {
     });
     await rawClient(s.url, { headers: { 'x-user': 'alice' } }).opened;
     await assert.rejects(rawClient(s.url, { headers: { 'x-user': 'mallory' } }).opened, /handshake refused: 401/);
-    await assert.rejects(rawClient(s.url, { headers: { 'x-user': 'alice', 'x-throw': '1' } }).opened, /handshake refused: 401/);
+    await assert.rejects(
+      rawClient(s.url, { headers: { 'x-user': 'alice', 'x-throw': '1' } }).opened,
+      /handshake refused: 401/,
+    );
     assert.ok(seen.length === 3 && seen.every((a) => a === '127.0.0.1'), String(seen));
     const both = await server({ token: 'tok', authenticate: (req) => req.headers['x-user'] === 'alice' });
     await rawClient(both.url, { headers: { 'x-user': 'alice', authorization: 'Bearer tok' } }).opened;
-    await assert.rejects(rawClient(both.url, { headers: { 'x-user': 'bob', authorization: 'Bearer tok' } }).opened, /401/);
+    await assert.rejects(
+      rawClient(both.url, { headers: { 'x-user': 'bob', authorization: 'Bearer tok' } }).opened,
+      /401/,
+    );
     await assert.rejects(rawClient(both.url, { headers: { 'x-user': 'alice' } }).opened, /401/);
   });
 
-  it('Origin: browsers\' pages are refused (403) unless allowed; clients without an Origin are not affected', async () => {
+  it("Origin: browsers' pages are refused (403) unless allowed; clients without an Origin are not affected", async () => {
     // On the default (loopback, no token) server too: any web page could otherwise drive it.
     const open = await server();
     await assert.rejects(rawClient(open.url, { origin: 'https://evil.example' }).opened, /handshake refused: 403/);
@@ -276,14 +392,21 @@ describe('remote server: who may connect', () => {
     const any = await server({ allowedOrigins: ['*'], token: 't' });
     await rawClient(any.url, { origin: 'https://anything.example', headers: { authorization: 'Bearer t' } }).opened;
     await assert.rejects(rawClient(any.url, { origin: 'https://anything.example' }).opened, /401/);
-    await assert.rejects(startServer(cpu, 0, { allowedOrigins: ['https://a.example/'] }), isBurn(/allowedOrigins entry 'https:\/\/a\.example\/'; expected an origin such as 'https:\/\/app\.example\.com' or '\*'/, 'startServer'));
+    await assert.rejects(
+      startServer(cpu, 0, { allowedOrigins: ['https://a.example/'] }),
+      isBurn(
+        /allowedOrigins entry 'https:\/\/a\.example\/'; expected an origin such as 'https:\/\/app\.example\.com' or '\*'/,
+        'startServer',
+      ),
+    );
   });
 });
 
 describe('remote server: how many may connect', () => {
   it('maxConnections: a handshake beyond is refused (503) until a connection closes', async () => {
     const s = await server({ maxConnections: 2 });
-    const a = rawClient(s.url), b = rawClient(s.url);
+    const a = rawClient(s.url),
+      b = rawClient(s.url);
     await Promise.all([a.opened, b.opened]);
     await assert.rejects(rawClient(s.url).opened, /handshake refused: 503/);
     a.ws.close();
@@ -306,7 +429,9 @@ async function hostileServer(answer: (seq: number, command: unknown[]) => Uint8A
       }
     });
   });
-  return { url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, close: () =>
+  return {
+    url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+    close: () =>
       new Promise<void>((resolve) => {
         for (const ws of wss.clients) ws.terminate();
         wss.close(() => resolve());
@@ -315,26 +440,38 @@ async function hostileServer(answer: (seq: number, command: unknown[]) => Uint8A
 }
 
 describe('remote client: a hostile or dying server', () => {
-  it('replies that do not match the read (dtype, shape, bytes, kind) reject that request with a BurnError', { timeout: 10_000 }, async () => {
+  it('replies that do not match the read (dtype, shape, bytes, kind) reject that request with a BurnError', {
+    timeout: 10_000,
+  }, async () => {
     const f32 = (n: number) => new Uint8Array(new Float32Array(n).fill(1).buffer);
     let mode = 'ok';
     const hostile = await hostileServer((seq, [name]) => {
-      if (name === 'sync') return encodeMessage(mode === 'data-for-sync' ? ['data', seq, 'f32', [2, 3], '', f32(6)] : ['synced', seq]);
+      if (name === 'sync')
+        return encodeMessage(mode === 'data-for-sync' ? ['data', seq, 'f32', [2, 3], '', f32(6)] : ['synced', seq]);
       if (name !== 'read') return undefined;
       switch (mode) {
-        case 'dtype': return encodeAligned(['data', seq, 'f64', [2, 3]], new Uint8Array(48));
-        case 'shape': return encodeAligned(['data', seq, 'f32', [3, 2]], f32(6));
-        case 'bytes': return encodeAligned(['data', seq, 'f32', [2, 3]], f32(5));
-        case 'not-bytes': return encodeMessage(['data', seq, 'f32', [2, 3], '', 'xx']);
-        case 'synced': return encodeMessage(['synced', seq]);
-        default: return encodeAligned(['data', seq, 'f32', [2, 3]], f32(6));
+        case 'dtype':
+          return encodeAligned(['data', seq, 'f64', [2, 3]], new Uint8Array(48));
+        case 'shape':
+          return encodeAligned(['data', seq, 'f32', [3, 2]], f32(6));
+        case 'bytes':
+          return encodeAligned(['data', seq, 'f32', [2, 3]], f32(5));
+        case 'not-bytes':
+          return encodeMessage(['data', seq, 'f32', [2, 3], '', 'xx']);
+        case 'synced':
+          return encodeMessage(['synced', seq]);
+        default:
+          return encodeAligned(['data', seq, 'f32', [2, 3]], f32(6));
       }
     });
     try {
       const d = connect(hostile.url);
       const t = Tensor.ones([2, 3], d);
       const cases: [string, RegExp][] = [
-        ['dtype', /the server answered the read of a \[2, 3\] f32 tensor with f64 data of shape \[2, 3\]; expected f32 \[2, 3\]/],
+        [
+          'dtype',
+          /the server answered the read of a \[2, 3\] f32 tensor with f64 data of shape \[2, 3\]; expected f32 \[2, 3\]/,
+        ],
         ['shape', /with f32 data of shape \[3, 2\]; expected f32 \[2, 3\]/],
         ['bytes', /with 20 bytes; expected 24/],
         ['not-bytes', /with "xx"; expected 24 bytes/],
@@ -353,24 +490,35 @@ describe('remote client: a hostile or dying server', () => {
     }
   });
 
-  it('a frame claiming more than 2 GiB closes the connection before it is buffered (the read rejects)', { timeout: 10_000 }, async () => {
+  it('a frame claiming more than 2 GiB closes the connection before it is buffered (the read rejects)', {
+    timeout: 10_000,
+  }, async () => {
     const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
-    wss.on('connection', (ws) => ws.once('message', () => {
-      // A binary frame header with a 64-bit length of 3 GiB, and no payload behind it.
-      (ws as unknown as { _socket: { write(b: Uint8Array): void } })._socket.write(Uint8Array.of(0x82, 127, 0, 0, 0, 0, 0xc0, 0, 0, 0));
-    }));
+    wss.on('connection', (ws) =>
+      ws.once('message', () => {
+        // A binary frame header with a 64-bit length of 3 GiB, and no payload behind it.
+        (ws as unknown as { _socket: { write(b: Uint8Array): void } })._socket.write(
+          Uint8Array.of(0x82, 127, 0, 0, 0, 0, 0xc0, 0, 0, 0),
+        );
+      }),
+    );
     try {
       const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
       const read = Tensor.ones([2], connect(url)).toData();
-      await assert.rejects(read, isBurn(/the connection to ws:\/\/127\.0\.0\.1:\d+ closed \(Max payload size exceeded\)/, 'remote'));
+      await assert.rejects(
+        read,
+        isBurn(/the connection to ws:\/\/127\.0\.0\.1:\d+ closed \(Max payload size exceeded\)/, 'remote'),
+      );
     } finally {
       for (const ws of wss.clients) ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     }
   });
 
-  it('a server killed mid-read: the pending read and sync reject with a BurnError naming the URL; later ops throw', { timeout: 10_000 }, async () => {
+  it('a server killed mid-read: the pending read and sync reject with a BurnError naming the URL; later ops throw', {
+    timeout: 10_000,
+  }, async () => {
     // A plain server in a child process that takes commands and never answers, then is killed.
     const script = `
       const { WebSocketServer } = require('ws');

@@ -9,9 +9,27 @@ import * as vm from 'node:vm';
 import { after, describe, it } from 'node:test';
 import { Decoder } from '@msgpack/msgpack';
 import { WebSocket } from 'ws';
-import { activation, BurnError, Device, Distribution, functional as F, Tensor, TensorData, type Int } from '../../src/index.js';
+import {
+  activation,
+  BurnError,
+  Device,
+  Distribution,
+  functional as F,
+  Tensor,
+  TensorData,
+  type Int,
+} from '../../src/index.js';
 import { RemoteBackend, startServer, type RemoteServer } from '../../src/backends/remote/index.js';
-import { ARG_OPS, BINARY_OPS, COMPARE_OPS, PREDICATE_OPS, REDUCE_OPS, SCAN_OPS, SCATTER_OPS, UNARY_OPS } from '../../src/backend/ops.js';
+import {
+  ARG_OPS,
+  BINARY_OPS,
+  COMPARE_OPS,
+  PREDICATE_OPS,
+  REDUCE_OPS,
+  SCAN_OPS,
+  SCATTER_OPS,
+  UNARY_OPS,
+} from '../../src/backend/ops.js';
 import { encodeMessage, OP_COMMANDS, type OpCommand } from '../../src/backends/remote/protocol.js';
 import { ProtocolError, Session } from '../../src/backends/remote/session.js';
 import { remoteServer } from '../helpers/devices.js';
@@ -49,21 +67,35 @@ describe('remote device', () => {
     const out = a.toDevice(d).matmul(b.toDevice(d)).relu().sumDim(1);
     assert.deepEqual(out.dims(), [64, 1]);
     const got = await values(out);
-    got.forEach((v, i) => assert.ok(Math.abs(v - expected[i]!) <= 1e-4 * Math.max(1, Math.abs(expected[i]!)), `${v} vs ${expected[i]}`));
+    got.forEach((v, i) =>
+      assert.ok(Math.abs(v - expected[i]!) <= 1e-4 * Math.max(1, Math.abs(expected[i]!)), `${v} vs ${expected[i]}`),
+    );
   });
 
   it('is named remote(url), one device per URL, and checks the URL', () => {
     assert.equal(String(remote()), `remote(${remoteServer.url})`);
     assert.equal(remote(), remote());
     assert.equal(remote().info()['name'], `remote(${remoteServer.url})`);
-    assert.throws(() => Device.remote('http://127.0.0.1:1'), isBurn(/url 'http:\/\/127\.0\.0\.1:1'; expected ws:\/\/host:port/, 'Device.remote'));
-    assert.throws(() => Device.remote('ws://bad host:1'), isBurn(/cannot connect to 'ws:\/\/bad host:1': .*Invalid URL/, 'Device.remote'));
+    assert.throws(
+      () => Device.remote('http://127.0.0.1:1'),
+      isBurn(/url 'http:\/\/127\.0\.0\.1:1'; expected ws:\/\/host:port/, 'Device.remote'),
+    );
+    assert.throws(
+      () => Device.remote('ws://bad host:1'),
+      isBurn(/cannot connect to 'ws:\/\/bad host:1': .*Invalid URL/, 'Device.remote'),
+    );
   });
 
   it('keeps every dtype and shape through a round trip (binary frames)', async () => {
     const d = remote();
     for (const dtype of ['f64', 'f32', 'f16', 'bf16', 'i64', 'i32', 'i16', 'i8', 'u32', 'u16', 'u8'] as const) {
-      const data = new TensorData([1, 2, dtype.startsWith('u') ? 5 : -0.5, 3, 0, 7].map((v) => (dtype[0] === 'f' || dtype[0] === 'b' ? v : Math.trunc(v))), [2, 3], dtype);
+      const data = new TensorData(
+        [1, 2, dtype.startsWith('u') ? 5 : -0.5, 3, 0, 7].map((v) =>
+          dtype[0] === 'f' || dtype[0] === 'b' ? v : Math.trunc(v),
+        ),
+        [2, 3],
+        dtype,
+      );
       const back = await Tensor.fromData(data, d).toData();
       assert.equal(back.dtype, dtype);
       assert.deepEqual(back.shape, [2, 3]);
@@ -87,7 +119,12 @@ describe('remote device', () => {
 
   it('seeded random draws equal local ones (the client sends the random key)', async () => {
     const d = remote();
-    for (const [dist, dtype] of [[Distribution.Normal(1, 2), 'f32'], [Distribution.Uniform(-3, 5), 'f64'], [Distribution.Bernoulli(0.3), 'f32'], [Distribution.Default, 'i32']] as const) {
+    for (const [dist, dtype] of [
+      [Distribution.Normal(1, 2), 'f32'],
+      [Distribution.Uniform(-3, 5), 'f64'],
+      [Distribution.Bernoulli(0.3), 'f32'],
+      [Distribution.Default, 'i32'],
+    ] as const) {
       d.seed(11);
       cpu.seed(11);
       const r = Tensor.random([5, 7], dist, { device: d, dtype } as never);
@@ -103,7 +140,17 @@ describe('remote device', () => {
     assert.equal(server.stats().handles, 0, 'nothing has reached the server yet');
     await d.sync();
     assert.deepEqual(server.stats(), { connections: 1, handles: 3 });
-    assert.equal((await x.slice([[0, 1], [0, 1]]).toData()).toArray()[0], 100);
+    assert.equal(
+      (
+        await x
+          .slice([
+            [0, 1],
+            [0, 1],
+          ])
+          .toData()
+      ).toArray()[0],
+      100,
+    );
   });
 });
 
@@ -112,23 +159,80 @@ describe('remote autodiff', () => {
   const ref = { reference: cpu };
 
   it('backward over the remote device gives the gradients', async () => {
-    const w = Tensor.fromFloats([[1, 2], [3, 4]], ad()).requireGrad();
-    const x = Tensor.fromFloats([[1, -1], [2, 0.5]], ad());
+    const w = Tensor.fromFloats(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      ad(),
+    ).requireGrad();
+    const x = Tensor.fromFloats(
+      [
+        [1, -1],
+        [2, 0.5],
+      ],
+      ad(),
+    );
     const grads = x.matmul(w).tanh().sum().backward();
-    const local = Tensor.fromFloats([[1, 2], [3, 4]], cpu.autodiff()).requireGrad();
-    const lg = Tensor.fromFloats([[1, -1], [2, 0.5]], cpu.autodiff()).matmul(local).tanh().sum().backward();
-    const got = await values(w.grad(grads)!), want = await values(local.grad(lg)!);
+    const local = Tensor.fromFloats(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      cpu.autodiff(),
+    ).requireGrad();
+    const lg = Tensor.fromFloats(
+      [
+        [1, -1],
+        [2, 0.5],
+      ],
+      cpu.autodiff(),
+    )
+      .matmul(local)
+      .tanh()
+      .sum()
+      .backward();
+    const got = await values(w.grad(grads)!),
+      want = await values(local.grad(lg)!);
     got.forEach((v, i) => assert.ok(Math.abs(v - want[i]!) < 1e-6));
   });
 
   for (const [name, shapes, f] of [
-    ['matmul tanh', [[3, 4], [4, 2]], (a: Tensor<number>, b: Tensor<number>) => a.matmul(b).tanh()],
+    [
+      'matmul tanh',
+      [
+        [3, 4],
+        [4, 2],
+      ],
+      (a: Tensor<number>, b: Tensor<number>) => a.matmul(b).tanh(),
+    ],
     ['logSoftmax', [[2, 5]], (a: Tensor<number>) => activation.logSoftmax(a, 1)],
-    ['conv2d', [[1, 2, 5, 5], [3, 2, 3, 3]], (x: Tensor<number>, w: Tensor<number>) => F.conv2d(x as Tensor<4>, w as Tensor<4>, undefined, { padding: [1, 1] })],
-    ['gather and sort', [[3, 4]], (a: Tensor<number>) => a.sort(1).add(a.gather(0, Tensor.fromInts([[2, 0, 1, 1]], a.device()) as unknown as Tensor<number, Int>).mul(2))],
+    [
+      'conv2d',
+      [
+        [1, 2, 5, 5],
+        [3, 2, 3, 3],
+      ],
+      (x: Tensor<number>, w: Tensor<number>) =>
+        F.conv2d(x as Tensor<4>, w as Tensor<4>, undefined, { padding: [1, 1] }),
+    ],
+    [
+      'gather and sort',
+      [[3, 4]],
+      (a: Tensor<number>) =>
+        a
+          .sort(1)
+          .add(a.gather(0, Tensor.fromInts([[2, 0, 1, 1]], a.device()) as unknown as Tensor<number, Int>).mul(2)),
+    ],
   ] as const) {
     it(`matches finite differences: ${name}`, async () => {
-      const err = await gradCheck(ad(), shapes.map((shape) => ({ shape: [...shape] })), f as never, 3, ref);
+      const err = await gradCheck(
+        ad(),
+        shapes.map((shape) => ({ shape: [...shape] })),
+        f as never,
+        3,
+        ref,
+      );
       assert.ok(err < 1e-6, `relative error ${err}`);
     });
   }
@@ -141,7 +245,10 @@ describe('remote errors', () => {
     const bad = x.gather(0, Tensor.fromInts([0, 7], d) as never); // index 7 is out of range on the server
     const dependent = bad.mul(2).add(1);
     const fine = x.mul(10);
-    await assert.rejects(fine.toData(), isBurn(/index 7 is out of bounds for dim 0 of size 3.*on remote\(ws:/, 'gather'));
+    await assert.rejects(
+      fine.toData(),
+      isBurn(/index 7 is out of bounds for dim 0 of size 3.*on remote\(ws:/, 'gather'),
+    );
     assert.deepEqual(await values(fine), [10, 20, 30], 'reported once; later reads of healthy tensors succeed');
     await assert.rejects(dependent.toData(), isBurn(/index 7 is out of bounds/, 'gather'));
     await assert.rejects(bad.toData(), isBurn(/index 7 is out of bounds/, 'gather'));
@@ -155,13 +262,26 @@ describe('remote errors', () => {
     await d.sync();
   });
 
-  it('oneHot checks its class indices on the server (checkIndices): an out-of-range one fails with the tensor API\'s message', async () => {
+  it("oneHot checks its class indices on the server (checkIndices): an out-of-range one fails with the tensor API's message", async () => {
     const d = remote();
     assert.deepEqual(await values(Tensor.fromInts([0, 2, -1], d).oneHot(3)), [1, 0, 0, 0, 0, 1, 0, 0, 1]);
     const bad = Tensor.fromInts([0, 5], d).oneHot(3);
-    await assert.rejects(bad.toData(), isBurn(/^oneHot: class index 5 is out of range for 3 classes \(on remote\(ws:/, 'oneHot'));
-    await assert.rejects(bad.toData(), isBurn(/class index 5 is out of range for 3 classes/, 'oneHot'), 'what is computed from it stays poisoned');
-    await assert.rejects(Tensor.fromInts([[-4]], d).oneHot(3).sum().toData(), isBurn(/class index -4 is out of range for 3 classes/, 'oneHot'));
+    await assert.rejects(
+      bad.toData(),
+      isBurn(/^oneHot: class index 5 is out of range for 3 classes \(on remote\(ws:/, 'oneHot'),
+    );
+    await assert.rejects(
+      bad.toData(),
+      isBurn(/class index 5 is out of range for 3 classes/, 'oneHot'),
+      'what is computed from it stays poisoned',
+    );
+    await assert.rejects(
+      Tensor.fromInts([[-4]], d)
+        .oneHot(3)
+        .sum()
+        .toData(),
+      isBurn(/class index -4 is out of range for 3 classes/, 'oneHot'),
+    );
     assert.deepEqual(await values(Tensor.fromInts([1], d).oneHot(2)), [0, 1], 'the connection goes on');
   });
 
@@ -174,8 +294,14 @@ describe('remote errors', () => {
 
   it('startServer checks its port and options, and reports a port in use', async () => {
     await assert.rejects(startServer(cpu, -1), isBurn(/port -1; expected an integer in 0\.\.65535/, 'startServer'));
-    await assert.rejects(startServer(cpu, 0, { maxElements: 0 }), isBurn(/maxElements 0; expected an integer/, 'startServer'));
-    await assert.rejects(startServer(cpu, remoteServer.port), isBurn(/cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/, 'startServer'));
+    await assert.rejects(
+      startServer(cpu, 0, { maxElements: 0 }),
+      isBurn(/maxElements 0; expected an integer/, 'startServer'),
+    );
+    await assert.rejects(
+      startServer(cpu, remoteServer.port),
+      isBurn(/cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/, 'startServer'),
+    );
   });
 });
 
@@ -190,11 +316,14 @@ function rawClient(url: string) {
     waiters.splice(0).forEach((w) => w());
   });
   const opened = new Promise<void>((resolve) => ws.once('open', () => resolve()));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   return {
     opened,
     closed,
-    send: (message: unknown) => ws.send(message instanceof Uint8Array || typeof message === 'string' ? message : encodeMessage(message)),
+    send: (message: unknown) =>
+      ws.send(message instanceof Uint8Array || typeof message === 'string' ? message : encodeMessage(message)),
     /** The next reply of `kind`. */
     async next(kind: string): Promise<unknown[]> {
       for (;;) {
@@ -273,7 +402,10 @@ describe('remote server under hostile messages', () => {
       assert.match(String(fail[3]), pattern);
     }
     // Shapes and handles checked by the shape rules, before the backend sees them.
-    c.send([['fill', 20, [2, 3], 1, 'f32'], ['fill', 21, [4, 5], 1, 'f32']]);
+    c.send([
+      ['fill', 20, [2, 3], 1, 'f32'],
+      ['fill', 21, [4, 5], 1, 'f32'],
+    ]);
     const rules: [command: unknown[], op: string, pattern: RegExp][] = [
       [['matmul', 22, 20, 21], 'matmul', /inner dimensions differ: lhs \[2, 3\] and rhs \[4, 5\]/],
       [['slice', 23, 20, [0, 2, 1, 2, 2, 1]], 'slice', /slice \{start: 2, size: 2, step: 1\} of dim 1 of size 3/],
@@ -290,7 +422,11 @@ describe('remote server under hostile messages', () => {
       assert.match(String(fail[3]), pattern);
     }
     // A read of a failed command's output names the failure; a healthy read works on the same connection.
-    c.send([['read', 22], ['read', 20], ['read', 12345]]);
+    c.send([
+      ['read', 22],
+      ['read', 20],
+      ['read', 12345],
+    ]);
     const poisoned = await c.next('error');
     assert.equal(poisoned[3], 'matmul');
     const data = await c.next('data');
@@ -306,16 +442,58 @@ describe('remote server under hostile messages', () => {
 
   it('fuzz: random commands and bytes never throw out of a session (best CPU engine)', () => {
     const replies: Uint8Array[] = [];
-    const session = new Session(Device.cpu().backend, { maxMessageBytes: 1 << 20, maxElements: 4096, maxHandles: 100_000 }, (m) => replies.push(m));
+    const session = new Session(
+      Device.cpu().backend,
+      { maxMessageBytes: 1 << 20, maxElements: 4096, maxHandles: 100_000 },
+      (m) => replies.push(m),
+    );
     let seed = 12345;
-    const rand = (n: number) => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) % n);
+    const rand = (n: number) => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) % n;
     const pick = <V>(xs: readonly V[]): V => xs[rand(xs.length)]!;
     // Handles 1..8 exist (f32, i32 and bool tensors of a few shapes), so ops do run on odd arguments.
-    session.receive(encodeMessage([
-      ['fill', 1, [2, 3], 1.5, 'f32'], ['fill', 2, [3], 2, 'i32'], ['fill', 3, [2, 3], 1, 'bool'], ['fill', 4, [], 7, 'f32'],
-      ['fill', 5, [3, 2], -1, 'f32'], ['fill', 6, [2, 1], 0, 'i32'], ['fill', 7, [1, 3], 1, 'f64'], ['fill', 8, [0, 2], 0, 'f32'],
-    ]));
-    const atoms: unknown[] = [0, 1, 2, 3, 5, 8, -1, -7, 2 ** 31, 2 ** 53, 1.5, NaN, Infinity, -0, '-0', null, true, 'f32', 'i32', 'bool', 'add', 'sum', 'argmax', 'assign', 'exp', 'isnan', 'eq', '', 'x'.repeat(300)];
+    session.receive(
+      encodeMessage([
+        ['fill', 1, [2, 3], 1.5, 'f32'],
+        ['fill', 2, [3], 2, 'i32'],
+        ['fill', 3, [2, 3], 1, 'bool'],
+        ['fill', 4, [], 7, 'f32'],
+        ['fill', 5, [3, 2], -1, 'f32'],
+        ['fill', 6, [2, 1], 0, 'i32'],
+        ['fill', 7, [1, 3], 1, 'f64'],
+        ['fill', 8, [0, 2], 0, 'f32'],
+      ]),
+    );
+    const atoms: unknown[] = [
+      0,
+      1,
+      2,
+      3,
+      5,
+      8,
+      -1,
+      -7,
+      2 ** 31,
+      2 ** 53,
+      1.5,
+      NaN,
+      Infinity,
+      -0,
+      '-0',
+      null,
+      true,
+      'f32',
+      'i32',
+      'bool',
+      'add',
+      'sum',
+      'argmax',
+      'assign',
+      'exp',
+      'isnan',
+      'eq',
+      '',
+      'x'.repeat(300),
+    ];
     const value = (depth: number): unknown => {
       const k = rand(10);
       if (depth < 2 && k < 3) return Array.from({ length: rand(7) }, () => value(depth + 1));
@@ -327,7 +505,14 @@ describe('remote server under hostile messages', () => {
     for (let i = 0; i < 3000; i++) {
       let bytes: Uint8Array;
       if (rand(10) === 0) bytes = Uint8Array.from({ length: rand(30) }, () => rand(256));
-      else bytes = encodeMessage(Array.from({ length: 1 + rand(3) }, () => [pick(names), rand(3) === 0 ? value(1) : 100 + rand(600), ...Array.from({ length: rand(6) }, () => value(1))]));
+      else
+        bytes = encodeMessage(
+          Array.from({ length: 1 + rand(3) }, () => [
+            pick(names),
+            rand(3) === 0 ? value(1) : 100 + rand(600),
+            ...Array.from({ length: rand(6) }, () => value(1)),
+          ]),
+        );
       try {
         session.receive(bytes);
       } catch (e) {
@@ -339,37 +524,77 @@ describe('remote server under hostile messages', () => {
     // Still serving: once the handles are dropped, fresh ops work (the reply to the last read:
     // replies to the fuzz's reads may still arrive, as they resolve asynchronously).
     const all = Array.from({ length: 800 }, (_, i) => i);
-    session.receive(encodeMessage([['drop', all], ['fill', 9000, [2, 3], 1.5, 'f32'], ['binaryScalar', 9001, 'mul', 9000, 2], ['read', 9001]]));
+    session.receive(
+      encodeMessage([
+        ['drop', all],
+        ['fill', 9000, [2, 3], 1.5, 'f32'],
+        ['binaryScalar', 9001, 'mul', 9000, 2],
+        ['read', 9001],
+      ]),
+    );
     return new Promise<void>((resolve) => setTimeout(resolve, 10)).then(() => {
-      const data = replies.map((r) => new Decoder().decode(r) as unknown[]).filter((r) => r[0] === 'data').at(-1);
+      const data = replies
+        .map((r) => new Decoder().decode(r) as unknown[])
+        .filter((r) => r[0] === 'data')
+        .at(-1);
       assert.ok(data, 'a data reply');
       assert.deepEqual(Array.from(new Float32Array(new Uint8Array(data[5] as Uint8Array).buffer)), [3, 3, 3, 3, 3, 3]);
     });
   });
 
-  it('fuzz: well-typed ops with random shapes, dims and specs either run with the shape rule\'s result or fail with a BurnError', () => {
+  it("fuzz: well-typed ops with random shapes, dims and specs either run with the shape rule's result or fail with a BurnError", () => {
     const replies: Uint8Array[] = [];
-    const session = new Session(Device.cpu().backend, { maxMessageBytes: 1 << 20, maxElements: 4096, maxHandles: 1e6 }, (m) => replies.push(m));
+    const session = new Session(
+      Device.cpu().backend,
+      { maxMessageBytes: 1 << 20, maxElements: 4096, maxHandles: 1e6 },
+      (m) => replies.push(m),
+    );
     let seed = 7;
-    const rand = (n: number) => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) % n);
+    const rand = (n: number) => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) % n;
     const pick = <V>(xs: readonly V[]): V => xs[rand(xs.length)]!;
     const dtypes = ['f32', 'f64', 'i32', 'bool', 'u8', 'i64', 'f16'];
     const shape = () => Array.from({ length: rand(4) }, () => rand(4));
     const inputs = Array.from({ length: 40 }, (_, i) => i + 1);
     session.receive(encodeMessage(inputs.map((id) => ['fill', id, shape(), rand(5) - 1, pick(dtypes)])));
-    const t = () => pick(inputs), int = () => rand(7) - 2;
-    const specs = () => Array.from({ length: 3 * rand(4) }, (_, i) => (i % 3 === 2 ? pick([1, 2, -1, -2]) : rand(5) - 1));
+    const t = () => pick(inputs),
+      int = () => rand(7) - 2;
+    const specs = () =>
+      Array.from({ length: 3 * rand(4) }, (_, i) => (i % 3 === 2 ? pick([1, 2, -1, -2]) : rand(5) - 1));
     const args: Record<Exclude<OpCommand, 'fromData' | 'sort'>, () => unknown[]> = {
-      fill: () => [shape(), rand(5), pick(dtypes)], reshape: () => [t(), shape()], permute: () => [t(), Array.from({ length: rand(4) }, () => rand(3))],
-      expand: () => [t(), shape()], slice: () => [t(), specs()], sliceAssign: () => [t(), specs(), t()], cat: () => [Array.from({ length: 1 + rand(3) }, t), int()],
-      unary: () => [pick(UNARY_OPS), t()], predicate: () => [pick(PREDICATE_OPS), t()], binary: () => [pick(BINARY_OPS), t(), t()],
-      compare: () => [pick(COMPARE_OPS), t(), t()], where: () => [t(), t(), t()], cast: () => [t(), pick(dtypes)],
-      reduce: () => [pick(REDUCE_OPS), t(), Array.from({ length: rand(3) }, int)], argReduce: () => [pick(ARG_OPS), t(), int()],
-      scan: () => [pick(SCAN_OPS), t(), int()], gather: () => [t(), int(), t()], scatter: () => [pick(SCATTER_OPS), t(), int(), t(), t()], matmul: () => [t(), t()],
-      random: () => [shape(), pick([['default'], ['normal', 0, 1], ['uniform', 0, 2], ['bernoulli', 0.5]]), pick(dtypes), [rand(9), 2, 3]],
-      arange: () => [int(), int() * 3, pick([1, -1, 0.5, 2]), pick(dtypes)], binaryScalar: () => [pick(BINARY_OPS), t(), rand(5) - 2],
-      compareScalar: () => [pick(COMPARE_OPS), t(), rand(3)], clamp: () => [t(), pick([null, 0, 1]), pick([null, 2, 0])], maskFill: () => [t(), t(), 3],
-      select: () => [t(), int(), t()], selectAssign: () => [pick(SCATTER_OPS), t(), int(), t(), t()], softmax: () => [t(), int()], logSoftmax: () => [t(), int()],
+      fill: () => [shape(), rand(5), pick(dtypes)],
+      reshape: () => [t(), shape()],
+      permute: () => [t(), Array.from({ length: rand(4) }, () => rand(3))],
+      expand: () => [t(), shape()],
+      slice: () => [t(), specs()],
+      sliceAssign: () => [t(), specs(), t()],
+      cat: () => [Array.from({ length: 1 + rand(3) }, t), int()],
+      unary: () => [pick(UNARY_OPS), t()],
+      predicate: () => [pick(PREDICATE_OPS), t()],
+      binary: () => [pick(BINARY_OPS), t(), t()],
+      compare: () => [pick(COMPARE_OPS), t(), t()],
+      where: () => [t(), t(), t()],
+      cast: () => [t(), pick(dtypes)],
+      reduce: () => [pick(REDUCE_OPS), t(), Array.from({ length: rand(3) }, int)],
+      argReduce: () => [pick(ARG_OPS), t(), int()],
+      scan: () => [pick(SCAN_OPS), t(), int()],
+      gather: () => [t(), int(), t()],
+      scatter: () => [pick(SCATTER_OPS), t(), int(), t(), t()],
+      matmul: () => [t(), t()],
+      random: () => [
+        shape(),
+        pick([['default'], ['normal', 0, 1], ['uniform', 0, 2], ['bernoulli', 0.5]]),
+        pick(dtypes),
+        [rand(9), 2, 3],
+      ],
+      arange: () => [int(), int() * 3, pick([1, -1, 0.5, 2]), pick(dtypes)],
+      binaryScalar: () => [pick(BINARY_OPS), t(), rand(5) - 2],
+      compareScalar: () => [pick(COMPARE_OPS), t(), rand(3)],
+      clamp: () => [t(), pick([null, 0, 1]), pick([null, 2, 0])],
+      maskFill: () => [t(), t(), 3],
+      select: () => [t(), int(), t()],
+      selectAssign: () => [pick(SCATTER_OPS), t(), int(), t(), t()],
+      softmax: () => [t(), int()],
+      logSoftmax: () => [t(), int()],
       checkIndices: () => [t(), rand(5) - 2, rand(5), 'checkIndices', 'index ', ' is out of bounds'],
     };
     const names = Object.keys(args) as (keyof typeof args)[];
@@ -385,17 +610,29 @@ describe('remote server under hostile messages', () => {
     const fails = replies.map((r) => new Decoder().decode(r) as unknown[]).filter((r) => r[0] === 'fail');
     assert.ok(fails.length > 500 && fails.length < 3500, `${fails.length} of 4400 commands failed`);
     for (const [, , op, message] of fails) {
-      assert.doesNotMatch(String(message), /shape rule expects/, `${String(op)}: the backend disagreed with the shape rule`);
-      assert.match(String(message), /expected|out of bounds|not supported|cannot|repeat|needs|is not defined/, `${String(op)}: ${String(message)}`);
+      assert.doesNotMatch(
+        String(message),
+        /shape rule expects/,
+        `${String(op)}: the backend disagreed with the shape rule`,
+      );
+      assert.match(
+        String(message),
+        /expected|out of bounds|not supported|cannot|repeat|needs|is not defined/,
+        `${String(op)}: ${String(message)}`,
+      );
     }
   });
 
   it('maxHandles bounds the live handles of a connection', async () => {
     const server = await extraServer({ maxHandles: 2 });
     const d = Device.remote(server.url);
-    const a = Tensor.ones([2], d), b = Tensor.zeros([2], d);
+    const a = Tensor.ones([2], d),
+      b = Tensor.zeros([2], d);
     const c = a.add(b);
-    await assert.rejects(c.toData(), isBurn(/more than 2 live handles \(the server's maxHandles\); free tensors first/, 'binary'));
+    await assert.rejects(
+      c.toData(),
+      isBurn(/more than 2 live handles \(the server's maxHandles\); free tensors first/, 'binary'),
+    );
     b.dispose();
     assert.deepEqual(await values(a.mul(3)), [3, 3]);
   });
@@ -404,7 +641,7 @@ describe('remote server under hostile messages', () => {
     const server = await extraServer({ maxMessageBytes: 1024 });
     const c = rawClient(server.url);
     await c.opened;
-    c.send([["fromData", 1, "u8", [4096], new Uint8Array(4096)]]);
+    c.send([['fromData', 1, 'u8', [4096], new Uint8Array(4096)]]);
     const { code } = await c.closed;
     assert.equal(code, 1009);
     await stillServes(server);
@@ -453,13 +690,24 @@ describe('remote handles', () => {
     assert.equal(remoteServer.stats().handles, base + 2, 'only the clone and the scope result remain');
     assert.deepEqual(await values(kept), [16]);
     // The module ops that run through the shared defaults free their intermediates too.
-    const x = Tensor.ones([1, 1, 6, 6], d), w = Tensor.ones([2, 1, 3, 3], d);
+    const x = Tensor.ones([1, 1, 6, 6], d),
+      w = Tensor.ones([2, 1, 3, 3], d);
     await d.sync();
     const before = remoteServer.stats().handles;
     const y = F.conv2d(x as Tensor<4>, w as Tensor<4>, undefined, {});
     await d.sync();
     assert.equal(remoteServer.stats().handles, before + 1);
-    assert.deepEqual(await values(y.slice([[0, 1], [0, 1], [0, 1], [0, 1]])), [9]);
+    assert.deepEqual(
+      await values(
+        y.slice([
+          [0, 1],
+          [0, 1],
+          [0, 1],
+          [0, 1],
+        ]),
+      ),
+      [9],
+    );
   });
 });
 
@@ -471,7 +719,8 @@ describe('remote close and reconnect', () => {
     assert.deepEqual(await values(t), [2, 4, 6]);
     await server.close();
     assert.equal(server.stats().connections, 0);
-    const gone = /the connection to ws:\/\/127\.0\.0\.1:\d+ closed \(code 1001: server closing\); the tensors on remote\(ws:.*\) are gone/;
+    const gone =
+      /the connection to ws:\/\/127\.0\.0\.1:\d+ closed \(code 1001: server closing\); the tensors on remote\(ws:.*\) are gone/;
     await assert.rejects(t.toData(), isBurn(gone, 'remote'));
     assert.throws(() => t.add(1), isBurn(gone)); // later ops throw (the tensor API may name its op, `add`)
     await assert.rejects(d.sync(), isBurn(gone, 'remote'));
@@ -502,6 +751,9 @@ describe('remote close and reconnect', () => {
     const url = server.url;
     await server.close();
     const d = Device.remote(url);
-    await assert.rejects(Tensor.ones([1], d).toData(), isBurn(/the connection to ws:\/\/127\.0\.0\.1:\d+ closed \(.*ECONNREFUSED/, 'remote'));
+    await assert.rejects(
+      Tensor.ones([1], d).toData(),
+      isBurn(/the connection to ws:\/\/127\.0\.0\.1:\d+ closed \(.*ECONNREFUSED/, 'remote'),
+    );
   });
 });

@@ -13,13 +13,17 @@ import { browserMissing, runPage } from '../helpers/browser.js';
 import type { WasmPageResult } from './wasm-browser/page.js';
 
 const modules = new URL('../../src/backends/cpu/wasm/', import.meta.url);
-const missing = browserMissing ?? (existsSync(new URL('kernels-mt.wasm', modules)) ? undefined : 'the wasm modules are not built (npm run build)');
+const missing =
+  browserMissing ??
+  (existsSync(new URL('kernels-mt.wasm', modules)) ? undefined : 'the wasm modules are not built (npm run build)');
 
 /** Loads the page in a fresh headless Chromium, with the engine's modules next to it; `isolated`: with the COOP/COEP headers. */
 async function visit(isolated: boolean): Promise<WasmPageResult> {
   const wasm = (name: string) => ['application/wasm', readFileSync(new URL(name, modules))] as const;
   return runPage<WasmPageResult>(fileURLToPath(new URL('./wasm-browser/page.ts', import.meta.url)), {
-    headers: isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {},
+    headers: isolated
+      ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }
+      : {},
     files: { '/kernels-mt.wasm': wasm('kernels-mt.wasm'), '/kernels-st.wasm': wasm('kernels-st.wasm') },
   });
 }
@@ -28,12 +32,15 @@ async function visit(isolated: boolean): Promise<WasmPageResult> {
 function checkValues(r: WasmPageResult): void {
   assert.equal(r.device, 'cpu(wasm)');
   const tolerance: Record<string, number> = { matmul: 1e-5, add: 0, exp: 1e-6, softmax: 1e-6 };
-  for (const [op, tol] of Object.entries(tolerance)) assert.ok(r.errors[op]! <= tol, `${op}: error ${r.errors[op]} > ${tol}`);
-  assert.ok(r.sameRandom, 'a uniform draw equals the js engine\'s');
+  for (const [op, tol] of Object.entries(tolerance))
+    assert.ok(r.errors[op]! <= tol, `${op}: error ${r.errors[op]} > ${tol}`);
+  assert.ok(r.sameRandom, "a uniform draw equals the js engine's");
 }
 
 describe('wasm engine in headless Chromium', { skip: missing ?? false }, () => {
-  it('a cross-origin-isolated page runs the threaded module on Web Workers over a shared memory', { timeout: 180_000 }, async () => {
+  it('a cross-origin-isolated page runs the threaded module on Web Workers over a shared memory', {
+    timeout: 180_000,
+  }, async () => {
     const r = await visit(true);
     assert.equal(r.isolated, true);
     assert.equal(r.variant, 'mt');

@@ -16,7 +16,11 @@ export function flat(nested: unknown): [number[], number[]] {
 }
 
 /** Burn's `into_data().assert_eq(expected, false)`: the same shape and exactly the same values (dtype not compared). */
-export async function assertData(actual: Tensor<number, Kind> | TensorData, expected: unknown, label = ''): Promise<void> {
+export async function assertData(
+  actual: Tensor<number, Kind> | TensorData,
+  expected: unknown,
+  label = '',
+): Promise<void> {
   const data = 'toData' in actual ? await actual.toData() : actual;
   const [shape, want] = flat(expected);
   // An empty nested array has no inner level to read: the shape comes from the data then.
@@ -27,9 +31,13 @@ export async function assertData(actual: Tensor<number, Kind> | TensorData, expe
 /** Asserts that `fn` throws a BurnError of `op` whose message contains every part. */
 export function throwsBurn(fn: () => unknown, op: string, ...parts: (string | RegExp)[]): void {
   assert.throws(fn, (e: unknown) => {
-    assert.ok(e instanceof BurnError, `expected a BurnError, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+    assert.ok(
+      e instanceof BurnError,
+      `expected a BurnError, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`,
+    );
     assert.equal(e.op, op, e.message);
-    for (const p of parts) assert.match(e.message, typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
+    for (const p of parts)
+      assert.match(e.message, typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
     return true;
   });
 }

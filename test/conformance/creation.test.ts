@@ -12,8 +12,14 @@ import { conformanceDevices } from '../helpers/devices.js';
 const ALL: DType[] = ['f32', 'f64', 'f16', 'bf16', 'i64', 'i32', 'i16', 'i8', 'u32', 'u16', 'u8', 'bool'];
 
 function stats(values: ArrayLike<number>): { mean: number; std: number; min: number; max: number } {
-  let sum = 0, min = Infinity, max = -Infinity;
-  for (let i = 0; i < values.length; i++) { sum += values[i]!; min = Math.min(min, values[i]!); max = Math.max(max, values[i]!); }
+  let sum = 0,
+    min = Infinity,
+    max = -Infinity;
+  for (let i = 0; i < values.length; i++) {
+    sum += values[i]!;
+    min = Math.min(min, values[i]!);
+    max = Math.max(max, values[i]!);
+  }
   const mean = sum / values.length;
   let sq = 0;
   for (let i = 0; i < values.length; i++) sq += (values[i]! - mean) ** 2;
@@ -32,12 +38,25 @@ for (const { name, device: makeDevice, dtypes, readsSync = true } of conformance
     const device = (): Device => makeDevice();
     const stores = (dtype: DType) => !dtypes || dtypes.has(dtype);
     const refuses = (fn: () => unknown, dtype: DType) =>
-      assert.throws(fn, (e: unknown) => e instanceof BurnError && e.message.includes(dtype), `${name} must refuse ${dtype} with a BurnError`);
+      assert.throws(
+        fn,
+        (e: unknown) => e instanceof BurnError && e.message.includes(dtype),
+        `${name} must refuse ${dtype} with a BurnError`,
+      );
 
     it('fromFloats / fromInts / fromBools / fromData keep values, shape and dtype', async () => {
       const d = device();
-      const f = Tensor.fromFloats([[1.5, -2], [0.25, 3]], d);
-      assert.deepEqual([f.dims(), f.shape(), f.rank(), f.numel(), f.dtype(), f.device() === d], [[2, 2], [2, 2], 2, 4, 'f32', true]);
+      const f = Tensor.fromFloats(
+        [
+          [1.5, -2],
+          [0.25, 3],
+        ],
+        d,
+      );
+      assert.deepEqual(
+        [f.dims(), f.shape(), f.rank(), f.numel(), f.dtype(), f.device() === d],
+        [[2, 2], [2, 2], 2, 4, 'f32', true],
+      );
       assert.deepEqual(await vals(f.clone()), [1.5, -2, 0.25, 3]);
       assert.deepEqual(Array.from((await f.toData()).toArray()), [1.5, -2, 0.25, 3]);
       if (stores('f64')) {
@@ -85,35 +104,67 @@ for (const { name, device: makeDevice, dtypes, readsSync = true } of conformance
 
     it('toData, toDataSync, intoScalar, intoScalarSync', async () => {
       const d = device();
-      const t = Tensor.fromFloats([[1, 2], [3, 4]], d).transpose();
+      const t = Tensor.fromFloats(
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        d,
+      ).transpose();
       const a = await t.toData();
-      assert.deepEqual([a.shape, Array.from(a.toArray())], [[2, 2], [1, 3, 2, 4]]);
+      assert.deepEqual(
+        [a.shape, Array.from(a.toArray())],
+        [
+          [2, 2],
+          [1, 3, 2, 4],
+        ],
+      );
       assert.equal(await t.sum().intoScalar(), 10);
       if (readsSync) {
         assert.deepEqual(Array.from(t.toDataSync().toArray()), [1, 3, 2, 4]);
         assert.equal(t.sum().intoScalarSync(), 10);
       } else {
-        const awaitIt = (e: unknown) => e instanceof BurnError && /cannot read synchronously; use await tensor.toData\(\)/.test(e.message);
+        const awaitIt = (e: unknown) =>
+          e instanceof BurnError && /cannot read synchronously; use await tensor.toData\(\)/.test(e.message);
         assert.throws(() => t.toDataSync(), awaitIt);
         assert.throws(() => t.sum().intoScalarSync(), awaitIt);
       }
       if (stores('i64')) assert.equal(await Tensor.fromInts([7], { device: d, dtype: 'i64' }).intoScalar(), 7);
       assert.equal(await Tensor.fromBools([true], d).intoScalar(), true);
       assert.equal(await Tensor.fromBools([false], d).any().intoScalar(), false);
-      await assert.rejects(() => t.intoScalar(), /intoScalar: tensor of shape \[2, 2\] has 4 elements; expected exactly one/);
+      await assert.rejects(
+        () => t.intoScalar(),
+        /intoScalar: tensor of shape \[2, 2\] has 4 elements; expected exactly one/,
+      );
     });
 
     it('toDevice / toDeviceAsync move values (views included) to every other device', async () => {
       const d = device();
-      const t = Tensor.fromInts([[1, 2, 3], [4, 5, 6]], { device: d, dtype: 'i16' }).flip([1]).transpose();
+      const t = Tensor.fromInts(
+        [
+          [1, 2, 3],
+          [4, 5, 6],
+        ],
+        { device: d, dtype: 'i16' },
+      )
+        .flip([1])
+        .transpose();
       for (const other of conformanceDevices()) {
         const o = other.device();
         // toDevice reads synchronously: from a device that cannot, it says to use toDeviceAsync.
         const moves = readsSync || o.equals(d) ? [t.toDevice(o), await t.toDeviceAsync(o)] : [await t.toDeviceAsync(o)];
-        if (!readsSync && !o.equals(d)) assert.throws(() => t.toDevice(o), (e: unknown) => e instanceof BurnError && /toDeviceAsync/.test(e.message));
+        if (!readsSync && !o.equals(d))
+          assert.throws(
+            () => t.toDevice(o),
+            (e: unknown) => e instanceof BurnError && /toDeviceAsync/.test(e.message),
+          );
         for (const moved of moves) {
           assert.equal(moved.device(), o);
-          assert.deepEqual([moved.dims(), moved.dtype(), await vals(moved)], [[3, 2], 'i16', [3, 6, 2, 5, 1, 4]], other.name);
+          assert.deepEqual(
+            [moved.dims(), moved.dtype(), await vals(moved)],
+            [[3, 2], 'i16', [3, 6, 2, 5, 1, 4]],
+            other.name,
+          );
         }
       }
       assert.equal(t.toDevice(d).device(), d);
@@ -144,7 +195,9 @@ for (const { name, device: makeDevice, dtypes, readsSync = true } of conformance
       const cpu = conformanceDevices()[0]!.device();
       cpu.seed(7);
       const ref = await vals(Tensor.random([5, 5], Distribution.Normal(0, 1), cpu));
-      n1.forEach((v, i) => assert.ok(Math.abs(v - ref[i]!) <= 1e-5 * Math.max(1, Math.abs(ref[i]!)), `normal[${i}] ${v} vs ${ref[i]}`));
+      n1.forEach((v, i) =>
+        assert.ok(Math.abs(v - ref[i]!) <= 1e-5 * Math.max(1, Math.abs(ref[i]!)), `normal[${i}] ${v} vs ${ref[i]}`),
+      );
     });
 
     it('random: Default, Uniform, Normal and Bernoulli have the right range and moments', async () => {
@@ -174,7 +227,10 @@ for (const { name, device: makeDevice, dtypes, readsSync = true } of conformance
       assert.equal(ints.dtype(), 'i32');
       const iv = await vals(ints);
       assert.ok(iv.every((v) => Number.isInteger(v) && v >= -3 && v < 5));
-      assert.deepEqual([...new Set(iv)].sort((x, y) => x - y), [-3, -2, -1, 0, 1, 2, 3, 4]);
+      assert.deepEqual(
+        [...new Set(iv)].sort((x, y) => x - y),
+        [-3, -2, -1, 0, 1, 2, 3, 4],
+      );
       assert.ok(Math.abs(stats(iv).mean - 0.5) < 0.05);
       const bools = Tensor.random([N], Distribution.Bernoulli(0.8), { device: d, dtype: 'bool' });
       assert.equal(bools.dtype(), 'bool');
@@ -188,16 +244,43 @@ for (const { name, device: makeDevice, dtypes, readsSync = true } of conformance
     it('categorical: frequencies follow the weights per row; zero-weight categories never appear', async () => {
       const d = device();
       d.seed(5);
-      const weights = Tensor.fromFloats([[1, 2, 7, 0], [0, 0, 1, 1]], d);
+      const weights = Tensor.fromFloats(
+        [
+          [1, 2, 7, 0],
+          [0, 0, 1, 1],
+        ],
+        d,
+      );
       const samples = weights.categorical(20000);
       assert.deepEqual([samples.dims(), samples.dtype()], [[2, 20000], 'i32']);
       const v = Int32Array.from(await vals(samples));
-      const freq = (row: number, k: number) => Array.from(v.subarray(row * 20000, (row + 1) * 20000)).filter((x) => x === k).length / 20000;
-      for (const [k, p] of [[0, 0.1], [1, 0.2], [2, 0.7], [3, 0]] as const) assert.ok(Math.abs(freq(0, k) - p) < 0.015, `row 0 class ${k}: ${freq(0, k)}`);
-      for (const [k, p] of [[0, 0], [1, 0], [2, 0.5], [3, 0.5]] as const) assert.ok(Math.abs(freq(1, k) - p) < 0.015, `row 1 class ${k}: ${freq(1, k)}`);
+      const freq = (row: number, k: number) =>
+        Array.from(v.subarray(row * 20000, (row + 1) * 20000)).filter((x) => x === k).length / 20000;
+      for (const [k, p] of [
+        [0, 0.1],
+        [1, 0.2],
+        [2, 0.7],
+        [3, 0],
+      ] as const)
+        assert.ok(Math.abs(freq(0, k) - p) < 0.015, `row 0 class ${k}: ${freq(0, k)}`);
+      for (const [k, p] of [
+        [0, 0],
+        [1, 0],
+        [2, 0.5],
+        [3, 0.5],
+      ] as const)
+        assert.ok(Math.abs(freq(1, k) - p) < 0.015, `row 1 class ${k}: ${freq(1, k)}`);
       // Unnormalized weights: only the ratios matter.
       d.seed(5);
-      const scaled = await vals(Tensor.fromFloats([[10, 20, 70, 0], [0, 0, 3, 3]], d).categorical(20000));
+      const scaled = await vals(
+        Tensor.fromFloats(
+          [
+            [10, 20, 70, 0],
+            [0, 0, 3, 3],
+          ],
+          d,
+        ).categorical(20000),
+      );
       assert.deepEqual(Array.from(scaled), Array.from(v));
     });
   });

@@ -19,10 +19,11 @@ function castTo(c: Ctx) {
   return t.cast(dtype);
 }
 
-const bitwise = (op: 'bitwiseAnd' | 'bitwiseOr' | 'bitwiseXor' | 'bitwiseLeftShift' | 'bitwiseRightShift') => (c: Ctx) => {
-  const s = c.opt<number | undefined>('s', undefined);
-  return c.i()[op](s === undefined ? c.i('b') : s);
-};
+const bitwise =
+  (op: 'bitwiseAnd' | 'bitwiseOr' | 'bitwiseXor' | 'bitwiseLeftShift' | 'bitwiseRightShift') => (c: Ctx) => {
+    const s = c.opt<number | undefined>('s', undefined);
+    return c.i()[op](s === undefined ? c.i('b') : s);
+  };
 
 const table: Table = {
   roundTrip: async (c) => Tensor.fromData(await c.t().toData(), c.device),

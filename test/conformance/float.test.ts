@@ -8,16 +8,72 @@ import type { DType, Tensor } from '../../src/index.js';
 import { conformance, type Ctx, type Table } from './harness.js';
 
 type UnaryName =
-  | 'exp' | 'expm1' | 'log' | 'log1p' | 'sqrt' | 'recip' | 'sin' | 'cos' | 'tan' | 'asin' | 'acos' | 'atan'
-  | 'sinh' | 'cosh' | 'tanh' | 'asinh' | 'acosh' | 'atanh' | 'erf' | 'round' | 'floor' | 'ceil' | 'trunc'
-  | 'sigmoid' | 'relu' | 'gelu' | 'deg2rad' | 'rad2deg' | 'square' | 'neg' | 'abs';
+  | 'exp'
+  | 'expm1'
+  | 'log'
+  | 'log1p'
+  | 'sqrt'
+  | 'recip'
+  | 'sin'
+  | 'cos'
+  | 'tan'
+  | 'asin'
+  | 'acos'
+  | 'atan'
+  | 'sinh'
+  | 'cosh'
+  | 'tanh'
+  | 'asinh'
+  | 'acosh'
+  | 'atanh'
+  | 'erf'
+  | 'round'
+  | 'floor'
+  | 'ceil'
+  | 'trunc'
+  | 'sigmoid'
+  | 'relu'
+  | 'gelu'
+  | 'deg2rad'
+  | 'rad2deg'
+  | 'square'
+  | 'neg'
+  | 'abs';
 
 const unary = (op: UnaryName) => (c: Ctx) => (c.f() as Tensor<number, 'float'>)[op]();
 
 const UNARY: UnaryName[] = [
-  'exp', 'expm1', 'log', 'log1p', 'sqrt', 'recip', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh',
-  'asinh', 'acosh', 'atanh', 'erf', 'round', 'floor', 'ceil', 'trunc', 'sigmoid', 'relu', 'gelu', 'deg2rad', 'rad2deg',
-  'square', 'neg', 'abs',
+  'exp',
+  'expm1',
+  'log',
+  'log1p',
+  'sqrt',
+  'recip',
+  'sin',
+  'cos',
+  'tan',
+  'asin',
+  'acos',
+  'atan',
+  'sinh',
+  'cosh',
+  'tanh',
+  'asinh',
+  'acosh',
+  'atanh',
+  'erf',
+  'round',
+  'floor',
+  'ceil',
+  'trunc',
+  'sigmoid',
+  'relu',
+  'gelu',
+  'deg2rad',
+  'rad2deg',
+  'square',
+  'neg',
+  'abs',
 ];
 
 const table: Table = {
@@ -42,8 +98,12 @@ const table: Table = {
   isInf: (c) => c.f().isInf(),
   isFinite: (c) => c.f().isFinite(),
   containsNan: (c) => c.f().containsNan(),
-  isClose: (c) => c.f().isClose(c.f('b'), c.opt<number | undefined>('rtol', undefined), c.opt<number | undefined>('atol', undefined)),
-  allClose: (c) => c.f().allClose(c.f('b'), c.opt<number | undefined>('rtol', undefined), c.opt<number | undefined>('atol', undefined)),
+  isClose: (c) =>
+    c.f().isClose(c.f('b'), c.opt<number | undefined>('rtol', undefined), c.opt<number | undefined>('atol', undefined)),
+  allClose: (c) =>
+    c
+      .f()
+      .allClose(c.f('b'), c.opt<number | undefined>('rtol', undefined), c.opt<number | undefined>('atol', undefined)),
   softmax: (c) => c.f().softmax(c.p('dim')),
   logSoftmax: (c) => c.f().logSoftmax(c.p('dim')),
   int: (c) => {

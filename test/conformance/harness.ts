@@ -5,7 +5,17 @@
 // for ints and bools and within the dtype's precision for floats.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Tensor, TensorData, type Bool, type Device, type DType, type Float, type Int, type Kind, type Numeric } from '../../src/index.js';
+import {
+  Tensor,
+  TensorData,
+  type Bool,
+  type Device,
+  type DType,
+  type Float,
+  type Int,
+  type Kind,
+  type Numeric,
+} from '../../src/index.js';
 import { conformanceDevices } from '../helpers/devices.js';
 import { fxValues, loadFixture, type FixtureCase, type FixtureTensor } from '../helpers/fixtures.js';
 
@@ -57,7 +67,10 @@ const TOL: Partial<Record<DType, { rtol: number; atol: number }>> = {
 function contiguousStrides(shape: readonly number[]): number[] {
   const s = new Array<number>(shape.length);
   let acc = 1;
-  for (let i = shape.length - 1; i >= 0; i--) { s[i] = acc; acc *= shape[i]!; }
+  for (let i = shape.length - 1; i >= 0; i--) {
+    s[i] = acc;
+    acc *= shape[i]!;
+  }
   return s;
 }
 
@@ -74,7 +87,8 @@ export function layoutTensor(t: FixtureTensor, device: Device, layout: Layout): 
   const values = fxValues(t);
   const shape = t.shape;
   const rank = shape.length;
-  const make = (vals: number[], s: readonly number[]) => Tensor.fromData<number, Kind>(new TensorData(vals, s, t.dtype), device);
+  const make = (vals: number[], s: readonly number[]) =>
+    Tensor.fromData<number, Kind>(new TensorData(vals, s, t.dtype), device);
   if (layout === 'contiguous' || rank === 0) return make(values, shape);
   const n = numel(shape);
   const strides = contiguousStrides(shape);
@@ -135,19 +149,26 @@ function makeCtx(name: string, c: FixtureCase, device: Device, layout: Layout): 
 }
 
 /** Compares one actual tensor (or host scalar) with an expected fixture tensor; returns the problems. */
-export async function compare(actual: AnyTensor | number | boolean, expected: FixtureTensor, tol?: { rtol?: number; atol?: number }): Promise<string[]> {
+export async function compare(
+  actual: AnyTensor | number | boolean,
+  expected: FixtureTensor,
+  tol?: { rtol?: number; atol?: number },
+): Promise<string[]> {
   const want = fxValues(expected);
   if (typeof actual === 'number' || typeof actual === 'boolean') {
     const v = Number(actual);
     const e = want[0]!;
     const d = TOL[expected.dtype] ?? { rtol: 0, atol: 0 };
-    const ok = Number.isNaN(e) ? Number.isNaN(v) : Math.abs(v - e) <= (tol?.atol ?? d.atol) + (tol?.rtol ?? d.rtol) * Math.abs(e);
+    const ok = Number.isNaN(e)
+      ? Number.isNaN(v)
+      : Math.abs(v - e) <= (tol?.atol ?? d.atol) + (tol?.rtol ?? d.rtol) * Math.abs(e);
     return ok ? [] : [`scalar ${v} != ${e}`];
   }
   const problems: string[] = [];
   if (actual.dtype() !== expected.dtype) problems.push(`dtype ${actual.dtype()} != ${expected.dtype}`);
   const data = await actual.toData();
-  if (data.shape.join(',') !== expected.shape.join(',')) return [...problems, `shape [${data.shape}] != [${expected.shape}]`];
+  if (data.shape.join(',') !== expected.shape.join(','))
+    return [...problems, `shape [${data.shape}] != [${expected.shape}]`];
   if (data.dtype !== actual.dtype()) problems.push(`toData dtype ${data.dtype} != tensor dtype ${actual.dtype()}`);
   const got = data.toArray();
   const d = TOL[expected.dtype] ?? { rtol: 0, atol: 0 };
@@ -155,8 +176,13 @@ export async function compare(actual: AnyTensor | number | boolean, expected: Fi
   const atol = tol?.atol ?? d.atol;
   let bad = 0;
   for (let i = 0; i < want.length; i++) {
-    const a = got[i]!, e = want[i]!;
-    const ok = Number.isNaN(e) ? Number.isNaN(a) : !Number.isFinite(e) ? a === e : Math.abs(a - e) <= atol + rtol * Math.abs(e);
+    const a = got[i]!,
+      e = want[i]!;
+    const ok = Number.isNaN(e)
+      ? Number.isNaN(a)
+      : !Number.isFinite(e)
+        ? a === e
+        : Math.abs(a - e) <= atol + rtol * Math.abs(e);
     if (!ok && bad++ < 6) problems.push(`[${i}] ${a} != ${e}`);
   }
   if (bad > 6) problems.push(`… ${bad - 6} more`);
@@ -164,20 +190,44 @@ export async function compare(actual: AnyTensor | number | boolean, expected: Fi
 }
 
 /** Runs one case in one layout; returns the problems found. */
-async function runCase(name: string, c: FixtureCase, fn: Table[string], device: Device, layout: Layout, dtypes?: ReadonlySet<DType>, readsSync = true): Promise<string[]> {
+async function runCase(
+  name: string,
+  c: FixtureCase,
+  fn: Table[string],
+  device: Device,
+  layout: Layout,
+  dtypes?: ReadonlySet<DType>,
+  readsSync = true,
+): Promise<string[]> {
   // On a device without some dtypes, a case using one must fail with a BurnError naming it.
-  const missing = dtypes ? [...Object.values(c.inputs), ...Object.values(c.outputs)].map((t) => t.dtype).filter((d) => !dtypes.has(d)) : [];
+  const missing = dtypes
+    ? [...Object.values(c.inputs), ...Object.values(c.outputs)].map((t) => t.dtype).filter((d) => !dtypes.has(d))
+    : [];
   let out: Out;
   try {
     out = await fn(makeCtx(name, c, device, layout));
   } catch (e) {
-    if (missing.length > 0 && e instanceof Error && e.name === 'BurnError' && missing.some((d) => e.message.includes(d))) return [];
+    if (
+      missing.length > 0 &&
+      e instanceof Error &&
+      e.name === 'BurnError' &&
+      missing.some((d) => e.message.includes(d))
+    )
+      return [];
     // A synchronous read on a device that cannot do one must say to await (its async twin checks the values).
-    if (!readsSync && e instanceof Error && e.name === 'BurnError' && /cannot read .*synchronously; use await/.test(e.message)) return [];
+    if (
+      !readsSync &&
+      e instanceof Error &&
+      e.name === 'BurnError' &&
+      /cannot read .*synchronously; use await/.test(e.message)
+    )
+      return [];
     return [`threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`];
   }
   if (missing.length > 0) return [`expected a BurnError for the unsupported dtype ${missing[0]}`];
-  const expected = Object.keys(c.outputs).sort((x, y) => Number(x.slice(3)) - Number(y.slice(3))).map((k) => c.outputs[k]!);
+  const expected = Object.keys(c.outputs)
+    .sort((x, y) => Number(x.slice(3)) - Number(y.slice(3)))
+    .map((k) => c.outputs[k]!);
   const outs = Array.isArray(out) ? (out as readonly AnyTensor[]) : [out as AnyTensor | number | boolean];
   if (outs.length !== expected.length) return [`${outs.length} outputs, expected ${expected.length}`];
   const tol = c.params?.['tol'] as { rtol?: number; atol?: number } | undefined;
@@ -204,8 +254,16 @@ export function conformance(fixture: string, table: Table): void {
   }
   describe(`conformance: ${fixture}`, () => {
     it('every case has an implementation and every implementation a case', () => {
-      assert.deepEqual([...byOp.keys()].filter((op) => !(op in table)), [], 'cases without a table entry');
-      assert.deepEqual(Object.keys(table).filter((op) => !byOp.has(op)), [], 'table entries without cases');
+      assert.deepEqual(
+        [...byOp.keys()].filter((op) => !(op in table)),
+        [],
+        'cases without a table entry',
+      );
+      assert.deepEqual(
+        Object.keys(table).filter((op) => !byOp.has(op)),
+        [],
+        'table entries without cases',
+      );
     });
     for (const { name: devName, device, dtypes, readsSync } of conformanceDevices()) {
       describe(devName, () => {
@@ -216,7 +274,10 @@ export function conformance(fixture: string, table: Table): void {
             const dev = device();
             const failures: string[] = [];
             for (const [name, c] of list) {
-              const layouts = c.params?.['layouts'] === false || Object.keys(c.inputs).length === 0 ? ['contiguous' as const] : LAYOUTS;
+              const layouts =
+                c.params?.['layouts'] === false || Object.keys(c.inputs).length === 0
+                  ? ['contiguous' as const]
+                  : LAYOUTS;
               for (const layout of layouts) {
                 const problems = await runCase(name, c, fn, dev, layout, dtypes, readsSync);
                 if (problems.length) failures.push(`${name} [${layout}]: ${problems.join('; ')}`);

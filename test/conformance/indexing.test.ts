@@ -44,5 +44,10 @@ conformance('conformance_indexing', table);
 
 /** `parts`, or one empty Int tensor per dim of the input when there are none. */
 function orEmptyPerDim(parts: readonly Tensor<1, Int>[], c: Ctx): readonly Tensor<1, Int>[] {
-  return parts.length > 0 ? parts : c.b().dims().map(() => Tensor.zeros([0], { device: c.device, dtype: 'i32' }));
+  return parts.length > 0
+    ? parts
+    : c
+        .b()
+        .dims()
+        .map(() => Tensor.zeros([0], { device: c.device, dtype: 'i32' }));
 }

@@ -13,11 +13,16 @@ const scalarOp = (c: Ctx) => {
   const a = c.n();
   const s = c.p('s');
   switch (c.p<Scalarish>('op')) {
-    case 'add': return a.add(s);
-    case 'sub': return a.sub(s);
-    case 'mul': return a.mul(s);
-    case 'div': return a.div(s);
-    case 'remainder': return a.remainder(s);
+    case 'add':
+      return a.add(s);
+    case 'sub':
+      return a.sub(s);
+    case 'mul':
+      return a.mul(s);
+    case 'div':
+      return a.div(s);
+    case 'remainder':
+      return a.remainder(s);
   }
 };
 

@@ -25,7 +25,11 @@ const table: Table = {
   unsqueeze: (c) => c.t().unsqueeze(c.opt<number | undefined>('rank', undefined)),
   unsqueezeDim: (c) => c.t().unsqueezeDim(c.p('dim')),
   unsqueezeDims: (c) => c.t().unsqueezeDims(c.p<number[]>('dims')),
-  roll: (c) => c.t().roll(c.p<number[]>('shifts').map((s) => -s), c.p<number[]>('dims')),
+  roll: (c) =>
+    c.t().roll(
+      c.p<number[]>('shifts').map((s) => -s),
+      c.p<number[]>('dims'),
+    ),
   rollDim: (c) => c.t().rollDim(-c.p<number>('shift'), c.p('dim')),
   expand: (c) => c.t().expand(c.p<number[]>('shape')),
   unfold: (c) => c.t().unfold(c.p('dim'), c.p('size'), c.p('step')),
@@ -38,7 +42,8 @@ const table: Table = {
   chunk: (c) => c.t().chunk(c.p('chunks'), c.p('dim')),
   split: (c) => c.t().split(c.p('size'), c.p('dim')),
   splitWithSizes: (c) => {
-    const sizes = c.p<number[]>('sizes'), dim = c.p<number>('dim');
+    const sizes = c.p<number[]>('sizes'),
+      dim = c.p<number>('dim');
     const pieces = c.t().splitWithSizes(sizes, dim);
     let k = 0;
     return sizes.map((s) => (s === 0 ? c.t().sliceDim(dim, [0, 0]) : pieces[k++]!));
@@ -53,15 +58,21 @@ const table: Table = {
     return pairs ? t.pad(pairs, mode) : t.pad(c.p<[number, number, number, number]>('padding'), mode);
   },
   arange: (c) => Tensor.arange(c.p('start'), c.p('end'), { device: c.device, dtype: c.opt<IntDType>('dtype', 'i32') }),
-  arangeStep: (c) => Tensor.arangeStep(c.p('start'), c.p('end'), c.p('step'), { device: c.device, dtype: c.p<IntDType>('dtype') }),
+  arangeStep: (c) =>
+    Tensor.arangeStep(c.p('start'), c.p('end'), c.p('step'), { device: c.device, dtype: c.p<IntDType>('dtype') }),
   eye: (c) => Tensor.eye(c.p('size'), { device: c.device, dtype: c.p<DType>('dtype') }),
   cartesianGrid: (c) => Tensor.cartesianGrid(c.p<number[]>('shape'), c.device),
   triuMask: (c) => Tensor.triuMask(c.p<number[]>('shape'), c.p('offset'), c.device),
   trilMask: (c) => Tensor.trilMask(c.p<number[]>('shape'), c.p('offset'), c.device),
   diagMask: (c) => Tensor.diagMask(c.p<number[]>('shape'), c.p('offset'), c.device),
   oneHot: (c) => (c.t().dtype().startsWith('f') ? c.f().oneHot(c.p('classes')) : c.i().oneHot(c.p('classes'))),
-  oneHotFill: (c) => (c.t().dtype().startsWith('f') ? c.f() : c.i()).oneHotFill(c.p('classes'), c.p('on'), c.p('off'), c.p('axis')),
-  full: (c) => Tensor.full(c.p<number[]>('shape'), c.p<number | boolean>('value'), { device: c.device, dtype: c.p<DType>('dtype') }),
+  oneHotFill: (c) =>
+    (c.t().dtype().startsWith('f') ? c.f() : c.i()).oneHotFill(c.p('classes'), c.p('on'), c.p('off'), c.p('axis')),
+  full: (c) =>
+    Tensor.full(c.p<number[]>('shape'), c.p<number | boolean>('value'), {
+      device: c.device,
+      dtype: c.p<DType>('dtype'),
+    }),
   zeros: (c) => Tensor.zeros(c.p<number[]>('shape'), { device: c.device, dtype: c.p<DType>('dtype') }),
   ones: (c) => Tensor.ones(c.p<number[]>('shape'), { device: c.device, dtype: c.p<DType>('dtype') }),
   fullLike: (c) => c.t().fullLike(c.p<number | boolean>('value')),
@@ -73,12 +84,19 @@ conformance('conformance_shape', table);
 
 describe('conformance: unsqueezeDims errors (Burn rejects dims outside the result rank)', () => {
   const t = Tensor.zeros([3, 4, 5]);
-  const burn = (pattern: RegExp) => (e: unknown) => e instanceof BurnError && e.op === 'unsqueezeDims' && pattern.test(e.message);
+  const burn = (pattern: RegExp) => (e: unknown) =>
+    e instanceof BurnError && e.op === 'unsqueezeDims' && pattern.test(e.message);
   it('a dim outside -rank..rank of the result', () => {
-    assert.throws(() => t.unsqueezeDims([0, -6]), burn(/dim -6 is out of range for a result of rank 5; expected -5 <= dim < 5/));
+    assert.throws(
+      () => t.unsqueezeDims([0, -6]),
+      burn(/dim -6 is out of range for a result of rank 5; expected -5 <= dim < 5/),
+    );
     assert.throws(() => t.unsqueezeDims([5, 0]), burn(/dim 5 is out of range/));
   });
   it('duplicates pushed past the end', () => {
-    assert.throws(() => Tensor.zeros([4]).unsqueezeDims([2, 2]), burn(/dims \[2, 2\] insert past the end of a result of rank 3/));
+    assert.throws(
+      () => Tensor.zeros([4]).unsqueezeDims([2, 2]),
+      burn(/dims \[2, 2\] insert past the end of a result of rank 3/),
+    );
   });
 });

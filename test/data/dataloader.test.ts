@@ -25,7 +25,17 @@ import {
   type Dataset,
   type MnistItem,
 } from '../../src/data/index.js';
-import { AsyncDataset, BrokenRecipeDataset, busy, HangingDataset, now, OffsetMapper, PlainDataset, SlowDataset, type Traced } from './helpers/datasets.js';
+import {
+  AsyncDataset,
+  BrokenRecipeDataset,
+  busy,
+  HangingDataset,
+  now,
+  OffsetMapper,
+  PlainDataset,
+  SlowDataset,
+  type Traced,
+} from './helpers/datasets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'burn-ts-loader-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,13 +55,22 @@ async function collect<O>(loader: DataLoader<O>, limit = Infinity): Promise<O[]>
   }
   return out;
 }
-const indicesOf = async (loader: DataLoader<{ indices: number[] }>): Promise<number[][]> => (await collect(loader)).map((b) => b.indices);
+const indicesOf = async (loader: DataLoader<{ indices: number[] }>): Promise<number[][]> =>
+  (await collect(loader)).map((b) => b.indices);
 
 /** The MNIST batcher of the API contract: images [B, 28, 28] normalised, targets [B]. */
 class MnistBatcher implements Batcher<MnistItem, { images: Tensor<3>; targets: Tensor<1, Int> }> {
   batch(items: MnistItem[], device: Device) {
-    const images = items.map((item) => Tensor.fromFloats(item.image, device).reshape([1, 28, 28]).div(255).sub(0.1307).div(0.3081));
-    return { images: Tensor.cat(images, 0), targets: Tensor.cat(items.map((item) => Tensor.fromInts([item.label], device)), 0) };
+    const images = items.map((item) =>
+      Tensor.fromFloats(item.image, device).reshape([1, 28, 28]).div(255).sub(0.1307).div(0.3081),
+    );
+    return {
+      images: Tensor.cat(images, 0),
+      targets: Tensor.cat(
+        items.map((item) => Tensor.fromInts([item.label], device)),
+        0,
+      ),
+    };
   }
 }
 
@@ -69,12 +88,17 @@ describe('DataLoader batches and shuffles', () => {
     assert.deepEqual((await it.next()).value.indices, [8, 9]);
     assert.equal((await it.next()).done, true);
     assert.equal(it.progress().itemsProcessed, 10);
-    assert.deepEqual(await indicesOf(new DataLoaderBuilder(indexBatcher).build(new SlowDataset(3))), [[0], [1], [2]], 'batch size 1 by default');
+    assert.deepEqual(
+      await indicesOf(new DataLoaderBuilder(indexBatcher).build(new SlowDataset(3))),
+      [[0], [1], [2]],
+      'batch size 1 by default',
+    );
     assert.deepEqual(await indicesOf(new DataLoaderBuilder(indexBatcher).batchSize(4).build(new SlowDataset(0))), []);
   });
 
   it('shuffles every epoch differently, reproducibly from the seed', async () => {
-    const make = (seed: number) => new DataLoaderBuilder(indexBatcher).batchSize(5).shuffle(seed).build(new SlowDataset(40));
+    const make = (seed: number) =>
+      new DataLoaderBuilder(indexBatcher).batchSize(5).shuffle(seed).build(new SlowDataset(40));
     const a = make(42);
     const epoch0 = (await indicesOf(a)).flat();
     const epoch1 = (await indicesOf(a)).flat();
@@ -82,9 +106,16 @@ describe('DataLoader batches and shuffles', () => {
     assert.deepEqual((await indicesOf(b)).flat(), epoch0, 'same seed, same first epoch');
     assert.deepEqual((await indicesOf(b)).flat(), epoch1, 'same seed, same second epoch');
     assert.notDeepEqual(epoch0, epoch1, 'a new order each epoch');
-    for (const e of [epoch0, epoch1]) assert.deepEqual([...e].sort((x, y) => x - y), Array.from({ length: 40 }, (_, i) => i));
+    for (const e of [epoch0, epoch1])
+      assert.deepEqual(
+        [...e].sort((x, y) => x - y),
+        Array.from({ length: 40 }, (_, i) => i),
+      );
     assert.notDeepEqual((await indicesOf(make(43))).flat(), epoch0);
-    assert.notDeepEqual(epoch0, Array.from({ length: 40 }, (_, i) => i));
+    assert.notDeepEqual(
+      epoch0,
+      Array.from({ length: 40 }, (_, i) => i),
+    );
   });
 
   it('starts a fresh epoch after a break', async () => {
@@ -101,7 +132,12 @@ describe('DataLoader workers', () => {
     const device = Device.cpu();
     const runs: { images: number[][]; targets: number[]; labels: number[] }[] = [];
     for (const workers of [0, 1, 2]) {
-      const loader = new DataLoaderBuilder(new MnistBatcher()).batchSize(64).shuffle(7).numWorkers(workers).setDevice(device).build(dataset);
+      const loader = new DataLoaderBuilder(new MnistBatcher())
+        .batchSize(64)
+        .shuffle(7)
+        .numWorkers(workers)
+        .setDevice(device)
+        .build(dataset);
       assert.equal(loader.loadingMode(), workers === 0 ? 'main-thread' : 'workers');
       const images: number[][] = [];
       const targets: number[] = [];
@@ -113,7 +149,11 @@ describe('DataLoader workers', () => {
       }
       await loader.close();
       // A whole epoch (labels only, to keep the test fast): the same order whatever the workers.
-      const labels = new DataLoaderBuilder<MnistItem, number[]>({ batch: (items) => items.map((x) => x.label) }).batchSize(64).shuffle(7).numWorkers(workers).build(dataset);
+      const labels = new DataLoaderBuilder<MnistItem, number[]>({ batch: (items) => items.map((x) => x.label) })
+        .batchSize(64)
+        .shuffle(7)
+        .numWorkers(workers)
+        .build(dataset);
       runs.push({ images, targets, labels: (await collect(labels)).flat() });
       await labels.close();
     }
@@ -125,29 +165,48 @@ describe('DataLoader workers', () => {
 
   it('loads in worker threads: transforms, SQLite and image folders, the same batches as the main thread', async () => {
     // A transform chain over a user dataset whose recipe names a TypeScript module (workers load it through tsx).
-    const chain = new MapperDataset(new PartialDataset(new ShuffledDataset(new SlowDataset(50), 3), 5, 45), new OffsetMapper(1000));
+    const chain = new MapperDataset(
+      new PartialDataset(new ShuffledDataset(new SlowDataset(50), 3), 5, 45),
+      new OffsetMapper(1000),
+    );
     const db = join(dir, 'items.db');
     const w = new SqliteDatasetWriter<{ index: number }>(db);
     for (let i = 0; i < 30; i++) w.write('train', { index: i });
     w.close();
     const images = join(dir, 'images');
-    const { PNG } = createRequire(import.meta.url)('pngjs') as { PNG: { sync: { write(p: { width: number; height: number; data: Uint8Array }): Buffer } } };
+    const { PNG } = createRequire(import.meta.url)('pngjs') as {
+      PNG: { sync: { write(p: { width: number; height: number; data: Uint8Array }): Buffer } };
+    };
     for (let i = 0; i < 6; i++) {
       mkdirSync(join(images, `class${i % 2}`), { recursive: true });
-      writeFileSync(join(images, `class${i % 2}`, `${i}.png`), PNG.sync.write({ width: 2, height: 2, data: new Uint8Array(16).fill(i * 10) }));
+      writeFileSync(
+        join(images, `class${i % 2}`, `${i}.png`),
+        PNG.sync.write({ width: 2, height: 2, data: new Uint8Array(16).fill(i * 10) }),
+      );
     }
     const cases: [string, Dataset<unknown>][] = [
       ['transforms', chain],
-      ['sampler', new SamplerDataset(new InMemDataset(Array.from({ length: 20 }, (_, i) => ({ i }))), { size: 30, seed: 1 })],
+      [
+        'sampler',
+        new SamplerDataset(new InMemDataset(Array.from({ length: 20 }, (_, i) => ({ i }))), { size: 30, seed: 1 }),
+      ],
       ['sqlite', new SqliteDataset(db, 'train')],
       ['image folder', ImageFolderDataset.newClassification(images)],
     ];
     for (const [name, dataset] of cases) {
       const results: unknown[] = [];
       for (const workers of [0, 2]) {
-        const loader = new DataLoaderBuilder(valueBatcher<unknown>()).batchSize(4).shuffle(11).numWorkers(workers).build(dataset);
+        const loader = new DataLoaderBuilder(valueBatcher<unknown>())
+          .batchSize(4)
+          .shuffle(11)
+          .numWorkers(workers)
+          .build(dataset);
         assert.equal(loader.loadingMode(), workers === 0 ? 'main-thread' : 'workers', name);
-        results.push((await collect(loader)).flat().map((x) => (x && typeof x === 'object' && 'thread' in x ? { ...x, thread: 0 } : x)));
+        results.push(
+          (await collect(loader))
+            .flat()
+            .map((x) => (x && typeof x === 'object' && 'thread' in x ? { ...x, thread: 0 } : x)),
+        );
         await loader.close();
       }
       assert.deepEqual(results[1], results[0], name);
@@ -159,7 +218,10 @@ describe('DataLoader workers', () => {
     const loader = new DataLoaderBuilder(indexBatcher).batchSize(2).numWorkers(2).build(new SlowDataset(12, 1));
     const batches = await collect(loader);
     await loader.close();
-    assert.deepEqual(batches.flatMap((b) => b.indices), Array.from({ length: 12 }, (_, i) => i));
+    assert.deepEqual(
+      batches.flatMap((b) => b.indices),
+      Array.from({ length: 12 }, (_, i) => i),
+    );
     const threads = new Set(batches.flatMap((b) => b.threads));
     assert.equal(threads.has(threadId), false, 'no item was loaded on the main thread');
     assert.equal(threads.size, 2, 'both workers loaded items');
@@ -173,11 +235,17 @@ describe('DataLoader workers', () => {
       const loader = new DataLoaderBuilder(indexBatcher).batchSize(4).numWorkers(2).build(new PlainDataset(10));
       assert.equal(loader.loadingMode(), 'main-thread');
       const batches = await collect(loader);
-      assert.deepEqual(batches.flatMap((b) => b.indices), Array.from({ length: 10 }, (_, i) => i));
+      assert.deepEqual(
+        batches.flatMap((b) => b.indices),
+        Array.from({ length: 10 }, (_, i) => i),
+      );
       assert.ok(batches.every((b) => b.threads.every((t) => t === threadId)));
       await new Promise((r) => setImmediate(r));
       assert.equal(warnings.length, 1);
-      assert.match(warnings[0]!, /^BURN_DATALOADER_MAIN_THREAD: PlainDataset cannot be reopened in a worker thread \(it, or a dataset or Mapper inside it, has no workerRecipe\(\)\)/);
+      assert.match(
+        warnings[0]!,
+        /^BURN_DATALOADER_MAIN_THREAD: PlainDataset cannot be reopened in a worker thread \(it, or a dataset or Mapper inside it, has no workerRecipe\(\)\)/,
+      );
     } finally {
       process.off('warning', onWarning);
     }
@@ -185,7 +253,10 @@ describe('DataLoader workers', () => {
 
   it('reports a failing item as a BurnError, with workers or without', async () => {
     for (const workers of [0, 2]) {
-      const loader = new DataLoaderBuilder(indexBatcher).batchSize(4).numWorkers(workers).build(new SlowDataset(20, 0, 9));
+      const loader = new DataLoaderBuilder(indexBatcher)
+        .batchSize(4)
+        .numWorkers(workers)
+        .build(new SlowDataset(20, 0, 9));
       const seen: number[][] = [];
       await assert.rejects(
         (async () => {
@@ -193,17 +264,39 @@ describe('DataLoader workers', () => {
         })(),
         workers === 0 ? /item 9 is broken/ : burnError(/^DataLoader: data loader worker 0: Error: item 9 is broken$/),
       );
-      assert.deepEqual(seen, [[0, 1, 2, 3], [4, 5, 6, 7]], 'the batches before the failing one arrive');
+      assert.deepEqual(
+        seen,
+        [
+          [0, 1, 2, 3],
+          [4, 5, 6, 7],
+        ],
+        'the batches before the failing one arrive',
+      );
       await loader.close();
     }
     const broken = new DataLoaderBuilder(indexBatcher).numWorkers(1).build(new BrokenRecipeDataset(3));
-    await assert.rejects(collect(broken), burnError(/data loader worker 0 cannot reopen the dataset: Error: the recipe names export 'noSuchFactory' of .*datasets\.ts, which is not a function/));
+    await assert.rejects(
+      collect(broken),
+      burnError(
+        /data loader worker 0 cannot reopen the dataset: Error: the recipe names export 'noSuchFactory' of .*datasets\.ts, which is not a function/,
+      ),
+    );
     await broken.close();
-    const unclonable = new DataLoaderBuilder(valueBatcher<{ f: () => number }>()).numWorkers(1).build(new InMemDataset([{ f: () => 1 }]));
-    await assert.rejects(collect(unclonable), burnError(/^DataLoader: cannot send the dataset to a worker thread \(.*could not be cloned.*\); a recipe's arguments, and the items of in-memory data, must survive a structured clone$/));
+    const unclonable = new DataLoaderBuilder(valueBatcher<{ f: () => number }>())
+      .numWorkers(1)
+      .build(new InMemDataset([{ f: () => 1 }]));
+    await assert.rejects(
+      collect(unclonable),
+      burnError(
+        /^DataLoader: cannot send the dataset to a worker thread \(.*could not be cloned.*\); a recipe's arguments, and the items of in-memory data, must survive a structured clone$/,
+      ),
+    );
     await unclonable.close(); // a pool that never started closes quietly
     const holes: Dataset<Traced> = { get: (i) => (i === 2 ? undefined : { index: i, thread: 0 }), len: () => 4 };
-    await assert.rejects(collect(new DataLoaderBuilder(indexBatcher).batchSize(4).build(holes)), burnError(/^DataLoader: index 2 is out of range for a dataset of 4 items/));
+    await assert.rejects(
+      collect(new DataLoaderBuilder(indexBatcher).batchSize(4).build(holes)),
+      burnError(/^DataLoader: index 2 is out of range for a dataset of 4 items/),
+    );
   });
 
   it('stops its workers on close() and starts them again when iterated', async () => {
@@ -220,7 +313,10 @@ describe('DataLoader workers', () => {
     // the consumer's busy periods is 0 on the main thread and most of it with workers. (Wall
     // times depend on the machine's load; bench/cases/data.ts reports them.)
     const epoch = async (workers: number): Promise<{ ms: number; overlap: number }> => {
-      const loader = new DataLoaderBuilder(valueBatcher<Traced>()).batchSize(2).numWorkers(workers).build(new SlowDataset(20, 10));
+      const loader = new DataLoaderBuilder(valueBatcher<Traced>())
+        .batchSize(2)
+        .numWorkers(workers)
+        .build(new SlowDataset(20, 10));
       await collect(loader, 1); // starts the workers
       const busyPeriods: [number, number][] = [];
       const loaded: Traced[] = [];
@@ -243,9 +339,14 @@ describe('DataLoader workers', () => {
     };
     const main = await epoch(0);
     const workers = await epoch(2);
-    t.diagnostic(`main thread: ${main.ms.toFixed(0)} ms, ${(100 * main.overlap).toFixed(0)}% of loading overlapped; 2 workers: ${workers.ms.toFixed(0)} ms, ${(100 * workers.overlap).toFixed(0)}% overlapped`);
+    t.diagnostic(
+      `main thread: ${main.ms.toFixed(0)} ms, ${(100 * main.overlap).toFixed(0)}% of loading overlapped; 2 workers: ${workers.ms.toFixed(0)} ms, ${(100 * workers.overlap).toFixed(0)}% overlapped`,
+    );
     assert.equal(main.overlap, 0, 'on the main thread, loading and consuming alternate');
-    assert.ok(workers.overlap > 0.5, `with workers most loading happens while the consumer works: ${(100 * workers.overlap).toFixed(0)}%`);
+    assert.ok(
+      workers.overlap > 0.5,
+      `with workers most loading happens while the consumer works: ${(100 * workers.overlap).toFixed(0)}%`,
+    );
   });
 });
 
@@ -259,13 +360,18 @@ describe('DataLoader failures (hostile datasets)', () => {
         const ok = new DataLoaderBuilder(indexBatcher).batchSize(3).numWorkers(workers).build(new AsyncDataset(7));
         assert.deepEqual(await indicesOf(ok), [[0, 1, 2], [3, 4, 5], [6]], `${workers} workers`);
         await ok.close();
-        const loader = new DataLoaderBuilder(indexBatcher).batchSize(3).numWorkers(workers).build(new AsyncDataset(12, 4));
+        const loader = new DataLoaderBuilder(indexBatcher)
+          .batchSize(3)
+          .numWorkers(workers)
+          .build(new AsyncDataset(12, 4));
         const seen: number[][] = [];
         await assert.rejects(
           (async () => {
             for await (const b of loader) seen.push(b.indices);
           })(),
-          workers === 0 ? (e: unknown) => e instanceof Error && e.message === 'item 4 rejected' : burnError(/^DataLoader: data loader worker 0: Error: item 4 rejected$/),
+          workers === 0
+            ? (e: unknown) => e instanceof Error && e.message === 'item 4 rejected'
+            : burnError(/^DataLoader: data loader worker 0: Error: item 4 rejected$/),
         );
         assert.deepEqual(seen, [[0, 1, 2]], 'the batch before the failing one arrives');
         await loader.close();
@@ -274,7 +380,9 @@ describe('DataLoader failures (hostile datasets)', () => {
       const mixed: Dataset<Traced> = {
         get: (i) => {
           if (i === 2) throw new Error('item 2 throws');
-          return (i === 1 ? Promise.reject(new Error('item 1 rejected')) : Promise.resolve({ index: i, thread: 0 })) as unknown as Traced;
+          return (i === 1
+            ? Promise.reject(new Error('item 1 rejected'))
+            : Promise.resolve({ index: i, thread: 0 })) as unknown as Traced;
         },
         len: () => 4,
       };
@@ -286,12 +394,16 @@ describe('DataLoader failures (hostile datasets)', () => {
     }
   });
 
-  it("refuses a dataset whose len() is not a non-negative integer", async () => {
+  it('refuses a dataset whose len() is not a non-negative integer', async () => {
     for (const len of [Number.NaN, 2.5, -5, Infinity, '3' as unknown as number]) {
       const dataset: Dataset<Traced> = { get: (i) => ({ index: i, thread: 0 }), len: () => len };
       const message = `DataLoader: dataset Object has len() ${typeof len === 'string' ? '"3"' : len}; expected a non-negative integer`;
       const same = (e: unknown) => e instanceof BurnError && e.message === message;
-      assert.throws(() => new DataLoaderBuilder(indexBatcher).batchSize(2).build(dataset), (e: unknown) => e instanceof BurnError && e.message === message.replace('DataLoader:', 'DataLoaderBuilder.build:'));
+      assert.throws(
+        () => new DataLoaderBuilder(indexBatcher).batchSize(2).build(dataset),
+        (e: unknown) =>
+          e instanceof BurnError && e.message === message.replace('DataLoader:', 'DataLoaderBuilder.build:'),
+      );
       // len() may change after build: every epoch checks it again.
       let current = 4;
       const changing: Dataset<Traced> = { get: (i) => ({ index: i, thread: 0 }), len: () => current };
@@ -312,14 +424,26 @@ describe('DataLoader failures (hostile datasets)', () => {
       (async () => {
         for await (const b of loader) seen.push(b.indices);
       })(),
-      (e: unknown) => e instanceof BurnError && e.message === 'DataLoader: data loader worker 0 delivered nothing for 1000 ms while loading batch 2 (items [4, 5]); it was terminated (the timeout is set by DataLoaderBuilder.timeout)',
+      (e: unknown) =>
+        e instanceof BurnError &&
+        e.message ===
+          'DataLoader: data loader worker 0 delivered nothing for 1000 ms while loading batch 2 (items [4, 5]); it was terminated (the timeout is set by DataLoaderBuilder.timeout)',
     );
     assert.ok(performance.now() - start < 8000, `${performance.now() - start} ms`);
-    assert.deepEqual(seen, [[0, 1], [2, 3]]);
+    assert.deepEqual(seen, [
+      [0, 1],
+      [2, 3],
+    ]);
     // The worker was replaced: the next epoch runs (the dataset hangs only once).
-    assert.deepEqual((await indicesOf(loader)).flat(), Array.from({ length: 12 }, (_, i) => i));
+    assert.deepEqual(
+      (await indicesOf(loader)).flat(),
+      Array.from({ length: 12 }, (_, i) => i),
+    );
     await loader.close();
-    assert.throws(() => new DataLoaderBuilder(indexBatcher).timeout(-1), burnError(/^DataLoaderBuilder\.timeout: timeout -1; expected an integer >= 0 \(milliseconds, 0 for none\)$/));
+    assert.throws(
+      () => new DataLoaderBuilder(indexBatcher).timeout(-1),
+      burnError(/^DataLoaderBuilder\.timeout: timeout -1; expected an integer >= 0 \(milliseconds, 0 for none\)$/),
+    );
   });
 });
 
@@ -331,12 +455,18 @@ describe('DataLoader slices and devices', () => {
     assert.equal(part.loadingMode(), 'workers');
     assert.deepEqual(await indicesOf(part), [[3, 4], [5, 6], [7]]);
     await part.close();
-    assert.throws(() => loader.slice(3, 11), burnError(/^DataLoader\.slice: range \[3, 11\) of 10 items; expected 0 <= start <= end <= 10$/));
+    assert.throws(
+      () => loader.slice(3, 11),
+      burnError(/^DataLoader\.slice: range \[3, 11\) of 10 items; expected 0 <= start <= end <= 10$/),
+    );
     assert.throws(() => loader.slice(5, 4), BurnError);
     // A shuffled slice is a permutation of its range, reproducible.
     const shuffled = new DataLoaderBuilder(indexBatcher).batchSize(20).shuffle(3).build(new SlowDataset(30));
     const s1 = (await indicesOf(shuffled.slice(10, 20))).flat();
-    assert.deepEqual([...s1].sort((a, b) => a - b), [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+    assert.deepEqual(
+      [...s1].sort((a, b) => a - b),
+      [10, 11, 12, 13, 14, 15, 16, 17, 18, 19],
+    );
     const again = new DataLoaderBuilder(indexBatcher).batchSize(20).shuffle(3).build(new SlowDataset(30));
     assert.deepEqual((await indicesOf(again.slice(10, 20))).flat(), s1);
   });
@@ -350,11 +480,20 @@ describe('DataLoader slices and devices', () => {
     assert.equal(moved.device, ad);
     assert.ok((await collect(moved)).every((b) => b.device === ad));
     const [a, b] = splitDataloader(loader, [cpu, ad]);
-    assert.deepEqual(await indicesOf(a!), [[0, 1, 2], [3, 4]]);
-    assert.deepEqual(await indicesOf(b!), [[5, 6, 7], [8, 9]]);
+    assert.deepEqual(await indicesOf(a!), [
+      [0, 1, 2],
+      [3, 4],
+    ]);
+    assert.deepEqual(await indicesOf(b!), [
+      [5, 6, 7],
+      [8, 9],
+    ]);
     assert.ok((await collect(b!)).every((x) => x.device === ad));
     const three = splitDataloader(loader, [cpu, cpu, ad]);
-    assert.deepEqual(three.map((l) => l.numItems()), [3, 3, 4]);
+    assert.deepEqual(
+      three.map((l) => l.numItems()),
+      [3, 3, 4],
+    );
     assert.equal(splitDataloader(loader, [ad])[0]!.device, ad);
     assert.throws(() => splitDataloader(loader, []), burnError(/no devices; expected at least one/));
     assert.throws(() => loader.toDevice('cpu' as unknown as Device), burnError(/expected a Device/));
@@ -362,7 +501,11 @@ describe('DataLoader slices and devices', () => {
 
   it('validates the builder', () => {
     const b = new DataLoaderBuilder(indexBatcher);
-    assert.throws(() => b.batchSize(0), (e: unknown) => e instanceof BurnError && e.message === 'DataLoaderBuilder.batchSize: batch size 0; expected an integer >= 1');
+    assert.throws(
+      () => b.batchSize(0),
+      (e: unknown) =>
+        e instanceof BurnError && e.message === 'DataLoaderBuilder.batchSize: batch size 0; expected an integer >= 1',
+    );
     assert.throws(() => b.numWorkers(-1), burnError(/numWorkers -1; expected an integer >= 0/));
     assert.throws(() => b.shuffle(1.5), burnError(/seed 1\.5/));
     assert.throws(() => b.prefetch(-1), burnError(/prefetch -1/));

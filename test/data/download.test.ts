@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { BurnError } from '../../src/index.js';
-import { DEFAULT_DOWNLOAD_MAX_BYTES, downloadFile, encodeIdx, FashionMnistDataset, MnistDataset, renderProgressBar, type DownloadProgress } from '../../src/data/index.js';
+import {
+  DEFAULT_DOWNLOAD_MAX_BYTES,
+  downloadFile,
+  encodeIdx,
+  FashionMnistDataset,
+  MnistDataset,
+  renderProgressBar,
+  type DownloadProgress,
+} from '../../src/data/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'burn-ts-download-'));
 const burnError = (pattern: RegExp) => (e: unknown) => e instanceof BurnError && pattern.test(e.message);
@@ -62,7 +70,10 @@ before(async () => {
         res.writeHead(416, { 'content-range': `bytes */${body.length}` }).end();
         return;
       }
-      res.writeHead(206, { 'content-length': body.length - start, 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` });
+      res.writeHead(206, {
+        'content-length': body.length - start,
+        'content-range': `bytes ${start}-${body.length - 1}/${body.length}`,
+      });
     } else {
       res.writeHead(200, { 'content-length': body.length });
     }
@@ -87,7 +98,11 @@ describe('downloadFile', () => {
   it('downloads, verifies the checksum and renames into place', async () => {
     const dest = join(dir, 'a', 'data.bin');
     const seen: DownloadProgress[] = [];
-    const r = await downloadFile(`${base}/data.bin`, dest, { md5: md5(payload), sha256: createHash('sha256').update(payload).digest('hex'), progress: (p) => seen.push(p) });
+    const r = await downloadFile(`${base}/data.bin`, dest, {
+      md5: md5(payload),
+      sha256: createHash('sha256').update(payload).digest('hex'),
+      progress: (p) => seen.push(p),
+    });
     assert.deepEqual(r, { path: dest, bytes: payload.length, resumedFrom: 0 });
     assert.deepEqual(new Uint8Array(readFileSync(dest)), payload);
     assert.equal(existsSync(`${dest}.part`), false);
@@ -100,7 +115,12 @@ describe('downloadFile', () => {
   it('keeps an interrupted download and resumes it with a Range request', async () => {
     const dest = join(dir, 'resume.bin');
     cutAfter.set('/data.bin', 100_000);
-    await assert.rejects(downloadFile(`${base}/data.bin`, dest, { md5: md5(payload), progress: false }), burnError(/download of .*data\.bin (interrupted after|ended after) \d+ .*kept in .*resume\.bin\.part and the next download resumes/));
+    await assert.rejects(
+      downloadFile(`${base}/data.bin`, dest, { md5: md5(payload), progress: false }),
+      burnError(
+        /download of .*data\.bin (interrupted after|ended after) \d+ .*kept in .*resume\.bin\.part and the next download resumes/,
+      ),
+    );
     assert.equal(existsSync(dest), false, 'no partial file at the destination');
     const kept = statSync(`${dest}.part`).size;
     assert.ok(kept > 0 && kept < payload.length, `kept ${kept} bytes`);
@@ -132,15 +152,24 @@ describe('downloadFile', () => {
     const dest = join(dir, 'bad.bin');
     await assert.rejects(
       downloadFile(`${base}/data.bin`, dest, { md5: '0'.repeat(32), progress: false }),
-      (e: unknown) => e instanceof BurnError && e.message === `downloadFile: ${base}/data.bin: md5 checksum mismatch: expected ${'0'.repeat(32)}, got ${md5(payload)}; the download was deleted`,
+      (e: unknown) =>
+        e instanceof BurnError &&
+        e.message ===
+          `downloadFile: ${base}/data.bin: md5 checksum mismatch: expected ${'0'.repeat(32)}, got ${md5(payload)}; the download was deleted`,
     );
     assert.equal(existsSync(dest), false);
     assert.equal(existsSync(`${dest}.part`), false);
   });
 
   it('names the URL of an HTTP error or an unreachable server', async () => {
-    await assert.rejects(downloadFile(`${base}/missing.gz`, join(dir, 'm.gz'), { progress: false }), burnError(/^downloadFile: cannot download http:\/\/127\.0\.0\.1:\d+\/missing\.gz: HTTP 404 Not Found$/));
-    await assert.rejects(downloadFile('http://127.0.0.1:1/x.gz', join(dir, 'x.gz'), { progress: false }), burnError(/cannot download http:\/\/127\.0\.0\.1:1\/x\.gz: fetch failed/));
+    await assert.rejects(
+      downloadFile(`${base}/missing.gz`, join(dir, 'm.gz'), { progress: false }),
+      burnError(/^downloadFile: cannot download http:\/\/127\.0\.0\.1:\d+\/missing\.gz: HTTP 404 Not Found$/),
+    );
+    await assert.rejects(
+      downloadFile('http://127.0.0.1:1/x.gz', join(dir, 'x.gz'), { progress: false }),
+      burnError(/cannot download http:\/\/127\.0\.0\.1:1\/x\.gz: fetch failed/),
+    );
   });
 
   it('draws the progress bar on stderr (on a TTY, or when asked)', async () => {
@@ -160,24 +189,41 @@ describe('downloadFile', () => {
   it('caps the size of a download with maxBytes (default 1 GiB): announced, resumed or streamed', async () => {
     assert.equal(DEFAULT_DOWNLOAD_MAX_BYTES, 2 ** 30);
     const over = (what: string, url: string) => (e: unknown) =>
-      e instanceof BurnError && e.message === `downloadFile: ${base}${url}: ${what}, over the limit of 100000 bytes; pass a larger maxBytes option to download it`;
+      e instanceof BurnError &&
+      e.message ===
+        `downloadFile: ${base}${url}: ${what}, over the limit of 100000 bytes; pass a larger maxBytes option to download it`;
     const announced = join(dir, 'announced.bin');
     requests.length = 0;
-    await assert.rejects(downloadFile(`${base}/data.bin`, announced, { maxBytes: 100_000, progress: false }), over('the server announces 300000 bytes', '/data.bin'));
+    await assert.rejects(
+      downloadFile(`${base}/data.bin`, announced, { maxBytes: 100_000, progress: false }),
+      over('the server announces 300000 bytes', '/data.bin'),
+    );
     assert.equal(existsSync(`${announced}.part`), false, 'nothing written');
     const resumed = join(dir, 'resumed.bin');
     writeFileSync(`${resumed}.part`, payload.subarray(0, 50_000));
-    await assert.rejects(downloadFile(`${base}/data.bin`, resumed, { maxBytes: 100_000, progress: false }), over('the server announces 300000 bytes', '/data.bin'));
+    await assert.rejects(
+      downloadFile(`${base}/data.bin`, resumed, { maxBytes: 100_000, progress: false }),
+      over('the server announces 300000 bytes', '/data.bin'),
+    );
     const endless = join(dir, 'endless.bin');
     const start = performance.now();
-    await assert.rejects(downloadFile(`${base}/endless`, endless, { maxBytes: 100_000, progress: false }), over('the response goes on past 100000 bytes', '/endless'));
+    await assert.rejects(
+      downloadFile(`${base}/endless`, endless, { maxBytes: 100_000, progress: false }),
+      over('the response goes on past 100000 bytes', '/endless'),
+    );
     assert.ok(performance.now() - start < 5000);
     assert.equal(existsSync(`${endless}.part`), false, 'the oversized part is deleted');
     assert.equal(existsSync(endless), false);
     // At the limit exactly, the download completes.
-    const exact = await downloadFile(`${base}/data.bin`, join(dir, 'exact.bin'), { maxBytes: payload.length, progress: false });
+    const exact = await downloadFile(`${base}/data.bin`, join(dir, 'exact.bin'), {
+      maxBytes: payload.length,
+      progress: false,
+    });
     assert.equal(exact.bytes, payload.length);
-    await assert.rejects(downloadFile(`${base}/data.bin`, join(dir, 'x.bin'), { maxBytes: 0 }), burnError(/^downloadFile: maxBytes 0; expected a positive integer$/));
+    await assert.rejects(
+      downloadFile(`${base}/data.bin`, join(dir, 'x.bin'), { maxBytes: 0 }),
+      burnError(/^downloadFile: maxBytes 0; expected a positive integer$/),
+    );
   });
 
   it('renders a progress bar', () => {
@@ -191,9 +237,15 @@ describe('downloadFile', () => {
 describe('MnistDataset.download', () => {
   const gz = (dims: number[], values: number[]): Uint8Array => gzipSync(encodeIdx(dims, values));
   const served = {
-    'train-images-idx3-ubyte.gz': gz([3, 28, 28], Array.from({ length: 3 * 784 }, (_, i) => i % 251)),
+    'train-images-idx3-ubyte.gz': gz(
+      [3, 28, 28],
+      Array.from({ length: 3 * 784 }, (_, i) => i % 251),
+    ),
     'train-labels-idx1-ubyte.gz': gz([3], [4, 5, 6]),
-    't10k-images-idx3-ubyte.gz': gz([2, 28, 28], Array.from({ length: 2 * 784 }, (_, i) => (i * 3) % 256)),
+    't10k-images-idx3-ubyte.gz': gz(
+      [2, 28, 28],
+      Array.from({ length: 2 * 784 }, (_, i) => (i * 3) % 256),
+    ),
     't10k-labels-idx1-ubyte.gz': gz([2], [1, 9]),
   };
   before(() => {
@@ -202,7 +254,10 @@ describe('MnistDataset.download', () => {
 
   it('verifies the official checksums (a mirror serving other files fails)', async () => {
     const target = join(dir, 'mnist-official');
-    await assert.rejects(MnistDataset.download({ dir: target, baseUrl: `${base}/mnist`, progress: false }), burnError(/train-images-idx3-ubyte\.gz: md5 checksum mismatch: expected f68b3c2dcbeaaa9fbdd348bbdeb94873/));
+    await assert.rejects(
+      MnistDataset.download({ dir: target, baseUrl: `${base}/mnist`, progress: false }),
+      burnError(/train-images-idx3-ubyte\.gz: md5 checksum mismatch: expected f68b3c2dcbeaaa9fbdd348bbdeb94873/),
+    );
     assert.equal(existsSync(join(target, 'train-images-idx3-ubyte.gz')), false);
   });
 
@@ -210,13 +265,29 @@ describe('MnistDataset.download', () => {
     const target = join(dir, 'mnist-cache');
     const checksums = Object.fromEntries(Object.entries(served).map(([n, b]) => [n, md5(b)]));
     requests.length = 0;
-    assert.equal(await MnistDataset.download({ dir: target, baseUrl: `${base}/mnist/`, checksums, progress: false }), target);
-    assert.deepEqual(requests.map((r) => r.url).sort(), Object.keys(served).map((n) => `/mnist/${n}`).sort());
+    assert.equal(
+      await MnistDataset.download({ dir: target, baseUrl: `${base}/mnist/`, checksums, progress: false }),
+      target,
+    );
+    assert.deepEqual(
+      requests.map((r) => r.url).sort(),
+      Object.keys(served)
+        .map((n) => `/mnist/${n}`)
+        .sort(),
+    );
     const train = MnistDataset.train({ dir: target });
     assert.equal(train.source.kind, 'idx');
-    assert.deepEqual(train.toArray().map((x) => x.label), [4, 5, 6]);
+    assert.deepEqual(
+      train.toArray().map((x) => x.label),
+      [4, 5, 6],
+    );
     assert.equal(train.get(1)!.image[0]![0], 784 % 251);
-    assert.deepEqual(MnistDataset.test({ dir: target }).toArray().map((x) => x.label), [1, 9]);
+    assert.deepEqual(
+      MnistDataset.test({ dir: target })
+        .toArray()
+        .map((x) => x.label),
+      [1, 9],
+    );
     requests.length = 0;
     await MnistDataset.download({ dir: target, baseUrl: `${base}/mnist`, checksums: false, progress: false });
     assert.equal(requests.length, 0, 'files already present are not fetched again');
@@ -224,12 +295,34 @@ describe('MnistDataset.download', () => {
 
   it('passes maxBytes to each file', async () => {
     const target = join(dir, 'mnist-limited');
-    await assert.rejects(MnistDataset.download({ dir: target, baseUrl: `${base}/mnist`, checksums: false, progress: false, maxBytes: 100 }), burnError(/train-images-idx3-ubyte\.gz: the server announces \d+ bytes, over the limit of 100 bytes; pass a larger maxBytes option/));
+    await assert.rejects(
+      MnistDataset.download({
+        dir: target,
+        baseUrl: `${base}/mnist`,
+        checksums: false,
+        progress: false,
+        maxBytes: 100,
+      }),
+      burnError(
+        /train-images-idx3-ubyte\.gz: the server announces \d+ bytes, over the limit of 100 bytes; pass a larger maxBytes option/,
+      ),
+    );
   });
 
   it('downloads Fashion-MNIST the same way', async () => {
     const target = join(dir, 'fashion-cache');
-    await FashionMnistDataset.download({ dir: target, baseUrl: `${base}/mnist`, checksums: false, splits: ['test'], progress: false });
-    assert.deepEqual(FashionMnistDataset.test({ dir: target }).toArray().map((x) => x.label), [1, 9]);
+    await FashionMnistDataset.download({
+      dir: target,
+      baseUrl: `${base}/mnist`,
+      checksums: false,
+      splits: ['test'],
+      progress: false,
+    });
+    assert.deepEqual(
+      FashionMnistDataset.test({ dir: target })
+        .toArray()
+        .map((x) => x.label),
+      [1, 9],
+    );
   });
 });

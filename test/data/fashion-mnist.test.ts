@@ -9,7 +9,9 @@ import { BurnError } from '../../src/index.js';
 import { DEBIAN_FASHION_MNIST_DIR, FashionMnistDataset } from '../../src/data/index.js';
 
 const installed = FashionMnistDataset.available({ dir: DEBIAN_FASHION_MNIST_DIR });
-const skip = installed ? false : `Debian's dataset-fashion-mnist is not installed (${DEBIAN_FASHION_MNIST_DIR}); apt-get install dataset-fashion-mnist`;
+const skip = installed
+  ? false
+  : `Debian's dataset-fashion-mnist is not installed (${DEBIAN_FASHION_MNIST_DIR}); apt-get install dataset-fashion-mnist`;
 
 describe('FashionMnistDataset', () => {
   it('reads the 60 000 + 10 000 images of the Debian package', { skip }, () => {
@@ -17,7 +19,11 @@ describe('FashionMnistDataset', () => {
     const test = FashionMnistDataset.test({ dir: DEBIAN_FASHION_MNIST_DIR });
     assert.equal(train.len(), 60000);
     assert.equal(test.len(), 10000);
-    assert.deepEqual(train.source, { kind: 'idx', images: join(DEBIAN_FASHION_MNIST_DIR, 'train-images-idx3-ubyte.gz'), labels: join(DEBIAN_FASHION_MNIST_DIR, 'train-labels-idx1-ubyte.gz') });
+    assert.deepEqual(train.source, {
+      kind: 'idx',
+      images: join(DEBIAN_FASHION_MNIST_DIR, 'train-images-idx3-ubyte.gz'),
+      labels: join(DEBIAN_FASHION_MNIST_DIR, 'train-labels-idx1-ubyte.gz'),
+    });
     // Fashion-MNIST is balanced: 6 000 training and 1 000 test images per class.
     const counts = (d: FashionMnistDataset): number[] => {
       const c = new Array(10).fill(0);
@@ -56,7 +62,10 @@ describe('FashionMnistDataset', () => {
     try {
       assert.throws(
         () => FashionMnistDataset.train({ dir: empty }),
-        (e: unknown) => e instanceof BurnError && e.message === `FashionMnistDataset: no Fashion-MNIST train files in ${empty}; install Debian's package (apt-get install dataset-fashion-mnist) or download them with await FashionMnistDataset.download()`,
+        (e: unknown) =>
+          e instanceof BurnError &&
+          e.message ===
+            `FashionMnistDataset: no Fashion-MNIST train files in ${empty}; install Debian's package (apt-get install dataset-fashion-mnist) or download them with await FashionMnistDataset.download()`,
       );
       assert.equal(FashionMnistDataset.available({ dir: empty }), false);
     } finally {

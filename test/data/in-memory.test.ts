@@ -37,19 +37,33 @@ describe('InMemDataset.fromJsonRows', () => {
     const d = InMemDataset.fromJsonRows(path, { schema });
     assert.deepEqual(d.get(0), { column_str: 'HI1', column_int: 1 });
     const bad = file('bad-schema.json', '{"column_str":"x","column_int":1}\n{"column_str":3,"column_int":1}\n');
-    assert.throws(() => InMemDataset.fromJsonRows(bad, { schema }), burnError(/bad-schema\.json:2: the row does not match the schema/));
+    assert.throws(
+      () => InMemDataset.fromJsonRows(bad, { schema }),
+      burnError(/bad-schema\.json:2: the row does not match the schema/),
+    );
   });
   it('names the file and line of corrupt JSON', () => {
     const bad = file('corrupt.json', '{"a":1}\n{"a":\n');
-    assert.throws(() => InMemDataset.fromJsonRows(bad), burnError(/^InMemDataset\.fromJsonRows: .*corrupt\.json:2: invalid JSON/));
+    assert.throws(
+      () => InMemDataset.fromJsonRows(bad),
+      burnError(/^InMemDataset\.fromJsonRows: .*corrupt\.json:2: invalid JSON/),
+    );
     assert.throws(() => InMemDataset.fromJsonRows(join(dir, 'missing.json')), burnError(/cannot read .*missing\.json/));
   });
 });
 
 describe('InMemDataset.fromCsv', () => {
-  const columns = { column_str: 'string', column_int: 'integer', column_bool: 'boolean', column_float: 'number' } as const;
+  const columns = {
+    column_str: 'string',
+    column_int: 'integer',
+    column_bool: 'boolean',
+    column_float: 'number',
+  } as const;
   it('reads typed columns by header name', () => {
-    const path = file('dataset.csv', 'column_str,column_int,column_bool,column_float\nHI1,1,true,1.0\nHI2,1,false,1.0\n');
+    const path = file(
+      'dataset.csv',
+      'column_str,column_int,column_bool,column_float\nHI1,1,true,1.0\nHI2,1,false,1.0\n',
+    );
     const d = InMemDataset.fromCsv(path, { columns });
     assert.equal(d.len(), 2);
     const row = d.get(1)!;
@@ -74,16 +88,33 @@ describe('InMemDataset.fromCsv', () => {
     assert.deepEqual(parseCsv(' p , q \n 1 , 2 ', 'inline', { trim: true }), [{ p: '1', q: '2' }]);
   });
   it('names the file, line and column of a bad value', () => {
-    const path = file('badvalue.csv', 'column_str,column_int,column_bool,column_float\nHI1,1,true,1.0\nHI2,one,false,1.0\n');
-    assert.throws(() => InMemDataset.fromCsv(path, { columns }), (e: unknown) => e instanceof BurnError && e.message === `InMemDataset.fromCsv: ${path}:3: column 'column_int': 'one' is not an integer`);
+    const path = file(
+      'badvalue.csv',
+      'column_str,column_int,column_bool,column_float\nHI1,1,true,1.0\nHI2,one,false,1.0\n',
+    );
+    assert.throws(
+      () => InMemDataset.fromCsv(path, { columns }),
+      (e: unknown) =>
+        e instanceof BurnError &&
+        e.message === `InMemDataset.fromCsv: ${path}:3: column 'column_int': 'one' is not an integer`,
+    );
     const b = file('badbool.csv', 'x\nyes\n');
-    assert.throws(() => InMemDataset.fromCsv(b, { columns: { x: 'boolean' } }), burnError(/badbool\.csv:2: column 'x': 'yes' is not a boolean; expected true or false/));
+    assert.throws(
+      () => InMemDataset.fromCsv(b, { columns: { x: 'boolean' } }),
+      burnError(/badbool\.csv:2: column 'x': 'yes' is not a boolean; expected true or false/),
+    );
     const f = file('badfloat.csv', 'x\n1.5e\n');
-    assert.throws(() => InMemDataset.fromCsv(f, { columns: { x: 'number' } }), burnError(/badfloat\.csv:2: column 'x': '1\.5e' is not a finite decimal number/));
+    assert.throws(
+      () => InMemDataset.fromCsv(f, { columns: { x: 'number' } }),
+      burnError(/badfloat\.csv:2: column 'x': '1\.5e' is not a finite decimal number/),
+    );
   });
   it('names the file and line of a corrupt record', () => {
     const ragged = file('ragged.csv', 'a,b\n1,2\n3\n');
-    assert.throws(() => InMemDataset.fromCsv(ragged), burnError(/ragged\.csv:3: 1 fields; expected 2 \(as the header\)/));
+    assert.throws(
+      () => InMemDataset.fromCsv(ragged),
+      burnError(/ragged\.csv:3: 1 fields; expected 2 \(as the header\)/),
+    );
     const open = file('open.csv', 'a,b\n1,"never closed\n2,3\n');
     assert.throws(() => InMemDataset.fromCsv(open), burnError(/open\.csv:2: a quoted field is never closed/));
     const stray = file('stray.csv', 'a\n1"2\n');
@@ -91,16 +122,37 @@ describe('InMemDataset.fromCsv', () => {
     const after = file('after.csv', 'a\n"1"x\n');
     assert.throws(() => InMemDataset.fromCsv(after), burnError(/after\.csv:2: text 'x' after the closing quote/));
     const missing = file('missing-col.csv', 'a,b\n1,2\n');
-    assert.throws(() => InMemDataset.fromCsv(missing, { columns: { z: 'string' } }), burnError(/missing-col\.csv:1: the header \[a, b\] has no column 'z'/));
+    assert.throws(
+      () => InMemDataset.fromCsv(missing, { columns: { z: 'string' } }),
+      burnError(/missing-col\.csv:1: the header \[a, b\] has no column 'z'/),
+    );
     const empty = file('empty.csv', '');
-    assert.throws(() => InMemDataset.fromCsv(empty), burnError(/empty\.csv: the file is empty; expected a header record/));
-    assert.throws(() => InMemDataset.fromCsv(empty, { hasHeaders: false }), burnError(/the columns option must name the columns/));
-    assert.throws(() => InMemDataset.fromCsv(empty, { delimiter: '::' }), burnError(/delimiter '::'; expected one character/));
+    assert.throws(
+      () => InMemDataset.fromCsv(empty),
+      burnError(/empty\.csv: the file is empty; expected a header record/),
+    );
+    assert.throws(
+      () => InMemDataset.fromCsv(empty, { hasHeaders: false }),
+      burnError(/the columns option must name the columns/),
+    );
+    assert.throws(
+      () => InMemDataset.fromCsv(empty, { delimiter: '::' }),
+      burnError(/delimiter '::'; expected one character/),
+    );
   });
   it('refuses a header naming a column twice', () => {
     const path = file('dup.csv', 'a,b,a\n1,2,3\n');
-    assert.throws(() => InMemDataset.fromCsv(path), (e: unknown) => e instanceof BurnError && e.message === `InMemDataset.fromCsv: ${path}:1: the header names column 'a' twice (fields 1 and 3); expected unique column names`);
-    assert.throws(() => InMemDataset.fromCsv(path, { columns: { a: 'integer' } }), burnError(/dup\.csv:1: the header names column 'a' twice \(fields 1 and 3\)/));
+    assert.throws(
+      () => InMemDataset.fromCsv(path),
+      (e: unknown) =>
+        e instanceof BurnError &&
+        e.message ===
+          `InMemDataset.fromCsv: ${path}:1: the header names column 'a' twice (fields 1 and 3); expected unique column names`,
+    );
+    assert.throws(
+      () => InMemDataset.fromCsv(path, { columns: { a: 'integer' } }),
+      burnError(/dup\.csv:1: the header names column 'a' twice \(fields 1 and 3\)/),
+    );
     // A duplicate the columns option does not read is harmless.
     assert.deepEqual(InMemDataset.fromCsv(path, { columns: { b: 'integer' } }).toArray(), [{ b: 2 }]);
   });
@@ -108,9 +160,18 @@ describe('InMemDataset.fromCsv', () => {
   it('refuses non-finite and non-decimal numbers, naming file, line, column and value', () => {
     for (const text of ['NaN', 'Infinity', '-Infinity', 'inf', '1e999', '-1e400', '0x10', '0b1', '1_000']) {
       const path = file(`nonfinite-${text}.csv`, `x,y\n1,2\n3,${text}\n`);
-      assert.throws(() => InMemDataset.fromCsv(path, { columns: { x: 'number', y: 'number' } }), (e: unknown) => e instanceof BurnError && e.message === `InMemDataset.fromCsv: ${path}:3: column 'y': '${text}' is not a finite decimal number`, text);
+      assert.throws(
+        () => InMemDataset.fromCsv(path, { columns: { x: 'number', y: 'number' } }),
+        (e: unknown) =>
+          e instanceof BurnError &&
+          e.message === `InMemDataset.fromCsv: ${path}:3: column 'y': '${text}' is not a finite decimal number`,
+        text,
+      );
     }
-    assert.deepEqual(parseCsv('x\n-1.5e3\n+.5\n7.\n 2 \n', 'ok', { columns: { x: 'number' } }).map((r) => r.x), [-1500, 0.5, 7, 2]);
+    assert.deepEqual(
+      parseCsv('x\n-1.5e3\n+.5\n7.\n 2 \n', 'ok', { columns: { x: 'number' } }).map((r) => r.x),
+      [-1500, 0.5, 7, 2],
+    );
   });
 
   it('keeps the items and does not copy them', () => {

@@ -21,7 +21,11 @@ describe('item codec', () => {
     const expected = structuredClone(items); // encoding transfers (detaches) the typed arrays' buffers
     const { encoded, transfer } = encodeItems(items);
     assert.ok(transfer.includes(encoded.numbers.buffer as ArrayBuffer));
-    assert.equal(encoded.numbers.length, 784 + 16 + 2 * 784 + 2 * 28 + 18, 'the image, the features, the two nested images, the two rows, the 2×3×3 block');
+    assert.equal(
+      encoded.numbers.length,
+      784 + 16 + 2 * 784 + 2 * 28 + 18,
+      'the image, the features, the two nested images, the two rows, the 2×3×3 block',
+    );
     const back = decodeItems(structuredClone(encoded, { transfer }));
     assert.deepEqual(back, expected);
     assert.equal((items[7] as { bytes: Uint8Array }).bytes.length, 0, 'an owned typed array was moved, not copied');

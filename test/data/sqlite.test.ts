@@ -17,7 +17,8 @@ interface Row {
   name: string;
   values: number[];
 }
-const rows = (n: number, tag = 'v1'): Row[] => Array.from({ length: n }, (_, i) => ({ id: i, name: `${tag}-${i}`, values: [i, i * 0.5] }));
+const rows = (n: number, tag = 'v1'): Row[] =>
+  Array.from({ length: n }, (_, i) => ({ id: i, name: `${tag}-${i}`, values: [i, i * 0.5] }));
 
 const dir = mkdtempSync(join(tmpdir(), 'burn-ts-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,12 +26,18 @@ let counter = 0;
 const dbPath = (): string => join(dir, `db${counter++}.db`);
 const burnError = (pattern: RegExp) => (e: unknown) => e instanceof BurnError && pattern.test(e.message);
 
-type Raw = { prepare(sql: string): { all(...p: unknown[]): unknown[]; run(...p: unknown[]): unknown }; exec(sql: string): void; close(): void };
+type Raw = {
+  prepare(sql: string): { all(...p: unknown[]): unknown[]; run(...p: unknown[]): unknown };
+  exec(sql: string): void;
+  close(): void;
+};
 const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => Raw;
 const tables = (path: string): string[] => {
   const db = new Database(path);
   try {
-    return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    return (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+    ).map((r) => r.name);
   } finally {
     db.close();
   }
@@ -47,7 +54,10 @@ describe('SqliteDatasetWriter and SqliteDataset', () => {
     for (const format of ['msgpack', 'json'] as const) {
       const path = dbPath();
       const w = new SqliteDatasetWriter<Row & { blob?: Uint8Array }>(path, { format });
-      assert.equal(w.write('train', { ...rows(1)[0]!, ...(format === 'msgpack' ? { blob: new Uint8Array([7, 8]) } : {}) }), 0);
+      assert.equal(
+        w.write('train', { ...rows(1)[0]!, ...(format === 'msgpack' ? { blob: new Uint8Array([7, 8]) } : {}) }),
+        0,
+      );
       for (const r of rows(5).slice(1)) w.write('train', r);
       assert.equal(w.write('test', rows(1, 't')[0]!), 0);
       assert.deepEqual(w.counts(), { train: 5, test: 1 });
@@ -108,7 +118,10 @@ describe('SqliteDatasetWriter and SqliteDataset', () => {
     `;
     const scriptPath = join(dir, 'crash.mts');
     writeFileSync(scriptPath, script);
-    assert.throws(() => execFileSync(process.execPath, ['--import', 'tsx', scriptPath], { stdio: 'pipe' }), (e: { status?: number }) => e.status === 3);
+    assert.throws(
+      () => execFileSync(process.execPath, ['--import', 'tsx', scriptPath], { stdio: 'pipe' }),
+      (e: { status?: number }) => e.status === 3,
+    );
     const leftovers = tables(path).filter((t) => t.startsWith('__burn_staging_'));
     assert.equal(leftovers.length, 1, 'the dead writer left its staging table (20 rows were committed to it)');
     const d = new SqliteDataset<Row>(path, 'train');
@@ -148,7 +161,11 @@ describe('SqliteDatasetWriter and SqliteDataset', () => {
     const seen: number[] = [];
     for await (const batch of loader) seen.push(...batch);
     await loader.close();
-    assert.deepEqual(seen, Array.from({ length: 200 }, (_, i) => i), 'workers read the old split while the writer still writes');
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 200 }, (_, i) => i),
+      'workers read the old split while the writer still writes',
+    );
     w.close();
     assert.equal(new SqliteDataset<Row>(path, 'train').get(0)!.name, 'new-0');
     for (const r of readers) r.close();
@@ -157,20 +174,40 @@ describe('SqliteDatasetWriter and SqliteDataset', () => {
 
 describe('SQLite errors', () => {
   it('names a missing file, a file that is not a database, and a missing split', () => {
-    assert.throws(() => new SqliteDataset(join(dir, 'nope.db'), 'train'), burnError(/^SqliteDataset: cannot open the SQLite database .*nope\.db/));
+    assert.throws(
+      () => new SqliteDataset(join(dir, 'nope.db'), 'train'),
+      burnError(/^SqliteDataset: cannot open the SQLite database .*nope\.db/),
+    );
     const garbage = join(dir, 'garbage.db');
-    writeFileSync(garbage, 'this is not a database, just some text that is long enough to look like a header...'.repeat(20));
-    assert.throws(() => new SqliteDataset(garbage, 'train'), burnError(/garbage\.db is not a valid SQLite database: file is not a database/));
+    writeFileSync(
+      garbage,
+      'this is not a database, just some text that is long enough to look like a header...'.repeat(20),
+    );
+    assert.throws(
+      () => new SqliteDataset(garbage, 'train'),
+      burnError(/garbage\.db is not a valid SQLite database: file is not a database/),
+    );
     assert.throws(() => new SqliteDatasetWriter(garbage), burnError(/garbage\.db is not a valid SQLite database/));
     const path = dbPath();
     write(path, { train: rows(1), test: rows(1) });
-    assert.throws(() => new SqliteDataset(path, 'valid'), (e: unknown) => e instanceof BurnError && e.message === `SqliteDataset: ${path} has no split 'valid'; its splits are [test, train]`);
+    assert.throws(
+      () => new SqliteDataset(path, 'valid'),
+      (e: unknown) =>
+        e instanceof BurnError &&
+        e.message === `SqliteDataset: ${path} has no split 'valid'; its splits are [test, train]`,
+    );
   });
   it('rejects bad split names and unserialisable items', () => {
     const w = new SqliteDatasetWriter<unknown>(dbPath());
-    assert.throws(() => w.write('drop table; --', 1), burnError(/split name 'drop table; --'; expected letters, digits and '_'/));
+    assert.throws(
+      () => w.write('drop table; --', 1),
+      burnError(/split name 'drop table; --'; expected letters, digits and '_'/),
+    );
     assert.throws(() => w.write('__burn_x', 1), burnError(/split name '__burn_x'/));
-    assert.throws(() => w.write('train', { f: () => 1 }), burnError(/cannot serialise an item of split 'train' as msgpack/));
+    assert.throws(
+      () => w.write('train', { f: () => 1 }),
+      burnError(/cannot serialise an item of split 'train' as msgpack/),
+    );
     assert.throws(() => new SqliteDatasetWriter(dbPath(), { format: 'xml' as 'json' }), burnError(/format 'xml'/));
     w.abort();
   });
@@ -191,7 +228,13 @@ describe('SQLite errors', () => {
     db.exec('CREATE TABLE huge (row_id INTEGER PRIMARY KEY, item BLOB)');
     db.prepare('INSERT INTO huge VALUES (?, ?)').run(100_000_000, Buffer.from([0x07]));
     db.exec('CREATE TABLE gaps (row_id INTEGER PRIMARY KEY, item TEXT)');
-    for (const [id, v] of [[1, 10], [3, 30], [4, 40], [9, 90]]) db.prepare('INSERT INTO gaps VALUES (?, ?)').run(id, JSON.stringify(v));
+    for (const [id, v] of [
+      [1, 10],
+      [3, 30],
+      [4, 40],
+      [9, 90],
+    ])
+      db.prepare('INSERT INTO gaps VALUES (?, ?)').run(id, JSON.stringify(v));
     db.exec('CREATE TABLE plain (a INTEGER, b TEXT)');
     for (let i = 0; i < 5; i++) db.prepare('INSERT INTO plain VALUES (?, ?)').run(i, `r${i}`);
     db.exec('DELETE FROM plain WHERE a = 1');
@@ -208,17 +251,36 @@ describe('SQLite errors', () => {
     assert.deepEqual(gaps.toArray(), [10, 30, 40, 90], 'in row_id order');
     assert.equal(gaps.get(4), undefined);
     const plain = new SqliteDataset<{ a: number; b: string }>(path, 'plain');
-    assert.deepEqual(plain.toArray().map((r) => r.a), [0, 2, 3, 4], 'rowids with a gap');
-    assert.throws(() => new SqliteDataset(path, 'dup'), (e: unknown) => e instanceof BurnError && e.message === `SqliteDataset: ${path}: split 'dup' has 2 rows but 1 distinct non-NULL row_id values; expected a unique row_id per row`);
+    assert.deepEqual(
+      plain.toArray().map((r) => r.a),
+      [0, 2, 3, 4],
+      'rowids with a gap',
+    );
+    assert.throws(
+      () => new SqliteDataset(path, 'dup'),
+      (e: unknown) =>
+        e instanceof BurnError &&
+        e.message ===
+          `SqliteDataset: ${path}: split 'dup' has 2 rows but 1 distinct non-NULL row_id values; expected a unique row_id per row`,
+    );
     assert.equal(new SqliteDataset(path, 'empty').len(), 0);
   });
   it('says how to install better-sqlite3 when it is missing', () => {
     const hook = join(dir, 'hide-sqlite.cjs');
-    writeFileSync(hook, `const M = require('module'); const r = M._resolveFilename; M._resolveFilename = function (req, ...a) { if (req === 'better-sqlite3') throw new Error("Cannot find module 'better-sqlite3'"); return r.call(this, req, ...a); };`);
+    writeFileSync(
+      hook,
+      `const M = require('module'); const r = M._resolveFilename; M._resolveFilename = function (req, ...a) { if (req === 'better-sqlite3') throw new Error("Cannot find module 'better-sqlite3'"); return r.call(this, req, ...a); };`,
+    );
     const module = fileURLToPath(new URL('../../src/data/index.ts', import.meta.url));
     const script = join(dir, 'missing.mts');
-    writeFileSync(script, `import { SqliteDataset } from ${JSON.stringify(module)}; try { new SqliteDataset('x.db', 'train'); } catch (e) { console.log(e.message); }`);
+    writeFileSync(
+      script,
+      `import { SqliteDataset } from ${JSON.stringify(module)}; try { new SqliteDataset('x.db', 'train'); } catch (e) { console.log(e.message); }`,
+    );
     const out = execFileSync(process.execPath, ['--require', hook, '--import', 'tsx', script], { encoding: 'utf8' });
-    assert.match(out, /^SqliteDataset: SQLite datasets need the optional dependency better-sqlite3, which is not available \(Cannot find module 'better-sqlite3'\); install it with: npm install better-sqlite3@12/);
+    assert.match(
+      out,
+      /^SqliteDataset: SQLite datasets need the optional dependency better-sqlite3, which is not available \(Cannot find module 'better-sqlite3'\); install it with: npm install better-sqlite3@12/,
+    );
   });
 });

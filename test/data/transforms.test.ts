@@ -50,7 +50,10 @@ describe('Dataset basics', () => {
     assert.equal(d.get(1.5), undefined);
     assert.equal(d.isEmpty(), false);
     assert.equal(new InMemDataset([]).isEmpty(), true);
-    assert.throws(() => d.getMany([0, 3]), (e: unknown) => e instanceof BurnError && /index 3 is out of range for 3 items/.test(e.message));
+    assert.throws(
+      () => d.getMany([0, 3]),
+      (e: unknown) => e instanceof BurnError && /index 3 is out of range for 3 items/.test(e.message),
+    );
     // The free functions work on any object with get/len.
     const plain: Dataset<number> = { get: (i) => (i < 2 ? i : undefined), len: () => 2 };
     assert.deepEqual(getMany(plain, [1, 0]), [1, 0]);
@@ -73,7 +76,10 @@ describe('MapperDataset', () => {
     assert.equal(mapped.get(2), 21);
     assert.equal(source.reads, 1);
     assert.equal(mapped.get(4), undefined);
-    assert.deepEqual(items(new MapperDataset(new InMemDataset(['12', '34']), (s: string) => s.slice(0, 1))), ['1', '3']);
+    assert.deepEqual(items(new MapperDataset(new InMemDataset(['12', '34']), (s: string) => s.slice(0, 1))), [
+      '1',
+      '3',
+    ]);
     assert.deepEqual(mapped.getMany([3, 0]), [31, 1]);
     assert.throws(() => new MapperDataset(source, 42 as unknown as Mapper<number, number>), /expected a Mapper/);
   });
@@ -105,7 +111,11 @@ describe('PartialDataset', () => {
     assert.equal(new PartialDataset(d, 12, 20).len(), 0);
   });
   it('splits as Burn: equal parts, the last takes the remainder', () => {
-    assert.deepEqual(PartialDataset.split(d, 3).map(items), [[0, 1, 2], [3, 4, 5], [6, 7, 8, 9]]);
+    assert.deepEqual(PartialDataset.split(d, 3).map(items), [
+      [0, 1, 2],
+      [3, 4, 5],
+      [6, 7, 8, 9],
+    ]);
   });
   it('splits into whole batches (split_chunks)', () => {
     // 10 items, batch 3 → 4 batches over 3 parts: 2, 1, 1 batches.
@@ -114,7 +124,10 @@ describe('PartialDataset', () => {
     assert.deepEqual(PartialDataset.splitChunks(new InMemDataset(range(4)), 3, 3).map(items), [[0, 1, 2], [3]]);
   });
   it('rejects bad ranges', () => {
-    assert.throws(() => new PartialDataset(d, 5, 2), (e: unknown) => e instanceof BurnError && e.message === 'PartialDataset: start 5 > end 2; expected start <= end');
+    assert.throws(
+      () => new PartialDataset(d, 5, 2),
+      (e: unknown) => e instanceof BurnError && e.message === 'PartialDataset: start 5 > end 2; expected start <= end',
+    );
     assert.throws(() => new PartialDataset(d, -1, 2), /start -1; expected a non-negative integer/);
     assert.throws(() => new PartialDataset(d, 0, 2.5), /end 2.5/);
     assert.throws(() => PartialDataset.split(d, 0), /num 0; expected a positive integer/);
@@ -129,13 +142,22 @@ describe('SelectionDataset and ShuffledDataset', () => {
     assert.deepEqual(items(s), ['item15', 'item1', 'item12', 'item12']);
     assert.deepEqual(s.getMany([3, 0]), ['item12', 'item15']);
     assert.throws(() => s.getMany([4]), /index 4 is out of range for 4 items/);
-    assert.throws(() => SelectionDataset.fromIndicesChecked(source, [15, 1, 300]), /index 300 \(position 2\) is out of range for a dataset of 27 items/);
+    assert.throws(
+      () => SelectionDataset.fromIndicesChecked(source, [15, 1, 300]),
+      /index 300 \(position 2\) is out of range for a dataset of 27 items/,
+    );
     assert.equal(SelectionDataset.fromIndicesUnchecked(source, [300]).get(0), undefined);
   });
   it('slices and splits', () => {
     const all = SelectionDataset.newSelectAll(new InMemDataset(range(28)));
-    assert.deepEqual(items(all.slice(5, 15)), range(10).map((i) => i + 5));
-    assert.deepEqual(all.split(3).map((d) => d.len()), [9, 9, 10]);
+    assert.deepEqual(
+      items(all.slice(5, 15)),
+      range(10).map((i) => i + 5),
+    );
+    assert.deepEqual(
+      all.split(3).map((d) => d.len()),
+      [9, 9, 10],
+    );
     assert.throws(() => all.slice(5, 29), /range \[5, 29\) of a selection of 28/);
   });
   it('shuffles reproducibly into a permutation', () => {
@@ -145,7 +167,10 @@ describe('SelectionDataset and ShuffledDataset', () => {
     assert.deepEqual(items(a), items(b));
     assert.notDeepEqual(items(a), items(c));
     assert.deepEqual([...items(a)].sort(), [...items(source)].sort());
-    assert.deepEqual(items(a), a.indices().map((i) => `item${i}`));
+    assert.deepEqual(
+      items(a),
+      a.indices().map((i) => `item${i}`),
+    );
     assert.notDeepEqual(a.indices(), range(27));
     // Unseeded shuffles differ (with overwhelming probability over 27! orders).
     assert.notDeepEqual(new ShuffledDataset(source).indices(), new ShuffledDataset(source).indices());
@@ -174,7 +199,8 @@ describe('SamplerDataset', () => {
     assert.deepEqual(items(new SamplerDataset(source, { size: 1000, seed: 5 })), drawn);
     assert.deepEqual(items(s), drawn, 'get(i) returns the same item every time');
     const counts = range(10).map((v) => drawn.filter((x) => x === v).length);
-    for (const c of counts) assert.ok(c > 60 && c < 140, `each of 10 values drawn about 100 times of 1000, got ${counts}`);
+    for (const c of counts)
+      assert.ok(c > 60 && c < 140, `each of 10 values drawn about 100 times of 1000, got ${counts}`);
     assert.equal(new SamplerDataset(source, 25).len(), 25);
     assert.equal(s.get(1000), undefined);
   });
@@ -204,8 +230,19 @@ describe('SamplerDataset', () => {
 describe('WindowsDataset', () => {
   const d = new InMemDataset([1, 2, 3, 4, 5]);
   it('matches sliding windows', () => {
-    assert.deepEqual(items(new WindowsDataset(d, 3)), [[1, 2, 3], [2, 3, 4], [3, 4, 5]]);
-    assert.deepEqual([...windows(d, 3)], [[1, 2, 3], [2, 3, 4], [3, 4, 5]]);
+    assert.deepEqual(items(new WindowsDataset(d, 3)), [
+      [1, 2, 3],
+      [2, 3, 4],
+      [3, 4, 5],
+    ]);
+    assert.deepEqual(
+      [...windows(d, 3)],
+      [
+        [1, 2, 3],
+        [2, 3, 4],
+        [3, 4, 5],
+      ],
+    );
     assert.deepEqual(window(d, 1, 2), [2, 3]);
     assert.equal(window(d, 4, 2), undefined);
     assert.equal(new WindowsDataset(new InMemDataset([1, 2, 3, 4]), 2).len(), 3);
@@ -214,7 +251,11 @@ describe('WindowsDataset', () => {
     assert.deepEqual([...windows(new InMemDataset([1, 2]), 4)], []);
   });
   it('rejects a zero window', () => {
-    assert.throws(() => new WindowsDataset(d, 0), (e: unknown) => e instanceof BurnError && e.message === 'WindowsDataset: window size 0; expected a positive integer');
+    assert.throws(
+      () => new WindowsDataset(d, 0),
+      (e: unknown) =>
+        e instanceof BurnError && e.message === 'WindowsDataset: window size 0; expected a positive integer',
+    );
     assert.throws(() => windows(d, 0).next(), /window size 0/);
   });
 });

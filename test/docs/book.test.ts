@@ -7,7 +7,16 @@
 // reference's entry points must cover package.json's exports.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -36,12 +45,14 @@ interface Block {
 
 /** Every markdown page of the book (not the generated API reference, not dependencies). */
 function pages(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    if (name === 'node_modules' || name === '.vitepress' || name === 'api' || name === 'public') return [];
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return pages(path);
-    return name.endsWith('.md') ? [path] : [];
-  }).sort();
+  return readdirSync(dir)
+    .flatMap((name) => {
+      if (name === 'node_modules' || name === '.vitepress' || name === 'api' || name === 'public') return [];
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return pages(path);
+      return name.endsWith('.md') ? [path] : [];
+    })
+    .sort();
 }
 
 /** The fenced code blocks of one page, with their language and markers. */
@@ -56,7 +67,13 @@ function blocksOf(file: string): Block[] {
     let j = i + 1;
     for (; j < lines.length && !lines[j]!.trimStart().startsWith(fence); j++) body.push(lines[j]!.slice(indent.length));
     if (CODE_LANGS.has(lang.toLowerCase())) {
-      out.push({ file, line: i + 1, lang: lang.toLowerCase(), markers: new Set(rest.split(/\s+/).filter((w) => w !== '')), code: body.join('\n') });
+      out.push({
+        file,
+        line: i + 1,
+        lang: lang.toLowerCase(),
+        markers: new Set(rest.split(/\s+/).filter((w) => w !== '')),
+        code: body.join('\n'),
+      });
     }
     i = j;
   }
@@ -65,13 +82,18 @@ function blocksOf(file: string): Block[] {
 
 /** `burn-ts` and its subpaths (package.json "exports") mapped to their sources in src/. */
 function sourcePaths(): Record<string, string[]> {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, string | { default: string }> };
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    exports: Record<string, string | { default: string }>;
+  };
   const paths: Record<string, string[]> = {};
   for (const [sub, target] of Object.entries(pkg.exports)) {
     // Entries that are not compiled modules (./package.json) have nothing in src/.
     if (typeof target === 'string' || !target.default.startsWith('./dist/')) continue;
     const src = join(root, target.default.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'));
-    assert.ok(existsSync(src), `package.json exports ${sub} -> ${target.default}, but ${relative(root, src)} is missing`);
+    assert.ok(
+      existsSync(src),
+      `package.json exports ${sub} -> ${target.default}, but ${relative(root, src)} is missing`,
+    );
     paths[sub === '.' ? 'burn-ts' : `burn-ts/${sub.slice(2)}`] = [src];
   }
   return paths;
@@ -88,32 +110,67 @@ mkdirSync(join(root, '.scratch'), { recursive: true });
 const dir = mkdtempSync(join(root, '.scratch', 'book-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 /** The file a block is written to: named after its page and line, so errors point back to it. */
-const fileOf = (b: Block): string => join(dir, `${relative(docs, b.file).replace(/[\\/]/g, '__').replace(/\.md$/, '')}_L${b.line}.${b.lang === 'tsx' ? 'tsx' : 'ts'}`);
+const fileOf = (b: Block): string =>
+  join(
+    dir,
+    `${relative(docs, b.file).replace(/[\\/]/g, '__').replace(/\.md$/, '')}_L${b.line}.${b.lang === 'tsx' ? 'tsx' : 'ts'}`,
+  );
 
 writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-  extends: join(root, 'tsconfig.base.json'),
-  compilerOptions: { noEmit: true, strict: true, paths: sourcePaths(), allowImportingTsExtensions: true },
-  include: ['*.ts', '*.tsx'],
-}, null, 2));
+writeFileSync(
+  join(dir, 'tsconfig.json'),
+  JSON.stringify(
+    {
+      extends: join(root, 'tsconfig.base.json'),
+      compilerOptions: { noEmit: true, strict: true, paths: sourcePaths(), allowImportingTsExtensions: true },
+      include: ['*.ts', '*.tsx'],
+    },
+    null,
+    2,
+  ),
+);
 // Every block is a module of its own (top-level await, no clashes between blocks' names).
 for (const b of checked) writeFileSync(fileOf(b), `${b.code}\nexport {};\n`);
 
 describe('the book (docs/)', () => {
   it('has its pages, and every code block is checked, run or a counted fragment', () => {
-    for (const page of ['index.md', 'getting-started.md', 'tensors.md', 'autodiff.md', 'modules-and-configs.md', 'data.md', 'training.md', 'saving-and-loading.md', 'backends.md', 'import.md']) {
+    for (const page of [
+      'index.md',
+      'getting-started.md',
+      'tensors.md',
+      'autodiff.md',
+      'modules-and-configs.md',
+      'data.md',
+      'training.md',
+      'saving-and-loading.md',
+      'backends.md',
+      'import.md',
+    ]) {
       assert.ok(existsSync(join(docs, page)), `docs/${page} is missing`);
     }
     for (const b of blocks) {
       const unknown = [...b.markers].filter((m) => !MARKERS.has(m));
-      assert.deepEqual(unknown, [], `${where(b)}: unknown marker(s) ${unknown.join(', ')} (known: ${[...MARKERS].join(', ')})`);
+      assert.deepEqual(
+        unknown,
+        [],
+        `${where(b)}: unknown marker(s) ${unknown.join(', ')} (known: ${[...MARKERS].join(', ')})`,
+      );
       assert.ok(!(b.markers.has('run') && b.markers.has('fragment')), `${where(b)}: a fragment cannot run`);
-      assert.ok(b.lang === 'ts' || b.lang === 'tsx' || b.markers.has('fragment'), `${where(b)}: write \`\`\`ts (the book is TypeScript), not \`\`\`${b.lang}`);
+      assert.ok(
+        b.lang === 'ts' || b.lang === 'tsx' || b.markers.has('fragment'),
+        `${where(b)}: write \`\`\`ts (the book is TypeScript), not \`\`\`${b.lang}`,
+      );
     }
     const fragments = blocks.length - checked.length;
-    console.log(`book: ${allPages.length} pages, ${blocks.length} code blocks: ${checked.length} type-checked (${runnable.length} of them run), ${fragments} fragment(s)`);
+    console.log(
+      `book: ${allPages.length} pages, ${blocks.length} code blocks: ${checked.length} type-checked (${runnable.length} of them run), ${fragments} fragment(s)`,
+    );
     assert.ok(checked.length >= 30, `only ${checked.length} checked blocks: is the extraction broken?`);
-    assert.equal(fragments, EXPECTED_FRAGMENTS, `the book has ${fragments} fragment block(s), test/docs/book.test.ts expects ${EXPECTED_FRAGMENTS}: check the new ones cannot be whole, then update the count`);
+    assert.equal(
+      fragments,
+      EXPECTED_FRAGMENTS,
+      `the book has ${fragments} fragment block(s), test/docs/book.test.ts expects ${EXPECTED_FRAGMENTS}: check the new ones cannot be whole, then update the count`,
+    );
   });
 
   it('relative links between pages resolve', () => {
@@ -122,23 +179,38 @@ describe('the book (docs/)', () => {
       for (const m of text.matchAll(/\]\((?!https?:|mailto:|#|\/api\/)([^)\s#]+)(#[^)\s]*)?\)/g)) {
         const target = resolve(dirname(page), m[1]!);
         const candidates = [target, `${target}.md`, join(target, 'index.md')];
-        assert.ok(candidates.some((c) => existsSync(c)), `${relative(root, page)}: link ${m[1]} does not resolve`);
+        assert.ok(
+          candidates.some((c) => existsSync(c)),
+          `${relative(root, page)}: link ${m[1]} does not resolve`,
+        );
       }
     }
   });
 
   it("the API reference (docs/typedoc.json) covers every entry point of package.json's exports", () => {
-    const entryPoints = (JSON.parse(readFileSync(join(docs, 'typedoc.json'), 'utf8')) as { entryPoints: string[] }).entryPoints.map((e) => resolve(docs, e));
+    const entryPoints = (
+      JSON.parse(readFileSync(join(docs, 'typedoc.json'), 'utf8')) as { entryPoints: string[] }
+    ).entryPoints.map((e) => resolve(docs, e));
     for (const [name, [src]] of Object.entries(sourcePaths())) {
-      assert.ok(entryPoints.includes(src!), `${name} (${relative(root, src!)}) is not an entry point of docs/typedoc.json`);
+      assert.ok(
+        entryPoints.includes(src!),
+        `${name} (${relative(root, src!)}) is not an entry point of docs/typedoc.json`,
+      );
     }
   });
 
   it('every block type-checks (strict, one tsc run)', () => {
-    const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8' });
+    const tsc = spawnSync(
+      process.execPath,
+      [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')],
+      { cwd: dir, encoding: 'utf8' },
+    );
     // Errors name the scratch file; point them back at the page and line of the book.
-    const report = `${tsc.stdout}${tsc.stderr}`.replace(/(\S+)_L(\d+)\.tsx?\((\d+),(\d+)\)/g, (_, page: string, line: string, row: string, col: string) =>
-      `docs/${page.replace(/__/g, '/')}.md:${Number(line) + Number(row)}:${col}`);
+    const report = `${tsc.stdout}${tsc.stderr}`.replace(
+      /(\S+)_L(\d+)\.tsx?\((\d+),(\d+)\)/g,
+      (_, page: string, line: string, row: string, col: string) =>
+        `docs/${page.replace(/__/g, '/')}.md:${Number(line) + Number(row)}:${col}`,
+    );
     assert.equal(tsc.status, 0, `the book's code does not type-check:\n${report}`);
   });
 });
@@ -182,18 +254,20 @@ describe('the book: runnable blocks (```ts run) run and finish', () => {
   before(async () => {
     const runner = join(dir, 'run-blocks.ts');
     writeFileSync(runner, `const MARK = ${JSON.stringify(MARK)};\n${RUNNER}`);
-    const { status, signal, out } = await new Promise<{ status: number | null; signal: string | null; out: string }>((done) => {
-      // tsx reads the scratch tsconfig (its paths map burn-ts to src/).
-      const child = spawn(process.execPath, ['--import', 'tsx', runner, dir, ...runnable.map(fileOf)], {
-        cwd: dir,
-        env: { ...process.env, NODE_OPTIONS: '', TSX_TSCONFIG_PATH: join(dir, 'tsconfig.json') },
-        timeout: 600_000,
-      });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      child.on('close', (status, signal) => done({ status, signal, out }));
-    });
+    const { status, signal, out } = await new Promise<{ status: number | null; signal: string | null; out: string }>(
+      (done) => {
+        // tsx reads the scratch tsconfig (its paths map burn-ts to src/).
+        const child = spawn(process.execPath, ['--import', 'tsx', runner, dir, ...runnable.map(fileOf)], {
+          cwd: dir,
+          env: { ...process.env, NODE_OPTIONS: '', TSX_TSCONFIG_PATH: join(dir, 'tsconfig.json') },
+          timeout: 600_000,
+        });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('close', (status, signal) => done({ status, signal, out }));
+      },
+    );
     let output = '';
     for (const line of out.split('\n')) {
       if (!line.startsWith(MARK)) {
@@ -201,7 +275,12 @@ describe('the book: runnable blocks (```ts run) run and finish', () => {
         continue;
       }
       const r = JSON.parse(line.slice(MARK.length)) as { file: string; ms: number; error?: string };
-      reports.set(r.file, { ok: r.error === undefined, ms: r.ms, output, ...(r.error !== undefined ? { error: r.error } : {}) });
+      reports.set(r.file, {
+        ok: r.error === undefined,
+        ms: r.ms,
+        output,
+        ...(r.error !== undefined ? { error: r.error } : {}),
+      });
       output = '';
     }
     if (status !== 0) crash = `the runner exited with ${status}${signal ? ` (${signal})` : ''} after:\n${output}`;

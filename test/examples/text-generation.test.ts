@@ -33,19 +33,25 @@ describe('examples/text-generation (smoke run)', { skip: noCorpus }, () => {
     const losses = r.trainLosses as number[];
     assert.equal(losses.length, r.steps);
     assert.ok(losses.every(Number.isFinite), `losses ${losses}`);
-    const first = mean(losses.slice(0, 5)), last = mean(losses.slice(-5));
+    const first = mean(losses.slice(0, 5)),
+      last = mean(losses.slice(-5));
     // The untrained model is near uniform over the vocabulary: loss ≈ ln(vocabSize).
     assert.ok(Math.abs(first - Math.log(r.vocabSize as number)) < 0.5, `first losses ${first} vs ln(${r.vocabSize})`);
     assert.ok(last < first - 0.3, `mean loss of the first 5 steps ${first}, of the last 5 ${last}`);
-    assert.ok(Math.abs((r.validPerplexity as number) - Math.exp(r.validLoss as number)) < 1e-6 * (r.validPerplexity as number));
+    assert.ok(
+      Math.abs((r.validPerplexity as number) - Math.exp(r.validLoss as number)) < 1e-6 * (r.validPerplexity as number),
+    );
     assert.ok((r.validLoss as number) < Math.log(r.vocabSize as number), `valid loss ${r.validLoss}`);
   });
 
-  it('the vocabulary is compacted to the training text\'s tokens plus <unk>', () => {
+  it("the vocabulary is compacted to the training text's tokens plus <unk>", () => {
     const vocab = JSON.parse(readFileSync(join(dir, 'vocab.json'), 'utf8')) as { gpt2Ids: number[] };
     assert.equal(vocab.gpt2Ids.length + 1, r.vocabSize);
     assert.ok((r.vocabSize as number) > 1000 && (r.vocabSize as number) < 5000, `vocabulary ${r.vocabSize}`);
-    assert.deepEqual(vocab.gpt2Ids, [...vocab.gpt2Ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      vocab.gpt2Ids,
+      [...vocab.gpt2Ids].sort((a, b) => a - b),
+    );
   });
 
   it('generation yields the requested number of tokens, the same text for the same seed, another for another seed', () => {
@@ -56,12 +62,12 @@ describe('examples/text-generation (smoke run)', { skip: noCorpus }, () => {
     assert.notEqual(r.sample, r.otherSeedSample);
   });
 
-  it('the reloaded model gives the same logits, and the cached generation step the full forward\'s', () => {
+  it("the reloaded model gives the same logits, and the cached generation step the full forward's", () => {
     assert.equal(r.reloadMaxAbsDiff, 0);
     assert.ok((r.cacheMaxAbsDiff as number) < 1e-4, `cache vs full: ${r.cacheMaxAbsDiff}`);
   });
 
-  it('the model is causal: changing the last token changes only the last position\'s logits', () => {
+  it("the model is causal: changing the last token changes only the last position's logits", () => {
     assert.ok((r.causalMaxAbsDiff as number) < 1e-6, `earlier positions moved by ${r.causalMaxAbsDiff}`);
     assert.ok((r.lastChanged as number) > 1e-3, `last position's logits moved by ${r.lastChanged}`);
   });
@@ -77,8 +83,16 @@ describe('examples/text-generation (smoke run)', { skip: noCorpus }, () => {
 
   it('a missing corpus file fails with a message that names it and where the default corpus comes from', () => {
     assert.throws(
-      () => execFileSync(process.execPath, ['scripts/example.mjs', 'text-generation', '--smoke', '--corpus', '/nonexistent/corpus.txt'], { cwd: root, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' } }),
-      (error: { status: number; stderr: string }) => error.status !== 0 && /\/nonexistent\/corpus\.txt does not exist/.test(error.stderr) && /base-files/.test(error.stderr),
+      () =>
+        execFileSync(
+          process.execPath,
+          ['scripts/example.mjs', 'text-generation', '--smoke', '--corpus', '/nonexistent/corpus.txt'],
+          { cwd: root, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' } },
+        ),
+      (error: { status: number; stderr: string }) =>
+        error.status !== 0 &&
+        /\/nonexistent\/corpus\.txt does not exist/.test(error.stderr) &&
+        /base-files/.test(error.stderr),
     );
   });
 });
@@ -93,7 +107,9 @@ describe('examples/text-generation sampling', () => {
     assert.equal(sampleToken(logits, { temperature: 0, topK: 0, seed: 1, exclude: [1, 4] }, random), 2);
     const draws = (seed: number) => {
       const rng = seededRandom(seed);
-      return Array.from({ length: 200 }, () => sampleToken(logits, { temperature: 1, topK: 3, seed, exclude: [0] }, rng));
+      return Array.from({ length: 200 }, () =>
+        sampleToken(logits, { temperature: 1, topK: 3, seed, exclude: [0] }, rng),
+      );
     };
     const a = draws(5);
     assert.deepEqual(a, draws(5));

@@ -14,7 +14,13 @@ for (const { name, device } of conformanceDevices()) {
     const c = fcase('attention');
     const args = () => {
       const dev = device();
-      return { q: input<4>(c, 'q', dev), k: input<4>(c, 'k', dev), v: input<4>(c, 'v', dev), mask: input<4, Bool>(c, 'mask', dev), bias: input<4>(c, 'bias', dev) };
+      return {
+        q: input<4>(c, 'q', dev),
+        k: input<4>(c, 'k', dev),
+        v: input<4>(c, 'v', dev),
+        mask: input<4, Bool>(c, 'mask', dev),
+        bias: input<4>(c, 'bias', dev),
+      };
     };
     it('plain softmax(q·kᵀ/sqrt(E))·v', async () => {
       const { q, k, v } = args();
@@ -41,12 +47,18 @@ for (const { name, device } of conformanceDevices()) {
     });
     it('mask, bias, causal, scale and softcap together', async () => {
       const { q, k, v, mask, bias } = args();
-      await expectClose(functional.attention(q, k, v, { mask, bias, scale: 0.7, softcap: 1.5, isCausal: true }), output(c, 'all'), ACC);
+      await expectClose(
+        functional.attention(q, k, v, { mask, bias, scale: 0.7, softcap: 1.5, isCausal: true }),
+        output(c, 'all'),
+        ACC,
+      );
     });
     it('causal self-attention (square)', async () => {
       const s = fcase('attention_causal_square');
       const dev = device();
-      const y = functional.attention(input<4>(s, 'q', dev), input<4>(s, 'k', dev), input<4>(s, 'v', dev), { isCausal: true });
+      const y = functional.attention(input<4>(s, 'q', dev), input<4>(s, 'k', dev), input<4>(s, 'v', dev), {
+        isCausal: true,
+      });
       await expectClose(y, output(s, 'y'), ACC);
     });
   });

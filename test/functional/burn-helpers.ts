@@ -31,7 +31,12 @@ export function flat(nested: unknown): [number[], number[]] {
 }
 
 /** Burn's `assert_approx_eq`: shapes equal and every value within the tolerance. */
-export async function assertApproxEq(actual: Tensor<number, Kind>, expected: unknown, tol: BurnTol = BALANCED, label = ''): Promise<void> {
+export async function assertApproxEq(
+  actual: Tensor<number, Kind>,
+  expected: unknown,
+  tol: BurnTol = BALANCED,
+  label = '',
+): Promise<void> {
   const data = await actual.toData();
   const [shape, want] = flat(expected);
   assert.deepEqual(data.shape, shape, `${label}: shape`);
@@ -42,7 +47,11 @@ export async function assertApproxEq(actual: Tensor<number, Kind>, expected: unk
     const ok = x === y || Math.abs(x - y) < Math.max(tol.absolute, tol.relative * Math.max(Math.abs(x), Math.abs(y)));
     if (!ok && bad.length < 8) bad.push(`[${i}] ${x} vs ${y}`);
   });
-  assert.equal(bad.length, 0, `${label}: values differ (relative ${tol.relative}, absolute ${tol.absolute}):\n  ${bad.join('\n  ')}`);
+  assert.equal(
+    bad.length,
+    0,
+    `${label}: values differ (relative ${tol.relative}, absolute ${tol.absolute}):\n  ${bad.join('\n  ')}`,
+  );
 }
 
 /** Deterministic pseudo-random values in [lo, hi) (stands in for Burn's `Distribution::Uniform` draws). */

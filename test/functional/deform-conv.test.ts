@@ -14,8 +14,18 @@ for (const { name, device } of conformanceDevices()) {
         const c = fcase(id);
         const dev = device();
         const y = functional.deformConv2d(
-          input<4>(c, 'x', dev), input<4>(c, 'offset', dev), input<4>(c, 'weight', dev), maybe<4>(c, 'mask', dev), maybe<1>(c, 'bias', dev),
-          { stride: param(c, 'stride'), padding: param(c, 'padding'), dilation: param(c, 'dilation'), weightGroups: param(c, 'weightGroups'), offsetGroups: param(c, 'offsetGroups') },
+          input<4>(c, 'x', dev),
+          input<4>(c, 'offset', dev),
+          input<4>(c, 'weight', dev),
+          maybe<4>(c, 'mask', dev),
+          maybe<1>(c, 'bias', dev),
+          {
+            stride: param(c, 'stride'),
+            padding: param(c, 'padding'),
+            dilation: param(c, 'dilation'),
+            weightGroups: param(c, 'weightGroups'),
+            offsetGroups: param(c, 'offsetGroups'),
+          },
         );
         await expectClose(y, output(c, 'y'), ACC, id);
       });
@@ -23,8 +33,11 @@ for (const { name, device } of conformanceDevices()) {
     it('zero offsets and a mask of ones give the plain convolution', async () => {
       const c = fcase('deform_basic');
       const dev = device();
-      const x = input<4>(c, 'x', dev), w = input<4>(c, 'weight', dev), b = maybe<1>(c, 'bias', dev);
-      const zeros = Tensor.zeros([1, 18, 3, 3], dev), ones = Tensor.ones([1, 9, 3, 3], dev);
+      const x = input<4>(c, 'x', dev),
+        w = input<4>(c, 'weight', dev),
+        b = maybe<1>(c, 'bias', dev);
+      const zeros = Tensor.zeros([1, 18, 3, 3], dev),
+        ones = Tensor.ones([1, 9, 3, 3], dev);
       const deform = await functional.deformConv2d(x, zeros, w, ones, b).toData();
       const plain = await functional.conv2d(x, w, b).toData();
       assert.deepEqual(deform.shape, [1, 2, 3, 3]);

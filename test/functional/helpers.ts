@@ -11,7 +11,11 @@ export function fcase(name: string): FixtureCase {
 }
 
 /** An input tensor of a case on `device` (undefined when the case has none by that name). */
-export function input<D extends number = number, K extends Kind = 'float'>(c: FixtureCase, name: string, device: Device): Tensor<D, K> {
+export function input<D extends number = number, K extends Kind = 'float'>(
+  c: FixtureCase,
+  name: string,
+  device: Device,
+): Tensor<D, K> {
   const t = c.inputs[name];
   if (!t) throw new Error(`no input '${name}'`);
   return fxTensor<D, K>(t, device);
@@ -39,7 +43,8 @@ export function throwsBurn(fn: () => unknown, op: string, ...parts: (string | Re
   assert.throws(fn, (e: unknown) => {
     assert.ok(e instanceof BurnError, `expected a BurnError, got ${String(e)}`);
     assert.equal(e.op, op);
-    for (const p of parts) assert.match(e.message, typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
+    for (const p of parts)
+      assert.match(e.message, typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
     return true;
   });
 }

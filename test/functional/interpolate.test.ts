@@ -8,7 +8,11 @@ import { expectClose } from '../helpers/fixtures.js';
 import { fcase, input, output } from './helpers.js';
 
 const TOL = { rtol: 1e-5, atol: 1e-5 };
-const SIZES: [number, number][] = [[7, 8], [3, 2], [1, 1]];
+const SIZES: [number, number][] = [
+  [7, 8],
+  [3, 2],
+  [1, 1],
+];
 
 for (const { name, device } of conformanceDevices()) {
   describe(`functional interpolate / gridSample2d on ${name}`, () => {
@@ -19,7 +23,10 @@ for (const { name, device } of conformanceDevices()) {
         it(`${mode} to ${tag} (alignCorners ignored)`, async () => {
           const x = input<4>(c, 'x', device());
           for (const alignCorners of [true, false]) {
-            await expectClose(functional.interpolate(x, [h, w], { mode, alignCorners }), output(c, `${mode}_${tag}`), { rtol: 0, atol: 0 });
+            await expectClose(functional.interpolate(x, [h, w], { mode, alignCorners }), output(c, `${mode}_${tag}`), {
+              rtol: 0,
+              atol: 0,
+            });
           }
         });
       }

@@ -16,7 +16,10 @@ for (const { name, device } of conformanceDevices()) {
         const c = fcase(id);
         const dev = device();
         const [x, rm, rv] = [input(c, 'x', dev), input<1>(c, 'runningMean', dev), input<1>(c, 'runningVar', dev)];
-        const y = functional.batchNorm(x, rm, rv, { weight: input<1>(c, 'weight', dev), bias: input<1>(c, 'bias', dev) });
+        const y = functional.batchNorm(x, rm, rv, {
+          weight: input<1>(c, 'weight', dev),
+          bias: input<1>(c, 'bias', dev),
+        });
         await expectClose(y, output(c, 'inference'), TOL);
         await expectClose(functional.batchNorm(x, rm, rv), output(c, 'inference_plain'), TOL);
       });
@@ -24,7 +27,13 @@ for (const { name, device } of conformanceDevices()) {
         const c = fcase(id);
         const dev = device();
         const [x, rm, rv] = [input(c, 'x', dev), input<1>(c, 'runningMean', dev), input<1>(c, 'runningVar', dev)];
-        const o = { weight: input<1>(c, 'weight', dev), bias: input<1>(c, 'bias', dev), training: true, momentum: 0.2, epsilon: 1e-3 };
+        const o = {
+          weight: input<1>(c, 'weight', dev),
+          bias: input<1>(c, 'bias', dev),
+          training: true,
+          momentum: 0.2,
+          epsilon: 1e-3,
+        };
         await expectClose(functional.batchNorm(x, rm, rv, o), output(c, 'training'), TOL);
         const s = functional.batchNormWithStats(x, rm, rv, o);
         await expectClose(s.output, output(c, 'training'), TOL);
@@ -36,7 +45,11 @@ for (const { name, device } of conformanceDevices()) {
       const c = fcase('layernorm');
       const dev = device();
       const x = input<3>(c, 'x', dev);
-      await expectClose(functional.layerNorm(x, [4], { weight: input<1>(c, 'weight', dev), bias: input<1>(c, 'bias', dev) }), output(c, 'last'), TOL);
+      await expectClose(
+        functional.layerNorm(x, [4], { weight: input<1>(c, 'weight', dev), bias: input<1>(c, 'bias', dev) }),
+        output(c, 'last'),
+        TOL,
+      );
       await expectClose(functional.layerNorm(x, [3, 4], { epsilon: 1e-3 }), output(c, 'last2_plain'), TOL);
     });
   });

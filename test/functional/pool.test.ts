@@ -8,7 +8,14 @@ import { fcase, input, output, param } from './helpers.js';
 
 type PerDim = number | number[];
 const TOL = { rtol: 1e-5, atol: 1e-6 };
-const MAX = ['maxpool1d_basic', 'maxpool1d_ceil_dil', 'maxpool2d_basic', 'maxpool2d_ceil', 'maxpool2d_dil', 'maxpool2d_default_stride'];
+const MAX = [
+  'maxpool1d_basic',
+  'maxpool1d_ceil_dil',
+  'maxpool2d_basic',
+  'maxpool2d_ceil',
+  'maxpool2d_dil',
+  'maxpool2d_default_stride',
+];
 
 for (const { name, device } of conformanceDevices()) {
   describe(`functional pooling on ${name}`, () => {
@@ -17,11 +24,20 @@ for (const { name, device } of conformanceDevices()) {
         const c = fcase(id);
         const dev = device();
         const x = input(c, 'x', dev);
-        const o = { stride: param<PerDim | null>(c, 'stride') ?? undefined, padding: param<PerDim>(c, 'padding'), dilation: param<PerDim>(c, 'dilation'), ceilMode: param<boolean>(c, 'ceil_mode') };
+        const o = {
+          stride: param<PerDim | null>(c, 'stride') ?? undefined,
+          padding: param<PerDim>(c, 'padding'),
+          dilation: param<PerDim>(c, 'dilation'),
+          ceilMode: param<boolean>(c, 'ceil_mode'),
+        };
         const k = param<PerDim>(c, 'kernel');
         const oneD = x.rank() === 3;
-        const y = oneD ? functional.maxPool1d(x as Tensor<3>, k as number, o) : functional.maxPool2d(x as Tensor<4>, k, o);
-        const [v, i] = oneD ? functional.maxPool1dWithIndices(x as Tensor<3>, k as number, o) : functional.maxPool2dWithIndices(x as Tensor<4>, k, o);
+        const y = oneD
+          ? functional.maxPool1d(x as Tensor<3>, k as number, o)
+          : functional.maxPool2d(x as Tensor<4>, k, o);
+        const [v, i] = oneD
+          ? functional.maxPool1dWithIndices(x as Tensor<3>, k as number, o)
+          : functional.maxPool2dWithIndices(x as Tensor<4>, k, o);
         await expectClose(y, output(c, 'y'), { rtol: 0, atol: 0 }, id);
         await expectClose(v, output(c, 'y'), { rtol: 0, atol: 0 }, id);
         const want = output(c, 'indices');
@@ -35,9 +51,17 @@ for (const { name, device } of conformanceDevices()) {
             const c = fcase(id);
             const dev = device();
             const x = input(c, 'x', dev);
-            const o = { stride: param<PerDim>(c, 'stride'), padding: param<PerDim>(c, 'padding'), countIncludePad: include, ceilMode: ceil };
+            const o = {
+              stride: param<PerDim>(c, 'stride'),
+              padding: param<PerDim>(c, 'padding'),
+              countIncludePad: include,
+              ceilMode: ceil,
+            };
             const k = param<PerDim>(c, 'kernel');
-            const y = x.rank() === 3 ? functional.avgPool1d(x as Tensor<3>, k as number, o) : functional.avgPool2d(x as Tensor<4>, k, o);
+            const y =
+              x.rank() === 3
+                ? functional.avgPool1d(x as Tensor<3>, k as number, o)
+                : functional.avgPool2d(x as Tensor<4>, k, o);
             await expectClose(y, output(c, `y_${include ? 'inc' : 'exc'}_${ceil ? 'ceil' : 'floor'}`), TOL);
           });
         }

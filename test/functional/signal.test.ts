@@ -26,76 +26,546 @@ const RFFT: Case[] = [
   ['rfft_zeros', (d) => pair(signal.rfft(f([0, 0, 0, 0], d), 0), [0, 0, 0], [0, 0, 0]), absolute(1e-4)],
   ['rfft_constant', (d) => pair(signal.rfft(f([1, 1, 1, 1], d), 0), [4, 0, 0], [0, 0, 0]), absolute(1e-4)],
   ['rfft_length2', (d) => pair(signal.rfft(f([1, -1], d), 0), [0, 2], [0, 0]), absolute(1e-4)],
-  ['rfft_dim1_sine_wave_produces_imaginary_spectrum', (d) => pair(signal.rfft(f([[0, P, 1, M, 0, -M, -1, -P]], d), 1), [[0, 0, 0, 0, 0]], [[0, -4, -2, 0, 0]]), absolute(1e-4)],
-  ['rfft_dim1_cosine_wave_produces_real_spectrum', (d) => pair(signal.rfft(f([[1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV, 0, SQ2INV]], d), 1), [[0, 4, 0, 0, 0]], [[0, 0, 0, 0, 0]]), absolute(1e-3)],
-  ['rfft_dim1_2d_tensor_distinct_rows', (d) => pair(signal.rfft(f([[0, SQ2INV, 1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV], [0, 1, 0, -1, 0, 1, 0, -1]], d), 1), [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]], [[0, -4, 0, 0, 0], [0, 0, -4, 0, 0]]), absolute(1e-3)],
-  ['rfft_dim0_2d_tensor', (d) => pair(signal.rfft(f([[0, 0], [SQ2INV, 1], [1, 0], [SQ2INV, -1], [0, 0], [-SQ2INV, 1], [-1, 0], [-SQ2INV, -1]], d), 0), [[0, 0], [0, 0], [0, 0], [0, 0], [0, 0]], [[0, 0], [-4, 0], [0, -4], [0, 0], [0, 0]]), absolute(1e-3)],
-  ['rfft_dim2_3d_tensor', (d) => pair(signal.rfft(f([[[0, SQ2INV, 1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV], [0, 1, 0, -1, 0, 1, 0, -1]], [[0, 1, 0, -1, 0, 1, 0, -1], [0, SQ2INV, 1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV]]], d), 2),
-    [[[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]], [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]]], [[[0, -4, 0, 0, 0], [0, 0, -4, 0, 0]], [[0, 0, -4, 0, 0], [0, -4, 0, 0, 0]]]), absolute(1e-3)],
-  ['rfft_dim1_3d_tensor', (d) => pair(signal.rfft(f([[[1, 0], [0, 0], [-1, 0], [0, 0]], [[0, 1], [0, 0], [0, -1], [0, 0]]], d), 1),
-    [[[0, 0], [2, 0], [0, 0]], [[0, 0], [0, 2], [0, 0]]], [[[0, 0], [0, 0], [0, 0]], [[0, 0], [0, 0], [0, 0]]]), absolute(1e-3)],
-  ['rfft_with_n_larger_than_signal', (d) => pair(signal.rfft(f([1, 0, 0, 0], d), 0, 8), [1, 1, 1, 1, 1], [0, 0, 0, 0, 0]), absolute(1e-3)],
-  ['rfft_with_n_smaller_than_signal', (d) => pair(signal.rfft(f([1, 0, 0, 0, 99, 99, 99, 99], d), 0, 4), [1, 1, 1], [0, 0, 0]), absolute(1e-3)],
+  [
+    'rfft_dim1_sine_wave_produces_imaginary_spectrum',
+    (d) => pair(signal.rfft(f([[0, P, 1, M, 0, -M, -1, -P]], d), 1), [[0, 0, 0, 0, 0]], [[0, -4, -2, 0, 0]]),
+    absolute(1e-4),
+  ],
+  [
+    'rfft_dim1_cosine_wave_produces_real_spectrum',
+    (d) =>
+      pair(
+        signal.rfft(f([[1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV, 0, SQ2INV]], d), 1),
+        [[0, 4, 0, 0, 0]],
+        [[0, 0, 0, 0, 0]],
+      ),
+    absolute(1e-3),
+  ],
+  [
+    'rfft_dim1_2d_tensor_distinct_rows',
+    (d) =>
+      pair(
+        signal.rfft(
+          f(
+            [
+              [0, SQ2INV, 1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV],
+              [0, 1, 0, -1, 0, 1, 0, -1],
+            ],
+            d,
+          ),
+          1,
+        ),
+        [
+          [0, 0, 0, 0, 0],
+          [0, 0, 0, 0, 0],
+        ],
+        [
+          [0, -4, 0, 0, 0],
+          [0, 0, -4, 0, 0],
+        ],
+      ),
+    absolute(1e-3),
+  ],
+  [
+    'rfft_dim0_2d_tensor',
+    (d) =>
+      pair(
+        signal.rfft(
+          f(
+            [
+              [0, 0],
+              [SQ2INV, 1],
+              [1, 0],
+              [SQ2INV, -1],
+              [0, 0],
+              [-SQ2INV, 1],
+              [-1, 0],
+              [-SQ2INV, -1],
+            ],
+            d,
+          ),
+          0,
+        ),
+        [
+          [0, 0],
+          [0, 0],
+          [0, 0],
+          [0, 0],
+          [0, 0],
+        ],
+        [
+          [0, 0],
+          [-4, 0],
+          [0, -4],
+          [0, 0],
+          [0, 0],
+        ],
+      ),
+    absolute(1e-3),
+  ],
+  [
+    'rfft_dim2_3d_tensor',
+    (d) =>
+      pair(
+        signal.rfft(
+          f(
+            [
+              [
+                [0, SQ2INV, 1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV],
+                [0, 1, 0, -1, 0, 1, 0, -1],
+              ],
+              [
+                [0, 1, 0, -1, 0, 1, 0, -1],
+                [0, SQ2INV, 1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV],
+              ],
+            ],
+            d,
+          ),
+          2,
+        ),
+        [
+          [
+            [0, 0, 0, 0, 0],
+            [0, 0, 0, 0, 0],
+          ],
+          [
+            [0, 0, 0, 0, 0],
+            [0, 0, 0, 0, 0],
+          ],
+        ],
+        [
+          [
+            [0, -4, 0, 0, 0],
+            [0, 0, -4, 0, 0],
+          ],
+          [
+            [0, 0, -4, 0, 0],
+            [0, -4, 0, 0, 0],
+          ],
+        ],
+      ),
+    absolute(1e-3),
+  ],
+  [
+    'rfft_dim1_3d_tensor',
+    (d) =>
+      pair(
+        signal.rfft(
+          f(
+            [
+              [
+                [1, 0],
+                [0, 0],
+                [-1, 0],
+                [0, 0],
+              ],
+              [
+                [0, 1],
+                [0, 0],
+                [0, -1],
+                [0, 0],
+              ],
+            ],
+            d,
+          ),
+          1,
+        ),
+        [
+          [
+            [0, 0],
+            [2, 0],
+            [0, 0],
+          ],
+          [
+            [0, 0],
+            [0, 2],
+            [0, 0],
+          ],
+        ],
+        [
+          [
+            [0, 0],
+            [0, 0],
+            [0, 0],
+          ],
+          [
+            [0, 0],
+            [0, 0],
+            [0, 0],
+          ],
+        ],
+      ),
+    absolute(1e-3),
+  ],
+  [
+    'rfft_with_n_larger_than_signal',
+    (d) => pair(signal.rfft(f([1, 0, 0, 0], d), 0, 8), [1, 1, 1, 1, 1], [0, 0, 0, 0, 0]),
+    absolute(1e-3),
+  ],
+  [
+    'rfft_with_n_smaller_than_signal',
+    (d) => pair(signal.rfft(f([1, 0, 0, 0, 99, 99, 99, 99], d), 0, 4), [1, 1, 1], [0, 0, 0]),
+    absolute(1e-3),
+  ],
   // Burn checks row 0 only; row 1 (all ones, zero-padded to 8) is the DFT of a box: 4, 1-2.414i, 0, 1-0.414i, 0.
-  ['rfft_2d_with_n_padded', (d) => pair(signal.rfft(f([[1, 0, 0, 0], [1, 1, 1, 1]], d), 1, 8), [[1, 1, 1, 1, 1], [4, 1, 0, 1, 0]], [[0, 0, 0, 0, 0], [0, -1 - Math.SQRT2, 0, 1 - Math.SQRT2, 0]]), absolute(1e-3)],
+  [
+    'rfft_2d_with_n_padded',
+    (d) =>
+      pair(
+        signal.rfft(
+          f(
+            [
+              [1, 0, 0, 0],
+              [1, 1, 1, 1],
+            ],
+            d,
+          ),
+          1,
+          8,
+        ),
+        [
+          [1, 1, 1, 1, 1],
+          [4, 1, 0, 1, 0],
+        ],
+        [
+          [0, 0, 0, 0, 0],
+          [0, -1 - Math.SQRT2, 0, 1 - Math.SQRT2, 0],
+        ],
+      ),
+    absolute(1e-3),
+  ],
 ];
 
 const IRFFT: Case[] = [
-  ['irfft_dim1_imaginary_spectrum_produces_sine_wave', (d) => [[signal.irfft(f([[0, 0, 0, 0, 0]], d), f([[0, -4, -2, 0, 0]], d), 1), [[0, P, 1, M, 0, -M, -1, -P]]]], absolute(1e-3)],
-  ['irfft_dim1_real_spectrum_produces_cosine_wave', (d) => [[signal.irfft(f([[0, 4, 0, 0, 0]], d), f([[0, 0, 0, 0, 0]], d), 1), [[1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV, 0, SQ2INV]]]], absolute(1e-3)],
-  ['irfft_dim1_2d_tensor_distinct_rows', (d) => [[signal.irfft(f([[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]], d), f([[0, -4, 0, 0, 0], [0, 0, -4, 0, 0]], d), 1),
-    [[0, SQ2INV, 1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV], [0, 1, 0, -1, 0, 1, 0, -1]]]], absolute(1e-3)],
-  ['irfft_dim0_2d_tensor', (d) => [[signal.irfft(f([[0, 0], [4, 4], [0, 0], [0, 0], [0, 0]], d), f([[0, 0], [0, 0], [0, 0], [0, 0], [0, 0]], d), 0),
-    [[1, 1], [SQ2INV, SQ2INV], [0, 0], [-SQ2INV, -SQ2INV], [-1, -1], [-SQ2INV, -SQ2INV], [0, 0], [SQ2INV, SQ2INV]]]], absolute(1e-3)],
+  [
+    'irfft_dim1_imaginary_spectrum_produces_sine_wave',
+    (d) => [[signal.irfft(f([[0, 0, 0, 0, 0]], d), f([[0, -4, -2, 0, 0]], d), 1), [[0, P, 1, M, 0, -M, -1, -P]]]],
+    absolute(1e-3),
+  ],
+  [
+    'irfft_dim1_real_spectrum_produces_cosine_wave',
+    (d) => [
+      [
+        signal.irfft(f([[0, 4, 0, 0, 0]], d), f([[0, 0, 0, 0, 0]], d), 1),
+        [[1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV, 0, SQ2INV]],
+      ],
+    ],
+    absolute(1e-3),
+  ],
+  [
+    'irfft_dim1_2d_tensor_distinct_rows',
+    (d) => [
+      [
+        signal.irfft(
+          f(
+            [
+              [0, 0, 0, 0, 0],
+              [0, 0, 0, 0, 0],
+            ],
+            d,
+          ),
+          f(
+            [
+              [0, -4, 0, 0, 0],
+              [0, 0, -4, 0, 0],
+            ],
+            d,
+          ),
+          1,
+        ),
+        [
+          [0, SQ2INV, 1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV],
+          [0, 1, 0, -1, 0, 1, 0, -1],
+        ],
+      ],
+    ],
+    absolute(1e-3),
+  ],
+  [
+    'irfft_dim0_2d_tensor',
+    (d) => [
+      [
+        signal.irfft(
+          f(
+            [
+              [0, 0],
+              [4, 4],
+              [0, 0],
+              [0, 0],
+              [0, 0],
+            ],
+            d,
+          ),
+          f(
+            [
+              [0, 0],
+              [0, 0],
+              [0, 0],
+              [0, 0],
+              [0, 0],
+            ],
+            d,
+          ),
+          0,
+        ),
+        [
+          [1, 1],
+          [SQ2INV, SQ2INV],
+          [0, 0],
+          [-SQ2INV, -SQ2INV],
+          [-1, -1],
+          [-SQ2INV, -SQ2INV],
+          [0, 0],
+          [SQ2INV, SQ2INV],
+        ],
+      ],
+    ],
+    absolute(1e-3),
+  ],
   // Burn's doc example: the spectrum of [1, 2, 3, 4].
-  ['irfft (doc example)', (d) => [[signal.irfft(f([10, -2, -2], d), f([0, 2, 0], d), 0), [1, 2, 3, 4]]], absolute(1e-4)],
+  [
+    'irfft (doc example)',
+    (d) => [[signal.irfft(f([10, -2, -2], d), f([0, 2, 0], d), 0), [1, 2, 3, 4]]],
+    absolute(1e-4),
+  ],
 ];
 
-const roundTrip = (x: number[] | number[][] | number[][][], dim: number, n?: number) => (d: Device): [T, unknown][] => {
-  const t = f(x, d);
-  const [re, im] = signal.rfft(t, dim, n);
-  return [[signal.irfft(re, im, dim, n), x]];
-};
+const roundTrip =
+  (x: number[] | number[][] | number[][][], dim: number, n?: number) =>
+  (d: Device): [T, unknown][] => {
+    const t = f(x, d);
+    const [re, im] = signal.rfft(t, dim, n);
+    return [[signal.irfft(re, im, dim, n), x]];
+  };
 
 const ROUND_TRIPS: Case[] = [
   ['rfft_irfft_roundtrip_1d', roundTrip([0, P, 1, M, 0, -M, -1, -P], 0), absolute(1e-3)],
-  ['rfft_irfft_roundtrip_dim1_2d', roundTrip([[0, SQ2INV, 1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV], [0, 1, 0, -1, 0, 1, 0, -1]], 1), absolute(1e-3)],
-  ['rfft_irfft_roundtrip_dim0_2d', roundTrip([[1, 0], [SQ2INV, 1], [0, 0], [-SQ2INV, -1], [-1, 0], [-SQ2INV, 1], [0, 0], [SQ2INV, -1]], 0), absolute(1e-3)],
-  ['rfft_irfft_roundtrip_dim1_3d', roundTrip([[[0, 1], [1, 0], [0, -1], [-1, 0], [0, 1], [1, 0], [0, -1], [-1, 0]], [[1, 0], [SQ2INV, 1], [0, 0], [-SQ2INV, -1], [-1, 0], [-SQ2INV, 1], [0, 0], [SQ2INV, -1]]], 1), absolute(1e-3)],
+  [
+    'rfft_irfft_roundtrip_dim1_2d',
+    roundTrip(
+      [
+        [0, SQ2INV, 1, SQ2INV, 0, -SQ2INV, -1, -SQ2INV],
+        [0, 1, 0, -1, 0, 1, 0, -1],
+      ],
+      1,
+    ),
+    absolute(1e-3),
+  ],
+  [
+    'rfft_irfft_roundtrip_dim0_2d',
+    roundTrip(
+      [
+        [1, 0],
+        [SQ2INV, 1],
+        [0, 0],
+        [-SQ2INV, -1],
+        [-1, 0],
+        [-SQ2INV, 1],
+        [0, 0],
+        [SQ2INV, -1],
+      ],
+      0,
+    ),
+    absolute(1e-3),
+  ],
+  [
+    'rfft_irfft_roundtrip_dim1_3d',
+    roundTrip(
+      [
+        [
+          [0, 1],
+          [1, 0],
+          [0, -1],
+          [-1, 0],
+          [0, 1],
+          [1, 0],
+          [0, -1],
+          [-1, 0],
+        ],
+        [
+          [1, 0],
+          [SQ2INV, 1],
+          [0, 0],
+          [-SQ2INV, -1],
+          [-1, 0],
+          [-SQ2INV, 1],
+          [0, 0],
+          [SQ2INV, -1],
+        ],
+      ],
+      1,
+    ),
+    absolute(1e-3),
+  ],
   ['rfft_irfft_roundtrip_with_n', roundTrip([1, 2, 3, 4], 0, 4), absolute(1e-3)],
 ];
 
 const CFFT: Case[] = [
-  ['cfft_pure_real_input', (d) => pair(signal.cfft(f([1, 2, 3, 4], d), f([0, 0, 0, 0], d), 0), [10, -2, -2, -2], [0, 2, 0, -2]), absolute(1e-3)],
-  ['cfft_pure_imaginary_input', (d) => pair(signal.cfft(f([0, 0, 0, 0], d), f([1, 2, 3, 4], d), 0), [0, -2, 0, 2], [10, -2, -2, -2]), absolute(1e-3)],
-  ['cfft_complex_exponential', (d) => pair(signal.cfft(f([1, 0, -1, 0], d), f([0, 1, 0, -1], d), 0), [0, 4, 0, 0], [0, 0, 0, 0]), absolute(1e-3)],
-  ['cfft_zeros', (d) => pair(signal.cfft(f([0, 0, 0, 0], d), f([0, 0, 0, 0], d), 0), [0, 0, 0, 0], [0, 0, 0, 0]), absolute(1e-4)],
-  ['cfft_dim1_2d_tensor', (d) => pair(signal.cfft(f([[1, 2, 3, 4], [1, 0, -1, 0]], d), f([[0, 0, 0, 0], [0, 1, 0, -1]], d), 1), [[10, -2, -2, -2], [0, 4, 0, 0]], [[0, 2, 0, -2], [0, 0, 0, 0]]), absolute(1e-3)],
-  ['cfft_with_n_padding', (d) => pair(signal.cfft(f([1, 0], d), f([0, 0], d), 0, 4), [1, 1, 1, 1], [0, 0, 0, 0]), absolute(1e-3)],
+  [
+    'cfft_pure_real_input',
+    (d) => pair(signal.cfft(f([1, 2, 3, 4], d), f([0, 0, 0, 0], d), 0), [10, -2, -2, -2], [0, 2, 0, -2]),
+    absolute(1e-3),
+  ],
+  [
+    'cfft_pure_imaginary_input',
+    (d) => pair(signal.cfft(f([0, 0, 0, 0], d), f([1, 2, 3, 4], d), 0), [0, -2, 0, 2], [10, -2, -2, -2]),
+    absolute(1e-3),
+  ],
+  [
+    'cfft_complex_exponential',
+    (d) => pair(signal.cfft(f([1, 0, -1, 0], d), f([0, 1, 0, -1], d), 0), [0, 4, 0, 0], [0, 0, 0, 0]),
+    absolute(1e-3),
+  ],
+  [
+    'cfft_zeros',
+    (d) => pair(signal.cfft(f([0, 0, 0, 0], d), f([0, 0, 0, 0], d), 0), [0, 0, 0, 0], [0, 0, 0, 0]),
+    absolute(1e-4),
+  ],
+  [
+    'cfft_dim1_2d_tensor',
+    (d) =>
+      pair(
+        signal.cfft(
+          f(
+            [
+              [1, 2, 3, 4],
+              [1, 0, -1, 0],
+            ],
+            d,
+          ),
+          f(
+            [
+              [0, 0, 0, 0],
+              [0, 1, 0, -1],
+            ],
+            d,
+          ),
+          1,
+        ),
+        [
+          [10, -2, -2, -2],
+          [0, 4, 0, 0],
+        ],
+        [
+          [0, 2, 0, -2],
+          [0, 0, 0, 0],
+        ],
+      ),
+    absolute(1e-3),
+  ],
+  [
+    'cfft_with_n_padding',
+    (d) => pair(signal.cfft(f([1, 0], d), f([0, 0], d), 0, 4), [1, 1, 1, 1], [0, 0, 0, 0]),
+    absolute(1e-3),
+  ],
   ['cfft_length_2', (d) => pair(signal.cfft(f([1, 3], d), f([2, 4], d), 0), [4, -2], [6, -2]), absolute(1e-4)],
-  ['cfft_dim0_2d_tensor', (d) => pair(signal.cfft(f([[1, 1], [0, 2], [-1, 3], [0, 4]], d), f([[0, 0], [1, 0], [0, 0], [-1, 0]], d), 0), [[0, 10], [4, -2], [0, -2], [0, -2]], [[0, 0], [0, 2], [0, 0], [0, -2]]), absolute(1e-3)],
-  ['cfft_with_n_truncation', (d) => pair(signal.cfft(f([1, 2, 3, 4, 99, 99, 99, 99], d), f([0, 0, 0, 0, 99, 99, 99, 99], d), 0, 4), [10, -2, -2, -2], [0, 2, 0, -2]), absolute(1e-3)],
+  [
+    'cfft_dim0_2d_tensor',
+    (d) =>
+      pair(
+        signal.cfft(
+          f(
+            [
+              [1, 1],
+              [0, 2],
+              [-1, 3],
+              [0, 4],
+            ],
+            d,
+          ),
+          f(
+            [
+              [0, 0],
+              [1, 0],
+              [0, 0],
+              [-1, 0],
+            ],
+            d,
+          ),
+          0,
+        ),
+        [
+          [0, 10],
+          [4, -2],
+          [0, -2],
+          [0, -2],
+        ],
+        [
+          [0, 0],
+          [0, 2],
+          [0, 0],
+          [0, -2],
+        ],
+      ),
+    absolute(1e-3),
+  ],
+  [
+    'cfft_with_n_truncation',
+    (d) =>
+      pair(
+        signal.cfft(f([1, 2, 3, 4, 99, 99, 99, 99], d), f([0, 0, 0, 0, 99, 99, 99, 99], d), 0, 4),
+        [10, -2, -2, -2],
+        [0, 2, 0, -2],
+      ),
+    absolute(1e-3),
+  ],
 ];
 
 const WINDOWS: Case[] = [
   // Burn's window tests use Tolerance::default() (half precision aside).
-  ['should_support_hann_window_periodic', (d) => [[signal.hannWindow(8, true, d), [0, 0.146447, 0.5, 0.853553, 1, 0.853553, 0.5, 0.146447]]], BALANCED],
-  ['should_support_hann_window_symmetric', (d) => [[signal.hannWindow(8, false, d), [0, 0.188255, 0.61126, 0.950484, 0.950484, 0.61126, 0.188255, 0]]], BALANCED],
+  [
+    'should_support_hann_window_periodic',
+    (d) => [[signal.hannWindow(8, true, d), [0, 0.146447, 0.5, 0.853553, 1, 0.853553, 0.5, 0.146447]]],
+    BALANCED,
+  ],
+  [
+    'should_support_hann_window_symmetric',
+    (d) => [[signal.hannWindow(8, false, d), [0, 0.188255, 0.61126, 0.950484, 0.950484, 0.61126, 0.188255, 0]]],
+    BALANCED,
+  ],
   ['should_handle_hann_window_size_one_symmetric', (d) => [[signal.hannWindow(1, false, d), [1]]], BALANCED],
   ['should_handle_hann_window_size_one_periodic', (d) => [[signal.hannWindow(1, true, d), [1]]], BALANCED],
-  ['should_support_hamming_window_periodic', (d) => [[signal.hammingWindow(8, true, d), [0.086957, 0.220669, 0.543478, 0.866288, 1, 0.866288, 0.543478, 0.220669]]], BALANCED],
-  ['should_support_hamming_window_symmetric', (d) => [[signal.hammingWindow(8, false, d), [0.086957, 0.258842, 0.645064, 0.95479, 0.95479, 0.645064, 0.258842, 0.086957]]], BALANCED],
+  [
+    'should_support_hamming_window_periodic',
+    (d) => [
+      [signal.hammingWindow(8, true, d), [0.086957, 0.220669, 0.543478, 0.866288, 1, 0.866288, 0.543478, 0.220669]],
+    ],
+    BALANCED,
+  ],
+  [
+    'should_support_hamming_window_symmetric',
+    (d) => [
+      [
+        signal.hammingWindow(8, false, d),
+        [0.086957, 0.258842, 0.645064, 0.95479, 0.95479, 0.645064, 0.258842, 0.086957],
+      ],
+    ],
+    BALANCED,
+  ],
   ['should_handle_hamming_window_size_one_symmetric', (d) => [[signal.hammingWindow(1, false, d), [1]]], BALANCED],
   ['should_handle_hamming_window_size_one_periodic', (d) => [[signal.hammingWindow(1, true, d), [1]]], BALANCED],
   ['should_handle_blackman_window_size_1_symmetric', (d) => [[signal.blackmanWindow(1, false, d), [1]]], relAbs(0, 0)],
   ['should_handle_blackman_window_size_1_periodic', (d) => [[signal.blackmanWindow(1, true, d), [1]]], relAbs(0, 0)],
   // Positions 0 and 7 are (nearly) 0: Burn sets an absolute tolerance of 1e-3 for them.
-  ['should_support_blackman_window_size_8_periodic', (d) => [[signal.blackmanWindow(8, true, d), [0, 6.6447e-2, 3.4e-1, 7.7355e-1, 1, 7.7355e-1, 3.4e-1, 6.6447e-2]]], relAbs(0.005, 1e-3)],
-  ['should_support_blackman_window_size_8_symmetric', (d) => [[signal.blackmanWindow(8, false, d), [0, 9.0453e-2, 4.5918e-1, 9.2036e-1, 9.2036e-1, 4.5918e-1, 9.0453e-2, 0]]], relAbs(0.005, 1e-3)],
+  [
+    'should_support_blackman_window_size_8_periodic',
+    (d) => [[signal.blackmanWindow(8, true, d), [0, 6.6447e-2, 3.4e-1, 7.7355e-1, 1, 7.7355e-1, 3.4e-1, 6.6447e-2]]],
+    relAbs(0.005, 1e-3),
+  ],
+  [
+    'should_support_blackman_window_size_8_symmetric',
+    (d) => [
+      [signal.blackmanWindow(8, false, d), [0, 9.0453e-2, 4.5918e-1, 9.2036e-1, 9.2036e-1, 4.5918e-1, 9.0453e-2, 0]],
+    ],
+    relAbs(0.005, 1e-3),
+  ],
 ];
 
 function pair([re, im]: [T, T], wantRe: unknown, wantIm: unknown): [T, unknown][] {
-  return [[re, wantRe], [im, wantIm]];
+  return [
+    [re, wantRe],
+    [im, wantIm],
+  ];
 }
 
 for (const entry of conformanceDevices()) {
@@ -104,20 +574,61 @@ for (const entry of conformanceDevices()) {
   describe(`signal on ${name}`, () => {
     for (const [burnTest, run, tol] of [...RFFT, ...IRFFT, ...ROUND_TRIPS, ...CFFT, ...WINDOWS]) {
       it(burnTest, async () => {
-        for (const [k, [actual, expected]] of run(device()).entries()) await assertApproxEq(actual, expected, tol, `${burnTest} output ${k}`);
+        for (const [k, [actual, expected]] of run(device()).entries())
+          await assertApproxEq(actual, expected, tol, `${burnTest} output ${k}`);
       });
     }
 
     it('rfft_negative_dim_matches_positive_dim, irfft_ and cfft_negative_dim_matches_positive_dim', async () => {
       const d = device();
-      const x = f([[1, 2, 3, 4], [0, 1, 0, -1]], d);
-      const [a, b] = signal.rfft(x, 1), [c, e] = signal.rfft(x, -1);
+      const x = f(
+        [
+          [1, 2, 3, 4],
+          [0, 1, 0, -1],
+        ],
+        d,
+      );
+      const [a, b] = signal.rfft(x, 1),
+        [c, e] = signal.rfft(x, -1);
       await assertApproxEq(c, await nested(a), absolute(1e-4));
       await assertApproxEq(e, await nested(b), absolute(1e-4));
-      const re = f([[10, -2, -2], [0, 0, 0]], d), im = f([[0, 2, 0], [0, -2, 0]], d);
+      const re = f(
+          [
+            [10, -2, -2],
+            [0, 0, 0],
+          ],
+          d,
+        ),
+        im = f(
+          [
+            [0, 2, 0],
+            [0, -2, 0],
+          ],
+          d,
+        );
       await assertApproxEq(signal.irfft(re, im, -1), await nested(signal.irfft(re, im, 1)), absolute(1e-4));
-      const [cr, ci] = signal.cfft(x, f([[0, 0, 0, 0], [0, 1, 0, -1]], d), -1);
-      const [dr, di] = signal.cfft(x, f([[0, 0, 0, 0], [0, 1, 0, -1]], d), 1);
+      const [cr, ci] = signal.cfft(
+        x,
+        f(
+          [
+            [0, 0, 0, 0],
+            [0, 1, 0, -1],
+          ],
+          d,
+        ),
+        -1,
+      );
+      const [dr, di] = signal.cfft(
+        x,
+        f(
+          [
+            [0, 0, 0, 0],
+            [0, 1, 0, -1],
+          ],
+          d,
+        ),
+        1,
+      );
       await assertApproxEq(cr, await nested(dr), absolute(1e-4));
       await assertApproxEq(ci, await nested(di), absolute(1e-4));
     });
@@ -168,19 +679,49 @@ describe('signal errors (Burn: rfft_rejects_non_power_of_two_n, irfft_rejects_no
     throwsBurn(() => signal.rfft(f([1, 2, 3, 4], d), 0, 5), 'rfft', 'n 5', 'power of two');
     throwsBurn(() => signal.irfft(f([1, 2, 3], d), f([0, 0, 0], d), 0, 5), 'irfft', 'n 5', 'power of two');
     throwsBurn(() => signal.rfft(f([1, 2, 3], d), 0), 'rfft', 'length 3 along dim 0', 'power of two');
-    throwsBurn(() => signal.irfft(f([1, 2, 3, 4], d), f([0, 0, 0, 0], d), 0), 'irfft', '4 bins', '= 6 samples', 'power of two');
+    throwsBurn(
+      () => signal.irfft(f([1, 2, 3, 4], d), f([0, 0, 0, 0], d), 0),
+      'irfft',
+      '4 bins',
+      '= 6 samples',
+      'power of two',
+    );
     throwsBurn(() => signal.irfft(f([1], d), f([0], d), 0), 'irfft', '1 bins', '= 0 samples');
-    throwsBurn(() => signal.cfft(f([1, 2, 3, 4, 5, 6], d), f([0, 0, 0, 0, 0, 0], d), 0), 'cfft', 'length 6', 'power of two');
+    throwsBurn(
+      () => signal.cfft(f([1, 2, 3, 4, 5, 6], d), f([0, 0, 0, 0, 0, 0], d), 0),
+      'cfft',
+      'length 6',
+      'power of two',
+    );
   });
   it('shapes, dims, kinds and ranks', () => {
-    throwsBurn(() => signal.cfft(f([1, 2, 3, 4], d), f([1, 2], d), 0), 'cfft', 'signalRe of shape [4] and signalIm of shape [2]', 'same shape');
-    throwsBurn(() => signal.irfft(f([1, 2, 3], d), f([1, 2], d), 0), 'irfft', 'spectrumRe of shape [3] and spectrumIm of shape [2]');
+    throwsBurn(
+      () => signal.cfft(f([1, 2, 3, 4], d), f([1, 2], d), 0),
+      'cfft',
+      'signalRe of shape [4] and signalIm of shape [2]',
+      'same shape',
+    );
+    throwsBurn(
+      () => signal.irfft(f([1, 2, 3], d), f([1, 2], d), 0),
+      'irfft',
+      'spectrumRe of shape [3] and spectrumIm of shape [2]',
+    );
     throwsBurn(() => signal.rfft(f([[1, 2]], d), 2), 'rfft', 'dim 2 is out of range');
     throwsBurn(() => signal.rfft(Tensor.fromInts([1, 2], d) as never, 0), 'rfft');
-    throwsBurn(() => signal.rfft(Tensor.fromFloats([1], d).reshape([]) as never, 0), 'rfft', 'signal of shape []', 'rank >= 1');
+    throwsBurn(
+      () => signal.rfft(Tensor.fromFloats([1], d).reshape([]) as never, 0),
+      'rfft',
+      'signal of shape []',
+      'rank >= 1',
+    );
     throwsBurn(() => signal.hannWindow(-1, true, d), 'hannWindow', 'size -1', 'non-negative integer');
     throwsBurn(() => signal.hammingWindow(2.5, true, d), 'hammingWindow', 'size 2.5');
-    throwsBurn(() => signal.blackmanWindow(4, true, { device: d, dtype: 'i32' as never }), 'blackmanWindow', 'dtype i32', 'float dtype');
+    throwsBurn(
+      () => signal.blackmanWindow(4, true, { device: d, dtype: 'i32' as never }),
+      'blackmanWindow',
+      'dtype i32',
+      'float dtype',
+    );
     assert.throws(() => signal.rfft(f([1, 2], d), 0, 0), BurnError);
     // Sizes past the element limit are BurnErrors before anything is allocated.
     throwsBurn(() => signal.hannWindow(2 ** 33, true, d), 'hannWindow', 'output shape [8589934592]');
@@ -197,11 +738,13 @@ describe('signal: the split transform (n > 64) against a direct DFT in float64',
       const t = Tensor.fromFloats(new Float64Array(x), { device: d, dtype: 'f64' }).reshape([n, 2]);
       const [re, im] = signal.rfft(t, 0);
       assert.deepEqual(re.dims(), [n / 2 + 1, 2]);
-      const R = (await re.toData()).toArray(), I = (await im.toData()).toArray();
+      const R = (await re.toData()).toArray(),
+        I = (await im.toData()).toArray();
       let worst = 0;
       for (const k of [0, 1, 2, 7, n / 4 + 3, n / 2 - 1, n / 2]) {
         for (const col of [0, 1]) {
-          let sr = 0, si = 0;
+          let sr = 0,
+            si = 0;
           for (let j = 0; j < n; j++) {
             const a = (2 * Math.PI * ((j * k) % n)) / n;
             sr += x[j * 2 + col]! * Math.cos(a);
@@ -212,7 +755,10 @@ describe('signal: the split transform (n > 64) against a direct DFT in float64',
       }
       assert.ok(worst < 1e-9 * n, `rfft error ${worst}`);
       const back = (await signal.irfft(re, im, 0).toData()).toArray();
-      assert.ok(x.every((v, i) => Math.abs(v - back[i]!) < 1e-12 * n), 'irfft(rfft(x)) = x');
+      assert.ok(
+        x.every((v, i) => Math.abs(v - back[i]!) < 1e-12 * n),
+        'irfft(rfft(x)) = x',
+      );
       // cfft of (x, x reversed) equals rfft extended by conjugate symmetry, combined: X + iY.
       const y = t.flip([0]);
       const [cr, ci] = signal.cfft(t, y, 0);
@@ -266,7 +812,12 @@ for (const [name, device] of gradDevices) {
       const grad = x.grad(y.powi(2).sum().mul(0.5).backward())!.reshape([-1]);
       const keep = Math.min(values.length, n ?? values.length);
       await assertApproxEq(grad.sliceDim(0, [0, keep]), values.slice(0, keep), BALANCED);
-      if (keep < values.length) await assertApproxEq(grad.sliceDim(0, [keep, values.length]), new Array(values.length - keep).fill(0), BALANCED);
+      if (keep < values.length)
+        await assertApproxEq(
+          grad.sliceDim(0, [keep, values.length]),
+          new Array(values.length - keep).fill(0),
+          BALANCED,
+        );
     };
     it('round_trip', trip(R16, undefined));
     it('round_trip_with_dim_nonzero', trip(R16, undefined, [1, 1, 16, 1, 1]));
@@ -283,21 +834,66 @@ for (const [name, device] of gradDevices) {
       await assertApproxEq(grad.sliceDim(0, [0, keep]), values.slice(0, keep), BALANCED);
     };
     it('round_trip_inverse_with_some_n_greater', inverse([0.26, 0.13, 0.36, 0.24, 0.4, 0.93, 0.12], 7));
-    it('round_trip_inverse_with_some_n_less', inverse([0.26, 0.13, 0.36, 0.24, 0.4, 0.93, 0.12, 0.18, 0.03, 0.74, 0.33, 0.7], 9));
+    it(
+      'round_trip_inverse_with_some_n_less',
+      inverse([0.26, 0.13, 0.36, 0.24, 0.4, 0.93, 0.12, 0.18, 0.03, 0.74, 0.33, 0.7], 9),
+    );
 
     it('finite differences: rfft, irfft and cfft, direct (n <= 64) and split (n = 128)', async () => {
       const d = device();
       const cases: [string, number[][], (...xs: Tensor<number>[]) => Tensor<number>][] = [
-        ['rfft dim 1 with padding', [[3, 6]], (x) => { const [r, i] = signal.rfft(x as T, 1, 8); return Tensor.cat([r, i], 1); }],
-        ['rfft dim 0 truncated', [[8, 2]], (x) => { const [r, i] = signal.rfft(x as T, 0, 4); return Tensor.cat([r, i], 0); }],
-        ['irfft (DC and Nyquist imaginary parts have zero gradient)', [[2, 5], [2, 5]], (re, im) => signal.irfft(re as T, im as T, 1)],
+        [
+          'rfft dim 1 with padding',
+          [[3, 6]],
+          (x) => {
+            const [r, i] = signal.rfft(x as T, 1, 8);
+            return Tensor.cat([r, i], 1);
+          },
+        ],
+        [
+          'rfft dim 0 truncated',
+          [[8, 2]],
+          (x) => {
+            const [r, i] = signal.rfft(x as T, 0, 4);
+            return Tensor.cat([r, i], 0);
+          },
+        ],
+        [
+          'irfft (DC and Nyquist imaginary parts have zero gradient)',
+          [
+            [2, 5],
+            [2, 5],
+          ],
+          (re, im) => signal.irfft(re as T, im as T, 1),
+        ],
         ['irfft n=16 from 5 bins', [[5], [5]], (re, im) => signal.irfft(re as T, im as T, 0, 16)],
-        ['cfft', [[4, 2], [4, 2]], (re, im) => { const [r, i] = signal.cfft(re as T, im as T, 0); return Tensor.cat([r, i], 1); }],
-        ['rfft n=128 (split)', [[128]], (x) => { const [r, i] = signal.rfft(x as T, 0); return Tensor.cat([r, i], 0); }],
+        [
+          'cfft',
+          [
+            [4, 2],
+            [4, 2],
+          ],
+          (re, im) => {
+            const [r, i] = signal.cfft(re as T, im as T, 0);
+            return Tensor.cat([r, i], 1);
+          },
+        ],
+        [
+          'rfft n=128 (split)',
+          [[128]],
+          (x) => {
+            const [r, i] = signal.rfft(x as T, 0);
+            return Tensor.cat([r, i], 0);
+          },
+        ],
         ['irfft n=128 (split)', [[65], [65]], (re, im) => signal.irfft(re as T, im as T, 0)],
       ];
       for (const [label, shapes, fn] of cases) {
-        const err = await gradCheck(d, shapes.map((shape) => ({ shape })), fn);
+        const err = await gradCheck(
+          d,
+          shapes.map((shape) => ({ shape })),
+          fn,
+        );
         assert.ok(err < 1e-6, `${label}: max relative error ${err}`);
       }
     });

@@ -36,7 +36,10 @@ export interface Mismatch {
  * Runs `program` on the oracle and on `devices`; returns the mismatches (empty when every device
  * agrees) and the oracle's outcome.
  */
-export async function checkProgram(program: Program, devices: readonly ConformanceDevice[]): Promise<{ mismatches: Mismatch[]; oracle: Outcome }> {
+export async function checkProgram(
+  program: Program,
+  devices: readonly ConformanceDevice[],
+): Promise<{ mismatches: Mismatch[]; oracle: Outcome }> {
   const want = await runProgram(program, oracle, true);
   const mismatches: Mismatch[] = [];
   const trace = () => want.trace.join(' | ');
@@ -46,7 +49,8 @@ export async function checkProgram(program: Program, devices: readonly Conforman
   }
   for (const entry of devices) {
     const got = await runProgram(program, entry.device(), false);
-    const add = (message: string) => mismatches.push({ device: entry.name, message: `${message}\n  trace: ${trace()}` });
+    const add = (message: string) =>
+      mismatches.push({ device: entry.name, message: `${message}\n  trace: ${trace()}` });
     if (got.kind === 'other') {
       add(`threw a non-BurnError: ${describeThrown(got.error)} (oracle: ${outcomeText(want)})`);
       continue;

@@ -30,7 +30,10 @@ const HANG_MS = 15_000;
 const PEAK_BOUND = 256 << 20;
 
 const RUNS = fuzzRuns(150);
-const worker = new FuzzWorker<Omit<EmptyCase, 'id'>, EmptyReply>(new URL('./empty-worker.ts', import.meta.url), HANG_MS);
+const worker = new FuzzWorker<Omit<EmptyCase, 'id'>, EmptyReply>(
+  new URL('./empty-worker.ts', import.meta.url),
+  HANG_MS,
+);
 after(() => worker.close());
 
 const LARGE = KNOWN_EMPTY_TENSORS_WALK_ROWS ? [2 ** 10, 2 ** 12 + 1] : [2 ** 20 + 3, 2 ** 28, 2 ** 31, 2 ** 32 - 1];
@@ -53,19 +56,39 @@ const shapeArb = fc
 describe('fuzz: zero-element tensors with large dims cost nothing (every CPU engine)', () => {
   it(`${RUNS} ops on empty tensors`, { timeout: 300_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(shapeArb, fc.constantFrom('f32', 'f64', 'i32', 'i64', 'bool' as const), fc.nat(), fc.nat(), async (shape, dtype, op, seed) => {
-        const r = await worker.run({ shape, dtype, op, seed, skipSorts: KNOWN_EMPTY_SORT_ALLOCATES_BY_DIM });
-        const where = `[${shape.join(', ')}] ${dtype}`;
-        if ('crashed' in r) assert.fail(`${where}: ${r.crashed}`);
-        const js = r.outcomes[0]!;
-        for (const o of r.outcomes) {
-          assert.notEqual(o.kind, 'other', `${where} ${r.op} on ${o.engine}: a non-BurnError: ${o.message}`);
-          assert.ok(o.ms <= TIME_BOUND_MS, `${where} ${r.op} on ${o.engine}: ${o.ms.toFixed(0)} ms for a tensor of 0 elements (bound ${TIME_BOUND_MS} ms)`);
-          assert.equal(o.kind, js.kind, `${where} ${r.op}: ${o.engine} ${o.kind} (${o.message}), js ${js.kind} (${js.message})`);
-          assert.deepEqual(o.shape, js.shape, `${where} ${r.op}: ${o.engine} gave shape [${o.shape.join(', ')}], js [${js.shape.join(', ')}]`);
-        }
-        assert.ok(r.peakGrowth <= PEAK_BOUND, `${where} ${r.op}: the peak memory grew by ${(r.peakGrowth / 2 ** 20).toFixed(0)} MiB`);
-      }),
+      fc.asyncProperty(
+        shapeArb,
+        fc.constantFrom('f32', 'f64', 'i32', 'i64', 'bool' as const),
+        fc.nat(),
+        fc.nat(),
+        async (shape, dtype, op, seed) => {
+          const r = await worker.run({ shape, dtype, op, seed, skipSorts: KNOWN_EMPTY_SORT_ALLOCATES_BY_DIM });
+          const where = `[${shape.join(', ')}] ${dtype}`;
+          if ('crashed' in r) assert.fail(`${where}: ${r.crashed}`);
+          const js = r.outcomes[0]!;
+          for (const o of r.outcomes) {
+            assert.notEqual(o.kind, 'other', `${where} ${r.op} on ${o.engine}: a non-BurnError: ${o.message}`);
+            assert.ok(
+              o.ms <= TIME_BOUND_MS,
+              `${where} ${r.op} on ${o.engine}: ${o.ms.toFixed(0)} ms for a tensor of 0 elements (bound ${TIME_BOUND_MS} ms)`,
+            );
+            assert.equal(
+              o.kind,
+              js.kind,
+              `${where} ${r.op}: ${o.engine} ${o.kind} (${o.message}), js ${js.kind} (${js.message})`,
+            );
+            assert.deepEqual(
+              o.shape,
+              js.shape,
+              `${where} ${r.op}: ${o.engine} gave shape [${o.shape.join(', ')}], js [${js.shape.join(', ')}]`,
+            );
+          }
+          assert.ok(
+            r.peakGrowth <= PEAK_BOUND,
+            `${where} ${r.op}: the peak memory grew by ${(r.peakGrowth / 2 ** 20).toFixed(0)} MiB`,
+          );
+        },
+      ),
       fuzzParams(RUNS),
     );
   });

@@ -66,13 +66,27 @@ const OPS: readonly { name: string; sort?: boolean; run: (x: T, zero: number, ot
   { name: 'unfold', sort: true, run: (x, _z, o) => x.unfold(o, 2, 1) },
   { name: 'flip', run: (x, z, o) => x.flip([z, o]) },
   { name: 'roll', run: (x, _z, o) => x.roll([3], [o]) },
-  { name: 'narrow/slice', run: (x, _z, o, r) => (r.chance(0.5) ? x.narrow(o, 1, 2) : x.slice(x.dims().map((_, i) => (i === o ? [0, null, 3] : null)))) },
+  {
+    name: 'narrow/slice',
+    run: (x, _z, o, r) =>
+      r.chance(0.5) ? x.narrow(o, 1, 2) : x.slice(x.dims().map((_, i) => (i === o ? [0, null, 3] : null))),
+  },
   { name: 'reshape', run: (x) => x.reshape([-1]) },
   { name: 'transpose+add', run: (x) => (x.transpose() as F).add(1) },
   { name: 'expand', run: (x) => x.unsqueezeDim(0).expand([3, ...x.dims()]) },
   { name: 'cat', run: (x, z, o, r) => Tensor.cat([x, x], r.chance(0.5) ? z : o) },
   { name: 'stack', run: (x) => Tensor.stack([x, x], 0) },
-  { name: 'gather', run: (x, _z, o) => x.gather(o, Tensor.zeros(x.dims().map((n, i) => (i === o ? 1 : n)), { device: x.device(), dtype: 'i32' }) as Tensor<number, Int>) },
+  {
+    name: 'gather',
+    run: (x, _z, o) =>
+      x.gather(
+        o,
+        Tensor.zeros(
+          x.dims().map((n, i) => (i === o ? 1 : n)),
+          { device: x.device(), dtype: 'i32' },
+        ) as Tensor<number, Int>,
+      ),
+  },
   { name: 'select', run: (x, _z, o) => x.select(o, Tensor.fromInts([0], x.device()) as Tensor<1, Int>) },
   { name: 'maskFill', run: (x) => x.maskFill(x.equal(x), 1) },
   { name: 'toData', run: (x) => x },
@@ -83,8 +97,28 @@ export const EMPTY_OP_COUNT = OPS.length;
 
 const devices: [string, Device][] = [['js', Device.cpu({ engine: 'js' })]];
 const addon = nativeAddon();
-if (addon) devices.push(['native', new Device(new CpuBackend(new NativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0, minAllocBytes: 0 }), new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(native)')]);
-if (wasmRuntime()) devices.push(['wasm', new Device(new CpuBackend(wasmEngine({ minElements: 0, minCostlyElements: 0, minGemm: 0 }), new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(wasm)')]);
+if (addon)
+  devices.push([
+    'native',
+    new Device(
+      new CpuBackend(
+        new NativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0, minAllocBytes: 0 }),
+        new BufferPool({ minBytes: 0 }),
+      ) as unknown as Backend<TensorPrimitive>,
+      'cpu(native)',
+    ),
+  ]);
+if (wasmRuntime())
+  devices.push([
+    'wasm',
+    new Device(
+      new CpuBackend(
+        wasmEngine({ minElements: 0, minCostlyElements: 0, minGemm: 0 }),
+        new BufferPool({ minBytes: 0 }),
+      ) as unknown as Backend<TensorPrimitive>,
+      'cpu(wasm)',
+    ),
+  ]);
 
 async function runOn(engine: string, device: Device, c: EmptyCase, op: (typeof OPS)[number]): Promise<EngineOutcome> {
   const t0 = performance.now();
@@ -101,7 +135,13 @@ async function runOn(engine: string, device: Device, c: EmptyCase, op: (typeof O
     return { engine, kind: 'ok', message: '', shape: data.shape, ms: performance.now() - t0 };
   } catch (e) {
     const kind = e instanceof BurnError ? 'burn' : 'other';
-    return { engine, kind, message: kind === 'burn' ? (e as Error).message.slice(0, 200) : describeThrown(e), shape: [], ms: performance.now() - t0 };
+    return {
+      engine,
+      kind,
+      message: kind === 'burn' ? (e as Error).message.slice(0, 200) : describeThrown(e),
+      shape: [],
+      ms: performance.now() - t0,
+    };
   }
 }
 
@@ -112,7 +152,12 @@ parentPort!.on('message', (c: EmptyCase) => {
     const op = ops[c.op % ops.length]!;
     const outcomes: EngineOutcome[] = [];
     for (const [engine, device] of devices) outcomes.push(await runOn(engine, device, c, op));
-    const reply: EmptyReply = { id: c.id, op: op.name, outcomes, peakGrowth: process.resourceUsage().maxRSS * 1024 - peak0 };
+    const reply: EmptyReply = {
+      id: c.id,
+      op: op.name,
+      outcomes,
+      peakGrowth: process.resourceUsage().maxRSS * 1024 - peak0,
+    };
     parentPort!.postMessage(reply);
   })();
 });

@@ -9,7 +9,13 @@ import { deflateSync } from 'fflate';
 import { Device, Module, TensorData } from '../../src/index.js';
 import { BatchNormConfig, LinearConfig, type BatchNorm, type Linear } from '../../src/nn/index.js';
 import {
-  BinBytesRecorder, BurnpackBytesRecorder, encodeBurnpack, NamedMpkBytesRecorder, NamedMpkGzFileRecorder, BinGzFileRecorder, PrettyJsonFileRecorder,
+  BinBytesRecorder,
+  BurnpackBytesRecorder,
+  encodeBurnpack,
+  NamedMpkBytesRecorder,
+  NamedMpkGzFileRecorder,
+  BinGzFileRecorder,
+  PrettyJsonFileRecorder,
   type TensorRecord,
 } from '../../src/record/index.js';
 import { decodeCbor, encodeCbor, type CborValue } from '../../src/record/cbor.js';
@@ -18,7 +24,15 @@ import { BurnpackStore, PytorchStore, SafetensorsStore, TensorSnapshot } from '.
 import { encodeSafetensors } from '../../src/store/safetensors/format.js';
 import { pytorchChunks } from '../../src/store/pytorch/writer.js';
 import { zipChunks } from '../../src/store/pytorch/zip.js';
-import { applyByteMutations, concat, HOSTILE_U32, HOSTILE_U64, mutateTree, Rng, type ByteMutation } from './arbitraries.js';
+import {
+  applyByteMutations,
+  concat,
+  HOSTILE_U32,
+  HOSTILE_U64,
+  mutateTree,
+  Rng,
+  type ByteMutation,
+} from './arbitraries.js';
 
 /** The file formats fuzzed. */
 export const FILE_FORMATS = ['burnpack', 'safetensors', 'pytorch', 'mpk', 'mpk.gz', 'bin', 'bin.gz', 'json'] as const;
@@ -48,7 +62,11 @@ export interface LoadReply {
 }
 
 /** The limits the loads run with (the stated bounds of what a file may make a loader allocate). */
-export const FUZZ_LIMITS: LoadLimits = { maxDecompressedBytes: 32 << 20, maxStridedCopyBytes: 16 << 20, maxNestingDepth: 128 };
+export const FUZZ_LIMITS: LoadLimits = {
+  maxDecompressedBytes: 32 << 20,
+  maxStridedCopyBytes: 16 << 20,
+  maxNestingDepth: 128,
+};
 /** Most tensor bytes one successful load may produce. */
 export const PRODUCED_BOUND = 64 << 20;
 
@@ -82,7 +100,10 @@ function sampleTensors(): [string, TensorData][] {
 }
 
 function sampleRecord(): TensorRecord {
-  return { tensors: new Map(sampleTensors().map(([k, data], i) => [k, { data, id: `id${i}` }])), meta: { step: 3, name: 'fuzz', nested: { list: [1, 2, 3] } } };
+  return {
+    tensors: new Map(sampleTensors().map(([k, data], i) => [k, { data, id: `id${i}` }])),
+    meta: { step: 3, name: 'fuzz', nested: { list: [1, 2, 3] } },
+  };
 }
 
 let net: FuzzNet | undefined;
@@ -105,27 +126,53 @@ export function baseFiles(format: FileFormat): Uint8Array[] {
       const store = BurnpackStore.fromBytes();
       fuzzNet().saveInto(store);
       const inputs = tensors.map(([name, d]) => ({ name, dtype: d.dtype, shape: d.shape, bytes: d.bytes.slice() }));
-      out = [store.getBytes(), new BurnpackBytesRecorder().toBytes(record), encodeBurnpack(inputs, new Map([['format', 'fuzz']]), new Map([['lr', { type: 'Float', value: 0.5 } as const]]))];
+      out = [
+        store.getBytes(),
+        new BurnpackBytesRecorder().toBytes(record),
+        encodeBurnpack(
+          inputs,
+          new Map([['format', 'fuzz']]),
+          new Map([['lr', { type: 'Float', value: 0.5 } as const]]),
+        ),
+      ];
       break;
     }
     case 'safetensors': {
       const store = SafetensorsStore.fromBytes();
       fuzzNet().saveInto(store);
-      const inputs = tensors.map(([name, d]) => ({ name, dtype: d.dtype, shape: d.shape, bytes: () => d.bytes.slice() }));
+      const inputs = tensors.map(([name, d]) => ({
+        name,
+        dtype: d.dtype,
+        shape: d.shape,
+        bytes: () => d.bytes.slice(),
+      }));
       out = [store.getBytes(), encodeSafetensors(inputs, new Map([['format', 'pt']]))];
       break;
     }
     case 'pytorch': {
       const store = PytorchStore.fromBytes();
       fuzzNet().saveInto(store);
-      out = [store.getBytes(), concat([...pytorchChunks(tensors.map(([name, d]) => TensorSnapshot.fromData(d, name)))])];
+      out = [
+        store.getBytes(),
+        concat([...pytorchChunks(tensors.map(([name, d]) => TensorSnapshot.fromData(d, name)))]),
+      ];
       break;
     }
-    case 'mpk': out = [new NamedMpkBytesRecorder().toBytes(record)]; break;
-    case 'mpk.gz': out = [new NamedMpkGzFileRecorder().toBytes(record)]; break;
-    case 'bin': out = [new BinBytesRecorder().toBytes(record)]; break;
-    case 'bin.gz': out = [new BinGzFileRecorder().toBytes(record)]; break;
-    case 'json': out = [new PrettyJsonFileRecorder().toBytes(record)]; break;
+    case 'mpk':
+      out = [new NamedMpkBytesRecorder().toBytes(record)];
+      break;
+    case 'mpk.gz':
+      out = [new NamedMpkGzFileRecorder().toBytes(record)];
+      break;
+    case 'bin':
+      out = [new BinBytesRecorder().toBytes(record)];
+      break;
+    case 'bin.gz':
+      out = [new BinGzFileRecorder().toBytes(record)];
+      break;
+    case 'json':
+      out = [new PrettyJsonFileRecorder().toBytes(record)];
+      break;
   }
   bases.set(format, out);
   return out;
@@ -134,9 +181,12 @@ export function baseFiles(format: FileFormat): Uint8Array[] {
 /** Deeply nested arrays around `inner`, as raw bytes of the format (no recursive encoder involved). */
 function deepBytes(kind: 'json' | 'cbor' | 'msgpack', depth: number): Uint8Array {
   switch (kind) {
-    case 'json': return new TextEncoder().encode(`${'['.repeat(depth)}1${']'.repeat(depth)}`);
-    case 'cbor': return concat([new Uint8Array(depth).fill(0x81), Uint8Array.of(0x01)]);
-    case 'msgpack': return concat([new Uint8Array(depth).fill(0x91), Uint8Array.of(0x01)]);
+    case 'json':
+      return new TextEncoder().encode(`${'['.repeat(depth)}1${']'.repeat(depth)}`);
+    case 'cbor':
+      return concat([new Uint8Array(depth).fill(0x81), Uint8Array.of(0x01)]);
+    case 'msgpack':
+      return concat([new Uint8Array(depth).fill(0x91), Uint8Array.of(0x01)]);
   }
 }
 
@@ -189,13 +239,22 @@ function mutateBurnpack(b: Uint8Array, kind: string, rnd: Rng): Uint8Array {
       }
       return withBurnpackMeta(b, meta, rnd);
     }
-    case 'meta-deep': return withBurnpackMeta(b, deepBytes('cbor', rnd.pick([200, 5000, 200000])), rnd);
+    case 'meta-deep':
+      return withBurnpackMeta(b, deepBytes('cbor', rnd.pick([200, 5000, 200000])), rnd);
     case 'meta-raw': {
       // CBOR heads claiming huge lengths (strings, byte strings, arrays, maps) spliced in.
       const head = rnd.pick([[0x5b], [0x7b], [0x9b], [0xbb], [0x5a], [0x9a]]);
-      const len = rnd.pick([[0xff, 0xff, 0xff, 0xff], [0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], [0, 0, 0, 0x40]]);
+      const len = rnd.pick([
+        [0xff, 0xff, 0xff, 0xff],
+        [0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+        [0, 0, 0, 0x40],
+      ]);
       const at = rnd.int(0, parts.meta.length);
-      return withBurnpackMeta(b, concat([parts.meta.subarray(0, at), Uint8Array.from([...head, ...len]), parts.meta.subarray(at)]), rnd);
+      return withBurnpackMeta(
+        b,
+        concat([parts.meta.subarray(0, at), Uint8Array.from([...head, ...len]), parts.meta.subarray(at)]),
+        rnd,
+      );
     }
     default: {
       // The data section cut short or grown.
@@ -222,7 +281,21 @@ function mutateSafetensors(b: Uint8Array, kind: string, rnd: Rng): Uint8Array {
   switch (kind) {
     case 'prefix': {
       const out = b.slice();
-      new DataView(out.buffer).setBigUint64(0, rnd.pick([0n, 1n, BigInt(n - 1), BigInt(n + 1), 2n ** 32n, 99_999_999n, 100_000_001n, 2n ** 63n, 2n ** 64n - 1n]), true);
+      new DataView(out.buffer).setBigUint64(
+        0,
+        rnd.pick([
+          0n,
+          1n,
+          BigInt(n - 1),
+          BigInt(n + 1),
+          2n ** 32n,
+          99_999_999n,
+          100_000_001n,
+          2n ** 63n,
+          2n ** 64n - 1n,
+        ]),
+        true,
+      );
       return out;
     }
     case 'header-tree': {
@@ -235,12 +308,17 @@ function mutateSafetensors(b: Uint8Array, kind: string, rnd: Rng): Uint8Array {
       for (let i = 0, k = rnd.int(1, 3); i < k; i++) mutateTree(tree, rnd, false);
       return rebuild(new TextEncoder().encode(JSON.stringify(tree)));
     }
-    case 'header-deep': return rebuild(deepBytes('json', rnd.pick([200, 5000, 100_000])));
+    case 'header-deep':
+      return rebuild(deepBytes('json', rnd.pick([200, 5000, 100_000])));
     default: {
       // Raw text edits: a duplicated key, an unterminated string, a number too long for a double.
       const text = new TextDecoder().decode(json).trimEnd();
       const edits = [
-        () => text.replace(/"data_offsets":\[(\d+),(\d+)\]/, (_m, a: string, c: string) => `"data_offsets":[${a},${c}],"data_offsets":[0,${Number(c) * 1000}]`),
+        () =>
+          text.replace(
+            /"data_offsets":\[(\d+),(\d+)\]/,
+            (_m, a: string, c: string) => `"data_offsets":[${a},${c}],"data_offsets":[0,${Number(c) * 1000}]`,
+          ),
         () => text.replace(/"shape":\[/, '"shape":[1e400,'),
         () => text.replace(/"dtype":"(\w+)"/, '"dtype":"$1","dtype":"F64"'),
         () => text.slice(0, rnd.int(0, text.length)),
@@ -264,14 +342,24 @@ interface ZipEntryInfo {
 function zipEntries(b: Uint8Array): { entries: ZipEntryInfo[]; eocd: number } | undefined {
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   let eocd = -1;
-  for (let i = b.length - 22; i >= 0; i--) if (dv.getUint32(i, true) === 0x06054b50) { eocd = i; break; }
+  for (let i = b.length - 22; i >= 0; i--)
+    if (dv.getUint32(i, true) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
   if (eocd < 0) return undefined;
   const count = dv.getUint16(eocd + 10, true);
   let p = dv.getUint32(eocd + 16, true);
   const entries: ZipEntryInfo[] = [];
   for (let i = 0; i < count && p + 46 <= b.length && dv.getUint32(p, true) === 0x02014b50; i++) {
-    const nameLen = dv.getUint16(p + 28, true), extra = dv.getUint16(p + 30, true), comment = dv.getUint16(p + 32, true);
-    entries.push({ local: dv.getUint32(p + 42, true), central: p, name: new TextDecoder().decode(b.subarray(p + 46, p + 46 + nameLen)) });
+    const nameLen = dv.getUint16(p + 28, true),
+      extra = dv.getUint16(p + 30, true),
+      comment = dv.getUint16(p + 32, true);
+    entries.push({
+      local: dv.getUint32(p + 42, true),
+      central: p,
+      name: new TextDecoder().decode(b.subarray(p + 46, p + 46 + nameLen)),
+    });
     p += 46 + nameLen + extra + comment;
   }
   return { entries, eocd };
@@ -296,10 +384,14 @@ function zipContentsOf(b: Uint8Array): { name: string; data: Uint8Array }[] | un
   });
 }
 
-const rezip = (entries: { name: string; data: Uint8Array }[]) => concat([...zipChunks(entries.map((e) => ({ name: e.name, data: () => e.data })))]);
+const rezip = (entries: { name: string; data: Uint8Array }[]) =>
+  concat([...zipChunks(entries.map((e) => ({ name: e.name, data: () => e.data })))]);
 
 /** A zip archive with deflated entries (method 8), built by hand (zipChunks writes stored entries only). */
-function deflatedZip(entries: { name: string; data: Uint8Array; lieSize?: number }[], crc: (d: Uint8Array) => number): Uint8Array {
+function deflatedZip(
+  entries: { name: string; data: Uint8Array; lieSize?: number }[],
+  crc: (d: Uint8Array) => number,
+): Uint8Array {
   const parts: Uint8Array[] = [];
   const central: Uint8Array[] = [];
   let offset = 0;
@@ -309,13 +401,25 @@ function deflatedZip(entries: { name: string; data: Uint8Array; lieSize?: number
     const size = e.lieSize ?? e.data.length;
     const local = new Uint8Array(30 + name.length);
     const lv = new DataView(local.buffer);
-    lv.setUint32(0, 0x04034b50, true); lv.setUint16(4, 20, true); lv.setUint16(8, 8, true);
-    lv.setUint32(14, crc(e.data), true); lv.setUint32(18, comp.length, true); lv.setUint32(22, size, true); lv.setUint16(26, name.length, true);
+    lv.setUint32(0, 0x04034b50, true);
+    lv.setUint16(4, 20, true);
+    lv.setUint16(8, 8, true);
+    lv.setUint32(14, crc(e.data), true);
+    lv.setUint32(18, comp.length, true);
+    lv.setUint32(22, size, true);
+    lv.setUint16(26, name.length, true);
     local.set(name, 30);
     const cen = new Uint8Array(46 + name.length);
     const cv = new DataView(cen.buffer);
-    cv.setUint32(0, 0x02014b50, true); cv.setUint16(4, 20, true); cv.setUint16(6, 20, true); cv.setUint16(10, 8, true);
-    cv.setUint32(16, crc(e.data), true); cv.setUint32(20, comp.length, true); cv.setUint32(24, size, true); cv.setUint16(28, name.length, true); cv.setUint32(42, offset, true);
+    cv.setUint32(0, 0x02014b50, true);
+    cv.setUint16(4, 20, true);
+    cv.setUint16(6, 20, true);
+    cv.setUint16(10, 8, true);
+    cv.setUint32(16, crc(e.data), true);
+    cv.setUint32(20, comp.length, true);
+    cv.setUint32(24, size, true);
+    cv.setUint16(28, name.length, true);
+    cv.setUint32(42, offset, true);
     cen.set(name, 46);
     parts.push(local, comp);
     central.push(cen);
@@ -324,17 +428,47 @@ function deflatedZip(entries: { name: string; data: Uint8Array; lieSize?: number
   const cd = concat(central);
   const end = new Uint8Array(22);
   const ev = new DataView(end.buffer);
-  ev.setUint32(0, 0x06054b50, true); ev.setUint16(8, entries.length, true); ev.setUint16(10, entries.length, true); ev.setUint32(12, cd.length, true); ev.setUint32(16, offset, true);
+  ev.setUint32(0, 0x06054b50, true);
+  ev.setUint16(8, entries.length, true);
+  ev.setUint16(10, entries.length, true);
+  ev.setUint32(12, cd.length, true);
+  ev.setUint32(16, offset, true);
   return concat([...parts, cd, end]);
 }
 
 let zeros: Uint8Array | undefined;
 
-
 /** Pickle opcodes the walker steps over: opcode → argument bytes (-1: newline-terminated lines, 'n4': u32 length prefix). */
 const PICKLE_ARGS: Record<number, number | 'line2' | 'len4' | 'len1'> = {
-  0x80: 1, 0x63: 'line2', 0x29: 0, 0x52: 0, 0x28: 0, 0x58: 'len4', 0x4b: 1, 0x4d: 2, 0x4a: 4, 0x8a: 'len1', 0x74: 0, 0x51: 0, 0x89: 0, 0x88: 0,
-  0x75: 0, 0x2e: 0, 0x7d: 0, 0x5d: 0, 0x71: 1, 0x72: 4, 0x68: 1, 0x6a: 4, 0x85: 0, 0x86: 0, 0x87: 0, 0x4e: 0, 0x65: 0, 0x61: 0, 0x73: 0,
+  0x80: 1,
+  0x63: 'line2',
+  0x29: 0,
+  0x52: 0,
+  0x28: 0,
+  0x58: 'len4',
+  0x4b: 1,
+  0x4d: 2,
+  0x4a: 4,
+  0x8a: 'len1',
+  0x74: 0,
+  0x51: 0,
+  0x89: 0,
+  0x88: 0,
+  0x75: 0,
+  0x2e: 0,
+  0x7d: 0,
+  0x5d: 0,
+  0x71: 1,
+  0x72: 4,
+  0x68: 1,
+  0x6a: 4,
+  0x85: 0,
+  0x86: 0,
+  0x87: 0,
+  0x4e: 0,
+  0x65: 0,
+  0x61: 0,
+  0x73: 0,
 };
 
 /** Opcode boundaries and int literals of a pickle (stops at an unknown opcode). */
@@ -424,7 +558,8 @@ function mutatePytorch(b: Uint8Array, kind: string, rnd: Rng, crc: (d: Uint8Arra
       const v = new DataView(out.buffer);
       const field = rnd.pick([4, 6, 8, 14, 18, 22, 26, 28]);
       if (field === 8) v.setUint16(e.local + 8, rnd.pick([1, 8, 12, 14, 99, 0xffff]), true);
-      else if (field === 26 || field === 28 || field === 4 || field === 6) v.setUint16(e.local + field, rnd.pick([0, 1, 0x7fff, 0xffff, 0x0800]), true);
+      else if (field === 26 || field === 28 || field === 4 || field === 6)
+        v.setUint16(e.local + field, rnd.pick([0, 1, 0x7fff, 0xffff, 0x0800]), true);
       else v.setUint32(e.local + field, rnd.pick(HOSTILE_U32), true);
       return out;
     }
@@ -433,7 +568,8 @@ function mutatePytorch(b: Uint8Array, kind: string, rnd: Rng, crc: (d: Uint8Arra
       const out = b.slice();
       const v = new DataView(out.buffer);
       const field = rnd.pick([8, 10, 16, 20, 24, 28, 30, 32, 34, 42]);
-      if (field === 20 || field === 24 || field === 42 || field === 16) v.setUint32(e.central + field, rnd.pick(HOSTILE_U32), true);
+      if (field === 20 || field === 24 || field === 42 || field === 16)
+        v.setUint32(e.central + field, rnd.pick(HOSTILE_U32), true);
       else v.setUint16(e.central + field, rnd.pick([0, 1, 8, 0x7fff, 0xffff]), true);
       return out;
     }
@@ -449,11 +585,17 @@ function mutatePytorch(b: Uint8Array, kind: string, rnd: Rng, crc: (d: Uint8Arra
       const entries = contents.map((e) => ({ ...e }));
       const i = rnd.int(0, entries.length - 1);
       const choice = rnd.int(0, 5);
-      if (choice === 0) entries[i]!.name = rnd.pick(['../evil', '/abs/data.pkl', 'C:\\x', 'a\u0000b', 'archive/../../x', '']);
-      else if (choice === 1) entries.push({ ...entries[i]! }); // a duplicated name
-      else if (choice === 2) entries.splice(i, 1); // an entry missing (data.pkl, a storage, version)
+      if (choice === 0)
+        entries[i]!.name = rnd.pick(['../evil', '/abs/data.pkl', 'C:\\x', 'a\u0000b', 'archive/../../x', '']);
+      else if (choice === 1)
+        entries.push({ ...entries[i]! }); // a duplicated name
+      else if (choice === 2)
+        entries.splice(i, 1); // an entry missing (data.pkl, a storage, version)
       else if (choice === 3) entries[i]!.name = entries[(i + 1) % entries.length]!.name;
-      else if (choice === 4) entries.forEach((e) => { e.name = e.name.replace(/^archive\//, 'other/'); });
+      else if (choice === 4)
+        entries.forEach((e) => {
+          e.name = e.name.replace(/^archive\//, 'other/');
+        });
       else entries[i]!.name = 'x'.repeat(60_000);
       return rezip(entries);
     }
@@ -469,7 +611,9 @@ function mutatePytorch(b: Uint8Array, kind: string, rnd: Rng, crc: (d: Uint8Arra
       }
       return deflatedZip(entries, crc);
     }
-    case 'pickle-int': case 'pickle-insert': case 'pickle-cut': {
+    case 'pickle-int':
+    case 'pickle-insert':
+    case 'pickle-cut': {
       const entries = contents.map((e) => ({ ...e }));
       const pkl = entries.find((e) => e.name.endsWith('data.pkl'));
       if (!pkl) return b;
@@ -478,7 +622,20 @@ function mutatePytorch(b: Uint8Array, kind: string, rnd: Rng, crc: (d: Uint8Arra
         for (let k = 0, n = rnd.int(1, 3); k < n; k++) {
           const lit = rnd.pick(pickleOps(pkl.data).ints);
           if (!lit) break;
-          const v = rnd.pick([-1n, 0n, 1n, 7n, 2n ** 31n - 1n, 2n ** 31n, 2n ** 32n, 2n ** 53n, 2n ** 62n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 64n]);
+          const v = rnd.pick([
+            -1n,
+            0n,
+            1n,
+            7n,
+            2n ** 31n - 1n,
+            2n ** 31n,
+            2n ** 32n,
+            2n ** 53n,
+            2n ** 62n,
+            2n ** 63n - 1n,
+            -(2n ** 63n),
+            2n ** 64n,
+          ]);
           pkl.data = concat([pkl.data.subarray(0, lit.at), pickleInt(v), pkl.data.subarray(lit.end)]);
         }
       } else if (kind === 'pickle-insert' && starts.length > 0) {
@@ -495,7 +652,9 @@ function mutatePytorch(b: Uint8Array, kind: string, rnd: Rng, crc: (d: Uint8Arra
       const storages = entries.filter((e) => /\/data\/\d+$/.test(e.name));
       if (storages.length === 0) return b;
       const s = rnd.pick(storages);
-      s.data = rnd.chance(0.5) ? s.data.slice(0, rnd.int(0, s.data.length)) : concat([s.data, new Uint8Array(rnd.int(1, 64))]);
+      s.data = rnd.chance(0.5)
+        ? s.data.slice(0, rnd.int(0, s.data.length))
+        : concat([s.data, new Uint8Array(rnd.int(1, 64))]);
       return rezip(entries);
     }
   }
@@ -507,7 +666,13 @@ function mutateMsgpack(b: Uint8Array, kind: string, rnd: Rng): Uint8Array {
   if (kind === 'deep') return deepBytes('msgpack', rnd.pick([200, 5000, 200_000]));
   if (kind === 'heads') {
     // Containers and blobs claiming more elements or bytes than the file has.
-    const head = rnd.pick([[0xdd, 0xff, 0xff, 0xff, 0xff], [0xdf, 0x7f, 0xff, 0xff, 0xff], [0xc6, 0xff, 0xff, 0xff, 0xf0], [0xdb, 0x7f, 0xff, 0xff, 0xff], [0xdc, 0xff, 0xff]]);
+    const head = rnd.pick([
+      [0xdd, 0xff, 0xff, 0xff, 0xff],
+      [0xdf, 0x7f, 0xff, 0xff, 0xff],
+      [0xc6, 0xff, 0xff, 0xff, 0xf0],
+      [0xdb, 0x7f, 0xff, 0xff, 0xff],
+      [0xdc, 0xff, 0xff],
+    ]);
     const at = rnd.int(0, b.length);
     return concat([b.subarray(0, at), Uint8Array.from(head), b.subarray(at)]);
   }
@@ -552,10 +717,18 @@ function rndBytes(b: Uint8Array, rnd: Rng): Uint8Array {
   for (let i = 0, n = rnd.int(1, 3); i < n; i++) {
     const at = rnd.next() ** 2;
     switch (rnd.int(0, 3)) {
-      case 0: muts.push({ kind: 'u64', at, value: rnd.pick(HOSTILE_U64) }); break;
-      case 1: muts.push({ kind: 'u32', at, value: rnd.pick(HOSTILE_U32) }); break;
-      case 2: muts.push({ kind: 'flip', at, mask: rnd.int(1, 255) }); break;
-      default: muts.push({ kind: 'truncate', at: rnd.next() }); break;
+      case 0:
+        muts.push({ kind: 'u64', at, value: rnd.pick(HOSTILE_U64) });
+        break;
+      case 1:
+        muts.push({ kind: 'u32', at, value: rnd.pick(HOSTILE_U32) });
+        break;
+      case 2:
+        muts.push({ kind: 'flip', at, mask: rnd.int(1, 255) });
+        break;
+      default:
+        muts.push({ kind: 'truncate', at: rnd.next() });
+        break;
     }
   }
   return applyByteMutations(b, muts);
@@ -574,7 +747,19 @@ function deflateCached(data: Uint8Array): Uint8Array {
 export const MUTATION_KINDS: Record<FileFormat, readonly string[]> = {
   burnpack: ['header', 'meta-tree', 'meta-tree', 'meta-tree', 'meta-deep', 'meta-raw', 'data'],
   safetensors: ['prefix', 'header-tree', 'header-tree', 'header-tree', 'header-deep', 'text'],
-  pytorch: ['local-field', 'central-field', 'eocd-field', 'names', 'deflate', 'pickle-int', 'pickle-int', 'pickle-insert', 'pickle-insert', 'pickle-cut', 'storage'],
+  pytorch: [
+    'local-field',
+    'central-field',
+    'eocd-field',
+    'names',
+    'deflate',
+    'pickle-int',
+    'pickle-int',
+    'pickle-insert',
+    'pickle-insert',
+    'pickle-cut',
+    'storage',
+  ],
   mpk: ['tree', 'tree', 'tree', 'deep', 'heads'],
   'mpk.gz': ['tree', 'tree', 'deep', 'heads', 'bytes', 'bomb', 'gzip-cut'],
   bin: ['bytes'],
@@ -589,7 +774,13 @@ export const MUTATION_KINDS: Record<FileFormat, readonly string[]> = {
 export const TERMINAL_KINDS: ReadonlySet<string> = new Set(['deep', 'meta-deep', 'header-deep', 'bomb', 'gzip-cut']);
 
 /** Applies one structure-aware mutation of `kind` to a file of `format`. */
-export function mutateFile(format: FileFormat, b: Uint8Array, kind: string, rnd: Rng, crc: (d: Uint8Array) => number): Uint8Array {
+export function mutateFile(
+  format: FileFormat,
+  b: Uint8Array,
+  kind: string,
+  rnd: Rng,
+  crc: (d: Uint8Array) => number,
+): Uint8Array {
   try {
     return mutateFileOf(format, b, kind, rnd, crc);
   } catch {
@@ -598,16 +789,30 @@ export function mutateFile(format: FileFormat, b: Uint8Array, kind: string, rnd:
   }
 }
 
-function mutateFileOf(format: FileFormat, b: Uint8Array, kind: string, rnd: Rng, crc: (d: Uint8Array) => number): Uint8Array {
+function mutateFileOf(
+  format: FileFormat,
+  b: Uint8Array,
+  kind: string,
+  rnd: Rng,
+  crc: (d: Uint8Array) => number,
+): Uint8Array {
   switch (format) {
-    case 'burnpack': return mutateBurnpack(b, kind, rnd);
-    case 'safetensors': return mutateSafetensors(b, kind, rnd);
-    case 'pytorch': return mutatePytorch(b, kind, rnd, crc);
-    case 'mpk': return mutateMsgpack(b, kind, rnd);
-    case 'json': return mutateJson(b, kind, rnd);
-    case 'bin': return rndBytes(b, rnd); // bincode has no self-describing structure: length fields and bytes
-    case 'mpk.gz': case 'bin.gz': {
-      if (kind === 'bomb') return (bombGz ??= new Uint8Array(gzipSync((zeros ??= new Uint8Array(64 << 20)), { level: 1 })));
+    case 'burnpack':
+      return mutateBurnpack(b, kind, rnd);
+    case 'safetensors':
+      return mutateSafetensors(b, kind, rnd);
+    case 'pytorch':
+      return mutatePytorch(b, kind, rnd, crc);
+    case 'mpk':
+      return mutateMsgpack(b, kind, rnd);
+    case 'json':
+      return mutateJson(b, kind, rnd);
+    case 'bin':
+      return rndBytes(b, rnd); // bincode has no self-describing structure: length fields and bytes
+    case 'mpk.gz':
+    case 'bin.gz': {
+      if (kind === 'bomb')
+        return (bombGz ??= new Uint8Array(gzipSync((zeros ??= new Uint8Array(64 << 20)), { level: 1 })));
       if (kind === 'gzip-cut') return b.slice(0, rnd.int(0, b.length));
       const inner = gunzipSafe(b);
       if (!inner) return b;

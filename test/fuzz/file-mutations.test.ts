@@ -13,8 +13,16 @@ import fc from 'fast-check';
 import { crc32 } from '../../src/store/pytorch/zip.js';
 import { applyByteMutations, byteMutationArb, fuzzParams, fuzzRuns, Rng } from './arbitraries.js';
 import { FuzzWorker } from './worker.js';
-import { baseFiles, FILE_FORMATS, mutateFile, MUTATION_KINDS, PRODUCED_BOUND, TERMINAL_KINDS, type FileFormat, type LoadReply } from './file-formats.js';
-
+import {
+  baseFiles,
+  FILE_FORMATS,
+  mutateFile,
+  MUTATION_KINDS,
+  PRODUCED_BOUND,
+  TERMINAL_KINDS,
+  type FileFormat,
+  type LoadReply,
+} from './file-formats.js';
 
 /** Longest a load may take (the bombs inflate up to 32 MiB within it). */
 const TIME_BOUND_MS = 5000;
@@ -23,21 +31,37 @@ const HANG_MS = 20_000;
 /** Most the process's peak resident memory may grow during one load. */
 const PEAK_BOUND = 256 << 20;
 
-const loader = new FuzzWorker<{ format: FileFormat; bytes: Uint8Array }, LoadReply>(new URL('./file-worker.ts', import.meta.url), HANG_MS);
+const loader = new FuzzWorker<{ format: FileFormat; bytes: Uint8Array }, LoadReply>(
+  new URL('./file-worker.ts', import.meta.url),
+  HANG_MS,
+);
 after(() => loader.close());
 
 /** One case: a base file of a format, 0-3 structure-aware mutations, 0-2 byte mutations. */
 function caseArb(format: FileFormat) {
   return fc.record({
     base: fc.nat({ max: 9 }),
-    mutations: fc.array(fc.record({ kind: fc.constantFrom(...MUTATION_KINDS[format]), seed: fc.nat() }), { minLength: 0, maxLength: 3 }),
+    mutations: fc.array(fc.record({ kind: fc.constantFrom(...MUTATION_KINDS[format]), seed: fc.nat() }), {
+      minLength: 0,
+      maxLength: 3,
+    }),
     // Byte mutations on a quarter of the cases (they mostly break the magic or a length first).
-    bytes: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(byteMutationArb(), { minLength: 1, maxLength: 2 }) }),
+    bytes: fc.oneof(
+      { weight: 3, arbitrary: fc.constant([]) },
+      { weight: 1, arbitrary: fc.array(byteMutationArb(), { minLength: 1, maxLength: 2 }) },
+    ),
   });
 }
 
 /** The bytes of a case (deterministic). */
-function caseBytes(format: FileFormat, c: { base: number; mutations: readonly { kind: string; seed: number }[]; bytes: Parameters<typeof applyByteMutations>[1] }): Uint8Array {
+function caseBytes(
+  format: FileFormat,
+  c: {
+    base: number;
+    mutations: readonly { kind: string; seed: number }[];
+    bytes: Parameters<typeof applyByteMutations>[1];
+  },
+): Uint8Array {
   const bases = baseFiles(format);
   let b = bases[c.base % bases.length]!;
   for (const m of c.mutations) {
@@ -48,7 +72,16 @@ function caseBytes(format: FileFormat, c: { base: number; mutations: readonly { 
 }
 
 /** Runs of each format's property. */
-const RUNS: Record<FileFormat, number> = { burnpack: 200, safetensors: 200, pytorch: 300, mpk: 150, 'mpk.gz': 100, bin: 150, 'bin.gz': 80, json: 120 };
+const RUNS: Record<FileFormat, number> = {
+  burnpack: 200,
+  safetensors: 200,
+  pytorch: 300,
+  mpk: 150,
+  'mpk.gz': 100,
+  bin: 150,
+  'bin.gz': 80,
+  json: 120,
+};
 
 describe('fuzz: mutated files load or fail with a BurnError (no crash, hang or unbounded allocation)', () => {
   before(async () => {
@@ -65,9 +98,15 @@ describe('fuzz: mutated files load or fail with a BurnError (no crash, hang or u
           const r = await loader.run({ format, bytes });
           const where = `${format} file of ${bytes.length} bytes`;
           if ('crashed' in r) assert.fail(`${where}: ${r.crashed}`);
-          assert.ok(r.kind === 'ok' || r.kind === 'burn', `${where}: ${r.kind === 'bound' ? 'allocation beyond the bound' : 'a non-BurnError was thrown'}: ${r.message}`);
+          assert.ok(
+            r.kind === 'ok' || r.kind === 'burn',
+            `${where}: ${r.kind === 'bound' ? 'allocation beyond the bound' : 'a non-BurnError was thrown'}: ${r.message}`,
+          );
           assert.ok(r.ms <= TIME_BOUND_MS, `${where}: the load took ${r.ms.toFixed(0)} ms (bound ${TIME_BOUND_MS} ms)`);
-          assert.ok(r.peakGrowth <= PEAK_BOUND, `${where}: the peak memory grew by ${(r.peakGrowth / 2 ** 20).toFixed(0)} MiB (bound ${PEAK_BOUND / 2 ** 20} MiB)`);
+          assert.ok(
+            r.peakGrowth <= PEAK_BOUND,
+            `${where}: the peak memory grew by ${(r.peakGrowth / 2 ** 20).toFixed(0)} MiB (bound ${PEAK_BOUND / 2 ** 20} MiB)`,
+          );
           assert.ok(r.produced <= PRODUCED_BOUND);
           seen[r.kind]++;
         }),

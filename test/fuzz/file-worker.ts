@@ -4,21 +4,43 @@
 import { parentPort } from 'node:worker_threads';
 import { BurnError, Device } from '../../src/index.js';
 import {
-  BinBytesRecorder, BinGzFileRecorder, BurnpackBytesRecorder, NamedMpkBytesRecorder, NamedMpkGzFileRecorder, PrettyJsonFileRecorder,
+  BinBytesRecorder,
+  BinGzFileRecorder,
+  BurnpackBytesRecorder,
+  NamedMpkBytesRecorder,
+  NamedMpkGzFileRecorder,
+  PrettyJsonFileRecorder,
   type Recorder,
 } from '../../src/record/index.js';
 import { BurnpackStore, PytorchStore, SafetensorsStore, type ModuleStore } from '../../src/store/index.js';
 import { describeThrown } from './arbitraries.js';
-import { FUZZ_LIMITS, FuzzNet, PRODUCED_BOUND, type FileFormat, type LoadReply, type LoadRequest } from './file-formats.js';
+import {
+  FUZZ_LIMITS,
+  FuzzNet,
+  PRODUCED_BOUND,
+  type FileFormat,
+  type LoadReply,
+  type LoadRequest,
+} from './file-formats.js';
 
 const device = Device.cpu({ engine: 'js' });
 
 function elemBytes(dtype: string): number {
   switch (dtype) {
-    case 'f64': case 'i64': return 8;
-    case 'f32': case 'i32': case 'u32': return 4;
-    case 'f16': case 'bf16': case 'i16': case 'u16': return 2;
-    default: return 1;
+    case 'f64':
+    case 'i64':
+      return 8;
+    case 'f32':
+    case 'i32':
+    case 'u32':
+      return 4;
+    case 'f16':
+    case 'bf16':
+    case 'i16':
+    case 'u16':
+      return 2;
+    default:
+      return 1;
   }
 }
 
@@ -29,7 +51,10 @@ function loadFromStore(make: () => ModuleStore): number {
   const snapshots = make().getAllSnapshots();
   for (const [name, s] of snapshots) {
     const declared = s.compactShape.reduce((a, b) => a * b, 1) * elemBytes(s.dtype);
-    if (!(declared <= PRODUCED_BOUND)) throw new BoundError(`'${name}' announces ${s.dtype} [${s.shape.join(', ')}] stored as [${s.compactShape.join(', ')}] (${declared} bytes)`);
+    if (!(declared <= PRODUCED_BOUND))
+      throw new BoundError(
+        `'${name}' announces ${s.dtype} [${s.shape.join(', ')}] stored as [${s.compactShape.join(', ')}] (${declared} bytes)`,
+      );
     const data = s.toCompactData();
     produced += data.bytes.byteLength;
     if (produced > PRODUCED_BOUND) throw new BoundError(`${produced} bytes of tensor data after '${name}'`);
@@ -58,13 +83,20 @@ function load(format: FileFormat, bytes: Uint8Array): number {
       const a = loadFromStore(() => BurnpackStore.fromBytes(bytes).withLimits(FUZZ_LIMITS));
       return a + loadRecord(new BurnpackBytesRecorder(), bytes);
     }
-    case 'safetensors': return loadFromStore(() => SafetensorsStore.fromBytes(bytes).withLimits(FUZZ_LIMITS));
-    case 'pytorch': return loadFromStore(() => PytorchStore.fromBytes(bytes).withLimits(FUZZ_LIMITS));
-    case 'mpk': return loadRecord(new NamedMpkBytesRecorder(), bytes);
-    case 'mpk.gz': return loadRecord(new NamedMpkGzFileRecorder(), bytes);
-    case 'bin': return loadRecord(new BinBytesRecorder(), bytes);
-    case 'bin.gz': return loadRecord(new BinGzFileRecorder(), bytes);
-    case 'json': return loadRecord(new PrettyJsonFileRecorder(), bytes);
+    case 'safetensors':
+      return loadFromStore(() => SafetensorsStore.fromBytes(bytes).withLimits(FUZZ_LIMITS));
+    case 'pytorch':
+      return loadFromStore(() => PytorchStore.fromBytes(bytes).withLimits(FUZZ_LIMITS));
+    case 'mpk':
+      return loadRecord(new NamedMpkBytesRecorder(), bytes);
+    case 'mpk.gz':
+      return loadRecord(new NamedMpkGzFileRecorder(), bytes);
+    case 'bin':
+      return loadRecord(new BinBytesRecorder(), bytes);
+    case 'bin.gz':
+      return loadRecord(new BinGzFileRecorder(), bytes);
+    case 'json':
+      return loadRecord(new PrettyJsonFileRecorder(), bytes);
   }
 }
 
@@ -88,7 +120,14 @@ parentPort!.on('message', (req: LoadRequest) => {
       message = `${describeThrown(e)}\n${e instanceof Error ? (e.stack ?? '').split('\n').slice(1, 6).join('\n') : ''}`;
     }
   }
-  const reply: LoadReply = { id: req.id, kind, message, produced, ms: performance.now() - t0, peakGrowth: process.resourceUsage().maxRSS * 1024 - peak0 };
+  const reply: LoadReply = {
+    id: req.id,
+    kind,
+    message,
+    produced,
+    ms: performance.now() - t0,
+    peakGrowth: process.resourceUsage().maxRSS * 1024 - peak0,
+  };
   parentPort!.postMessage(reply);
 });
 parentPort!.postMessage({ ready: true });

@@ -16,7 +16,16 @@ import { WebSocket } from 'ws';
 import { Device, Tensor } from '../../src/index.js';
 import type { RemoteBackend, WebSocketConstructor } from '../../src/backends/remote/index.js';
 import { CONTROL_COMMANDS, encodeMessage, OP_COMMANDS } from '../../src/backends/remote/protocol.js';
-import { applyByteMutations, concat, FUZZ_SEED, fuzzParams, fuzzRuns, mutateTree, Rng, type ByteMutation } from './arbitraries.js';
+import {
+  applyByteMutations,
+  concat,
+  FUZZ_SEED,
+  fuzzParams,
+  fuzzRuns,
+  mutateTree,
+  Rng,
+  type ByteMutation,
+} from './arbitraries.js';
 import type { RemoteReply, RemoteRequest } from './remote-worker.js';
 import { programArb, runProgram } from './tensor-program.js';
 import { FuzzWorker } from './worker.js';
@@ -36,7 +45,10 @@ const PEAK_BOUND = 256 << 20;
 const SESSIONS = 24;
 
 const RUNS = fuzzRuns(300);
-const server = new FuzzWorker<Omit<RemoteRequest, 'id'>, RemoteReply>(new URL('./remote-worker.ts', import.meta.url), HANG_MS);
+const server = new FuzzWorker<Omit<RemoteRequest, 'id'>, RemoteReply>(
+  new URL('./remote-worker.ts', import.meta.url),
+  HANG_MS,
+);
 after(() => server.close());
 
 let url = '';
@@ -61,11 +73,17 @@ async function record(count: number): Promise<Uint8Array[][]> {
     // The `ws` client, its frames copied as they are sent.
     const Recording = class extends WebSocket {};
     const send = WebSocket.prototype.send;
-    (Recording.prototype as unknown as { send: (data: Uint8Array, ...rest: unknown[]) => void }).send = function (this: WebSocket, data: Uint8Array, ...rest: unknown[]) {
+    (Recording.prototype as unknown as { send: (data: Uint8Array, ...rest: unknown[]) => void }).send = function (
+      this: WebSocket,
+      data: Uint8Array,
+      ...rest: unknown[]
+    ) {
       frames.push(Uint8Array.from(data));
       (send as (...a: unknown[]) => void).call(this, data, ...rest);
     };
-    const device = Device.remote(`${url}/record/${FUZZ_SEED}/${i}`, { WebSocket: Recording as unknown as WebSocketConstructor });
+    const device = Device.remote(`${url}/record/${FUZZ_SEED}/${i}`, {
+      WebSocket: Recording as unknown as WebSocketConstructor,
+    });
     await runProgram(programs[i]!, device, false);
     await device.sync().catch(() => {});
     (device.backend as unknown as RemoteBackend).close();
@@ -76,7 +94,21 @@ async function record(count: number): Promise<Uint8Array[][]> {
 
 // --- mutations ---
 
-const FRAME_KINDS = ['tree', 'tree', 'rename', 'ids', 'shape', 'payload', 'dup', 'inject', 'deep', 'heads', 'bytes', 'text', 'huge'] as const;
+const FRAME_KINDS = [
+  'tree',
+  'tree',
+  'rename',
+  'ids',
+  'shape',
+  'payload',
+  'dup',
+  'inject',
+  'deep',
+  'heads',
+  'bytes',
+  'text',
+  'huge',
+] as const;
 type FrameKind = (typeof FRAME_KINDS)[number];
 
 /** Mutations after which a frame is no longer a decodable protocol message. */
@@ -97,19 +129,36 @@ function intArrays(node: unknown, out: number[][] = []): number[][] {
 /** A frame (or a text/oversized message) after one mutation. */
 function mutateFrame(frame: Uint8Array, kind: FrameKind, rnd: Rng): Uint8Array | string {
   switch (kind) {
-    case 'text': return new TextDecoder().decode(frame);
-    case 'huge': return concat([Uint8Array.of(0x91, 0x92, 0xa4, ...new TextEncoder().encode('sync'), 0xc6, 0x00, 0x50, 0x00, 0x00), new Uint8Array(5 << 20)]);
-    case 'deep': return concat([new Uint8Array(rnd.pick([4, 64, 10_000])).fill(0x91), Uint8Array.of(0xc0)]);
+    case 'text':
+      return new TextDecoder().decode(frame);
+    case 'huge':
+      return concat([
+        Uint8Array.of(0x91, 0x92, 0xa4, ...new TextEncoder().encode('sync'), 0xc6, 0x00, 0x50, 0x00, 0x00),
+        new Uint8Array(5 << 20),
+      ]);
+    case 'deep':
+      return concat([new Uint8Array(rnd.pick([4, 64, 10_000])).fill(0x91), Uint8Array.of(0xc0)]);
     case 'heads': {
-      const head = rnd.pick([[0xdd, 0xff, 0xff, 0xff, 0xff], [0xdf, 0, 0, 0, 1], [0xc7, 1, 1, 0], [0xc6, 0x7f, 0xff, 0xff, 0xff], [0x81, 0xa1, 0x61, 0x01], [0xc1]]);
+      const head = rnd.pick([
+        [0xdd, 0xff, 0xff, 0xff, 0xff],
+        [0xdf, 0, 0, 0, 1],
+        [0xc7, 1, 1, 0],
+        [0xc6, 0x7f, 0xff, 0xff, 0xff],
+        [0x81, 0xa1, 0x61, 0x01],
+        [0xc1],
+      ]);
       const at = rnd.int(0, frame.length);
       return concat([frame.subarray(0, at), Uint8Array.from(head), frame.subarray(at)]);
     }
     case 'bytes': {
-      const muts: ByteMutation[] = [{ kind: 'flip', at: rnd.next(), mask: rnd.int(1, 255) }, { kind: 'truncate', at: rnd.next() }];
+      const muts: ByteMutation[] = [
+        { kind: 'flip', at: rnd.next(), mask: rnd.int(1, 255) },
+        { kind: 'truncate', at: rnd.next() },
+      ];
       return applyByteMutations(frame, [rnd.pick(muts)]);
     }
-    default: break;
+    default:
+      break;
   }
   let tree: unknown;
   try {
@@ -121,13 +170,45 @@ function mutateFrame(frame: Uint8Array, kind: FrameKind, rnd: Rng): Uint8Array |
   const commands = tree.filter((c): c is unknown[] => Array.isArray(c));
   const command = commands.length > 0 ? rnd.pick(commands) : undefined;
   switch (kind) {
-    case 'tree': for (let i = 0, n = rnd.int(1, 3); i < n; i++) mutateTree(tree, rnd, true); break;
-    case 'rename': if (command) command[0] = rnd.pick(NAMES); break;
-    case 'ids': if (command && command.length > 1) command[rnd.int(1, command.length - 1)] = rnd.pick([0, 1, 2, 3, 7, 4095, 4096, 2 ** 31, 2 ** 53 - 1, -1, 1.5, [1, 1], [], null]); break;
+    case 'tree':
+      for (let i = 0, n = rnd.int(1, 3); i < n; i++) mutateTree(tree, rnd, true);
+      break;
+    case 'rename':
+      if (command) command[0] = rnd.pick(NAMES);
+      break;
+    case 'ids':
+      if (command && command.length > 1)
+        command[rnd.int(1, command.length - 1)] = rnd.pick([
+          0,
+          1,
+          2,
+          3,
+          7,
+          4095,
+          4096,
+          2 ** 31,
+          2 ** 53 - 1,
+          -1,
+          1.5,
+          [1, 1],
+          [],
+          null,
+        ]);
+      break;
     case 'shape': {
       const arrays = intArrays(tree);
       if (arrays.length === 0) break;
-      const shapes = [[1 << 16, 1 << 16], [1 << 17], [65536, 2], Array(65).fill(1), [-1], [2 ** 53], [3, 0, 5], [0], []];
+      const shapes = [
+        [1 << 16, 1 << 16],
+        [1 << 17],
+        [65536, 2],
+        Array(65).fill(1),
+        [-1],
+        [2 ** 53],
+        [3, 0, 5],
+        [0],
+        [],
+      ];
       if (!KNOWN_EMPTY_TENSORS_WALK_ROWS) shapes.push([0, 1 << 16, 1 << 16], [1 << 16, 0, 1 << 16, 1 << 16]);
       const target = rnd.pick(arrays);
       target.splice(0, target.length, ...rnd.pick(shapes));
@@ -138,22 +219,44 @@ function mutateFrame(frame: Uint8Array, kind: FrameKind, rnd: Rng): Uint8Array |
       if (cmd) {
         const at = cmd.findIndex((v) => v instanceof Uint8Array);
         const bytes = cmd[at] as Uint8Array;
-        cmd[at] = rnd.pick([new Uint8Array(0), bytes.subarray(0, Math.max(0, bytes.length - 1)), concat([bytes, Uint8Array.of(1)]), new Uint8Array(bytes.length * 4 + 8).fill(0xff)]);
+        cmd[at] = rnd.pick([
+          new Uint8Array(0),
+          bytes.subarray(0, Math.max(0, bytes.length - 1)),
+          concat([bytes, Uint8Array.of(1)]),
+          new Uint8Array(bytes.length * 4 + 8).fill(0xff),
+        ]);
       }
       break;
     }
-    case 'dup': if (command) for (let i = 0, n = rnd.int(2, 40); i < n; i++) tree.push(structuredClone(command)); break;
+    case 'dup':
+      if (command) for (let i = 0, n = rnd.int(2, 40); i < n; i++) tree.push(structuredClone(command));
+      break;
     case 'inject': {
       // A valid command sequence on hostile shapes: create, view (permute, expand, slice), compute, read.
-      const shapes: number[][] = [[0], [0, 3], [5, 0, 7], [1 << 16], [1 << 8, 1 << 8], [(1 << 16) + 1], [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]];
-      if (!KNOWN_EMPTY_TENSORS_WALK_ROWS) shapes.push([0, 1 << 16, 1 << 16], [1 << 16, 1 << 16, 0], [0, 1 << 16, 1 << 16, 1 << 16]);
+      const shapes: number[][] = [
+        [0],
+        [0, 3],
+        [5, 0, 7],
+        [1 << 16],
+        [1 << 8, 1 << 8],
+        [(1 << 16) + 1],
+        [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+      ];
+      if (!KNOWN_EMPTY_TENSORS_WALK_ROWS)
+        shapes.push([0, 1 << 16, 1 << 16], [1 << 16, 1 << 16, 0], [0, 1 << 16, 1 << 16, 1 << 16]);
       const shape = rnd.pick(shapes);
       const base = 3000 + rnd.int(0, 900);
       const perm = rnd.perm(shape.length);
       tree.push(
         ['fill', base, shape, 1.5, rnd.pick(['f32', 'i32', 'bool', 'f64'])],
         ['permute', base + 1, base, perm],
-        rnd.pick([['unary', base + 2, 'exp', base + 1], ['cast', base + 2, base + 1, 'f64'], ['reduce', base + 2, 'sum', base + 1, [0]], ['scan', base + 2, 'sum', base + 1, 0], ['sort', [base + 2, base + 5], base + 1, 0, false]]),
+        rnd.pick([
+          ['unary', base + 2, 'exp', base + 1],
+          ['cast', base + 2, base + 1, 'f64'],
+          ['reduce', base + 2, 'sum', base + 1, [0]],
+          ['scan', base + 2, 'sum', base + 1, 0],
+          ['sort', [base + 2, base + 5], base + 1, 0, false],
+        ]),
         ['read', base + 2],
         ['drop', [base, base + 1, base + 2]],
       );
@@ -176,19 +279,32 @@ function malformed(m: unknown): string | undefined {
   const str = (v: unknown) => typeof v === 'string';
   switch (m[0]) {
     case 'fail':
-      if (!(m.length === 4 && int(m[1]) && str(m[2]) && str(m[3]))) return `bad fail reply ${JSON.stringify(m).slice(0, 160)}`;
-      if ((m[3] as string).startsWith('internal error')) return `an internal server error: ${JSON.stringify(m).slice(0, 400)}`;
+      if (!(m.length === 4 && int(m[1]) && str(m[2]) && str(m[3])))
+        return `bad fail reply ${JSON.stringify(m).slice(0, 160)}`;
+      if ((m[3] as string).startsWith('internal error'))
+        return `an internal server error: ${JSON.stringify(m).slice(0, 400)}`;
       return undefined;
-    case 'error': return m.length === 5 && int(m[1]) && int(m[2]) && str(m[3]) && str(m[4]) ? undefined : `bad error reply ${JSON.stringify(m).slice(0, 160)}`;
-    case 'data': return m.length === 6 && int(m[1]) && str(m[2]) && Array.isArray(m[3]) && str(m[4]) && m[5] instanceof Uint8Array ? undefined : `bad data reply ${JSON.stringify(m).slice(0, 160)}`;
-    case 'synced': return m.length === 2 && int(m[1]) ? undefined : `bad synced reply ${JSON.stringify(m)}`;
-    case 'fatal': return m.length === 2 && str(m[1]) ? undefined : `bad fatal reply ${JSON.stringify(m).slice(0, 160)}`;
-    default: return `unknown reply kind ${JSON.stringify(m).slice(0, 160)}`;
+    case 'error':
+      return m.length === 5 && int(m[1]) && int(m[2]) && str(m[3]) && str(m[4])
+        ? undefined
+        : `bad error reply ${JSON.stringify(m).slice(0, 160)}`;
+    case 'data':
+      return m.length === 6 && int(m[1]) && str(m[2]) && Array.isArray(m[3]) && str(m[4]) && m[5] instanceof Uint8Array
+        ? undefined
+        : `bad data reply ${JSON.stringify(m).slice(0, 160)}`;
+    case 'synced':
+      return m.length === 2 && int(m[1]) ? undefined : `bad synced reply ${JSON.stringify(m)}`;
+    case 'fatal':
+      return m.length === 2 && str(m[1]) ? undefined : `bad fatal reply ${JSON.stringify(m).slice(0, 160)}`;
+    default:
+      return `unknown reply kind ${JSON.stringify(m).slice(0, 160)}`;
   }
 }
 
 /** Sends `frames` then a sync on a fresh connection; resolves when the sync is answered or the server closed the connection. */
-async function exchange(frames: readonly (Uint8Array | string)[]): Promise<{ replies: unknown[]; closed: number | undefined; answered: boolean }> {
+async function exchange(
+  frames: readonly (Uint8Array | string)[],
+): Promise<{ replies: unknown[]; closed: number | undefined; answered: boolean }> {
   const ws = new WebSocket(url, { perMessageDeflate: false });
   const replies: unknown[] = [];
   let closed: number | undefined;
@@ -231,19 +347,25 @@ async function exchange(frames: readonly (Uint8Array | string)[]): Promise<{ rep
 }
 
 describe('fuzz: mutated remote frames get well-formed errors and never stall, crash or bloat the server', () => {
-  before(async () => {
-    const r = await server.run({ cmd: 'url' });
-    if ('crashed' in r) throw new Error(r.crashed);
-    url = r.url;
-    instance = r.instance;
-    sessions.push(...(await record(SESSIONS)));
-  }, { timeout: 120_000 });
+  before(
+    async () => {
+      const r = await server.run({ cmd: 'url' });
+      if ('crashed' in r) throw new Error(r.crashed);
+      url = r.url;
+      instance = r.instance;
+      sessions.push(...(await record(SESSIONS)));
+    },
+    { timeout: 120_000 },
+  );
 
   it(`${RUNS} mutated sessions`, { timeout: 300_000 }, async () => {
     assert.ok(sessions.length >= SESSIONS / 2, `only ${sessions.length} sessions recorded`);
     const arb = fc.record({
       session: fc.nat(),
-      mutations: fc.array(fc.record({ frame: fc.nat(), kind: fc.constantFrom(...FRAME_KINDS), seed: fc.nat() }), { minLength: 1, maxLength: 3 }),
+      mutations: fc.array(fc.record({ frame: fc.nat(), kind: fc.constantFrom(...FRAME_KINDS), seed: fc.nat() }), {
+        minLength: 1,
+        maxLength: 3,
+      }),
     });
     const seen = { answered: 0, closed: 0 };
     await fc.assert(
@@ -265,7 +387,10 @@ describe('fuzz: mutated remote frames get well-formed errors and never stall, cr
           const bad = malformed(m);
           if (bad) assert.fail(bad);
         }
-        assert.ok(r.answered || r.closed !== undefined, `the server neither answered the sync nor closed the connection within ${REPLY_MS} ms (${r.replies.length} replies)`);
+        assert.ok(
+          r.answered || r.closed !== undefined,
+          `the server neither answered the sync nor closed the connection within ${REPLY_MS} ms (${r.replies.length} replies)`,
+        );
         const growth = process.resourceUsage().maxRSS * 1024 - peak0;
         assert.ok(growth <= PEAK_BOUND, `the peak memory grew by ${(growth / 2 ** 20).toFixed(0)} MiB during the case`);
         void state;
@@ -273,7 +398,10 @@ describe('fuzz: mutated remote frames get well-formed errors and never stall, cr
       }),
       fuzzParams(RUNS),
     );
-    assert.ok(seen.answered > 0 && seen.closed > 0, `answered ${seen.answered}, closed ${seen.closed}: the mutations should produce both`);
+    assert.ok(
+      seen.answered > 0 && seen.closed > 0,
+      `answered ${seen.answered}, closed ${seen.closed}: the mutations should produce both`,
+    );
   });
 
   it('frees every closed connection and still serves a fresh valid client', async () => {

@@ -10,7 +10,12 @@ import { BurnError, Device } from '../../src/index.js';
 import { describeThrown } from './arbitraries.js';
 
 /** The limits of the fuzzed server (the stated bounds of what a client may make it hold). */
-export const FUZZ_SERVER_LIMITS = { maxElements: 1 << 16, maxLiveBytes: 16 << 20, maxMessageBytes: 4 << 20, maxHandles: 4096 } as const;
+export const FUZZ_SERVER_LIMITS = {
+  maxElements: 1 << 16,
+  maxLiveBytes: 16 << 20,
+  maxMessageBytes: 4 << 20,
+  maxHandles: 4096,
+} as const;
 
 /** A request: `stats` returns the server's counters and the internal errors seen since the last one. */
 export interface RemoteRequest {
@@ -30,7 +35,10 @@ export interface RemoteReply {
 
 const internal: string[] = [];
 const note = (method: string | symbol, e: unknown) => {
-  if (!(e instanceof BurnError) && internal.length < 20) internal.push(`backend.${String(method)}: ${describeThrown(e)}\n${e instanceof Error ? (e.stack ?? '').split('\n').slice(1, 5).join('\n') : ''}`);
+  if (!(e instanceof BurnError) && internal.length < 20)
+    internal.push(
+      `backend.${String(method)}: ${describeThrown(e)}\n${e instanceof Error ? (e.stack ?? '').split('\n').slice(1, 5).join('\n') : ''}`,
+    );
 };
 const inner = Device.cpu({ engine: 'js' }).backend as Backend<TensorPrimitive>;
 // Every method call of the backend goes through here; results and BurnErrors pass unchanged.
@@ -41,7 +49,11 @@ const watched = new Proxy(inner, {
     return (...args: unknown[]) => {
       try {
         const out = (v as (...a: unknown[]) => unknown).apply(target, args);
-        if (out instanceof Promise) return out.catch((e: unknown) => { note(method, e); throw e; });
+        if (out instanceof Promise)
+          return out.catch((e: unknown) => {
+            note(method, e);
+            throw e;
+          });
         return out;
       } catch (e) {
         note(method, e);
@@ -54,7 +66,13 @@ const server = await startServer(new Device(watched, 'cpu(js, watched)'), 0, FUZ
 const instance = Math.floor(Math.random() * 2 ** 31);
 
 parentPort!.on('message', (req: RemoteRequest) => {
-  const reply: RemoteReply = { id: req.id, url: server.url, instance, stats: server.stats(), internal: internal.splice(0) };
+  const reply: RemoteReply = {
+    id: req.id,
+    url: server.url,
+    instance,
+    stats: server.stats(),
+    internal: internal.splice(0),
+  };
   parentPort!.postMessage(reply);
 });
 parentPort!.postMessage({ ready: true });

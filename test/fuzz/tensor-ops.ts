@@ -3,7 +3,16 @@
 // shapes), the views, and one entry per op family with how its outputs compare across devices
 // (its `Cls`). Parameters are drawn from a seeded PRNG against the shapes met at run time, so a
 // program means the same calls on every device.
-import { Tensor, TensorData, type Bool, type Device, type DType, type Float, type Int, type Kind } from '../../src/index.js';
+import {
+  Tensor,
+  TensorData,
+  type Bool,
+  type Device,
+  type DType,
+  type Float,
+  type Int,
+  type Kind,
+} from '../../src/index.js';
 import type { IndexingUpdateOp, SliceArg } from '../../src/index.js';
 import { Rng } from './arbitraries.js';
 
@@ -13,7 +22,18 @@ export const FUZZ_DTYPES = ['f32', 'f64', 'f16', 'bf16', 'i32', 'i64', 'u8', 'bo
 export type FuzzDType = (typeof FUZZ_DTYPES)[number];
 
 /** The view kinds applied to a program's input before its ops. */
-export const VIEW_KINDS = ['slice', 'narrow', 'permute', 'swap', 'transpose', 'flip', 'expand', 'unsqueeze', 'squeeze', 'reshape'] as const;
+export const VIEW_KINDS = [
+  'slice',
+  'narrow',
+  'permute',
+  'swap',
+  'transpose',
+  'flip',
+  'expand',
+  'unsqueeze',
+  'squeeze',
+  'reshape',
+] as const;
 /** A view kind. */
 export type ViewKind = (typeof VIEW_KINDS)[number];
 
@@ -51,8 +71,12 @@ export function genValues(n: number, dtype: DType, rnd: Rng, special: boolean): 
   for (let i = 0; i < n; i++) {
     const sp = special && rnd.chance(0.15);
     switch (kindOfDType(dtype)) {
-      case 'float': out[i] = sp ? rnd.pick(FLOAT_SPECIALS) : rnd.int(-512, 512) / 64; break;
-      case 'bool': out[i] = rnd.int(0, 1); break;
+      case 'float':
+        out[i] = sp ? rnd.pick(FLOAT_SPECIALS) : rnd.int(-512, 512) / 64;
+        break;
+      case 'bool':
+        out[i] = rnd.int(0, 1);
+        break;
       default:
         if (dtype === 'u8') out[i] = sp ? rnd.pick([0, 255, 128]) : rnd.int(0, 40);
         else out[i] = sp ? rnd.pick([2147483647, -2147483648, -1, 0]) : rnd.int(-20, 20);
@@ -126,11 +150,24 @@ export class Ctx {
   oobUsed = false;
   readonly trace: string[] = [];
   readonly metas = new Map<T, Meta>();
-  constructor(readonly device: Device, readonly program: { readonly oob: boolean; readonly special: boolean }, readonly oracle: boolean) {}
+  constructor(
+    readonly device: Device,
+    readonly program: { readonly oob: boolean; readonly special: boolean },
+    readonly oracle: boolean,
+  ) {}
 
   /** A contiguous tensor of `shape` with generated values. */
   tensor(shape: readonly number[], dtype: DType, rnd: Rng, special = false): T {
-    const data = new TensorData(genValues(shape.reduce((a, b) => a * b, 1), dtype, rnd, special), shape, dtype);
+    const data = new TensorData(
+      genValues(
+        shape.reduce((a, b) => a * b, 1),
+        dtype,
+        rnd,
+        special,
+      ),
+      shape,
+      dtype,
+    );
     const t = Tensor.fromData<number, Kind>(data, this.device);
     if (this.oracle) this.metas.set(t, { stability: 'exact', mag: 0, transcendental: false, special: false });
     return t;
@@ -163,7 +200,14 @@ export class Ctx {
       values[at] = rnd.pick([-1, -bound - 1, bound, bound + 3, 2 ** 31 - 1, -(2 ** 31)]);
     }
     for (let i = 0; i < n; i++) if (!(values[i]! >= 0 && values[i]! < bound)) this.oobUsed = true;
-    const t = Tensor.fromData<number, Kind>(new TensorData(values.map((v) => v ?? 0), shape, dtype), this.device);
+    const t = Tensor.fromData<number, Kind>(
+      new TensorData(
+        values.map((v) => v ?? 0),
+        shape,
+        dtype,
+      ),
+      this.device,
+    );
     if (this.oracle) this.metas.set(t, { stability: 'exact', mag: 0, transcendental: false, special: false });
     return t;
   }
@@ -228,25 +272,39 @@ function applyViewLoose(c: Ctx, x: T, kind: ViewKind, rnd: Rng): unknown {
   const shape = x.dims();
   const rank = shape.length;
   // Views that need a dim mostly skip rank 0 (the BurnError is still met now and then).
-  if (rank === 0 && kind !== 'slice' && kind !== 'unsqueeze' && kind !== 'reshape' && kind !== 'expand' && !rnd.chance(0.05)) return x;
+  if (
+    rank === 0 &&
+    kind !== 'slice' &&
+    kind !== 'unsqueeze' &&
+    kind !== 'reshape' &&
+    kind !== 'expand' &&
+    !rnd.chance(0.05)
+  )
+    return x;
   switch (kind) {
-    case 'slice': return x.slice(sliceArgs(shape, rnd));
+    case 'slice':
+      return x.slice(sliceArgs(shape, rnd));
     case 'narrow': {
       const d = c.dim(rank, rnd);
       const n = shape[d < 0 ? d + rank : d] ?? 0;
       const start = rnd.int(0, n);
       return x.narrow(d, start, rnd.chance(0.05) ? n + 1 : rnd.int(0, n - start));
     }
-    case 'permute': return x.permute(rnd.perm(rank));
-    case 'swap': return x.swapDims(c.dim(rank, rnd), c.dim(rank, rnd));
-    case 'transpose': return x.transpose();
-    case 'flip': return x.flip(rnd.perm(rank).slice(0, rnd.int(0, rank)));
+    case 'permute':
+      return x.permute(rnd.perm(rank));
+    case 'swap':
+      return x.swapDims(c.dim(rank, rnd), c.dim(rank, rnd));
+    case 'transpose':
+      return x.transpose();
+    case 'flip':
+      return x.flip(rnd.perm(rank).slice(0, rnd.int(0, rank)));
     case 'expand': {
       if (rank >= 5) return x;
       const target = shape.map((n) => (n === 1 ? rnd.pick([1, 2, 3, 0]) : rnd.chance(0.02) ? n + 1 : n));
       return x.expand(rnd.chance(0.4) ? [rnd.int(1, 3), ...target] : target);
     }
-    case 'unsqueeze': return rank >= 5 ? x : x.unsqueezeDim(rnd.int(0, rank));
+    case 'unsqueeze':
+      return rank >= 5 ? x : x.unsqueezeDim(rnd.int(0, rank));
     case 'squeeze': {
       const ones = shape.flatMap((n, i) => (n === 1 ? [i] : []));
       if (ones.length === 0 && !rnd.chance(0.05)) return x;
@@ -279,66 +337,154 @@ const INT: readonly Kind[] = ['int'];
 const BOOL: readonly Kind[] = ['bool'];
 const ANY: readonly Kind[] = ['float', 'int', 'bool'];
 
-const one = (out: unknown, cls: Cls, ins: readonly unknown[], extra: Partial<Res> = {}): Res => ({ outs: [out], cls: [cls], ins, ...extra });
+const one = (out: unknown, cls: Cls, ins: readonly unknown[], extra: Partial<Res> = {}): Res => ({
+  outs: [out],
+  cls: [cls],
+  ins,
+  ...extra,
+});
 
-type FloatUnary = 'exp' | 'log' | 'sqrt' | 'sin' | 'cos' | 'tanh' | 'sigmoid' | 'erf' | 'atan' | 'asinh' | 'recip' | 'relu' | 'gelu' | 'round' | 'floor' | 'ceil' | 'trunc';
+type FloatUnary =
+  | 'exp'
+  | 'log'
+  | 'sqrt'
+  | 'sin'
+  | 'cos'
+  | 'tanh'
+  | 'sigmoid'
+  | 'erf'
+  | 'atan'
+  | 'asinh'
+  | 'recip'
+  | 'relu'
+  | 'gelu'
+  | 'round'
+  | 'floor'
+  | 'ceil'
+  | 'trunc';
 const FLOAT_UNARY: readonly [FloatUnary, Cls][] = [
-  ['exp', 'smooth'], ['log', 'singular'], ['sqrt', 'singular'], ['sin', 'smooth'], ['cos', 'smooth'], ['tanh', 'smooth'],
-  ['sigmoid', 'smooth'], ['erf', 'smooth'], ['atan', 'smooth'], ['asinh', 'smooth'], ['recip', 'singular'], ['relu', 'exact'],
-  ['gelu', 'smooth'], ['round', 'disc'], ['floor', 'disc'], ['ceil', 'disc'], ['trunc', 'disc'],
+  ['exp', 'smooth'],
+  ['log', 'singular'],
+  ['sqrt', 'singular'],
+  ['sin', 'smooth'],
+  ['cos', 'smooth'],
+  ['tanh', 'smooth'],
+  ['sigmoid', 'smooth'],
+  ['erf', 'smooth'],
+  ['atan', 'smooth'],
+  ['asinh', 'smooth'],
+  ['recip', 'singular'],
+  ['relu', 'exact'],
+  ['gelu', 'smooth'],
+  ['round', 'disc'],
+  ['floor', 'disc'],
+  ['ceil', 'disc'],
+  ['trunc', 'disc'],
 ];
 
 type NumBinary = 'add' | 'sub' | 'mul' | 'div' | 'remainder';
 type Compare = 'equal' | 'notEqual' | 'greater' | 'greaterEqual' | 'lower' | 'lowerEqual';
 const UPDATES: readonly IndexingUpdateOp[] = ['assign', 'add', 'mul', 'min', 'max'];
-const updateCls = (u: IndexingUpdateOp, x: T): Cls => ((u === 'add' || u === 'mul') && kindOfDType(x.dtype()) === 'float' ? 'smooth' : 'exact');
+const updateCls = (u: IndexingUpdateOp, x: T): Cls =>
+  (u === 'add' || u === 'mul') && kindOfDType(x.dtype()) === 'float' ? 'smooth' : 'exact';
 
 const dimSize = (x: T, d: number) => x.dims()[d < 0 ? d + x.rank() : d] ?? 0;
 
 /** The ops of programs. */
 export const OPS: readonly OpDef[] = [
   // Three entries (smooth, singular and exact/discontinuous unary ops) so that they weigh like the other families.
-  ...(['smooth', 'singular', 'other'] as const).map((group): OpDef => ({
-    name: `float unary (${group})`, kinds: FLOAT,
-    run: (_c, x, r) => {
-      const [name, cls] = r.pick(FLOAT_UNARY.filter(([, k]) => (group === 'other' ? k === 'exact' || k === 'disc' : k === group)));
-      return one(asF(x)[name](), cls, [x], { transcendental: cls === 'smooth' || cls === 'singular', detail: name });
-    },
-  })),
-  { name: 'isNan/isInf/isFinite', kinds: FLOAT, run: (_c, x, r) => one(asF(x)[r.pick(['isNan', 'isInf', 'isFinite'] as const)](), 'disc', [x]) },
+  ...(['smooth', 'singular', 'other'] as const).map(
+    (group): OpDef => ({
+      name: `float unary (${group})`,
+      kinds: FLOAT,
+      run: (_c, x, r) => {
+        const [name, cls] = r.pick(
+          FLOAT_UNARY.filter(([, k]) => (group === 'other' ? k === 'exact' || k === 'disc' : k === group)),
+        );
+        return one(asF(x)[name](), cls, [x], { transcendental: cls === 'smooth' || cls === 'singular', detail: name });
+      },
+    }),
+  ),
   {
-    name: 'softmax', kinds: FLOAT, minRank: 1, run: (c, x, r) => {
+    name: 'isNan/isInf/isFinite',
+    kinds: FLOAT,
+    run: (_c, x, r) => one(asF(x)[r.pick(['isNan', 'isInf', 'isFinite'] as const)](), 'disc', [x]),
+  },
+  {
+    name: 'softmax',
+    kinds: FLOAT,
+    minRank: 1,
+    run: (c, x, r) => {
       const d = c.dim(x.rank(), r);
-      return one(r.chance(0.5) ? asF(x).softmax(d) : asF(x).logSoftmax(d), 'smooth', [x], { k: dimSize(x, d), transcendental: true });
+      return one(r.chance(0.5) ? asF(x).softmax(d) : asF(x).logSoftmax(d), 'smooth', [x], {
+        k: dimSize(x, d),
+        transcendental: true,
+      });
     },
   },
-  { name: 'var', kinds: FLOAT, minRank: 1, run: (c, x, r) => { const d = c.dim(x.rank(), r); return one(r.chance(0.5) ? asF(x).var(d) : asF(x).varBias(d), 'smooth', [x], { k: dimSize(x, d), product: true, transcendental: true }); } },
   {
-    name: 'powf', kinds: FLOAT, run: (c, x, r) => {
+    name: 'var',
+    kinds: FLOAT,
+    minRank: 1,
+    run: (c, x, r) => {
+      const d = c.dim(x.rank(), r);
+      return one(r.chance(0.5) ? asF(x).var(d) : asF(x).varBias(d), 'smooth', [x], {
+        k: dimSize(x, d),
+        product: true,
+        transcendental: true,
+      });
+    },
+  },
+  {
+    name: 'powf',
+    kinds: FLOAT,
+    run: (c, x, r) => {
       if (r.chance(0.5)) return one(asF(x).powf(r.pick([0.5, 2, 3, -1, 0])), 'singular', [x], { transcendental: true });
       const y = asF(c.tensor(c.broadcastShape(x.dims(), r), x.dtype(), r));
       return one(asF(x).powf(y), 'singular', [x, y], { transcendental: true });
     },
   },
   {
-    name: 'hypot/fmod', kinds: FLOAT, run: (c, x, r) => {
+    name: 'hypot/fmod',
+    kinds: FLOAT,
+    run: (c, x, r) => {
       const y = asF(c.tensor(c.broadcastShape(x.dims(), r), x.dtype(), r));
-      return r.chance(0.5) ? one(asF(x).hypot(y), 'smooth', [x, y], { transcendental: true, detail: 'hypot' }) : one(asF(x).fmod(y), 'singular', [x, y], { transcendental: true, detail: 'fmod' });
+      return r.chance(0.5)
+        ? one(asF(x).hypot(y), 'smooth', [x, y], { transcendental: true, detail: 'hypot' })
+        : one(asF(x).fmod(y), 'singular', [x, y], { transcendental: true, detail: 'fmod' });
     },
   },
-  { name: 'neg/abs/square', kinds: NUM, run: (_c, x, r) => one(asF(x)[r.pick(['neg', 'abs', 'square'] as const)](), 'exact', [x]) },
+  {
+    name: 'neg/abs/square',
+    kinds: NUM,
+    run: (_c, x, r) => one(asF(x)[r.pick(['neg', 'abs', 'square'] as const)](), 'exact', [x]),
+  },
   { name: 'sign', kinds: NUM, run: (_c, x) => one(asF(x).sign(), 'disc', [x]) },
   {
-    name: 'clamp', kinds: NUM, run: (c, x, r) => {
-      const a = c.scalar(x.dtype(), r), b = c.scalar(x.dtype(), r);
+    name: 'clamp',
+    kinds: NUM,
+    run: (c, x, r) => {
+      const a = c.scalar(x.dtype(), r),
+        b = c.scalar(x.dtype(), r);
       const v = r.int(0, 2);
-      const out = v === 0 ? asF(x).clamp(Math.min(a, b), r.chance(0.05) ? Math.min(a, b) - 1 : Math.max(a, b)) : v === 1 ? asF(x).clampMin(a) : asF(x).clampMax(a);
+      const out =
+        v === 0
+          ? asF(x).clamp(Math.min(a, b), r.chance(0.05) ? Math.min(a, b) - 1 : Math.max(a, b))
+          : v === 1
+            ? asF(x).clampMin(a)
+            : asF(x).clampMax(a);
       return one(out, 'exact', [x]);
     },
   },
-  { name: 'powi', kinds: NUM, run: (_c, x, r) => one(asF(x).powi(r.int(0, 3)), kindOfDType(x.dtype()) === 'float' ? 'smooth' : 'exact', [x]) },
   {
-    name: 'binary', kinds: NUM, run: (c, x, r) => {
+    name: 'powi',
+    kinds: NUM,
+    run: (_c, x, r) => one(asF(x).powi(r.int(0, 3)), kindOfDType(x.dtype()) === 'float' ? 'smooth' : 'exact', [x]),
+  },
+  {
+    name: 'binary',
+    kinds: NUM,
+    run: (c, x, r) => {
       const op = r.pick(['add', 'sub', 'mul', 'div', 'remainder'] as const satisfies readonly NumBinary[]);
       const float = kindOfDType(x.dtype()) === 'float';
       const cls: Cls = op === 'div' || op === 'remainder' ? (float ? 'singular' : 'exact') : 'exact';
@@ -352,14 +498,25 @@ export const OPS: readonly OpDef[] = [
     },
   },
   {
-    name: 'maxPair/minPair', kinds: NUM, run: (c, x, r) => {
+    name: 'maxPair/minPair',
+    kinds: NUM,
+    run: (c, x, r) => {
       const y = c.tensor(x.dims(), x.dtype(), r, c.program.special);
       return one(r.chance(0.5) ? asF(x).maxPair(asF(y)) : asF(x).minPair(asF(y)), 'exact', [x, y]);
     },
   },
   {
-    name: 'compare', kinds: NUM, run: (c, x, r) => {
-      const op = r.pick(['equal', 'notEqual', 'greater', 'greaterEqual', 'lower', 'lowerEqual'] as const satisfies readonly Compare[]);
+    name: 'compare',
+    kinds: NUM,
+    run: (c, x, r) => {
+      const op = r.pick([
+        'equal',
+        'notEqual',
+        'greater',
+        'greaterEqual',
+        'lower',
+        'lowerEqual',
+      ] as const satisfies readonly Compare[]);
       if (r.chance(0.3)) {
         const v = c.scalar(x.dtype(), r);
         return one(asF(x)[op](v), 'disc', [x], { detail: `${op} ${v}` });
@@ -369,8 +526,17 @@ export const OPS: readonly OpDef[] = [
     },
   },
   {
-    name: 'bitwise', kinds: INT, run: (c, x, r) => {
-      const op = r.pick(['bitwiseAnd', 'bitwiseOr', 'bitwiseXor', 'bitwiseLeftShift', 'bitwiseRightShift', 'bitwiseNot'] as const);
+    name: 'bitwise',
+    kinds: INT,
+    run: (c, x, r) => {
+      const op = r.pick([
+        'bitwiseAnd',
+        'bitwiseOr',
+        'bitwiseXor',
+        'bitwiseLeftShift',
+        'bitwiseRightShift',
+        'bitwiseNot',
+      ] as const);
       if (op === 'bitwiseNot') return one(asI(x).bitwiseNot(), 'exact', [x]);
       const shift = op === 'bitwiseLeftShift' || op === 'bitwiseRightShift';
       if (r.chance(0.4)) return one(asI(x)[op](shift ? r.int(0, 7) : c.scalar(x.dtype(), r)), 'exact', [x]);
@@ -380,18 +546,30 @@ export const OPS: readonly OpDef[] = [
     },
   },
   {
-    name: 'bool logic', kinds: BOOL, run: (c, x, r) => {
+    name: 'bool logic',
+    kinds: BOOL,
+    run: (c, x, r) => {
       const op = r.pick(['boolNot', 'boolAnd', 'boolOr', 'boolXor'] as const);
       if (op === 'boolNot') return one(asB(x).boolNot(), 'exact', [x]);
       const y = c.mask(c.broadcastShape(x.dims(), r), r);
       return one(asB(x)[op](asB(y)), 'exact', [x, y]);
     },
   },
-  { name: 'any/all', kinds: ANY, run: (c, x, r) => { const v = r.int(0, 3), d = c.dim(x.rank(), r); return one(v === 0 ? x.any() : v === 1 ? x.all() : v === 2 ? x.anyDim(d) : x.allDim(d), 'disc', [x]); } },
+  {
+    name: 'any/all',
+    kinds: ANY,
+    run: (c, x, r) => {
+      const v = r.int(0, 3),
+        d = c.dim(x.rank(), r);
+      return one(v === 0 ? x.any() : v === 1 ? x.all() : v === 2 ? x.anyDim(d) : x.allDim(d), 'disc', [x]);
+    },
+  },
   { name: 'bool()', kinds: NUM, run: (_c, x) => one(asF(x).bool(), 'disc', [x]) },
   {
     // Kind changes: floats to ints truncate and saturate (NaN included: a discontinuity), ints and bools to floats.
-    name: 'int()/float()', kinds: ANY, run: (_c, x, r) => {
+    name: 'int()/float()',
+    kinds: ANY,
+    run: (_c, x, r) => {
       const kind = kindOfDType(x.dtype());
       const intDType = r.pick(['i32', 'i64', 'u8'] as const);
       if (kind === 'float') return one(asF(x).int(intDType), 'disc', [x], { detail: `int(${intDType})` });
@@ -400,20 +578,30 @@ export const OPS: readonly OpDef[] = [
     },
   },
   {
-    name: 'reduce all', kinds: NUM, run: (_c, x, r) => {
+    name: 'reduce all',
+    kinds: NUM,
+    run: (_c, x, r) => {
       const op = r.pick(['sum', 'mean', 'max', 'min', 'maxAbs'] as const);
       return one(asF(x)[op](), op === 'sum' || op === 'mean' ? 'smooth' : 'exact', [x], { k: x.numel() });
     },
   },
   {
-    name: 'reduce dim', kinds: NUM, minRank: 1, run: (c, x, r) => {
+    name: 'reduce dim',
+    kinds: NUM,
+    minRank: 1,
+    run: (c, x, r) => {
       const op = r.pick(['sumDim', 'meanDim', 'prodDim', 'maxDim', 'minDim', 'maxAbsDim'] as const);
       const d = c.dim(x.rank(), r);
-      return one(asF(x)[op](d), op === 'maxDim' || op === 'minDim' || op === 'maxAbsDim' ? 'exact' : 'smooth', [x], { k: dimSize(x, d), power: op === 'prodDim' });
+      return one(asF(x)[op](d), op === 'maxDim' || op === 'minDim' || op === 'maxAbsDim' ? 'exact' : 'smooth', [x], {
+        k: dimSize(x, d),
+        power: op === 'prodDim',
+      });
     },
   },
   {
-    name: 'reduce dims', kinds: NUM, run: (c, x, r) => {
+    name: 'reduce dims',
+    kinds: NUM,
+    run: (c, x, r) => {
       const dims = r.perm(x.rank()).slice(0, r.int(0, x.rank()));
       if (r.chance(0.05)) dims.push(c.dim(x.rank(), r));
       const op = r.pick(['sumDims', 'meanDims', 'maxDims', 'minDims'] as const);
@@ -422,7 +610,10 @@ export const OPS: readonly OpDef[] = [
     },
   },
   {
-    name: 'arg reduce', kinds: NUM, minRank: 1, run: (c, x, r) => {
+    name: 'arg reduce',
+    kinds: NUM,
+    minRank: 1,
+    run: (c, x, r) => {
       const d = c.dim(x.rank(), r);
       const op = r.pick(['argmax', 'argmin', 'maxDimWithIndices', 'minDimWithIndices'] as const);
       if (op === 'argmax' || op === 'argmin') return one(asF(x)[op](d), 'index', [x], { ties: { input: x, dim: d } });
@@ -431,21 +622,42 @@ export const OPS: readonly OpDef[] = [
     },
   },
   {
-    name: 'scan', kinds: NUM, minRank: 1, run: (c, x, r) => {
+    name: 'scan',
+    kinds: NUM,
+    minRank: 1,
+    run: (c, x, r) => {
       const op = r.pick(['cumsum', 'cumprod', 'cummin', 'cummax'] as const);
       const d = c.dim(x.rank(), r);
-      return one(asF(x)[op](d), op === 'cumsum' || op === 'cumprod' ? 'smooth' : 'exact', [x], { k: dimSize(x, d), power: op === 'cumprod' });
+      return one(asF(x)[op](d), op === 'cumsum' || op === 'cumprod' ? 'smooth' : 'exact', [x], {
+        k: dimSize(x, d),
+        power: op === 'cumprod',
+      });
     },
   },
   {
-    name: 'sort', kinds: NUM, minRank: 1, run: (c, x, r) => {
+    name: 'sort',
+    kinds: NUM,
+    minRank: 1,
+    run: (c, x, r) => {
       const d = c.dim(x.rank(), r);
-      const op = r.pick(['sort', 'sortDescending', 'sortWithIndices', 'sortDescendingWithIndices', 'argsort', 'topk', 'topkWithIndices'] as const);
+      const op = r.pick([
+        'sort',
+        'sortDescending',
+        'sortWithIndices',
+        'sortDescendingWithIndices',
+        'argsort',
+        'topk',
+        'topkWithIndices',
+      ] as const);
       const ties = { input: x, dim: d };
       switch (op) {
-        case 'sort': case 'sortDescending': return one(asF(x)[op](d), 'exact', [x]);
-        case 'argsort': return one(asF(x).argsort(d), 'index', [x], { ties });
-        case 'topk': return one(asF(x).topk(r.int(0, dimSize(x, d) + (r.chance(0.1) ? 1 : 0)), d), 'exact', [x]);
+        case 'sort':
+        case 'sortDescending':
+          return one(asF(x)[op](d), 'exact', [x]);
+        case 'argsort':
+          return one(asF(x).argsort(d), 'index', [x], { ties });
+        case 'topk':
+          return one(asF(x).topk(r.int(0, dimSize(x, d) + (r.chance(0.1) ? 1 : 0)), d), 'exact', [x]);
         case 'topkWithIndices': {
           const [v, i] = asF(x).topkWithIndices(r.int(0, dimSize(x, d)), d);
           return { outs: [v, i], cls: ['exact', 'index'], ins: [x], ties };
@@ -458,17 +670,34 @@ export const OPS: readonly OpDef[] = [
     },
   },
   {
-    name: 'matmul', kinds: NUM, minRank: 2, run: (c, x, r) => {
+    name: 'matmul',
+    kinds: NUM,
+    minRank: 2,
+    run: (c, x, r) => {
       const s = x.dims();
       const k = s[s.length - 1] ?? 1;
       const batch = s.slice(0, -2).map((n) => (r.chance(0.3) ? 1 : n));
-      const yShape = [...(r.chance(0.3) ? batch.slice(r.int(0, batch.length)) : batch), r.chance(0.03) ? k + 1 : k, r.int(0, 4)];
+      const yShape = [
+        ...(r.chance(0.3) ? batch.slice(r.int(0, batch.length)) : batch),
+        r.chance(0.03) ? k + 1 : k,
+        r.int(0, 4),
+      ];
       const y = c.tensor(yShape, c.operandDType(x.dtype(), r), r);
-      return one(r.chance(0.2) && yShape.length >= 2 ? asF(y.swapDims(-1, -2)).matmul(asF(x.swapDims(-1, -2))) : asF(x).matmul(asF(y)), 'smooth', [x, y], { k, product: true });
+      return one(
+        r.chance(0.2) && yShape.length >= 2
+          ? asF(y.swapDims(-1, -2)).matmul(asF(x.swapDims(-1, -2)))
+          : asF(x).matmul(asF(y)),
+        'smooth',
+        [x, y],
+        { k, product: true },
+      );
     },
   },
   {
-    name: 'gather', kinds: ANY, minRank: 1, run: (c, x, r) => {
+    name: 'gather',
+    kinds: ANY,
+    minRank: 1,
+    run: (c, x, r) => {
       const d = c.dim(x.rank(), r);
       const dd = d < 0 ? d + x.rank() : d;
       const shape = x.dims().map((n, i) => (i === dd ? r.int(0, 4) : r.int(Math.min(n, 1), n)));
@@ -477,18 +706,28 @@ export const OPS: readonly OpDef[] = [
     },
   },
   {
-    name: 'select/take', kinds: ANY, minRank: 1, run: (c, x, r) => {
+    name: 'select/take',
+    kinds: ANY,
+    minRank: 1,
+    run: (c, x, r) => {
       const d = c.dim(x.rank(), r);
       if (r.chance(0.5)) {
         const idx = c.indices([r.int(0, 4)], dimSize(x, d), r);
         return one(x.select(d, asI(idx) as Tensor<1, Int>), 'exact', [x, idx]);
       }
-      const idx = c.indices(Array.from({ length: r.int(0, 2) }, () => r.int(0, 3)), dimSize(x, d), r);
+      const idx = c.indices(
+        Array.from({ length: r.int(0, 2) }, () => r.int(0, 3)),
+        dimSize(x, d),
+        r,
+      );
       return one(x.take(d, asI(idx)), 'exact', [x, idx]);
     },
   },
   {
-    name: 'scatter', kinds: NUM, minRank: 1, run: (c, x, r) => {
+    name: 'scatter',
+    kinds: NUM,
+    minRank: 1,
+    run: (c, x, r) => {
       const d = c.dim(x.rank(), r);
       const dd = d < 0 ? d + x.rank() : d;
       const update = r.pick(UPDATES);
@@ -496,25 +735,41 @@ export const OPS: readonly OpDef[] = [
       const shape = x.dims().map((s, i) => (i === dd ? r.int(0, n) : r.int(Math.min(s, 1), s)));
       // Unique along the scattered dim: move it last, draw, move it back.
       const idxT = c.indices([...shape.filter((_, i) => i !== dd), shape[dd] ?? 0], n, r, update === 'assign');
-      const idx = x.rank() === 0 ? idxT : idxT.permute([...Array.from({ length: dd }, (_, i) => i), x.rank() - 1, ...Array.from({ length: x.rank() - 1 - dd }, (_, i) => dd + i)]);
+      const idx =
+        x.rank() === 0
+          ? idxT
+          : idxT.permute([
+              ...Array.from({ length: dd }, (_, i) => i),
+              x.rank() - 1,
+              ...Array.from({ length: x.rank() - 1 - dd }, (_, i) => dd + i),
+            ]);
       const values = c.tensor(shape, x.dtype(), r);
       return one(x.scatter(d, asI(idx), values, update), updateCls(update, x), [x, values]);
     },
   },
   {
-    name: 'selectAssign', kinds: NUM, minRank: 1, run: (c, x, r) => {
+    name: 'selectAssign',
+    kinds: NUM,
+    minRank: 1,
+    run: (c, x, r) => {
       const d = c.dim(x.rank(), r);
       const dd = d < 0 ? d + x.rank() : d;
       const update = r.pick(UPDATES);
       const n = dimSize(x, d);
       const m = update === 'assign' ? r.int(0, n) : r.int(0, 4);
       const idx = c.indices([m], n, r, update === 'assign');
-      const values = c.tensor(x.dims().map((s, i) => (i === dd ? m : s)), x.dtype(), r);
+      const values = c.tensor(
+        x.dims().map((s, i) => (i === dd ? m : s)),
+        x.dtype(),
+        r,
+      );
       return one(x.selectAssign(d, asI(idx) as Tensor<1, Int>, values, update), updateCls(update, x), [x, values]);
     },
   },
   {
-    name: 'sliceAssign/sliceFill', kinds: ANY, run: (c, x, r) => {
+    name: 'sliceAssign/sliceFill',
+    kinds: ANY,
+    run: (c, x, r) => {
       const args = sliceArgs(x.dims(), r);
       if (r.chance(0.4)) return one(x.sliceFill(args, c.scalar(x.dtype(), r)), 'exact', [x]);
       const region = x.slice(args).dims();
@@ -523,7 +778,9 @@ export const OPS: readonly OpDef[] = [
     },
   },
   {
-    name: 'mask', kinds: ANY, run: async (c, x, r) => {
+    name: 'mask',
+    kinds: ANY,
+    run: async (c, x, r) => {
       const mask = asB(c.mask(r.chance(0.95) ? x.dims() : c.broadcastShape(x.dims(), r), r));
       const v = r.int(0, 2);
       if (v === 0) return one(x.maskFill(mask, c.scalar(x.dtype(), r)), 'exact', [x, mask]);
@@ -535,30 +792,50 @@ export const OPS: readonly OpDef[] = [
     },
   },
   {
-    name: 'cat/stack', kinds: ANY, run: (c, x, r) => {
+    name: 'cat/stack',
+    kinds: ANY,
+    run: (c, x, r) => {
       const d = c.dim(x.rank(), r);
       const dd = d < 0 ? d + x.rank() : d;
       const cat = x.rank() > 0 && r.chance(0.5);
-      const others = Array.from({ length: r.int(1, 2) }, () => c.tensor(cat && r.chance(0.5) ? x.dims().map((s, i) => (i === dd ? r.int(0, 3) : s)) : x.dims(), c.operandDType(x.dtype(), r), r));
+      const others = Array.from({ length: r.int(1, 2) }, () =>
+        c.tensor(
+          cat && r.chance(0.5) ? x.dims().map((s, i) => (i === dd ? r.int(0, 3) : s)) : x.dims(),
+          c.operandDType(x.dtype(), r),
+          r,
+        ),
+      );
       if (cat) return one(Tensor.cat([x, ...others], d), 'exact', [x, ...others]);
       const sd = r.int(-x.rank() - 1, x.rank());
       return one(Tensor.stack([x, ...others], sd), 'exact', [x, ...others]);
     },
   },
   {
-    name: 'repeat/roll/flip', kinds: ANY, run: (c, x, r) => {
+    name: 'repeat/roll/flip',
+    kinds: ANY,
+    run: (c, x, r) => {
       const v = r.int(0, 3);
       if (v === 0) return one(x.repeat(x.dims().map(() => r.int(0, 2))), 'exact', [x]);
       if (v === 1) return one(x.repeatDim(c.dim(x.rank(), r), r.int(0, 3)), 'exact', [x]);
       if (v === 2) {
         const dims = r.perm(x.rank()).slice(0, r.int(0, x.rank()));
-        return one(x.roll(dims.map(() => r.int(-7, 7)), dims), 'exact', [x]);
+        return one(
+          x.roll(
+            dims.map(() => r.int(-7, 7)),
+            dims,
+          ),
+          'exact',
+          [x],
+        );
       }
       return one(x.flip(r.perm(x.rank()).slice(0, r.int(0, x.rank()))), 'exact', [x]);
     },
   },
   {
-    name: 'gatherNd/scatterNd', kinds: ANY, minRank: 1, run: (c, x, r) => {
+    name: 'gatherNd/scatterNd',
+    kinds: ANY,
+    minRank: 1,
+    run: (c, x, r) => {
       const s = x.dims();
       const k = r.chance(0.05) ? r.pick([0, s.length + 1]) : r.int(1, s.length);
       const lead = Array.from({ length: r.int(0, 2) }, () => r.int(0, 3));
@@ -572,14 +849,19 @@ export const OPS: readonly OpDef[] = [
     },
   },
   {
-    name: 'nonzero/argwhere', kinds: BOOL, run: async (_c, x, r) => {
+    name: 'nonzero/argwhere',
+    kinds: BOOL,
+    run: async (_c, x, r) => {
       if (r.chance(0.5)) return one(await asB(x).argwhereAsync(), 'exact', [x]);
       const outs = await asB(x).nonzeroAsync();
       return { outs, cls: ['exact'], ins: [x] };
     },
   },
   {
-    name: 'median', kinds: FLOAT, minRank: 1, run: (c, x, r) => {
+    name: 'median',
+    kinds: FLOAT,
+    minRank: 1,
+    run: (c, x, r) => {
       const d = c.dim(x.rank(), r);
       if (r.chance(0.5)) return one(asF(x).median(d), 'exact', [x]);
       const [v, i] = asF(x).medianWithIndices(d);
@@ -587,10 +869,16 @@ export const OPS: readonly OpDef[] = [
     },
   },
   {
-    name: 'dot/cross', kinds: FLOAT, minRank: 1, run: (c, x, r) => {
+    name: 'dot/cross',
+    kinds: FLOAT,
+    minRank: 1,
+    run: (c, x, r) => {
       if (x.rank() === 1 && r.chance(0.5)) {
         const y = c.tensor(x.dims(), x.dtype(), r);
-        return one((asF(x) as Tensor<1, Float>).dot(asF(y) as Tensor<1, Float>), 'smooth', [x, y], { k: x.numel(), product: true });
+        return one((asF(x) as Tensor<1, Float>).dot(asF(y) as Tensor<1, Float>), 'smooth', [x, y], {
+          k: x.numel(),
+          product: true,
+        });
       }
       const threes = x.dims().flatMap((n, i) => (n === 3 ? [i] : []));
       const d = threes.length > 0 ? r.pick(threes) : c.dim(x.rank(), r);
@@ -598,37 +886,58 @@ export const OPS: readonly OpDef[] = [
       return one(asF(x).cross(asF(y), d), 'smooth', [x, y], { k: 2, product: true });
     },
   },
-  { name: 'triu/tril', kinds: NUM, minRank: 2, run: (_c, x, r) => one(r.chance(0.5) ? asF(x).triu(r.int(-3, 3)) : asF(x).tril(r.int(-3, 3)), 'exact', [x]) },
   {
-    name: 'chunk/split', kinds: ANY, minRank: 1, run: (c, x, r) => {
+    name: 'triu/tril',
+    kinds: NUM,
+    minRank: 2,
+    run: (_c, x, r) => one(r.chance(0.5) ? asF(x).triu(r.int(-3, 3)) : asF(x).tril(r.int(-3, 3)), 'exact', [x]),
+  },
+  {
+    name: 'chunk/split',
+    kinds: ANY,
+    minRank: 1,
+    run: (c, x, r) => {
       const d = c.dim(x.rank(), r);
       const outs = r.chance(0.5) ? x.chunk(r.int(1, 4), d) : x.split(r.int(1, 3), d);
       return { outs, cls: ['exact'], ins: [x] };
     },
   },
   {
-    name: 'pad', kinds: NUM, run: (c, x, r) => {
+    name: 'pad',
+    kinds: NUM,
+    run: (c, x, r) => {
       const pairs = Array.from({ length: r.int(0, Math.min(2, x.rank())) }, () => [r.int(0, 2), r.int(0, 2)] as const);
       const mode = r.pick([c.scalar(x.dtype(), r), 'edge', 'reflect'] as const);
       return one(x.pad(pairs, mode), 'exact', [x]);
     },
   },
   {
-    name: 'unfold', kinds: ANY, minRank: 1, run: (c, x, r) => {
+    name: 'unfold',
+    kinds: ANY,
+    minRank: 1,
+    run: (c, x, r) => {
       const d = c.dim(x.rank(), r);
       const n = dimSize(x, d);
-      return one(x.unfold(d, r.chance(0.05) ? r.pick([0, n + 1]) : r.int(1, Math.max(1, n)), r.chance(0.03) ? 0 : r.int(1, 2)), 'exact', [x]);
+      return one(
+        x.unfold(d, r.chance(0.05) ? r.pick([0, n + 1]) : r.int(1, Math.max(1, n)), r.chance(0.03) ? 0 : r.int(1, 2)),
+        'exact',
+        [x],
+      );
     },
   },
   {
-    name: 'oneHot', kinds: INT, run: (c, x, r) => {
+    name: 'oneHot',
+    kinds: INT,
+    run: (c, x, r) => {
       // Class indices must lie in [-numClasses, numClasses); programs with out-of-range indices sometimes break that.
       const classes = c.program.oob && r.chance(0.5) ? r.int(1, 6) : r.int(21, 25);
       return one(asI(x).oneHot(classes), 'exact', [x]);
     },
   },
   {
-    name: 'cast', kinds: ANY, run: (_c, x, r) => {
+    name: 'cast',
+    kinds: ANY,
+    run: (_c, x, r) => {
       const from = kindOfDType(x.dtype());
       // cast() keeps the kind (int()/float()/bool() change it): other kinds only rarely.
       const to = r.pick(FUZZ_DTYPES.filter((d) => kindOfDType(d) === from || r.chance(0.02)));
@@ -639,5 +948,3 @@ export const OPS: readonly OpDef[] = [
   },
   { name: 'view', kinds: ANY, run: (c, x, r) => one(applyView(c, x, r.pick(VIEW_KINDS), r), 'exact', [x]) },
 ];
-
-

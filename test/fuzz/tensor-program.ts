@@ -8,7 +8,23 @@
 import fc from 'fast-check';
 import { BurnError, type Device, type TensorData } from '../../src/index.js';
 import { Rng } from './arbitraries.js';
-import { applyView, Ctx, FUZZ_DTYPES, hasSpecial, KNOWN_CPU_INT_PRODUCT_IN_DOUBLES, kindOfDType, maxAbsFinite, OPS, VIEW_KINDS, type FuzzDType, type Meta, type Res, type Stability, type T, type ViewKind } from './tensor-ops.js';
+import {
+  applyView,
+  Ctx,
+  FUZZ_DTYPES,
+  hasSpecial,
+  KNOWN_CPU_INT_PRODUCT_IN_DOUBLES,
+  kindOfDType,
+  maxAbsFinite,
+  OPS,
+  VIEW_KINDS,
+  type FuzzDType,
+  type Meta,
+  type Res,
+  type Stability,
+  type T,
+  type ViewKind,
+} from './tensor-ops.js';
 
 export { FUZZ_DTYPES, VIEW_KINDS, type FuzzDType, type Stability } from './tensor-ops.js';
 
@@ -29,16 +45,28 @@ export interface Program {
   readonly oob: boolean;
 }
 
-const dim = fc.oneof({ arbitrary: fc.integer({ min: 1, max: 5 }), weight: 8 }, { arbitrary: fc.constant(0), weight: 1 });
+const dim = fc.oneof(
+  { arbitrary: fc.integer({ min: 1, max: 5 }), weight: 8 },
+  { arbitrary: fc.constant(0), weight: 1 },
+);
 
 /** Random programs: rank 0-4, dims 0-5 (zero-size included), every fuzz dtype, 0-3 views, 1-3 ops. */
 export function programArb(): fc.Arbitrary<Program> {
   return fc.record({
     // Mostly dims 0-5; now and then one longer dim (past SIMD widths, workgroup sizes, thread splits).
-    shape: fc.tuple(fc.array(dim, { minLength: 0, maxLength: 4 }), fc.nat({ max: 9 }), fc.constantFrom(16, 17, 31, 33, 64, 65, 129, 257)).map(([s, k, big]) =>
-      k === 0 && s.length > 0 ? s.map((n, i) => (i === s.length - 1 ? big : Math.min(n, 3))) : s,
+    shape: fc
+      .tuple(
+        fc.array(dim, { minLength: 0, maxLength: 4 }),
+        fc.nat({ max: 9 }),
+        fc.constantFrom(16, 17, 31, 33, 64, 65, 129, 257),
+      )
+      .map(([s, k, big]) =>
+        k === 0 && s.length > 0 ? s.map((n, i) => (i === s.length - 1 ? big : Math.min(n, 3))) : s,
+      ),
+    dtype: fc.oneof(
+      { arbitrary: fc.constant('f32' as const), weight: 3 },
+      { arbitrary: fc.constantFrom(...FUZZ_DTYPES), weight: 7 },
     ),
-    dtype: fc.oneof({ arbitrary: fc.constant('f32' as const), weight: 3 }, { arbitrary: fc.constantFrom(...FUZZ_DTYPES), weight: 7 }),
     seed: fc.nat(),
     special: fc.nat({ max: 5 }).map((v) => v === 0),
     views: fc.array(fc.constantFrom(...VIEW_KINDS), { maxLength: 3 }),
@@ -49,8 +77,6 @@ export function programArb(): fc.Arbitrary<Program> {
 }
 
 // --- outcomes ---
-
-
 
 /** One output of a run. */
 export interface Output {
@@ -75,14 +101,21 @@ export interface OutputMeta {
 
 /** The outcome of a program on one device. */
 export type Outcome =
-  | { readonly kind: 'ok'; readonly outputs: Output[]; readonly metas: OutputMeta[]; readonly oobUsed: boolean; readonly trace: string[] }
+  | {
+      readonly kind: 'ok';
+      readonly outputs: Output[];
+      readonly metas: OutputMeta[];
+      readonly oobUsed: boolean;
+      readonly trace: string[];
+    }
   | { readonly kind: 'burn'; readonly error: BurnError; readonly oobUsed: boolean; readonly trace: string[] }
   | { readonly kind: 'other'; readonly error: unknown; readonly oobUsed: boolean; readonly trace: string[] };
 
 // --- running ---
 
 const STABILITY_ORDER: readonly Stability[] = ['exact', 'approx', 'unstable'];
-const worst = (a: Stability, b: Stability): Stability => (STABILITY_ORDER.indexOf(a) >= STABILITY_ORDER.indexOf(b) ? a : b);
+const worst = (a: Stability, b: Stability): Stability =>
+  STABILITY_ORDER.indexOf(a) >= STABILITY_ORDER.indexOf(b) ? a : b;
 
 /** True when `data` has two equal values (or a NaN) along `dim` (an index output then has no single answer). */
 function hasTies(data: TensorData, dim: number): boolean {
@@ -109,15 +142,24 @@ function hasTies(data: TensorData, dim: number): boolean {
 }
 
 function classify(c: Ctx, res: Res, outIndex: number, out: T): Meta {
-  const ins = (res.ins as T[]).map((t) => c.metas.get(t) ?? { stability: 'unstable' as Stability, mag: Infinity, transcendental: true, special: true });
+  const ins = (res.ins as T[]).map(
+    (t) => c.metas.get(t) ?? { stability: 'unstable' as Stability, mag: Infinity, transcendental: true, special: true },
+  );
   let s: Stability = ins.reduce<Stability>((a, m) => worst(a, m.stability), 'exact');
   const cls = res.cls[Math.min(outIndex, res.cls.length - 1)]!;
   const floatOut = kindOfDType(out.dtype()) === 'float';
   switch (cls) {
-    case 'exact': break;
-    case 'smooth': if (floatOut) s = worst(s, 'approx'); break;
-    case 'singular': s = s === 'approx' ? 'unstable' : floatOut ? worst(s, 'approx') : s; break;
-    case 'disc': if (s === 'approx') s = 'unstable'; break;
+    case 'exact':
+      break;
+    case 'smooth':
+      if (floatOut) s = worst(s, 'approx');
+      break;
+    case 'singular':
+      s = s === 'approx' ? 'unstable' : floatOut ? worst(s, 'approx') : s;
+      break;
+    case 'disc':
+      if (s === 'approx') s = 'unstable';
+      break;
     case 'index': {
       if (s === 'approx') s = 'unstable';
       const input = res.ties?.input as T | undefined;
@@ -131,18 +173,35 @@ function classify(c: Ctx, res: Res, outIndex: number, out: T): Meta {
   if (res.k !== undefined && cls === 'smooth') {
     const k = Math.max(1, res.k);
     const sizes = (res.ins as T[]).map((t) => maxAbsFinite(t.toDataSync()));
-    const scale = res.power ? Math.max(1, ...sizes) ** k : res.product ? sizes.reduce((a, m) => a * Math.max(1, m), 1) * k : Math.max(0, ...sizes) * k;
+    const scale = res.power
+      ? Math.max(1, ...sizes) ** k
+      : res.product
+        ? sizes.reduce((a, m) => a * Math.max(1, m), 1) * k
+        : Math.max(0, ...sizes) * k;
     if (floatOut) mag = Math.max(mag * k, scale);
     // Past the dtype's range the result depends on where it overflowed (order, width of the accumulator).
-    overflow = scale > (floatOut ? FLOAT_MAX[out.dtype()] ?? Infinity : 2 ** 31 - 1);
+    overflow = scale > (floatOut ? (FLOAT_MAX[out.dtype()] ?? Infinity) : 2 ** 31 - 1);
     if (!floatOut && overflow && KNOWN_CPU_INT_PRODUCT_IN_DOUBLES) s = 'unstable';
   }
-  const special = overflow || ins.some((m) => m.special) || (cls !== 'exact' && cls !== 'disc' && (res.ins as T[]).some((t) => hasSpecial(t.toDataSync())));
-  return { stability: s, mag, transcendental: Boolean(res.transcendental) || ins.some((m) => m.transcendental), special };
+  const special =
+    overflow ||
+    ins.some((m) => m.special) ||
+    (cls !== 'exact' && cls !== 'disc' && (res.ins as T[]).some((t) => hasSpecial(t.toDataSync())));
+  return {
+    stability: s,
+    mag,
+    transcendental: Boolean(res.transcendental) || ins.some((m) => m.transcendental),
+    special,
+  };
 }
 
 /** The largest finite value of each float dtype. */
-const FLOAT_MAX: Partial<Record<string, number>> = { f16: 65504, bf16: 3.3895e38, f32: 3.4028e38, f64: Number.MAX_VALUE };
+const FLOAT_MAX: Partial<Record<string, number>> = {
+  f16: 65504,
+  bf16: 3.3895e38,
+  f32: 3.4028e38,
+  f64: Number.MAX_VALUE,
+};
 
 /** Describes a tensor briefly for the trace. */
 const brief = (t: T) => `${t.dtype()}[${t.dims().join(',')}]`;
@@ -173,9 +232,12 @@ export async function runProgram(program: Program, device: Device, oracle: boole
       const op = fits[step.pick % fits.length]!;
       const at = c.trace.push(`${op.name}(${brief(x)}) seed ${step.seed}`) - 1;
       const res = await op.run(c, x, new Rng(step.seed));
-      const ins = res.ins as T[], outs = res.outs as T[];
-      if (dump) for (const t of ins) c.trace.push(`  in ${brief(t)}: [${Array.from((await t.toData()).toArray()).join(', ')}]`);
-      c.trace[at] = `${op.name}${res.detail ? ` [${res.detail}]` : ''}(${ins.map(brief).join(', ')}) -> ${outs.map(brief).join(', ')}`;
+      const ins = res.ins as T[],
+        outs = res.outs as T[];
+      if (dump)
+        for (const t of ins) c.trace.push(`  in ${brief(t)}: [${Array.from((await t.toData()).toArray()).join(', ')}]`);
+      c.trace[at] =
+        `${op.name}${res.detail ? ` [${res.detail}]` : ''}(${ins.map(brief).join(', ')}) -> ${outs.map(brief).join(', ')}`;
       for (let i = 0; i < outs.length; i++) {
         const out = outs[i]!;
         if (oracle) {
@@ -212,12 +274,15 @@ const TOL: Record<string, { rtol: number; atol: number }> = {
  * undefined when they agree.
  */
 export function compareOutput(want: Output, got: Output, meta: OutputMeta, loose: boolean): string | undefined {
-  const w = want.data, g = got.data;
+  const w = want.data,
+    g = got.data;
   if (w.dtype !== g.dtype) return `${want.label}: dtype ${g.dtype}, oracle ${w.dtype}`;
-  if (w.shape.length !== g.shape.length || w.shape.some((s, i) => s !== g.shape[i])) return `${want.label}: shape [${g.shape}], oracle [${w.shape}]`;
+  if (w.shape.length !== g.shape.length || w.shape.some((s, i) => s !== g.shape[i]))
+    return `${want.label}: shape [${g.shape}], oracle [${w.shape}]`;
   if (meta.stability === 'unstable' || (loose && meta.special)) return undefined;
   if (kindOfDType(w.dtype) !== 'float') {
-    const a = w.bytes, b = g.bytes;
+    const a = w.bytes,
+      b = g.bytes;
     for (let i = 0; i < a.length; i++) {
       if (a[i] !== b[i]) {
         const wa = w.dtype === 'i64' ? Array.from(w.values as BigInt64Array, String) : Array.from(w.toArray(), String);
@@ -228,13 +293,15 @@ export function compareOutput(want: Output, got: Output, meta: OutputMeta, loose
     }
     return undefined;
   }
-  const a = w.toArray(), b = g.toArray();
+  const a = w.toArray(),
+    b = g.toArray();
   const base = TOL[w.dtype]!;
   const widen = (meta.stability === 'approx' ? 16 : 1) * (loose && meta.transcendental ? 200 : 1);
   const rtol = base.rtol * widen;
   const atol = meta.stability === 'approx' || (loose && meta.transcendental) ? base.atol * widen + rtol * meta.mag : 0;
   for (let i = 0; i < a.length; i++) {
-    const e = a[i]!, v = b[i]!;
+    const e = a[i]!,
+      v = b[i]!;
     if (Number.isNaN(e) && Number.isNaN(v)) continue;
     if (e === v) continue;
     // An accumulation over infinities or near-overflow values may overflow or not depending on its order and width.

@@ -16,7 +16,10 @@ export class FuzzWorker<Req extends object, Reply extends { readonly id: number 
   private readonly pending = new Map<number, (r: Reply | { crashed: string }) => void>();
 
   /** `entry` is the worker's TypeScript module; `hangMs` how long a reply may take. */
-  constructor(private readonly entry: URL, private readonly hangMs: number) {}
+  constructor(
+    private readonly entry: URL,
+    private readonly hangMs: number,
+  ) {}
 
   private start(): Promise<void> {
     const tsx = import.meta.resolve('tsx/esm/api');

@@ -11,20 +11,39 @@ export const CHROMIUM = process.env['BURN_CHROMIUM'] ?? '/usr/bin/chromium';
 
 /** Chromium flags: headless, no network chatter, a software WebGPU adapter (SwiftShader). */
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader', '--use-angle=swiftshader', '--enable-features=Vulkan',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--enable-unsafe-webgpu',
+  '--use-webgpu-adapter=swiftshader',
+  '--use-angle=swiftshader',
+  '--enable-features=Vulkan',
 ];
 
 type Playwright = typeof import('playwright-core');
 type Esbuild = typeof import('esbuild');
 
-const playwright = await import('playwright-core').then((m: Playwright) => m, () => undefined);
-const esbuild = await import('esbuild').then((m: Esbuild) => m, () => undefined);
+const playwright = await import('playwright-core').then(
+  (m: Playwright) => m,
+  () => undefined,
+);
+const esbuild = await import('esbuild').then(
+  (m: Esbuild) => m,
+  () => undefined,
+);
 
 /** Why the browser tests cannot run here, or undefined when they can. */
 export const browserMissing: string | undefined = !existsSync(CHROMIUM)
   ? `Chromium is not installed at ${CHROMIUM} (apt-get install chromium)`
-  : !playwright ? 'playwright-core is not installed (npm install)' : !esbuild ? 'esbuild is not installed (npm install)' : undefined;
+  : !playwright
+    ? 'playwright-core is not installed (npm install)'
+    : !esbuild
+      ? 'esbuild is not installed (npm install)'
+      : undefined;
 
 /** How a page is served. */
 export interface PageServing {
@@ -36,7 +55,10 @@ export interface PageServing {
 
 async function serve(script: string, serving: PageServing): Promise<{ server: Server; url: string }> {
   const files: Record<string, readonly [string, string | Buffer]> = {
-    '/': ['text/html', '<!doctype html><html><head><script type="module" src="/page.js"></script></head><body>burn-ts</body></html>'],
+    '/': [
+      'text/html',
+      '<!doctype html><html><head><script type="module" src="/page.js"></script></head><body>burn-ts</body></html>',
+    ],
     '/page.js': ['text/javascript', script],
     ...serving.files,
   };
@@ -59,14 +81,28 @@ async function serve(script: string, serving: PageServing): Promise<{ server: Se
 export async function bundleForBrowser(entry: string): Promise<string> {
   const browserField = {
     name: 'browser-field',
-    setup(build: { onResolve(options: { filter: RegExp }, callback: (args: { path: string; resolveDir: string }) => { path: string } | undefined): void }) {
+    setup(build: {
+      onResolve(
+        options: { filter: RegExp },
+        callback: (args: { path: string; resolveDir: string }) => { path: string } | undefined,
+      ): void;
+    }) {
       build.onResolve({ filter: /^\.\.?\/.*\.js$/ }, (args) => {
         const candidate = join(args.resolveDir, args.path.replace(/\.js$/, '.browser.ts'));
         return existsSync(candidate) ? { path: candidate } : undefined;
       });
     },
   };
-  const built = await esbuild!.build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'error', plugins: [browserField] });
+  const built = await esbuild!.build({
+    entryPoints: [entry],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'error',
+    plugins: [browserField],
+  });
   return built.outputFiles[0]!.text;
 }
 
@@ -78,16 +114,25 @@ export async function bundleForBrowser(entry: string): Promise<string> {
 export async function runPage<T>(entry: string, serving: PageServing = {}): Promise<T> {
   const { server, url } = await serve(await bundleForBrowser(entry), serving);
   const profile = mkdtempSync(join(tmpdir(), 'burn-chromium-'));
-  const context = await playwright!.chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  const context = await playwright!.chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
   try {
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(url);
-    await page.waitForFunction(() => (globalThis as { burnResult?: unknown }).burnResult !== undefined, undefined, { timeout: 60_000 });
-    const result = (await page.evaluate(() => (globalThis as { burnResult?: unknown }).burnResult)) as T | { error: string };
+    await page.waitForFunction(() => (globalThis as { burnResult?: unknown }).burnResult !== undefined, undefined, {
+      timeout: 60_000,
+    });
+    const result = (await page.evaluate(() => (globalThis as { burnResult?: unknown }).burnResult)) as
+      | T
+      | { error: string };
     assert.deepEqual(errors, []);
-    if (typeof result === 'object' && result !== null && 'error' in result) assert.fail(`the page failed: ${(result as { error: string }).error}`);
+    if (typeof result === 'object' && result !== null && 'error' in result)
+      assert.fail(`the page failed: ${(result as { error: string }).error}`);
     return result as T;
   } finally {
     await context.close();

@@ -23,10 +23,11 @@ export interface ConformanceDevice {
 }
 
 /** The WebGPU device, or why there is none (no `webgpu` package, no adapter). */
-export const webgpu: { device: Device; reason?: undefined } | { device?: undefined; reason: string } = await Device.webgpu().then(
-  (device) => ({ device }),
-  (e: unknown) => ({ reason: e instanceof Error ? e.message : String(e) }),
-);
+export const webgpu: { device: Device; reason?: undefined } | { device?: undefined; reason: string } =
+  await Device.webgpu().then(
+    (device) => ({ device }),
+    (e: unknown) => ({ reason: e instanceof Error ? e.message : String(e) }),
+  );
 
 /**
  * The remote-backend server of this test process (one per process, on 127.0.0.1, a free port),
@@ -35,7 +36,18 @@ export const webgpu: { device: Device; reason?: undefined } | { device?: undefin
 export const remoteServer: RemoteServer = (await startServer(Device.cpu({ engine: 'js' }), 0)).unref();
 
 /** The dtypes the WebGPU backend stores (no f64, no i64). */
-export const WEBGPU_DTYPES: ReadonlySet<DType> = new Set<DType>(['f32', 'f16', 'bf16', 'i32', 'i16', 'i8', 'u32', 'u16', 'u8', 'bool']);
+export const WEBGPU_DTYPES: ReadonlySet<DType> = new Set<DType>([
+  'f32',
+  'f16',
+  'bf16',
+  'i32',
+  'i16',
+  'i8',
+  'u32',
+  'u16',
+  'u8',
+  'bool',
+]);
 
 let nativeDevice: Device | undefined;
 
@@ -49,7 +61,13 @@ let nativeDevice: Device | undefined;
 export function nativeTestDevice(): Device | undefined {
   const addon = nativeAddon();
   if (!addon) return undefined;
-  nativeDevice ??= new Device(new CpuBackend(new NativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0, minAllocBytes: 0 }), new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(native)');
+  nativeDevice ??= new Device(
+    new CpuBackend(
+      new NativeEngine(addon, { minElements: 0, minCostlyElements: 0, minGemm: 0, minAllocBytes: 0 }),
+      new BufferPool({ minBytes: 0 }),
+    ) as unknown as Backend<TensorPrimitive>,
+    'cpu(native)',
+  );
   return nativeDevice;
 }
 
@@ -57,7 +75,10 @@ let jsDevice: Device | undefined;
 
 /** The CPU device on the `js` engine with a pool that reuses released arrays whatever their size. */
 export function jsReuseDevice(): Device {
-  jsDevice ??= new Device(new CpuBackend(jsEngine, new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(js)');
+  jsDevice ??= new Device(
+    new CpuBackend(jsEngine, new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>,
+    'cpu(js)',
+  );
   return jsDevice;
 }
 
@@ -70,7 +91,13 @@ let wasmDevice: Device | undefined;
  */
 export function wasmTestDevice(): Device | undefined {
   if (!wasmRuntime()) return undefined;
-  wasmDevice ??= new Device(new CpuBackend(wasmEngine({ minElements: 0, minCostlyElements: 0, minGemm: 0 }), new BufferPool({ minBytes: 0 })) as unknown as Backend<TensorPrimitive>, 'cpu(wasm)');
+  wasmDevice ??= new Device(
+    new CpuBackend(
+      wasmEngine({ minElements: 0, minCostlyElements: 0, minGemm: 0 }),
+      new BufferPool({ minBytes: 0 }),
+    ) as unknown as Backend<TensorPrimitive>,
+    'cpu(wasm)',
+  );
   return wasmDevice;
 }
 
@@ -99,7 +126,10 @@ export function conformanceDevices(): ConformanceDevice[] {
       if (!device) throw new Error(`the native CPU engine is unavailable: ${nativeUnavailableReason()}`);
       return device;
     };
-    devices.push({ name: 'cpu(native)', device: native }, { name: 'autodiff<cpu(native)>', device: () => native().autodiff() });
+    devices.push(
+      { name: 'cpu(native)', device: native },
+      { name: 'autodiff<cpu(native)>', device: () => native().autodiff() },
+    );
   }
   // The `wasm` engine (WebAssembly built by `npm install`) joins when its module loads; when it does
   // not, test/backends/wasm.test.ts reports a skip, and under BURN_TEST_STRICT=1 these entries stay
@@ -135,7 +165,11 @@ export function conformanceDevices(): ConformanceDevice[] {
  */
 export function itOn(entry: ConformanceDevice): (name: string, fn: () => unknown) => void {
   const dtypes = entry.dtypes;
-  if (!dtypes) return (name, fn) => it(name, async () => { await fn(); });
+  if (!dtypes)
+    return (name, fn) =>
+      it(name, async () => {
+        await fn();
+      });
   return (name, fn) =>
     it(name, async () => {
       try {

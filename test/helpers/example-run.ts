@@ -15,7 +15,10 @@ export function runExample(name: string, args: readonly string[], timeoutMs = 12
     env: { ...process.env, NODE_OPTIONS: '' },
     timeout: timeoutMs,
   });
-  const line = out.split('\n').reverse().find((l) => l.startsWith('result '));
+  const line = out
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('result '));
   assert.ok(line !== undefined, `examples/${name} printed no result line:\n${out}`);
   return JSON.parse(line.slice('result '.length)) as Record<string, unknown>;
 }

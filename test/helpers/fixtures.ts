@@ -48,7 +48,11 @@ export function fxData(t: FixtureTensor, dtype: DType = t.dtype): TensorData {
 }
 
 /** A fixture tensor on `device`. */
-export function fxTensor<D extends number = number, K extends Kind = 'float'>(t: FixtureTensor, device: Device, dtype: DType = t.dtype): Tensor<D, K> {
+export function fxTensor<D extends number = number, K extends Kind = 'float'>(
+  t: FixtureTensor,
+  device: Device,
+  dtype: DType = t.dtype,
+): Tensor<D, K> {
   return Tensor.fromData<D, K>(fxData(t, dtype), device);
 }
 
@@ -59,24 +63,40 @@ export interface Tol {
 }
 
 /** Asserts shape and values of `actual` against expected values (fixture or plain), NaN matching NaN. */
-export async function expectClose(actual: Tensor<number, Kind>, expected: FixtureTensor | { shape: number[]; data: number[] }, tol: Tol = {}, label = ''): Promise<void> {
+export async function expectClose(
+  actual: Tensor<number, Kind>,
+  expected: FixtureTensor | { shape: number[]; data: number[] },
+  tol: Tol = {},
+  label = '',
+): Promise<void> {
   const data = await actual.toData();
   const want = 'dtype' in expected ? fxValues(expected as FixtureTensor) : expected.data;
   const shape = expected.shape;
-  if (data.shape.join(',') !== shape.join(',')) throw new Error(`${label}: shape [${data.shape}] != expected [${shape}]`);
+  if (data.shape.join(',') !== shape.join(','))
+    throw new Error(`${label}: shape [${data.shape}] != expected [${shape}]`);
   const got = data.toArray();
   const rtol = tol.rtol ?? 1e-5;
   const atol = tol.atol ?? 1e-5;
   const bad: string[] = [];
   for (let i = 0; i < want.length; i++) {
-    const a = got[i]!, e = want[i]!;
-    const ok = Number.isNaN(e) ? Number.isNaN(a) : !Number.isFinite(e) ? a === e : Math.abs(a - e) <= atol + rtol * Math.abs(e);
+    const a = got[i]!,
+      e = want[i]!;
+    const ok = Number.isNaN(e)
+      ? Number.isNaN(a)
+      : !Number.isFinite(e)
+        ? a === e
+        : Math.abs(a - e) <= atol + rtol * Math.abs(e);
     if (!ok && bad.length < 8) bad.push(`[${i}] ${a} != ${e}`);
   }
   if (bad.length) throw new Error(`${label}: values differ (rtol ${rtol}, atol ${atol}):\n  ${bad.join('\n  ')}`);
 }
 
 /** Asserts exact equality of values and shape. */
-export async function expectEqual(actual: Tensor<number, Kind>, shape: number[], values: (number | boolean)[], label = ''): Promise<void> {
+export async function expectEqual(
+  actual: Tensor<number, Kind>,
+  shape: number[],
+  values: (number | boolean)[],
+  label = '',
+): Promise<void> {
   await expectClose(actual, { shape, data: values.map(Number) }, { rtol: 0, atol: 0 }, label);
 }

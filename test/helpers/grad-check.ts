@@ -31,11 +31,26 @@ export interface GradCheckOptions {
  * checked is `sum(f(x) · R)` for a fixed random R, so every output element contributes.
  * Returns the largest relative error (|ad - fd| / max(1, |fd|)).
  */
-export async function gradCheck(device: Device, inputs: readonly GradInput[], f: (...xs: Tensor<number>[]) => Tensor<number>, seed = 1, options: GradCheckOptions = {}): Promise<number> {
+export async function gradCheck(
+  device: Device,
+  inputs: readonly GradInput[],
+  f: (...xs: Tensor<number>[]) => Tensor<number>,
+  seed = 1,
+  options: GradCheckOptions = {},
+): Promise<number> {
   const dtype = options.dtype ?? 'f64';
   const fdDevice = options.reference ?? device.inner();
-  const base = inputs.map((input, k) => input.values ?? values(input.shape.reduce((a, b) => a * b, 1), seed * 31 + k, input.range ?? [-1, 1]));
-  const tensorOf = (vals: number[], k: number, on: Device, dt: 'f32' | 'f64') => Tensor.fromFloats(new Float64Array(vals), { device: on, dtype: dt }).reshape(inputs[k]!.shape);
+  const base = inputs.map(
+    (input, k) =>
+      input.values ??
+      values(
+        input.shape.reduce((a, b) => a * b, 1),
+        seed * 31 + k,
+        input.range ?? [-1, 1],
+      ),
+  );
+  const tensorOf = (vals: number[], k: number, on: Device, dt: 'f32' | 'f64') =>
+    Tensor.fromFloats(new Float64Array(vals), { device: on, dtype: dt }).reshape(inputs[k]!.shape);
   // Fixed projection of the output.
   const probe = f(...base.map((v, k) => tensorOf(v, k, fdDevice, 'f64')));
   const rValues = new Float64Array(values(probe.numel(), seed + 999, [-1, 1]));
@@ -46,7 +61,10 @@ export async function gradCheck(device: Device, inputs: readonly GradInput[], f:
   const rFd = rOn(fdDevice, 'f64');
   // Autodiff gradients.
   const leaves = base.map((v, k) => tensorOf(v, k, device, dtype).requireGrad());
-  const grads = f(...leaves).mul(rOn(device, dtype)).sum().backward();
+  const grads = f(...leaves)
+    .mul(rOn(device, dtype))
+    .sum()
+    .backward();
   let worst = 0;
   for (let k = 0; k < inputs.length; k++) {
     const g = leaves[k]!.grad(grads);
@@ -55,7 +73,11 @@ export async function gradCheck(device: Device, inputs: readonly GradInput[], f:
       const h = 1e-6 * Math.max(1, Math.abs(base[k]![i]!));
       const at = (delta: number) => {
         const shifted = base.map((v, j) => (j === k ? v.map((x, m) => (m === i ? x + delta : x)) : v));
-        return f(...shifted.map((v, j) => tensorOf(v, j, fdDevice, 'f64'))).mul(rFd).sum().toDataSync().toArray()[0]!;
+        return f(...shifted.map((v, j) => tensorOf(v, j, fdDevice, 'f64')))
+          .mul(rFd)
+          .sum()
+          .toDataSync()
+          .toArray()[0]!;
       };
       const fd = (at(h) - at(-h)) / (2 * h);
       const err = Math.abs(ad[i]! - fd) / Math.max(1, Math.abs(fd));

@@ -31,7 +31,12 @@ for (const entry of conformanceDevices()) {
         const x = view(fxTensor<number, Float>(c.inputs['x']!, device()), c);
         const y = linalg.det(x);
         assert.equal(y.dtype(), x.dtype());
-        await expectClose(y, c.outputs['y']!, { ...tolFor(c.outputs['y']!.dtype, true), atol: caseName === 'det/singular' ? 0 : 1e-5 }, caseName);
+        await expectClose(
+          y,
+          c.outputs['y']!,
+          { ...tolFor(c.outputs['y']!.dtype, true), atol: caseName === 'det/singular' ? 0 : 1e-5 },
+          caseName,
+        );
       });
     }
 
@@ -55,9 +60,23 @@ for (const entry of conformanceDevices()) {
         const [rows, cols] = x.dims().slice(-2) as [number, number];
         const k = Math.min(rows, cols);
         await expectClose(q.matmul(r), { shape: x.dims(), data: await values(x) }, tol, `${caseName} Q·R`);
-        const eye = (Tensor.eye(k, { device: device(), dtype: x.dtype() }) as T).expand([...x.dims().slice(0, -2), k, k]);
-        await expectClose(q.transpose().matmul(q), { shape: eye.dims(), data: await values(eye) }, tol, `${caseName} QᵀQ`);
-        await expectEqual(r.mul(Tensor.triuMask(r.dims(), 0, device()).float(r.dtype())), r.dims(), new Array<number>(r.numel()).fill(0), `${caseName} R below the diagonal`);
+        const eye = (Tensor.eye(k, { device: device(), dtype: x.dtype() }) as T).expand([
+          ...x.dims().slice(0, -2),
+          k,
+          k,
+        ]);
+        await expectClose(
+          q.transpose().matmul(q),
+          { shape: eye.dims(), data: await values(eye) },
+          tol,
+          `${caseName} QᵀQ`,
+        );
+        await expectEqual(
+          r.mul(Tensor.triuMask(r.dims(), 0, device()).float(r.dtype())),
+          r.dims(),
+          new Array<number>(r.numel()).fill(0),
+          `${caseName} R below the diagonal`,
+        );
         const [qn, rn] = signNormalized(q, r);
         await expectClose(qn, c.outputs['q']!, tol, `${caseName} Q`);
         await expectClose(rn, c.outputs['r']!, tol, `${caseName} R`);
@@ -65,27 +84,76 @@ for (const entry of conformanceDevices()) {
     }
 
     it("qr matches Burn's documented example exactly (sign convention included)", async () => {
-      const { q, r } = linalg.qr(Tensor.fromFloats([[3, 2], [4, 6]], { device: device(), dtype: 'f64' }));
+      const { q, r } = linalg.qr(
+        Tensor.fromFloats(
+          [
+            [3, 2],
+            [4, 6],
+          ],
+          { device: device(), dtype: 'f64' },
+        ),
+      );
       await expectClose(q, { shape: [2, 2], data: [-0.6, 0.8, -0.8, -0.6] }, { rtol: 1e-12, atol: 1e-15 });
       await expectClose(r, { shape: [2, 2], data: [-5, -6, 0, -2] }, { rtol: 1e-12, atol: 1e-15 });
     });
 
     it('qr: complete mode of a tall matrix gives a square orthogonal Q; zero and rank-deficient matrices reconstruct', async () => {
-      const a = Tensor.fromFloats([[1, 2], [3, 4], [5, 6], [7, 9]], { device: device(), dtype: 'f64' });
+      const a = Tensor.fromFloats(
+        [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+          [7, 9],
+        ],
+        { device: device(), dtype: 'f64' },
+      );
       const { q, r } = linalg.qr(a, false);
-      assert.deepEqual([q.dims(), r.dims()], [[4, 4], [4, 2]]);
-      await expectClose(q.transpose().matmul(q), { shape: [4, 4], data: await values(Tensor.eye(4, { device: device(), dtype: 'f64' })) }, { rtol: 1e-12, atol: 1e-12 });
+      assert.deepEqual(
+        [q.dims(), r.dims()],
+        [
+          [4, 4],
+          [4, 2],
+        ],
+      );
+      await expectClose(
+        q.transpose().matmul(q),
+        { shape: [4, 4], data: await values(Tensor.eye(4, { device: device(), dtype: 'f64' })) },
+        { rtol: 1e-12, atol: 1e-12 },
+      );
       await expectClose(q.matmul(r), { shape: [4, 2], data: await values(a) }, { rtol: 1e-12, atol: 1e-12 });
       const reduced = linalg.qr(a);
-      assert.deepEqual([reduced.q.dims(), reduced.r.dims()], [[4, 2], [2, 2]]);
-      for (const m of [Tensor.zeros([3, 3], device()), Tensor.ones([4, 4], device()), Tensor.fromFloats([[0, 4, 2], [1, 2, 2], [2, 3, 9]], device())]) {
+      assert.deepEqual(
+        [reduced.q.dims(), reduced.r.dims()],
+        [
+          [4, 2],
+          [2, 2],
+        ],
+      );
+      for (const m of [
+        Tensor.zeros([3, 3], device()),
+        Tensor.ones([4, 4], device()),
+        Tensor.fromFloats(
+          [
+            [0, 4, 2],
+            [1, 2, 2],
+            [2, 3, 9],
+          ],
+          device(),
+        ),
+      ]) {
         const f = linalg.qr(m);
         await expectClose(f.q.matmul(f.r), { shape: m.dims(), data: await values(m) }, { rtol: 1e-5, atol: 1e-5 });
       }
     });
 
     it("lu matches Burn's documented example; f16 inputs are factorized in f32 and cast back", async () => {
-      const a = Tensor.fromFloats([[4, 3], [6, 3]], device());
+      const a = Tensor.fromFloats(
+        [
+          [4, 3],
+          [6, 3],
+        ],
+        device(),
+      );
       const { p, l, u } = linalg.lu(a);
       await expectEqual(p, [2, 2], [0, 1, 1, 0]);
       await expectClose(l, { shape: [2, 2], data: [1, 0, 2 / 3, 1] }, { rtol: 1e-6 });
@@ -96,27 +164,76 @@ for (const entry of conformanceDevices()) {
     });
 
     it('det: a single matrix gives [1]; 0×0 gives 1; f16 is computed in f32; NaN propagates', async () => {
-      const one: Tensor<1> = linalg.det(Tensor.fromFloats([[2, 1], [1, 3]], device()));
+      const one: Tensor<1> = linalg.det(
+        Tensor.fromFloats(
+          [
+            [2, 1],
+            [1, 3],
+          ],
+          device(),
+        ),
+      );
       await expectEqual(one, [1], [5]);
       const batch: Tensor<2> = linalg.det(Tensor.zeros([2, 3, 0, 0], device()));
       await expectEqual(batch, [2, 3], [1, 1, 1, 1, 1, 1]);
-      const big = Tensor.fromFloats([[[2, 0, 0, 0, 0], [0, 3, 0, 0, 0], [0, 0, 4, 0, 0], [0, 0, 0, 5, 0], [0, 0, 0, 0, 0.5]]], device());
+      const big = Tensor.fromFloats(
+        [
+          [
+            [2, 0, 0, 0, 0],
+            [0, 3, 0, 0, 0],
+            [0, 0, 4, 0, 0],
+            [0, 0, 0, 5, 0],
+            [0, 0, 0, 0, 0.5],
+          ],
+        ],
+        device(),
+      );
       const half = linalg.det(big.cast('f16'));
       assert.equal(half.dtype(), 'f16');
       await expectEqual(half, [1], [60]);
-      const nan = Tensor.fromFloats([[[1, 2, 3, 4], [5, NaN, 7, 8], [9, 1, 2, 3], [4, 5, 6, 8]]], device());
+      const nan = Tensor.fromFloats(
+        [
+          [
+            [1, 2, 3, 4],
+            [5, NaN, 7, 8],
+            [9, 1, 2, 3],
+            [4, 5, 6, 8],
+          ],
+        ],
+        device(),
+      );
       await expectClose(linalg.det(nan), { shape: [1], data: [NaN] });
       // A row swap flips the sign.
-      const swapped = Tensor.fromFloats([[[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]], device());
+      const swapped = Tensor.fromFloats(
+        [
+          [
+            [0, 1, 0, 0],
+            [1, 0, 0, 0],
+            [0, 0, 1, 0],
+            [0, 0, 0, 1],
+          ],
+        ],
+        device(),
+      );
       await expectEqual(linalg.det(swapped), [1], [-1]);
     });
 
     it('errors name the op and the shapes', () => {
-      throwsBurn(() => linalg.det(Tensor.zeros([2, 3, 4], device())), 'det', /\[2, 3, 4\] holds 3×4 matrices; expected square/);
+      throwsBurn(
+        () => linalg.det(Tensor.zeros([2, 3, 4], device())),
+        'det',
+        /\[2, 3, 4\] holds 3×4 matrices; expected square/,
+      );
       throwsBurn(() => linalg.det(Tensor.zeros([3], device()) as never), 'det', /rank >= 2/);
       throwsBurn(() => linalg.lu(Tensor.zeros([3], device()) as never), 'lu', /rank >= 2/);
       throwsBurn(() => linalg.qr(Tensor.zeros([3], device()) as never), 'qr', /rank >= 2/);
-      const ints = Tensor.fromInts([[1, 2], [3, 4]], device()) as unknown as Tensor<2>;
+      const ints = Tensor.fromInts(
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        device(),
+      ) as unknown as Tensor<2>;
       throwsBurn(() => linalg.det(ints), 'det', /Float/);
       throwsBurn(() => linalg.lu(ints), 'lu', /Float/);
       throwsBurn(() => linalg.qr(ints), 'qr', /Float/);

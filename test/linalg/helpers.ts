@@ -20,5 +20,9 @@ export function tolFor(dtype: string, loose = false): Tol {
 
 /** Asserts that `fn` throws a BurnError of `op` whose message matches `pattern`. */
 export function throwsBurn(fn: () => unknown, op: string, pattern: RegExp): void {
-  assert.throws(fn, (e: unknown) => e instanceof BurnError && e.op === op && pattern.test(e.message), `expected BurnError(${op}) matching ${pattern}`);
+  assert.throws(
+    fn,
+    (e: unknown) => e instanceof BurnError && e.op === op && pattern.test(e.message),
+    `expected BurnError(${op}) matching ${pattern}`,
+  );
 }

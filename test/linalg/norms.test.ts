@@ -23,7 +23,12 @@ for (const entry of conformanceDevices()) {
     for (const [caseName, c] of casesOf('lpNorm')) {
       it(caseName, async () => {
         const x = fxTensor<2, Float>(c.inputs['x']!, device());
-        await expectClose(linalg.lpNorm(x, c.params!['p'] as number, c.params!['dim'] as number), c.outputs['y']!, tolFor('f64'), caseName);
+        await expectClose(
+          linalg.lpNorm(x, c.params!['p'] as number, c.params!['dim'] as number),
+          c.outputs['y']!,
+          tolFor('f64'),
+          caseName,
+        );
       });
     }
     for (const [caseName, c] of casesOf('vectorNormalize')) {
@@ -38,12 +43,23 @@ for (const entry of conformanceDevices()) {
       it(caseName, async () => {
         const x1 = fxTensor<2, Float>(c.inputs['x1']!, device());
         const x2 = fxTensor<2, Float>(c.inputs['x2']!, device());
-        await expectClose(linalg.cosineSimilarity(x1, x2, c.params!['dim'] as number), c.outputs['y']!, tolFor(c.outputs['y']!.dtype), caseName);
+        await expectClose(
+          linalg.cosineSimilarity(x1, x2, c.params!['dim'] as number),
+          c.outputs['y']!,
+          tolFor(c.outputs['y']!.dtype),
+          caseName,
+        );
       });
     }
 
     it('named norms equal their exponents, and the single-norm helpers agree', async () => {
-      const x = Tensor.fromFloats([[3, -4, 0], [1, 1, -1]], device());
+      const x = Tensor.fromFloats(
+        [
+          [3, -4, 0],
+          [1, 1, -1],
+        ],
+        device(),
+      );
       const read = async (t: Tensor<2>) => Array.from((await t.toData()).toArray());
       assert.deepEqual(await read(linalg.vectorNorm(x, 'L2', 1)), await read(linalg.vectorNorm(x, 2, 1)));
       assert.deepEqual(await read(linalg.vectorNorm(x, 'LInf', 1)), await read(linalg.lpNorm(x, Infinity, 1)));
@@ -53,7 +69,13 @@ for (const entry of conformanceDevices()) {
       assert.deepEqual(await read(linalg.maxAbsNorm(x, 1)), [4, 1]);
       assert.deepEqual(await read(linalg.minAbsNorm(x, 1)), [0, 1]);
       assert.deepEqual([0, 1, 2, Infinity, -Infinity, 3].map(linalg.normExponent), [0, 1, 2, Infinity, -Infinity, 3]);
-      assert.deepEqual((['L0', 'L1', 'L2', 'LInf', 'LNegInf'] as const).map(linalg.normExponent), [0, 1, 2, Infinity, -Infinity]);
+      assert.deepEqual((['L0', 'L1', 'L2', 'LInf', 'LNegInf'] as const).map(linalg.normExponent), [
+        0,
+        1,
+        2,
+        Infinity,
+        -Infinity,
+      ]);
     });
 
     it('cosineSimilarity of a zero vector is 0 with the default epsilon (f32 and f64)', async () => {
@@ -66,8 +88,18 @@ for (const entry of conformanceDevices()) {
     });
 
     it('vectorNormalize keeps NaN rows NaN and leaves short vectors divided by epsilon', async () => {
-      const x = Tensor.fromFloats([[NaN, 1], [1e-3, 0]], device());
-      await expectClose(linalg.vectorNormalize(x, 'L2', 1, 0.1), { shape: [2, 2], data: [NaN, NaN, 0.01, 0] }, { rtol: 1e-6 });
+      const x = Tensor.fromFloats(
+        [
+          [NaN, 1],
+          [1e-3, 0],
+        ],
+        device(),
+      );
+      await expectClose(
+        linalg.vectorNormalize(x, 'L2', 1, 0.1),
+        { shape: [2, 2], data: [NaN, NaN, 0.01, 0] },
+        { rtol: 1e-6 },
+      );
     });
 
     it('errors name the op and the offending values', () => {
@@ -78,7 +110,11 @@ for (const entry of conformanceDevices()) {
       throwsBurn(() => linalg.lpNorm(x, NaN, 0), 'lpNorm', /p = NaN/);
       throwsBurn(() => linalg.lpNorm(x, 2, -3), 'lpNorm', /out of range/);
       throwsBurn(() => linalg.vectorNormalize(x, 'L2', 1, NaN), 'vectorNormalize', /epsilon = NaN/);
-      throwsBurn(() => linalg.cosineSimilarity(x, Tensor.zeros([3], device()) as never, 0), 'cosineSimilarity', /same rank/);
+      throwsBurn(
+        () => linalg.cosineSimilarity(x, Tensor.zeros([3], device()) as never, 0),
+        'cosineSimilarity',
+        /same rank/,
+      );
       throwsBurn(() => linalg.cosineSimilarity(x, x, 2), 'cosineSimilarity', /out of range/);
       throwsBurn(() => linalg.l2Norm(Tensor.fromInts([[1]], device()) as unknown as Tensor<2>, 0), 'l2Norm', /Float/);
     });

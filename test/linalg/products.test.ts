@@ -45,13 +45,22 @@ for (const entry of conformanceDevices()) {
     }
 
     it('diag works for Bool tensors and empty matrices; ranks are in the types', async () => {
-      const b = Tensor.fromBools([[true, false], [true, false]], device());
+      const b = Tensor.fromBools(
+        [
+          [true, false],
+          [true, false],
+        ],
+        device(),
+      );
       await expectEqual(linalg.diag(b), [2], [true, false]);
       const e: Tensor<2> = linalg.diag(Tensor.zeros([2, 0, 3], device()));
       assert.deepEqual(e.dims(), [2, 0]);
       const t: Tensor<1> = linalg.trace(Tensor.eye(3, device()));
       await expectEqual(t, [1], [3]);
-      const mv: Tensor<2, Int> = linalg.matvec(Tensor.fromInts([[[1, 2]]], device()), Tensor.fromInts([[3, 4]], device()));
+      const mv: Tensor<2, Int> = linalg.matvec(
+        Tensor.fromInts([[[1, 2]]], device()),
+        Tensor.fromInts([[3, 4]], device()),
+      );
       await expectEqual(mv, [1, 1], [11]);
       const o: Tensor<3> = linalg.outer(Tensor.zeros([2, 3], device()), Tensor.zeros([2, 4], device()));
       assert.deepEqual(o.dims(), [2, 3, 4]);
@@ -59,12 +68,36 @@ for (const entry of conformanceDevices()) {
 
     it('errors name the op and the shapes', () => {
       const m = Tensor.zeros([3, 4], device());
-      throwsBurn(() => linalg.matvec(m, Tensor.zeros([3], device())), 'matvec', /4 columns but the vector \[3\] has 3 entries/);
-      throwsBurn(() => linalg.matvec(m, Tensor.zeros([1, 4], device()) as never), 'matvec', /expected the vector's rank to be 1/);
-      throwsBurn(() => linalg.matvec(Tensor.zeros([4], device()) as never, Tensor.zeros([4], device()) as never), 'matvec', /expected rank >= 2/);
-      throwsBurn(() => linalg.matvec(Tensor.zeros([2, 3, 4], device()), Tensor.zeros([3, 4], device())), 'matvec', /shapes \[2\] and \[3\] cannot be broadcast/);
-      throwsBurn(() => linalg.outer(Tensor.zeros([2, 3], device()), Tensor.zeros([3, 3], device())), 'outer', /cannot be broadcast/);
-      throwsBurn(() => linalg.outer(Tensor.zeros([3], device()) as never, Tensor.zeros([2, 3], device())), 'outer', /same rank/);
+      throwsBurn(
+        () => linalg.matvec(m, Tensor.zeros([3], device())),
+        'matvec',
+        /4 columns but the vector \[3\] has 3 entries/,
+      );
+      throwsBurn(
+        () => linalg.matvec(m, Tensor.zeros([1, 4], device()) as never),
+        'matvec',
+        /expected the vector's rank to be 1/,
+      );
+      throwsBurn(
+        () => linalg.matvec(Tensor.zeros([4], device()) as never, Tensor.zeros([4], device()) as never),
+        'matvec',
+        /expected rank >= 2/,
+      );
+      throwsBurn(
+        () => linalg.matvec(Tensor.zeros([2, 3, 4], device()), Tensor.zeros([3, 4], device())),
+        'matvec',
+        /shapes \[2\] and \[3\] cannot be broadcast/,
+      );
+      throwsBurn(
+        () => linalg.outer(Tensor.zeros([2, 3], device()), Tensor.zeros([3, 3], device())),
+        'outer',
+        /cannot be broadcast/,
+      );
+      throwsBurn(
+        () => linalg.outer(Tensor.zeros([3], device()) as never, Tensor.zeros([2, 3], device())),
+        'outer',
+        /same rank/,
+      );
       throwsBurn(() => linalg.outerDim(m, m, 2), 'outer', /out of range/);
       throwsBurn(() => linalg.diag(Tensor.zeros([3], device())), 'diag', /rank >= 2/);
       throwsBurn(() => linalg.trace(Tensor.zeros([3], device())), 'trace', /rank >= 2/);

@@ -53,9 +53,15 @@ describe('loaders load in place', () => {
       const returned = await load(m);
       assert.equal(returned, m);
       assert.deepEqual(out(m), out(saved));
-      assert.deepEqual(Array.from(sub.weight.val().toDataSync().toArray()), Array.from(saved.blocks[0]!.weight.val().toDataSync().toArray()));
+      assert.deepEqual(
+        Array.from(sub.weight.val().toDataSync().toArray()),
+        Array.from(saved.blocks[0]!.weight.val().toDataSync().toArray()),
+      );
       assert.equal(head.a, m.heads.a);
-      assert.equal(m.heads.a.weight.val().toDataSync().toArray()[0], saved.heads.a.weight.val().toDataSync().toArray()[0]);
+      assert.equal(
+        m.heads.a.weight.val().toDataSync().toArray()[0],
+        saved.heads.a.weight.val().toDataSync().toArray()[0],
+      );
     });
   }
 

@@ -10,7 +10,10 @@ class Block extends Module {
   act = new Relu();
   scale: Param<Tensor<1, Float>>;
   stats: RunningState<Tensor<1, Float>>;
-  constructor(device: Device, readonly name: string) {
+  constructor(
+    device: Device,
+    readonly name: string,
+  ) {
     super();
     this.lin = new LinearConfig({ dInput: 3, dOutput: 2 }).init(device);
     this.scale = new Param(Tensor.ones([2], device));
@@ -40,7 +43,15 @@ describe('Module', () => {
     const net = new Net(device);
     const paths: string[] = [];
     net.visit((_, path) => paths.push(path));
-    assert.deepEqual(paths, ['blocks.0.lin.weight', 'blocks.0.lin.bias', 'blocks.0.scale', 'blocks.1.lin.weight', 'blocks.1.lin.bias', 'blocks.1.scale', 'heads.a.weight']);
+    assert.deepEqual(paths, [
+      'blocks.0.lin.weight',
+      'blocks.0.lin.bias',
+      'blocks.0.scale',
+      'blocks.1.lin.weight',
+      'blocks.1.lin.bias',
+      'blocks.1.scale',
+      'heads.a.weight',
+    ]);
     assert.equal(net.numParams(), 2 * (3 * 2 + 2 + 2) + 2);
     assert.deepEqual([...net.params().keys()], paths);
   });
@@ -113,10 +124,20 @@ describe('Module', () => {
     assert.ok((first['lin'] as Record<string, unknown>)['weight'] instanceof TensorData);
     assert.ok(first['stats'] instanceof TensorData, 'running states are saved');
     const fresh = new Net(device).loadRecord(record);
-    assert.deepEqual(Array.from(fresh.blocks[1]!.lin.weight.val().toDataSync().toArray()), Array.from(net.blocks[1]!.lin.weight.val().toDataSync().toArray()));
+    assert.deepEqual(
+      Array.from(fresh.blocks[1]!.lin.weight.val().toDataSync().toArray()),
+      Array.from(net.blocks[1]!.lin.weight.val().toDataSync().toArray()),
+    );
     assert.notEqual(fresh.blocks[1]!.lin.weight.id, net.blocks[1]!.lin.weight.id, 'loading keeps the target ids');
     const bad = { ...record, heads: { a: { weight: new TensorData([1, 2, 3], [3, 1]) } } };
-    assert.throws(() => new Net(device).loadRecord(bad), (e: unknown) => e instanceof BurnError && /heads\.a\.weight/.test(e.message) && /\[3, 1\]/.test(e.message) && /\[2, 1\]/.test(e.message));
+    assert.throws(
+      () => new Net(device).loadRecord(bad),
+      (e: unknown) =>
+        e instanceof BurnError &&
+        /heads\.a\.weight/.test(e.message) &&
+        /\[3, 1\]/.test(e.message) &&
+        /\[2, 1\]/.test(e.message),
+    );
     const missing = { ...record, heads: {} };
     assert.throws(() => new Net(device).loadRecord(missing), /no tensor for 'heads.a.weight'/);
     const wrongType = { ...record, heads: { a: { weight: new TensorData([1, 2], [2, 1], 'f64') } } };
@@ -125,27 +146,30 @@ describe('Module', () => {
 
   it("prints Burn's module tree with attributes and parameter counts", () => {
     const text = `${new Net(device)}`;
-    assert.equal(text, [
-      'Net {',
-      '  blocks: [',
-      '    0: Block {',
-      '      lin: Linear {dInput: 3, dOutput: 2, bias: true, params: 8}',
-      '      act: Relu',
-      '      scale: Param {shape: [2], requireGrad: true}',
-      '      stats: RunningState {shape: [2]}',
-      '      params: 10',
-      '    }',
-      '    1: Block {',
-      '      lin: Linear {dInput: 3, dOutput: 2, bias: true, params: 8}',
-      '      act: Relu',
-      '      scale: Param {shape: [2], requireGrad: true}',
-      '      stats: RunningState {shape: [2]}',
-      '      params: 10',
-      '    }',
-      '  ]',
-      '  heads: {params: 2}',
-      '  params: 22',
-      '}',
-    ].join('\n'));
+    assert.equal(
+      text,
+      [
+        'Net {',
+        '  blocks: [',
+        '    0: Block {',
+        '      lin: Linear {dInput: 3, dOutput: 2, bias: true, params: 8}',
+        '      act: Relu',
+        '      scale: Param {shape: [2], requireGrad: true}',
+        '      stats: RunningState {shape: [2]}',
+        '      params: 10',
+        '    }',
+        '    1: Block {',
+        '      lin: Linear {dInput: 3, dOutput: 2, bias: true, params: 8}',
+        '      act: Relu',
+        '      scale: Param {shape: [2], requireGrad: true}',
+        '      stats: RunningState {shape: [2]}',
+        '      params: 10',
+        '    }',
+        '  ]',
+        '  heads: {params: 2}',
+        '  params: 22',
+        '}',
+      ].join('\n'),
+    );
   });
 });

@@ -11,10 +11,50 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Config, Device, Module, Tensor, z, type Float } from '../../src/index.js';
 import {
-  ActivationConfig, Celu, CeluConfig, Elu, EluConfig, Gelu, GLU, HardShrink, HardShrinkConfig, HardSigmoid, HardSigmoidConfig, HardSwish, Hardtanh,
-  HardtanhConfig, Identity, LeakyRelu, LeakyReluConfig, LogSigmoid, Mish, PRelu, PReluConfig, Relu, Relu6, RRelu, RReluConfig, Selu, Shrink, ShrinkConfig,
-  Sigmoid, SiLU, SoftShrink, SoftShrinkConfig, Softplus, SoftplusConfig, Softsign, SwiGlu, SwiGluConfig, Tanh, Tanhshrink, Threshold, ThresholdConfig,
-  ThresholdedRelu, ThresholdedReluConfig, type Activation,
+  ActivationConfig,
+  Celu,
+  CeluConfig,
+  Elu,
+  EluConfig,
+  Gelu,
+  GLU,
+  HardShrink,
+  HardShrinkConfig,
+  HardSigmoid,
+  HardSigmoidConfig,
+  HardSwish,
+  Hardtanh,
+  HardtanhConfig,
+  Identity,
+  LeakyRelu,
+  LeakyReluConfig,
+  LogSigmoid,
+  Mish,
+  PRelu,
+  PReluConfig,
+  Relu,
+  Relu6,
+  RRelu,
+  RReluConfig,
+  Selu,
+  Shrink,
+  ShrinkConfig,
+  Sigmoid,
+  SiLU,
+  SoftShrink,
+  SoftShrinkConfig,
+  Softplus,
+  SoftplusConfig,
+  Softsign,
+  SwiGlu,
+  SwiGluConfig,
+  Tanh,
+  Tanhshrink,
+  Threshold,
+  ThresholdConfig,
+  ThresholdedRelu,
+  ThresholdedReluConfig,
+  type Activation,
 } from '../../src/nn/index.js';
 import { conformanceDevices } from '../helpers/devices.js';
 import { expectClose, fxTensor, loadFixture, type FixtureCase } from '../helpers/fixtures.js';
@@ -29,35 +69,64 @@ function build(c: FixtureCase, device: Device): Layer {
   const p = c.params as { module: string; config: Cfg };
   const cfg = p.config;
   switch (p.module) {
-    case 'Relu': return new Relu();
-    case 'Relu6': return new Relu6();
-    case 'LeakyRelu': return new LeakyReluConfig(cfg).init();
-    case 'PRelu': return new PReluConfig(cfg).init(device);
-    case 'RRelu': return new RReluConfig(cfg).init();
-    case 'Gelu': return new Gelu();
-    case 'GeluApproximate': return Gelu.newApproximate();
-    case 'Sigmoid': return new Sigmoid();
-    case 'HardSigmoid': return new HardSigmoidConfig(cfg).init();
-    case 'LogSigmoid': return new LogSigmoid();
-    case 'SiLU': return new SiLU();
-    case 'HardSwish': return new HardSwish();
-    case 'Mish': return new Mish();
-    case 'Tanh': return new Tanh();
-    case 'Tanhshrink': return new Tanhshrink();
-    case 'Hardtanh': return new HardtanhConfig(cfg).init();
-    case 'Elu': return new EluConfig(cfg).init();
-    case 'Celu': return new CeluConfig(cfg).init();
-    case 'Selu': return new Selu();
-    case 'Softplus': return new SoftplusConfig(cfg).init();
-    case 'Softsign': return new Softsign();
-    case 'Threshold': return new ThresholdConfig(cfg).init();
-    case 'ThresholdedRelu': return new ThresholdedReluConfig(cfg).init();
-    case 'HardShrink': return new HardShrinkConfig(cfg).init();
-    case 'SoftShrink': return new SoftShrinkConfig(cfg).init();
-    case 'Shrink': return new ShrinkConfig(cfg).init();
-    case 'GLU': return new GLU((p.config as { dim: number }).dim);
-    case 'SwiGlu': return new SwiGluConfig(cfg).init(device);
-    default: throw new Error(`unknown module ${p.module}`);
+    case 'Relu':
+      return new Relu();
+    case 'Relu6':
+      return new Relu6();
+    case 'LeakyRelu':
+      return new LeakyReluConfig(cfg).init();
+    case 'PRelu':
+      return new PReluConfig(cfg).init(device);
+    case 'RRelu':
+      return new RReluConfig(cfg).init();
+    case 'Gelu':
+      return new Gelu();
+    case 'GeluApproximate':
+      return Gelu.newApproximate();
+    case 'Sigmoid':
+      return new Sigmoid();
+    case 'HardSigmoid':
+      return new HardSigmoidConfig(cfg).init();
+    case 'LogSigmoid':
+      return new LogSigmoid();
+    case 'SiLU':
+      return new SiLU();
+    case 'HardSwish':
+      return new HardSwish();
+    case 'Mish':
+      return new Mish();
+    case 'Tanh':
+      return new Tanh();
+    case 'Tanhshrink':
+      return new Tanhshrink();
+    case 'Hardtanh':
+      return new HardtanhConfig(cfg).init();
+    case 'Elu':
+      return new EluConfig(cfg).init();
+    case 'Celu':
+      return new CeluConfig(cfg).init();
+    case 'Selu':
+      return new Selu();
+    case 'Softplus':
+      return new SoftplusConfig(cfg).init();
+    case 'Softsign':
+      return new Softsign();
+    case 'Threshold':
+      return new ThresholdConfig(cfg).init();
+    case 'ThresholdedRelu':
+      return new ThresholdedReluConfig(cfg).init();
+    case 'HardShrink':
+      return new HardShrinkConfig(cfg).init();
+    case 'SoftShrink':
+      return new SoftShrinkConfig(cfg).init();
+    case 'Shrink':
+      return new ShrinkConfig(cfg).init();
+    case 'GLU':
+      return new GLU((p.config as { dim: number }).dim);
+    case 'SwiGlu':
+      return new SwiGluConfig(cfg).init(device);
+    default:
+      throw new Error(`unknown module ${p.module}`);
   }
 }
 
@@ -88,7 +157,10 @@ describe('activation modules vs PyTorch', () => {
       }
     });
   }
-  for (const [dev, device] of [['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff()], ['autodiff<required-only>', () => requiredOnlyDevice().autodiff()]] as const) {
+  for (const [dev, device] of [
+    ['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff()],
+    ['autodiff<required-only>', () => requiredOnlyDevice().autodiff()],
+  ] as const) {
     it(`input and parameter gradients on ${dev}`, async () => {
       for (const [name, c] of Object.entries(cases)) {
         if (c.params?.module === 'RRelu') continue;
@@ -137,7 +209,10 @@ describe("activation modules: Burn's configs, defaults and display", () => {
     assert.equal(swiglu.linearInner.bias, undefined);
     assert.deepEqual(swiglu.linearInner.weight.dims(), [4, 6]);
     assert.equal(swiglu.numParams(), 48);
-    assert.deepEqual(new SwiGluConfig({ dInput: 4, dOutput: 6, layout: 'col' }).init(device).linearOuter.weight.dims(), [6, 4]);
+    assert.deepEqual(
+      new SwiGluConfig({ dInput: 4, dOutput: 6, layout: 'col' }).init(device).linearOuter.weight.dims(),
+      [6, 4],
+    );
   });
 
   it('modules without a config take their defaults directly', () => {
@@ -158,7 +233,10 @@ describe("activation modules: Burn's configs, defaults and display", () => {
     assert.equal(String(new Relu()), 'Relu');
     assert.equal(String(new Sigmoid()), 'Sigmoid');
     assert.equal(String(new LeakyReluConfig({ negativeSlope: 0.2 }).init()), 'LeakyRelu {negativeSlope: 0.2}');
-    assert.equal(String(new PReluConfig({ numParameters: 3 }).init(device)), 'PRelu {numParameters: 3, alphaValue: 0.25, params: 3}');
+    assert.equal(
+      String(new PReluConfig({ numParameters: 3 }).init(device)),
+      'PRelu {numParameters: 3, alphaValue: 0.25, params: 3}',
+    );
     assert.equal(String(new RReluConfig({ lower: 0.1, upper: 0.3 }).init()), 'RRelu {lower: 0.1, upper: 0.3}');
     assert.equal(String(new HardtanhConfig({ minVal: -2 }).init()), 'Hardtanh {minVal: -2, maxVal: 1}');
     const threshold = new ThresholdConfig({ threshold: 0.5, value: -1 }).init();
@@ -167,7 +245,10 @@ describe("activation modules: Burn's configs, defaults and display", () => {
     assert.equal(String(new ShrinkConfig().init()), 'Shrink {lambda: 0.5, bias: 0.5}');
     assert.equal(String(Gelu.newApproximate()), 'Gelu {approximate: true}');
     assert.equal(String(new GLU(-1)), 'GLU {dim: -1}');
-    assert.equal(String(new SwiGluConfig({ dInput: 4, dOutput: 5, bias: true }).init(device)), 'SwiGlu {dInput: 4, dOutput: 5, bias: true, params: 50}');
+    assert.equal(
+      String(new SwiGluConfig({ dInput: 4, dOutput: 5, bias: true }).init(device)),
+      'SwiGlu {dInput: 4, dOutput: 5, bias: true, params: 50}',
+    );
   });
 
   it('PRelu is a trainable parameter; records keep it', async () => {
@@ -180,7 +261,12 @@ describe("activation modules: Burn's configs, defaults and display", () => {
   });
 
   it('rejects bad configs and inputs, naming the layer', () => {
-    throwsBurn(() => new RReluConfig({ lower: 0.5, upper: 0.1 }).init(), 'RReluConfig', 'lower bound 0.5', 'upper bound 0.1');
+    throwsBurn(
+      () => new RReluConfig({ lower: 0.5, upper: 0.1 }).init(),
+      'RReluConfig',
+      'lower bound 0.5',
+      'upper bound 0.1',
+    );
     throwsBurn(() => new HardtanhConfig({ minVal: 2, maxVal: 1 }).init(), 'HardtanhConfig', 'minVal 2', 'maxVal 1');
     throwsBurn(() => new CeluConfig({ alpha: 0 }), 'CeluConfig', 'alpha');
     throwsBurn(() => new SoftplusConfig({ beta: 0 }), 'SoftplusConfig', 'beta');
@@ -189,11 +275,23 @@ describe("activation modules: Burn's configs, defaults and display", () => {
     throwsBurn(() => new SwiGluConfig({ dInput: 4 } as never), 'SwiGluConfig', 'dOutput');
     throwsBurn(() => new LeakyReluConfig({ negativeSlope: 'a' as never }), 'LeakyReluConfig', 'negativeSlope');
     const prelu = new PReluConfig({ numParameters: 3 }).init(device);
-    throwsBurn(() => prelu.forward(Tensor.zeros([2, 4, 5], device)), 'PRelu', 'input of shape [2, 4, 5]', '3 slopes', '[batch, 3, ...]');
+    throwsBurn(
+      () => prelu.forward(Tensor.zeros([2, 4, 5], device)),
+      'PRelu',
+      'input of shape [2, 4, 5]',
+      '3 slopes',
+      '[batch, 3, ...]',
+    );
     throwsBurn(() => new GLU(1).forward(Tensor.zeros([2, 3], device)), 'GLU', 'odd size 3');
     throwsBurn(() => new GLU(2).forward(Tensor.zeros([2, 4], device)), 'GLU', 'dim 2 is out of range');
     throwsBurn(() => new GLU(0.5), 'GLU', 'integer');
-    throwsBurn(() => new SwiGluConfig({ dInput: 4, dOutput: 2 }).init(device).forward(Tensor.zeros([3, 5], device)), 'SwiGlu', 'input of shape [3, 5]', 'has 5 features', '[..., 4]');
+    throwsBurn(
+      () => new SwiGluConfig({ dInput: 4, dOutput: 2 }).init(device).forward(Tensor.zeros([3, 5], device)),
+      'SwiGlu',
+      'input of shape [3, 5]',
+      'has 5 features',
+      '[..., 4]',
+    );
   });
 });
 
@@ -226,12 +324,14 @@ describe('RRelu: random slopes in training, fixed slope in inference (Burn, PyTo
   });
 
   it('on the inner device (valid) the slope is (lower + upper) / 2', async () => {
-    const out = new RRelu(new RReluConfig({ lower: 0.1, upper: 0.3 })).forward(Tensor.fromFloats([-2, 3], Device.cpu()));
+    const out = new RRelu(new RReluConfig({ lower: 0.1, upper: 0.3 })).forward(
+      Tensor.fromFloats([-2, 3], Device.cpu()),
+    );
     await expectClose(out, { shape: [2], data: [-0.4, 3] });
   });
 });
 
-describe('ActivationConfig (Burn\'s Activation enum)', () => {
+describe("ActivationConfig (Burn's Activation enum)", () => {
   const device = Device.cpu();
   const x = Tensor.fromFloats([[-2, -0.5, 0, 0.5, 2, 3]], device);
 
@@ -253,7 +353,11 @@ describe('ActivationConfig (Burn\'s Activation enum)', () => {
     [ActivationConfig.Celu({ alpha: 2 }), Celu, (t) => new Celu(new CeluConfig({ alpha: 2 })).forward(t)],
     [ActivationConfig.ThresholdedRelu({ alpha: 0.4 }), ThresholdedRelu, (t) => t.maskFill(t.lowerEqual(0.4), 0)],
     [ActivationConfig.HardShrink(), HardShrink, (t) => t.maskFill(t.abs().lowerEqual(0.5), 0)],
-    [ActivationConfig.SoftShrink({ lambda: 1 }), SoftShrink, (t) => new SoftShrink(new SoftShrinkConfig({ lambda: 1 })).forward(t)],
+    [
+      ActivationConfig.SoftShrink({ lambda: 1 }),
+      SoftShrink,
+      (t) => new SoftShrink(new SoftShrinkConfig({ lambda: 1 })).forward(t),
+    ],
     [ActivationConfig.Shrink({ bias: 0.2 }), Shrink, (t) => new Shrink(new ShrinkConfig({ bias: 0.2 })).forward(t)],
   ];
 
@@ -261,7 +365,14 @@ describe('ActivationConfig (Burn\'s Activation enum)', () => {
     for (const [config, cls, expected] of variants) {
       const act: Activation = config.init(device);
       assert.ok(act instanceof cls, `${config} → ${act.constructor.name}`);
-      await expectClose(act.forward(x), await expected(x).toData().then((d) => ({ shape: d.shape, data: Array.from(d.toArray()) })), { rtol: 1e-6, atol: 1e-6 }, String(config));
+      await expectClose(
+        act.forward(x),
+        await expected(x)
+          .toData()
+          .then((d) => ({ shape: d.shape, data: Array.from(d.toArray()) })),
+        { rtol: 1e-6, atol: 1e-6 },
+        String(config),
+      );
     }
     const swiglu = ActivationConfig.SwiGlu({ dInput: 6, dOutput: 6 }).init(device);
     assert.ok(swiglu instanceof SwiGlu);
@@ -272,22 +383,33 @@ describe('ActivationConfig (Burn\'s Activation enum)', () => {
   it('serializes as { kind, ...fields } and parses back', () => {
     assert.deepEqual(ActivationConfig.Relu.toJSON(), { kind: 'relu' });
     assert.deepEqual(ActivationConfig.LeakyRelu().toJSON(), { kind: 'leakyRelu', negativeSlope: 0.01 });
-    assert.deepEqual(ActivationConfig.PRelu({ numParameters: 4 }).toJSON(), { kind: 'prelu', numParameters: 4, alpha: 0.25 });
+    assert.deepEqual(ActivationConfig.PRelu({ numParameters: 4 }).toJSON(), {
+      kind: 'prelu',
+      numParameters: 4,
+      alpha: 0.25,
+    });
     for (const [config] of variants) {
       const back = ActivationConfig.fromJSON(JSON.parse(JSON.stringify(config)));
       assert.deepEqual(back.toJSON(), config.toJSON());
     }
-    const swiglu = ActivationConfig.fromJSON(JSON.parse(JSON.stringify(ActivationConfig.SwiGlu({ dInput: 3, dOutput: 2, bias: true }))));
+    const swiglu = ActivationConfig.fromJSON(
+      JSON.parse(JSON.stringify(ActivationConfig.SwiGlu({ dInput: 3, dOutput: 2, bias: true }))),
+    );
     assert.equal((swiglu.config as SwiGluConfig).bias, true);
     assert.equal(ActivationConfig.fromJSON('tanh').kind, 'tanh');
     assert.equal(String(ActivationConfig.Elu({ alpha: 0.5 })), 'ActivationConfig {"kind":"elu","alpha":0.5}');
   });
 
-  it('from(config) picks the variant of a layer config (Burn\'s From impls)', () => {
+  it("from(config) picks the variant of a layer config (Burn's From impls)", () => {
     assert.equal(ActivationConfig.from(new LeakyReluConfig()).kind, 'leakyRelu');
     assert.equal(ActivationConfig.from(new SwiGluConfig({ dInput: 2, dOutput: 2 })).kind, 'swiGlu');
     assert.equal(ActivationConfig.from(new ShrinkConfig()).kind, 'shrink');
-    throwsBurn(() => ActivationConfig.from(new ThresholdConfig({ threshold: 1, value: 0 }) as never), 'ActivationConfig', 'ThresholdConfig', 'not the config of an activation variant');
+    throwsBurn(
+      () => ActivationConfig.from(new ThresholdConfig({ threshold: 1, value: 0 }) as never),
+      'ActivationConfig',
+      'ThresholdConfig',
+      'not the config of an activation variant',
+    );
   });
 
   it('nests in a config: default, withX, save and load', () => {
@@ -312,13 +434,32 @@ describe('ActivationConfig (Burn\'s Activation enum)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    throwsBurn(() => new BlockConfig({ activation: { kind: 'swish' } as never }), 'BlockConfig', 'activation', "unknown activation kind \"swish\"");
-    throwsBurn(() => new BlockConfig({ activation: { kind: 'leakyRelu', negativeSlope: 'x' } as never }), 'BlockConfig', 'activation', 'negativeSlope');
-    throwsBurn(() => new BlockConfig({ activation: { kind: 'relu', alpha: 1 } as never }), 'BlockConfig', "'relu' takes no fields");
+    throwsBurn(
+      () => new BlockConfig({ activation: { kind: 'swish' } as never }),
+      'BlockConfig',
+      'activation',
+      'unknown activation kind "swish"',
+    );
+    throwsBurn(
+      () => new BlockConfig({ activation: { kind: 'leakyRelu', negativeSlope: 'x' } as never }),
+      'BlockConfig',
+      'activation',
+      'negativeSlope',
+    );
+    throwsBurn(
+      () => new BlockConfig({ activation: { kind: 'relu', alpha: 1 } as never }),
+      'BlockConfig',
+      "'relu' takes no fields",
+    );
   });
 
   it('rejects unknown kinds and bad variant fields', () => {
-    throwsBurn(() => ActivationConfig.fromJSON({ kind: 'swish' }), 'ActivationConfig', 'unknown activation kind', "'relu'");
+    throwsBurn(
+      () => ActivationConfig.fromJSON({ kind: 'swish' }),
+      'ActivationConfig',
+      'unknown activation kind',
+      "'relu'",
+    );
     throwsBurn(() => ActivationConfig.fromJSON(3), 'ActivationConfig', 'not an activation config');
     throwsBurn(() => ActivationConfig.SwiGlu({ dInput: 2 } as never), 'SwiGluConfig', 'dOutput');
     throwsBurn(() => ActivationConfig.Celu({ alpha: 0 }), 'CeluConfig', 'alpha');

@@ -6,18 +6,38 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Device, Distribution, Tensor, type Bool } from '../../src/index.js';
 import {
-  CrossAttention, CrossAttentionCache, CrossAttentionConfig, generateAutoregressiveMask, generatePaddingMask, MhaCache, MhaInput,
-  MultiHeadAttention, MultiHeadAttentionConfig, SeqLengthOption,
+  CrossAttention,
+  CrossAttentionCache,
+  CrossAttentionConfig,
+  generateAutoregressiveMask,
+  generatePaddingMask,
+  MhaCache,
+  MhaInput,
+  MultiHeadAttention,
+  MultiHeadAttentionConfig,
+  SeqLengthOption,
 } from '../../src/nn/index.js';
 import { expectClose, expectEqual } from '../helpers/fixtures.js';
-import { expectParamGrads, forwardDevices, fx, gradDevice, seqCase, throwsBurn, withFixtureParams } from './sequence-helpers.js';
+import {
+  expectParamGrads,
+  forwardDevices,
+  fx,
+  gradDevice,
+  seqCase,
+  throwsBurn,
+  withFixtureParams,
+} from './sequence-helpers.js';
 
 const TOL = { rtol: 1e-4, atol: 1e-5 };
 
 function mha(name: string, device: Device, extra: Partial<{ quietSoftmax: boolean }> = {}): MultiHeadAttention {
   const c = seqCase(name);
   const p = c.params as { dModel: number; nHeads: number };
-  return withFixtureParams(new MultiHeadAttentionConfig({ dModel: p.dModel, nHeads: p.nHeads, dropout: 0, ...extra }).init(device), c, device);
+  return withFixtureParams(
+    new MultiHeadAttentionConfig({ dModel: p.dModel, nHeads: p.nHeads, dropout: 0, ...extra }).init(device),
+    c,
+    device,
+  );
 }
 
 function cross(name: string, device: Device): CrossAttention {
@@ -27,7 +47,7 @@ function cross(name: string, device: Device): CrossAttention {
 }
 
 describe('MultiHeadAttention', () => {
-  it('has Burn\'s config defaults, layout and display', () => {
+  it("has Burn's config defaults, layout and display", () => {
     const cfg = new MultiHeadAttentionConfig({ dModel: 8, nHeads: 2 });
     assert.equal(cfg.dropout, 0.1);
     assert.equal(cfg.minFloat, -1e4);
@@ -37,7 +57,10 @@ describe('MultiHeadAttention', () => {
     assert.deepEqual(layer.query.weight.dims(), [8, 8]);
     assert.equal(layer.key.bias, undefined);
     assert.equal(layer.numParams(), 4 * 64 + 3 * 8);
-    assert.equal(layer.toString(), 'MultiHeadAttention {dModel: 8, nHeads: 2, dK: 4, dropout: 0.1, minFloat: -10000, quietSoftmax: false, params: 280}');
+    assert.equal(
+      layer.toString(),
+      'MultiHeadAttention {dModel: 8, nHeads: 2, dK: 4, dropout: 0.1, minFloat: -10000, quietSoftmax: false, params: 280}',
+    );
     // Kaiming uniform with gain 1/√3 and fanIn 8: |w| <= 1/√8.
     assert.ok(layer.query.weight.val().abs().max().intoScalarSync() <= 1 / Math.sqrt(8) + 1e-6);
   });
@@ -55,7 +78,9 @@ describe('MultiHeadAttention', () => {
       const c = seqCase('mha_masked');
       const d = device();
       const kv = fx<3>(c, 'kv', d);
-      const input = new MhaInput(fx(c, 'query', d), kv, kv).maskPad(fx<2, Bool>(c, 'maskPad', d)).maskAttn(fx<3, Bool>(c, 'maskAttn', d));
+      const input = new MhaInput(fx(c, 'query', d), kv, kv)
+        .maskPad(fx<2, Bool>(c, 'maskPad', d))
+        .maskAttn(fx<3, Bool>(c, 'maskAttn', d));
       const out = mha('mha_masked', d).forward(input);
       await expectClose(out.context, c.outputs.context!, TOL, 'context');
       await expectClose(out.weights, c.outputs.weights!, TOL, 'weights');
@@ -70,7 +95,7 @@ describe('MultiHeadAttention', () => {
     });
   }
 
-  it('input and weight gradients equal PyTorch\'s', async () => {
+  it("input and weight gradients equal PyTorch's", async () => {
     for (const name of ['mha_self', 'mha_masked']) {
       const c = seqCase(name);
       const d = gradDevice();
@@ -85,10 +110,18 @@ describe('MultiHeadAttention', () => {
         const q = fx<3>(c, 'query', d).requireGrad();
         const kv = fx<3>(c, 'kv', d).requireGrad();
         input = new MhaInput(q, kv, kv, { maskPad: fx(c, 'maskPad', d), maskAttn: fx(c, 'maskAttn', d) });
-        leaves = [['query', q], ['kv', kv]];
+        leaves = [
+          ['query', q],
+          ['kv', kv],
+        ];
       }
-      const grads = layer.forward(input).context.mul(fx(c, 'R', d)).sum().backward();
-      for (const [key, t] of leaves) await expectClose(t.grad(grads)!, c.outputs[`grad.${key}`]!, TOL, `${name} grad.${key}`);
+      const grads = layer
+        .forward(input)
+        .context.mul(fx(c, 'R', d))
+        .sum()
+        .backward();
+      for (const [key, t] of leaves)
+        await expectClose(t.grad(grads)!, c.outputs[`grad.${key}`]!, TOL, `${name} grad.${key}`);
       await expectParamGrads(layer, c, grads, TOL, name);
     }
   });
@@ -101,8 +134,24 @@ describe('MultiHeadAttention', () => {
     const cache = MhaCache.autoregressive();
     for (let s = 1; s <= 5; s++) {
       const prefix = x.slice([null, [0, s]]);
-      const out = layer.forwardCache(MhaInput.selfAttn(prefix).maskAttn(generateAutoregressiveMask(2, s, device)), cache);
-      await expectClose(out.context, { shape: [2, s, 8], data: Array.from(full.slice([null, [0, s]]).toDataSync().toArray()) }, TOL, `step ${s}`);
+      const out = layer.forwardCache(
+        MhaInput.selfAttn(prefix).maskAttn(generateAutoregressiveMask(2, s, device)),
+        cache,
+      );
+      await expectClose(
+        out.context,
+        {
+          shape: [2, s, 8],
+          data: Array.from(
+            full
+              .slice([null, [0, s]])
+              .toDataSync()
+              .toArray(),
+          ),
+        },
+        TOL,
+        `step ${s}`,
+      );
     }
     // A cross-attention cache projects the memory once: later memories are ignored.
     const memory = Tensor.random([2, 3, 8], Distribution.Uniform(-1, 1), device);
@@ -116,12 +165,32 @@ describe('MultiHeadAttention', () => {
   it('rejects bad shapes and configs with clear errors', () => {
     const device = Device.cpu();
     const layer = new MultiHeadAttentionConfig({ dModel: 8, nHeads: 2 }).init(device);
-    throwsBurn(() => layer.forward(MhaInput.selfAttn(Tensor.zeros([2, 3, 6], device))), /MultiHeadAttention/, /\[2, 3, 6\]/, /8/);
+    throwsBurn(
+      () => layer.forward(MhaInput.selfAttn(Tensor.zeros([2, 3, 6], device))),
+      /MultiHeadAttention/,
+      /\[2, 3, 6\]/,
+      /8/,
+    );
     const q = Tensor.zeros([2, 3, 8], device);
-    throwsBurn(() => layer.forward(new MhaInput(q, Tensor.zeros([2, 4, 8], device), Tensor.zeros([2, 5, 8], device))), /key \[2, 4, 8\]/, /value \[2, 5, 8\]/);
-    throwsBurn(() => layer.forward(MhaInput.selfAttn(q).maskPad(Tensor.full([2, 4], false, { device, dtype: 'bool' }))), /padding mask of shape \[2, 4\]/, /\[2, 3\]/);
-    throwsBurn(() => layer.forward(MhaInput.selfAttn(q).maskAttn(Tensor.full([2, 3, 4], false, { device, dtype: 'bool' }))), /attention mask of shape \[2, 3, 4\]/, /\[2, 3, 3\]/);
-    throwsBurn(() => new MultiHeadAttentionConfig({ dModel: 10, nHeads: 3 }).init(device), /dModel 10 is not divisible by nHeads 3/);
+    throwsBurn(
+      () => layer.forward(new MhaInput(q, Tensor.zeros([2, 4, 8], device), Tensor.zeros([2, 5, 8], device))),
+      /key \[2, 4, 8\]/,
+      /value \[2, 5, 8\]/,
+    );
+    throwsBurn(
+      () => layer.forward(MhaInput.selfAttn(q).maskPad(Tensor.full([2, 4], false, { device, dtype: 'bool' }))),
+      /padding mask of shape \[2, 4\]/,
+      /\[2, 3\]/,
+    );
+    throwsBurn(
+      () => layer.forward(MhaInput.selfAttn(q).maskAttn(Tensor.full([2, 3, 4], false, { device, dtype: 'bool' }))),
+      /attention mask of shape \[2, 3, 4\]/,
+      /\[2, 3, 3\]/,
+    );
+    throwsBurn(
+      () => new MultiHeadAttentionConfig({ dModel: 10, nHeads: 3 }).init(device),
+      /dModel 10 is not divisible by nHeads 3/,
+    );
     throwsBurn(() => new MultiHeadAttentionConfig({ dModel: 8, nHeads: 2, dropout: 1.5 }), /dropout/);
   });
 });
@@ -138,43 +207,85 @@ describe('CrossAttention', () => {
     });
   }
 
-  it('input and weight gradients equal PyTorch\'s', async () => {
+  it("input and weight gradients equal PyTorch's", async () => {
     for (const kind of ['cross_gqa', 'cross_mqa']) {
       const c = seqCase(kind);
       const d = gradDevice();
       const layer = cross(kind, d);
       const q = fx<3>(c, 'query', d).requireGrad();
       const ctx = fx<3>(c, 'context', d).requireGrad();
-      const grads = layer.forward(q, ctx, fx(c, 'mask', d)).mul(fx(c, 'R', d)).sum().backward();
+      const grads = layer
+        .forward(q, ctx, fx(c, 'mask', d))
+        .mul(fx(c, 'R', d))
+        .sum()
+        .backward();
       await expectClose(q.grad(grads)!, c.outputs['grad.query']!, TOL, `${kind} grad.query`);
       await expectClose(ctx.grad(grads)!, c.outputs['grad.context']!, TOL, `${kind} grad.context`);
       await expectParamGrads(layer, c, grads, TOL, kind);
     }
   });
 
-  it('has Burn\'s shapes and defaults; forwardCache reuses the context', async () => {
+  it("has Burn's shapes and defaults; forwardCache reuses the context", async () => {
     const device = Device.cpu({ engine: 'js' });
     const cfg = new CrossAttentionConfig({ dModel: 6, dContext: 5, nHeads: 4, nHeadsKv: 2, dHead: 3 });
     assert.deepEqual([cfg.dropout, cfg.minFloat, cfg.quietSoftmax], [0.1, -1e4, false]);
     const layer = cfg.withDropout(0).init(device);
-    assert.deepEqual([layer.query.weight.dims(), layer.key.weight.dims(), layer.output.weight.dims()], [[6, 12], [5, 6], [12, 6]]);
+    assert.deepEqual(
+      [layer.query.weight.dims(), layer.key.weight.dims(), layer.output.weight.dims()],
+      [
+        [6, 12],
+        [5, 6],
+        [12, 6],
+      ],
+    );
     const c = seqCase('cross_gqa');
-    const q = fx<3>(c, 'query', device), ctx = fx<3>(c, 'context', device);
+    const q = fx<3>(c, 'query', device),
+      ctx = fx<3>(c, 'context', device);
     const cache = new CrossAttentionCache();
     const first = layer.forwardCache(q, ctx, undefined, cache);
-    await expectClose(first, { shape: [2, 3, 6], data: Array.from(layer.forward(q, ctx).toDataSync().toArray()) }, TOL, 'cache first');
+    await expectClose(
+      first,
+      { shape: [2, 3, 6], data: Array.from(layer.forward(q, ctx).toDataSync().toArray()) },
+      TOL,
+      'cache first',
+    );
     const q2 = q.mul(-1);
     const again = layer.forwardCache(q2, ctx.mul(0), undefined, cache);
-    await expectClose(again, { shape: [2, 3, 6], data: Array.from(layer.forward(q2, ctx).toDataSync().toArray()) }, TOL, 'cache reused');
+    await expectClose(
+      again,
+      { shape: [2, 3, 6], data: Array.from(layer.forward(q2, ctx).toDataSync().toArray()) },
+      TOL,
+      'cache reused',
+    );
   });
 
   it('rejects bad shapes and head counts', () => {
     const device = Device.cpu();
-    throwsBurn(() => new CrossAttentionConfig({ dModel: 6, dContext: 5, nHeads: 5, nHeadsKv: 2, dHead: 3 }).init(device), /nHeads 5 is not divisible by nHeadsKv 2/);
+    throwsBurn(
+      () => new CrossAttentionConfig({ dModel: 6, dContext: 5, nHeads: 5, nHeadsKv: 2, dHead: 3 }).init(device),
+      /nHeads 5 is not divisible by nHeadsKv 2/,
+    );
     const layer = new CrossAttentionConfig({ dModel: 6, dContext: 5, nHeads: 4, nHeadsKv: 1, dHead: 3 }).init(device);
-    throwsBurn(() => layer.forward(Tensor.zeros([2, 3, 6], device), Tensor.zeros([2, 4, 6], device)), /CrossAttention/, /context \[2, 4, 6\]/, /5\]/);
-    throwsBurn(() => layer.forward(Tensor.zeros([2, 3, 6], device), Tensor.zeros([3, 4, 5], device)), /query \[2, 3, 6\]/);
-    throwsBurn(() => layer.forward(Tensor.zeros([2, 3, 6], device), Tensor.zeros([2, 4, 5], device), Tensor.full([2, 3], false, { device, dtype: 'bool' })), /mask of shape \[2, 3\]/, /\[2, 4\]/);
+    throwsBurn(
+      () => layer.forward(Tensor.zeros([2, 3, 6], device), Tensor.zeros([2, 4, 6], device)),
+      /CrossAttention/,
+      /context \[2, 4, 6\]/,
+      /5\]/,
+    );
+    throwsBurn(
+      () => layer.forward(Tensor.zeros([2, 3, 6], device), Tensor.zeros([3, 4, 5], device)),
+      /query \[2, 3, 6\]/,
+    );
+    throwsBurn(
+      () =>
+        layer.forward(
+          Tensor.zeros([2, 3, 6], device),
+          Tensor.zeros([2, 4, 5], device),
+          Tensor.full([2, 3], false, { device, dtype: 'bool' }),
+        ),
+      /mask of shape \[2, 3\]/,
+      /\[2, 4\]/,
+    );
   });
 });
 

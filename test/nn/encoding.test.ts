@@ -12,7 +12,7 @@ import { forwardDevices, fx, gradDevice, seqCase, throwsBurn } from './sequence-
 const TOL = { rtol: 1e-4, atol: 1e-5 };
 
 describe('PositionalEncoding', () => {
-  it('has Burn\'s defaults and display', () => {
+  it("has Burn's defaults and display", () => {
     const cfg = new PositionalEncodingConfig({ dModel: 4 });
     assert.deepEqual([cfg.maxSequenceSize, cfg.maxTimescale], [5000, 10000]);
     const layer = cfg.init(Device.cpu());
@@ -35,7 +35,12 @@ describe('PositionalEncoding', () => {
   it('passes the gradient through unchanged', async () => {
     const d = gradDevice();
     const x = Tensor.zeros([1, 3, 4], d).requireGrad();
-    const grads = new PositionalEncodingConfig({ dModel: 4, maxSequenceSize: 8 }).init(d).forward(x).mul(3).sum().backward();
+    const grads = new PositionalEncodingConfig({ dModel: 4, maxSequenceSize: 8 })
+      .init(d)
+      .forward(x)
+      .mul(3)
+      .sum()
+      .backward();
     await expectClose(x.grad(grads)!, { shape: [1, 3, 4], data: new Array(12).fill(3) });
   });
 
@@ -50,7 +55,7 @@ describe('PositionalEncoding', () => {
 });
 
 describe('RotaryEncoding', () => {
-  it('has Burn\'s default theta, tables and display', async () => {
+  it("has Burn's default theta, tables and display", async () => {
     const cfg = new RotaryEncodingConfig({ maxSequenceLength: 4, dModel: 4 });
     assert.equal(cfg.theta, 10000);
     const layer = cfg.init(Device.cpu());
@@ -58,7 +63,10 @@ describe('RotaryEncoding', () => {
     assert.equal(layer.toString(), 'RotaryEncoding {dModel: 4, maxSequenceLength: 4}');
     // θ = [1, 10000^(-1/2)]; position 1 of features 2 and 3: (cos θ₁, sin θ₁).
     const t1 = 1 / 100;
-    await expectClose(layer.freqComplex.slice([1, [2, 4]]), { shape: [1, 2, 2], data: [Math.cos(t1), Math.sin(t1), Math.cos(t1), Math.sin(t1)] });
+    await expectClose(layer.freqComplex.slice([1, [2, 4]]), {
+      shape: [1, 2, 2],
+      data: [Math.cos(t1), Math.sin(t1), Math.cos(t1), Math.sin(t1)],
+    });
     await expectClose(layer.theta, { shape: [2], data: [1, 0.01] });
   });
 
@@ -73,11 +81,16 @@ describe('RotaryEncoding', () => {
     });
   }
 
-  it('input gradient equals PyTorch\'s', async () => {
+  it("input gradient equals PyTorch's", async () => {
     const c = seqCase('rotary');
     const d = gradDevice();
     const x = fx<4>(c, 'x', d).requireGrad();
-    const grads = new RotaryEncodingConfig({ maxSequenceLength: 10, dModel: 8 }).init(d).forward(x).mul(fx(c, 'R', d)).sum().backward();
+    const grads = new RotaryEncodingConfig({ maxSequenceLength: 10, dModel: 8 })
+      .init(d)
+      .forward(x)
+      .mul(fx(c, 'R', d))
+      .sum()
+      .backward();
     await expectClose(x.grad(grads)!, c.outputs['grad.x']!, TOL, 'grad.x');
   });
 
@@ -89,20 +102,53 @@ describe('RotaryEncoding', () => {
       const shifted = layer.shift(start);
       assert.equal(shifted.startOffset, start);
       assert.equal(layer.startOffset, 0);
-      await expectClose(shifted.freqComplex, { shape: [6, 4, 2], data: Array.from(far.freqComplex.slice([[start, start + 6]]).toDataSync().toArray()) }, TOL, `shift ${start}`);
+      await expectClose(
+        shifted.freqComplex,
+        {
+          shape: [6, 4, 2],
+          data: Array.from(
+            far.freqComplex
+              .slice([[start, start + 6]])
+              .toDataSync()
+              .toArray(),
+          ),
+        },
+        TOL,
+        `shift ${start}`,
+      );
       const back = shifted.reset();
-      await expectClose(back.freqComplex, { shape: [6, 4, 2], data: Array.from(layer.freqComplex.toDataSync().toArray()) }, TOL, 'reset');
+      await expectClose(
+        back.freqComplex,
+        { shape: [6, 4, 2], data: Array.from(layer.freqComplex.toDataSync().toArray()) },
+        TOL,
+        'reset',
+      );
     }
     throwsBurn(() => layer.shift(2).shift(1), /start 1; expected an integer greater than the current offset 2/);
-    const scaled = new RotaryEncodingConfig({ maxSequenceLength: 2, dModel: 4 }).initWithFrequencyScaling((t) => t.mul(2), device);
+    const scaled = new RotaryEncodingConfig({ maxSequenceLength: 2, dModel: 4 }).initWithFrequencyScaling(
+      (t) => t.mul(2),
+      device,
+    );
     await expectClose(scaled.theta, { shape: [2], data: [2, 0.02] });
-    throwsBurn(() => new RotaryEncodingConfig({ maxSequenceLength: 2, dModel: 4 }).initWithFrequencyScaling((t) => t.slice([[0, 1]]), device), /frequency scaling returned shape \[1\]/);
+    throwsBurn(
+      () =>
+        new RotaryEncodingConfig({ maxSequenceLength: 2, dModel: 4 }).initWithFrequencyScaling(
+          (t) => t.slice([[0, 1]]),
+          device,
+        ),
+      /frequency scaling returned shape \[1\]/,
+    );
   });
 
   it('rejects bad shapes and configs', () => {
     const device = Device.cpu();
     const layer = new RotaryEncodingConfig({ maxSequenceLength: 4, dModel: 4 }).init(device);
-    throwsBurn(() => layer.forward(Tensor.zeros([1, 5, 4], device)), /RotaryEncoding/, /positions 0..5/, /4 precomputed/);
+    throwsBurn(
+      () => layer.forward(Tensor.zeros([1, 5, 4], device)),
+      /RotaryEncoding/,
+      /positions 0..5/,
+      /4 precomputed/,
+    );
     throwsBurn(() => layer.apply(Tensor.zeros([1, 2, 4], device), 3), /positions 3..5/);
     throwsBurn(() => layer.forward(Tensor.zeros([1, 2, 6], device)), /\[1, 2, 6\]/, /dModel 4/);
     throwsBurn(() => new RotaryEncodingConfig({ maxSequenceLength: 4, dModel: 3 }).init(device), /dModel 3 is odd/);

@@ -20,7 +20,9 @@ interface Stats {
 
 async function stats(t: Tensor<number, Float>): Promise<Stats> {
   const v = (await t.toData()).toArray();
-  let sum = 0, min = Infinity, max = -Infinity;
+  let sum = 0,
+    min = Infinity,
+    max = -Infinity;
   for (const x of v) {
     sum += x;
     if (x < min) min = x;
@@ -60,10 +62,17 @@ for (const [dev, makeDevice] of DEVICES) {
     const shape = [400, 500] as const;
 
     it('Constant, Ones, Zeros fill exactly', async () => {
-      for (const [init, value] of [[Initializer.Constant(0.3), 0.3], [Initializer.Ones, 1], [Initializer.Zeros, 0]] as const) {
+      for (const [init, value] of [
+        [Initializer.Constant(0.3), 0.3],
+        [Initializer.Ones, 1],
+        [Initializer.Zeros, 0],
+      ] as const) {
         const t = initTensor(init, [3, 4], {}, device);
         assert.deepEqual(t.dims(), [3, 4]);
-        assert.ok(Array.from((await t.toData()).toArray()).every((v) => Math.abs(v - value) < 1e-7), init.kind);
+        assert.ok(
+          Array.from((await t.toData()).toArray()).every((v) => Math.abs(v - value) < 1e-7),
+          init.kind,
+        );
       }
     });
 
@@ -78,27 +87,63 @@ for (const [dev, makeDevice] of DEVICES) {
     });
 
     it('KaimingUniform: U(±gain·√(3 / fanIn)), or fanOut with fanOutOnly', async () => {
-      expectUniform(await stats(initTensor(Initializer.KaimingUniform({ gain: 2 }), shape, fans, device)), 2 * Math.sqrt(3 / 50), 'kaiming uniform fanIn');
-      expectUniform(await stats(initTensor(Initializer.KaimingUniform({ gain: 2, fanOutOnly: true }), shape, fans, device)), 2 * Math.sqrt(3 / 800), 'kaiming uniform fanOut');
+      expectUniform(
+        await stats(initTensor(Initializer.KaimingUniform({ gain: 2 }), shape, fans, device)),
+        2 * Math.sqrt(3 / 50),
+        'kaiming uniform fanIn',
+      );
+      expectUniform(
+        await stats(initTensor(Initializer.KaimingUniform({ gain: 2, fanOutOnly: true }), shape, fans, device)),
+        2 * Math.sqrt(3 / 800),
+        'kaiming uniform fanOut',
+      );
       // Burn's default gain 1/√3 gives PyTorch's Linear bound 1/√fanIn.
-      expectUniform(await stats(initTensor(Initializer.KaimingUniform(), shape, fans, device)), 1 / Math.sqrt(50), 'kaiming uniform default gain');
+      expectUniform(
+        await stats(initTensor(Initializer.KaimingUniform(), shape, fans, device)),
+        1 / Math.sqrt(50),
+        'kaiming uniform default gain',
+      );
     });
 
     it('KaimingNormal: N(0, (gain / √fan)²) with fanIn, or fanOut with fanOutOnly', async () => {
-      expectMoments(await stats(initTensor(Initializer.KaimingNormal({ gain: Math.SQRT2 }), shape, fans, device)), 0, 2 / 50, 'kaiming normal fanIn');
-      expectMoments(await stats(initTensor(Initializer.KaimingNormal({ gain: Math.SQRT2, fanOutOnly: true }), shape, fans, device)), 0, 2 / 800, 'kaiming normal fanOut');
+      expectMoments(
+        await stats(initTensor(Initializer.KaimingNormal({ gain: Math.SQRT2 }), shape, fans, device)),
+        0,
+        2 / 50,
+        'kaiming normal fanIn',
+      );
+      expectMoments(
+        await stats(initTensor(Initializer.KaimingNormal({ gain: Math.SQRT2, fanOutOnly: true }), shape, fans, device)),
+        0,
+        2 / 800,
+        'kaiming normal fanOut',
+      );
     });
 
     it('XavierUniform: U(±gain·√(6 / (fanIn + fanOut)))', async () => {
-      expectUniform(await stats(initTensor(Initializer.XavierUniform({ gain: 1.5 }), shape, fans, device)), 1.5 * Math.sqrt(6 / 850), 'xavier uniform');
+      expectUniform(
+        await stats(initTensor(Initializer.XavierUniform({ gain: 1.5 }), shape, fans, device)),
+        1.5 * Math.sqrt(6 / 850),
+        'xavier uniform',
+      );
     });
 
     it('XavierNormal: N(0, (gain·√(2 / (fanIn + fanOut)))²)', async () => {
-      expectMoments(await stats(initTensor(Initializer.XavierNormal({ gain: 3 }), shape, fans, device)), 0, 9 * (2 / 850), 'xavier normal');
+      expectMoments(
+        await stats(initTensor(Initializer.XavierNormal({ gain: 3 }), shape, fans, device)),
+        0,
+        9 * (2 / 850),
+        'xavier normal',
+      );
     });
 
     it('Orthogonal: W·Wᵀ = gain²·I for wide, Wᵀ·W = gain²·I for tall, over dims ≥ 1 flattened', async () => {
-      for (const [s, gain] of [[[6, 10], 1], [[12, 5], 2], [[8, 8], 0.5], [[4, 2, 3], 1.5]] as const) {
+      for (const [s, gain] of [
+        [[6, 10], 1],
+        [[12, 5], 2],
+        [[8, 8], 0.5],
+        [[4, 2, 3], 1.5],
+      ] as const) {
         const w = initTensor(Initializer.Orthogonal({ gain }), s, {}, device);
         assert.deepEqual(w.dims(), [...s]);
         const m = w.reshape([s[0], -1]) as Tensor<2, Float>;
@@ -109,7 +154,10 @@ for (const [dev, makeDevice] of DEVICES) {
         for (let i = 0; i < k; i++) {
           for (let j = 0; j < k; j++) {
             const want = i === j ? gain * gain : 0;
-            assert.ok(Math.abs(g[i * k + j]! - want) < 1e-5, `${JSON.stringify(s)} gram[${i}][${j}] = ${g[i * k + j]}, expected ${want}`);
+            assert.ok(
+              Math.abs(g[i * k + j]! - want) < 1e-5,
+              `${JSON.stringify(s)} gram[${i}][${j}] = ${g[i * k + j]}, expected ${want}`,
+            );
           }
         }
       }
@@ -136,21 +184,56 @@ describe('initializers: layer defaults, serialization and errors', () => {
   });
 
   it('initializers are plain tagged values that round-trip through JSON and the schema', () => {
-    for (const init of [Initializer.Constant(2), Initializer.Ones, Initializer.Zeros, Initializer.Uniform(-1, 1), Initializer.Normal(0, 2),
-      Initializer.KaimingUniform({ gain: 2, fanOutOnly: true }), Initializer.KaimingNormal(), Initializer.XavierUniform(), Initializer.XavierNormal({ gain: 0.5 }), Initializer.Orthogonal({ gain: 3 })]) {
+    for (const init of [
+      Initializer.Constant(2),
+      Initializer.Ones,
+      Initializer.Zeros,
+      Initializer.Uniform(-1, 1),
+      Initializer.Normal(0, 2),
+      Initializer.KaimingUniform({ gain: 2, fanOutOnly: true }),
+      Initializer.KaimingNormal(),
+      Initializer.XavierUniform(),
+      Initializer.XavierNormal({ gain: 0.5 }),
+      Initializer.Orthogonal({ gain: 3 }),
+    ]) {
       assert.deepEqual(initializerSchema.parse(JSON.parse(JSON.stringify(init))), init);
     }
-    assert.deepEqual(Initializer.KaimingUniform(), { kind: 'kaimingUniform', gain: 1 / Math.sqrt(3), fanOutOnly: false });
+    assert.deepEqual(Initializer.KaimingUniform(), {
+      kind: 'kaimingUniform',
+      gain: 1 / Math.sqrt(3),
+      fanOutOnly: false,
+    });
     assert.deepEqual(Initializer.KaimingNormal(), { kind: 'kaimingNormal', gain: 1, fanOutOnly: false });
     assert.ok(!initializerSchema.safeParse({ kind: 'normal', mean: 0, std: -1 }).success);
     assert.ok(!initializerSchema.safeParse({ kind: 'lecun' }).success);
   });
 
   it('missing fans and bad shapes are errors naming the rule', () => {
-    throwsBurn(() => initTensor(Initializer.KaimingUniform(), [3, 3], {}, device), 'Initializer', 'kaimingUniform needs a positive fanIn');
-    throwsBurn(() => initTensor(Initializer.KaimingNormal({ fanOutOnly: true }), [3, 3], { fanIn: 3 }, device), 'Initializer', 'kaimingNormal needs a positive fanOut');
-    throwsBurn(() => initTensor(Initializer.XavierUniform(), [3, 3], { fanIn: 3 }, device), 'Initializer', 'xavierUniform needs a positive fanOut');
-    throwsBurn(() => initTensor(Initializer.XavierNormal(), [3, 3], { fanOut: 3 }, device), 'Initializer', 'xavierNormal needs a positive fanIn');
-    throwsBurn(() => initTensor(Initializer.Orthogonal(), [5], {}, device), 'Initializer', 'orthogonal needs a shape of rank >= 2', '[5]');
+    throwsBurn(
+      () => initTensor(Initializer.KaimingUniform(), [3, 3], {}, device),
+      'Initializer',
+      'kaimingUniform needs a positive fanIn',
+    );
+    throwsBurn(
+      () => initTensor(Initializer.KaimingNormal({ fanOutOnly: true }), [3, 3], { fanIn: 3 }, device),
+      'Initializer',
+      'kaimingNormal needs a positive fanOut',
+    );
+    throwsBurn(
+      () => initTensor(Initializer.XavierUniform(), [3, 3], { fanIn: 3 }, device),
+      'Initializer',
+      'xavierUniform needs a positive fanOut',
+    );
+    throwsBurn(
+      () => initTensor(Initializer.XavierNormal(), [3, 3], { fanOut: 3 }, device),
+      'Initializer',
+      'xavierNormal needs a positive fanIn',
+    );
+    throwsBurn(
+      () => initTensor(Initializer.Orthogonal(), [5], {}, device),
+      'Initializer',
+      'orthogonal needs a shape of rank >= 2',
+      '[5]',
+    );
   });
 });

@@ -37,7 +37,12 @@ export const AUTODIFF: readonly [string, () => Device][] = [
  * The layer with every parameter replaced by the case input of the same name as its path
  * (`weight`, `bias`, `gamma`, …); `transform` adapts a tensor (e.g. a transposed layout).
  */
-export function loadParams<M extends Module>(layer: M, c: FixtureCase, device: Device, transform: (t: Tensor<number, Float>, path: string) => Tensor<number, Float> = (t) => t): M {
+export function loadParams<M extends Module>(
+  layer: M,
+  c: FixtureCase,
+  device: Device,
+  transform: (t: Tensor<number, Float>, path: string) => Tensor<number, Float> = (t) => t,
+): M {
   return layer.map((p, path) => {
     const fx = c.inputs[path];
     assert.ok(fx, `case has no input for parameter '${path}'`);
@@ -67,7 +72,12 @@ export interface LayerCheck<M extends Module> {
   readonly trainOnly?: boolean;
 }
 
-function inputsOn(c: FixtureCase, names: readonly string[], device: Device, track: boolean): Record<string, Tensor<number, Kind>> {
+function inputsOn(
+  c: FixtureCase,
+  names: readonly string[],
+  device: Device,
+  track: boolean,
+): Record<string, Tensor<number, Kind>> {
   const out: Record<string, Tensor<number, Kind>> = {};
   for (const n of names) {
     const fx = c.inputs[n];
@@ -130,7 +140,8 @@ export function throwsBurn(fn: () => unknown, op: string, ...parts: (string | Re
   assert.throws(fn, (e: unknown) => {
     assert.ok(e instanceof BurnError, `expected a BurnError, got ${String(e)}`);
     assert.equal(e.op, op);
-    for (const p of parts) assert.match(e.message, typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
+    for (const p of parts)
+      assert.match(e.message, typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
     return true;
   });
 }

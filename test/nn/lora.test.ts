@@ -21,7 +21,10 @@ class Net extends Module {
   constructor(device: Device) {
     super();
     this.fc1 = new LinearConfig({ dInput: 5, dOutput: 6 }).init(device);
-    this.blocks = [{ proj: new LinearConfig({ dInput: 6, dOutput: 6, layout: 'col' }).init(device) }, { proj: new LinearConfig({ dInput: 6, dOutput: 6, bias: false }).init(device) }];
+    this.blocks = [
+      { proj: new LinearConfig({ dInput: 6, dOutput: 6, layout: 'col' }).init(device) },
+      { proj: new LinearConfig({ dInput: 6, dOutput: 6, bias: false }).init(device) },
+    ];
     this.head = { out: new LinearConfig({ dInput: 6, dOutput: 3 }).init(device) };
   }
 
@@ -37,7 +40,7 @@ const LINEARS = ['fc1', 'blocks.0.proj', 'blocks.1.proj', 'head.out'];
 /** Deterministic values in [-1, 1). */
 function values(n: number, seed: number): number[] {
   let s = seed >>> 0;
-  return Array.from({ length: n }, () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 31) - 1);
+  return Array.from({ length: n }, () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 31 - 1);
 }
 
 function input(device: Device, shape: number[], seed = 7, dtype: 'f32' | 'f64' = 'f32'): Tensor<number, Float> {
@@ -75,7 +78,10 @@ describe('applyLora', () => {
     assert.ok(!(base.fc1 instanceof LoraLinear), 'the input module is unchanged');
     const params = adapted.params();
     const trainable = [...params].filter(([, p]) => p.requireGrad).map(([path]) => path);
-    assert.deepEqual(trainable, LINEARS.flatMap((l) => [`${l}.lora.a`, `${l}.lora.b`]));
+    assert.deepEqual(
+      trainable,
+      LINEARS.flatMap((l) => [`${l}.lora.a`, `${l}.lora.b`]),
+    );
     // Factors in Burn's row layout: a [dInput, rank], b [rank, dOutput]; b zero, a Kaiming-uniform.
     assert.deepEqual(params.get('fc1.lora.a')!.dims(), [5, 2]);
     assert.deepEqual(params.get('head.out.lora.b')!.dims(), [2, 3]);
@@ -86,7 +92,10 @@ describe('applyLora', () => {
     assert.equal(params.get('fc1.weight')!.id, base.fc1.weight.id);
     assert.equal(adapted.numParams(), base.numParams() + (5 * 2 + 2 * 6) + 2 * (6 * 2 + 2 * 6) + (6 * 2 + 2 * 3));
     assert.equal((adapted.fc1 as LoraLinear).lora.scale, 2);
-    assert.match(String(adapted.fc1), /^LoraLinear \{dInput: 5, dOutput: 6, bias: true, rank: 2, alpha: 4, params: 58\}$/);
+    assert.match(
+      String(adapted.fc1),
+      /^LoraLinear \{dInput: 5, dOutput: 6, bias: true, rank: 2, alpha: 4, params: 58\}$/,
+    );
   });
 
   it('an optimizer step changes only the adapters: base weights stay bit-identical', async () => {
@@ -103,7 +112,8 @@ describe('applyLora', () => {
       const loss = model.forward(x).powf(2).mean();
       const grads = GradientsParams.fromGrads(loss.backward(), model);
       const ids = new Set(grads.ids());
-      for (const [path, p] of model.params()) assert.equal(ids.has(p.id), path.includes('.lora.'), `gradient of ${path}`);
+      for (const [path, p] of model.params())
+        assert.equal(ids.has(p.id), path.includes('.lora.'), `gradient of ${path}`);
       model = optim.step(1e-2, model, grads);
     }
     for (const [path, p] of model.params()) {
@@ -121,7 +131,8 @@ describe('applyLora', () => {
     const adapted = withNonZeroB(applyLora(f64(new Net(inner)), { rank: 2, alpha: 3 }), inner, 'f64');
     const x = input(inner, [2, 3, 5], 11, 'f64');
     const r = input(inner, [2, 3, 3], 12, 'f64');
-    const lift = (t: Tensor<number, Float>, on: Device) => (on.isAutodiff() ? Tensor.fromInner(t, on) : t) as Tensor<3, Float>;
+    const lift = (t: Tensor<number, Float>, on: Device) =>
+      (on.isAutodiff() ? Tensor.fromInner(t, on) : t) as Tensor<3, Float>;
     const objective = (m: Net, on: Device) => m.forward(lift(x, on)).mul(lift(r, on)).sum();
 
     const device = inner.autodiff();
@@ -134,17 +145,26 @@ describe('applyLora', () => {
       const base = await array(p.val() as Tensor<number, Float>);
       const at = (i: number, delta: number) => {
         const shifted = base.map((v, j) => (j === i ? v + delta : v));
-        const m = adapted.map((q) => (q.id === p.id ? q.withTensor(Tensor.fromFloats(new Float64Array(shifted), { device: inner, dtype: 'f64' }).reshape(q.dims())) : q));
+        const m = adapted.map((q) =>
+          q.id === p.id
+            ? q.withTensor(
+                Tensor.fromFloats(new Float64Array(shifted), { device: inner, dtype: 'f64' }).reshape(q.dims()),
+              )
+            : q,
+        );
         return objective(m, inner).toDataSync().toArray()[0] as number;
       };
       for (let i = 0; i < base.length; i++) {
         const h = 1e-6;
         const fd = (at(i, h) - at(i, -h)) / (2 * h);
-        assert.ok(Math.abs(ad[i]! - fd) <= 1e-7 * Math.max(1, Math.abs(fd)), `${path}[${i}]: autodiff ${ad[i]}, finite differences ${fd}`);
+        assert.ok(
+          Math.abs(ad[i]! - fd) <= 1e-7 * Math.max(1, Math.abs(fd)),
+          `${path}[${i}]: autodiff ${ad[i]}, finite differences ${fd}`,
+        );
         checked++;
       }
     }
-    assert.equal(checked, (5 * 2 + 2 * 6) + 2 * (6 * 2 + 2 * 6) + (6 * 2 + 2 * 3));
+    assert.equal(checked, 5 * 2 + 2 * 6 + 2 * (6 * 2 + 2 * 6) + (6 * 2 + 2 * 3));
   });
 
   it('targets select layers by path, prefix, trailing name, RegExp or predicate', () => {
@@ -152,11 +172,26 @@ describe('applyLora', () => {
     const adaptedPaths = (m: Net) => LINEARS.filter((l) => m.params().has(`${l}.lora.a`));
     const net = new Net(device);
     assert.deepEqual(adaptedPaths(applyLora(net, { rank: 1, alpha: 1, targets: 'fc1' })), ['fc1']);
-    assert.deepEqual(adaptedPaths(applyLora(net, { rank: 1, alpha: 1, targets: 'proj' })), ['blocks.0.proj', 'blocks.1.proj']);
-    assert.deepEqual(adaptedPaths(applyLora(net, { rank: 1, alpha: 1, targets: 'blocks' })), ['blocks.0.proj', 'blocks.1.proj']);
-    assert.deepEqual(adaptedPaths(applyLora(net, { rank: 1, alpha: 1, targets: ['head', 'blocks.1.proj'] })), ['blocks.1.proj', 'head.out']);
-    assert.deepEqual(adaptedPaths(applyLora(net, { rank: 1, alpha: 1, targets: /^(fc1|head\.out)$/g })), ['fc1', 'head.out']);
-    assert.deepEqual(adaptedPaths(applyLora(net, { rank: 1, alpha: 1, targets: (_path, layer) => layer.layout === 'col' })), ['blocks.0.proj']);
+    assert.deepEqual(adaptedPaths(applyLora(net, { rank: 1, alpha: 1, targets: 'proj' })), [
+      'blocks.0.proj',
+      'blocks.1.proj',
+    ]);
+    assert.deepEqual(adaptedPaths(applyLora(net, { rank: 1, alpha: 1, targets: 'blocks' })), [
+      'blocks.0.proj',
+      'blocks.1.proj',
+    ]);
+    assert.deepEqual(adaptedPaths(applyLora(net, { rank: 1, alpha: 1, targets: ['head', 'blocks.1.proj'] })), [
+      'blocks.1.proj',
+      'head.out',
+    ]);
+    assert.deepEqual(adaptedPaths(applyLora(net, { rank: 1, alpha: 1, targets: /^(fc1|head\.out)$/g })), [
+      'fc1',
+      'head.out',
+    ]);
+    assert.deepEqual(
+      adaptedPaths(applyLora(net, { rank: 1, alpha: 1, targets: (_path, layer) => layer.layout === 'col' })),
+      ['blocks.0.proj'],
+    );
     // Untargeted layers stay plain Linear layers, frozen all the same.
     const some = applyLora(net, { rank: 1, alpha: 1, targets: 'fc1' });
     assert.ok(!(some.head.out instanceof LoraLinear));
@@ -166,19 +201,38 @@ describe('applyLora', () => {
     assert.ok(single instanceof LoraLinear);
     // ...and unfreeze() trains more than the adapters (a new head, say).
     const withHead = applyLora(net, { rank: 1, alpha: 1, targets: 'blocks' }).unfreeze('head');
-    assert.deepEqual([...withHead.params()].filter(([, p]) => p.requireGrad).map(([k]) => k),
-      ['blocks.0.proj.lora.a', 'blocks.0.proj.lora.b', 'blocks.1.proj.lora.a', 'blocks.1.proj.lora.b', 'head.out.weight', 'head.out.bias']);
+    assert.deepEqual(
+      [...withHead.params()].filter(([, p]) => p.requireGrad).map(([k]) => k),
+      [
+        'blocks.0.proj.lora.a',
+        'blocks.0.proj.lora.b',
+        'blocks.1.proj.lora.a',
+        'blocks.1.proj.lora.b',
+        'head.out.weight',
+        'head.out.bias',
+      ],
+    );
   });
 
   it('bad options are BurnErrors naming the value and what was expected', () => {
     const net = new Net(Device.cpu());
     const fails = (options: unknown, message: RegExp) =>
-      assert.throws(() => applyLora(net, options as { rank: number; alpha: number }), (e: unknown) => e instanceof BurnError && message.test(e.message), String(message));
+      assert.throws(
+        () => applyLora(net, options as { rank: number; alpha: number }),
+        (e: unknown) => e instanceof BurnError && message.test(e.message),
+        String(message),
+      );
     fails({ rank: 0, alpha: 1 }, /applyLora: rank must be a positive integer, got 0/);
     fails({ rank: 1.5, alpha: 1 }, /rank must be a positive integer, got 1.5/);
-    fails({ rank: 4, alpha: 1 }, /applyLora: rank 4 exceeds min\(dInput, dOutput\) = 3 of 'head.out' \(dInput 6, dOutput 3\)/);
+    fails(
+      { rank: 4, alpha: 1 },
+      /applyLora: rank 4 exceeds min\(dInput, dOutput\) = 3 of 'head.out' \(dInput 6, dOutput 3\)/,
+    );
     fails({ rank: 6, alpha: 1, targets: 'fc1' }, /rank 6 exceeds min\(dInput, dOutput\) = 5 of 'fc1'/);
-    fails({ rank: 1, alpha: 1, targets: 'nope' }, /applyLora: target 'nope' selects no Linear layer; the Linear layers are 'fc1', 'blocks.0.proj', 'blocks.1.proj', 'head.out'/);
+    fails(
+      { rank: 1, alpha: 1, targets: 'nope' },
+      /applyLora: target 'nope' selects no Linear layer; the Linear layers are 'fc1', 'blocks.0.proj', 'blocks.1.proj', 'head.out'/,
+    );
     fails({ rank: 1, alpha: 1, targets: ['fc1', 'fc2'] }, /target 'fc2' selects no Linear layer/);
     fails({ rank: 1, alpha: 1, targets: /conv/ }, /target \/conv\/ selects no Linear layer/);
     fails({ rank: 1, alpha: 1, targets: () => false }, /target the predicate selects no Linear layer/);
@@ -190,7 +244,10 @@ describe('applyLora', () => {
     fails(undefined, /options \{ rank, alpha, dropout\?, targets\? \} are required/);
     fails(Tensor.zeros([2], Device.cpu()), /applyLora: options must be an object/);
     const adapted = applyLora(net, { rank: 1, alpha: 1 });
-    assert.throws(() => applyLora(adapted, { rank: 1, alpha: 1, targets: 'fc1' }), /applyLora: 'fc1' already has a LoRA adapter; merge it first \(mergeLora\)/);
+    assert.throws(
+      () => applyLora(adapted, { rank: 1, alpha: 1, targets: 'fc1' }),
+      /applyLora: 'fc1' already has a LoRA adapter; merge it first \(mergeLora\)/,
+    );
   });
 });
 
@@ -203,7 +260,18 @@ describe('mergeLora', () => {
     for (const layer of [merged.fc1, merged.blocks[0]!.proj, merged.blocks[1]!.proj, merged.head.out]) {
       assert.ok(layer instanceof Linear && !(layer instanceof LoraLinear));
     }
-    assert.deepEqual([...merged.params().keys()], ['fc1.weight', 'fc1.bias', 'blocks.0.proj.weight', 'blocks.0.proj.bias', 'blocks.1.proj.weight', 'head.out.weight', 'head.out.bias']);
+    assert.deepEqual(
+      [...merged.params().keys()],
+      [
+        'fc1.weight',
+        'fc1.bias',
+        'blocks.0.proj.weight',
+        'blocks.0.proj.bias',
+        'blocks.1.proj.weight',
+        'head.out.weight',
+        'head.out.bias',
+      ],
+    );
     assert.equal(merged.params().get('fc1.weight')!.id, adapted.fc1.weight.id);
     assert.equal(merged.blocks[0]!.proj.layout, 'col');
     const x = input(device, [3, 4, 5]);
@@ -275,7 +343,10 @@ describe('LoRA on every device', () => {
       }
       const out = await array(model.forward(x));
       assert.ok(maxDiff(out, await array(mergeLora(model).forward(x))) < 1e-4);
-      const loaded = applyLora(new Net(device), { rank: 2, alpha: 2, targets: ['fc1', 'blocks'] }).loadBytes(await model.toBytesAsync(), device);
+      const loaded = applyLora(new Net(device), { rank: 2, alpha: 2, targets: ['fc1', 'blocks'] }).loadBytes(
+        await model.toBytesAsync(),
+        device,
+      );
       assert.ok(maxDiff(out, await array(loaded.forward(x))) < 1e-6);
     });
   }

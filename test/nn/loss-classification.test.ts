@@ -11,7 +11,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Device, Tensor } from '../../src/index.js';
 import {
-  BinaryCrossEntropyLossConfig, CrossEntropyLoss, CrossEntropyLossConfig, MultiMarginLossConfig, Reduction, SoftMarginLoss,
+  BinaryCrossEntropyLossConfig,
+  CrossEntropyLoss,
+  CrossEntropyLossConfig,
+  MultiMarginLossConfig,
+  Reduction,
+  SoftMarginLoss,
 } from '../../src/nn/index.js';
 import { expectClose } from '../helpers/fixtures.js';
 import { describeLossFamilies, throwsBurn } from './loss-helpers.js';
@@ -20,7 +25,14 @@ describeLossFamilies(['crossEntropy', 'bce', 'multiMargin', 'softMargin']);
 
 describe('CrossEntropyLoss: config, semantics and errors', () => {
   const device = Device.cpu();
-  const logits = Tensor.fromFloats([[2, 0, 0], [0, 1, 0], [0, 0, 3]], device);
+  const logits = Tensor.fromFloats(
+    [
+      [2, 0, 0],
+      [0, 1, 0],
+      [0, 0, 3],
+    ],
+    device,
+  );
 
   it('defaults to logits, no weights, no smoothing, no padding (Burn)', () => {
     const ce = new CrossEntropyLossConfig().init(device);
@@ -29,14 +41,21 @@ describe('CrossEntropyLoss: config, semantics and errors', () => {
     assert.equal(ce.smoothing, undefined);
     assert.equal(ce.padTokens, undefined);
     assert.equal(String(ce), 'CrossEntropyLoss {logits: true}');
-    assert.equal(String(new CrossEntropyLossConfig({ weights: [1, 2], smoothing: 0.1 }).init(device)), 'CrossEntropyLoss {weights: [2], smoothing: 0.1, logits: true}');
+    assert.equal(
+      String(new CrossEntropyLossConfig({ weights: [1, 2], smoothing: 0.1 }).init(device)),
+      'CrossEntropyLoss {weights: [2], smoothing: 0.1, logits: true}',
+    );
   });
 
   it('a padded row adds 0 but still counts in the mean (Burn; torch ignore_index differs)', async () => {
     const targets = Tensor.fromInts([0, 1, 2], device);
     const all = new CrossEntropyLossConfig().init(device);
     const per = [0, 1, 2].map((i) => {
-      const row = [[2, 0, 0], [0, 1, 0], [0, 0, 3]][i]!;
+      const row = [
+        [2, 0, 0],
+        [0, 1, 0],
+        [0, 0, 3],
+      ][i]!;
       const lse = Math.log(row.reduce((s, v) => s + Math.exp(v), 0));
       return lse - row[i]!;
     });
@@ -49,19 +68,50 @@ describe('CrossEntropyLoss: config, semantics and errors', () => {
     throwsBurn(() => new CrossEntropyLossConfig({ smoothing: 1.5 }), 'CrossEntropyLossConfig', 'smoothing');
     throwsBurn(() => new CrossEntropyLossConfig({ weights: [1, -1] }), 'CrossEntropyLossConfig', 'weights');
     const ce = new CrossEntropyLossConfig().init(device);
-    throwsBurn(() => ce.forward(logits, Tensor.fromInts([0, 1], device)), 'CrossEntropyLoss', 'targets of shape [2]', 'logits of shape [3, 3]', 'expected [3]');
-    throwsBurn(() => ce.forward(logits, Tensor.fromFloats([0, 1, 2], device) as never), 'CrossEntropyLoss', 'targets must be an Int tensor', 'f32');
-    throwsBurn(() => ce.forward(Tensor.zeros([3], device) as never, Tensor.fromInts([0, 1, 2], device)), 'CrossEntropyLoss', 'logits of shape [3]', '[batch, classes]');
-    throwsBurn(() => ce.forward(logits, Tensor.fromInts([0, 3, 1], device)), 'CrossEntropyLoss', 'class index 3', '3 classes');
+    throwsBurn(
+      () => ce.forward(logits, Tensor.fromInts([0, 1], device)),
+      'CrossEntropyLoss',
+      'targets of shape [2]',
+      'logits of shape [3, 3]',
+      'expected [3]',
+    );
+    throwsBurn(
+      () => ce.forward(logits, Tensor.fromFloats([0, 1, 2], device) as never),
+      'CrossEntropyLoss',
+      'targets must be an Int tensor',
+      'f32',
+    );
+    throwsBurn(
+      () => ce.forward(Tensor.zeros([3], device) as never, Tensor.fromInts([0, 1, 2], device)),
+      'CrossEntropyLoss',
+      'logits of shape [3]',
+      '[batch, classes]',
+    );
+    throwsBurn(
+      () => ce.forward(logits, Tensor.fromInts([0, 3, 1], device)),
+      'CrossEntropyLoss',
+      'class index 3',
+      '3 classes',
+    );
     const weighted = new CrossEntropyLossConfig({ weights: [1, 2] }).init(device);
-    throwsBurn(() => weighted.forward(logits, Tensor.fromInts([0, 1, 2], device)), 'CrossEntropyLoss', '2 class weights for 3 classes');
+    throwsBurn(
+      () => weighted.forward(logits, Tensor.fromInts([0, 1, 2], device)),
+      'CrossEntropyLoss',
+      '2 class weights for 3 classes',
+    );
   });
 
   it('weights follow the module to another device (autodiff)', async () => {
     const ce = new CrossEntropyLossConfig({ weights: [1, 2, 3] }).init(device);
     assert.ok(ce instanceof CrossEntropyLoss);
     const ad = Device.cpu().autodiff();
-    const x = Tensor.fromFloats([[2, 0, 0], [0, 1, 0]], ad).requireGrad();
+    const x = Tensor.fromFloats(
+      [
+        [2, 0, 0],
+        [0, 1, 0],
+      ],
+      ad,
+    ).requireGrad();
     const loss = ce.forward(x, Tensor.fromInts([0, 2], ad));
     assert.ok(loss.device().isAutodiff());
     assert.ok(x.grad(loss.backward()));
@@ -82,14 +132,53 @@ describe('BinaryCrossEntropyLoss: config, semantics and errors', () => {
   it('rejects float targets, other labels, shape and weight mismatches', () => {
     const bce = new BinaryCrossEntropyLossConfig({ logits: true }).init(device);
     const x = Tensor.zeros([2, 3], device);
-    throwsBurn(() => bce.forward(x, Tensor.zeros([2, 3], device) as never), 'BinaryCrossEntropyLoss', 'targets must be an Int tensor', 'f32');
-    throwsBurn(() => bce.forward(x, Tensor.zeros([3, 2], { device, dtype: 'i32' })), 'BinaryCrossEntropyLoss', 'logits of shape [2, 3]', 'targets of shape [3, 2]');
-    throwsBurn(() => bce.forward(x, Tensor.fromInts([[0, 1, 2], [1, 1, 0]], device)), 'BinaryCrossEntropyLoss', 'target label 2', '0 or 1');
+    throwsBurn(
+      () => bce.forward(x, Tensor.zeros([2, 3], device) as never),
+      'BinaryCrossEntropyLoss',
+      'targets must be an Int tensor',
+      'f32',
+    );
+    throwsBurn(
+      () => bce.forward(x, Tensor.zeros([3, 2], { device, dtype: 'i32' })),
+      'BinaryCrossEntropyLoss',
+      'logits of shape [2, 3]',
+      'targets of shape [3, 2]',
+    );
+    throwsBurn(
+      () =>
+        bce.forward(
+          x,
+          Tensor.fromInts(
+            [
+              [0, 1, 2],
+              [1, 1, 0],
+            ],
+            device,
+          ),
+        ),
+      'BinaryCrossEntropyLoss',
+      'target label 2',
+      '0 or 1',
+    );
     const w = new BinaryCrossEntropyLossConfig({ weights: [1, 2] }).init(device);
-    throwsBurn(() => w.forward(x, Tensor.zeros([2, 3], { device, dtype: 'i32' })), 'BinaryCrossEntropyLoss', '2 class weights', '3 classes');
+    throwsBurn(
+      () => w.forward(x, Tensor.zeros([2, 3], { device, dtype: 'i32' })),
+      'BinaryCrossEntropyLoss',
+      '2 class weights',
+      '3 classes',
+    );
     const w3 = new BinaryCrossEntropyLossConfig({ weights: [1, 2, 3] }).init(device);
-    throwsBurn(() => w3.forward(Tensor.zeros([4], device), Tensor.zeros([4], { device, dtype: 'i32' })), 'BinaryCrossEntropyLoss', '3 weights for binary', 'expected 2');
-    throwsBurn(() => new BinaryCrossEntropyLossConfig({ smoothing: -0.1 }), 'BinaryCrossEntropyLossConfig', 'smoothing');
+    throwsBurn(
+      () => w3.forward(Tensor.zeros([4], device), Tensor.zeros([4], { device, dtype: 'i32' })),
+      'BinaryCrossEntropyLoss',
+      '3 weights for binary',
+      'expected 2',
+    );
+    throwsBurn(
+      () => new BinaryCrossEntropyLossConfig({ smoothing: -0.1 }),
+      'BinaryCrossEntropyLossConfig',
+      'smoothing',
+    );
   });
 });
 
@@ -108,18 +197,41 @@ describe('MultiMarginLoss and SoftMarginLoss: config and errors', () => {
     throwsBurn(() => new MultiMarginLossConfig({ p: 3 as never }), 'MultiMarginLossConfig', 'p');
     throwsBurn(() => new MultiMarginLossConfig({ margin: -1 }), 'MultiMarginLossConfig', 'margin');
     const m = new MultiMarginLossConfig().init();
-    throwsBurn(() => m.forward(x, Tensor.fromInts([4], device), Reduction.Mean), 'MultiMarginLoss', 'class index 4', '4 classes');
-    throwsBurn(() => m.forward(x, Tensor.fromInts([0, 1], device), Reduction.Mean), 'MultiMarginLoss', 'target of shape [2]', 'expected [1]');
-    throwsBurn(() => m.forward(x, Tensor.fromFloats([1], device) as never, Reduction.Mean), 'MultiMarginLoss', 'Int tensor');
+    throwsBurn(
+      () => m.forward(x, Tensor.fromInts([4], device), Reduction.Mean),
+      'MultiMarginLoss',
+      'class index 4',
+      '4 classes',
+    );
+    throwsBurn(
+      () => m.forward(x, Tensor.fromInts([0, 1], device), Reduction.Mean),
+      'MultiMarginLoss',
+      'target of shape [2]',
+      'expected [1]',
+    );
+    throwsBurn(
+      () => m.forward(x, Tensor.fromFloats([1], device) as never, Reduction.Mean),
+      'MultiMarginLoss',
+      'Int tensor',
+    );
     throwsBurn(() => m.forward(x, Tensor.fromInts([1], device), Reduction.BatchMean), 'MultiMarginLoss', 'batchMean');
     const w = new MultiMarginLossConfig({ weights: [1, 2] }).init(device);
-    throwsBurn(() => w.forward(x, Tensor.fromInts([1], device), Reduction.Mean), 'MultiMarginLoss', '2 class weights for 4 classes');
+    throwsBurn(
+      () => w.forward(x, Tensor.fromInts([1], device), Reduction.Mean),
+      'MultiMarginLoss',
+      '2 class weights for 4 classes',
+    );
   });
 
   it('SoftMarginLoss is log(1 + e^(-y·x)), stable for large margins', async () => {
     const s = new SoftMarginLoss();
     const out = s.forwardNoReduction(Tensor.fromFloats([0, 100, -100], device), Tensor.fromFloats([1, -1, -1], device));
     await expectClose(out, { shape: [3], data: [Math.log(2), 100, 0] }, { rtol: 1e-6, atol: 1e-6 });
-    throwsBurn(() => s.forward(Tensor.zeros([2], device), Tensor.zeros([3], device), Reduction.Sum), 'SoftMarginLoss', '[2]', '[3]');
+    throwsBurn(
+      () => s.forward(Tensor.zeros([2], device), Tensor.zeros([3], device), Reduction.Sum),
+      'SoftMarginLoss',
+      '[2]',
+      '[3]',
+    );
   });
 });

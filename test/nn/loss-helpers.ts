@@ -6,9 +6,23 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BurnError, Device, type Float, type Int, type Kind, type Tensor } from '../../src/index.js';
 import {
-  BinaryCrossEntropyLossConfig, CosineEmbeddingLossConfig, CrossEntropyLossConfig, CTCLossConfig, GaussianNLLLossConfig, HingeEmbeddingLossConfig,
-  HuberLossConfig, KLDivLossConfig, LpLossConfig, MarginRankingLossConfig, MseLoss, MultiMarginLossConfig, PoissonNllLossConfig, SmoothL1LossConfig,
-  SoftMarginLoss, TripletMarginLossConfig, type Reduction,
+  BinaryCrossEntropyLossConfig,
+  CosineEmbeddingLossConfig,
+  CrossEntropyLossConfig,
+  CTCLossConfig,
+  GaussianNLLLossConfig,
+  HingeEmbeddingLossConfig,
+  HuberLossConfig,
+  KLDivLossConfig,
+  LpLossConfig,
+  MarginRankingLossConfig,
+  MseLoss,
+  MultiMarginLossConfig,
+  PoissonNllLossConfig,
+  SmoothL1LossConfig,
+  SoftMarginLoss,
+  TripletMarginLossConfig,
+  type Reduction,
 } from '../../src/nn/index.js';
 import { conformanceDevices } from '../helpers/devices.js';
 import { expectClose, fxTensor, loadFixture, type FixtureCase, type Tol } from '../helpers/fixtures.js';
@@ -44,31 +58,45 @@ export function applyLoss(c: FixtureCase, t: Record<string, Tensor<number, Kind>
     }
     case 'huber': {
       const m = new HuberLossConfig(cfg).init();
-      return none ? m.forwardNoReduction(f('predictions'), f('targets')) : m.forward(f('predictions'), f('targets'), red);
+      return none
+        ? m.forwardNoReduction(f('predictions'), f('targets'))
+        : m.forward(f('predictions'), f('targets'), red);
     }
     case 'smoothL1': {
       const m = new SmoothL1LossConfig(cfg).init();
-      return none ? m.forward(f('predictions'), f('targets')) : m.forwardWithReduction(f('predictions'), f('targets'), red);
+      return none
+        ? m.forward(f('predictions'), f('targets'))
+        : m.forwardWithReduction(f('predictions'), f('targets'), red);
     }
     case 'lp': {
       const m = new LpLossConfig(cfg).init();
-      return none ? m.forwardNoReduction(f('predictions'), f('targets')) : m.forward(f('predictions'), f('targets'), red);
+      return none
+        ? m.forwardNoReduction(f('predictions'), f('targets'))
+        : m.forward(f('predictions'), f('targets'), red);
     }
     case 'klDiv': {
       const m = new KLDivLossConfig(cfg).init();
-      return none ? m.forwardNoReduction(f('predictions'), f('targets')) : m.forward(f('predictions'), f('targets'), red);
+      return none
+        ? m.forwardNoReduction(f('predictions'), f('targets'))
+        : m.forward(f('predictions'), f('targets'), red);
     }
     case 'gaussianNll': {
       const m = new GaussianNLLLossConfig(cfg).init();
-      return none ? m.forwardNoReduction(f('input'), f('target'), f('var')) : m.forward(f('input'), f('target'), f('var'), red);
+      return none
+        ? m.forwardNoReduction(f('input'), f('target'), f('var'))
+        : m.forward(f('input'), f('target'), f('var'), red);
     }
     case 'poissonNll': {
       const m = new PoissonNllLossConfig(cfg).init();
-      return none ? m.forwardNoReduction(f('predictions'), f('targets')) : m.forward(f('predictions'), f('targets'), red);
+      return none
+        ? m.forwardNoReduction(f('predictions'), f('targets'))
+        : m.forward(f('predictions'), f('targets'), red);
     }
     case 'cosineEmbedding': {
       const m = new CosineEmbeddingLossConfig({ ...(cfg as object), reduction: none ? 'mean' : red }).init();
-      return none ? m.forwardNoReduction(f('input1'), f('input2'), i('target')) : m.forward(f('input1'), f('input2'), i('target'));
+      return none
+        ? m.forwardNoReduction(f('input1'), f('input2'), i('target'))
+        : m.forward(f('input1'), f('input2'), i('target'));
     }
     case 'hingeEmbedding': {
       const m = new HingeEmbeddingLossConfig(cfg).init();
@@ -76,7 +104,9 @@ export function applyLoss(c: FixtureCase, t: Record<string, Tensor<number, Kind>
     }
     case 'marginRanking': {
       const m = new MarginRankingLossConfig(cfg).init();
-      return none ? m.forwardNoReduction(f('first'), f('second'), f('target')) : m.forward(f('first'), f('second'), f('target'), red);
+      return none
+        ? m.forwardNoReduction(f('first'), f('second'), f('target'))
+        : m.forward(f('first'), f('second'), f('target'), red);
     }
     case 'softMargin': {
       const m = new SoftMarginLoss();
@@ -88,7 +118,9 @@ export function applyLoss(c: FixtureCase, t: Record<string, Tensor<number, Kind>
     }
     case 'tripletMargin': {
       const m = new TripletMarginLossConfig(cfg).init();
-      return none ? m.forwardNoReduction(f('anchor'), f('positive'), f('negative')) : m.forward(f('anchor'), f('positive'), f('negative'), red);
+      return none
+        ? m.forwardNoReduction(f('anchor'), f('positive'), f('negative'))
+        : m.forward(f('anchor'), f('positive'), f('negative'), red);
     }
     case 'crossEntropy':
       return new CrossEntropyLossConfig(cfg).init(device).forward(f('logits') as F<2>, i('targets') as I<1>);
@@ -144,11 +176,19 @@ export async function checkGrads(name: string, device: Device, tol: Tol = TOL): 
     await expectClose(out, c.outputs.out!, dtype ? { rtol: 1e-7, atol: 1e-8 } : tol, `${name} out (${dtype ?? 'f32'})`);
     if (names.length === 0) continue;
     const R = fxTensor(c.inputs.R!, device, out.dtype());
-    const grads = out.mul(R as F).sum().backward();
+    const grads = out
+      .mul(R as F)
+      .sum()
+      .backward();
     for (const k of names) {
       const g = (t[k] as F).grad(grads);
       assert.ok(g, `${name}: no gradient for ${k}`);
-      await expectClose(g, c.outputs[`grad_${k}`]!, dtype ? { rtol: 1e-6, atol: 1e-8 } : tol, `${name} grad_${k} (${dtype ?? 'f32'})`);
+      await expectClose(
+        g,
+        c.outputs[`grad_${k}`]!,
+        dtype ? { rtol: 1e-6, atol: 1e-8 } : tol,
+        `${name} grad_${k} (${dtype ?? 'f32'})`,
+      );
     }
   }
 }
@@ -181,7 +221,8 @@ export function throwsBurn(fn: () => unknown, op: string, ...parts: (string | Re
   assert.throws(fn, (e: unknown) => {
     assert.ok(e instanceof BurnError, `expected a BurnError, got ${String(e)}`);
     assert.equal(e.op, op, e.message);
-    for (const p of parts) assert.match(e.message, typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
+    for (const p of parts)
+      assert.match(e.message, typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
     return true;
   });
 }

@@ -6,7 +6,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Device, Tensor } from '../../src/index.js';
 import {
-  GaussianNLLLossConfig, HuberLossConfig, KLDivLossConfig, LpLoss, LpLossConfig, MseLoss, PoissonNllLossConfig, Reduction, SmoothL1Loss, SmoothL1LossConfig,
+  GaussianNLLLossConfig,
+  HuberLossConfig,
+  KLDivLossConfig,
+  LpLoss,
+  LpLossConfig,
+  MseLoss,
+  PoissonNllLossConfig,
+  Reduction,
+  SmoothL1Loss,
+  SmoothL1LossConfig,
 } from '../../src/nn/index.js';
 import { expectClose } from '../helpers/fixtures.js';
 import { describeLossFamilies, throwsBurn } from './loss-helpers.js';
@@ -17,8 +26,20 @@ describeLossFamilies(FAMILIES);
 
 describe('regression losses: configs, reductions and display', () => {
   const device = Device.cpu();
-  const a = Tensor.fromFloats([[1, 2], [3, 4]], device);
-  const b = Tensor.fromFloats([[0, 2], [5, 1]], device);
+  const a = Tensor.fromFloats(
+    [
+      [1, 2],
+      [3, 4],
+    ],
+    device,
+  );
+  const b = Tensor.fromFloats(
+    [
+      [0, 2],
+      [5, 1],
+    ],
+    device,
+  );
 
   it('MseLoss: mean, auto, sum as 1-element tensors; batchMean is an error as in Burn', async () => {
     const m = new MseLoss();
@@ -65,8 +86,20 @@ describe('regression losses: configs, reductions and display', () => {
 
   it('KLDivLoss: auto means batchMean (sum / batch), mean is over every element', async () => {
     const k = new KLDivLossConfig().init();
-    const pred = Tensor.fromFloats([[-1, -2], [-0.5, -1.5]], device);
-    const tgt = Tensor.fromFloats([[0.25, 0.75], [0.5, 0.5]], device);
+    const pred = Tensor.fromFloats(
+      [
+        [-1, -2],
+        [-0.5, -1.5],
+      ],
+      device,
+    );
+    const tgt = Tensor.fromFloats(
+      [
+        [0.25, 0.75],
+        [0.5, 0.5],
+      ],
+      device,
+    );
     const sum = await k.forward(pred, tgt, Reduction.Sum).intoScalar();
     assert.ok(Math.abs((await k.forward(pred, tgt, Reduction.Auto).intoScalar()) - sum / 2) < 1e-6);
     assert.ok(Math.abs((await k.forward(pred, tgt, Reduction.BatchMean).intoScalar()) - sum / 2) < 1e-6);
@@ -79,8 +112,18 @@ describe('regression losses: configs, reductions and display', () => {
     assert.equal(g.eps, 1e-6);
     assert.equal(g.full, false);
     const x = Tensor.zeros([3, 4], device);
-    throwsBurn(() => g.forward(x, x, Tensor.ones([3, 2], device), Reduction.Mean), 'GaussianNLLLoss', 'var of shape [3, 2]', '[3, 4] or [3, 1]');
-    throwsBurn(() => g.forward(x, Tensor.zeros([4, 3], device), x, Reduction.Mean), 'GaussianNLLLoss', 'input of shape [3, 4]', 'target of shape [4, 3]');
+    throwsBurn(
+      () => g.forward(x, x, Tensor.ones([3, 2], device), Reduction.Mean),
+      'GaussianNLLLoss',
+      'var of shape [3, 2]',
+      '[3, 4] or [3, 1]',
+    );
+    throwsBurn(
+      () => g.forward(x, Tensor.zeros([4, 3], device), x, Reduction.Mean),
+      'GaussianNLLLoss',
+      'input of shape [3, 4]',
+      'target of shape [4, 3]',
+    );
     throwsBurn(() => new GaussianNLLLossConfig({ eps: 0 }), 'GaussianNLLLossConfig', 'eps');
   });
 
@@ -88,22 +131,53 @@ describe('regression losses: configs, reductions and display', () => {
     const p = new PoissonNllLossConfig().init();
     assert.deepEqual([p.logInput, p.full, p.eps], [true, false, 1e-8]);
     const x = Tensor.fromFloats([0.5, 1], device);
-    throwsBurn(() => p.forward(x, Tensor.fromFloats([1, -2], device), Reduction.Mean), 'PoissonNllLoss', 'targets contain -2', 'non-negative');
+    throwsBurn(
+      () => p.forward(x, Tensor.fromFloats([1, -2], device), Reduction.Mean),
+      'PoissonNllLoss',
+      'targets contain -2',
+      'non-negative',
+    );
     const rates = new PoissonNllLossConfig({ logInput: false }).init();
-    throwsBurn(() => rates.forward(Tensor.fromFloats([-0.5, 1], device), x, Reduction.Mean), 'PoissonNllLoss', 'predictions contain -0.5', 'logInput false');
+    throwsBurn(
+      () => rates.forward(Tensor.fromFloats([-0.5, 1], device), x, Reduction.Mean),
+      'PoissonNllLoss',
+      'predictions contain -0.5',
+      'logInput false',
+    );
     throwsBurn(() => new PoissonNllLossConfig({ eps: 0 }), 'PoissonNllLossConfig', 'eps');
   });
 
   it('shape and kind errors name the loss and both shapes', () => {
     const x = Tensor.zeros([2, 3], device);
     const y = Tensor.zeros([3, 2], device);
-    throwsBurn(() => new MseLoss().forward(x, y, Reduction.Mean), 'MseLoss', 'logits of shape [2, 3]', 'targets of shape [3, 2]', 'equal shapes');
-    throwsBurn(() => new HuberLossConfig({ delta: 1 }).init().forward(x, y, Reduction.Mean), 'HuberLoss', '[2, 3]', '[3, 2]');
+    throwsBurn(
+      () => new MseLoss().forward(x, y, Reduction.Mean),
+      'MseLoss',
+      'logits of shape [2, 3]',
+      'targets of shape [3, 2]',
+      'equal shapes',
+    );
+    throwsBurn(
+      () => new HuberLossConfig({ delta: 1 }).init().forward(x, y, Reduction.Mean),
+      'HuberLoss',
+      '[2, 3]',
+      '[3, 2]',
+    );
     throwsBurn(() => new SmoothL1Loss().forward(x, y), 'SmoothL1Loss', '[2, 3]', '[3, 2]');
     throwsBurn(() => LpLossConfig.l1().forward(x, y, Reduction.Mean), 'LpLoss', '[2, 3]', '[3, 2]');
     throwsBurn(() => new KLDivLossConfig().init().forward(x, y, Reduction.Mean), 'KLDivLoss', '[2, 3]', '[3, 2]');
-    throwsBurn(() => new PoissonNllLossConfig().init().forward(x, y, Reduction.Mean), 'PoissonNllLoss', '[2, 3]', '[3, 2]');
+    throwsBurn(
+      () => new PoissonNllLossConfig().init().forward(x, y, Reduction.Mean),
+      'PoissonNllLoss',
+      '[2, 3]',
+      '[3, 2]',
+    );
     const ints = Tensor.zeros([2, 3], { device, dtype: 'i32' });
-    throwsBurn(() => new MseLoss().forward(x, ints as never, Reduction.Mean), 'MseLoss', 'targets must be a Float tensor', 'i32');
+    throwsBurn(
+      () => new MseLoss().forward(x, ints as never, Reduction.Mean),
+      'MseLoss',
+      'targets must be a Float tensor',
+      'i32',
+    );
   });
 });

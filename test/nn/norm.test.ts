@@ -8,8 +8,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Config, Device, Module, Tensor, z, type Float } from '../../src/index.js';
 import {
-  BatchNorm, BatchNormConfig, GroupNormConfig, Identity, InstanceNormConfig, LayerNorm, LayerNormConfig, LocalResponseNormConfig,
-  Normalization, NormalizationConfig, RmsNormConfig,
+  BatchNorm,
+  BatchNormConfig,
+  GroupNormConfig,
+  Identity,
+  InstanceNormConfig,
+  LayerNorm,
+  LayerNormConfig,
+  LocalResponseNormConfig,
+  Normalization,
+  NormalizationConfig,
+  RmsNormConfig,
 } from '../../src/nn/index.js';
 import { expectClose, fxTensor } from '../helpers/fixtures.js';
 import { ACC, AUTODIFF, checkLayer, lcase, lparam, PLAIN, throwsBurn, values } from './layers-helpers.js';
@@ -29,7 +38,14 @@ function batchNorm(name: string, device: Device, momentum = 0.1): BatchNorm {
 describe('BatchNorm', () => {
   for (const name of ['batchnorm_train', 'batchnorm_train_2d']) {
     const momentum = lparam<number>(lcase(name), 'momentum');
-    checkLayer({ name, label: `${name} (autodiff device: batch statistics)`, layer: (d) => batchNorm(name, d, momentum), forward: (l, i) => l.forward(i.x as T), inputs: ['x'], trainOnly: true });
+    checkLayer({
+      name,
+      label: `${name} (autodiff device: batch statistics)`,
+      layer: (d) => batchNorm(name, d, momentum),
+      forward: (l, i) => l.forward(i.x as T),
+      inputs: ['x'],
+      trainOnly: true,
+    });
 
     for (const [label, device] of AUTODIFF) {
       it(`${name}: forward updates the running statistics on ${label} (biased variance, momentum ${momentum})`, async () => {
@@ -90,7 +106,16 @@ describe('BatchNorm', () => {
     }
     const dev = cpu.autodiff();
     let model = new Net(dev);
-    const batches = [[[1, 10], [3, 20]], [[5, 0], [7, 0]]];
+    const batches = [
+      [
+        [1, 10],
+        [3, 20],
+      ],
+      [
+        [5, 0],
+        [7, 0],
+      ],
+    ];
     for (const b of batches) {
       const loss = model.forward(Tensor.fromFloats(b, dev)).sum();
       loss.backward();
@@ -110,8 +135,20 @@ describe('BatchNorm', () => {
     const config = new BatchNormConfig({ numFeatures: 3 });
     assert.deepEqual([config.momentum, config.epsilon], [0.1, 1e-5]);
     const bn = config.init(cpu);
-    assert.deepEqual([await values(bn.gamma.val()), await values(bn.beta.val())], [[1, 1, 1], [0, 0, 0]]);
-    assert.deepEqual([await values(bn.runningMean.value()), await values(bn.runningVar.value())], [[0, 0, 0], [1, 1, 1]]);
+    assert.deepEqual(
+      [await values(bn.gamma.val()), await values(bn.beta.val())],
+      [
+        [1, 1, 1],
+        [0, 0, 0],
+      ],
+    );
+    assert.deepEqual(
+      [await values(bn.runningMean.value()), await values(bn.runningVar.value())],
+      [
+        [0, 0, 0],
+        [1, 1, 1],
+      ],
+    );
     assert.equal(bn.numParams(), 6, 'running statistics are not parameters');
     assert.equal(`${bn}`, 'BatchNorm {numFeatures: 3, momentum: 0.1, epsilon: 0.00001, params: 6}');
     assert.deepEqual([...bn.params().keys()], ['gamma', 'beta']);
@@ -126,54 +163,130 @@ describe('BatchNorm', () => {
 });
 
 /** The layer with γ/β from the case (the checks without checkLayer). */
-function loadGammaBeta<M extends Module>(layer: M, inputs: Record<string, { shape: number[] } & object>, device: Device): M {
+function loadGammaBeta<M extends Module>(
+  layer: M,
+  inputs: Record<string, { shape: number[] } & object>,
+  device: Device,
+): M {
   return layer.map((p, path) => p.withTensor(fxTensor(inputs[path] as never, device)));
 }
 
 describe('LayerNorm', () => {
-  checkLayer({ name: 'layernorm', layer: (d) => new LayerNormConfig({ dModel: 6 }).init(d), forward: (l, i) => l.forward(i.x as T), inputs: ['x'] });
-  checkLayer({ name: 'layernorm_nobias', layer: (d) => new LayerNormConfig({ dModel: 5, bias: false, epsilon: 1e-3 }).init(d), forward: (l, i) => l.forward(i.x as T), inputs: ['x'] });
+  checkLayer({
+    name: 'layernorm',
+    layer: (d) => new LayerNormConfig({ dModel: 6 }).init(d),
+    forward: (l, i) => l.forward(i.x as T),
+    inputs: ['x'],
+  });
+  checkLayer({
+    name: 'layernorm_nobias',
+    layer: (d) => new LayerNormConfig({ dModel: 5, bias: false, epsilon: 1e-3 }).init(d),
+    forward: (l, i) => l.forward(i.x as T),
+    inputs: ['x'],
+  });
 
-  it("defaults, display and errors as Burn (`LayerNorm {d_model: 6, epsilon: 0.00001, bias: true, params: 12}`)", async () => {
+  it('defaults, display and errors as Burn (`LayerNorm {d_model: 6, epsilon: 0.00001, bias: true, params: 12}`)', async () => {
     const norm = new LayerNormConfig({ dModel: 6 }).init(cpu);
-    assert.deepEqual([await values(norm.gamma.val()), await values(norm.beta!.val())], [[1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 0]]);
+    assert.deepEqual(
+      [await values(norm.gamma.val()), await values(norm.beta!.val())],
+      [
+        [1, 1, 1, 1, 1, 1],
+        [0, 0, 0, 0, 0, 0],
+      ],
+    );
     assert.equal(`${norm}`, 'LayerNorm {dModel: 6, epsilon: 0.00001, bias: true, params: 12}');
-    assert.equal(`${new LayerNormConfig({ dModel: 6, bias: false }).init(cpu)}`, 'LayerNorm {dModel: 6, epsilon: 0.00001, bias: false, params: 6}');
-    assert.deepEqual(new LayerNormConfig({ dModel: 512 }).init(cpu).forward(Tensor.zeros([4, 512], cpu)).dims(), [4, 512]);
+    assert.equal(
+      `${new LayerNormConfig({ dModel: 6, bias: false }).init(cpu)}`,
+      'LayerNorm {dModel: 6, epsilon: 0.00001, bias: false, params: 6}',
+    );
+    assert.deepEqual(
+      new LayerNormConfig({ dModel: 512 })
+        .init(cpu)
+        .forward(Tensor.zeros([4, 512], cpu))
+        .dims(),
+      [4, 512],
+    );
     throwsBurn(() => norm.forward(Tensor.zeros([2, 5], cpu)), 'LayerNorm', '[2, 5]', 'expected [..., 6]');
   });
 });
 
 describe('GroupNorm / InstanceNorm', () => {
-  checkLayer({ name: 'groupnorm', layer: (d) => new GroupNormConfig({ numGroups: 3, numChannels: 6 }).init(d), forward: (l, i) => l.forward(i.x as T), inputs: ['x'] });
-  checkLayer({ name: 'groupnorm_noaffine', layer: (d) => new GroupNormConfig({ numGroups: 2, numChannels: 4, affine: false }).init(d), forward: (l, i) => l.forward(i.x as T), inputs: ['x'] });
-  checkLayer({ name: 'instancenorm', layer: (d) => new InstanceNormConfig({ numChannels: 3 }).init(d), forward: (l, i) => l.forward(i.x as T), inputs: ['x'] });
+  checkLayer({
+    name: 'groupnorm',
+    layer: (d) => new GroupNormConfig({ numGroups: 3, numChannels: 6 }).init(d),
+    forward: (l, i) => l.forward(i.x as T),
+    inputs: ['x'],
+  });
+  checkLayer({
+    name: 'groupnorm_noaffine',
+    layer: (d) => new GroupNormConfig({ numGroups: 2, numChannels: 4, affine: false }).init(d),
+    forward: (l, i) => l.forward(i.x as T),
+    inputs: ['x'],
+  });
+  checkLayer({
+    name: 'instancenorm',
+    layer: (d) => new InstanceNormConfig({ numChannels: 3 }).init(d),
+    forward: (l, i) => l.forward(i.x as T),
+    inputs: ['x'],
+  });
 
   it('defaults, display and errors as Burn', () => {
     const gn = new GroupNormConfig({ numGroups: 3, numChannels: 6 }).init(cpu);
     assert.equal(`${gn}`, 'GroupNorm {numGroups: 3, numChannels: 6, epsilon: 0.00001, affine: true, params: 12}');
-    assert.equal(`${new InstanceNormConfig({ numChannels: 6 }).init(cpu)}`, 'InstanceNorm {numChannels: 6, epsilon: 0.00001, affine: true, params: 12}');
+    assert.equal(
+      `${new InstanceNormConfig({ numChannels: 6 }).init(cpu)}`,
+      'InstanceNorm {numChannels: 6, epsilon: 0.00001, affine: true, params: 12}',
+    );
     assert.equal(new GroupNormConfig({ numGroups: 2, numChannels: 4, affine: false }).init(cpu).numParams(), 0);
     new GroupNormConfig({ numGroups: 8, numChannels: 64 }).init(cpu);
-    throwsBurn(() => new GroupNormConfig({ numGroups: 4, numChannels: 6 }).init(cpu), 'GroupNormConfig', 'numChannels 6', 'numGroups 4');
+    throwsBurn(
+      () => new GroupNormConfig({ numGroups: 4, numChannels: 6 }).init(cpu),
+      'GroupNormConfig',
+      'numChannels 6',
+      'numGroups 4',
+    );
     throwsBurn(() => gn.forward(Tensor.zeros([2, 4, 3], cpu)), 'GroupNorm', '[2, 4, 3]', 'expected [batch, 6, ...]');
-    throwsBurn(() => new InstanceNormConfig({ numChannels: 3 }).init(cpu).forward(Tensor.zeros([3], cpu)), 'InstanceNorm', 'rank >= 2');
+    throwsBurn(
+      () => new InstanceNormConfig({ numChannels: 3 }).init(cpu).forward(Tensor.zeros([3], cpu)),
+      'InstanceNorm',
+      'rank >= 2',
+    );
   });
 });
 
 describe('RmsNorm', () => {
-  checkLayer({ name: 'rmsnorm', layer: (d) => new RmsNormConfig({ dModel: 5 }).init(d), forward: (l, i) => l.forward(i.x as T), inputs: ['x'] });
+  checkLayer({
+    name: 'rmsnorm',
+    layer: (d) => new RmsNormConfig({ dModel: 5 }).init(d),
+    forward: (l, i) => l.forward(i.x as T),
+    inputs: ['x'],
+  });
 
   it('defaults, display and errors as Burn (epsilon must be positive)', () => {
     assert.equal(`${new RmsNormConfig({ dModel: 6 }).init(cpu)}`, 'RmsNorm {dModel: 6, epsilon: 0.00001, params: 6}');
     throwsBurn(() => new RmsNormConfig({ dModel: 6, epsilon: 0 }), 'RmsNormConfig', 'epsilon');
-    throwsBurn(() => new RmsNormConfig({ dModel: 6 }).init(cpu).forward(Tensor.zeros([2, 5], cpu)), 'RmsNorm', '[2, 5]', 'expected [..., 6]');
+    throwsBurn(
+      () => new RmsNormConfig({ dModel: 6 }).init(cpu).forward(Tensor.zeros([2, 5], cpu)),
+      'RmsNorm',
+      '[2, 5]',
+      'expected [..., 6]',
+    );
   });
 });
 
 describe('LocalResponseNorm', () => {
-  checkLayer({ name: 'lrn_odd', layer: () => new LocalResponseNormConfig({ size: 3, alpha: 0.5, beta: 0.75, k: 2 }).init(), forward: (l, i) => l.forward(i.x as T), inputs: ['x'] });
-  checkLayer({ name: 'lrn_even', layer: () => new LocalResponseNormConfig({ size: 4, alpha: 0.3, beta: 0.6, k: 1.5 }).init(), forward: (l, i) => l.forward(i.x as T), inputs: ['x'] });
+  checkLayer({
+    name: 'lrn_odd',
+    layer: () => new LocalResponseNormConfig({ size: 3, alpha: 0.5, beta: 0.75, k: 2 }).init(),
+    forward: (l, i) => l.forward(i.x as T),
+    inputs: ['x'],
+  });
+  checkLayer({
+    name: 'lrn_even',
+    layer: () => new LocalResponseNormConfig({ size: 4, alpha: 0.3, beta: 0.6, k: 1.5 }).init(),
+    forward: (l, i) => l.forward(i.x as T),
+    inputs: ['x'],
+  });
 
   it('defaults, display and errors as Burn', () => {
     const c = new LocalResponseNormConfig({ size: 5 });
@@ -236,16 +349,29 @@ describe('Normalization / NormalizationConfig', () => {
 
   it('saves as JSON and nests in a config (validated)', () => {
     class NetConfig extends Config.define({ norm: NormalizationConfig.schema, width: z.number().int() }) {}
-    const config = new NetConfig({ norm: NormalizationConfig.Batch(new BatchNormConfig({ numFeatures: 8, momentum: 0.2 })), width: 3 });
+    const config = new NetConfig({
+      norm: NormalizationConfig.Batch(new BatchNormConfig({ numFeatures: 8, momentum: 0.2 })),
+      width: 3,
+    });
     const json = JSON.parse(JSON.stringify(config)) as unknown;
-    assert.deepEqual(json, { norm: { kind: 'batch', config: { numFeatures: 8, epsilon: 1e-5, momentum: 0.2 } }, width: 3 });
+    assert.deepEqual(json, {
+      norm: { kind: 'batch', config: { numFeatures: 8, epsilon: 1e-5, momentum: 0.2 } },
+      width: 3,
+    });
     const back = NetConfig.fromJSON(json);
     assert.ok(back.norm instanceof NormalizationConfig);
     assert.equal(back.norm.numFeatures(), 8);
     assert.equal((back.norm.config as BatchNormConfig).momentum, 0.2);
     assert.equal(NormalizationConfig.fromJSON({ kind: 'identity' }), NormalizationConfig.Identity);
-    assert.equal(`${NormalizationConfig.Rms(new RmsNormConfig({ dModel: 4 }))}`, 'NormalizationConfig {"kind":"rms","config":{"dModel":4,"epsilon":0.00001}}');
-    throwsBurn(() => NormalizationConfig.fromJSON({ kind: 'batch', config: { numFeatures: -1 } }), 'NormalizationConfig', 'config.numFeatures');
+    assert.equal(
+      `${NormalizationConfig.Rms(new RmsNormConfig({ dModel: 4 }))}`,
+      'NormalizationConfig {"kind":"rms","config":{"dModel":4,"epsilon":0.00001}}',
+    );
+    throwsBurn(
+      () => NormalizationConfig.fromJSON({ kind: 'batch', config: { numFeatures: -1 } }),
+      'NormalizationConfig',
+      'config.numFeatures',
+    );
     throwsBurn(() => NormalizationConfig.fromJSON({ kind: 'weight' }), 'NormalizationConfig', 'kind');
     throwsBurn(() => NetConfig.fromJSON({ norm: { kind: 'layer' }, width: 3 }), 'NetConfig', 'norm');
   });

@@ -8,10 +8,25 @@ import { describe, it } from 'node:test';
 import { Device, Distribution, Tensor, type Float } from '../../src/index.js';
 import { ActivationConfig } from '../../src/nn/activation/activation-config.js';
 import {
-  BiGruConfig, BiLstmConfig, BiRnnConfig, GruConfig, LstmConfig, LstmState, RnnConfig, RnnState,
+  BiGruConfig,
+  BiLstmConfig,
+  BiRnnConfig,
+  GruConfig,
+  LstmConfig,
+  LstmState,
+  RnnConfig,
+  RnnState,
 } from '../../src/nn/index.js';
 import { expectClose, type FixtureCase } from '../helpers/fixtures.js';
-import { expectParamGrads, forwardDevices, fx, gradDevice, seqCase, throwsBurn, withFixtureParams } from './sequence-helpers.js';
+import {
+  expectParamGrads,
+  forwardDevices,
+  fx,
+  gradDevice,
+  seqCase,
+  throwsBurn,
+  withFixtureParams,
+} from './sequence-helpers.js';
 
 const TOL = { rtol: 1e-4, atol: 1e-5 };
 type P = { dInput: number; dHidden: number; bias: boolean };
@@ -24,7 +39,8 @@ function run(name: string, device: Device, track = false) {
   const c = seqCase(name);
   const p = cfg(c);
   const leaf = (k: string) => (track ? fx<3>(c, k, device).requireGrad() : fx<3>(c, k, device));
-  const x = leaf('x'), h0 = leaf('h0');
+  const x = leaf('x'),
+    h0 = leaf('h0');
   const c0 = c.inputs.c0 ? leaf('c0') : undefined;
   const first = (t: Tensor<3, Float>) => t.slice([0]).squeezeDim(0);
   switch (name.replace('_nobias', '')) {
@@ -65,11 +81,17 @@ function run(name: string, device: Device, track = false) {
 const CASES = ['lstm', 'lstm_nobias', 'bilstm', 'gru', 'gru_nobias', 'bigru', 'rnn', 'rnn_nobias', 'birnn'];
 
 describe('Rnn, Lstm, Gru and their bidirectional forms', () => {
-  it('have Burn\'s config defaults, gate layout and display', () => {
+  it("have Burn's config defaults, gate layout and display", () => {
     const device = Device.cpu();
     const lstm = new LstmConfig({ dInput: 3, dHidden: 4, bias: true });
-    assert.deepEqual([lstm.batchFirst, lstm.reverse, lstm.clip, lstm.inputForget, lstm.initializer.kind], [true, false, undefined, false, 'xavierNormal']);
-    assert.deepEqual([lstm.gateActivation.kind, lstm.cellActivation.kind, lstm.hiddenActivation.kind], ['sigmoid', 'tanh', 'tanh']);
+    assert.deepEqual(
+      [lstm.batchFirst, lstm.reverse, lstm.clip, lstm.inputForget, lstm.initializer.kind],
+      [true, false, undefined, false, 'xavierNormal'],
+    );
+    assert.deepEqual(
+      [lstm.gateActivation.kind, lstm.cellActivation.kind, lstm.hiddenActivation.kind],
+      ['sigmoid', 'tanh', 'tanh'],
+    );
     const l = lstm.init(device);
     assert.deepEqual(l.inputGate.inputTransform.weight.dims(), [3, 4]);
     assert.deepEqual(l.cellGate.hiddenTransform.weight.dims(), [4, 4]);
@@ -78,8 +100,14 @@ describe('Rnn, Lstm, Gru and their bidirectional forms', () => {
     const gru = new GruConfig({ dInput: 3, dHidden: 4, bias: false });
     assert.deepEqual([gru.resetAfter, gru.gateActivation.kind, gru.hiddenActivation.kind], [true, 'sigmoid', 'tanh']);
     assert.equal(gru.init(device).toString(), 'Gru {dInput: 3, dHidden: 4, bias: false, resetAfter: true, params: 84}');
-    assert.equal(new RnnConfig({ dInput: 3, dHidden: 4, bias: true }).init(device).toString(), 'Rnn {dInput: 3, dHidden: 4, bias: true, params: 36}');
-    assert.equal(new BiLstmConfig({ dInput: 3, dHidden: 4, bias: true }).init(device).toString(), 'BiLstm {dInput: 3, dHidden: 4, bias: true, params: 288}');
+    assert.equal(
+      new RnnConfig({ dInput: 3, dHidden: 4, bias: true }).init(device).toString(),
+      'Rnn {dInput: 3, dHidden: 4, bias: true, params: 36}',
+    );
+    assert.equal(
+      new BiLstmConfig({ dInput: 3, dHidden: 4, bias: true }).init(device).toString(),
+      'BiLstm {dInput: 3, dHidden: 4, bias: true, params: 288}',
+    );
     assert.equal(new BiGruConfig({ dInput: 3, dHidden: 4, bias: true }).init(device).numParams(), 2 * 3 * 36);
     assert.equal(new BiRnnConfig({ dInput: 3, dHidden: 4, bias: true }).init(device).numParams(), 72);
   });
@@ -95,11 +123,14 @@ describe('Rnn, Lstm, Gru and their bidirectional forms', () => {
     });
   }
 
-  it('input, state and weight gradients equal PyTorch\'s', async () => {
+  it("input, state and weight gradients equal PyTorch's", async () => {
     for (const kind of CASES) {
       const d = gradDevice();
       const { c, m, out, hn, cn, leaves } = run(kind, d, true);
-      let loss = out.mul(fx(c, 'R', d)).sum().add(hn.mul(fx(c, 'Rh', d)).sum());
+      let loss = out
+        .mul(fx(c, 'R', d))
+        .sum()
+        .add(hn.mul(fx(c, 'Rh', d)).sum());
       if (cn) loss = loss.add(cn.mul(fx(c, 'Rc', d)).sum());
       const grads = loss.backward();
       for (const [key, t] of Object.entries(leaves)) {
@@ -113,13 +144,21 @@ describe('Rnn, Lstm, Gru and their bidirectional forms', () => {
     const c = seqCase('gru_reset_before');
     for (const { device } of forwardDevices()) {
       const d = device();
-      const m = withFixtureParams(new GruConfig({ dInput: 3, dHidden: 4, bias: true, resetAfter: false }).init(d), c, d);
+      const m = withFixtureParams(
+        new GruConfig({ dInput: 3, dHidden: 4, bias: true, resetAfter: false }).init(d),
+        c,
+        d,
+      );
       await expectClose(m.forward(fx(c, 'x', d)), c.outputs.out!, TOL, 'out');
     }
     const d = gradDevice();
     const m = withFixtureParams(new GruConfig({ dInput: 3, dHidden: 4, bias: true, resetAfter: false }).init(d), c, d);
     const x = fx<3>(c, 'x', d).requireGrad();
-    const grads = m.forward(x).mul(fx(c, 'R', d)).sum().backward();
+    const grads = m
+      .forward(x)
+      .mul(fx(c, 'R', d))
+      .sum()
+      .backward();
     await expectClose(x.grad(grads)!, c.outputs['grad.x']!, TOL, 'grad.x');
     await expectParamGrads(m, c, grads, TOL, 'gru_reset_before');
   });
@@ -146,19 +185,50 @@ describe('Rnn, Lstm, Gru and their bidirectional forms', () => {
     assert.ok(s.cell.abs().max().intoScalarSync() <= 0.05 + 1e-7);
     // inputForget: f = 1 - i; the forget gate's weights do not matter
     const coupled = withFixtureParams(new LstmConfig({ ...cfg(c), inputForget: true }).init(device), c, device);
-    const changed = coupled.map((p, path) => (path.startsWith('forgetGate') ? p.withTensor((p.val() as Tensor<2, Float>).mul(0)) : p));
-    await expectClose(changed.forward(x)[0], { shape: outB.dims(), data: values(coupled.forward(x)[0]) }, TOL, 'inputForget');
+    const changed = coupled.map((p, path) =>
+      path.startsWith('forgetGate') ? p.withTensor((p.val() as Tensor<2, Float>).mul(0)) : p,
+    );
+    await expectClose(
+      changed.forward(x)[0],
+      { shape: outB.dims(), data: values(coupled.forward(x)[0]) },
+      TOL,
+      'inputForget',
+    );
     // a custom activation
-    const relu = new RnnConfig({ dInput: 2, dHidden: 2, bias: false, hiddenActivation: ActivationConfig.Relu }).init(device);
+    const relu = new RnnConfig({ dInput: 2, dHidden: 2, bias: false, hiddenActivation: ActivationConfig.Relu }).init(
+      device,
+    );
     const eye = relu.map((p) => p.withTensor(Tensor.eye(2, device)));
-    await expectClose(eye.forward(Tensor.fromFloats([[[1, -2], [1, 1]]], device))[0], { shape: [1, 2, 2], data: [1, 0, 2, 1] }, TOL, 'relu rnn');
+    await expectClose(
+      eye.forward(
+        Tensor.fromFloats(
+          [
+            [
+              [1, -2],
+              [1, 1],
+            ],
+          ],
+          device,
+        ),
+      )[0],
+      { shape: [1, 2, 2], data: [1, 0, 2, 1] },
+      TOL,
+      'relu rnn',
+    );
   });
 
   it('runs the 09-layers API shapes', () => {
     const device = Device.cpu();
     const lstm = new LstmConfig({ dInput: 256, dHidden: 512, bias: true }).init(device);
     const [out, state] = lstm.forward(Tensor.zeros([2, 7, 256], device));
-    assert.deepEqual([out.dims(), state.hidden.dims(), state.cell.dims()], [[2, 7, 512], [2, 512], [2, 512]]);
+    assert.deepEqual(
+      [out.dims(), state.hidden.dims(), state.cell.dims()],
+      [
+        [2, 7, 512],
+        [2, 512],
+        [2, 512],
+      ],
+    );
     const gru = new GruConfig({ dInput: 256, dHidden: 128, bias: true }).init(device);
     assert.deepEqual(gru.forward(Tensor.random([2, 7, 256], Distribution.Default, device)).dims(), [2, 7, 128]);
   });
@@ -168,21 +238,46 @@ describe('Rnn, Lstm, Gru and their bidirectional forms', () => {
     const lstm = new LstmConfig({ dInput: 3, dHidden: 4, bias: true }).init(device);
     throwsBurn(() => lstm.forward(Tensor.zeros([2, 5, 6], device)), /Lstm/, /\[2, 5, 6\]/, /\[batch, seq, 3\]/);
     throwsBurn(() => lstm.forward(Tensor.zeros([2, 0, 3], device)), /no time steps/);
-    throwsBurn(() => lstm.forward(Tensor.zeros([2, 5, 3], device), LstmState.initial([3, 4], device)), /initial cell state of shape \[3, 4\]/, /\[2, 4\]/);
-    throwsBurn(() => new LstmState(Tensor.zeros([2, 4], device), Tensor.zeros([2, 3], device)), /LstmState/, /equal shapes/);
+    throwsBurn(
+      () => lstm.forward(Tensor.zeros([2, 5, 3], device), LstmState.initial([3, 4], device)),
+      /initial cell state of shape \[3, 4\]/,
+      /\[2, 4\]/,
+    );
+    throwsBurn(
+      () => new LstmState(Tensor.zeros([2, 4], device), Tensor.zeros([2, 3], device)),
+      /LstmState/,
+      /equal shapes/,
+    );
     const seqFirst = new LstmConfig({ dInput: 3, dHidden: 4, bias: true, batchFirst: false }).init(device);
     throwsBurn(() => seqFirst.forward(Tensor.zeros([2, 5, 4], device)), /\[seq, batch, 3\]/);
     const bilstm = new BiLstmConfig({ dInput: 3, dHidden: 4, bias: true }).init(device);
-    throwsBurn(() => bilstm.forward(Tensor.zeros([2, 5, 3], device), LstmState.initial([2, 4], device) as unknown as LstmState<3>), /BiLstm/, /\[2, 2, 4\]/);
+    throwsBurn(
+      () =>
+        bilstm.forward(Tensor.zeros([2, 5, 3], device), LstmState.initial([2, 4], device) as unknown as LstmState<3>),
+      /BiLstm/,
+      /\[2, 2, 4\]/,
+    );
     const gru = new GruConfig({ dInput: 3, dHidden: 4, bias: true }).init(device);
     throwsBurn(() => gru.forward(Tensor.zeros([2, 5, 2], device)), /Gru/, /\[2, 5, 2\]/);
-    throwsBurn(() => gru.forward(Tensor.zeros([2, 5, 3], device), Tensor.zeros([2, 5], device)), /hidden state of shape \[2, 5\]/, /\[2, 4\]/);
+    throwsBurn(
+      () => gru.forward(Tensor.zeros([2, 5, 3], device), Tensor.zeros([2, 5], device)),
+      /hidden state of shape \[2, 5\]/,
+      /\[2, 4\]/,
+    );
     const bigru = new BiGruConfig({ dInput: 3, dHidden: 4, bias: true }).init(device);
-    throwsBurn(() => bigru.forward(Tensor.zeros([2, 5, 3], device), Tensor.zeros([1, 2, 4], device)), /BiGru/, /\[2, 2, 4\]/);
+    throwsBurn(
+      () => bigru.forward(Tensor.zeros([2, 5, 3], device), Tensor.zeros([1, 2, 4], device)),
+      /BiGru/,
+      /\[2, 2, 4\]/,
+    );
     const rnn = new RnnConfig({ dInput: 3, dHidden: 4, bias: true }).init(device);
     throwsBurn(() => rnn.forward(Tensor.zeros([5, 3], device) as unknown as Tensor<3>), /Rnn/, /\[5, 3\]/);
     const birnn = new BiRnnConfig({ dInput: 3, dHidden: 4, bias: true }).init(device);
-    throwsBurn(() => birnn.forward(Tensor.zeros([2, 5, 3], device), new RnnState(Tensor.zeros([2, 3, 4], device))), /BiRnn/, /\[2, 3, 4\]/);
+    throwsBurn(
+      () => birnn.forward(Tensor.zeros([2, 5, 3], device), new RnnState(Tensor.zeros([2, 3, 4], device))),
+      /BiRnn/,
+      /\[2, 3, 4\]/,
+    );
     throwsBurn(() => new LstmConfig({ dInput: 3, dHidden: 0, bias: true }), /dHidden/);
     throwsBurn(() => new GruConfig({ dInput: 3, dHidden: 4 } as never), /bias/);
   });

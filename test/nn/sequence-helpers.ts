@@ -22,7 +22,11 @@ export function forwardDevices(): { name: string; device: () => Device }[] {
 export const gradDevice = (): Device => Device.cpu({ engine: 'js' }).autodiff();
 
 /** A fixture input on `device` (as a Float tensor, or Bool/Int by its dtype). */
-export function fx<D extends number = number, K extends Kind = Float>(c: FixtureCase, key: string, device: Device): Tensor<D, K> {
+export function fx<D extends number = number, K extends Kind = Float>(
+  c: FixtureCase,
+  key: string,
+  device: Device,
+): Tensor<D, K> {
   const t = c.inputs[key];
   if (!t) throw new Error(`fixture input ${key} missing`);
   return fxTensor<D, K>(t, device);
@@ -43,7 +47,13 @@ export function withFixtureParams<M extends Module>(module: M, c: FixtureCase, d
 }
 
 /** Checks the gradient of every parameter against the fixture's `grad.<path>` outputs. */
-export async function expectParamGrads(module: Module, c: FixtureCase, grads: Gradients, tol: Tol, label: string): Promise<void> {
+export async function expectParamGrads(
+  module: Module,
+  c: FixtureCase,
+  grads: Gradients,
+  tol: Tol,
+  label: string,
+): Promise<void> {
   let n = 0;
   for (const [path, p] of module.params()) {
     const want = c.outputs[`grad.${path}`];

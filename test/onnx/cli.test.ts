@@ -29,7 +29,12 @@ describe('burn-ts onnx', () => {
 
   it('writes <name>.ts and <name>.bpk, and they type-check under strict against burn-ts', async () => {
     const out = join(tmp, 'models');
-    for (const [model, extra] of [['resnet_opset17', []], ['transformer_opset13', ['--name', 'encoder', '--class', 'TinyEncoder']], ['recurrent', []], ['unet', []]] as const) {
+    for (const [model, extra] of [
+      ['resnet_opset17', []],
+      ['transformer_opset13', ['--name', 'encoder', '--class', 'TinyEncoder']],
+      ['recurrent', []],
+      ['unet', []],
+    ] as const) {
       const c = capture();
       const code = await runCli(['onnx', join(fixtures, `${model}.onnx`), '--out', out, ...extra], c.io);
       assert.equal(code, 0, c.err.join('\n'));
@@ -40,16 +45,25 @@ describe('burn-ts onnx', () => {
     assert.match(readFileSync(join(out, 'encoder.ts'), 'utf8'), /export class TinyEncoder extends Module/);
     assert.match(readFileSync(join(out, 'unet.ts'), 'utf8'), /from 'burn-ts';\nimport \{[^}]*\} from 'burn-ts\/nn';/);
     writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');
-    writeFileSync(join(out, 'tsconfig.json'), JSON.stringify({
-      extends: join(root, 'tsconfig.base.json'),
-      compilerOptions: {
-        noEmit: true, noUnusedLocals: true, allowImportingTsExtensions: true, typeRoots: [join(root, 'node_modules/@types')],
-        paths: { 'burn-ts': [join(root, 'src/index.ts')], 'burn-ts/nn': [join(root, 'src/nn/index.ts')] },
-      },
-      files: ['resnet_opset17.ts', 'encoder.ts', 'recurrent.ts', 'unet.ts'],
-    }));
+    writeFileSync(
+      join(out, 'tsconfig.json'),
+      JSON.stringify({
+        extends: join(root, 'tsconfig.base.json'),
+        compilerOptions: {
+          noEmit: true,
+          noUnusedLocals: true,
+          allowImportingTsExtensions: true,
+          typeRoots: [join(root, 'node_modules/@types')],
+          paths: { 'burn-ts': [join(root, 'src/index.ts')], 'burn-ts/nn': [join(root, 'src/nn/index.ts')] },
+        },
+        files: ['resnet_opset17.ts', 'encoder.ts', 'recurrent.ts', 'unet.ts'],
+      }),
+    );
     try {
-      execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(out, 'tsconfig.json')], { encoding: 'utf8', stdio: 'pipe' });
+      execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(out, 'tsconfig.json')], {
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
     } catch (e) {
       assert.fail(`tsc reported errors in the generated code:\n${(e as { stdout?: string }).stdout ?? String(e)}`);
     }
@@ -57,7 +71,11 @@ describe('burn-ts onnx', () => {
 
   it('runs as a program (node src/cli/index.ts)', () => {
     const out = join(tmp, 'program');
-    const stdout = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/index.ts'), 'onnx', join(fixtures, 'mobilenet_v2.onnx'), `--out=${out}`], { encoding: 'utf8', cwd: root });
+    const stdout = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'src/cli/index.ts'), 'onnx', join(fixtures, 'mobilenet_v2.onnx'), `--out=${out}`],
+      { encoding: 'utf8', cwd: root },
+    );
     assert.match(stdout, /mobilenet_v2\.ts: class MobilenetV2 \(54 nn layers, 0 other tensors\)/);
     assert.ok(existsSync(join(out, 'mobilenet_v2.bpk')));
   });

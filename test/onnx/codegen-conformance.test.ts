@@ -75,16 +75,24 @@ describe('ONNX node tests through code generation', () => {
         const ir = parseModel(baked.model);
         ops = [...new Set(ir.graph.nodes.map((n) => n.opType))];
         inputs = baked.keep.map((i) => readTensorProto(fromBinary(TensorProtoSchema, test.sets[0]!.inputs[i]!)).data!);
-        if (inputs.some((d) => !d) || ir.graph.inputs.some((v) => v.type?.kind !== 'tensor') || ir.graph.outputs.some((v) => v.type?.kind !== 'tensor')) throw new Error('not tensors');
+        if (
+          inputs.some((d) => !d) ||
+          ir.graph.inputs.some((v) => v.type?.kind !== 'tensor') ||
+          ir.graph.outputs.some((v) => v.type?.kind !== 'tensor')
+        )
+          throw new Error('not tensors');
         const bf16 = (t: (typeof ir.graph.inputs)[number]['type']) => t?.kind === 'tensor' && t.elem === 'bf16';
-        if (ir.graph.inputs.some((v) => bf16(v.type)) || ir.graph.outputs.some((v) => bf16(v.type))) throw new Error('bf16 data (NumPy stores it as uint16)');
+        if (ir.graph.inputs.some((v) => bf16(v.type)) || ir.graph.outputs.some((v) => bf16(v.type)))
+          throw new Error('bf16 data (NumPy stores it as uint16)');
       } catch {
         continue; // sequences, optionals, strings, bf16: the runtime conformance suite covers these
       }
       const op = ops.join('+');
       const c = counts.get(op) ?? { pass: 0, refused: 0 };
       counts.set(op, c);
-      const shapes = Object.fromEntries(parseModel(baked.model).graph.inputs.map((v, i) => [v.name, [...inputs[i]!.shape]]));
+      const shapes = Object.fromEntries(
+        parseModel(baked.model).graph.inputs.map((v, i) => [v.name, [...inputs[i]!.shape]]),
+      );
       let g;
       try {
         g = await generateOnnxModule(baked.model, { imports: IMPORTS, inputShapes: shapes, name: test.name });
@@ -97,7 +105,10 @@ describe('ONNX node tests through code generation', () => {
         const file = join(tmp, `${test.name}.ts`);
         writeFileSync(file, g.source);
         writeFileSync(join(tmp, `${test.name}.bpk`), g.weights);
-        const mod = (await import(pathToFileURL(file).href)) as Record<string, { load(p: string, d: Device): Module & { forward: Forward } }>;
+        const mod = (await import(pathToFileURL(file).href)) as Record<
+          string,
+          { load(p: string, d: Device): Module & { forward: Forward } }
+        >;
         const m = mod[g.className]!.load(join(tmp, `${test.name}.bpk`), device);
         const result = m.forward(...inputs.map((d) => Tensor.fromData(d, device) as Tensor<number, never>));
         const outs = result instanceof Tensor ? [result] : Object.values(result);
@@ -109,36 +120,59 @@ describe('ONNX node tests through code generation', () => {
           const a = got.toArray();
           const b = want.toArray();
           for (let k = 0; k < b.length; k++) {
-            const ok = Number.isNaN(b[k]!) ? Number.isNaN(a[k]!) : a[k] === b[k] || Math.abs(a[k]! - b[k]!) <= 1e-7 + 1e-3 * Math.abs(b[k]!);
+            const ok = Number.isNaN(b[k]!)
+              ? Number.isNaN(a[k]!)
+              : a[k] === b[k] || Math.abs(a[k]! - b[k]!) <= 1e-7 + 1e-3 * Math.abs(b[k]!);
             assert.ok(ok, `output ${i}[${k}] = ${a[k]}, expected ${b[k]}`);
           }
         });
         pass++;
         c.pass++;
         // The same code as users get it (importing 'burn-ts'), for the type check below.
-        writeFileSync(join(checked, `${test.name}.ts`), g.source.replaceAll(IMPORTS.root, 'burn-ts').replaceAll(IMPORTS.nn, 'burn-ts/nn'));
+        writeFileSync(
+          join(checked, `${test.name}.ts`),
+          g.source.replaceAll(IMPORTS.root, 'burn-ts').replaceAll(IMPORTS.nn, 'burn-ts/nn'),
+        );
         typecheck.push(`${test.name}.ts`);
       } catch (e) {
         if (!KNOWN.has(test.name)) failures.push(`${test.name} (${op}): ${(e as Error).message.split('\n')[0]}`);
       }
     }
-    const lines = [...counts].sort().map(([op, c]) => `  ${op}: ${c.pass} generated and equal${c.refused ? `, ${c.refused} refused` : ''}`);
-    console.log(`# codegen over the node tests: ${pass} pass, ${refused} refused at generation, ${failures.length} fail\n${lines.join('\n')}`);
+    const lines = [...counts]
+      .sort()
+      .map(([op, c]) => `  ${op}: ${c.pass} generated and equal${c.refused ? `, ${c.refused} refused` : ''}`);
+    console.log(
+      `# codegen over the node tests: ${pass} pass, ${refused} refused at generation, ${failures.length} fail\n${lines.join('\n')}`,
+    );
     assert.deepEqual(failures, [], `generated code differs from the reference:\n${failures.join('\n')}`);
     // Every generated module that ran type-checks under strict (noUnusedLocals too).
     writeFileSync(join(checked, 'package.json'), '{ "type": "module" }\n');
-    writeFileSync(join(checked, 'tsconfig.json'), JSON.stringify({
-      extends: join(root, 'tsconfig.base.json'),
-      compilerOptions: {
-        noEmit: true, noUnusedLocals: true, allowImportingTsExtensions: true, typeRoots: [join(root, 'node_modules/@types')],
-        paths: { 'burn-ts': [join(src, 'index.ts')], 'burn-ts/nn': [join(src, 'nn/index.ts')] },
-      },
-      files: typecheck,
-    }));
+    writeFileSync(
+      join(checked, 'tsconfig.json'),
+      JSON.stringify({
+        extends: join(root, 'tsconfig.base.json'),
+        compilerOptions: {
+          noEmit: true,
+          noUnusedLocals: true,
+          allowImportingTsExtensions: true,
+          typeRoots: [join(root, 'node_modules/@types')],
+          paths: { 'burn-ts': [join(src, 'index.ts')], 'burn-ts/nn': [join(src, 'nn/index.ts')] },
+        },
+        files: typecheck,
+      }),
+    );
     try {
-      execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(checked, 'tsconfig.json')], { encoding: 'utf8', stdio: 'pipe' });
+      execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(checked, 'tsconfig.json')], {
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
     } catch (e) {
-      assert.fail(`tsc reported errors in generated code:\n${String((e as { stdout?: string }).stdout ?? e).split('\n').slice(0, 30).join('\n')}`);
+      assert.fail(
+        `tsc reported errors in generated code:\n${String((e as { stdout?: string }).stdout ?? e)
+          .split('\n')
+          .slice(0, 30)
+          .join('\n')}`,
+      );
     }
     assert.ok(pass >= MIN_PASS, `${pass} passes; this suite held ${MIN_PASS}`);
   });

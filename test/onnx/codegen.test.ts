@@ -25,14 +25,20 @@ interface Fixture {
   outputs: Record<string, { shape: number[]; data: number[] }>;
 }
 type Forward = (...inputs: Tensor<number, never>[]) => Tensor | Record<string, Tensor>;
-interface GeneratedClass { load(path: string, device: Device): Module & { forward: Forward } }
+interface GeneratedClass {
+  load(path: string, device: Device): Module & { forward: Forward };
+}
 
-const names = readdirSync(fixtures).filter((f) => f.endsWith('.onnx')).map((f) => f.slice(0, -5)).sort();
+const names = readdirSync(fixtures)
+  .filter((f) => f.endsWith('.onnx'))
+  .map((f) => f.slice(0, -5))
+  .sort();
 
 function closeTo(what: string, got: ArrayLike<number>, want: ArrayLike<number>, tol = 2e-4): void {
   assert.equal(got.length, want.length, `${what}: ${got.length} values, expected ${want.length}`);
   for (let i = 0; i < want.length; i++) {
-    if (!(Math.abs(got[i]! - want[i]!) <= tol * Math.max(1, Math.abs(want[i]!)))) assert.fail(`${what}[${i}] = ${got[i]}, expected ${want[i]}`);
+    if (!(Math.abs(got[i]! - want[i]!) <= tol * Math.max(1, Math.abs(want[i]!))))
+      assert.fail(`${what}[${i}] = ${got[i]}, expected ${want[i]}`);
   }
 }
 
@@ -52,13 +58,23 @@ function outputsOf(result: Tensor | Record<string, Tensor>, names: readonly stri
 
 describe('ONNX code generation', () => {
   it('has an example per fixture', () => {
-    assert.deepEqual(readdirSync(generated).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort(), names);
+    assert.deepEqual(
+      readdirSync(generated)
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => f.slice(0, -3))
+        .sort(),
+      names,
+    );
   });
 
   for (const name of names) {
     it(`${name}: the committed example is what the generator writes`, async () => {
       const g = await generateOnnxModule(new URL(`${name}.onnx`, fixtures), { imports: IMPORTS });
-      assert.equal(g.source, readFileSync(new URL(`${name}.ts`, generated), 'utf8'), `test/onnx/generated/${name}.ts is stale: run node --import tsx scripts/onnx/gen-codegen-examples.ts`);
+      assert.equal(
+        g.source,
+        readFileSync(new URL(`${name}.ts`, generated), 'utf8'),
+        `test/onnx/generated/${name}.ts is stale: run node --import tsx scripts/onnx/gen-codegen-examples.ts`,
+      );
     });
   }
 
@@ -75,11 +91,15 @@ describe('ONNX code generation', () => {
         const fx = JSON.parse(readFileSync(new URL(`${name}.json`, fixtures), 'utf8')) as Fixture;
         const { cls, weights } = await generatedModel(name);
         const m = cls.load(weights, device);
-        const inputs = Object.values(fx.inputs).map((v) => Tensor.fromData(new TensorData(v.data, v.shape, DTYPES[v.dtype]!), device) as Tensor<number, never>);
+        const inputs = Object.values(fx.inputs).map(
+          (v) => Tensor.fromData(new TensorData(v.data, v.shape, DTYPES[v.dtype]!), device) as Tensor<number, never>,
+        );
         const outNames = Object.keys(fx.outputs);
         const keys = outNames.map((k) => k.replace(/[^A-Za-z0-9]+(.)/g, (_, c: string) => c.toUpperCase()));
         const got = outputsOf(m.forward(...inputs), keys);
-        const runtime = (await loadOnnx(new URL(`${name}.onnx`, fixtures), device)).run(Object.fromEntries(Object.keys(fx.inputs).map((k, i) => [k, inputs[i]!])));
+        const runtime = (await loadOnnx(new URL(`${name}.onnx`, fixtures), device)).run(
+          Object.fromEntries(Object.keys(fx.inputs).map((k, i) => [k, inputs[i]!])),
+        );
         outNames.forEach((k, i) => {
           const out = got[keys[i]!]!;
           assert.deepEqual(out.dims(), fx.outputs[k]!.shape, `${name} ${k} shape`);
@@ -91,7 +111,9 @@ describe('ONNX code generation', () => {
     });
   }
 
-  it('generated models run on WebGPU with the same outputs (SwiftShader in CI)', { skip: webgpu.reason ? `no WebGPU device: ${webgpu.reason}` : false }, async () => {
+  it('generated models run on WebGPU with the same outputs (SwiftShader in CI)', {
+    skip: webgpu.reason ? `no WebGPU device: ${webgpu.reason}` : false,
+  }, async () => {
     const gpu = webgpu.device!;
     for (const name of ['resnet_opset17', 'unet', 'transformer_opset17']) {
       const fx = JSON.parse(readFileSync(new URL(`${name}.json`, fixtures), 'utf8')) as Fixture;
@@ -99,7 +121,12 @@ describe('ONNX code generation', () => {
       const m = cls.load(weights, gpu);
       const input = Object.values(fx.inputs)[0]!;
       // WGSL has no 64-bit integers: token ids go in as i32.
-      const out = m.forward(Tensor.fromData(new TensorData(input.data, input.shape, input.dtype === 'int64' ? 'i32' : 'f32'), gpu) as Tensor<number, never>) as Tensor;
+      const out = m.forward(
+        Tensor.fromData(
+          new TensorData(input.data, input.shape, input.dtype === 'int64' ? 'i32' : 'f32'),
+          gpu,
+        ) as Tensor<number, never>,
+      ) as Tensor;
       closeTo(`webgpu ${name}`, (await out.toData()).toArray(), Object.values(fx.outputs)[0]!.data);
     }
   });
@@ -115,11 +142,17 @@ describe('ONNX code generation', () => {
   });
 
   it('lists every node it cannot express in one error', async () => {
-    const bytes = model(graph({
-      nodes: [node('NonZero', ['x'], ['nz'], {}, 'find'), node('Cast', ['nz'], ['f'], { to: 1 }), node('Det', ['m'], ['d'], {}, 'det')],
-      inputs: [value('x', T.f32, [4]), value('m', T.f32, [2, 2])],
-      outputs: [value('f', T.f32), value('d', T.f32)],
-    }));
+    const bytes = model(
+      graph({
+        nodes: [
+          node('NonZero', ['x'], ['nz'], {}, 'find'),
+          node('Cast', ['nz'], ['f'], { to: 1 }),
+          node('Det', ['m'], ['d'], {}, 'det'),
+        ],
+        inputs: [value('x', T.f32, [4]), value('m', T.f32, [2, 2])],
+        outputs: [value('f', T.f32), value('d', T.f32)],
+      }),
+    );
     await assert.rejects(generateOnnxModule(bytes), (e: Error) => {
       assert.ok(e instanceof BurnError, String(e));
       assert.match(e.message, /cannot generate code for 2 nodes/);

@@ -11,7 +11,12 @@ import { loadOnnx } from '../../src/onnx/index.js';
 import type { OnnxValue } from '../../src/onnx/runtime/model.js';
 import type { ValueType } from '../../src/onnx/ir/types.js';
 import { readTensorProto } from '../../src/onnx/parse/tensor.js';
-import { OptionalProtoSchema, SequenceProtoSchema, type OptionalProto, type SequenceProto } from '../../src/onnx/proto/onnx/onnx-data_pb.js';
+import {
+  OptionalProtoSchema,
+  SequenceProtoSchema,
+  type OptionalProto,
+  type SequenceProto,
+} from '../../src/onnx/proto/onnx/onnx-data_pb.js';
 import { TensorProtoSchema, type TensorProto } from '../../src/onnx/proto/onnx/onnx-ml_pb.js';
 import { parseModel } from '../../src/onnx/parse/model.js';
 import { dataForDevice, deviceDType } from '../../src/onnx/ops/device-dtype.js';
@@ -33,7 +38,14 @@ export interface NodeResult {
   readonly randomOnly?: boolean;
 }
 
-const RANDOM_OPS = new Set(['Bernoulli', 'RandomNormal', 'RandomNormalLike', 'RandomUniform', 'RandomUniformLike', 'Multinomial']);
+const RANDOM_OPS = new Set([
+  'Bernoulli',
+  'RandomNormal',
+  'RandomNormalLike',
+  'RandomUniform',
+  'RandomUniformLike',
+  'Multinomial',
+]);
 
 /** Dropout with a training_mode input draws a random mask (NumPy's generator in the reference). */
 function isRandom(node: { opType: string; inputs: readonly string[] }): boolean {
@@ -48,7 +60,8 @@ function tensorData(p: TensorProto, declared?: ValueType): TensorData {
   const c = readTensorProto(p);
   if (!c.data) throw new BurnError('node test', `tensor '${c.name}' of element type ${c.elem} cannot be held`);
   // NumPy has no bfloat16: ONNX's generator stores bf16 data as its uint16 bits.
-  if (declared?.kind === 'tensor' && declared.elem === 'bf16' && c.data.dtype === 'u16') return new TensorData(c.data.values, c.data.shape, 'bf16');
+  if (declared?.kind === 'tensor' && declared.elem === 'bf16' && c.data.dtype === 'u16')
+    return new TensorData(c.data.values, c.data.shape, 'bf16');
   return c.data;
 }
 
@@ -80,10 +93,17 @@ function decodeExpected(bytes: Uint8Array, type: ValueType | undefined): TensorD
   return tensorData(fromBinary(TensorProtoSchema, bytes), type);
 }
 
-function compare(name: string, got: TensorData, want: TensorData, randomOnly: boolean, device: Device): string | undefined {
+function compare(
+  name: string,
+  got: TensorData,
+  want: TensorData,
+  randomOnly: boolean,
+  device: Device,
+): string | undefined {
   // Devices without 64-bit types give i32/f32 where ONNX says i64/f64.
   if (got.dtype !== deviceDType(want.dtype, device)) return `${name}: dtype ${got.dtype}, expected ${want.dtype}`;
-  if (got.shape.length !== want.shape.length || got.shape.some((d, i) => d !== want.shape[i])) return `${name}: shape [${got.shape}], expected [${want.shape}]`;
+  if (got.shape.length !== want.shape.length || got.shape.some((d, i) => d !== want.shape[i]))
+    return `${name}: shape [${got.shape}], expected [${want.shape}]`;
   if (randomOnly) return undefined;
   const a = got.dtype === want.dtype ? got.values : got.toArray();
   const b = want.dtype === got.dtype ? want.values : want.toArray();
@@ -121,7 +141,12 @@ export async function runNodeTest(test: NodeTest, device: Device = Device.cpu())
   } catch (e) {
     const msg = (e as Error).message;
     const unsupported = msg.includes('unsupported item');
-    return { name: test.name, status: unsupported ? 'unsupported' : 'fail', ops, detail: msg.split('\n').slice(0, 4).join(' | ') };
+    return {
+      name: test.name,
+      status: unsupported ? 'unsupported' : 'fail',
+      ops,
+      detail: msg.split('\n').slice(0, 4).join(' | '),
+    };
   }
   // Devices that cannot read synchronously (WebGPU) run through runValuesAsync.
   let readsSync = true;
@@ -142,18 +167,21 @@ export async function runNodeTest(test: NodeTest, device: Device = Device.cpu())
         const want = decodeExpected(set.outputs[i]!, types.outputs[i]);
         const got = outs[name];
         if (want === undefined) {
-          if (got !== undefined) return { name: test.name, status: 'fail', ops, detail: `${name}: expected an empty optional` };
+          if (got !== undefined)
+            return { name: test.name, status: 'fail', ops, detail: `${name}: expected an empty optional` };
           continue;
         }
         if (Array.isArray(want)) {
-          if (!Array.isArray(got) || got.length !== want.length) return { name: test.name, status: 'fail', ops, detail: `${name}: expected a sequence of ${want.length}` };
+          if (!Array.isArray(got) || got.length !== want.length)
+            return { name: test.name, status: 'fail', ops, detail: `${name}: expected a sequence of ${want.length}` };
           for (let k = 0; k < want.length; k++) {
             const err = compare(`${name}[${k}]`, await got[k]!.toData(), want[k]!, randomOnly, device);
             if (err) return { name: test.name, status: 'fail', ops, detail: err };
           }
           continue;
         }
-        if (got === undefined || Array.isArray(got)) return { name: test.name, status: 'fail', ops, detail: `${name}: expected a tensor` };
+        if (got === undefined || Array.isArray(got))
+          return { name: test.name, status: 'fail', ops, detail: `${name}: expected a tensor` };
         const err = compare(name, await got.toData(), want, randomOnly, device);
         if (err) return { name: test.name, status: 'fail', ops, detail: err };
       }

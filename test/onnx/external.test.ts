@@ -9,7 +9,11 @@ import { after, describe, it } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import { BurnError, Device, Tensor } from '../../src/index.js';
 import { loadOnnx } from '../../src/onnx/index.js';
-import { StringStringEntryProtoSchema, TensorProto_DataLocation, TensorProtoSchema } from '../../src/onnx/proto/onnx/onnx-ml_pb.js';
+import {
+  StringStringEntryProtoSchema,
+  TensorProto_DataLocation,
+  TensorProtoSchema,
+} from '../../src/onnx/proto/onnx/onnx-ml_pb.js';
 import { graph, model, node, T, value } from './builder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'burn-onnx-ext-'));
@@ -17,9 +21,16 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** An f32 initializer `name` of `dims` stored in `location` at `offset` (and `length`, when given). */
 function external(name: string, dims: number[], location: string, offset?: number, length?: number) {
-  const entries = [['location', location], ...(offset !== undefined ? [['offset', String(offset)]] : []), ...(length !== undefined ? [['length', String(length)]] : [])];
+  const entries = [
+    ['location', location],
+    ...(offset !== undefined ? [['offset', String(offset)]] : []),
+    ...(length !== undefined ? [['length', String(length)]] : []),
+  ];
   return create(TensorProtoSchema, {
-    name, dataType: T.f32, dims: dims.map(BigInt), dataLocation: TensorProto_DataLocation.EXTERNAL,
+    name,
+    dataType: T.f32,
+    dims: dims.map(BigInt),
+    dataLocation: TensorProto_DataLocation.EXTERNAL,
     externalData: entries.map(([key, v]) => create(StringStringEntryProtoSchema, { key: key!, value: v! })),
   });
 }
@@ -28,10 +39,14 @@ function external(name: string, dims: number[], location: string, offset?: numbe
 function writeModel(sub: string, a: ReturnType<typeof external>, b: ReturnType<typeof external>): string {
   const folder = join(dir, sub);
   mkdirSync(folder, { recursive: true });
-  const bytes = model(graph({
-    nodes: [node('Add', ['x', 'a'], ['s']), node('Add', ['s', 'b'], ['y'])],
-    inputs: [value('x', T.f32, [2])], outputs: [value('y', T.f32, [2])], initializers: [a, b],
-  }));
+  const bytes = model(
+    graph({
+      nodes: [node('Add', ['x', 'a'], ['s']), node('Add', ['s', 'b'], ['y'])],
+      inputs: [value('x', T.f32, [2])],
+      outputs: [value('y', T.f32, [2])],
+      initializers: [a, b],
+    }),
+  );
   const path = join(folder, 'model.onnx');
   writeFileSync(path, bytes);
   return path;
@@ -56,7 +71,15 @@ describe('ONNX external data', () => {
     // The data's offset 40 tensor through a URL path too.
     const path2 = writeModel('ok', external('a', [2], 'weights.bin', 40, 8), external('b', [2], 'sub/b.bin'));
     const m2 = await loadOnnx(new URL(`file://${path2}`));
-    assert.deepEqual(Array.from(m2.run({ x: Tensor.fromFloats([0, 0]) }).y!.toDataSync().toArray()), [110, 220]);
+    assert.deepEqual(
+      Array.from(
+        m2
+          .run({ x: Tensor.fromFloats([0, 0]) })
+          .y!.toDataSync()
+          .toArray(),
+      ),
+      [110, 220],
+    );
   });
 
   const escapes: [string, string][] = [
@@ -70,7 +93,13 @@ describe('ONNX external data', () => {
     it(`refuses ${what} (${location})`, async () => {
       writeFileSync(join(dir, 'secret.bin'), f32([1, 2]));
       const path = writeModel('esc', external('a', [2], location), external('b', [2], location));
-      await assert.rejects(loadOnnx(path), (e: Error) => e instanceof BurnError && e.message.includes(`names external data '${location}'`) && e.message.includes("inside the model's folder"));
+      await assert.rejects(
+        loadOnnx(path),
+        (e: Error) =>
+          e instanceof BurnError &&
+          e.message.includes(`names external data '${location}'`) &&
+          e.message.includes("inside the model's folder"),
+      );
     });
   }
 
@@ -80,7 +109,10 @@ describe('ONNX external data', () => {
     rmSync(join(dir, 'link', 'w.bin'), { force: true });
     symlinkSync(join(dir, 'outside.bin'), join(dir, 'link', 'w.bin'));
     const path = writeModel('link', external('a', [2], 'w.bin'), external('b', [2], 'w.bin'));
-    await assert.rejects(loadOnnx(path), (e: Error) => e instanceof BurnError && /resolves outside the model's folder/.test(e.message));
+    await assert.rejects(
+      loadOnnx(path),
+      (e: Error) => e instanceof BurnError && /resolves outside the model's folder/.test(e.message),
+    );
   });
 
   it('names a missing file, a short file and a wrong length', async () => {
@@ -98,8 +130,18 @@ describe('ONNX external data', () => {
   });
 
   it('needs a folder when the model comes as bytes', async () => {
-    const bytes = model(graph({ nodes: [node('Identity', ['a'], ['y'])], inputs: [], outputs: [value('y', T.f32)], initializers: [external('a', [2], 'w.bin')] }));
-    await assert.rejects(loadOnnx(bytes), (e: Error) => e instanceof BurnError && /load it from its path, or give options.baseDir/.test(e.message));
+    const bytes = model(
+      graph({
+        nodes: [node('Identity', ['a'], ['y'])],
+        inputs: [],
+        outputs: [value('y', T.f32)],
+        initializers: [external('a', [2], 'w.bin')],
+      }),
+    );
+    await assert.rejects(
+      loadOnnx(bytes),
+      (e: Error) => e instanceof BurnError && /load it from its path, or give options.baseDir/.test(e.message),
+    );
     mkdirSync(join(dir, 'base'), { recursive: true });
     writeFileSync(join(dir, 'base', 'w.bin'), f32([3, 4]));
     const m = await loadOnnx(bytes, Device.cpu(), { baseDir: join(dir, 'base') });

@@ -34,10 +34,22 @@ function assertClose(name: string, got: ArrayLike<number>, want: readonly number
   }
 }
 
-const names = readdirSync(dir).filter((f) => f.endsWith('.onnx')).map((f) => f.slice(0, -5)).sort();
+const names = readdirSync(dir)
+  .filter((f) => f.endsWith('.onnx'))
+  .map((f) => f.slice(0, -5))
+  .sort();
 
 describe('ONNX models exported by PyTorch', () => {
-  it('has the fixtures', () => assert.deepEqual(names, ['mobilenet_v2', 'recurrent', 'resnet_opset13', 'resnet_opset17', 'transformer_opset13', 'transformer_opset17', 'unet']));
+  it('has the fixtures', () =>
+    assert.deepEqual(names, [
+      'mobilenet_v2',
+      'recurrent',
+      'resnet_opset13',
+      'resnet_opset17',
+      'transformer_opset13',
+      'transformer_opset17',
+      'unet',
+    ]));
 
   for (const name of names) {
     it(`${name}: outputs equal PyTorch's, on the full batch and on its first entry`, async () => {
@@ -45,7 +57,12 @@ describe('ONNX models exported by PyTorch', () => {
       const device = Device.cpu();
       const model = await loadOnnx(new URL(`${name}.onnx`, dir), device);
       assert.equal(model.opsets.get(''), fx.opset);
-      const feeds = Object.fromEntries(Object.entries(fx.inputs).map(([k, v]) => [k, Tensor.fromData(new TensorData(v.data, v.shape, DTYPES[v.dtype]!), device)]));
+      const feeds = Object.fromEntries(
+        Object.entries(fx.inputs).map(([k, v]) => [
+          k,
+          Tensor.fromData(new TensorData(v.data, v.shape, DTYPES[v.dtype]!), device),
+        ]),
+      );
       const outs = model.run(feeds);
       for (const [k, want] of Object.entries(fx.outputs)) {
         assert.deepEqual(outs[k]!.dims(), want.shape, `${k} shape`);
@@ -74,22 +91,36 @@ describe('ONNX models exported by PyTorch', () => {
       for (const name of ['resnet_opset13', 'transformer_opset13', 'recurrent', 'unet']) {
         const fx = readFixture(name);
         const model = await loadOnnx(new URL(`${name}.onnx`, dir), device);
-        const feeds = Object.fromEntries(Object.entries(fx.inputs).map(([k, v]) => [k, Tensor.fromData(new TensorData(v.data, v.shape, DTYPES[v.dtype]!), device)]));
+        const feeds = Object.fromEntries(
+          Object.entries(fx.inputs).map(([k, v]) => [
+            k,
+            Tensor.fromData(new TensorData(v.data, v.shape, DTYPES[v.dtype]!), device),
+          ]),
+        );
         const outs = model.run(feeds);
-        for (const [k, want] of Object.entries(fx.outputs)) assertClose(`${engine} ${name} ${k}`, outs[k]!.toDataSync().toArray(), want.data, 2e-4);
+        for (const [k, want] of Object.entries(fx.outputs))
+          assertClose(`${engine} ${name} ${k}`, outs[k]!.toDataSync().toArray(), want.data, 2e-4);
       }
     }
   });
 
-  it('runs on WebGPU (i64 index math as i32 there) with the same outputs', { skip: webgpu.reason ? `no WebGPU device: ${webgpu.reason}` : false }, async () => {
+  it('runs on WebGPU (i64 index math as i32 there) with the same outputs', {
+    skip: webgpu.reason ? `no WebGPU device: ${webgpu.reason}` : false,
+  }, async () => {
     const gpu = webgpu.device!;
     for (const name of ['resnet_opset17', 'unet', 'transformer_opset17', 'recurrent']) {
       const fx = readFixture(name);
       const model = await loadOnnx(new URL(`${name}.onnx`, dir), gpu);
       // WGSL has no 64-bit integers: integer inputs go in as i32.
-      const feeds = Object.fromEntries(Object.entries(fx.inputs).map(([k, v]) => [k, Tensor.fromData(new TensorData(v.data, v.shape, v.dtype === 'int64' ? 'i32' : DTYPES[v.dtype]!), gpu)]));
+      const feeds = Object.fromEntries(
+        Object.entries(fx.inputs).map(([k, v]) => [
+          k,
+          Tensor.fromData(new TensorData(v.data, v.shape, v.dtype === 'int64' ? 'i32' : DTYPES[v.dtype]!), gpu),
+        ]),
+      );
       const outs = model.run(feeds);
-      for (const [k, want] of Object.entries(fx.outputs)) assertClose(`${name} ${k}`, (await outs[k]!.toData()).toArray(), want.data, 2e-4);
+      for (const [k, want] of Object.entries(fx.outputs))
+        assertClose(`${name} ${k}`, (await outs[k]!.toData()).toArray(), want.data, 2e-4);
     }
   });
 

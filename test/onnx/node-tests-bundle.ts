@@ -44,9 +44,15 @@ export function loadNodeTests(filter?: string): NodeTest[] {
   const num = (s: string) => Number(/(\d+)\.pb$/.exec(s)?.[1] ?? 0);
   return [...byTest.keys()].sort().map((name) => {
     const m = byTest.get(name)!;
-    const setNames = [...new Set([...m.keys()].filter((k) => k.startsWith('test_data_set_')).map((k) => k.split('/')[0]!))].sort();
+    const setNames = [
+      ...new Set([...m.keys()].filter((k) => k.startsWith('test_data_set_')).map((k) => k.split('/')[0]!)),
+    ].sort();
     const sets = setNames.map((s) => {
-      const pick = (kind: string) => [...m.keys()].filter((k) => k.startsWith(`${s}/${kind}_`)).sort((a, b) => num(a) - num(b)).map((k) => m.get(k)!);
+      const pick = (kind: string) =>
+        [...m.keys()]
+          .filter((k) => k.startsWith(`${s}/${kind}_`))
+          .sort((a, b) => num(a) - num(b))
+          .map((k) => m.get(k)!);
       return { inputs: pick('input'), outputs: pick('output') };
     });
     return { name, model: m.get('model.onnx')!, sets };

@@ -14,8 +14,17 @@ import { floats, graph, int64s, model, node, rawTensor, T, value } from './build
 const tiny = readFileSync(new URL('../api-contract/fixtures/tiny.onnx', import.meta.url));
 
 /** A model whose only initializer is `t`, passed through Identity. */
-function withInitializer(t: Parameters<typeof graph>[0]['initializers'] extends (infer U)[] | undefined ? U : never): Uint8Array {
-  return model(graph({ nodes: [node('Identity', [t.name], ['y'])], inputs: [], outputs: [value('y', t.dataType)], initializers: [t] }));
+function withInitializer(
+  t: Parameters<typeof graph>[0]['initializers'] extends (infer U)[] | undefined ? U : never,
+): Uint8Array {
+  return model(
+    graph({
+      nodes: [node('Identity', [t.name], ['y'])],
+      inputs: [],
+      outputs: [value('y', t.dataType)],
+      initializers: [t],
+    }),
+  );
 }
 
 function bytesOf(a: ArrayBufferView): Uint8Array {
@@ -26,11 +35,17 @@ describe('ONNX parsing', () => {
   it('reads a PyTorch export: opsets, symbolic dims, initializers, nodes', () => {
     const m = parseModel(tiny);
     assert.equal(m.opsets.get(''), 13);
-    assert.deepEqual(m.graph.inputs.map((v) => [v.name, v.type]), [['image', { kind: 'tensor', elem: 'f32', shape: ['batch', 1, 8, 8] }]]);
+    assert.deepEqual(
+      m.graph.inputs.map((v) => [v.name, v.type]),
+      [['image', { kind: 'tensor', elem: 'f32', shape: ['batch', 1, 8, 8] }]],
+    );
     assert.deepEqual([...m.graph.initializers.keys()].sort(), ['conv.bias', 'conv.weight', 'fc.bias', 'fc.weight']);
     assert.deepEqual(m.graph.initializers.get('conv.weight')!.shape, [4, 1, 3, 3]);
     assert.equal(m.graph.initializers.get('conv.weight')!.data!.dtype, 'f32');
-    assert.deepEqual(m.graph.nodes.map((n) => n.opType), ['Conv', 'Relu', 'Flatten', 'Gemm']);
+    assert.deepEqual(
+      m.graph.nodes.map((n) => n.opType),
+      ['Conv', 'Relu', 'Flatten', 'Gemm'],
+    );
     const conv = m.graph.nodes[0]!;
     assert.deepEqual(conv.attributes.get('kernel_shape'), { kind: 'ints', value: [3, 3] });
   });
@@ -68,7 +83,9 @@ describe('ONNX parsing', () => {
       create(TensorProtoSchema, { name: 'u', dataType: T.u32, dims: [1n], uint64Data: [4000000000n] }),
       create(TensorProtoSchema, { name: 's', dataType: T.f32, dims: [], floatData: [7] }),
     ];
-    const g = parseModel(model(graph({ nodes: [], inputs: [], outputs: [value('f', T.f32)], initializers: typed }))).graph;
+    const g = parseModel(
+      model(graph({ nodes: [], inputs: [], outputs: [value('f', T.f32)], initializers: typed })),
+    ).graph;
     const v = (n: string) => Array.from(g.initializers.get(n)!.data!.toArray());
     assert.deepEqual(v('f'), [0.5, 3]);
     assert.deepEqual(v('d'), [1e-300]);
@@ -81,16 +98,27 @@ describe('ONNX parsing', () => {
   });
 
   it('keeps string tensors as strings and marks types burn-ts cannot hold', () => {
-    const s = create(TensorProtoSchema, { name: 's', dataType: T.string, dims: [2n], stringData: [new TextEncoder().encode('héllo'), new Uint8Array()] });
+    const s = create(TensorProtoSchema, {
+      name: 's',
+      dataType: T.string,
+      dims: [2n],
+      stringData: [new TextEncoder().encode('héllo'), new Uint8Array()],
+    });
     const u = create(TensorProtoSchema, { name: 'u', dataType: T.u64, dims: [1n], uint64Data: [1n] });
-    const g = parseModel(model(graph({ nodes: [], inputs: [], outputs: [value('s', T.string)], initializers: [s, u] }))).graph;
+    const g = parseModel(
+      model(graph({ nodes: [], inputs: [], outputs: [value('s', T.string)], initializers: [s, u] })),
+    ).graph;
     assert.deepEqual(g.initializers.get('s')!.strings, ['héllo', '']);
     assert.equal(g.initializers.get('u')!.data, undefined);
     assert.equal(g.initializers.get('u')!.elem, 'u64');
   });
 
   it('densifies sparse initializers (linear and per-dim indices)', () => {
-    const sparse = create(SparseTensorProtoSchema, { dims: [2n, 3n], values: floats('sp', [2], [5, 6]), indices: int64s('', [2, 2], [0, 1, 1, 2]) });
+    const sparse = create(SparseTensorProtoSchema, {
+      dims: [2n, 3n],
+      values: floats('sp', [2], [5, 6]),
+      indices: int64s('', [2, 2], [0, 1, 1, 2]),
+    });
     const g = graph({ nodes: [], inputs: [], outputs: [value('sp', T.f32)] });
     g.sparseInitializer.push(sparse);
     const c = parseModel(model(g)).graph.initializers.get('sp')!;
@@ -101,20 +129,37 @@ describe('ONNX parsing', () => {
   it('reads subgraph attributes (If branches) recursively, with outer-scope references', () => {
     const then = graph({ name: 'then', nodes: [node('Neg', ['x'], ['t'])], inputs: [], outputs: [value('t', T.f32)] });
     const els = graph({ name: 'else', nodes: [node('Abs', ['x'], ['e'])], inputs: [], outputs: [value('e', T.f32)] });
-    const m = parseModel(model(graph({ nodes: [node('If', ['c'], ['y'], { then_branch: then, else_branch: els })], inputs: [value('c', T.bool, []), value('x', T.f32, [2])], outputs: [value('y', T.f32)] })));
+    const m = parseModel(
+      model(
+        graph({
+          nodes: [node('If', ['c'], ['y'], { then_branch: then, else_branch: els })],
+          inputs: [value('c', T.bool, []), value('x', T.f32, [2])],
+          outputs: [value('y', T.f32)],
+        }),
+      ),
+    );
     const a = m.graph.nodes[0]!.attributes.get('then_branch')!;
     assert.equal(a.kind, 'graph');
     assert.deepEqual(a.kind === 'graph' && a.value.nodes.map((n) => [n.opType, n.inputs]), [['Neg', ['x']]]);
   });
 
   it('names nodes that have no name', () => {
-    const m = parseModel(model(graph({ nodes: [node('Relu', ['x'], ['y'])], inputs: [value('x', T.f32, [1])], outputs: [value('y', T.f32)] })));
+    const m = parseModel(
+      model(
+        graph({ nodes: [node('Relu', ['x'], ['y'])], inputs: [value('x', T.f32, [1])], outputs: [value('y', T.f32)] }),
+      ),
+    );
     assert.equal(m.graph.nodes[0]!.name, 'Relu_0');
   });
 
   it('refuses truncated protobuf with a BurnError', () => {
     for (const n of [10, 100, tiny.length - 3]) {
-      assert.throws(() => parseModel(tiny.subarray(0, n)), (e: Error) => e instanceof BurnError && /loadOnnx: .*(truncated or corrupt|no graph|raw_data|dims)/.test(e.message), `truncated at ${n}`);
+      assert.throws(
+        () => parseModel(tiny.subarray(0, n)),
+        (e: Error) =>
+          e instanceof BurnError && /loadOnnx: .*(truncated or corrupt|no graph|raw_data|dims)/.test(e.message),
+        `truncated at ${n}`,
+      );
     }
   });
 
@@ -128,31 +173,63 @@ describe('ONNX parsing', () => {
       [Uint8Array.from([0x12, 0x03, 0x61, 0x62, 0x63]), /no graph/],
       [Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x0f]), /truncated or corrupt/],
     ];
-    for (const [bytes, re] of cases) assert.throws(() => parseModel(bytes), (e: Error) => e instanceof BurnError && re.test(e.message), re.source);
+    for (const [bytes, re] of cases)
+      assert.throws(
+        () => parseModel(bytes),
+        (e: Error) => e instanceof BurnError && re.test(e.message),
+        re.source,
+      );
   });
 
   it('refuses dims that do not fit the data, negative dims and huge dims', () => {
     const bad: [ReturnType<typeof rawTensor>, RegExp][] = [
-      [rawTensor('w', T.f32, [3], new Uint8Array(8)), /tensor 'w' has 8 bytes of raw_data for dims \[3\] of FLOAT; expected 12/],
-      [create(TensorProtoSchema, { name: 'w', dataType: T.f32, dims: [4n], floatData: [1, 2] }), /tensor 'w' holds 2 values for dims \[4\]; expected 4/],
-      [create(TensorProtoSchema, { name: 'w', dataType: T.f32, dims: [-1n], floatData: [] }), /tensor 'w' has dims \[-1\]/],
-      [create(TensorProtoSchema, { name: 'w', dataType: T.f32, dims: [1n << 40n], floatData: [] }), /tensor 'w' has dims/],
-      [create(TensorProtoSchema, { name: 'w', dataType: T.f32, dims: [1n << 20n, 1n << 20n], floatData: [] }), /elements/],
+      [
+        rawTensor('w', T.f32, [3], new Uint8Array(8)),
+        /tensor 'w' has 8 bytes of raw_data for dims \[3\] of FLOAT; expected 12/,
+      ],
+      [
+        create(TensorProtoSchema, { name: 'w', dataType: T.f32, dims: [4n], floatData: [1, 2] }),
+        /tensor 'w' holds 2 values for dims \[4\]; expected 4/,
+      ],
+      [
+        create(TensorProtoSchema, { name: 'w', dataType: T.f32, dims: [-1n], floatData: [] }),
+        /tensor 'w' has dims \[-1\]/,
+      ],
+      [
+        create(TensorProtoSchema, { name: 'w', dataType: T.f32, dims: [1n << 40n], floatData: [] }),
+        /tensor 'w' has dims/,
+      ],
+      [
+        create(TensorProtoSchema, { name: 'w', dataType: T.f32, dims: [1n << 20n, 1n << 20n], floatData: [] }),
+        /elements/,
+      ],
       [create(TensorProtoSchema, { name: 'w', dataType: 99, dims: [1n] }), /data type code 99/],
     ];
-    for (const [t, re] of bad) assert.throws(() => parseModel(withInitializer(t)), (e: Error) => e instanceof BurnError && re.test(e.message), re.source);
+    for (const [t, re] of bad)
+      assert.throws(
+        () => parseModel(withInitializer(t)),
+        (e: Error) => e instanceof BurnError && re.test(e.message),
+        re.source,
+      );
   });
 
   it('never lets anything but a BurnError escape on corrupted bytes (fuzz: byte flips and truncations)', () => {
-    fc.assert(fc.property(fc.array(fc.tuple(fc.nat(tiny.length - 1), fc.integer({ min: 0, max: 255 })), { maxLength: 8 }), fc.nat(tiny.length), (flips, cut) => {
-      const b = Uint8Array.from(tiny.subarray(0, Math.max(1, cut)));
-      for (const [i, v] of flips) if (i < b.length) b[i] = v;
-      try {
-        parseModel(b);
-      } catch (e) {
-        assert.ok(e instanceof BurnError, `${(e as Error).name}: ${(e as Error).message}`);
-      }
-    }), { numRuns: 300, seed: 20 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(tiny.length - 1), fc.integer({ min: 0, max: 255 })), { maxLength: 8 }),
+        fc.nat(tiny.length),
+        (flips, cut) => {
+          const b = Uint8Array.from(tiny.subarray(0, Math.max(1, cut)));
+          for (const [i, v] of flips) if (i < b.length) b[i] = v;
+          try {
+            parseModel(b);
+          } catch (e) {
+            assert.ok(e instanceof BurnError, `${(e as Error).name}: ${(e as Error).message}`);
+          }
+        },
+      ),
+      { numRuns: 300, seed: 20 },
+    );
   });
 
   it('round-trips a model built with the generated code', () => {
@@ -175,7 +252,14 @@ describe('ONNX parsing: weights read from a file', () => {
     // A weight name whose length leaves the raw data misaligned in the file.
     let bytes: Uint8Array | undefined;
     for (let k = 1; k < 8 && !bytes; k++) {
-      const b = model(graph({ nodes: [node('Add', ['x', 'w'.repeat(k)], ['y'])], inputs: [value('x', T.f32, [n])], outputs: [value('y', T.f32, [n])], initializers: [floats('w'.repeat(k), [n], w)] }));
+      const b = model(
+        graph({
+          nodes: [node('Add', ['x', 'w'.repeat(k)], ['y'])],
+          inputs: [value('x', T.f32, [n])],
+          outputs: [value('y', T.f32, [n])],
+          initializers: [floats('w'.repeat(k), [n], w)],
+        }),
+      );
       const raw = fromBinary(ModelProtoSchema, b).graph!.initializer[0]!.rawData;
       if (raw.byteOffset % 4 !== 0) bytes = b;
     }
@@ -186,9 +270,15 @@ describe('ONNX parsing: weights read from a file', () => {
       writeFileSync(file, bytes);
       const x = Tensor.fromFloats(new Float32Array(n).fill(1));
       const want = Float32Array.from(w, (v) => Math.fround(v) + 1);
-      assert.deepEqual(Array.from((await loadOnnx(file, Device.cpu())).run({ x }).y!.toDataSync().toArray()), Array.from(want));
+      assert.deepEqual(
+        Array.from((await loadOnnx(file, Device.cpu())).run({ x }).y!.toDataSync().toArray()),
+        Array.from(want),
+      );
       const copy = bytes.slice();
-      assert.deepEqual(Array.from((await loadOnnx(bytes, Device.cpu())).run({ x }).y!.toDataSync().toArray()), Array.from(want));
+      assert.deepEqual(
+        Array.from((await loadOnnx(bytes, Device.cpu())).run({ x }).y!.toDataSync().toArray()),
+        Array.from(want),
+      );
       assert.deepEqual(bytes, copy, 'the bytes given to loadOnnx are unchanged');
     } finally {
       rmSync(dir, { recursive: true, force: true });

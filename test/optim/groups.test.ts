@@ -4,7 +4,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BurnError, Device, Tensor, type Float } from '../../src/index.js';
-import { AdamConfig, GradientsParams, ModuleOptimizer, MuonConfig, Sgd, SgdConfig, matchesFilter } from '../../src/optim/index.js';
+import {
+  AdamConfig,
+  GradientsParams,
+  ModuleOptimizer,
+  MuonConfig,
+  Sgd,
+  SgdConfig,
+  matchesFilter,
+} from '../../src/optim/index.js';
 import { batch, flatParams, initialMlp, lossAndGrads, type Mlp } from './helpers.js';
 
 const device = Device.cpu({ engine: 'js' }).autodiff();
@@ -33,8 +41,14 @@ describe('ModuleOptimizer groups', () => {
       const moved = values(next.l1.weight.val().inner().sub(model.l1.weight.val().inner()).abs());
       for (const m of moved) assert.ok(Math.abs(m - 0.01) < 1e-3, `adam step ${m}`);
     }
-    const layered = new SgdConfig({}).init<Mlp>().withGroup('a', 'l1', new Sgd()).withGroup('b', /weight$/, new Sgd());
-    assert.deepEqual(['l1.weight', 'l1.bias', 'l2.weight', 'l2.bias'].map((p) => layered.groupOf(p)), ['b', 'a', 'b', 'default']);
+    const layered = new SgdConfig({})
+      .init<Mlp>()
+      .withGroup('a', 'l1', new Sgd())
+      .withGroup('b', /weight$/, new Sgd());
+    assert.deepEqual(
+      ['l1.weight', 'l1.bias', 'l2.weight', 'l2.bias'].map((p) => layered.groupOf(p)),
+      ['b', 'a', 'b', 'default'],
+    );
     assert.deepEqual(layered.groupNames(), ['default', 'a', 'b']);
   });
 
@@ -93,7 +107,10 @@ describe('ModuleOptimizer groups', () => {
     const grads = new GradientsParams();
     model.visit((p) => grads.register(p.id, Tensor.ones(p.dims(), plain) as Tensor<number, Float>));
     const next = new SgdConfig({}).init<Mlp>().step(0.5, model, grads);
-    assert.deepEqual(flatParams(next), flatParams(model).map((v) => Math.fround(v - 0.5)));
+    assert.deepEqual(
+      flatParams(next),
+      flatParams(model).map((v) => Math.fround(v - 0.5)),
+    );
     assert.equal(next.l1.weight.device(), plain);
   });
 
@@ -112,22 +129,47 @@ describe('ModuleOptimizer groups', () => {
     const { grads } = lossAndGrads(model, x, y);
     const optim = new SgdConfig({}).init<Mlp>().withGroup('head', 'l2', new Sgd());
     const cases: [() => unknown, RegExp][] = [
-      [() => optim.step({ default: 0.1, encoder: 0.1 }, model, grads), /ModuleOptimizer.step: learning rate for unknown parameter group 'encoder'; the groups are 'default', 'head'/],
-      [() => optim.step({ head: 0.1 }, model, grads), /ModuleOptimizer.step: the learning rates \{"head":0.1\} have no 'default' entry/],
-      [() => optim.step(-0.1, model, grads), /ModuleOptimizer.step: the learning rate must be a finite number >= 0, got -0.1/],
+      [
+        () => optim.step({ default: 0.1, encoder: 0.1 }, model, grads),
+        /ModuleOptimizer.step: learning rate for unknown parameter group 'encoder'; the groups are 'default', 'head'/,
+      ],
+      [
+        () => optim.step({ head: 0.1 }, model, grads),
+        /ModuleOptimizer.step: the learning rates \{"head":0.1\} have no 'default' entry/,
+      ],
+      [
+        () => optim.step(-0.1, model, grads),
+        /ModuleOptimizer.step: the learning rate must be a finite number >= 0, got -0.1/,
+      ],
       [() => optim.step(Number.NaN, model, grads), /the learning rate must be a finite number >= 0, got NaN/],
-      [() => optim.step({ default: 0.1, head: -1 }, model, grads), /the learning rate of group 'head' must be a finite number >= 0, got -1/],
-      [() => optim.withGroup('head', 'l1', new Sgd()), /ModuleOptimizer.withGroup: a group named 'head' exists already/],
+      [
+        () => optim.step({ default: 0.1, head: -1 }, model, grads),
+        /the learning rate of group 'head' must be a finite number >= 0, got -1/,
+      ],
+      [
+        () => optim.withGroup('head', 'l1', new Sgd()),
+        /ModuleOptimizer.withGroup: a group named 'head' exists already/,
+      ],
       [() => optim.withGroup('default', 'l1', new Sgd()), /a group named 'default' exists already/],
       [() => optim.withGroup('', 'l1', new Sgd()), /a group needs a non-empty name/],
-      [() => {
-        const g = new GradientsParams();
-        g.register(model.l1.bias!.id, Tensor.ones([5], { device: device.inner() }));
-        return new SgdConfig({}).init().step(0.1, model, g);
-      }, /ModuleOptimizer.step: the gradient of 'l1.bias' has shape \[5\]; the parameter has shape \[4\]/],
-      [() => new MuonConfig({}).init().step(0.1, model, grads), /Muon: Newton–Schulz orthogonalization needs a 2-d parameter, got shape \[4\].* \(parameter 'l1.bias', group 'default'\)/],
-      [() => new ModuleOptimizer(new Sgd(), { gradClipping: { kind: 'norm', value: -1 } }), /GradientClipping: the threshold must be a positive finite number, got -1/],
+      [
+        () => {
+          const g = new GradientsParams();
+          g.register(model.l1.bias!.id, Tensor.ones([5], { device: device.inner() }));
+          return new SgdConfig({}).init().step(0.1, model, g);
+        },
+        /ModuleOptimizer.step: the gradient of 'l1.bias' has shape \[5\]; the parameter has shape \[4\]/,
+      ],
+      [
+        () => new MuonConfig({}).init().step(0.1, model, grads),
+        /Muon: Newton–Schulz orthogonalization needs a 2-d parameter, got shape \[4\].* \(parameter 'l1.bias', group 'default'\)/,
+      ],
+      [
+        () => new ModuleOptimizer(new Sgd(), { gradClipping: { kind: 'norm', value: -1 } }),
+        /GradientClipping: the threshold must be a positive finite number, got -1/,
+      ],
     ];
-    for (const [f, message] of cases) assert.throws(f, (e: unknown) => e instanceof BurnError && message.test(e.message), String(message));
+    for (const [f, message] of cases)
+      assert.throws(f, (e: unknown) => e instanceof BurnError && message.test(e.message), String(message));
   });
 });

@@ -3,8 +3,17 @@
 import { Device, Module, Tensor, type DType, type Float } from '../../src/index.js';
 import { Linear, LinearConfig } from '../../src/nn/index.js';
 import {
-  AdaGradConfig, AdamConfig, AdamWConfig, AdanConfig, GradientsParams, LbfgsConfig, MuonConfig, RmsPropConfig, SgdConfig,
-  type ModuleOptimizer, type SimpleOptimizer,
+  AdaGradConfig,
+  AdamConfig,
+  AdamWConfig,
+  AdanConfig,
+  GradientsParams,
+  LbfgsConfig,
+  MuonConfig,
+  RmsPropConfig,
+  SgdConfig,
+  type ModuleOptimizer,
+  type SimpleOptimizer,
 } from '../../src/optim/index.js';
 import { fxTensor, loadFixture, type FixtureCase } from '../helpers/fixtures.js';
 
@@ -49,7 +58,9 @@ export function lossAndGrads(model: Mlp, x: Tensor<2>, y: Tensor<2>): { loss: Te
 /** Every parameter value in visit order (the fixture's column order). */
 export function flatParams(model: Module): number[] {
   const out: number[] = [];
-  model.visit((p) => out.push(...Array.from((p.val() as Tensor<number, Float>).toDataSync().toArray() as ArrayLike<number>)));
+  model.visit((p) =>
+    out.push(...Array.from((p.val() as Tensor<number, Float>).toDataSync().toArray() as ArrayLike<number>)),
+  );
   return out;
 }
 
@@ -57,14 +68,25 @@ type OptimizerConfigClass = { fromJSON(json: unknown): { init(): ModuleOptimizer
 
 /** The config class of each optimizer name used by the fixture. */
 export const CONFIGS: Record<string, OptimizerConfigClass> = {
-  sgd: SgdConfig, adam: AdamConfig, adamw: AdamWConfig, adagrad: AdaGradConfig, rmsprop: RmsPropConfig, adan: AdanConfig, muon: MuonConfig,
+  sgd: SgdConfig,
+  adam: AdamConfig,
+  adamw: AdamWConfig,
+  adagrad: AdaGradConfig,
+  rmsprop: RmsPropConfig,
+  adan: AdanConfig,
+  muon: MuonConfig,
 };
 
 /** The optimizer of a fixture case (with its groups). */
 export function optimizerOf(c: FixtureCase): ModuleOptimizer {
-  const p = c.params as { optimizer: string; config: unknown; groups?: { name: string; optimizer: string; config: unknown; filter: string }[] };
+  const p = c.params as {
+    optimizer: string;
+    config: unknown;
+    groups?: { name: string; optimizer: string; config: unknown; filter: string }[];
+  };
   const optim = CONFIGS[p.optimizer]!.fromJSON(p.config).init();
-  for (const g of p.groups ?? []) optim.withGroup(g.name, new RegExp(g.filter), CONFIGS[g.optimizer]!.fromJSON(g.config).build());
+  for (const g of p.groups ?? [])
+    optim.withGroup(g.name, new RegExp(g.filter), CONFIGS[g.optimizer]!.fromJSON(g.config).build());
   return optim;
 }
 
@@ -74,11 +96,19 @@ export function lbfgsConfigOf(c: FixtureCase): LbfgsConfig {
 }
 
 /** Asserts |a − e| <= atol + rtol·|e| elementwise. */
-export function assertClose(actual: readonly number[], expected: readonly number[], rtol: number, atol: number, label: string): void {
-  if (actual.length !== expected.length) throw new Error(`${label}: ${actual.length} values, expected ${expected.length}`);
+export function assertClose(
+  actual: readonly number[],
+  expected: readonly number[],
+  rtol: number,
+  atol: number,
+  label: string,
+): void {
+  if (actual.length !== expected.length)
+    throw new Error(`${label}: ${actual.length} values, expected ${expected.length}`);
   const bad: string[] = [];
   for (let i = 0; i < expected.length; i++) {
-    const a = actual[i]!, e = expected[i]!;
+    const a = actual[i]!,
+      e = expected[i]!;
     if (!(Math.abs(a - e) <= atol + rtol * Math.abs(e)) && bad.length < 6) bad.push(`[${i}] ${a} != ${e}`);
   }
   if (bad.length > 0) throw new Error(`${label}: values differ (rtol ${rtol}, atol ${atol}):\n  ${bad.join('\n  ')}`);

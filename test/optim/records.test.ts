@@ -4,16 +4,34 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BurnError, Device, TensorData } from '../../src/index.js';
-import { AdamConfig, SgdConfig, type Lbfgs, type ModuleOptimizer, type OptimizerRecord } from '../../src/optim/index.js';
+import {
+  AdamConfig,
+  SgdConfig,
+  type Lbfgs,
+  type ModuleOptimizer,
+  type OptimizerRecord,
+} from '../../src/optim/index.js';
 import { batch, fixture, flatParams, initialMlp, lbfgsConfigOf, lossAndGrads, Mlp, optimizerOf } from './helpers.js';
 
 const device = Device.cpu({ engine: 'js' }).autodiff();
-const optimizerCases = Object.entries(fixture).filter(([, c]) => c.params?.['optimizer'] !== undefined && c.params['optimizer'] !== 'lbfgs' && c.params['schedulers'] === undefined);
+const optimizerCases = Object.entries(fixture).filter(
+  ([, c]) =>
+    c.params?.['optimizer'] !== undefined && c.params['optimizer'] !== 'lbfgs' && c.params['schedulers'] === undefined,
+);
 
 /** A deep copy through plain values, as a file would give it back. */
 function copyRecord(r: OptimizerRecord): OptimizerRecord {
-  const tensors = Object.fromEntries(Object.entries(r.tensors).map(([k, d]) => [k, new TensorData(Array.from(d.toArray() as ArrayLike<number>), d.shape, d.dtype)]));
-  return { tensors, scalars: JSON.parse(JSON.stringify(r.scalars)) as Record<string, number>, paths: JSON.parse(JSON.stringify(r.paths)) as Record<string, string> };
+  const tensors = Object.fromEntries(
+    Object.entries(r.tensors).map(([k, d]) => [
+      k,
+      new TensorData(Array.from(d.toArray() as ArrayLike<number>), d.shape, d.dtype),
+    ]),
+  );
+  return {
+    tensors,
+    scalars: JSON.parse(JSON.stringify(r.scalars)) as Record<string, number>,
+    paths: JSON.parse(JSON.stringify(r.paths)) as Record<string, string>,
+  };
 }
 
 function train(optim: ModuleOptimizer, model: Mlp, steps: number, lr: number | Record<string, number>): Mlp {
@@ -32,7 +50,13 @@ describe('optimizer records: exact resume', () => {
       const first = optimizerOf(c);
       const half = train(first, initialMlp(device, 'f32', bias), 5, lr);
       const record = copyRecord(await first.toRecord());
-      assert.ok(Object.keys(record.tensors).length > 0 || name.startsWith('sgd_plain') || name.startsWith('clip_value_sgd') || name.startsWith('clip_norm_sgd'), 'state tensors saved');
+      assert.ok(
+        Object.keys(record.tensors).length > 0 ||
+          name.startsWith('sgd_plain') ||
+          name.startsWith('clip_value_sgd') ||
+          name.startsWith('clip_norm_sgd'),
+        'state tensors saved',
+      );
       // Same parameter ids: resume into a fresh optimizer.
       const resumed = train(optimizerOf(c).loadRecord(record), half, 7, lr);
       assert.deepEqual(flatParams(resumed), whole, 'resumed with the same ids');
@@ -73,22 +97,36 @@ describe('optimizer records: exact resume', () => {
     const first = lbfgsConfigOf(c).init<Mlp>();
     const half = await run(first, initialMlp(device, 'f64'), 3);
     const record = copyRecord(await first.toRecord());
-    assert.ok('historyS.0' in record.tensors && typeof record.scalars['gIter'] === 'number' && typeof record.scalars['t'] === 'number');
+    assert.ok(
+      'historyS.0' in record.tensors &&
+        typeof record.scalars['gIter'] === 'number' &&
+        typeof record.scalars['t'] === 'number',
+    );
     const resumed = await run(lbfgsConfigOf(c).init<Mlp>().loadRecord(record), half, 5);
     assert.deepEqual(flatParams(resumed), whole);
-    assert.throws(() => lbfgsConfigOf(c).init().loadRecord({ tensors: {}, scalars: {}, paths: {} }), /Lbfgs.loadRecord: the record has no 'gIter' scalar/);
+    assert.throws(
+      () => lbfgsConfigOf(c).init().loadRecord({ tensors: {}, scalars: {}, paths: {} }),
+      /Lbfgs.loadRecord: the record has no 'gIter' scalar/,
+    );
   });
 
   it('bad records are BurnErrors', () => {
     const optim = new SgdConfig({}).init();
     const bad = [
-      [{ tensors: {}, scalars: { 'abc.time': 1 }, paths: {} }, /record entry 'abc.time' belongs to no parameter of the record/],
+      [
+        { tensors: {}, scalars: { 'abc.time': 1 }, paths: {} },
+        /record entry 'abc.time' belongs to no parameter of the record/,
+      ],
       [{ tensors: { 'p.v': [1, 2] }, scalars: {}, paths: { p: 'l1.weight' } }, /record tensor 'p.v' is not TensorData/],
       [{ tensors: {}, scalars: { 'p.t': '1' }, paths: { p: 'l1.weight' } }, /record scalar 'p.t' is not a number/],
       [{ tensors: {}, scalars: {} }, /the record must have tensors, scalars and paths/],
     ] as const;
     for (const [record, message] of bad) {
-      assert.throws(() => optim.loadRecord(record as unknown as OptimizerRecord), (e: unknown) => e instanceof BurnError && message.test(e.message), String(message));
+      assert.throws(
+        () => optim.loadRecord(record as unknown as OptimizerRecord),
+        (e: unknown) => e instanceof BurnError && message.test(e.message),
+        String(message),
+      );
     }
   });
 });

@@ -26,7 +26,10 @@ class CountingPool extends BufferPool {
 
 function countingDevice(): { device: Device; pool: CountingPool } {
   const pool = new CountingPool();
-  const device = new Device(new CpuBackend(jsEngine, pool) as unknown as Backend<TensorPrimitive>, 'cpu(js, counting)').autodiff();
+  const device = new Device(
+    new CpuBackend(jsEngine, pool) as unknown as Backend<TensorPrimitive>,
+    'cpu(js, counting)',
+  ).autodiff();
   return { device, pool };
 }
 
@@ -70,7 +73,13 @@ describe('Tensor.scope keeps training state (parameters, optimizer state, runnin
     return model;
   }
 
-  for (const [name, make] of [['Adam', () => new AdamConfig({}).init<Net>()], ['SGD with momentum', () => new SgdConfig({ momentum: { momentum: 0.9, dampening: 0, nesterov: false } }).init<Net>()]] as const) {
+  for (const [name, make] of [
+    ['Adam', () => new AdamConfig({}).init<Net>()],
+    [
+      'SGD with momentum',
+      () => new SgdConfig({ momentum: { momentum: 0.9, dampening: 0, nesterov: false } }).init<Net>(),
+    ],
+  ] as const) {
     it(`${name}: model = optim.step(…) assigned inside a scope survives it, with the same values as without scopes`, () => {
       const scoped = train(make(), 4, true);
       const plain = train(make(), 4, false);
@@ -134,7 +143,10 @@ describe('Tensor.scope keeps training state (parameters, optimizer state, runnin
     const steady = fresh.slice(4);
     // Each step needs new arrays only for what it keeps: the new parameters, Adam's two new
     // moments per parameter and the running statistics; everything else comes back to the pool.
-    assert.ok(steady.every((n) => n === steady[0]), `fresh arrays per step: ${fresh.join(', ')}`);
+    assert.ok(
+      steady.every((n) => n === steady[0]),
+      `fresh arrays per step: ${fresh.join(', ')}`,
+    );
     assert.ok(steady[0]! <= 3 * tensorsKept, `fresh arrays per step ${steady[0]} > ${3 * tensorsKept}`);
     assert.ok(pool.reused > 0);
   });

@@ -5,7 +5,15 @@ import { describe, it } from 'node:test';
 import { Device, Distribution, Module, Tensor } from '../../src/index.js';
 import { Linear, LinearConfig } from '../../src/nn/index.js';
 import {
-  AdaGradConfig, AdamConfig, AdamWConfig, AdanConfig, GradientsParams, LbfgsConfig, MuonConfig, RmsPropConfig, SgdConfig,
+  AdaGradConfig,
+  AdamConfig,
+  AdamWConfig,
+  AdanConfig,
+  GradientsParams,
+  LbfgsConfig,
+  MuonConfig,
+  RmsPropConfig,
+  SgdConfig,
   type ModuleOptimizer,
 } from '../../src/optim/index.js';
 
@@ -23,7 +31,15 @@ class Regressor extends Module {
 const device = Device.cpu({ engine: 'js' }).autodiff();
 device.seed(7);
 const x = Tensor.random([32, 4], Distribution.Uniform(-1, 1), device);
-const trueW = Tensor.fromData<2>([[1, -2, 0.5], [0.3, 0.8, -1], [-0.7, 0.1, 0.9], [2, -0.4, 0.2]], device);
+const trueW = Tensor.fromData<2>(
+  [
+    [1, -2, 0.5],
+    [0.3, 0.8, -1],
+    [-0.7, 0.1, 0.9],
+    [2, -0.4, 0.2],
+  ],
+  device,
+);
 const y = x.matmul(trueW).add(0.5);
 
 function loss(model: Regressor): Tensor<1> {
@@ -44,7 +60,11 @@ async function train(optim: ModuleOptimizer<Regressor>, lr: number, steps: numbe
 describe('training a Linear model decreases the loss', () => {
   const runs: [string, () => ModuleOptimizer<Regressor>, number][] = [
     ['Sgd', () => new SgdConfig({}).init(), 0.1],
-    ['Sgd + momentum + weight decay', () => new SgdConfig({ momentum: {}, weightDecay: { penalty: 1e-4 } }).init(), 0.05],
+    [
+      'Sgd + momentum + weight decay',
+      () => new SgdConfig({ momentum: {}, weightDecay: { penalty: 1e-4 } }).init(),
+      0.05,
+    ],
     ['Adam', () => new AdamConfig({}).init(), 0.05],
     ['Adam amsgrad', () => new AdamConfig({ amsgrad: true }).init(), 0.05],
     ['AdamW', () => new AdamWConfig({}).init(), 0.05],
@@ -52,7 +72,11 @@ describe('training a Linear model decreases the loss', () => {
     ['AdaGrad', () => new AdaGradConfig({}).init(), 0.3],
     ['RmsProp', () => new RmsPropConfig({}).init(), 0.005],
     ['Adan', () => new AdanConfig({}).init(), 0.05],
-    ['Muon (weights) + AdamW (bias)', () => new MuonConfig({}).init<Regressor>().withGroup('bias', /bias$/, new AdamWConfig({}).build()), 0.05],
+    [
+      'Muon (weights) + AdamW (bias)',
+      () => new MuonConfig({}).init<Regressor>().withGroup('bias', /bias$/, new AdamWConfig({}).build()),
+      0.05,
+    ],
   ];
   for (const [name, make, lr] of runs) {
     it(name, async () => {

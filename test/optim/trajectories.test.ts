@@ -9,18 +9,54 @@
 // (float32 rounding over 25 coupled steps).
 import { describe, it } from 'node:test';
 import { Device, type DType } from '../../src/index.js';
-import { ModuleLrScheduler, StepLrSchedulerConfig, ExponentialLrSchedulerConfig, type ModuleLearningRate } from '../../src/optim/index.js';
+import {
+  ModuleLrScheduler,
+  StepLrSchedulerConfig,
+  ExponentialLrSchedulerConfig,
+  type ModuleLearningRate,
+} from '../../src/optim/index.js';
 import { requiredOnlyDevice } from '../helpers/required-backend.js';
 import { fxValues } from '../helpers/fixtures.js';
-import { assertClose, batch, fixture, flatParams, initialMlp, lbfgsConfigOf, lossAndGrads, lossOf, optimizerOf, type Mlp } from './helpers.js';
+import {
+  assertClose,
+  batch,
+  fixture,
+  flatParams,
+  initialMlp,
+  lbfgsConfigOf,
+  lossAndGrads,
+  lossOf,
+  optimizerOf,
+  type Mlp,
+} from './helpers.js';
 
 const RUNS: { name: string; device: () => Device; dtype: DType; rtol: number; atol: number }[] = [
-  { name: 'f64, autodiff<cpu(js)>', device: () => Device.cpu({ engine: 'js' }).autodiff(), dtype: 'f64', rtol: 1e-9, atol: 1e-11 },
-  { name: 'f64, autodiff<required-only>', device: () => requiredOnlyDevice().autodiff(), dtype: 'f64', rtol: 1e-9, atol: 1e-11 },
-  { name: 'f32, autodiff<cpu(js)>', device: () => Device.cpu({ engine: 'js' }).autodiff(), dtype: 'f32', rtol: 2e-4, atol: 2e-5 },
+  {
+    name: 'f64, autodiff<cpu(js)>',
+    device: () => Device.cpu({ engine: 'js' }).autodiff(),
+    dtype: 'f64',
+    rtol: 1e-9,
+    atol: 1e-11,
+  },
+  {
+    name: 'f64, autodiff<required-only>',
+    device: () => requiredOnlyDevice().autodiff(),
+    dtype: 'f64',
+    rtol: 1e-9,
+    atol: 1e-11,
+  },
+  {
+    name: 'f32, autodiff<cpu(js)>',
+    device: () => Device.cpu({ engine: 'js' }).autodiff(),
+    dtype: 'f32',
+    rtol: 2e-4,
+    atol: 2e-5,
+  },
 ];
 
-const optimizerCases = Object.entries(fixture).filter(([, c]) => c.params?.['optimizer'] !== undefined && c.params['optimizer'] !== 'lbfgs');
+const optimizerCases = Object.entries(fixture).filter(
+  ([, c]) => c.params?.['optimizer'] !== undefined && c.params['optimizer'] !== 'lbfgs',
+);
 const lbfgsCases = Object.entries(fixture).filter(([, c]) => c.params?.['optimizer'] === 'lbfgs');
 
 /** The learning rate of each step: a number, per-group numbers, or per-group schedulers. */
@@ -28,7 +64,9 @@ function lrSource(params: Record<string, unknown>): () => ModuleLearningRate {
   const schedulers = params['schedulers'] as Record<string, Record<string, unknown>> | undefined;
   if (schedulers === undefined) return () => params['lr'] as ModuleLearningRate;
   const build = (json: Record<string, unknown>) =>
-    'Step' in json ? StepLrSchedulerConfig.fromJSON(json['Step']).init() : ExponentialLrSchedulerConfig.fromJSON(json['Exponential']).init();
+    'Step' in json
+      ? StepLrSchedulerConfig.fromJSON(json['Step']).init()
+      : ExponentialLrSchedulerConfig.fromJSON(json['Exponential']).init();
   const module = new ModuleLrScheduler(build(schedulers['default']!));
   for (const [name, json] of Object.entries(schedulers)) if (name !== 'default') module.withGroup(name, build(json));
   return () => module.step();
@@ -49,7 +87,13 @@ for (const run of RUNS) {
         const steps = params['steps'] as number;
         for (let k = 0; k < steps; k++) {
           model = optim.step(lr(), model, lossAndGrads(model, x, y).grads);
-          assertClose(flatParams(model), expected.slice(k * width, (k + 1) * width), run.rtol, run.atol, `${name} step ${k + 1}`);
+          assertClose(
+            flatParams(model),
+            expected.slice(k * width, (k + 1) * width),
+            run.rtol,
+            run.atol,
+            `${name} step ${k + 1}`,
+          );
         }
       });
     }
@@ -71,7 +115,13 @@ for (const run of RUNS) {
           ({ module: model } = await lbfgs.step(params['lr'] as number, model, closure));
           const tol = run.dtype === 'f64' ? run.rtol * 100 : 1e-3;
           assertClose(flatParams(model), expected.slice(k * width, (k + 1) * width), tol, tol, `${name} step ${k + 1}`);
-          assertClose([await lossOf(model.valid(), x.inner(), y.inner()).intoScalar()], [losses[k]!], tol, tol, `${name} loss after step ${k + 1}`);
+          assertClose(
+            [await lossOf(model.valid(), x.inner(), y.inner()).intoScalar()],
+            [losses[k]!],
+            tol,
+            tol,
+            `${name} loss after step ${k + 1}`,
+          );
         }
       });
     }

@@ -34,7 +34,10 @@ describe('atomic saves: the real cause of a failure, the old file intact', () =>
       await assert.rejects(writeBinaryFileAtomicAsync(`${path}.bin`, new Uint8Array(4), 'test'), cause);
       assert.throws(() => writeTextFileAtomic(`${path}.json`, '{}', 'test'), cause);
       const model = new Small(device);
-      assert.throws(() => model.saveFile(path, new NamedMpkFileRecorder()), (e: unknown) => cause(e) && /NamedMpkFileRecorder/.test((e as Error).message));
+      assert.throws(
+        () => model.saveFile(path, new NamedMpkFileRecorder()),
+        (e: unknown) => cause(e) && /NamedMpkFileRecorder/.test((e as Error).message),
+      );
       await assert.rejects(model.saveFileAsync(path, new BurnpackRecorder()), cause);
       assert.throws(() => model.saveInto(new BurnpackStore(path)), cause);
       assert.equal(readFileSync(parent, 'utf8'), 'not a directory');
@@ -52,7 +55,10 @@ describe('atomic saves: the real cause of a failure, the old file intact', () =>
         yield new Uint8Array(1000);
         throw new Error('device lost');
       }
-      assert.throws(() => writeBinaryFileAtomic(path, failing(), 'test'), (e: Error) => e instanceof BurnError && /cannot write .*f\.bin: device lost/.test(e.message));
+      assert.throws(
+        () => writeBinaryFileAtomic(path, failing(), 'test'),
+        (e: Error) => e instanceof BurnError && /cannot write .*f\.bin: device lost/.test(e.message),
+      );
       assert.deepEqual(Array.from(readFileSync(path)), [1, 2, 3]);
       assert.deepEqual(readdirSync(dir), ['f.bin']);
     } finally {
@@ -81,7 +87,10 @@ describe('atomic saves: stale temporary files of the target are removed on its n
       utimesSync(join(dir, names.liveOld), old, old);
       new Small(device).saveFile(join(dir, 'model'), new BurnpackRecorder());
       const left = readdirSync(dir).sort();
-      assert.deepEqual(left, [names.liveFresh, 'model.bpk', names.notTemp, names.prefixTarget, names.otherTarget].sort());
+      assert.deepEqual(
+        left,
+        [names.liveFresh, 'model.bpk', names.notTemp, names.prefixTarget, names.otherTarget].sort(),
+      );
     } finally {
       done();
     }
@@ -101,7 +110,10 @@ describe('atomic saves: stale temporary files of the target are removed on its n
         }
         writeBinaryFileAtomic(${JSON.stringify(target)}, chunks(), 'child');
       `;
-      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       await new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (d: Buffer) => d.toString().includes('started') && resolve());
         child.on('exit', (c) => reject(new Error(`child exited early (${c})`)));

@@ -25,9 +25,23 @@ compatDescribe('burnpack: files written by Rust Burn', () => {
     for (const t of c.tensors) assert.equal(t.offset % 256, 0, `${t.name} is 256-byte aligned`);
     // Re-write in the file's data order: identical bytes (metadata CBOR, padding, offsets, ids).
     const order = [...c.tensors].sort((a, b) => a.offset - b.offset);
-    const out = encodeBurnpack(order.map((t): BurnpackTensorInput => ({ name: t.name, dtype: t.dtype, shape: t.shape, paramId: t.paramId!, bytes: t.read() })), c.metadata);
+    const out = encodeBurnpack(
+      order.map(
+        (t): BurnpackTensorInput => ({
+          name: t.name,
+          dtype: t.dtype,
+          shape: t.shape,
+          paramId: t.paramId!,
+          bytes: t.read(),
+        }),
+      ),
+      c.metadata,
+    );
     assert.equal(out.length, bytes.length);
-    assert.ok(out.every((v, i) => v === bytes[i]), 'byte-identical');
+    assert.ok(
+      out.every((v, i) => v === bytes[i]),
+      'byte-identical',
+    );
   });
 });
 
@@ -35,7 +49,13 @@ describe('burnpack: layout', () => {
   const tensors: BurnpackTensorInput[] = [
     { name: 'b', dtype: 'f32', shape: [3], paramId: 7n, bytes: new TensorData([1, 2, 3], [3]).bytes },
     { name: 'a', dtype: 'i64', shape: [2], bytes: new TensorData([5n, -6n], [2], 'i64').bytes },
-    { name: 'm', dtype: 'bool', shape: [2], paramId: 0xfedcba9876543210n, bytes: new TensorData([1, 0], [2], 'bool').bytes },
+    {
+      name: 'm',
+      dtype: 'bool',
+      shape: [2],
+      paramId: 0xfedcba9876543210n,
+      bytes: new TensorData([1, 0], [2], 'bool').bytes,
+    },
   ];
   const file = encodeBurnpack(tensors, new Map([['producer', 'burn-ts']]));
 
@@ -44,9 +64,20 @@ describe('burnpack: layout', () => {
     const metaSize = new DataView(file.buffer).getUint32(6, true);
     const dataStart = Math.ceil((10 + metaSize) / 256) * 256;
     const c = readBurnpack(bytesSource(file));
-    assert.deepEqual(c.tensors.map((t) => [t.name, t.offset - dataStart]), [['a', 256], ['b', 0], ['m', 512]], 'names sorted in metadata; data in write order at 256-byte steps');
+    assert.deepEqual(
+      c.tensors.map((t) => [t.name, t.offset - dataStart]),
+      [
+        ['a', 256],
+        ['b', 0],
+        ['m', 512],
+      ],
+      'names sorted in metadata; data in write order at 256-byte steps',
+    );
     assert.equal(file.length, dataStart + 512 + 2, 'no trailing padding');
-    assert.ok(file.subarray(10 + metaSize, dataStart).every((b) => b === 0), 'zero padding');
+    assert.ok(
+      file.subarray(10 + metaSize, dataStart).every((b) => b === 0),
+      'zero padding',
+    );
   });
 
   it("metadata CBOR: Burn's field names, dtype names, u64 param ids, bool as {Bool: Native}", () => {
@@ -55,13 +86,31 @@ describe('burnpack: layout', () => {
     assert.deepEqual([...meta.keys()], ['tensors', 'metadata']);
     const t = meta.get('tensors') as Map<string, Map<string, unknown>>;
     assert.deepEqual([...t.keys()], ['a', 'b', 'm']);
-    assert.deepEqual([...t.get('b')!.entries()], [['dtype', 'F32'], ['shape', [3]], ['data_offsets', [0, 12]], ['param_id', 7]]);
+    assert.deepEqual(
+      [...t.get('b')!.entries()],
+      [
+        ['dtype', 'F32'],
+        ['shape', [3]],
+        ['data_offsets', [0, 12]],
+        ['param_id', 7],
+      ],
+    );
     assert.deepEqual([...t.get('a')!.keys()], ['dtype', 'shape', 'data_offsets'], 'absent param_id left out');
     assert.equal(t.get('a')!.get('dtype'), 'I64');
     assert.deepEqual([...(t.get('m')!.get('dtype') as Map<string, string>)], [['Bool', 'Native']]);
     assert.equal(t.get('m')!.get('param_id'), 0xfedcba9876543210n);
     // The exact bytes of one descriptor, as ciborium writes it.
-    assert.equal(hex(encodeCbor(new Map<string, never>([['dtype', 'F32' as never], ['shape', [3] as never]]))), 'a2656474797065634633326573686170658103');
+    assert.equal(
+      hex(
+        encodeCbor(
+          new Map<string, never>([
+            ['dtype', 'F32' as never],
+            ['shape', [3] as never],
+          ]),
+        ),
+      ),
+      'a2656474797065634633326573686170658103',
+    );
   });
 
   it('reads back values, ids and metadata; scalars round-trip', () => {
@@ -69,7 +118,15 @@ describe('burnpack: layout', () => {
     const b = c.tensors.find((t) => t.name === 'b')!;
     assert.deepEqual(Array.from(TensorData.fromBytes(b.read(), b.shape, b.dtype).toArray()), [1, 2, 3]);
     assert.equal(c.metadata.get('producer'), 'burn-ts');
-    const s = encodeBurnpack([], new Map(), new Map([['epoch', { type: 'UInt', value: 3n }], ['lr', { type: 'Float', value: 2 }], ['done', { type: 'Bool', value: true }]]));
+    const s = encodeBurnpack(
+      [],
+      new Map(),
+      new Map([
+        ['epoch', { type: 'UInt', value: 3n }],
+        ['lr', { type: 'Float', value: 2 }],
+        ['done', { type: 'Bool', value: true }],
+      ]),
+    );
     const back = readBurnpack(bytesSource(s)).scalars;
     assert.deepEqual(back.get('epoch'), { type: 'UInt', value: 3n });
     assert.deepEqual(back.get('lr'), { type: 'Float', value: 2 });
@@ -85,11 +142,19 @@ describe('burnpack: layout', () => {
     assert.deepEqual(decodeCbor(Uint8Array.from([0x9f, 0x01, 0x02, 0xff])), [1, 2]);
     assert.equal(decodeCbor(Uint8Array.from([0x7f, 0x61, 0x61, 0x61, 0x62, 0xff])), 'ab');
     const deep = new Uint8Array(200).fill(0x81);
-    assert.throws(() => decodeCbor(deep, { source: 'f.bpk' }), /f\.bpk: invalid CBOR metadata at byte offset 129: nesting deeper than 128/);
+    assert.throws(
+      () => decodeCbor(deep, { source: 'f.bpk' }),
+      /f\.bpk: invalid CBOR metadata at byte offset 129: nesting deeper than 128/,
+    );
   });
 
   it('errors name the file, what was expected and where', () => {
-    const bad = (bytes: Uint8Array, re: RegExp) => assert.throws(() => readBurnpack(bytesSource(bytes, 'model.bpk')), (e: Error) => e instanceof BurnError && re.test(e.message), re.source);
+    const bad = (bytes: Uint8Array, re: RegExp) =>
+      assert.throws(
+        () => readBurnpack(bytesSource(bytes, 'model.bpk')),
+        (e: Error) => e instanceof BurnError && re.test(e.message),
+        re.source,
+      );
     bad(file.subarray(0, 5), /model\.bpk: not a burnpack file: 5 bytes, the header alone needs 10/);
     const magic = file.slice();
     magic[0] = 0x50;
@@ -120,9 +185,14 @@ describe('burnpack: layout', () => {
   it('refuses dtypes burn-ts cannot hold with the accepted list', () => {
     const f = encodeBurnpack([{ name: 'x', dtype: 'u32', shape: [1], bytes: new Uint8Array(4) }]);
     const m = new DataView(f.buffer).getUint32(6, true);
-    const text = Buffer.from(f.subarray(10, 10 + m)).toString('latin1').replace('U32', 'U64');
+    const text = Buffer.from(f.subarray(10, 10 + m))
+      .toString('latin1')
+      .replace('U32', 'U64');
     const g = f.slice();
     g.set(Buffer.from(text, 'latin1'), 10);
-    assert.throws(() => readBurnpack(bytesSource(g, 'u64.bpk')), /u64\.bpk: invalid metadata: tensor 'x' field 'dtype': dtype "U64" is not supported/);
+    assert.throws(
+      () => readBurnpack(bytesSource(g, 'u64.bpk')),
+      /u64\.bpk: invalid metadata: tensor 'x' field 'dtype': dtype "U64" is not supported/,
+    );
   });
 });

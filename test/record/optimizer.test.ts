@@ -5,8 +5,20 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Device } from '../../src/index.js';
-import { AdamConfig, CosineAnnealingLrSchedulerConfig, type ModuleOptimizer, type OptimizerRecord } from '../../src/optim/index.js';
-import { BinFileRecorder, DefaultRecorder, NamedMpkGzFileRecorder, PrettyJsonFileRecorder, loadRecordFile, saveRecordFile } from '../../src/record/index.js';
+import {
+  AdamConfig,
+  CosineAnnealingLrSchedulerConfig,
+  type ModuleOptimizer,
+  type OptimizerRecord,
+} from '../../src/optim/index.js';
+import {
+  BinFileRecorder,
+  DefaultRecorder,
+  NamedMpkGzFileRecorder,
+  PrettyJsonFileRecorder,
+  loadRecordFile,
+  saveRecordFile,
+} from '../../src/record/index.js';
 import { batch, flatParams, initialMlp, lossAndGrads, type Mlp } from '../optim/helpers.js';
 import { tempDir } from '../store/helpers.js';
 
@@ -19,7 +31,12 @@ function train(optim: ModuleOptimizer<Mlp>, model: Mlp, steps: number): Mlp {
 }
 
 describe('optimizer and scheduler records through recorders', () => {
-  for (const recorder of [new DefaultRecorder(), new NamedMpkGzFileRecorder(), new BinFileRecorder(), new PrettyJsonFileRecorder()]) {
+  for (const recorder of [
+    new DefaultRecorder(),
+    new NamedMpkGzFileRecorder(),
+    new BinFileRecorder(),
+    new PrettyJsonFileRecorder(),
+  ]) {
     it(`Adam resumes exactly from a ${recorder.extension} file`, async () => {
       const [dir, done] = tempDir();
       try {
@@ -48,7 +65,9 @@ describe('optimizer and scheduler records through recorders', () => {
       const path = saveRecordFile({ tensors: {}, scheduler: sched.toRecord() }, join(dir, 'sched'));
       const back = loadRecordFile<{ tensors: Record<string, never>; scheduler: Record<string, number> }>(path);
       assert.deepEqual(back.scheduler, sched.toRecord());
-      const resumed = new CosineAnnealingLrSchedulerConfig({ initialLr: 0.1, numIters: 10 }).init().loadRecord(back.scheduler);
+      const resumed = new CosineAnnealingLrSchedulerConfig({ initialLr: 0.1, numIters: 10 })
+        .init()
+        .loadRecord(back.scheduler);
       assert.equal(resumed.step(), sched.step());
     } finally {
       done();

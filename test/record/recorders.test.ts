@@ -9,9 +9,23 @@ import { describe, it } from 'node:test';
 import { BurnError, Device, TensorData } from '../../src/index.js';
 import { writeBinaryFileAtomic } from '../../src/config/files.js';
 import {
-  BinBytesRecorder, BinFileRecorder, BinGzFileRecorder, BurnpackBytesRecorder, BurnpackRecorder, CompactRecorder, DefaultRecorder,
-  DoublePrecisionSettings, FullPrecisionSettings, HalfPrecisionSettings, NamedMpkBytesRecorder, NamedMpkFileRecorder, NamedMpkGzFileRecorder,
-  PrettyJsonFileRecorder, SensitiveCompactRecorder, type Recorder, type TensorRecord,
+  BinBytesRecorder,
+  BinFileRecorder,
+  BinGzFileRecorder,
+  BurnpackBytesRecorder,
+  BurnpackRecorder,
+  CompactRecorder,
+  DefaultRecorder,
+  DoublePrecisionSettings,
+  FullPrecisionSettings,
+  HalfPrecisionSettings,
+  NamedMpkBytesRecorder,
+  NamedMpkFileRecorder,
+  NamedMpkGzFileRecorder,
+  PrettyJsonFileRecorder,
+  SensitiveCompactRecorder,
+  type Recorder,
+  type TensorRecord,
 } from '../../src/record/index.js';
 import { paramIdFromText, paramIdToBase32 } from '../../src/record/param-id.js';
 import { Small, tempDir, values } from '../store/helpers.js';
@@ -39,7 +53,11 @@ describe('recorders: module files', () => {
         const fresh = new Small(device);
         const loaded = fresh.loadFile(join(dir, 'model'), device, make());
         assert.deepEqual(values(loaded), values(model));
-        assert.equal(loaded.linear.weight.id, model.linear.weight.id, 'ids restored (optimizer state is keyed by them)');
+        assert.equal(
+          loaded.linear.weight.id,
+          model.linear.weight.id,
+          'ids restored (optimizer state is keyed by them)',
+        );
         assert.equal(loaded.norm.runningVar.id, model.norm.runningVar.id);
         assert.equal(loaded, fresh, 'loaders load in place and return the module');
       } finally {
@@ -52,14 +70,20 @@ describe('recorders: module files', () => {
     const [dir, done] = tempDir();
     try {
       const model = new Small(device);
-      for (const r of [new CompactRecorder(), new SensitiveCompactRecorder(), new BurnpackRecorder(HalfPrecisionSettings)]) {
+      for (const r of [
+        new CompactRecorder(),
+        new SensitiveCompactRecorder(),
+        new BurnpackRecorder(HalfPrecisionSettings),
+      ]) {
         const path = model.saveFile(join(dir, 'half'), r);
         const rec = r.load(path);
         assert.equal(rec.tensors.get('linear.weight')!.data.dtype, 'f16');
         const back = new Small(device).loadFile(path, device, r);
         assert.equal(back.linear.weight.val().dtype(), 'f32', 'cast to the module dtype');
         const a = values(back)['linear.weight']!;
-        values(model)['linear.weight']!.forEach((v, i) => assert.ok(Math.abs(a[i]! - v) <= Math.abs(v) * 2 ** -10, `${a[i]} ≈ ${v}`));
+        values(model)['linear.weight']!.forEach((v, i) =>
+          assert.ok(Math.abs(a[i]! - v) <= Math.abs(v) * 2 ** -10, `${a[i]} ≈ ${v}`),
+        );
       }
       assert.ok(readFileSync(join(dir, 'half.mpk')).length < readFileSync(join(dir, 'half.bpk')).length * 2);
     } finally {
@@ -67,7 +91,7 @@ describe('recorders: module files', () => {
     }
   });
 
-  it("extensions follow Burn: mpk/bin/json replace the last extension, burnpack appends when there is none", () => {
+  it('extensions follow Burn: mpk/bin/json replace the last extension, burnpack appends when there is none', () => {
     assert.equal(new NamedMpkFileRecorder().filePath('/a/model'), '/a/model.mpk');
     assert.equal(new NamedMpkFileRecorder().filePath('/a/model.v2'), '/a/model.mpk');
     assert.equal(new NamedMpkFileRecorder().filePath('/a/model.mpk'), '/a/model.mpk');
@@ -85,7 +109,10 @@ describe('recorders: module files', () => {
         yield new Uint8Array([1, 2, 3]);
         throw new Error('device lost');
       }
-      assert.throws(() => writeBinaryFileAtomic(path, failing(), 'test'), (e: Error) => e instanceof BurnError && /cannot write .*f\.bin: device lost/.test(e.message));
+      assert.throws(
+        () => writeBinaryFileAtomic(path, failing(), 'test'),
+        (e: Error) => e instanceof BurnError && /cannot write .*f\.bin: device lost/.test(e.message),
+      );
       assert.equal(readFileSync(path, 'utf8'), 'old');
       assert.deepEqual(readdirSync(dir), ['f.bin']);
     } finally {
@@ -104,15 +131,25 @@ describe('recorders: module files', () => {
         writeFileSync(path, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
         const target = new Small(device);
         const before = values(target);
-        assert.throws(() => target.loadFile(path, device, r), (e: Error) => e instanceof BurnError && e.message.includes(path), name);
+        assert.throws(
+          () => target.loadFile(path, device, r),
+          (e: Error) => e instanceof BurnError && e.message.includes(path),
+          name,
+        );
         assert.deepEqual(values(target), before, `${name}: unchanged`);
       }
       const bin = model.saveFile(join(dir, 't'), new BinFileRecorder());
       writeFileSync(bin, readFileSync(bin).subarray(0, 30));
-      assert.throws(() => new Small(device).loadFile(bin, device, new BinFileRecorder()), /t\.bin: unexpected end of data at byte offset \d+ while reading metadata\.\w+/);
+      assert.throws(
+        () => new Small(device).loadFile(bin, device, new BinFileRecorder()),
+        /t\.bin: unexpected end of data at byte offset \d+ while reading metadata\.\w+/,
+      );
       const gz = model.saveFile(join(dir, 'g'), new NamedMpkGzFileRecorder());
       writeFileSync(gz, 'not gzip at all, really');
-      assert.throws(() => new Small(device).loadFile(gz, device, new NamedMpkGzFileRecorder()), /g\.mpk\.gz: not gzip data: the first bytes are 6e 6f, expected 1f 8b/);
+      assert.throws(
+        () => new Small(device).loadFile(gz, device, new NamedMpkGzFileRecorder()),
+        /g\.mpk\.gz: not gzip data: the first bytes are 6e 6f, expected 1f 8b/,
+      );
       assert.throws(() => new Small(device).loadFile(join(dir, 'absent'), device), /cannot read .*absent\.bpk/);
     } finally {
       done();
@@ -132,9 +169,17 @@ describe('recorders: module files', () => {
       new DefaultRecorder().save({ tensors }, join(dir, 'bad'));
       const target = new Small(device);
       const before = values(target);
-      assert.throws(() => target.loadFile(join(dir, 'bad'), device), (e: Error) =>
-        e instanceof BurnError && /bad\.bpk does not match the module \(1 error\(s\), 1 tensor\(s\) missing from the file, 1 tensor\(s\) in the file that the module does not have\)/.test(e.message) &&
-        /Shape mismatch for 'linear\.bias': expected \[2\], found \[3\]/.test(e.message) && /norm\.runningMean/.test(e.message) && /extra\.weight/.test(e.message));
+      assert.throws(
+        () => target.loadFile(join(dir, 'bad'), device),
+        (e: Error) =>
+          e instanceof BurnError &&
+          /bad\.bpk does not match the module \(1 error\(s\), 1 tensor\(s\) missing from the file, 1 tensor\(s\) in the file that the module does not have\)/.test(
+            e.message,
+          ) &&
+          /Shape mismatch for 'linear\.bias': expected \[2\], found \[3\]/.test(e.message) &&
+          /norm\.runningMean/.test(e.message) &&
+          /extra\.weight/.test(e.message),
+      );
       assert.deepEqual(values(target), before);
     } finally {
       done();
@@ -146,11 +191,27 @@ describe('recorders: module files', () => {
     try {
       const path = new Small(device).saveFile(join(dir, 'm'));
       assert.deepEqual([...new DefaultRecorder().load(path).tensors.keys()].sort(), [
-        'blocks.0.bias', 'blocks.0.weight', 'blocks.1.weight', 'linear.bias', 'linear.weight', 'norm.beta', 'norm.gamma', 'norm.running_mean', 'norm.running_var',
+        'blocks.0.bias',
+        'blocks.0.weight',
+        'blocks.1.weight',
+        'linear.bias',
+        'linear.weight',
+        'norm.beta',
+        'norm.gamma',
+        'norm.running_mean',
+        'norm.running_var',
       ]);
-      const mpk = new PrettyJsonFileRecorder().toBytes(new NamedMpkFileRecorder().load(new Small(device).saveFile(join(dir, 'n'), new NamedMpkFileRecorder())));
-      const json = JSON.parse(new TextDecoder().decode(mpk)) as { metadata: Record<string, string>; item: { blocks: unknown[]; norm: { running_var: { id: string; param: { dtype: string; shape: number[] } } } } };
-      assert.equal(json.metadata.format, 'burn_core::record::file::PrettyJsonFileRecorder<burn_core::record::settings::FullPrecisionSettings>');
+      const mpk = new PrettyJsonFileRecorder().toBytes(
+        new NamedMpkFileRecorder().load(new Small(device).saveFile(join(dir, 'n'), new NamedMpkFileRecorder())),
+      );
+      const json = JSON.parse(new TextDecoder().decode(mpk)) as {
+        metadata: Record<string, string>;
+        item: { blocks: unknown[]; norm: { running_var: { id: string; param: { dtype: string; shape: number[] } } } };
+      };
+      assert.equal(
+        json.metadata.format,
+        'burn_core::record::file::PrettyJsonFileRecorder<burn_core::record::settings::FullPrecisionSettings>',
+      );
       assert.equal(json.metadata.float, 'f32');
       assert.ok(Array.isArray(json.item.blocks), 'arrays of modules are arrays, as Burn Vec records');
       assert.deepEqual(json.item.norm.running_var.param.shape, [2]);
@@ -205,7 +266,10 @@ describe('recorders: bytes, async, generic records', () => {
         ]),
         meta: { kind: 'Adam', step: 3, betas: [0.9, 0.999], schedule: { lr: 0.001 } },
       };
-      for (const [name, make] of [...full, ['double', () => new NamedMpkFileRecorder(DoublePrecisionSettings), 'mpk'] as const]) {
+      for (const [name, make] of [
+        ...full,
+        ['double', () => new NamedMpkFileRecorder(DoublePrecisionSettings), 'mpk'] as const,
+      ]) {
         const r = make();
         const back = r.load(r.save(record, join(dir, 'opt')));
         assert.deepEqual(back.meta, record.meta, name);

@@ -30,7 +30,11 @@ describe('ZIP CRC-32', () => {
         const part = data.subarray(offset, offset + n);
         assert.equal(crc32Js(part), bytewise(part), `n=${n} offset=${offset}`);
         assert.equal(crc32(part), bytewise(part), `n=${n} offset=${offset} (zlib where Node has it)`);
-        assert.equal(crc32Js(data.subarray(offset + n, offset + n + 5), crc32Js(part)), bytewise(data.subarray(offset, offset + n + 5)), `chained n=${n}`);
+        assert.equal(
+          crc32Js(data.subarray(offset + n, offset + n + 5), crc32Js(part)),
+          bytewise(data.subarray(offset, offset + n + 5)),
+          `chained n=${n}`,
+        );
       }
     }
   });

@@ -20,7 +20,9 @@ export function storeFixture(): Record<string, Record<string, unknown>> {
 
 /** A fixture tensor as data. */
 export function fx(t: FixtureTensor, dtype: DType = t.dtype): TensorData {
-  const values = t.data.map((v) => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v)) as number[] | boolean[];
+  const values = t.data.map((v) => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v)) as
+    | number[]
+    | boolean[];
   return new TensorData(values, t.shape, dtype);
 }
 
@@ -32,7 +34,8 @@ export function fx(t: FixtureTensor, dtype: DType = t.dtype): TensorData {
  */
 const MIRROR = process.env['BURN_MIRROR'] ?? '/work/.mirror/tracel-ai+burn/repo';
 const COMPAT = process.env['BURN_COMPAT'] === '1';
-if (COMPAT && !existsSync(MIRROR)) throw new Error(`BURN_COMPAT=1 but the Burn mirror ${MIRROR} is missing (set BURN_MIRROR)`);
+if (COMPAT && !existsSync(MIRROR))
+  throw new Error(`BURN_COMPAT=1 but the Burn mirror ${MIRROR} is missing (set BURN_MIRROR)`);
 
 /** `describe` for the cross-compatibility suites (not registered unless BURN_COMPAT=1). */
 export const compatDescribe = (name: string, fn: () => void): void => {
@@ -63,7 +66,10 @@ export class Small extends Module {
     super();
     this.linear = new LinearConfig({ dInput: 3, dOutput: 2 }).init(device);
     this.norm = new BatchNormConfig({ numFeatures: 2 }).init(device);
-    this.blocks = [new LinearConfig({ dInput: 2, dOutput: 2 }).init(device), new LinearConfig({ dInput: 2, dOutput: 1, bias: false }).init(device)];
+    this.blocks = [
+      new LinearConfig({ dInput: 2, dOutput: 2 }).init(device),
+      new LinearConfig({ dInput: 2, dOutput: 1, bias: false }).init(device),
+    ];
   }
 }
 

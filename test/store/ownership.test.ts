@@ -46,11 +46,22 @@ describe('array hand-over on load', () => {
         const got = values(fromFile);
         for (const key of result.applied) assert.deepEqual(got[key], expected[key], key);
 
-        const memory = name === 'burnpack' ? BurnpackStore.fromBytes() : name === 'SafeTensors' ? SafetensorsStore.fromBytes() : PytorchStore.fromBytes();
+        const memory =
+          name === 'burnpack'
+            ? BurnpackStore.fromBytes()
+            : name === 'SafeTensors'
+              ? SafetensorsStore.fromBytes()
+              : PytorchStore.fromBytes();
         model.saveInto(memory);
         const bytes = memory.getBytes();
         const fromBytes = new Small(device);
-        const r2 = fromBytes.loadFrom(name === 'burnpack' ? BurnpackStore.fromBytes(bytes) : name === 'SafeTensors' ? SafetensorsStore.fromBytes(bytes) : PytorchStore.fromBytes(bytes).allowPartial(true));
+        const r2 = fromBytes.loadFrom(
+          name === 'burnpack'
+            ? BurnpackStore.fromBytes(bytes)
+            : name === 'SafeTensors'
+              ? SafetensorsStore.fromBytes(bytes)
+              : PytorchStore.fromBytes(bytes).allowPartial(true),
+        );
         assert.ok(r2.errors.length === 0, r2.toString());
         const before = values(fromBytes);
         bytes.fill(0xff); // the caller reuses its buffer
@@ -67,31 +78,63 @@ describe('array hand-over on load', () => {
         super();
       }
     }
-    const base = Tensor.fromFloats([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]], device);
-    const make = () => new Views([
-      new Param(base.slice([[1, 3]]) as Tensor<number, Float>), // contiguous at an offset
-      new Param(base.transpose() as Tensor<number, Float>), // strided: copied
-      new Param(base as Tensor<number, Float>), // the whole storage
-      new Param(Tensor.fromData<2>(new TensorData(new Float64Array([0.5, 0.25]), [1, 2], 'f64'), device) as Tensor<number, Float>),
-    ]);
-    const expected = [[5, 6, 7, 8, 9, 10, 11, 12], [1, 5, 9, 2, 6, 10, 3, 7, 11, 4, 8, 12], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], [0.5, 0.25]];
+    const base = Tensor.fromFloats(
+      [
+        [1, 2, 3, 4],
+        [5, 6, 7, 8],
+        [9, 10, 11, 12],
+      ],
+      device,
+    );
+    const make = () =>
+      new Views([
+        new Param(base.slice([[1, 3]]) as Tensor<number, Float>), // contiguous at an offset
+        new Param(base.transpose() as Tensor<number, Float>), // strided: copied
+        new Param(base as Tensor<number, Float>), // the whole storage
+        new Param(
+          Tensor.fromData<2>(new TensorData(new Float64Array([0.5, 0.25]), [1, 2], 'f64'), device) as Tensor<
+            number,
+            Float
+          >,
+        ),
+      ]);
+    const expected = [
+      [5, 6, 7, 8, 9, 10, 11, 12],
+      [1, 5, 9, 2, 6, 10, 3, 7, 11, 4, 8, 12],
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+      [0.5, 0.25],
+    ];
     const zeros = () => new Views(make().parts.map((p) => new Param(p.val().zerosLike(), { id: p.id })));
     const [dir, done] = tempDir();
     try {
       for (const save of [
-        (m: Views) => { m.saveInto(new BurnpackStore(join(dir, 'v.bpk')).overwrite(true)); return () => new BurnpackStore(join(dir, 'v.bpk')); },
-        (m: Views) => { m.saveInto(new SafetensorsStore(join(dir, 'v.safetensors')).overwrite(true)); return () => new SafetensorsStore(join(dir, 'v.safetensors')); },
+        (m: Views) => {
+          m.saveInto(new BurnpackStore(join(dir, 'v.bpk')).overwrite(true));
+          return () => new BurnpackStore(join(dir, 'v.bpk'));
+        },
+        (m: Views) => {
+          m.saveInto(new SafetensorsStore(join(dir, 'v.safetensors')).overwrite(true));
+          return () => new SafetensorsStore(join(dir, 'v.safetensors'));
+        },
       ]) {
         const reopen = save(make());
         const target = zeros();
         assert.ok(target.loadFrom(reopen()).isSuccess());
-        target.parts.forEach((p, i) => assert.deepEqual(Array.from(p.val().toDataSync().toArray()), expected[i], `part ${i}`));
+        target.parts.forEach((p, i) =>
+          assert.deepEqual(Array.from(p.val().toDataSync().toArray()), expected[i], `part ${i}`),
+        );
       }
       for (const recorder of [new BinFileRecorder(), new NamedMpkFileRecorder()]) {
         const model = make();
         model.saveFile(join(dir, 'v'), recorder);
         const back = zeros().loadFile(join(dir, 'v'), device, recorder);
-        back.parts.forEach((p, i) => assert.deepEqual(Array.from(p.val().toDataSync().toArray()), expected[i], `${recorder.constructor.name} part ${i}`));
+        back.parts.forEach((p, i) =>
+          assert.deepEqual(
+            Array.from(p.val().toDataSync().toArray()),
+            expected[i],
+            `${recorder.constructor.name} part ${i}`,
+          ),
+        );
       }
       assert.deepEqual(Array.from(base.toDataSync().toArray()), expected[2], 'the saved tensors are untouched');
     } finally {

@@ -68,12 +68,15 @@ function rebuild(t: HandTensor, pid: number[]): number[] {
     ...P.str(t.name),
     ...P.global('torch._utils', '_rebuild_tensor_v2'),
     ...P.mark,
-    ...pid, ...P.binpersid,
+    ...pid,
+    ...P.binpersid,
     ...P.int(t.offset),
     ...P.tupleOf(...t.size.map((s) => P.int(s))),
     ...P.tupleOf(...t.stride.map((s) => P.int(s))),
     ...P.newfalse,
-    ...P.global('collections', 'OrderedDict'), 0x29, ...P.reduce,
+    ...P.global('collections', 'OrderedDict'),
+    0x29,
+    ...P.reduce,
     ...P.tuple,
     ...P.reduce,
     ...P.setitem,
@@ -82,12 +85,27 @@ function rebuild(t: HandTensor, pid: number[]): number[] {
 
 /** The data.pkl of a zip checkpoint holding `tensors` (a dict name → tensor). */
 export function statePickle(tensors: readonly HandTensor[]): Uint8Array {
-  const body = tensors.flatMap((t) => rebuild(t, P.tupleOf(P.str('storage'), P.global('torch', t.type ?? 'FloatStorage'), P.str(t.key), P.str('cpu'), P.int(t.numel))));
+  const body = tensors.flatMap((t) =>
+    rebuild(
+      t,
+      P.tupleOf(
+        P.str('storage'),
+        P.global('torch', t.type ?? 'FloatStorage'),
+        P.str(t.key),
+        P.str('cpu'),
+        P.int(t.numel),
+      ),
+    ),
+  );
   return Uint8Array.from([...P.proto, ...P.emptyDict, ...body, ...P.stop]);
 }
 
 /** A zip checkpoint (`archive/data.pkl` + `archive/data/<key>` stored entries). */
-export function zipCheckpoint(tensors: readonly HandTensor[], storages: Record<string, Uint8Array>, pickle: Uint8Array = statePickle(tensors)): Uint8Array {
+export function zipCheckpoint(
+  tensors: readonly HandTensor[],
+  storages: Record<string, Uint8Array>,
+  pickle: Uint8Array = statePickle(tensors),
+): Uint8Array {
   const files: Record<string, [Uint8Array, { level: 0 }]> = { 'archive/data.pkl': [pickle, { level: 0 }] };
   for (const [k, v] of Object.entries(storages)) files[`archive/data/${k}`] = [v, { level: 0 }];
   files['archive/byteorder'] = [enc.encode('little'), { level: 0 }];
@@ -100,13 +118,27 @@ export function f32Bytes(values: readonly number[]): Uint8Array {
 }
 
 /** A legacy (PyTorch < 1.6) checkpoint: magic, protocol, sys info, the state pickle, the keys, then each root storage (u64 count + data). */
-export function legacyCheckpoint(tensors: readonly HandTensor[], storages: Record<string, Uint8Array>, elementSize = 4): Uint8Array {
+export function legacyCheckpoint(
+  tensors: readonly HandTensor[],
+  storages: Record<string, Uint8Array>,
+  elementSize = 4,
+): Uint8Array {
   const magic = [...P.proto, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e];
   const protocol = [...P.proto, ...P.int(1001), ...P.stop];
   const sys = [...P.proto, ...P.emptyDict, ...P.str('little_endian'), 0x88, ...P.setitem, ...P.stop];
   const body = tensors.flatMap((t) => {
     const view = t.view === undefined ? [0x4e] : P.tupleOf(P.str(t.view.key), P.int(t.view.offset), P.int(t.view.size));
-    return rebuild(t, P.tupleOf(P.str('storage'), P.global('torch', t.type ?? 'FloatStorage'), P.str(t.key), P.str('cpu'), P.int(t.numel), view));
+    return rebuild(
+      t,
+      P.tupleOf(
+        P.str('storage'),
+        P.global('torch', t.type ?? 'FloatStorage'),
+        P.str(t.key),
+        P.str('cpu'),
+        P.int(t.numel),
+        view,
+      ),
+    );
   });
   const state = [...P.proto, ...P.emptyDict, ...body, ...P.stop];
   const keys = Object.keys(storages);

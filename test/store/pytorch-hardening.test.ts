@@ -30,9 +30,19 @@ function liveBuffers(): number {
 
 const read = (bytes: Uint8Array, name = 'hostile.pt') => readPytorch(bytesSource(bytes, name));
 const refused = (bytes: Uint8Array, re: RegExp, name = 'hostile.pt') =>
-  assert.throws(() => read(bytes, name).tensors.forEach((s) => s.toData()), (e: Error) => e instanceof BurnError && e.message.includes(name) && re.test(e.message), re.source);
+  assert.throws(
+    () => read(bytes, name).tensors.forEach((s) => s.toData()),
+    (e: Error) => e instanceof BurnError && e.message.includes(name) && re.test(e.message),
+    re.source,
+  );
 
-const tensor = (t: Partial<HandTensor> & Pick<HandTensor, 'size' | 'stride'>): HandTensor => ({ name: 'w', key: '0', numel: 4, offset: 0, ...t });
+const tensor = (t: Partial<HandTensor> & Pick<HandTensor, 'size' | 'stride'>): HandTensor => ({
+  name: 'w',
+  key: '0',
+  numel: 4,
+  offset: 0,
+  ...t,
+});
 
 describe('PyTorch: expanded (stride-0) tensors stay views of their storage', () => {
   it('a 1-element storage expanded to [8192, 8192] (256 MiB of f32) reads as a 4-byte view', () => {
@@ -47,9 +57,23 @@ describe('PyTorch: expanded (stride-0) tensors stay views of their storage', () 
     assert.deepEqual(Array.from(compact.toArray()), [7]);
     const t = snap.toTensor(device);
     assert.deepEqual(t.dims(), [8192, 8192]);
-    assert.deepEqual(Array.from(t.slice([[8190, 8192], [0, 3]]).toDataSync().toArray()), [7, 7, 7, 7, 7, 7]);
+    assert.deepEqual(
+      Array.from(
+        t
+          .slice([
+            [8190, 8192],
+            [0, 3],
+          ])
+          .toDataSync()
+          .toArray(),
+      ),
+      [7, 7, 7, 7, 7, 7],
+    );
     const grown = liveBuffers() - before;
-    assert.ok(grown < 8 << 20, `reading the expanded tensor kept ${grown} bytes alive (expected far below its 256 MiB)`);
+    assert.ok(
+      grown < 8 << 20,
+      `reading the expanded tensor kept ${grown} bytes alive (expected far below its 256 MiB)`,
+    );
     void t;
   });
 
@@ -79,11 +103,45 @@ describe('PyTorch: expanded (stride-0) tensors stay views of their storage', () 
     // Burn layout [in, out]: weight[i][o] = rows[o].
     const w = model.fc.weight.val();
     assert.deepEqual(w.dims(), [n, n]);
-    assert.deepEqual(Array.from(w.slice([[5, 7], [0, 4]]).toDataSync().toArray()), [0, 0.5, 1, 1.5, 0, 0.5, 1, 1.5]);
-    assert.deepEqual(Array.from(w.slice([[0, 1], [n - 2, n]]).toDataSync().toArray()), [(n - 2) * 0.5, (n - 1) * 0.5]);
-    assert.deepEqual(Array.from(model.fc.bias!.val().slice([[0, 3]]).toDataSync().toArray()), [-3, -3, -3]);
+    assert.deepEqual(
+      Array.from(
+        w
+          .slice([
+            [5, 7],
+            [0, 4],
+          ])
+          .toDataSync()
+          .toArray(),
+      ),
+      [0, 0.5, 1, 1.5, 0, 0.5, 1, 1.5],
+    );
+    assert.deepEqual(
+      Array.from(
+        w
+          .slice([
+            [0, 1],
+            [n - 2, n],
+          ])
+          .toDataSync()
+          .toArray(),
+      ),
+      [(n - 2) * 0.5, (n - 1) * 0.5],
+    );
+    assert.deepEqual(
+      Array.from(
+        model.fc
+          .bias!.val()
+          .slice([[0, 3]])
+          .toDataSync()
+          .toArray(),
+      ),
+      [-3, -3, -3],
+    );
     // The view computes like the dense tensor: x·W with x = ones gives n·rows[o].
-    const o = model.fc.forward(Tensor.ones([1, n], device)).toDataSync().toArray();
+    const o = model.fc
+      .forward(Tensor.ones([1, n], device))
+      .toDataSync()
+      .toArray();
     assert.equal(o[3], n * 1.5 - 3);
   });
 
@@ -96,7 +154,9 @@ describe('PyTorch: expanded (stride-0) tensors stay views of their storage', () 
 
   it('an overlapping view whose copy would outgrow its storage past maxStridedCopyBytes is refused', () => {
     // 512 floats read with strides [1, 1, 1, 1] as [128, 128, 128, 128]: 1 GiB from a 2 KiB storage.
-    const file = zipCheckpoint([tensor({ numel: 512, size: [128, 128, 128, 128], stride: [1, 1, 1, 1] })], { 0: new Uint8Array(2048) });
+    const file = zipCheckpoint([tensor({ numel: 512, size: [128, 128, 128, 128], stride: [1, 1, 1, 1] })], {
+      0: new Uint8Array(2048),
+    });
     refused(file, /tensor 'w'.*\[128, 128, 128, 128\].*stride \[1, 1, 1, 1\].*1073741824 bytes.*maxStridedCopyBytes/s);
     // A small overlapping view (unfold-like) is copied.
     const small = zipCheckpoint([tensor({ numel: 4, size: [3, 2], stride: [1, 1] })], { 0: f32Bytes([1, 2, 3, 4]) });
@@ -107,19 +167,31 @@ describe('PyTorch: expanded (stride-0) tensors stay views of their storage', () 
 describe('PyTorch: offsets, sizes and strides outside the storage are refused', () => {
   const data = { 0: f32Bytes([1, 2, 3, 4]) };
   it('a negative storage offset (it read the zip header)', () => {
-    refused(zipCheckpoint([tensor({ offset: -16, size: [4], stride: [1] })], data), /tensor 'w'.*storage offset -16.*expected an integer in 0\.\.4/);
+    refused(
+      zipCheckpoint([tensor({ offset: -16, size: [4], stride: [1] })], data),
+      /tensor 'w'.*storage offset -16.*expected an integer in 0\.\.4/,
+    );
     refused(zipCheckpoint([tensor({ offset: -1, size: [0], stride: [1] })], data), /storage offset -1/);
   });
 
   it('an offset past the storage end, negative sizes, and offset + size·stride past the end or beyond 2^53', () => {
-    refused(zipCheckpoint([tensor({ offset: 5, size: [0], stride: [1] })], data), /storage offset 5.*expected an integer in 0\.\.4/);
-    refused(zipCheckpoint([tensor({ offset: 3, size: [2], stride: [1] })], data), /reaches element 4 of a storage of 4 elements/);
+    refused(
+      zipCheckpoint([tensor({ offset: 5, size: [0], stride: [1] })], data),
+      /storage offset 5.*expected an integer in 0\.\.4/,
+    );
+    refused(
+      zipCheckpoint([tensor({ offset: 3, size: [2], stride: [1] })], data),
+      /reaches element 4 of a storage of 4 elements/,
+    );
     refused(zipCheckpoint([tensor({ size: [-4], stride: [1] })], data), /size \[-4\].*non-negative/);
     refused(zipCheckpoint([tensor({ size: [2, -2], stride: [1, 1] })], data), /size \[2, -2\]/);
     refused(zipCheckpoint([tensor({ size: [2], stride: [2n ** 62n] })], data), /PytorchStore/);
     refused(zipCheckpoint([tensor({ offset: 2n ** 62n, size: [1], stride: [1] })], data), /PytorchStore/);
     refused(zipCheckpoint([tensor({ size: [3], stride: [2 ** 52] })], data), /reaches element|beyond 2\^53/);
-    refused(zipCheckpoint([tensor({ size: [2 ** 26, 2 ** 26, 2 ** 26], stride: [0, 0, 0], numel: 1 })], { 0: f32Bytes([1]) }), /2\^53|elements/);
+    refused(
+      zipCheckpoint([tensor({ size: [2 ** 26, 2 ** 26, 2 ** 26], stride: [0, 0, 0], numel: 1 })], { 0: f32Bytes([1]) }),
+      /2\^53|elements/,
+    );
   });
 
   it('a ZIP64 extra field too short for the sizes it must give (it threw a raw RangeError)', () => {
@@ -139,11 +211,24 @@ describe('PyTorch: offsets, sizes and strides outside the storage are refused', 
     let eocd = out.length - 22;
     while (ov.getUint32(eocd, true) !== 0x06054b50) eocd--;
     ov.setUint32(eocd + 12, ov.getUint32(eocd + 12, true) + 4, true);
-    assert.throws(() => read(out, 'z64.pt'), (e: Error) => e instanceof BurnError && /z64\.pt: not a valid PyTorch zip archive: central directory entry 0 \('archive\/data\.pkl'\): its ZIP64 extra field holds 0 bytes/.test(e.message));
+    assert.throws(
+      () => read(out, 'z64.pt'),
+      (e: Error) =>
+        e instanceof BurnError &&
+        /z64\.pt: not a valid PyTorch zip archive: central directory entry 0 \('archive\/data\.pkl'\): its ZIP64 extra field holds 0 bytes/.test(
+          e.message,
+        ),
+    );
   });
 
   it('more than 64 dims', () => {
-    refused(zipCheckpoint([tensor({ numel: 1, size: new Array<number>(100_000).fill(1), stride: new Array<number>(100_000).fill(1) })], { 0: f32Bytes([1]) }), /tensor 'w' has 100000 dims; expected at most 64/);
+    refused(
+      zipCheckpoint(
+        [tensor({ numel: 1, size: new Array<number>(100_000).fill(1), stride: new Array<number>(100_000).fill(1) })],
+        { 0: f32Bytes([1]) },
+      ),
+      /tensor 'w' has 100000 dims; expected at most 64/,
+    );
   });
 
   it('a deflated storage entry that understates its size stops within about 1 MiB of inflation (rather than inflating a whole 64 KiB slice, ~64 MiB, first)', () => {
@@ -163,16 +248,49 @@ describe('PyTorch: offsets, sizes and strides outside the storage are refused', 
     // The browser path (fflate) reports how far it went before stopping.
     const raw = deflateSync(zeros, { level: 9 });
     let inflated = -1;
-    assert.throws(() => inflateBounded(raw, 16, (n) => { inflated = n; throw new BurnError('t', 'past'); }, (m) => { throw new BurnError('t', m); }), /past/);
+    assert.throws(
+      () =>
+        inflateBounded(
+          raw,
+          16,
+          (n) => {
+            inflated = n;
+            throw new BurnError('t', 'past');
+          },
+          (m) => {
+            throw new BurnError('t', m);
+          },
+        ),
+      /past/,
+    );
     assert.ok(inflated > 16 && inflated <= 2 << 20, `inflated ${inflated} bytes before stopping`);
-    assert.deepEqual(Array.from(inflateBounded(deflateSync(f32Bytes([1, 2])), 8, () => { throw new Error('past'); }, (m) => { throw new Error(m); })), Array.from(f32Bytes([1, 2])));
+    assert.deepEqual(
+      Array.from(
+        inflateBounded(
+          deflateSync(f32Bytes([1, 2])),
+          8,
+          () => {
+            throw new Error('past');
+          },
+          (m) => {
+            throw new Error(m);
+          },
+        ),
+      ),
+      Array.from(f32Bytes([1, 2])),
+    );
   });
 
   it('tensors sharing a deflated storage inflate it once, not once per tensor', () => {
     const n = 200;
-    const tensors = Array.from({ length: n }, (_, i) => tensor({ name: `t${i}`, numel: 1 << 18, offset: i, size: [4], stride: [1] }));
+    const tensors = Array.from({ length: n }, (_, i) =>
+      tensor({ name: `t${i}`, numel: 1 << 18, offset: i, size: [4], stride: [1] }),
+    );
     const values = Float32Array.from({ length: 1 << 18 }, (_, i) => i);
-    const file = zipSync({ 'archive/data.pkl': [statePickle(tensors), { level: 0 }], 'archive/data/0': [new Uint8Array(values.buffer), { level: 6 }] });
+    const file = zipSync({
+      'archive/data.pkl': [statePickle(tensors), { level: 0 }],
+      'archive/data/0': [new Uint8Array(values.buffer), { level: 6 }],
+    });
     const read0 = ZipReader.prototype.read;
     let inflations = 0;
     ZipReader.prototype.read = function (this: ZipReader, entry) {
@@ -189,14 +307,29 @@ describe('PyTorch: offsets, sizes and strides outside the storage are refused', 
   });
 
   it('a storage declaring more elements than its entry holds', () => {
-    refused(zipCheckpoint([tensor({ numel: 100, size: [4], stride: [1] })], data), /storage '0' holds 16 bytes but 100 elements of f32 need 400/);
+    refused(
+      zipCheckpoint([tensor({ numel: 100, size: [4], stride: [1] })], data),
+      /storage '0' holds 16 bytes but 100 elements of f32 need 400/,
+    );
   });
 
   it('legacy format: a storage view past its root storage is refused (it read the next storage)', () => {
     const storages = { a: f32Bytes([1, 2, 3, 4]), b: f32Bytes([9, 9, 9, 9]) };
-    const ok = legacyCheckpoint([{ name: 'w', key: 'a', numel: 4, offset: 0, size: [2], stride: [1], view: { key: 'v', offset: 2, size: 2 } }, { name: 'u', key: 'b', numel: 4, offset: 0, size: [4], stride: [1] }], storages);
+    const ok = legacyCheckpoint(
+      [
+        { name: 'w', key: 'a', numel: 4, offset: 0, size: [2], stride: [1], view: { key: 'v', offset: 2, size: 2 } },
+        { name: 'u', key: 'b', numel: 4, offset: 0, size: [4], stride: [1] },
+      ],
+      storages,
+    );
     assert.deepEqual(Array.from(read(ok).tensors.get('w')!.toData().toArray()), [3, 4]);
-    const past = legacyCheckpoint([{ name: 'w', key: 'a', numel: 4, offset: 0, size: [4], stride: [1], view: { key: 'v', offset: 2, size: 4 } }, { name: 'u', key: 'b', numel: 4, offset: 0, size: [4], stride: [1] }], storages);
+    const past = legacyCheckpoint(
+      [
+        { name: 'w', key: 'a', numel: 4, offset: 0, size: [4], stride: [1], view: { key: 'v', offset: 2, size: 4 } },
+        { name: 'u', key: 'b', numel: 4, offset: 0, size: [4], stride: [1] },
+      ],
+      storages,
+    );
     refused(past, /storage view 'v' of 'a'.*elements 2\.\.6.*4 elements/);
   });
 });
@@ -216,7 +349,11 @@ describe('PyTorch: the unpickler is linear and never throws a raw RangeError', (
       const ok = minus1 === -1 && max === (1n << BigInt(8 * n - 1)) - 1n;
       console.log(ok ? 'ok' : 'wrong', Math.round(performance.now() - t0));
     `;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: new URL('../..', import.meta.url).pathname, timeout: 30_000, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      timeout: 30_000,
+      encoding: 'utf8',
+    });
     assert.equal(r.signal, null, 'the decoder finished within 30 s');
     assert.match(r.stdout, /^ok \d+/, r.stderr);
   });
@@ -245,21 +382,58 @@ describe('PyTorch: the unpickler is linear and never throws a raw RangeError', (
     const open = new Array<number[]>(depth).fill([...key, 0x7d]).flat();
     const pickle = Uint8Array.from([0x80, 2, 0x7d, ...open, ...new Array<number>(depth).fill(0x73), 0x2e]);
     const file = zipCheckpoint([], {}, pickle);
-    assert.throws(() => read(file, 'deep.pt'), (e: Error) => e instanceof BurnError && /deep\.pt.*nested deeper than 128 levels.*maxNestingDepth/.test(e.message), 'depth');
+    assert.throws(
+      () => read(file, 'deep.pt'),
+      (e: Error) =>
+        e instanceof BurnError && /deep\.pt.*nested deeper than 128 levels.*maxNestingDepth/.test(e.message),
+      'depth',
+    );
     // A raised limit reads deeper files; the default allows ordinary nesting.
-    const nested = Uint8Array.from([0x80, 2, 0x7d, ...new Array<number[]>(200).fill([...key, 0x7d]).flat(), ...new Array<number>(200).fill(0x73), 0x2e]);
+    const nested = Uint8Array.from([
+      0x80,
+      2,
+      0x7d,
+      ...new Array<number[]>(200).fill([...key, 0x7d]).flat(),
+      ...new Array<number>(200).fill(0x73),
+      0x2e,
+    ]);
     assert.throws(() => readPytorch(bytesSource(zipCheckpoint([], {}, nested))), /maxNestingDepth/);
-    assert.equal(readPytorch(bytesSource(zipCheckpoint([], {}, nested)), { limits: { maxNestingDepth: 300 } }).tensors.size, 0);
+    assert.equal(
+      readPytorch(bytesSource(zipCheckpoint([], {}, nested)), { limits: { maxNestingDepth: 300 } }).tensors.size,
+      0,
+    );
     // Deep lists are not walked: they load (and are ignored, as every non-tensor value).
-    const lists = Uint8Array.from([0x80, 2, 0x7d, ...key, ...new Array<number>(depth).fill(0x5d), ...new Array<number>(depth - 1).fill(0x61), 0x73, 0x2e]);
+    const lists = Uint8Array.from([
+      0x80,
+      2,
+      0x7d,
+      ...key,
+      ...new Array<number>(depth).fill(0x5d),
+      ...new Array<number>(depth - 1).fill(0x61),
+      0x73,
+      0x2e,
+    ]);
     assert.equal(read(zipCheckpoint([], {}, lists)).tensors.size, 0);
   });
 
   it('a 100k-deep tuple used as a dict key is refused with a BurnError naming the limit', () => {
     const depth = 100_000;
-    const pickle = [0x80, 2, 0x7d, ...new Array<number>(depth).fill(0x29).flatMap(() => [0x29]), ...new Array<number>(depth - 1).fill(0x86), 0x4e, 0x73, 0x2e];
+    const pickle = [
+      0x80,
+      2,
+      0x7d,
+      ...new Array<number>(depth).fill(0x29).flatMap(() => [0x29]),
+      ...new Array<number>(depth - 1).fill(0x86),
+      0x4e,
+      0x73,
+      0x2e,
+    ];
     // EMPTY_TUPLE × depth, then TUPLE2 pairs them into a deep chain: ((((), ()), ()), …).
-    assert.throws(() => run(pickle), (e: Error) => e instanceof BurnError && /big\.pkl.*nested deeper than 128 levels.*maxNestingDepth/.test(e.message));
+    assert.throws(
+      () => run(pickle),
+      (e: Error) =>
+        e instanceof BurnError && /big\.pkl.*nested deeper than 128 levels.*maxNestingDepth/.test(e.message),
+    );
   });
 
   it('statePickle with no tensors is an empty state dict', () => {

@@ -25,12 +25,21 @@ describe('SafeTensors: deeply nested header values', () => {
   for (const field of ['dtype', 'shape', 'data_offsets'] as const) {
     it(`'${field}' nested 100k deep: a BurnError naming the file and the field`, () => {
       const bytes = file({ [field]: deep });
-      assert.throws(() => readSafetensors(bytesSource(bytes, 'deep.safetensors'), 'SafetensorsStore'), (e: Error) => e instanceof BurnError && new RegExp(`deep\\.safetensors: tensor 'w' field '${field}'.*\\[\\[\\[\\[…\\]\\]\\]\\]`).test(e.message) && e.message.length < 400);
+      assert.throws(
+        () => readSafetensors(bytesSource(bytes, 'deep.safetensors'), 'SafetensorsStore'),
+        (e: Error) =>
+          e instanceof BurnError &&
+          new RegExp(`deep\\.safetensors: tensor 'w' field '${field}'.*\\[\\[\\[\\[…\\]\\]\\]\\]`).test(e.message) &&
+          e.message.length < 400,
+      );
       assert.throws(() => new SafetensorsStore(bytes).keys(), BurnError);
     });
   }
 
   it('a valid header still reads', () => {
-    assert.deepEqual(readSafetensors(bytesSource(file({})), 'op').tensors.map((t) => [t.name, t.shape]), [['w', [1]]]);
+    assert.deepEqual(
+      readSafetensors(bytesSource(file({})), 'op').tensors.map((t) => [t.name, t.shape]),
+      [['w', [1]]],
+    );
   });
 });

@@ -9,8 +9,19 @@ import { describe, it } from 'node:test';
 import { BurnError, Device, Module, TensorData } from '../../src/index.js';
 import { BatchNorm, BatchNormConfig, Conv2d, Conv2dConfig, Linear, LinearConfig } from '../../src/nn/index.js';
 import {
-  ApplyResult, BurnToPyTorchAdapter, BurnpackStore, FloatCastAdapter, HalfPrecisionAdapter, KeyRemapper, PathFilter,
-  PyTorchToBurnAdapter, SafetensorsStore, TensorSnapshot, applySnapshots, mapIndicesContiguous, stripEnumVariants,
+  ApplyResult,
+  BurnToPyTorchAdapter,
+  BurnpackStore,
+  FloatCastAdapter,
+  HalfPrecisionAdapter,
+  KeyRemapper,
+  PathFilter,
+  PyTorchToBurnAdapter,
+  SafetensorsStore,
+  TensorSnapshot,
+  applySnapshots,
+  mapIndicesContiguous,
+  stripEnumVariants,
 } from '../../src/store/index.js';
 import { encodeSafetensors, readSafetensors } from '../../src/store/safetensors/format.js';
 import { bytesSource } from '../../src/record/source.js';
@@ -29,7 +40,10 @@ describe('BurnpackStore', () => {
       assert.equal(store.filePath(), join(dir, 'm.bpk'));
       assert.equal(new BurnpackStore(join(dir, 'm.bpk')).readMetadata().get('epoch'), '3');
       assert.deepEqual(new BurnpackStore(join(dir, 'm.bpk')).readMetadata().get('producer'), 'burn-ts');
-      assert.throws(() => model.saveInto(new BurnpackStore(join(dir, 'm'))), /file already exists: .*m\.bpk; use \.overwrite\(true\)/);
+      assert.throws(
+        () => model.saveInto(new BurnpackStore(join(dir, 'm'))),
+        /file already exists: .*m\.bpk; use \.overwrite\(true\)/,
+      );
       model.saveInto(new BurnpackStore(join(dir, 'm')).overwrite(true));
       const target = new Small(device);
       const result = target.loadFrom(new BurnpackStore(join(dir, 'm')));
@@ -57,14 +71,28 @@ describe('BurnpackStore', () => {
     const full = BurnpackStore.fromBytes();
     model.saveInto(full);
     const target = new Small(device);
-    const r = target.loadFrom(BurnpackStore.fromBytes(full.getBytes()).withPredicate((path, containers) => containers.endsWith('Struct:BatchNorm') && path.startsWith('norm.')));
+    const r = target.loadFrom(
+      BurnpackStore.fromBytes(full.getBytes()).withPredicate(
+        (path, containers) => containers.endsWith('Struct:BatchNorm') && path.startsWith('norm.'),
+      ),
+    );
     assert.deepEqual(r.applied.sort(), ['norm.beta', 'norm.gamma', 'norm.runningMean', 'norm.runningVar']);
     assert.equal(r.skipped.length, 5);
     assert.deepEqual(r.unused, [], 'skipped keys are not unused');
     const partial = new Small(device).loadFrom(BurnpackStore.fromBytes(mem.getBytes()).allowPartial(true));
-    assert.deepEqual(partial.missing, ['blocks.0.bias', 'blocks.0.weight', 'blocks.1.weight', 'norm.beta', 'norm.gamma', 'norm.runningMean']);
+    assert.deepEqual(partial.missing, [
+      'blocks.0.bias',
+      'blocks.0.weight',
+      'blocks.1.weight',
+      'norm.beta',
+      'norm.gamma',
+      'norm.runningMean',
+    ]);
     assert.match(String(partial), /✗ Missing in source:    6 tensors/);
-    assert.throws(() => new Small(device).loadFrom(BurnpackStore.fromBytes(mem.getBytes())), (e: Error) => e instanceof BurnError && /6 tensor\(s\) missing, the module is unchanged/.test(e.message));
+    assert.throws(
+      () => new Small(device).loadFrom(BurnpackStore.fromBytes(mem.getBytes())),
+      (e: Error) => e instanceof BurnError && /6 tensor\(s\) missing, the module is unchanged/.test(e.message),
+    );
   });
 
   it('validate: shape mismatches throw by default, are reported with validate(false)', () => {
@@ -75,11 +103,17 @@ describe('BurnpackStore', () => {
     new Small(device).saveInto(mem);
     const w = new Wide();
     const before = values(w);
-    assert.throws(() => w.loadFrom(BurnpackStore.fromBytes(mem.getBytes()).allowPartial(true)), /Shape mismatch for 'linear\.weight': expected \[3, 4\], found \[3, 2\]/);
+    assert.throws(
+      () => w.loadFrom(BurnpackStore.fromBytes(mem.getBytes()).allowPartial(true)),
+      /Shape mismatch for 'linear\.weight': expected \[3, 4\], found \[3, 2\]/,
+    );
     assert.deepEqual(values(w), before, 'unchanged');
     const r = w.loadFrom(BurnpackStore.fromBytes(mem.getBytes()).validate(false));
     assert.equal(r.isSuccess(), false);
-    assert.deepEqual(r.errors.map((e) => e.kind), ['ShapeMismatch', 'ShapeMismatch']);
+    assert.deepEqual(
+      r.errors.map((e) => e.kind),
+      ['ShapeMismatch', 'ShapeMismatch'],
+    );
     assert.equal(r.unused.length, 7);
   });
 
@@ -123,18 +157,31 @@ describe('BurnpackStore', () => {
 });
 
 describe('SafetensorsStore', () => {
-  compatIt("writes the reference library's bytes (Burn's multi_layer.safetensors, written by Python safetensors)", () => {
-    const ref = burnFile('crates/burn-store/safetensors-tests/tests/multi_layer/multi_layer.safetensors');
-    const c = readSafetensors(bytesSource(ref));
-    assert.equal(c.tensors.length, 9);
-    const out = encodeSafetensors(c.tensors.map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape, bytes: () => t.read() })), c.metadata);
-    assert.ok(out.length === ref.length && out.every((v, i) => v === ref[i]), 'byte-identical');
-  });
+  compatIt(
+    "writes the reference library's bytes (Burn's multi_layer.safetensors, written by Python safetensors)",
+    () => {
+      const ref = burnFile('crates/burn-store/safetensors-tests/tests/multi_layer/multi_layer.safetensors');
+      const c = readSafetensors(bytesSource(ref));
+      assert.equal(c.tensors.length, 9);
+      const out = encodeSafetensors(
+        c.tensors.map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape, bytes: () => t.read() })),
+        c.metadata,
+      );
+      assert.ok(out.length === ref.length && out.every((v, i) => v === ref[i]), 'byte-identical');
+    },
+  );
 
   it("matches gen_store.py's expected file byte for byte (checked there by reading it back with torch)", () => {
-    const c = storeFixture().safetensors as { tensors: Record<string, FixtureTensor>; metadata: Record<string, string>; bytes_hex: string };
+    const c = storeFixture().safetensors as {
+      tensors: Record<string, FixtureTensor>;
+      metadata: Record<string, string>;
+      bytes_hex: string;
+    };
     const snaps = Object.entries(c.tensors).map(([k, t]) => TensorSnapshot.fromData(fx(t), k));
-    const out = encodeSafetensors(snaps.map((s) => ({ name: s.fullPath(), dtype: s.dtype, shape: s.shape, bytes: () => s.toData().bytes })), new Map(Object.entries(c.metadata)));
+    const out = encodeSafetensors(
+      snaps.map((s) => ({ name: s.fullPath(), dtype: s.dtype, shape: s.shape, bytes: () => s.toData().bytes })),
+      new Map(Object.entries(c.metadata)),
+    );
     assert.equal(Buffer.from(out).toString('hex'), c.bytes_hex);
     const back = readSafetensors(bytesSource(Uint8Array.from(Buffer.from(c.bytes_hex, 'hex'))));
     assert.deepEqual(Object.fromEntries(back.metadata), c.metadata);
@@ -161,8 +208,15 @@ describe('SafetensorsStore', () => {
   });
 
   it('corrupt files: header length, JSON, offsets and truncation errors name the file and where', () => {
-    const good = encodeSafetensors([{ name: 'w', dtype: 'f32', shape: [2], bytes: () => new TensorData([1, 2], [2]).bytes }]);
-    const bad = (b: Uint8Array, re: RegExp) => assert.throws(() => readSafetensors(bytesSource(b, 'x.safetensors')), (e: Error) => e instanceof BurnError && re.test(e.message), re.source);
+    const good = encodeSafetensors([
+      { name: 'w', dtype: 'f32', shape: [2], bytes: () => new TensorData([1, 2], [2]).bytes },
+    ]);
+    const bad = (b: Uint8Array, re: RegExp) =>
+      assert.throws(
+        () => readSafetensors(bytesSource(b, 'x.safetensors')),
+        (e: Error) => e instanceof BurnError && re.test(e.message),
+        re.source,
+      );
     bad(good.subarray(0, 4), /x\.safetensors: not a SafeTensors file: 4 bytes/);
     const huge = good.slice();
     new DataView(huge.buffer).setBigUint64(0, 1n << 40n, true);
@@ -181,13 +235,27 @@ describe('adapters', () => {
     const mem = SafetensorsStore.fromBytes();
     model.saveInto(mem.withToAdapter(new BurnToPyTorchAdapter()));
     const store = SafetensorsStore.fromBytes(mem.getBytes());
-    assert.deepEqual(store.keys(), ['blocks.0.bias', 'blocks.0.weight', 'blocks.1.weight', 'linear.bias', 'linear.weight', 'norm.bias', 'norm.running_mean', 'norm.running_var', 'norm.weight']);
+    assert.deepEqual(store.keys(), [
+      'blocks.0.bias',
+      'blocks.0.weight',
+      'blocks.1.weight',
+      'linear.bias',
+      'linear.weight',
+      'norm.bias',
+      'norm.running_mean',
+      'norm.running_var',
+      'norm.weight',
+    ]);
     assert.deepEqual(store.getSnapshot('linear.weight')!.shape, [2, 3]);
     const w = model.linear.weight.val().toDataSync().toArray();
     const t = store.getSnapshot('linear.weight')!.toData().toArray();
     assert.equal(t[1], w[2], 'transposed: [out, in]');
     const back = new Small(device);
-    assert.throws(() => back.loadFrom(SafetensorsStore.fromBytes(mem.getBytes())), /missing/, 'without the adapter the norm names do not match');
+    assert.throws(
+      () => back.loadFrom(SafetensorsStore.fromBytes(mem.getBytes())),
+      /missing/,
+      'without the adapter the norm names do not match',
+    );
     const r = back.loadFrom(SafetensorsStore.fromBytes(mem.getBytes()).withFromAdapter(new PyTorchToBurnAdapter()));
     assert.ok(r.isSuccess() && r.missing.length === 0 && r.unused.length === 0, String(r));
     assert.deepEqual(values(back), values(model));
@@ -203,17 +271,28 @@ describe('adapters', () => {
     const back = new Small(device);
     back.loadFrom(BurnpackStore.fromBytes(mem.getBytes()).withFromAdapter(new HalfPrecisionAdapter()));
     assert.equal(back.linear.weight.val().dtype(), 'f32');
-    assert.equal(new HalfPrecisionAdapter().withoutModule('Linear').adapt(s.getSnapshot('linear.weight')!.withContext(['linear', 'weight'], ['Struct:Small', 'Struct:Linear'])).dtype, 'f16', 'f16 passes when Linear is excluded');
+    assert.equal(
+      new HalfPrecisionAdapter()
+        .withoutModule('Linear')
+        .adapt(s.getSnapshot('linear.weight')!.withContext(['linear', 'weight'], ['Struct:Small', 'Struct:Linear']))
+        .dtype,
+      'f16',
+      'f16 passes when Linear is excluded',
+    );
     assert.throws(() => new HalfPrecisionAdapter().withoutModule('Nope'), /'Struct:Nope' is not in the module set/);
     const cast = new Small(device);
-    cast.loadFrom(BurnpackStore.fromBytes(mem.getBytes()).withFromAdapter(new HalfPrecisionAdapter().chain(FloatCastAdapter.to('f64'))));
+    cast.loadFrom(
+      BurnpackStore.fromBytes(mem.getBytes()).withFromAdapter(
+        new HalfPrecisionAdapter().chain(FloatCastAdapter.to('f64')),
+      ),
+    );
     assert.equal(cast.linear.weight.val().dtype(), 'f64');
     assert.throws(() => FloatCastAdapter.to('i32'), /target must be a float dtype/);
   });
 });
 
 describe('key remapping, contiguous indices, enum variants, the report', () => {
-  it("KeyRemapper applies patterns in order with capture groups; invalid patterns are errors", () => {
+  it('KeyRemapper applies patterns in order with capture groups; invalid patterns are errors', () => {
     const r = KeyRemapper.new().addPattern('^pytorch\\.(.*)', 'burn.$1').addPattern('\\.gamma$', '.weight');
     assert.equal(r.remapKey('pytorch.layer.gamma'), 'burn.layer.weight');
     assert.throws(() => KeyRemapper.new().addPattern('(', 'x'), /invalid regular expression "\("/);
@@ -221,8 +300,29 @@ describe('key remapping, contiguous indices, enum variants, the report', () => {
   });
 
   it("mapIndicesContiguous: Burn's examples", () => {
-    const m = mapIndicesContiguous(['fc.0.weight', 'fc.2.weight', 'fc.4.bias', 'feature.layers.0.conv_block.0.weight', 'feature.layers.0.conv_block.2.weight', 'feature.layers.2.conv_block.0.weight', 'feature.layers.2.conv_block.2.weight', 'head.weight']);
-    assert.deepEqual([...m.values()], ['fc.0.weight', 'fc.1.weight', 'fc.2.bias', 'feature.layers.0.conv_block.0.weight', 'feature.layers.0.conv_block.1.weight', 'feature.layers.1.conv_block.0.weight', 'feature.layers.1.conv_block.1.weight', 'head.weight']);
+    const m = mapIndicesContiguous([
+      'fc.0.weight',
+      'fc.2.weight',
+      'fc.4.bias',
+      'feature.layers.0.conv_block.0.weight',
+      'feature.layers.0.conv_block.2.weight',
+      'feature.layers.2.conv_block.0.weight',
+      'feature.layers.2.conv_block.2.weight',
+      'head.weight',
+    ]);
+    assert.deepEqual(
+      [...m.values()],
+      [
+        'fc.0.weight',
+        'fc.1.weight',
+        'fc.2.bias',
+        'feature.layers.0.conv_block.0.weight',
+        'feature.layers.0.conv_block.1.weight',
+        'feature.layers.1.conv_block.0.weight',
+        'feature.layers.1.conv_block.1.weight',
+        'head.weight',
+      ],
+    );
   });
 
   it('skipEnumVariants matches keys written with Rust enum variant names', () => {
@@ -237,7 +337,13 @@ describe('key remapping, contiguous indices, enum variants, the report', () => {
   });
 
   it("ApplyResult prints Burn's summary with suggestions", () => {
-    const r = new ApplyResult(['a.weight'], [], ['enc.BaseConv.weight', 'head.weight'], ['enc.weight', 'heads.weight'], [{ kind: 'ShapeMismatch', path: 'x', expected: [2], found: [3] }]);
+    const r = new ApplyResult(
+      ['a.weight'],
+      [],
+      ['enc.BaseConv.weight', 'head.weight'],
+      ['enc.weight', 'heads.weight'],
+      [{ kind: 'ShapeMismatch', path: 'x', expected: [2], found: [3] }],
+    );
     const s = String(r);
     assert.match(s, /┌─ Tensor Loading Summary/);
     assert.match(s, /✓ Successfully applied: 1 tensors/);

@@ -23,7 +23,11 @@ after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 function state() {
   const model = new TinyClassifier(device);
-  return { model, optimizer: new SgdConfig({}).init<TinyClassifier>(), scheduler: { step: () => 0.1, toRecord: () => ({ lr: 0.1 }) } };
+  return {
+    model,
+    optimizer: new SgdConfig({}).init<TinyClassifier>(),
+    scheduler: { step: () => 0.1, toRecord: () => ({ lr: 0.1 }) },
+  };
 }
 
 describe('FileCheckpointer: only complete checkpoints are listed', () => {
@@ -38,14 +42,19 @@ describe('FileCheckpointer: only complete checkpoints are listed', () => {
     writeFileSync(join(dir, 'scheduler-5.json'), '{"lr": 0.'); // a partial text file
     writeFileSync(join(dir, 'model-6.bpk'), ''); // only an empty model file
     assert.deepEqual(ckpt.epochs(), [1]);
-    await assert.rejects(ckpt.restore(4, state()), (e: Error) => e instanceof BurnError && /no checkpoint for epoch 4 .*found: 1\)/.test(e.message));
+    await assert.rejects(
+      ckpt.restore(4, state()),
+      (e: Error) => e instanceof BurnError && /no checkpoint for epoch 4 .*found: 1\)/.test(e.message),
+    );
     const restored = await ckpt.restore(1, state());
     assert.ok(restored.model instanceof TinyClassifier);
   });
 
   it('save() removes stale temporary files of checkpoint files killed saves left', async () => {
     const dir = tempDir();
-    const dead = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+    const dead = Number(
+      spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout,
+    );
     const stale = [`model-7.bpk.tmp-${dead}-1-2`, `optim-7.bpk.tmp-${dead}-1-2`, `scheduler-7.json.tmp-${dead}-1-2`];
     const keep = [`model-7.bpk.tmp-${process.pid}-${Date.now()}-3`, `notes.txt.tmp-${dead}-1-2`];
     for (const f of [...stale, ...keep]) writeFileSync(join(dir, f), 'partial');

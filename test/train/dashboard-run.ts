@@ -12,11 +12,20 @@ const [dir = '/tmp/burn-dashboard', epochs = '3', delay = '40', checkpoints = '1
 const device = Device.cpu({ engine: 'js' }).autodiff();
 device.seed(3);
 const interrupter = new TrainingInterrupter();
-const training = new SupervisedTraining(dir, new TinyLoader(tinyData(256, 1), 16, device, Number(delay)), new TinyLoader(tinyData(64, 2), 16, device, Number(delay)))
+const training = new SupervisedTraining(
+  dir,
+  new TinyLoader(tinyData(256, 1), 16, device, Number(delay)),
+  new TinyLoader(tinyData(64, 2), 16, device, Number(delay)),
+)
   .metrics([new AccuracyMetric(), new LossMetric()])
   .numEpochs(Number(epochs))
   .withInterrupter(interrupter)
   .summary();
 if (checkpoints === '1') training.withFileCheckpointer();
-const result = await training.launch(new Learner(new TinyClassifier(device), new SgdConfig({}).init<TinyClassifier>(), 0.5));
-writeFileSync(`${dir}/result.json`, JSON.stringify({ epochs: result.summary.epochs, stopped: interrupter.reason() ?? null }));
+const result = await training.launch(
+  new Learner(new TinyClassifier(device), new SgdConfig({}).init<TinyClassifier>(), 0.5),
+);
+writeFileSync(
+  `${dir}/result.json`,
+  JSON.stringify({ epochs: result.summary.epochs, stopped: interrupter.reason() ?? null }),
+);

@@ -12,13 +12,31 @@ import { createElement } from 'react';
 import { render } from 'ink-testing-library';
 import { Dashboard, type DashboardAction } from '../../src/train/renderer/tui/app.js';
 import { brailleChart, rowText } from '../../src/train/renderer/tui/chart.js';
-import { DashboardState, formatDuration, FULL_POINTS, MetricTrack, RECENT_POINTS } from '../../src/train/renderer/tui/state.js';
+import {
+  DashboardState,
+  formatDuration,
+  FULL_POINTS,
+  MetricTrack,
+  RECENT_POINTS,
+} from '../../src/train/renderer/tui/state.js';
 
 const BRAILLE = /[\u2801-\u28ff]/;
 
 describe('braille chart', () => {
   it('draws a rising line from the bottom-left to the top-right cell', () => {
-    const chart = brailleChart([{ points: [[0, 0], [1, 1]], color: 'red' }], 4, 2);
+    const chart = brailleChart(
+      [
+        {
+          points: [
+            [0, 0],
+            [1, 1],
+          ],
+          color: 'red',
+        },
+      ],
+      4,
+      2,
+    );
     assert.deepEqual(chart.xRange, [0, 1]);
     assert.deepEqual(chart.yRange, [0, 1]);
     const rows = chart.rows.map(rowText);
@@ -30,11 +48,36 @@ describe('braille chart', () => {
     assert.equal(chart.rows[0]!.find((s) => s.text.trim())!.color, 'red');
   });
   it('a flat series sits mid-height; non-finite points break the line; empty input is blank', () => {
-    const flat = brailleChart([{ points: [[0, 5], [1, 5]], color: 'blue' }], 3, 3).rows.map(rowText);
+    const flat = brailleChart(
+      [
+        {
+          points: [
+            [0, 5],
+            [1, 5],
+          ],
+          color: 'blue',
+        },
+      ],
+      3,
+      3,
+    ).rows.map(rowText);
     assert.equal(flat[0]!.trim(), '');
     assert.ok(BRAILLE.test(flat[1]!));
     assert.equal(flat[2]!.trim(), '');
-    const broken = brailleChart([{ points: [[0, 0], [1, Number.NaN], [2, 0]], color: 'x' }], 6, 1).rows.map(rowText)[0]!;
+    const broken = brailleChart(
+      [
+        {
+          points: [
+            [0, 0],
+            [1, Number.NaN],
+            [2, 0],
+          ],
+          color: 'x',
+        },
+      ],
+      6,
+      1,
+    ).rows.map(rowText)[0]!;
     assert.equal(broken[2], ' ', broken);
     assert.deepEqual(brailleChart([], 5, 2).rows.map(rowText), ['     ', '     ']);
   });
@@ -57,8 +100,14 @@ describe('dashboard state', () => {
     const loss = s.tracks.get('Loss')!;
     assert.equal(loss.display('train'), '1.500');
     assert.equal(loss.display('valid'), '-');
-    assert.deepEqual(loss.recent.train, [[0, 2], [1, 1]]);
-    assert.deepEqual(loss.full.train, [[0.1, 2], [0.2, 1]]);
+    assert.deepEqual(loss.recent.train, [
+      [0, 2],
+      [1, 1],
+    ]);
+    assert.deepEqual(loss.full.train, [
+      [0.1, 2],
+      [0.2, 1],
+    ]);
     s.epochEnd('train', 1, { train: new Map([['Loss', [1.25]]]), valid: new Map() });
     assert.equal(loss.display('train'), '1.250');
     assert.deepEqual(loss.epochs.train, [1.25]);
@@ -80,7 +129,10 @@ describe('dashboard state', () => {
     const t = new MetricTrack('x', undefined, true);
     for (let i = 0; i < 3000; i++) t.push('train', i, i / 3000);
     assert.equal(t.recent.train.length, RECENT_POINTS);
-    assert.ok(t.full.train.length < 2 * FULL_POINTS && t.full.train.length >= FULL_POINTS / 2, `${t.full.train.length}`);
+    assert.ok(
+      t.full.train.length < 2 * FULL_POINTS && t.full.train.length >= FULL_POINTS / 2,
+      `${t.full.train.length}`,
+    );
     assert.equal(formatDuration(3725), '1h 02m 05s');
     assert.equal(formatDuration(65), '1m 05s');
     assert.equal(formatDuration(undefined), '---');
@@ -91,11 +143,24 @@ describe('dashboard state', () => {
 function sampleState(): DashboardState {
   const s = new DashboardState();
   for (let i = 1; i <= 8; i++) {
-    s.update('train', { name: 'Loss', formatted: '', value: 1 / i, unit: undefined, batch: 1 / i, higherIsBetter: false });
+    s.update('train', {
+      name: 'Loss',
+      formatted: '',
+      value: 1 / i,
+      unit: undefined,
+      batch: 1 / i,
+      higherIsBetter: false,
+    });
     s.update('train', { name: 'Accuracy', formatted: '', value: 50 + i, unit: '%', batch: 50 + i });
     s.render({ split: 'train', epoch: 1, epochTotal: 3, iteration: i, itemsProcessed: 8 * i, itemsTotal: 64 });
   }
-  s.epochEnd('train', 1, { train: new Map([['Loss', [0.34]], ['Accuracy', [54.5]]]), valid: new Map() });
+  s.epochEnd('train', 1, {
+    train: new Map([
+      ['Loss', [0.34]],
+      ['Accuracy', [54.5]],
+    ]),
+    valid: new Map(),
+  });
   s.update('valid', { name: 'Loss', formatted: '', value: 0.4, unit: undefined, batch: 0.4, higherIsBetter: false });
   s.update('valid', { name: 'Accuracy', formatted: '', value: 62.5, unit: '%', batch: 62.5 });
   s.render({ split: 'valid', epoch: 1, epochTotal: 3, iteration: 1, itemsProcessed: 8, itemsTotal: 16 });
@@ -106,7 +171,9 @@ describe('dashboard component (ink test renderer)', () => {
   it('shows progress, metric values for both splits and a plot; arrow keys and q dispatch actions', async () => {
     const state = sampleState();
     const actions: DashboardAction[] = [];
-    const view = render(createElement(Dashboard, { state, columns: 100, rows: 40, onAction: (a: DashboardAction) => actions.push(a) }));
+    const view = render(
+      createElement(Dashboard, { state, columns: 100, rows: 40, onAction: (a: DashboardAction) => actions.push(a) }),
+    );
     const frame = view.lastFrame()!;
     assert.match(frame, /Progress/);
     assert.match(frame, /Train .*100\.0% epoch 1\/3 64\/64 ETA 0s/);
@@ -156,7 +223,9 @@ async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 
   }
 }
 
-describe('dashboard in a pseudo-terminal (tmux)', { skip: hasTmux ? false : 'tmux is not installed (apt-get install tmux)' }, () => {
+describe('dashboard in a pseudo-terminal (tmux)', {
+  skip: hasTmux ? false : 'tmux is not installed (apt-get install tmux)',
+}, () => {
   it('renders live training and stops gracefully on q', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'burn-tui-'));
     dirs.push(dir);
@@ -182,16 +251,35 @@ describe('dashboard in a pseudo-terminal (tmux)', { skip: hasTmux ? false : 'tmu
       assert.ok(BRAILLE.test(live), 'the plot shows braille dots');
       // → switches the plotted metric, ↓ the plot kind.
       tmux('send-keys', '-t', session, 'Right');
-      await waitFor('the Loss plot', () => (/Loss \(full history, lower is better\)/.test(screen()) ? true : undefined), 20_000);
+      await waitFor(
+        'the Loss plot',
+        () => (/Loss \(full history, lower is better\)/.test(screen()) ? true : undefined),
+        20_000,
+      );
       tmux('send-keys', '-t', session, 'Down');
-      await waitFor('the recent plot', () => (/Loss \(recent iterations, lower is better\)/.test(screen()) ? true : undefined), 20_000);
+      await waitFor(
+        'the recent plot',
+        () => (/Loss \(recent iterations, lower is better\)/.test(screen()) ? true : undefined),
+        20_000,
+      );
       // q: the loop finishes its step, writes the checkpoint, prints the summary and returns.
       tmux('send-keys', '-t', session, 'q');
-      const result = await waitFor('launch() to return', () => (existsSync(join(dir, 'result.json')) ? JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { epochs: number; stopped: string } : undefined), 60_000);
+      const result = await waitFor(
+        'launch() to return',
+        () =>
+          existsSync(join(dir, 'result.json'))
+            ? (JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { epochs: number; stopped: string })
+            : undefined,
+        60_000,
+      );
       assert.equal(result.stopped, 'stopped from the dashboard');
       assert.ok(result.epochs >= 2 && result.epochs < 200, `stopped after epoch ${result.epochs}`);
       assert.ok(existsSync(join(dir, `checkpoint/model-${result.epochs}.bpk`)), 'checkpoint of the stopped epoch');
-      const final = await waitFor('the summary', () => (/Training Summary/.test(screen()) ? screen() : undefined), 20_000);
+      const final = await waitFor(
+        'the summary',
+        () => (/Training Summary/.test(screen()) ? screen() : undefined),
+        20_000,
+      );
       assert.match(final, /Mode Done/);
       assert.match(final, new RegExp(`Total epochs: ${result.epochs}`));
       assert.match(final, /\| Train \| Accuracy \|/);

@@ -2,7 +2,13 @@
 // train/inference steps, and a hand-written loader (an async iterable with numItems()).
 import { Device, Module, Tensor, type Int } from '../../src/index.js';
 import { CrossEntropyLossConfig, Linear, LinearConfig } from '../../src/nn/index.js';
-import { ClassificationOutput, TrainOutput, type InferenceStep, type TrainingLoader, type TrainStep } from '../../src/train/index.js';
+import {
+  ClassificationOutput,
+  TrainOutput,
+  type InferenceStep,
+  type TrainingLoader,
+  type TrainStep,
+} from '../../src/train/index.js';
 
 /** One batch: features [b, 4] and class targets [b]. */
 export interface TinyBatch {
@@ -22,8 +28,14 @@ export function lcg(seed: number): () => number {
 /** `n` samples of 4 features whose class is the argmax of a fixed linear map (learnable). */
 export function tinyData(n: number, seed: number): { x: number[][]; y: number[] } {
   const rand = lcg(seed);
-  const w = [[1, -1, 0.5], [-0.5, 1, 0.2], [0.3, 0.4, -1], [0.8, -0.2, 0.6]];
-  const x: number[][] = [], y: number[] = [];
+  const w = [
+    [1, -1, 0.5],
+    [-0.5, 1, 0.2],
+    [0.3, 0.4, -1],
+    [0.8, -0.2, 0.6],
+  ];
+  const x: number[][] = [],
+    y: number[] = [];
   for (let i = 0; i < n; i++) {
     const f = [0, 1, 2, 3].map(() => rand() * 2 - 1);
     const scores = [0, 1, 2].map((c) => f.reduce((a, v, k) => a + v * w[k]![c]!, 0));
@@ -55,13 +67,19 @@ export class TinyLoader implements TrainingLoader<TinyBatch> {
       if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
       const x = this.data.x.slice(i, i + this.batchSize);
       const y = this.data.y.slice(i, i + this.batchSize);
-      yield { x: Tensor.fromData<2>(x, this.device), y: Tensor.fromData<1, Int>(y, { device: this.device, dtype: 'i32' }) };
+      yield {
+        x: Tensor.fromData<2>(x, this.device),
+        y: Tensor.fromData<1, Int>(y, { device: this.device, dtype: 'i32' }),
+      };
     }
   }
 }
 
 /** A linear 4 → 3 classifier trained with cross-entropy. */
-export class TinyClassifier extends Module implements TrainStep<TinyBatch, ClassificationOutput>, InferenceStep<TinyBatch, ClassificationOutput> {
+export class TinyClassifier
+  extends Module
+  implements TrainStep<TinyBatch, ClassificationOutput>, InferenceStep<TinyBatch, ClassificationOutput>
+{
   linear: Linear;
 
   constructor(device: Device) {

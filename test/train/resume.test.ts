@@ -11,7 +11,15 @@ import { DataLoaderBuilder, InMemDataset, type Batcher } from '../../src/data/in
 import { CrossEntropyLossConfig, Dropout, DropoutConfig, Linear, LinearConfig } from '../../src/nn/index.js';
 import { AdamConfig } from '../../src/optim/index.js';
 import {
-  ClassificationOutput, CliRenderer, FileMetricLogger, Learner, LossMetric, SupervisedTraining, TrainOutput, type InferenceStep, type TrainStep,
+  ClassificationOutput,
+  CliRenderer,
+  FileMetricLogger,
+  Learner,
+  LossMetric,
+  SupervisedTraining,
+  TrainOutput,
+  type InferenceStep,
+  type TrainStep,
 } from '../../src/train/index.js';
 import { parameters, tinyData, type TinyBatch } from './helpers.js';
 
@@ -31,12 +39,24 @@ interface Item {
 
 class ItemBatcher implements Batcher<Item, TinyBatch> {
   batch(items: Item[], dev: Device): TinyBatch {
-    return { x: Tensor.fromData<2>(items.map((i) => i.x), dev), y: Tensor.fromData<1, Int>(items.map((i) => i.y), { device: dev, dtype: 'i32' }) };
+    return {
+      x: Tensor.fromData<2>(
+        items.map((i) => i.x),
+        dev,
+      ),
+      y: Tensor.fromData<1, Int>(
+        items.map((i) => i.y),
+        { device: dev, dtype: 'i32' },
+      ),
+    };
   }
 }
 
 /** A classifier with dropout: its training steps draw from the device's random generator. */
-class DropoutClassifier extends Module implements TrainStep<TinyBatch, ClassificationOutput>, InferenceStep<TinyBatch, ClassificationOutput> {
+class DropoutClassifier
+  extends Module
+  implements TrainStep<TinyBatch, ClassificationOutput>, InferenceStep<TinyBatch, ClassificationOutput>
+{
   hidden: Linear;
   dropout: Dropout;
   out: Linear;
@@ -48,7 +68,11 @@ class DropoutClassifier extends Module implements TrainStep<TinyBatch, Classific
   }
   private classify(batch: TinyBatch): ClassificationOutput {
     const output = this.out.forward(this.dropout.forward(this.hidden.forward(batch.x).relu()));
-    return new ClassificationOutput(new CrossEntropyLossConfig().init(output.device()).forward(output, batch.y), output, batch.y);
+    return new ClassificationOutput(
+      new CrossEntropyLossConfig().init(output.device()).forward(output, batch.y),
+      output,
+      batch.y,
+    );
   }
   trainStep(batch: TinyBatch): TrainOutput<ClassificationOutput> {
     const item = this.classify(batch);
@@ -63,7 +87,8 @@ const items = (n: number, seed: number): Item[] => {
   const { x, y } = tinyData(n, seed);
   return x.map((f, i) => ({ x: f, y: y[i]! }));
 };
-const trainItems = items(96, 1), validItems = items(32, 2);
+const trainItems = items(96, 1),
+  validItems = items(32, 2);
 
 async function run(dir: string, epochs: number, resume?: number) {
   // A fresh process would build everything again: the same seed, model and loaders.
@@ -71,12 +96,17 @@ async function run(dir: string, epochs: number, resume?: number) {
   const model = new DropoutClassifier(device);
   const train = new DataLoaderBuilder(new ItemBatcher()).batchSize(16).shuffle(5).build(new InMemDataset(trainItems));
   const valid = new DataLoaderBuilder(new ItemBatcher()).batchSize(16).build(new InMemDataset(validItems));
-  const training = new SupervisedTraining(dir, train, valid).metrics([new LossMetric()]).numEpochs(epochs).withFileCheckpointer().renderer(new CliRenderer({ write: () => {} }));
+  const training = new SupervisedTraining(dir, train, valid)
+    .metrics([new LossMetric()])
+    .numEpochs(epochs)
+    .withFileCheckpointer()
+    .renderer(new CliRenderer({ write: () => {} }));
   if (resume !== undefined) training.checkpoint(resume);
   return training.launch(new Learner(model, new AdamConfig({}).init<DropoutClassifier>(), 0.05));
 }
 
-const epochLosses = (dir: string, split: 'train' | 'valid', epochs: number[]) => epochs.map((e) => new FileMetricLogger(dir).epochValue(split, e, 'Loss'));
+const epochLosses = (dir: string, split: 'train' | 'valid', epochs: number[]) =>
+  epochs.map((e) => new FileMetricLogger(dir).epochValue(split, e, 'Loss'));
 
 describe('SupervisedTraining: exact resume', () => {
   it('resuming at epoch 2 of 5 replays the data order and the dropout masks of epochs 3-5', async () => {
@@ -102,8 +132,13 @@ describe('SupervisedTraining: exact resume', () => {
     const model = new DropoutClassifier(device); // other initial weights and RNG state: all must come from the checkpoint
     const train = new DataLoaderBuilder(new ItemBatcher()).batchSize(16).shuffle(5).build(new InMemDataset(trainItems));
     const valid = new DataLoaderBuilder(new ItemBatcher()).batchSize(16).build(new InMemDataset(validItems));
-    const resumed = await new SupervisedTraining(dir, train, valid).metrics([new LossMetric()]).numEpochs(3).withFileCheckpointer().checkpoint(1)
-      .renderer(new CliRenderer({ write: () => {} })).launch(new Learner(model, new AdamConfig({}).init<DropoutClassifier>(), 0.05));
+    const resumed = await new SupervisedTraining(dir, train, valid)
+      .metrics([new LossMetric()])
+      .numEpochs(3)
+      .withFileCheckpointer()
+      .checkpoint(1)
+      .renderer(new CliRenderer({ write: () => {} }))
+      .launch(new Learner(model, new AdamConfig({}).init<DropoutClassifier>(), 0.05));
     assert.deepEqual(epochLosses(dir, 'train', [2, 3]), epochLosses(fullDir, 'train', [2, 3]));
     assert.deepEqual(await parameters(resumed.model), await parameters(full.model));
   });

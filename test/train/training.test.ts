@@ -11,8 +11,21 @@ import { fileURLToPath } from 'node:url';
 import { Device } from '../../src/index.js';
 import { AdamConfig, ExponentialLrSchedulerConfig, SgdConfig } from '../../src/optim/index.js';
 import {
-  AccuracyMetric, AurocMetric, CliRenderer, defaultRenderer, FileMetricLogger, Learner, LearningRateMetric, LossMetric, MetricEarlyStoppingStrategy,
-  PrecisionMetric, SupervisedTraining, TrainingInterrupter, type Metric, type MetricEntry, type TrainingLoader,
+  AccuracyMetric,
+  AurocMetric,
+  CliRenderer,
+  defaultRenderer,
+  FileMetricLogger,
+  Learner,
+  LearningRateMetric,
+  LossMetric,
+  MetricEarlyStoppingStrategy,
+  PrecisionMetric,
+  SupervisedTraining,
+  TrainingInterrupter,
+  type Metric,
+  type MetricEntry,
+  type TrainingLoader,
 } from '../../src/train/index.js';
 import { parameters, TinyClassifier, TinyLoader, tinyData, type TinyBatch } from './helpers.js';
 
@@ -25,8 +38,10 @@ function tempDir(): string {
 }
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-const trainData = tinyData(64, 1), validData = tinyData(32, 2);
-const loaders = (batch = 16) => [new TinyLoader(trainData, batch, device), new TinyLoader(validData, batch, device)] as const;
+const trainData = tinyData(64, 1),
+  validData = tinyData(32, 2);
+const loaders = (batch = 16) =>
+  [new TinyLoader(trainData, batch, device), new TinyLoader(validData, batch, device)] as const;
 function model(seed = 3): TinyClassifier {
   device.seed(seed);
   return new TinyClassifier(device);
@@ -46,9 +61,15 @@ describe('SupervisedTraining: output, logs and plots', () => {
       .launch(new Learner(model(), new SgdConfig({}).init<TinyClassifier>(), 0.5));
     // 4 train steps + 2 valid steps per epoch, each printed (interval 0), plus 2 epoch lines per epoch.
     assert.equal(out.filter((l) => l.startsWith('[train] epoch 1/2 iteration')).length, 4);
-    assert.match(out[0]!, /^\[train\] epoch 1\/2 iteration 1 items 16\/64 \(25%\) - Accuracy: epoch \d+\.\d{3} % - batch \d+\.\d{3} % \| Loss: epoch \d\.\d{3} - batch \d\.\d{3}$/);
+    assert.match(
+      out[0]!,
+      /^\[train\] epoch 1\/2 iteration 1 items 16\/64 \(25%\) - Accuracy: epoch \d+\.\d{3} % - batch \d+\.\d{3} % \| Loss: epoch \d\.\d{3} - batch \d\.\d{3}$/,
+    );
     const done = out.filter((l) => / done: /.test(l));
-    assert.deepEqual(done.map((l) => l.split(':')[0]), ['[train] epoch 1 done', '[valid] epoch 1 done', '[train] epoch 2 done', '[valid] epoch 2 done']);
+    assert.deepEqual(
+      done.map((l) => l.split(':')[0]),
+      ['[train] epoch 1 done', '[valid] epoch 1 done', '[train] epoch 2 done', '[valid] epoch 2 done'],
+    );
     const acc = result.summary.metrics.find((m) => m.split === 'valid' && m.name === 'Accuracy')!;
     assert.ok(done[3]!.includes(`Accuracy ${acc.last.toFixed(4)}`), done[3]);
     const summary = out.at(-1)!;
@@ -66,7 +87,11 @@ describe('SupervisedTraining: output, logs and plots', () => {
       const train = await import('./src/train/index.ts');
       await train.preloadDashboard();
       console.log(train.defaultRenderer().constructor.name);`;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     assert.equal(child.status, 0, child.stderr);
     assert.equal(child.stdout.trim(), 'CliRenderer');
   });
@@ -84,32 +109,53 @@ describe('SupervisedTraining: output, logs and plots', () => {
       for (const epoch of [1, 2]) {
         const files = readdirSync(join(dir, split, `epoch-${epoch}`)).sort();
         // The learning rate is a training setting: not tracked on the validation split.
-        const expected = ['AUROC_[Macro].log', 'Accuracy.log', ...(split === 'train' ? ['Learning_Rate.log'] : []), 'Loss.log', 'Precision_@_TopK(1)_[Macro].log'];
+        const expected = [
+          'AUROC_[Macro].log',
+          'Accuracy.log',
+          ...(split === 'train' ? ['Learning_Rate.log'] : []),
+          'Loss.log',
+          'Precision_@_TopK(1)_[Macro].log',
+        ];
         assert.deepEqual(files, expected, `${split} epoch ${epoch}`);
       }
     }
     const acc = lines(join(dir, 'train/epoch-1/Accuracy.log'));
     assert.equal(acc.length, 5); // 4 steps + final
     const entries = acc.slice(0, 4).map((l) => l.split(',').map(Number) as [number, number]);
-    assert.deepEqual(entries.map((e) => e[1]), [16, 16, 16, 16]);
+    assert.deepEqual(
+      entries.map((e) => e[1]),
+      [16, 16, 16, 16],
+    );
     const mean = entries.reduce((a, [v, c]) => a + v * c, 0) / 64;
     assert.match(acc[4]!, /,final$/);
     assert.ok(Math.abs(Number(acc[4]!.split(',')[0]) - mean) < 1e-9);
-    const history = result.summary.metrics.find((m) => m.split === 'train' && m.name === 'Accuracy' && m.bestEpoch >= 1);
+    const history = result.summary.metrics.find(
+      (m) => m.split === 'train' && m.name === 'Accuracy' && m.bestEpoch >= 1,
+    );
     assert.ok(history);
     // AUROC: nothing per step, only the epoch value.
-    assert.deepEqual(lines(join(dir, 'valid/epoch-2/AUROC_[Macro].log')).map((l) => l.endsWith(',final')), [true]);
+    assert.deepEqual(
+      lines(join(dir, 'valid/epoch-2/AUROC_[Macro].log')).map((l) => l.endsWith(',final')),
+      [true],
+    );
     // Precision: the final value is from summed counts, not the mean of the logged batch values.
     const logger = new FileMetricLogger(dir);
     const prec = logger.read('valid', 1, precision.name);
     assert.equal(prec.filter((e) => e.final).length, 1);
     assert.equal(logger.epochValue('valid', 1, precision.name), prec.at(-1)!.value);
     // Learning rate: one entry per step of 0.5.
-    assert.deepEqual(lines(join(dir, 'train/epoch-2/Learning_Rate.log')), ['0.5,1', '0.5,1', '0.5,1', '0.5,1', '0.5,final']);
+    assert.deepEqual(lines(join(dir, 'train/epoch-2/Learning_Rate.log')), [
+      '0.5,1',
+      '0.5,1',
+      '0.5,1',
+      '0.5,1',
+      '0.5,final',
+    ]);
     // Plots: an SVG panel per metric, two curves (train, valid) each, and the HTML page with the values.
     const svg = readFileSync(join(dir, 'learning-curves.svg'), 'utf8');
     assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-    for (const name of ['Accuracy', 'Loss', 'Precision @ TopK(1) [Macro]', 'AUROC [Macro]', 'Learning Rate']) assert.ok(svg.includes(`font-weight="bold">${name}</text>`), name);
+    for (const name of ['Accuracy', 'Loss', 'Precision @ TopK(1) [Macro]', 'AUROC [Macro]', 'Learning Rate'])
+      assert.ok(svg.includes(`font-weight="bold">${name}</text>`), name);
     // Two curves per metric, except the learning rate, which has no validation values.
     assert.equal((svg.match(/<polyline/g) ?? []).length, 9);
     const html = readFileSync(join(dir, 'learning-curves.html'), 'utf8');
@@ -125,14 +171,25 @@ describe('SupervisedTraining: checkpoints, stopping, accumulation', () => {
     const scheduler = () => new ExponentialLrSchedulerConfig({ initialLr: 0.1, gamma: 0.9 }).init();
     const run = (dir: string, epochs: number, seed: number, resume?: number) => {
       const [train, valid] = loaders();
-      const training = new SupervisedTraining(dir, train, valid).metrics([new AccuracyMetric(), new LossMetric()]).numEpochs(epochs).withFileCheckpointer().renderer(quiet());
+      const training = new SupervisedTraining(dir, train, valid)
+        .metrics([new AccuracyMetric(), new LossMetric()])
+        .numEpochs(epochs)
+        .withFileCheckpointer()
+        .renderer(quiet());
       if (resume !== undefined) training.checkpoint(resume);
       return training.launch(new Learner(model(seed), new AdamConfig({}).init<TinyClassifier>(), scheduler()));
     };
     const full = await run(tempDir(), 4, 3);
     const dir = tempDir();
     await run(dir, 2, 3);
-    assert.deepEqual(readdirSync(join(dir, 'checkpoint')).sort(), ['model-1.bpk', 'model-2.bpk', 'optim-1.bpk', 'optim-2.bpk', 'scheduler-1.json', 'scheduler-2.json']);
+    assert.deepEqual(readdirSync(join(dir, 'checkpoint')).sort(), [
+      'model-1.bpk',
+      'model-2.bpk',
+      'optim-1.bpk',
+      'optim-2.bpk',
+      'scheduler-1.json',
+      'scheduler-2.json',
+    ]);
     // A different initial model: everything must come from the checkpoint.
     const resumed = await run(dir, 4, 99, 2);
     assert.deepEqual(await parameters(resumed.model), await parameters(full.model));
@@ -172,7 +229,10 @@ describe('SupervisedTraining: checkpoints, stopping, accumulation', () => {
       .launch(new Learner(model(), new SgdConfig({}).init<TinyClassifier>(), 0.1));
     assert.equal(result.summary.epochs, 4);
     assert.equal(interrupter.reason(), 'early stopping after epoch 4');
-    assert.throws(() => new MetricEarlyStoppingStrategy(scripted, { noImprovementSince: 0 }), /MetricEarlyStoppingStrategy: noImprovementSince 0; expected a positive integer/);
+    assert.throws(
+      () => new MetricEarlyStoppingStrategy(scripted, { noImprovementSince: 0 }),
+      /MetricEarlyStoppingStrategy: noImprovementSince 0; expected a positive integer/,
+    );
   });
 
   it('stop() mid-epoch finishes the step, writes the checkpoint and returns', async () => {
@@ -204,7 +264,10 @@ describe('SupervisedTraining: checkpoints, stopping, accumulation', () => {
     assert.ok(existsSync(join(dir, 'checkpoint/model-2.bpk')) && existsSync(join(dir, 'checkpoint/optim-2.bpk')));
     assert.equal(lines(join(dir, 'train/epoch-2/Loss.log')).length, 3 + 1);
     assert.ok(!existsSync(join(dir, 'valid/epoch-2')), 'no validation after the stop');
-    assert.deepEqual(await parameters(result.model), await parameters((await new TinyClassifier(device).loadFileAsync(join(dir, 'checkpoint/model-2'), device))));
+    assert.deepEqual(
+      await parameters(result.model),
+      await parameters(await new TinyClassifier(device).loadFileAsync(join(dir, 'checkpoint/model-2'), device)),
+    );
   });
 
   it('Ctrl-C (SIGINT) stops a CPU-bound loop gracefully: the loop lets the event loop run', async () => {
@@ -212,7 +275,10 @@ describe('SupervisedTraining: checkpoints, stopping, accumulation', () => {
     // event loop the SIGINT handler would only run after the last epoch.
     const dir = tempDir();
     const root = fileURLToPath(new URL('../..', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/train/dashboard-run.ts', dir, '500', '0', '0'], { cwd: root, env: { ...process.env, NODE_OPTIONS: '' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/train/dashboard-run.ts', dir, '500', '0', '0'], {
+      cwd: root,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
@@ -229,25 +295,60 @@ describe('SupervisedTraining: checkpoints, stopping, accumulation', () => {
   it('gradsAccumulation(2) on batches of 8 equals plain SGD on batches of 16 with twice the rate (gradients are summed)', async () => {
     let steps = 0;
     const counting = { step: () => (steps++, 0.2) };
-    const accumulated = await new SupervisedTraining(tempDir(), new TinyLoader(trainData, 8, device), new TinyLoader(validData, 8, device))
-      .metrics([new LossMetric()]).numEpochs(2).gradsAccumulation(2).renderer(quiet())
+    const accumulated = await new SupervisedTraining(
+      tempDir(),
+      new TinyLoader(trainData, 8, device),
+      new TinyLoader(validData, 8, device),
+    )
+      .metrics([new LossMetric()])
+      .numEpochs(2)
+      .gradsAccumulation(2)
+      .renderer(quiet())
       .launch(new Learner(model(), new SgdConfig({}).init<TinyClassifier>(), counting));
     assert.equal(steps, 2 * 4); // 8 batches per epoch, one optimizer step every 2
-    const plain = await new SupervisedTraining(tempDir(), new TinyLoader(trainData, 16, device), new TinyLoader(validData, 16, device))
-      .metrics([new LossMetric()]).numEpochs(2).renderer(quiet())
+    const plain = await new SupervisedTraining(
+      tempDir(),
+      new TinyLoader(trainData, 16, device),
+      new TinyLoader(validData, 16, device),
+    )
+      .metrics([new LossMetric()])
+      .numEpochs(2)
+      .renderer(quiet())
       .launch(new Learner(model(), new SgdConfig({}).init<TinyClassifier>(), 0.4));
-    const a = await parameters(accumulated.model), b = await parameters(plain.model);
-    for (const key of Object.keys(b)) a[key]!.forEach((v, i) => assert.ok(Math.abs(v - b[key]![i]!) < 1e-5, `${key}[${i}]: ${v} vs ${b[key]![i]}`));
-    assert.throws(() => new SupervisedTraining(tempDir(), ...loaders()).gradsAccumulation(0), /SupervisedTraining.gradsAccumulation: 0; expected a positive integer/);
+    const a = await parameters(accumulated.model),
+      b = await parameters(plain.model);
+    for (const key of Object.keys(b))
+      a[key]!.forEach((v, i) => assert.ok(Math.abs(v - b[key]![i]!) < 1e-5, `${key}[${i}]: ${v} vs ${b[key]![i]}`));
+    assert.throws(
+      () => new SupervisedTraining(tempDir(), ...loaders()).gradsAccumulation(0),
+      /SupervisedTraining.gradsAccumulation: 0; expected a positive integer/,
+    );
   });
 
   it('rejects a model that is not on an autodiff device, and releases the renderer when training throws', async () => {
     const [train, valid] = loaders();
-    await assert.rejects(new SupervisedTraining(tempDir(), train, valid).renderer(quiet()).launch(new Learner(new TinyClassifier(Device.cpu({ engine: 'js' })), new SgdConfig({}).init<TinyClassifier>(), 0.1)), /SupervisedTraining.launch: the model must live on an autodiff device/);
+    await assert.rejects(
+      new SupervisedTraining(tempDir(), train, valid)
+        .renderer(quiet())
+        .launch(
+          new Learner(new TinyClassifier(Device.cpu({ engine: 'js' })), new SgdConfig({}).init<TinyClassifier>(), 0.1),
+        ),
+      /SupervisedTraining.launch: the model must live on an autodiff device/,
+    );
     let closed = 0;
-    const failing: TrainingLoader<TinyBatch> = { numItems: () => 1, async *[Symbol.asyncIterator]() { throw new Error('loader failed'); } };
+    const failing: TrainingLoader<TinyBatch> = {
+      numItems: () => 1,
+      async *[Symbol.asyncIterator]() {
+        throw new Error('loader failed');
+      },
+    };
     const renderer = { update() {}, render() {}, epochEnd() {}, close: () => void closed++ };
-    await assert.rejects(new SupervisedTraining(tempDir(), failing, valid).renderer(renderer).launch(new Learner(model(), new SgdConfig({}).init<TinyClassifier>(), 0.1)), /loader failed/);
+    await assert.rejects(
+      new SupervisedTraining(tempDir(), failing, valid)
+        .renderer(renderer)
+        .launch(new Learner(model(), new SgdConfig({}).init<TinyClassifier>(), 0.1)),
+      /loader failed/,
+    );
     assert.equal(closed, 1);
   });
 });

@@ -14,13 +14,22 @@ it('config fields are typed by what they hold, also when their schema parses any
   // @ts-expect-error the setter is typed the same way
   assert.throws(() => new SgdConfig({}).withGradientClipping(5), /gradientClipping: expected object, received number/);
   // A field made with z.unknown().transform(...) takes what the transform yields.
-  class Schedule extends Config.define({ lr: z.unknown().transform((v) => Number(v)).pipe(z.number()), name: z.string().default('s') }) {}
+  class Schedule extends Config.define({
+    lr: z
+      .unknown()
+      .transform((v) => Number(v))
+      .pipe(z.number()),
+    name: z.string().default('s'),
+  }) {}
   const s = new Schedule({ lr: 0.5 });
   // @ts-expect-error a string where the field holds a number
   const t = () => new Schedule({ lr: 'fast' });
   class Nested extends Config.define({ scheduler: LinearLrSchedulerConfig.schema.optional() }) {}
   assert.equal(new Nested({}).scheduler, undefined);
-  assert.deepEqual([ok.gradClipping, ok2.gradientClipping, s.lr, typeof t], [{ kind: 'norm', value: 1 }, { kind: 'value', value: 0.5 }, 0.5, 'function']);
+  assert.deepEqual(
+    [ok.gradClipping, ok2.gradientClipping, s.lr, typeof t],
+    [{ kind: 'norm', value: 1 }, { kind: 'value', value: 0.5 }, 0.5, 'function'],
+  );
 });
 
 it('dims() of a tensor of known rank is a tuple of that length', () => {

@@ -8,7 +8,10 @@ import { Tensor, type Bool, type Float, type Int } from '../../src/index.js';
 it('ranks and kinds inferred by the type system match the runtime', () => {
   // Ranks from literal shapes and nested arrays.
   const v: Tensor<1> = Tensor.fromFloats([1, 2, 3]);
-  const m: Tensor<2> = Tensor.fromFloats([[1, 2], [3, 4]]);
+  const m: Tensor<2> = Tensor.fromFloats([
+    [1, 2],
+    [3, 4],
+  ]);
   const c: Tensor<3> = Tensor.zeros([2, 3, 4]);
   const i: Tensor<2, Int> = Tensor.fromInts([[1, 2]]);
   const b: Tensor<1, Bool> = Tensor.fromBools([true, false]);
@@ -44,20 +47,40 @@ it('ranks and kinds inferred by the type system match the runtime', () => {
   const cmp: Tensor<2, Bool> = m.greater(0);
   const mixed: Tensor<2, Int> = i.add(1).bitwiseAnd(3);
 
-  assert.deepEqual([v, m, c, i, b, typed, ints, bools].map((t) => t.rank()), [1, 2, 3, 2, 1, 1, 2, 2]);
-  assert.deepEqual([r, f, f2, u, u4, ud, uds, sd, sds, sq, e, st, oh, sum, am, grid, back].map((t) => t.rank()),
-    [3, 2, 1, 3, 4, 3, 4, 2, 1, 1, 3, 3, 2, 1, 3, 3, 3]);
-  assert.deepEqual([fl, it2, bi, cmp, mixed].map((t) => t.dtype()), ['f32', 'i32', 'i32', 'bool', 'i32']);
+  assert.deepEqual(
+    [v, m, c, i, b, typed, ints, bools].map((t) => t.rank()),
+    [1, 2, 3, 2, 1, 1, 2, 2],
+  );
+  assert.deepEqual(
+    [r, f, f2, u, u4, ud, uds, sd, sds, sq, e, st, oh, sum, am, grid, back].map((t) => t.rank()),
+    [3, 2, 1, 3, 4, 3, 4, 2, 1, 1, 3, 3, 2, 1, 3, 3, 3],
+  );
+  assert.deepEqual(
+    [fl, it2, bi, cmp, mixed].map((t) => t.dtype()),
+    ['f32', 'i32', 'i32', 'bool', 'i32'],
+  );
   // sum(dim) is sumDim(dim): the dim is kept with size 1.
   assert.deepEqual(sumAlong.dims(), [c.dims()[0], 1, c.dims()[2]]);
-  const cube = Tensor.fromFloats([[[1, 2], [3, 4]], [[5, 6], [7, 8]]]);
+  const cube = Tensor.fromFloats([
+    [
+      [1, 2],
+      [3, 4],
+    ],
+    [
+      [5, 6],
+      [7, 8],
+    ],
+  ]);
   assert.deepEqual(Array.from(cube.sum(1).toDataSync().toArray()), [4, 6, 12, 14]);
   assert.deepEqual(cube.sum(-1).dims(), [2, 2, 1]);
   assert.deepEqual(Array.from(cube.sum().toDataSync().toArray()), [36]);
 });
 
 it('wrong ranks and kinds are compile errors', () => {
-  const m = Tensor.fromFloats([[1, 2], [3, 4]]);
+  const m = Tensor.fromFloats([
+    [1, 2],
+    [3, 4],
+  ]);
   const i = Tensor.fromInts([1, 2]);
   const b = Tensor.fromBools([true]);
   const mistakes = [

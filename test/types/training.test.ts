@@ -7,8 +7,17 @@ import { Device, Module, Tensor, type Int } from '../../src/index.js';
 import { Linear, LinearConfig, MseLoss } from '../../src/nn/index.js';
 import { SgdConfig } from '../../src/optim/index.js';
 import {
-  AccuracyMetric, ClassificationOutput, Learner, LearningRateMetric, LossMetric, RegressionOutput, SupervisedTraining, TrainOutput,
-  type InferenceStep, type TrainingLoader, type TrainStep,
+  AccuracyMetric,
+  ClassificationOutput,
+  Learner,
+  LearningRateMetric,
+  LossMetric,
+  RegressionOutput,
+  SupervisedTraining,
+  TrainOutput,
+  type InferenceStep,
+  type TrainingLoader,
+  type TrainStep,
 } from '../../src/train/index.js';
 
 interface RegressionBatch {
@@ -16,7 +25,10 @@ interface RegressionBatch {
   readonly y: Tensor<2>;
 }
 
-class Regressor extends Module implements TrainStep<RegressionBatch, RegressionOutput>, InferenceStep<RegressionBatch, RegressionOutput> {
+class Regressor
+  extends Module
+  implements TrainStep<RegressionBatch, RegressionOutput>, InferenceStep<RegressionBatch, RegressionOutput>
+{
   linear: Linear;
   constructor(device: Device) {
     super();
@@ -40,7 +52,10 @@ interface ClassBatch {
   readonly y: Tensor<1, Int>;
 }
 
-class Classifier extends Module implements TrainStep<ClassBatch, ClassificationOutput>, InferenceStep<ClassBatch, ClassificationOutput> {
+class Classifier
+  extends Module
+  implements TrainStep<ClassBatch, ClassificationOutput>, InferenceStep<ClassBatch, ClassificationOutput>
+{
   linear: Linear;
   constructor(device: Device) {
     super();

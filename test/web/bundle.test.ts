@@ -13,7 +13,17 @@
 // modules are missing.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
@@ -24,18 +34,37 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const wasmDir = join(repo, 'src/backends/cpu/wasm');
-const vite = await import('vite').then((m) => m, () => undefined);
-const playwright = await import('playwright-core').then((m) => m, () => undefined);
-const esbuild = await import('esbuild').then((m) => m, () => undefined);
-const missing = !existsSync(CHROMIUM) ? `Chromium is not installed at ${CHROMIUM} (apt-get install chromium)`
-  : !playwright ? 'playwright-core is not installed (npm install)'
-  : !vite ? 'vite is not installed (npm install)'
-  : !existsSync(join(wasmDir, 'kernels-mt.wasm')) ? 'the wasm modules are not built (npm run build)' : undefined;
+const vite = await import('vite').then(
+  (m) => m,
+  () => undefined,
+);
+const playwright = await import('playwright-core').then(
+  (m) => m,
+  () => undefined,
+);
+const esbuild = await import('esbuild').then(
+  (m) => m,
+  () => undefined,
+);
+const missing = !existsSync(CHROMIUM)
+  ? `Chromium is not installed at ${CHROMIUM} (apt-get install chromium)`
+  : !playwright
+    ? 'playwright-core is not installed (npm install)'
+    : !vite
+      ? 'vite is not installed (npm install)'
+      : !existsSync(join(wasmDir, 'kernels-mt.wasm'))
+        ? 'the wasm modules are not built (npm run build)'
+        : undefined;
 
 /** Gzipped JavaScript the inference core may take (the wasm module comes on top). */
 const BUDGET_GZIP_BYTES = 150 * 1024;
 /** The Chromium flags that give pages a WebGPU adapter (SwiftShader); without them none is offered. */
-const WEBGPU_FLAGS = new Set(['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader', '--use-angle=swiftshader', '--enable-features=Vulkan']);
+const WEBGPU_FLAGS = new Set([
+  '--enable-unsafe-webgpu',
+  '--use-webgpu-adapter=swiftshader',
+  '--use-angle=swiftshader',
+  '--enable-features=Vulkan',
+]);
 const ISOLATION = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
 
 /**
@@ -48,12 +77,30 @@ function preparePackage(root: string): void {
   // The project's own package.json: Vite's dev server serves files under the project's root.
   writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   for (const name of readdirSync(join(repo, 'node_modules'))) {
-    if (name !== 'burn-ts' && !name.startsWith('.')) symlinkSync(join(repo, 'node_modules', name), join(root, 'node_modules', name));
+    if (name !== 'burn-ts' && !name.startsWith('.'))
+      symlinkSync(join(repo, 'node_modules', name), join(root, 'node_modules', name));
   }
   copyFileSync(join(repo, 'package.json'), join(pkg, 'package.json'));
   const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', join(pkg, 'dist'), '--declaration', 'false', '--sourceMap', 'false', '--inlineSources', 'false'], { cwd: repo, stdio: 'pipe' });
-  for (const f of ['kernels-mt.wasm', 'kernels-st.wasm']) copyFileSync(join(wasmDir, f), join(pkg, 'dist/backends/cpu/wasm', f));
+  execFileSync(
+    process.execPath,
+    [
+      tsc,
+      '-p',
+      'tsconfig.build.json',
+      '--outDir',
+      join(pkg, 'dist'),
+      '--declaration',
+      'false',
+      '--sourceMap',
+      'false',
+      '--inlineSources',
+      'false',
+    ],
+    { cwd: repo, stdio: 'pipe' },
+  );
+  for (const f of ['kernels-mt.wasm', 'kernels-st.wasm'])
+    copyFileSync(join(wasmDir, f), join(pkg, 'dist/backends/cpu/wasm', f));
 }
 
 interface Built {
@@ -72,16 +119,37 @@ async function buildPage(root: string, name: string, entry: string): Promise<Bui
   const app = join(root, name);
   mkdirSync(app, { recursive: true });
   copyFileSync(entry, join(app, 'main.js'));
-  writeFileSync(join(app, 'index.html'), '<!doctype html><html><head><meta charset="utf-8"><script type="module" src="./main.js"></script></head><body>burn-ts</body></html>');
+  writeFileSync(
+    join(app, 'index.html'),
+    '<!doctype html><html><head><meta charset="utf-8"><script type="module" src="./main.js"></script></head><body>burn-ts</body></html>',
+  );
   const dir = join(app, 'dist');
   const warnings: string[] = [];
   const result = await vite!.build({
-    root: app, configFile: false, logLevel: 'silent', mode: 'production',
-    build: { outDir: dir, emptyOutDir: true, target: 'es2022', reportCompressedSize: false, rollupOptions: { onwarn: (w) => void warnings.push(w.message) } },
+    root: app,
+    configFile: false,
+    logLevel: 'silent',
+    mode: 'production',
+    build: {
+      outDir: dir,
+      emptyOutDir: true,
+      target: 'es2022',
+      reportCompressedSize: false,
+      rollupOptions: { onwarn: (w) => void warnings.push(w.message) },
+    },
   });
-  const outputs = (Array.isArray(result) ? result : [result]) as { output: { type: string; fileName: string; isEntry?: boolean; imports?: string[]; dynamicImports?: string[] }[] }[];
-  const chunks = new Map(outputs.flatMap((o) => o.output).filter((c) => c.type === 'chunk').map((c) => [c.fileName, c]));
-  const externalImports = [...chunks.values()].flatMap((c) => [...(c.imports ?? []), ...(c.dynamicImports ?? [])]).filter((i) => !chunks.has(i));
+  const outputs = (Array.isArray(result) ? result : [result]) as {
+    output: { type: string; fileName: string; isEntry?: boolean; imports?: string[]; dynamicImports?: string[] }[];
+  }[];
+  const chunks = new Map(
+    outputs
+      .flatMap((o) => o.output)
+      .filter((c) => c.type === 'chunk')
+      .map((c) => [c.fileName, c]),
+  );
+  const externalImports = [...chunks.values()]
+    .flatMap((c) => [...(c.imports ?? []), ...(c.dynamicImports ?? [])])
+    .filter((i) => !chunks.has(i));
   const initialJs = new Set<string>();
   const visit = (file: string) => {
     if (initialJs.has(file)) return;
@@ -100,14 +168,25 @@ async function buildPage(root: string, name: string, entry: string): Promise<Bui
   return { dir, files, initialJs: [...initialJs], warnings, externalImports };
 }
 
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+};
 
 /** Serves built files from 127.0.0.1 with `headers` on every response. */
-async function serve(files: Map<string, Buffer>, headers: Record<string, string>): Promise<{ server: Server; url: string }> {
+async function serve(
+  files: Map<string, Buffer>,
+  headers: Record<string, string>,
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname.slice(1) || 'index.html';
     const body = files.get(path);
-    res.writeHead(body ? 200 : 404, { ...headers, ...(body ? { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' } : {}) });
+    res.writeHead(body ? 200 : 404, {
+      ...headers,
+      ...(body ? { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' } : {}),
+    });
     res.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -144,7 +223,10 @@ interface PageResult {
 }
 
 /** Opens the built page in a fresh headless Chromium; returns its result and console lines. */
-async function visit(files: Map<string, Buffer>, options: { isolated: boolean; webgpu: boolean }): Promise<{ result: PageResult; console: string[] }> {
+async function visit(
+  files: Map<string, Buffer>,
+  options: { isolated: boolean; webgpu: boolean },
+): Promise<{ result: PageResult; console: string[] }> {
   const { server, url } = await serve(files, options.isolated ? ISOLATION : {});
   try {
     return await open(url, options.webgpu);
@@ -158,8 +240,17 @@ async function open(url: string, webgpu: boolean): Promise<{ result: PageResult;
   const profile = mkdtempSync(join(tmpdir(), 'burn-chromium-'));
   const args = CHROMIUM_ARGS.filter((a) => webgpu || !WEBGPU_FLAGS.has(a));
   const swiftshader = '/usr/lib/chromium/vk_swiftshader_icd.json';
-  const env = { ...process.env, XDG_RUNTIME_DIR: process.env['XDG_RUNTIME_DIR'] ?? '/tmp', ...(existsSync(swiftshader) && !process.env['VK_ICD_FILENAMES'] ? { VK_ICD_FILENAMES: swiftshader } : {}) } as Record<string, string>;
-  const context = await playwright!.chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args, env });
+  const env = {
+    ...process.env,
+    XDG_RUNTIME_DIR: process.env['XDG_RUNTIME_DIR'] ?? '/tmp',
+    ...(existsSync(swiftshader) && !process.env['VK_ICD_FILENAMES'] ? { VK_ICD_FILENAMES: swiftshader } : {}),
+  } as Record<string, string>;
+  const context = await playwright!.chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args,
+    env,
+  });
   try {
     const page = await context.newPage();
     const errors: string[] = [];
@@ -167,8 +258,12 @@ async function open(url: string, webgpu: boolean): Promise<{ result: PageResult;
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => lines.push(m.text()));
     await page.goto(`${url}?device=auto`);
-    await page.waitForFunction(() => (globalThis as { burnResult?: unknown }).burnResult !== undefined, undefined, { timeout: 120_000 });
-    const result = (await page.evaluate(() => (globalThis as { burnResult?: unknown }).burnResult)) as PageResult | { error: string };
+    await page.waitForFunction(() => (globalThis as { burnResult?: unknown }).burnResult !== undefined, undefined, {
+      timeout: 120_000,
+    });
+    const result = (await page.evaluate(() => (globalThis as { burnResult?: unknown }).burnResult)) as
+      | PageResult
+      | { error: string };
     assert.deepEqual(errors, []);
     if ('error' in result) assert.fail(`the page failed: ${result.error}\nconsole:\n${lines.join('\n')}`);
     return { result, console: lines };
@@ -195,22 +290,48 @@ function checkPage(r: PageResult): void {
   const diff = pred.map((p, k) => p.map((v, j) => v - r.target[k]![j]!));
   const loss = diff.flat().reduce((s, d) => s + d * d, 0) / n;
   assert.ok(Math.abs(r.lossValue - loss) <= 1e-5 * (1 + loss), `loss ${r.lossValue}, expected ${loss}`);
-  const gradW = [0, 1, 2].flatMap((i) => [0, 1].map((j) => diff.reduce((s, d, k) => s + (2 / n) * d[j]! * r.x[k]![i]!, 0)));
+  const gradW = [0, 1, 2].flatMap((i) =>
+    [0, 1].map((j) => diff.reduce((s, d, k) => s + (2 / n) * d[j]! * r.x[k]![i]!, 0)),
+  );
   const gradB = [0, 1].map((j) => diff.reduce((s, d) => s + (2 / n) * d[j]!, 0));
-  assert.ok(worst(r.weightAfter, r.weight.map((v, i) => v - r.lr * gradW[i]!)) <= 1e-5, `weight after the SGD step: ${r.weightAfter}`);
-  assert.ok(worst(r.biasAfter, r.bias.map((v, j) => v - r.lr * gradB[j]!)) <= 1e-5, `bias after the SGD step: ${r.biasAfter}`);
+  assert.ok(
+    worst(
+      r.weightAfter,
+      r.weight.map((v, i) => v - r.lr * gradW[i]!),
+    ) <= 1e-5,
+    `weight after the SGD step: ${r.weightAfter}`,
+  );
+  assert.ok(
+    worst(
+      r.biasAfter,
+      r.bias.map((v, j) => v - r.lr * gradB[j]!),
+    ) <= 1e-5,
+    `bias after the SGD step: ${r.biasAfter}`,
+  );
   // IndexedDB round trip: the stepped parameters come back exactly, a missing key names what is stored.
   assert.deepEqual(r.keys, ['linear']);
   assert.deepEqual(r.loadedWeight, r.weightAfter);
   assert.deepEqual(r.loadedBias, r.biasAfter);
-  assert.match(r.missing, /IndexedDbStorage\.loadModule: no 'absent' in IndexedDB database 'burn-ts-bundle-test' \(stored: 'linear'\)/);
+  assert.match(
+    r.missing,
+    /IndexedDbStorage\.loadModule: no 'absent' in IndexedDB database 'burn-ts-bundle-test' \(stored: 'linear'\)/,
+  );
   // SupervisedTraining in the page: two epochs, metrics kept in memory, checkpoints in IndexedDB.
   const t = r.training;
   assert.equal(t.loadingMode, 'main-thread');
-  assert.deepEqual(t.epochLines.map((l) => l.split(' ').slice(0, 2).join(' ')), ['train 1', 'valid 1', 'train 2', 'valid 2']);
+  assert.deepEqual(
+    t.epochLines.map((l) => l.split(' ').slice(0, 2).join(' ')),
+    ['train 1', 'valid 1', 'train 2', 'valid 2'],
+  );
   assert.equal(t.validLoss.length, 2);
-  assert.ok(t.validLoss.every(Number.isFinite) && t.validLoss[1]! < t.validLoss[0]!, `valid loss per epoch: ${t.validLoss}`);
-  assert.ok(t.trainAccuracy.length === 2 && t.trainAccuracy.every((a) => a >= 0 && a <= 100), `train accuracy: ${t.trainAccuracy}`);
+  assert.ok(
+    t.validLoss.every(Number.isFinite) && t.validLoss[1]! < t.validLoss[0]!,
+    `valid loss per epoch: ${t.validLoss}`,
+  );
+  assert.ok(
+    t.trainAccuracy.length === 2 && t.trainAccuracy.every((a) => a >= 0 && a <= 100),
+    `train accuracy: ${t.trainAccuracy}`,
+  );
   assert.deepEqual(t.checkpoints, [1, 2]);
   assert.equal(t.restoredEqual, true, 'the model loaded from the IndexedDB checkpoint equals the trained one');
 }
@@ -227,12 +348,15 @@ describe('burn-ts bundled by Vite for a plain page, in headless Chromium', { ski
   let page: Built;
   let budget: Built;
 
-  before(async () => {
-    root = mkdtempSync(join(tmpdir(), 'burn-web-bundle-'));
-    preparePackage(root);
-    page = await buildPage(root, 'page', fileURLToPath(new URL('./bundle-page/main.js', import.meta.url)));
-    budget = await buildPage(root, 'budget', fileURLToPath(new URL('./budget-entry.js', import.meta.url)));
-  }, { timeout: 600_000 });
+  before(
+    async () => {
+      root = mkdtempSync(join(tmpdir(), 'burn-web-bundle-'));
+      preparePackage(root);
+      page = await buildPage(root, 'page', fileURLToPath(new URL('./bundle-page/main.js', import.meta.url)));
+      budget = await buildPage(root, 'budget', fileURLToPath(new URL('./budget-entry.js', import.meta.url)));
+    },
+    { timeout: 600_000 },
+  );
 
   after(() => {
     if (root) rmSync(root, { recursive: true, force: true });
@@ -244,26 +368,58 @@ describe('burn-ts bundled by Vite for a plain page, in headless Chromium', { ski
         if (!name.endsWith('.js')) continue;
         const text = bytes.toString('utf8');
         const hit = NODE_IMPORT.exec(text);
-        assert.ok(hit === null, `${name} imports a node: module: …${hit && text.slice(Math.max(0, hit.index - 80), hit.index + 60)}…`);
-        assert.ok(!text.includes('__vite-browser-external'), `${name}: Vite replaced a Node built-in with an empty browser stub`);
+        assert.ok(
+          hit === null,
+          `${name} imports a node: module: …${hit && text.slice(Math.max(0, hit.index - 80), hit.index + 60)}…`,
+        );
+        assert.ok(
+          !text.includes('__vite-browser-external'),
+          `${name}: Vite replaced a Node built-in with an empty browser stub`,
+        );
       }
-      assert.deepEqual(built.warnings.filter((w) => /externalized|node:/.test(w)), []);
-      assert.deepEqual(built.externalImports.filter((i) => i.startsWith('node:') || !i.startsWith('.')), [], 'imports left out of the bundle');
-      const wasm = [...built.files.keys()].filter((n) => n.endsWith('.wasm')).map((n) => n.replace(/-[\w-]{8}\.wasm$/, '.wasm').replace(/^assets\//, '')).sort();
+      assert.deepEqual(
+        built.warnings.filter((w) => /externalized|node:/.test(w)),
+        [],
+      );
+      assert.deepEqual(
+        built.externalImports.filter((i) => i.startsWith('node:') || !i.startsWith('.')),
+        [],
+        'imports left out of the bundle',
+      );
+      const wasm = [...built.files.keys()]
+        .filter((n) => n.endsWith('.wasm'))
+        .map((n) => n.replace(/-[\w-]{8}\.wasm$/, '.wasm').replace(/^assets\//, ''))
+        .sort();
       assert.deepEqual(wasm, ['kernels-mt.wasm', 'kernels-st.wasm']);
     }
   });
 
-  it('esbuild (platform browser) bundles the same page from the browser conditions, with no node: import', { skip: esbuild ? false : 'esbuild is not installed (npm install)' }, async () => {
+  it('esbuild (platform browser) bundles the same page from the browser conditions, with no node: import', {
+    skip: esbuild ? false : 'esbuild is not installed (npm install)',
+  }, async () => {
     const built = await esbuild!.build({
       // The copy beside the temporary node_modules, so `burn-ts` resolves to the package built there.
-      entryPoints: [join(root, 'page', 'main.js')], absWorkingDir: root,
-      bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent', splitting: true, outdir: join(root, 'esbuild-out'),
+      entryPoints: [join(root, 'page', 'main.js')],
+      absWorkingDir: root,
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      write: false,
+      logLevel: 'silent',
+      splitting: true,
+      outdir: join(root, 'esbuild-out'),
     });
-    assert.deepEqual(built.warnings.map((w) => w.text), []);
+    assert.deepEqual(
+      built.warnings.map((w) => w.text),
+      [],
+    );
     for (const file of built.outputFiles) {
       const hit = NODE_IMPORT.exec(file.text);
-      assert.ok(hit === null, `${file.path} imports a node: module: …${hit && file.text.slice(Math.max(0, hit.index - 80), hit.index + 60)}…`);
+      assert.ok(
+        hit === null,
+        `${file.path} imports a node: module: …${hit && file.text.slice(Math.max(0, hit.index - 80), hit.index + 60)}…`,
+      );
     }
   });
 
@@ -272,14 +428,24 @@ describe('burn-ts bundled by Vite for a plain page, in headless Chromium', { ski
     const initial = budget.initialJs.reduce((s, f) => s + gz(f), 0);
     const allJs = [...budget.files.keys()].filter((f) => f.endsWith('.js'));
     const total = allJs.reduce((s, f) => s + gz(f), 0);
-    const wasm = [...budget.files.entries()].filter(([f]) => f.endsWith('.wasm')).map(([f, b]) => `${f.replace(/^assets\//, '')} ${(b.length / 1024).toFixed(1)} KB (${(gzipSync(b, { level: 9 }).length / 1024).toFixed(1)} KB gzipped)`);
+    const wasm = [...budget.files.entries()]
+      .filter(([f]) => f.endsWith('.wasm'))
+      .map(
+        ([f, b]) =>
+          `${f.replace(/^assets\//, '')} ${(b.length / 1024).toFixed(1)} KB (${(gzipSync(b, { level: 9 }).length / 1024).toFixed(1)} KB gzipped)`,
+      );
     const report = `inference core: ${(initial / 1024).toFixed(1)} KB gzipped JS loaded first (${budget.initialJs.length} chunk(s)), ${(total / 1024).toFixed(1)} KB with the lazily loaded chunks (${allJs.length}); wasm: ${wasm.join(', ')}`;
     t.diagnostic(report);
     console.log(report);
-    assert.ok(initial <= BUDGET_GZIP_BYTES, `the inference core takes ${(initial / 1024).toFixed(1)} KB gzipped; the budget is ${BUDGET_GZIP_BYTES / 1024} KB`);
+    assert.ok(
+      initial <= BUDGET_GZIP_BYTES,
+      `the inference core takes ${(initial / 1024).toFixed(1)} KB gzipped; the budget is ${BUDGET_GZIP_BYTES / 1024} KB`,
+    );
   });
 
-  it('a cross-origin-isolated page: the wasm engine with threads (no WebGPU adapter offered)', { timeout: 300_000 }, async () => {
+  it('a cross-origin-isolated page: the wasm engine with threads (no WebGPU adapter offered)', {
+    timeout: 300_000,
+  }, async () => {
     const { result, console: lines } = await visit(page.files, { isolated: true, webgpu: false });
     assert.equal(result.device, 'cpu(wasm)');
     assert.equal(result.isolated, true);
@@ -289,33 +455,57 @@ describe('burn-ts bundled by Vite for a plain page, in headless Chromium', { ski
     checkPage(result);
   });
 
-  it('a page without isolation: the single-threaded wasm engine, and the line says why', { timeout: 300_000 }, async () => {
+  it('a page without isolation: the single-threaded wasm engine, and the line says why', {
+    timeout: 300_000,
+  }, async () => {
     const { result, console: lines } = await visit(page.files, { isolated: false, webgpu: false });
     assert.equal(result.device, 'cpu(wasm)');
     assert.equal(result.isolated, false);
-    assert.ok(lines.some((l) => /^burn-ts: default device cpu\(wasm\) \(1 thread: the page is not cross-origin isolated; no WebGPU/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) =>
+        /^burn-ts: default device cpu\(wasm\) \(1 thread: the page is not cross-origin isolated; no WebGPU/.test(l),
+      ),
+      lines.join('\n'),
+    );
     checkPage(result);
   });
 
   it('a page with a WebGPU adapter (SwiftShader): WebGPU', { timeout: 300_000 }, async () => {
     const { result, console: lines } = await visit(page.files, { isolated: true, webgpu: true });
     assert.match(result.device, /^webgpu/, lines.join('\n'));
-    assert.ok(lines.some((l) => l.startsWith(`burn-ts: default device ${result.device}`)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.startsWith(`burn-ts: default device ${result.device}`)),
+      lines.join('\n'),
+    );
     checkPage(result);
   });
 
-  it('a page whose wasm modules cannot be fetched: the js engine, and the line says why', { timeout: 300_000 }, async () => {
+  it('a page whose wasm modules cannot be fetched: the js engine, and the line says why', {
+    timeout: 300_000,
+  }, async () => {
     const withoutWasm = new Map([...page.files].filter(([name]) => !name.endsWith('.wasm')));
     const { result, console: lines } = await visit(withoutWasm, { isolated: true, webgpu: false });
     assert.equal(result.device, 'cpu(js)');
-    assert.ok(lines.some((l) => /^burn-ts: default device cpu\(js\) \(wasm unavailable: fetching http:\/\/127\.0\.0\.1:\d+\/assets\/kernels-(?:mt|st)-[\w-]+\.wasm failed: HTTP 404; no WebGPU/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) =>
+        /^burn-ts: default device cpu\(js\) \(wasm unavailable: fetching http:\/\/127\.0\.0\.1:\d+\/assets\/kernels-(?:mt|st)-[\w-]+\.wasm failed: HTTP 404; no WebGPU/.test(
+          l,
+        ),
+      ),
+      lines.join('\n'),
+    );
     checkPage(result);
   });
 
-  it('Vite\'s development server serves the same page from the package, with the wasm engine threaded', { timeout: 300_000 }, async () => {
+  it("Vite's development server serves the same page from the package, with the wasm engine threaded", {
+    timeout: 300_000,
+  }, async () => {
     const server = await vite!.createServer({
-      root: join(root, 'page'), configFile: false, logLevel: 'silent',
-      server: { host: '127.0.0.1', port: 0, headers: ISOLATION, hmr: false }, build: { target: 'es2022' },
+      root: join(root, 'page'),
+      configFile: false,
+      logLevel: 'silent',
+      server: { host: '127.0.0.1', port: 0, headers: ISOLATION, hmr: false },
+      build: { target: 'es2022' },
     });
     await server.listen();
     try {

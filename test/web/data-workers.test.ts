@@ -14,22 +14,38 @@ import type { DataWorkersResult } from './data-workers/page.js';
 const here = (name: string) => fileURLToPath(new URL(`./data-workers/${name}`, import.meta.url));
 
 describe('DataLoader on Web Workers in a page', { skip: browserMissing ?? false }, () => {
-  it('two Web Workers load the same batches as the main thread; unknown factories and broken entries are clear errors', { timeout: 180_000 }, async () => {
+  it('two Web Workers load the same batches as the main thread; unknown factories and broken entries are clear errors', {
+    timeout: 180_000,
+  }, async () => {
     const worker = await bundleForBrowser(here('worker.ts'));
-    const r = await runPage<DataWorkersResult>(here('page.ts'), { files: { '/data-worker.js': ['text/javascript', worker] } });
+    const r = await runPage<DataWorkersResult>(here('page.ts'), {
+      files: { '/data-worker.js': ['text/javascript', worker] },
+    });
     assert.equal(r.mode, 'workers');
     assert.equal(r.modeWithoutWebWorker, 'main-thread');
     assert.equal(r.workerBatches.length, 5);
-    assert.deepEqual(r.workerBatches.map((b) => b.map((s) => s.i)), r.pageBatches.map((b) => b.map((s) => s.i)));
+    assert.deepEqual(
+      r.workerBatches.map((b) => b.map((s) => s.i)),
+      r.pageBatches.map((b) => b.map((s) => s.i)),
+    );
     const items = r.workerBatches.flat();
-    assert.deepEqual(items.map((s) => s.i).sort((a, b) => a - b), Array.from({ length: 40 }, (_, k) => k + 5));
+    assert.deepEqual(
+      items.map((s) => s.i).sort((a, b) => a - b),
+      Array.from({ length: 40 }, (_, k) => k + 5),
+    );
     for (const s of items) {
       assert.equal(s.loadedIn, 'worker');
       assert.equal(s.square, s.i * s.i);
-      assert.deepEqual(s.row, Array.from({ length: 20 }, (_, k) => s.i + k / 2));
+      assert.deepEqual(
+        s.row,
+        Array.from({ length: 20 }, (_, k) => s.i + k / 2),
+      );
     }
     assert.ok(r.pageBatches.flat().every((s) => s.loadedIn === 'page'));
-    assert.match(r.unknownFactory, /^BurnError: serveDataWorker: the dataset's recipe names the factory 'openUnknown' \(of .*\), which this worker does not serve; pass it: serveDataWorker\(\{ openUnknown \}\) \(served: .*openSquares\)$/);
+    assert.match(
+      r.unknownFactory,
+      /^BurnError: serveDataWorker: the dataset's recipe names the factory 'openUnknown' \(of .*\), which this worker does not serve; pass it: serveDataWorker\(\{ openUnknown \}\) \(served: .*openSquares\)$/,
+    );
     assert.match(r.missingEntry, /^BurnError: DataLoader: data loader worker 0 failed: /);
   });
 });

@@ -18,28 +18,75 @@ import { fileURLToPath } from 'node:url';
 import { browserMissing, CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.js';
 
 /** The part of pngjs (no type declarations of its own) the test uses. */
-interface Png { width: number; height: number; data: Buffer }
+interface Png {
+  width: number;
+  height: number;
+  data: Buffer;
+}
 const { PNG } = createRequire(import.meta.url)('pngjs') as {
-  PNG: { new (options: { width: number; height: number }): Png; sync: { read(bytes: Buffer): Png; write(png: Png): Buffer } };
+  PNG: {
+    new (options: { width: number; height: number }): Png;
+    sync: { read(bytes: Buffer): Png; write(png: Png): Buffer };
+  };
 };
 
 const example = fileURLToPath(new URL('../../examples/web/onnx-web/', import.meta.url));
-const CLASSES = ['T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coat', 'Sandal', 'Shirt', 'Sneaker', 'Bag', 'Ankle boot'];
+const CLASSES = [
+  'T-shirt/top',
+  'Trouser',
+  'Pullover',
+  'Dress',
+  'Coat',
+  'Sandal',
+  'Shirt',
+  'Sneaker',
+  'Bag',
+  'Ankle boot',
+];
 
 type Vite = typeof import('vite');
 type Ort = typeof import('onnxruntime-node');
 type Playwright = typeof import('playwright-core');
-const vite = await import('vite').then((m: Vite) => m, () => undefined);
-const ort = await import('onnxruntime-node').then((m: Ort) => m, () => undefined);
-const playwright = await import('playwright-core').then((m: Playwright) => m, () => undefined);
+const vite = await import('vite').then(
+  (m: Vite) => m,
+  () => undefined,
+);
+const ort = await import('onnxruntime-node').then(
+  (m: Ort) => m,
+  () => undefined,
+);
+const playwright = await import('playwright-core').then(
+  (m: Playwright) => m,
+  () => undefined,
+);
 
-const missing = browserMissing ?? (!vite ? 'vite is not installed (npm install)' : !ort ? 'onnxruntime-node is not installed (npm install)' : undefined);
+const missing =
+  browserMissing ??
+  (!vite
+    ? 'vite is not installed (npm install)'
+    : !ort
+      ? 'onnxruntime-node is not installed (npm install)'
+      : undefined);
 
 /** What the page leaves on `globalThis.onnxWeb` (see examples/web/onnx-web/main.ts). */
-interface PathResult { logits: number[]; probabilities: number[]; ms: number }
-interface OnnxWebState { device: string; classified: number; error?: string; last?: { name: string; input: number[]; runtime: PathResult; generated: PathResult } }
+interface PathResult {
+  logits: number[];
+  probabilities: number[];
+  ms: number;
+}
+interface OnnxWebState {
+  device: string;
+  classified: number;
+  error?: string;
+  last?: { name: string; input: number[]; runtime: PathResult; generated: PathResult };
+}
 
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.png': 'image/png' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.png': 'image/png',
+};
 
 /** Serves a built folder with the COOP/COEP pair (the example's `vite preview` headers). */
 async function serveDir(dir: string): Promise<{ server: Server; url: string }> {
@@ -48,7 +95,8 @@ async function serveDir(dir: string): Promise<{ server: Server; url: string }> {
     const file = join(dir, path === '/' ? 'index.html' : path);
     const found = file.startsWith(dir) && existsSync(file);
     res.writeHead(found ? 200 : 404, {
-      'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp',
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-embedder-policy': 'require-corp',
       'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
     });
     res.end(found ? readFileSync(file) : undefined);
@@ -65,7 +113,8 @@ function photoLike(sample: string, w: number, h: number): Buffer {
   const side = Math.min(w, h);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
-      const sx = Math.floor(((x - (w - side) / 2) * src.width) / side), sy = Math.floor(((y - (h - side) / 2) * src.height) / side);
+      const sx = Math.floor(((x - (w - side) / 2) * src.width) / side),
+        sy = Math.floor(((y - (h - side) / 2) * src.height) / side);
       const v = sx >= 0 && sx < src.width && sy >= 0 && sy < src.height ? src.data[4 * (sy * src.width + sx)]! : 0;
       const o = 4 * (y * w + x);
       out.data[o] = 255 - v;
@@ -90,15 +139,28 @@ describe('examples/web/onnx-web in headless Chromium', { skip: missing ?? false 
 
   before(async () => {
     outDir = mkdtempSync(join(tmpdir(), 'burn-onnx-web-'));
-    await vite!.build({ configFile: join(example, 'vite.config.ts'), logLevel: 'error', build: { outDir, emptyOutDir: true } });
+    await vite!.build({
+      configFile: join(example, 'vite.config.ts'),
+      logLevel: 'error',
+      build: { outDir, emptyOutDir: true },
+    });
     served = await serveDir(outDir);
     session = await ort!.InferenceSession.create(join(example, 'fashion_cnn.onnx'));
     profile = mkdtempSync(join(tmpdir(), 'burn-chromium-'));
-    context = await playwright!.chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1000, height: 720 } });
+    context = await playwright!.chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1000, height: 720 },
+    });
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     await page.goto(served.url);
-    await page.waitForFunction(() => ['ready', 'error'].includes(document.getElementById('status')!.dataset['state']!), undefined, { timeout: 120_000 });
+    await page.waitForFunction(
+      () => ['ready', 'error'].includes(document.getElementById('status')!.dataset['state']!),
+      undefined,
+      { timeout: 120_000 },
+    );
   });
 
   after(async () => {
@@ -110,10 +172,14 @@ describe('examples/web/onnx-web in headless Chromium', { skip: missing ?? false 
 
   /** Waits for the page to have classified `n` images; returns its state. */
   async function classified(n: number): Promise<OnnxWebState> {
-    await page.waitForFunction((k) => {
-      const s = (globalThis as { onnxWeb?: { classified: number; error?: string } }).onnxWeb;
-      return s !== undefined && (s.classified >= k || s.error !== undefined);
-    }, n, { timeout: 120_000 });
+    await page.waitForFunction(
+      (k) => {
+        const s = (globalThis as { onnxWeb?: { classified: number; error?: string } }).onnxWeb;
+        return s !== undefined && (s.classified >= k || s.error !== undefined);
+      },
+      n,
+      { timeout: 120_000 },
+    );
     const state = (await page.evaluate(() => (globalThis as { onnxWeb?: unknown }).onnxWeb)) as OnnxWebState;
     assert.equal(state.error, undefined, `the page failed: ${state.error}`);
     assert.equal(state.classified, n);
@@ -124,12 +190,23 @@ describe('examples/web/onnx-web in headless Chromium', { skip: missing ?? false 
   async function checkAgainstOrt(state: OnnxWebState): Promise<number> {
     const last = state.last!;
     assert.equal(last.input.length, 28 * 28);
-    assert.ok(last.input.every((v) => v >= 0 && v <= 1), 'pixels in [0, 1]');
+    assert.ok(
+      last.input.every((v) => v >= 0 && v <= 1),
+      'pixels in [0, 1]',
+    );
     const out = await session.run({ image: new ort!.Tensor('float32', Float32Array.from(last.input), [1, 1, 28, 28]) });
     const want = Array.from(out['logits']!.data as Float32Array);
-    for (const [path, got] of [['loadOnnx', last.runtime], ['generated module', last.generated]] as const) {
+    for (const [path, got] of [
+      ['loadOnnx', last.runtime],
+      ['generated module', last.generated],
+    ] as const) {
       assert.equal(got.logits.length, 10);
-      got.logits.forEach((v, i) => assert.ok(Math.abs(v - want[i]!) <= 1e-4 * (1 + Math.abs(want[i]!)), `${path} logit ${i}: ${v}, onnxruntime ${want[i]}`));
+      got.logits.forEach((v, i) =>
+        assert.ok(
+          Math.abs(v - want[i]!) <= 1e-4 * (1 + Math.abs(want[i]!)),
+          `${path} logit ${i}: ${v}, onnxruntime ${want[i]}`,
+        ),
+      );
       assert.ok(Math.abs(got.probabilities.reduce((a, b) => a + b, 0) - 1) < 1e-5, `${path} probabilities sum to 1`);
     }
     const best = argmax(want);
@@ -140,17 +217,19 @@ describe('examples/web/onnx-web in headless Chromium', { skip: missing ?? false 
 
   it('loads both paths on the wasm engine', () => {
     assert.deepEqual(pageErrors, []);
-    return page.evaluate(() => (globalThis as { onnxWeb?: { device: string; error?: string } }).onnxWeb).then((s) => {
-      assert.equal(s?.error, undefined, `the page failed: ${s?.error}`);
-      assert.equal(s?.device, 'cpu(wasm)');
-    });
+    return page
+      .evaluate(() => (globalThis as { onnxWeb?: { device: string; error?: string } }).onnxWeb)
+      .then((s) => {
+        assert.equal(s?.error, undefined, `the page failed: ${s?.error}`);
+        assert.equal(s?.device, 'cpu(wasm)');
+      });
   });
 
   it('classifies an image picked through the file input as onnxruntime does', { timeout: 120_000 }, async () => {
     await page.setInputFiles('#file', join(example, 'samples/9-ankle-boot.png'));
     const state = await classified(1);
     assert.equal(state.last!.name, '9-ankle-boot.png');
-    assert.equal(await checkAgainstOrt(state), 9, 'the test set\'s ankle boot is an ankle boot');
+    assert.equal(await checkAgainstOrt(state), 9, "the test set's ankle boot is an ankle boot");
   });
 
   it('classifies a dropped photo (any size, light background) as onnxruntime does', { timeout: 120_000 }, async () => {
@@ -159,7 +238,9 @@ describe('examples/web/onnx-web in headless Chromium', { skip: missing ?? false 
       const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
       const transfer = new DataTransfer();
       transfer.items.add(new File([bytes], 'photo.png', { type: 'image/png' }));
-      document.getElementById('drop')!.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      document
+        .getElementById('drop')!
+        .dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
     }, png);
     const state = await classified(2);
     assert.equal(state.last!.name, 'photo.png');
@@ -169,9 +250,13 @@ describe('examples/web/onnx-web in headless Chromium', { skip: missing ?? false 
     assert.equal(await checkAgainstOrt(state), 1, 'the trouser stays a trouser');
   });
 
-  it('switches to the js engine and classifies a bundled sample as onnxruntime does', { timeout: 120_000 }, async () => {
+  it('switches to the js engine and classifies a bundled sample as onnxruntime does', {
+    timeout: 120_000,
+  }, async () => {
     await page.selectOption('#backend', 'js');
-    await page.waitForFunction(() => document.getElementById('status')!.dataset['state'] === 'ready', undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => document.getElementById('status')!.dataset['state'] === 'ready', undefined, {
+      timeout: 60_000,
+    });
     await page.click('#samples button[title="7-sneaker.png"]');
     const state = await classified(3);
     assert.equal(state.device, 'cpu(js)');

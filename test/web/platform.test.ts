@@ -15,7 +15,10 @@ import { InMemoryMetricLogger } from '../../src/train/index.js';
 
 const device = Device.cpu({ engine: 'js' });
 const fixtures = new URL('../api-contract/fixtures/', import.meta.url);
-const tiny = JSON.parse(readFileSync(new URL('tiny.json', fixtures), 'utf8')) as { input: number[][][][]; output: number[][] };
+const tiny = JSON.parse(readFileSync(new URL('tiny.json', fixtures), 'utf8')) as {
+  input: number[][][][];
+  output: number[][];
+};
 
 describe('fetch-based loading over http', () => {
   let server: Server;
@@ -44,27 +47,42 @@ describe('fetch-based loading over http', () => {
     assert.equal(loaded, fresh);
     assert.deepEqual(loaded.weight.val().toDataSync().toArray(), saved.weight.val().toDataSync().toArray());
     assert.deepEqual(loaded.bias!.val().toDataSync().toArray(), saved.bias!.val().toDataSync().toArray());
-    const byUrl = await fetchModule(new LinearConfig({ dInput: 3, dOutput: 2 }).init(device), new URL('/model.bpk', base));
+    const byUrl = await fetchModule(
+      new LinearConfig({ dInput: 3, dOutput: 2 }).init(device),
+      new URL('/model.bpk', base),
+    );
     assert.deepEqual(byUrl.weight.val().toDataSync().toArray(), saved.weight.val().toDataSync().toArray());
   });
 
   it('an HTTP error is a BurnError naming the URL and the status', async () => {
-    await assert.rejects(fetchModule(new LinearConfig({ dInput: 3, dOutput: 2 }).init(device), `${base}/missing.bpk`), (e: Error) => {
-      assert.ok(e instanceof BurnError);
-      assert.equal(e.message, `fetchModule: cannot fetch '${base}/missing.bpk': HTTP 404 Not Found`);
-      return true;
-    });
-    await assert.rejects(loadOnnx(`${base}/missing.onnx`, device), /^BurnError: loadOnnx: cannot fetch 'http:\/\/127\.0\.0\.1:\d+\/missing\.onnx': HTTP 404 Not Found$/);
-    await assert.rejects(fetchModule(new LinearConfig({ dInput: 3, dOutput: 2 }).init(device), 'http://127.0.0.1:1/x.bpk'), /^BurnError: fetchModule: cannot fetch 'http:\/\/127\.0\.0\.1:1\/x\.bpk': /);
+    await assert.rejects(
+      fetchModule(new LinearConfig({ dInput: 3, dOutput: 2 }).init(device), `${base}/missing.bpk`),
+      (e: Error) => {
+        assert.ok(e instanceof BurnError);
+        assert.equal(e.message, `fetchModule: cannot fetch '${base}/missing.bpk': HTTP 404 Not Found`);
+        return true;
+      },
+    );
+    await assert.rejects(
+      loadOnnx(`${base}/missing.onnx`, device),
+      /^BurnError: loadOnnx: cannot fetch 'http:\/\/127\.0\.0\.1:\d+\/missing\.onnx': HTTP 404 Not Found$/,
+    );
+    await assert.rejects(
+      fetchModule(new LinearConfig({ dInput: 3, dOutput: 2 }).init(device), 'http://127.0.0.1:1/x.bpk'),
+      /^BurnError: fetchModule: cannot fetch 'http:\/\/127\.0\.0\.1:1\/x\.bpk': /,
+    );
   });
 
   it('loadOnnx fetches an http URL (a string or a URL) and runs the model as from a file', async () => {
     for (const source of [`${base}/tiny.onnx`, new URL('/tiny.onnx', base)]) {
       const model = await loadOnnx(source, device);
       const { logits } = model.run({ image: Tensor.fromFloats(tiny.input, device) });
-      const got = logits!.toDataSync().toArray(), want = tiny.output.flat();
+      const got = logits!.toDataSync().toArray(),
+        want = tiny.output.flat();
       assert.equal(got.length, want.length);
-      want.forEach((w, i) => assert.ok(Math.abs(got[i]! - w) <= 1e-4 * Math.max(1, Math.abs(w)), `[${i}] ${got[i]} vs ${w}`));
+      want.forEach((w, i) =>
+        assert.ok(Math.abs(got[i]! - w) <= 1e-4 * Math.max(1, Math.abs(w)), `[${i}] ${got[i]} vs ${w}`),
+      );
     }
   });
 });
@@ -78,7 +96,10 @@ describe('InMemoryMetricLogger', () => {
     logger.log('valid', 1, { name: 'Loss', formatted: '', serialized: '4,2' });
     logger.log('valid', 1, { name: 'Loss', formatted: '', serialized: '0.5,final' });
     logger.flush();
-    assert.deepEqual(logger.read('train', 1, 'Loss'), [{ value: 2, count: 1 }, { value: 1, count: 3 }]);
+    assert.deepEqual(logger.read('train', 1, 'Loss'), [
+      { value: 2, count: 1 },
+      { value: 1, count: 3 },
+    ]);
     assert.equal(logger.epochValue('train', 1, 'Loss'), (2 * 1 + 1 * 3) / 4);
     assert.equal(logger.epochValue('valid', 1, 'Loss'), 0.5);
     assert.ok(Number.isNaN(logger.epochValue('train', 2, 'Loss')));
@@ -88,7 +109,10 @@ describe('InMemoryMetricLogger', () => {
 
 describe('browser-only and Node-only features say where they work', () => {
   it('IndexedDbStorage without IndexedDB (Node) is a BurnError pointing at files', async () => {
-    await assert.rejects(IndexedDbStorage.open('x'), /^BurnError: IndexedDbStorage\.open: IndexedDB is not available here \(browsers and workers have it; in Node use files: saveFile\/loadFile\)$/);
+    await assert.rejects(
+      IndexedDbStorage.open('x'),
+      /^BurnError: IndexedDbStorage\.open: IndexedDB is not available here \(browsers and workers have it; in Node use files: saveFile\/loadFile\)$/,
+    );
   });
 
   it('requireNodeBuiltin returns the module in Node, and outside Node names the feature', () => {
@@ -100,7 +124,10 @@ describe('browser-only and Node-only features say where they work', () => {
       // A page: no process.versions.node, no getBuiltinModule.
       Object.defineProperty(proc, 'versions', { value: {}, configurable: true });
       (proc as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
-      assert.throws(() => requireNodeBuiltin('node:fs', 'loadOnnx', 'loading a model from a file path'), /^BurnError: loadOnnx: loading a model from a file path is only available in Node\.js \(in a browser, pass bytes or a URL to fetch\)$/);
+      assert.throws(
+        () => requireNodeBuiltin('node:fs', 'loadOnnx', 'loading a model from a file path'),
+        /^BurnError: loadOnnx: loading a model from a file path is only available in Node\.js \(in a browser, pass bytes or a URL to fetch\)$/,
+      );
     } finally {
       Object.defineProperty(proc, 'versions', versions);
       proc.getBuiltinModule = get;

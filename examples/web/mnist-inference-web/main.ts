@@ -5,7 +5,13 @@
 // latency of each prediction.
 import type { Device } from 'burn-ts';
 import { createBars, showBars } from '../shared/bars.ts';
-import { defaultBackend, fillBackendSelect, probeBackends, requestedBackend, type BackendName } from '../shared/devices.ts';
+import {
+  defaultBackend,
+  fillBackendSelect,
+  probeBackends,
+  requestedBackend,
+  type BackendName,
+} from '../shared/devices.ts';
 import { DrawingPad } from '../shared/drawing-pad.ts';
 import { classify, MnistModel } from '../shared/model.ts';
 
@@ -13,7 +19,11 @@ const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) 
 const pad = new DrawingPad($<HTMLCanvasElement>('pad'));
 const input = $<HTMLCanvasElement>('input');
 const select = $<HTMLSelectElement>('backend');
-const bars = $('bars'), prediction = $('prediction'), latency = $('latency'), status = $('status'), deviceLabel = $('device');
+const bars = $('bars'),
+  prediction = $('prediction'),
+  latency = $('latency'),
+  status = $('status'),
+  deviceLabel = $('device');
 createBars(bars);
 
 /**
@@ -61,7 +71,8 @@ async function predict(): Promise<void> {
   try {
     // Predict until the drawing stops changing under us (strokes arrive while the model runs).
     for (;;) {
-      const version = pad.version, gen = generation;
+      const version = pad.version,
+        gen = generation;
       const pixels = pad.toMnist(input);
       if (!pixels) {
         showBars(bars, undefined);

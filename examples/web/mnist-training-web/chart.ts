@@ -3,7 +3,10 @@
 // accuracy (right axis, 0–100 %) against the step, both smoothed, and the validation accuracy of
 // each epoch as dots.
 
-interface Point { readonly step: number; readonly value: number }
+interface Point {
+  readonly step: number;
+  readonly value: number;
+}
 
 /** A loss/accuracy chart drawn on `canvas`; redraws at most once per frame. */
 export class LearningChart {
@@ -14,7 +17,10 @@ export class LearningChart {
   private smoothAccuracy: number | undefined;
   private pending = false;
 
-  constructor(readonly canvas: HTMLCanvasElement, public totalSteps: number) {
+  constructor(
+    readonly canvas: HTMLCanvasElement,
+    public totalSteps: number,
+  ) {
     this.draw();
   }
 
@@ -59,8 +65,12 @@ export class LearningChart {
   draw(): void {
     const ctx = this.canvas.getContext('2d')!;
     const { width, height } = this.canvas;
-    const left = 44, right = 44, top = 12, bottom = 26;
-    const w = width - left - right, h = height - top - bottom;
+    const left = 44,
+      right = 44,
+      top = 12,
+      bottom = 26;
+    const w = width - left - right,
+      h = height - top - bottom;
     ctx.clearRect(0, 0, width, height);
     ctx.fillStyle = '#fff';
     ctx.fillRect(0, 0, width, height);
@@ -74,31 +84,47 @@ export class LearningChart {
     ctx.fillStyle = '#495057';
     for (let i = 0; i <= 4; i++) {
       const y = top + (h * i) / 4;
-      ctx.beginPath(); ctx.moveTo(left, y); ctx.lineTo(left + w, y); ctx.stroke();
-      ctx.textAlign = 'right'; ctx.fillText((maxLoss * (1 - i / 4)).toFixed(2), left - 4, y + 4);
-      ctx.textAlign = 'left'; ctx.fillText(`${100 - 25 * i}%`, left + w + 4, y + 4);
+      ctx.beginPath();
+      ctx.moveTo(left, y);
+      ctx.lineTo(left + w, y);
+      ctx.stroke();
+      ctx.textAlign = 'right';
+      ctx.fillText((maxLoss * (1 - i / 4)).toFixed(2), left - 4, y + 4);
+      ctx.textAlign = 'left';
+      ctx.fillText(`${100 - 25 * i}%`, left + w + 4, y + 4);
     }
     ctx.textAlign = 'right';
     ctx.fillText(`step (of ${this.totalSteps})`, left + w, height - 6);
     const line = (points: Point[], y: (v: number) => number, color: string): void => {
       if (points.length === 0) return;
-      ctx.strokeStyle = color; ctx.lineWidth = 2; ctx.beginPath();
+      ctx.strokeStyle = color;
+      ctx.lineWidth = 2;
+      ctx.beginPath();
       points.forEach((p, i) => (i === 0 ? ctx.moveTo(x(p.step), y(p.value)) : ctx.lineTo(x(p.step), y(p.value))));
-      ctx.stroke(); ctx.lineWidth = 1;
+      ctx.stroke();
+      ctx.lineWidth = 1;
     };
     line(this.loss, yLoss, '#1971c2');
     line(this.accuracy, yAcc, '#2f9e44');
     ctx.fillStyle = '#e8590c';
     for (const p of this.valid) {
-      ctx.beginPath(); ctx.arc(x(p.step), yAcc(p.value), 4, 0, 2 * Math.PI); ctx.fill();
+      ctx.beginPath();
+      ctx.arc(x(p.step), yAcc(p.value), 4, 0, 2 * Math.PI);
+      ctx.fill();
     }
     // Legend, under the plot (the curves fill its corners).
-    const legend: [string, string][] = [['#1971c2', 'train loss'], ['#2f9e44', 'train accuracy'], ['#e8590c', 'validation accuracy']];
+    const legend: [string, string][] = [
+      ['#1971c2', 'train loss'],
+      ['#2f9e44', 'train accuracy'],
+      ['#e8590c', 'validation accuracy'],
+    ];
     ctx.textAlign = 'left';
     legend.forEach(([color, label], i) => {
       const lx = left + i * 130;
-      ctx.fillStyle = color; ctx.fillRect(lx, height - 15, 10, 10);
-      ctx.fillStyle = '#212529'; ctx.fillText(label, lx + 14, height - 6);
+      ctx.fillStyle = color;
+      ctx.fillRect(lx, height - 15, 10, 10);
+      ctx.fillStyle = '#212529';
+      ctx.fillText(label, lx + 14, height - 6);
     });
   }
 }

@@ -45,9 +45,14 @@ export function packDigits(): Uint8Array {
  * (packing parses 20 MB of JSON and compresses 8 MB).
  */
 export function digitsAsset(): Uint8Array {
-  const version = (JSON.parse(readFileSync(require.resolve('mnist/package.json'), 'utf8')) as { version: string }).version;
+  const version = (JSON.parse(readFileSync(require.resolve('mnist/package.json'), 'utf8')) as { version: string })
+    .version;
   // Keyed by the package's version and by the code that splits and packs it.
-  const code = createHash('sha256').update(readFileSync(SPLIT_SOURCE)).update(readFileSync(new URL(import.meta.url))).digest('hex').slice(0, 12);
+  const code = createHash('sha256')
+    .update(readFileSync(SPLIT_SOURCE))
+    .update(readFileSync(new URL(import.meta.url)))
+    .digest('hex')
+    .slice(0, 12);
   const cached = join(CACHE, `digits-mnist-${version}-${code}.bin`);
   if (existsSync(cached)) return readFileSync(cached);
   const bytes = gzipSync(packDigits(), { level: 9 });

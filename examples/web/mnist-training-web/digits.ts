@@ -28,10 +28,13 @@ export async function loadDigits(url = new URL('./digits.bin', document.baseURI)
   const bytes = await gunzip(new Uint8Array(await response.arrayBuffer()));
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const magic = String.fromCharCode(...bytes.subarray(0, 4));
-  if (magic !== 'BMNS' || view.getUint32(4, true) !== 1) throw new Error(`${url.href}: not a version-1 digits file (magic '${magic}')`);
-  const trainCount = view.getUint32(8, true), testCount = view.getUint32(12, true);
+  if (magic !== 'BMNS' || view.getUint32(4, true) !== 1)
+    throw new Error(`${url.href}: not a version-1 digits file (magic '${magic}')`);
+  const trainCount = view.getUint32(8, true),
+    testCount = view.getUint32(12, true);
   const expected = 16 + (trainCount + testCount) * 785;
-  if (bytes.length !== expected) throw new Error(`${url.href}: ${bytes.length} bytes; expected ${expected} for ${trainCount} + ${testCount} digits`);
+  if (bytes.length !== expected)
+    throw new Error(`${url.href}: ${bytes.length} bytes; expected ${expected} for ${trainCount} + ${testCount} digits`);
   let offset = 16;
   const take = (n: number): Uint8Array => bytes.subarray(offset, (offset += n));
   const train = { count: trainCount, images: take(trainCount * 784), labels: take(trainCount) };

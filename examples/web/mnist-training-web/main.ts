@@ -22,10 +22,25 @@ const META_KEY = 'model.json';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 const select = $<HTMLSelectElement>('backend');
-const inputs = { epochs: $<HTMLInputElement>('epochs'), batch: $<HTMLInputElement>('batch'), lr: $<HTMLInputElement>('lr') };
-const buttons = { start: $<HTMLButtonElement>('start'), stop: $<HTMLButtonElement>('stop'), resume: $<HTMLButtonElement>('resume'), save: $<HTMLButtonElement>('save'), load: $<HTMLButtonElement>('load') };
-const progress = $<HTMLProgressElement>('progress'), progressText = $('progress-text'), validText = $('valid'), status = $('status');
-const bars = $('bars'), prediction = $('prediction'), testModelText = $('test-model');
+const inputs = {
+  epochs: $<HTMLInputElement>('epochs'),
+  batch: $<HTMLInputElement>('batch'),
+  lr: $<HTMLInputElement>('lr'),
+};
+const buttons = {
+  start: $<HTMLButtonElement>('start'),
+  stop: $<HTMLButtonElement>('stop'),
+  resume: $<HTMLButtonElement>('resume'),
+  save: $<HTMLButtonElement>('save'),
+  load: $<HTMLButtonElement>('load'),
+};
+const progress = $<HTMLProgressElement>('progress'),
+  progressText = $('progress-text'),
+  validText = $('valid'),
+  status = $('status');
+const bars = $('bars'),
+  prediction = $('prediction'),
+  testModelText = $('test-model');
 const chart = new LearningChart($<HTMLCanvasElement>('chart'), 1);
 const pad = new DrawingPad($<HTMLCanvasElement>('pad'));
 const input = $<HTMLCanvasElement>('input');
@@ -89,21 +104,25 @@ async function resume(): Promise<void> {
   setState('training');
   stepsPerSecond = { since: performance.now(), steps: t.step };
   status.textContent = `training on ${t.device}`;
-  const ended = await t.run((r) => {
-    chart.addStep(r.step, r.loss, r.accuracy);
-    progress.value = r.step / r.totalSteps;
-    const rate = (r.step - stepsPerSecond.steps) / ((performance.now() - stepsPerSecond.since) / 1000);
-    progressText.textContent = `epoch ${r.epoch + 1}/${t.options.epochs} · step ${r.step}/${r.totalSteps} · loss ${r.loss.toFixed(3)} · batch accuracy ${r.accuracy.toFixed(1)}% · ${rate.toFixed(1)} steps/s · lr ${r.learningRate.toExponential(2)}`;
-    data['step'] = String(r.step);
-    data['loss'] = String(r.loss);
-  }, (v) => {
-    chart.addValid(v.step, v.accuracy);
-    validText.textContent = `validation after epoch ${v.epoch} (step ${v.step}): accuracy ${v.accuracy.toFixed(2)}% · loss ${v.loss.toFixed(4)} on ${digits!.test.count} test digits`;
-    data['validAccuracy'] = String(v.accuracy);
-  });
+  const ended = await t.run(
+    (r) => {
+      chart.addStep(r.step, r.loss, r.accuracy);
+      progress.value = r.step / r.totalSteps;
+      const rate = (r.step - stepsPerSecond.steps) / ((performance.now() - stepsPerSecond.since) / 1000);
+      progressText.textContent = `epoch ${r.epoch + 1}/${t.options.epochs} · step ${r.step}/${r.totalSteps} · loss ${r.loss.toFixed(3)} · batch accuracy ${r.accuracy.toFixed(1)}% · ${rate.toFixed(1)} steps/s · lr ${r.learningRate.toExponential(2)}`;
+      data['step'] = String(r.step);
+      data['loss'] = String(r.loss);
+    },
+    (v) => {
+      chart.addValid(v.step, v.accuracy);
+      validText.textContent = `validation after epoch ${v.epoch} (step ${v.step}): accuracy ${v.accuracy.toFixed(2)}% · loss ${v.loss.toFixed(4)} on ${digits!.test.count} test digits`;
+      data['validAccuracy'] = String(v.accuracy);
+    },
+  );
   useModel(t.inferenceModel(), t.device.inner(), `trained here (${t.step} steps on ${t.device.inner()})`);
   setState(ended);
-  status.textContent = ended === 'done' ? `done: ${t.step} steps` : `stopped at step ${t.step}: Resume continues from there`;
+  status.textContent =
+    ended === 'done' ? `done: ${t.step} steps` : `stopped at step ${t.step}: Resume continues from there`;
 }
 
 function useModel(model: MnistModel, device: Device, label: string): void {
@@ -115,7 +134,11 @@ function useModel(model: MnistModel, device: Device, label: string): void {
 async function save(): Promise<void> {
   const { model, label } = testModel!;
   await storage!.saveModule(model, MODEL_KEY);
-  const meta = { label, validAccuracy: data['validAccuracy'] === undefined ? undefined : Number(data['validAccuracy']), savedAt: new Date().toISOString() };
+  const meta = {
+    label,
+    validAccuracy: data['validAccuracy'] === undefined ? undefined : Number(data['validAccuracy']),
+    savedAt: new Date().toISOString(),
+  };
   await storage!.put(META_KEY, new TextEncoder().encode(JSON.stringify(meta)));
   data['hasSaved'] = 'true';
   data['saved'] = String(Number(data['saved'] ?? 0) + 1);
@@ -168,7 +191,11 @@ async function init(): Promise<void> {
     if (v !== null) el.value = v;
   }
   const started = performance.now();
-  const [loaded, backends, opened] = await Promise.all([loadDigits(), probeBackends(), IndexedDbStorage.open(DATABASE)]);
+  const [loaded, backends, opened] = await Promise.all([
+    loadDigits(),
+    probeBackends(),
+    IndexedDbStorage.open(DATABASE),
+  ]);
   [digits, found, storage] = [loaded, backends, opened];
   progressText.textContent = `${loaded.train.count} training and ${loaded.test.count} test digits loaded in ${(performance.now() - started).toFixed(0)} ms`;
   const chosen = firstAvailable(found, TRAIN_BACKENDS);

@@ -44,7 +44,11 @@ function shuffled(n: number, seed: number): Uint32Array {
   const order = Uint32Array.from({ length: n }, (_, i) => i);
   let s = (seed * 2654435761) >>> 0 || 1;
   for (let i = n - 1; i > 0; i--) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     const j = s % (i + 1);
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
@@ -53,7 +57,8 @@ function shuffled(n: number, seed: number): Uint32Array {
 
 /** Pixels and labels of the digits `indices` of `split`. */
 function gather(split: DigitSplit, indices: ArrayLike<number>): { pixels: Uint8Array; labels: Int32Array } {
-  const pixels = new Uint8Array(indices.length * 784), labels = new Int32Array(indices.length);
+  const pixels = new Uint8Array(indices.length * 784),
+    labels = new Int32Array(indices.length);
   for (let k = 0; k < indices.length; k++) {
     const i = indices[k]!;
     pixels.set(split.images.subarray(i * 784, (i + 1) * 784), k * 784);
@@ -79,7 +84,11 @@ export class Trainer {
   private stopping = false;
   private running = false;
 
-  constructor(readonly device: Device, readonly digits: Digits, readonly options: TrainOptions) {
+  constructor(
+    readonly device: Device,
+    readonly digits: Digits,
+    readonly options: TrainOptions,
+  ) {
     device.seed(options.seed);
     this.model = new MnistModel(device);
     this.optimizer = new AdamConfig({}).init<MnistModel>();
@@ -117,7 +126,10 @@ export class Trainer {
       while (!this.done) {
         if (this.stopping) return 'stopped';
         const { batchSize } = this.options;
-        const { pixels, labels } = gather(this.digits.train, this.order.subarray(this.batch * batchSize, (this.batch + 1) * batchSize));
+        const { pixels, labels } = gather(
+          this.digits.train,
+          this.order.subarray(this.batch * batchSize, (this.batch + 1) * batchSize),
+        );
         const learningRate = this.learningRate(this.step);
         const output = this.model.forward(mnistInput(pixels, this.device, batchSize));
         const targets = Tensor.fromInts(labels, this.device);
@@ -127,7 +139,14 @@ export class Trainer {
         this.model = this.optimizer.step(learningRate, this.model, grads);
         const [lossValue, correctValue] = await Promise.all([loss.intoScalar(), correct.intoScalar()]);
         this.step++;
-        onStep({ step: this.step, totalSteps: this.totalSteps, epoch: this.epoch, loss: lossValue, accuracy: (100 * correctValue) / batchSize, learningRate });
+        onStep({
+          step: this.step,
+          totalSteps: this.totalSteps,
+          epoch: this.epoch,
+          loss: lossValue,
+          accuracy: (100 * correctValue) / batchSize,
+          learningRate,
+        });
         if (++this.batch === this.stepsPerEpoch || this.done) {
           onValid(await this.validate());
           this.batch = 0;
@@ -151,18 +170,32 @@ export class Trainer {
 
   /** Loss and accuracy on the test split, in batches of 256. */
   async validate(): Promise<ValidReport> {
-    const model = this.inferenceModel(), device = this.device.inner(), test = this.digits.test;
+    const model = this.inferenceModel(),
+      device = this.device.inner(),
+      test = this.digits.test;
     const lossFn = new CrossEntropyLossConfig().init(device);
-    let correct = 0, lossSum = 0;
+    let correct = 0,
+      lossSum = 0;
     for (let start = 0; start < test.count; start += 256) {
       const n = Math.min(256, test.count - start);
-      const { pixels, labels } = gather(test, Uint32Array.from({ length: n }, (_, k) => start + k));
+      const { pixels, labels } = gather(
+        test,
+        Uint32Array.from({ length: n }, (_, k) => start + k),
+      );
       const output = model.forward(mnistInput(pixels, device, n));
       const targets = Tensor.fromInts(labels, device);
-      const [l, c] = await Promise.all([lossFn.forward(output, targets).intoScalar(), output.argmax(1).flatten(0, 1).equal(targets).int().sum().intoScalar()]);
+      const [l, c] = await Promise.all([
+        lossFn.forward(output, targets).intoScalar(),
+        output.argmax(1).flatten(0, 1).equal(targets).int().sum().intoScalar(),
+      ]);
       lossSum += l * n;
       correct += c;
     }
-    return { epoch: this.epoch + 1, step: this.step, loss: lossSum / test.count, accuracy: (100 * correct) / test.count };
+    return {
+      epoch: this.epoch + 1,
+      step: this.step,
+      loss: lossSum / test.count,
+      accuracy: (100 * correct) / test.count,
+    };
   }
 }

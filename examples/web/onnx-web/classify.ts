@@ -7,7 +7,18 @@ import { loadOnnx, type OnnxModel } from 'burn-ts/onnx';
 import { FashionCnn } from './generated/fashion_cnn.js';
 
 /** Fashion-MNIST's classes, in label order. */
-export const CLASSES = ['T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coat', 'Sandal', 'Shirt', 'Sneaker', 'Bag', 'Ankle boot'] as const;
+export const CLASSES = [
+  'T-shirt/top',
+  'Trouser',
+  'Pullover',
+  'Dress',
+  'Coat',
+  'Sandal',
+  'Shirt',
+  'Sneaker',
+  'Bag',
+  'Ankle boot',
+] as const;
 
 /** The image side the model takes. */
 export const SIDE = 28;
@@ -47,14 +58,21 @@ export async function deviceOf(backend: Backend): Promise<Device> {
 /** Loads both paths on `device`: the .onnx through `loadOnnx`, the generated class with its .bpk. */
 export async function loadClassifiers(device: Device): Promise<Classifiers> {
   // Literal `new URL(…, import.meta.url)`: Vite copies both files into the build and rewrites the URLs.
-  const [onnx, weights] = await Promise.all([bytes(new URL('./fashion_cnn.onnx', import.meta.url)), bytes(new URL('./generated/fashion_cnn.bpk', import.meta.url))]);
+  const [onnx, weights] = await Promise.all([
+    bytes(new URL('./fashion_cnn.onnx', import.meta.url)),
+    bytes(new URL('./generated/fashion_cnn.bpk', import.meta.url)),
+  ]);
   const runtime = await loadOnnx(onnx, device);
   const generated = new FashionCnn(device).loadBytes(weights, device);
   return { device, runtime, generated };
 }
 
 /** Runs one path on `pixels` (SIDE × SIDE values in [0, 1]) and reads the result back. */
-async function timed(device: Device, pixels: Float32Array, forward: (image: Tensor<4>) => Tensor<2>): Promise<PathResult> {
+async function timed(
+  device: Device,
+  pixels: Float32Array,
+  forward: (image: Tensor<4>) => Tensor<2>,
+): Promise<PathResult> {
   const start = performance.now();
   const image = Tensor.fromData(new TensorData(pixels, [1, 1, SIDE, SIDE], 'f32'), device) as Tensor<4>;
   const logits = forward(image);
@@ -64,7 +82,10 @@ async function timed(device: Device, pixels: Float32Array, forward: (image: Tens
 }
 
 /** Classifies `pixels` with both paths. */
-export async function classify(models: Classifiers, pixels: Float32Array): Promise<{ runtime: PathResult; generated: PathResult }> {
+export async function classify(
+  models: Classifiers,
+  pixels: Float32Array,
+): Promise<{ runtime: PathResult; generated: PathResult }> {
   const runtime = await timed(models.device, pixels, (image) => models.runtime.run({ image })['logits'] as Tensor<2>);
   // In a scope, the forward's intermediates go back to the engine's memory pool at once (loadOnnx's
   // executor scopes each op itself).
@@ -78,7 +99,8 @@ export async function classify(models: Classifiers, pixels: Float32Array): Promi
  * picture whose border is light (a photo on a white table) is inverted.
  */
 export function toPixels(source: CanvasImageSource, width: number, height: number): Float32Array {
-  const gray = (data: Uint8ClampedArray, i: number) => (0.299 * data[i]! + 0.587 * data[i + 1]! + 0.114 * data[i + 2]!) / 255;
+  const gray = (data: Uint8ClampedArray, i: number) =>
+    (0.299 * data[i]! + 0.587 * data[i + 1]! + 0.114 * data[i + 2]!) / 255;
   const canvas = document.createElement('canvas');
   canvas.width = canvas.height = SIDE;
   const ctx = canvas.getContext('2d', { willReadFrequently: true })!;
@@ -86,11 +108,17 @@ export function toPixels(source: CanvasImageSource, width: number, height: numbe
   ctx.drawImage(source, 0, 0, SIDE, SIDE);
   let data = ctx.getImageData(0, 0, SIDE, SIDE).data;
   let border = 0;
-  for (let k = 0; k < SIDE; k++) border += gray(data, 4 * k) + gray(data, 4 * ((SIDE - 1) * SIDE + k)) + gray(data, 4 * k * SIDE) + gray(data, 4 * (k * SIDE + SIDE - 1));
+  for (let k = 0; k < SIDE; k++)
+    border +=
+      gray(data, 4 * k) +
+      gray(data, 4 * ((SIDE - 1) * SIDE + k)) +
+      gray(data, 4 * k * SIDE) +
+      gray(data, 4 * (k * SIDE + SIDE - 1));
   const light = border / (4 * SIDE) > 0.5;
   // Second pass: fitted, the margins filled with the background's shade.
   const scale = Math.min(SIDE / width, SIDE / height);
-  const w = width * scale, h = height * scale;
+  const w = width * scale,
+    h = height * scale;
   ctx.fillStyle = light ? '#fff' : '#000';
   ctx.fillRect(0, 0, SIDE, SIDE);
   ctx.drawImage(source, (SIDE - w) / 2, (SIDE - h) / 2, w, h);

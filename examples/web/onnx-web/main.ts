@@ -3,7 +3,17 @@
 // The page: picks or drops an image (or a bundled sample), turns it into the model's 28×28 input
 // and shows both paths' class probabilities side by side. The last result is also left on
 // `globalThis.onnxWeb` for the browser test.
-import { classify, CLASSES, deviceOf, loadClassifiers, SIDE, toPixels, type Backend, type Classifiers, type PathResult } from './classify.js';
+import {
+  classify,
+  CLASSES,
+  deviceOf,
+  loadClassifiers,
+  SIDE,
+  toPixels,
+  type Backend,
+  type Classifiers,
+  type PathResult,
+} from './classify.js';
 
 /** What the page exposes for tests and the console. */
 export interface OnnxWebState {
@@ -12,7 +22,12 @@ export interface OnnxWebState {
   /** Images classified so far. */
   classified: number;
   /** The last image: its input pixels and both paths' results. */
-  last?: { readonly name: string; readonly input: number[]; readonly runtime: PathResult; readonly generated: PathResult };
+  last?: {
+    readonly name: string;
+    readonly input: number[];
+    readonly runtime: PathResult;
+    readonly generated: PathResult;
+  };
   /** The last failure, if any. */
   error?: string;
 }
@@ -47,23 +62,25 @@ function load(backend: Backend): void {
 
 function renderBars(id: string, result: PathResult): void {
   const top = result.probabilities.indexOf(Math.max(...result.probabilities));
-  $(id).replaceChildren(...result.probabilities.map((p, c) => {
-    const row = document.createElement('div');
-    row.className = c === top ? 'bar top' : 'bar';
-    const label = document.createElement('span');
-    label.textContent = CLASSES[c]!;
-    const track = document.createElement('div');
-    track.className = 'track';
-    const fill = document.createElement('div');
-    fill.className = 'fill';
-    fill.style.width = `${(100 * p).toFixed(1)}%`;
-    track.append(fill);
-    const value = document.createElement('span');
-    value.className = 'p';
-    value.textContent = `${(100 * p).toFixed(1)}%`;
-    row.append(label, track, value);
-    return row;
-  }));
+  $(id).replaceChildren(
+    ...result.probabilities.map((p, c) => {
+      const row = document.createElement('div');
+      row.className = c === top ? 'bar top' : 'bar';
+      const label = document.createElement('span');
+      label.textContent = CLASSES[c]!;
+      const track = document.createElement('div');
+      track.className = 'track';
+      const fill = document.createElement('div');
+      fill.className = 'fill';
+      fill.style.width = `${(100 * p).toFixed(1)}%`;
+      track.append(fill);
+      const value = document.createElement('span');
+      value.className = 'p';
+      value.textContent = `${(100 * p).toFixed(1)}%`;
+      row.append(label, track, value);
+      return row;
+    }),
+  );
   $(`${id}-ms`).textContent = `${result.ms.toFixed(1)} ms`;
 }
 
@@ -118,7 +135,10 @@ drop.addEventListener('drop', (event) => {
 });
 
 // The bundled samples: one Fashion-MNIST test image per class (written by train.py).
-const samples = import.meta.glob('./samples/*.png', { eager: true, query: '?url', import: 'default' }) as Record<string, string>;
+const samples = import.meta.glob('./samples/*.png', { eager: true, query: '?url', import: 'default' }) as Record<
+  string,
+  string
+>;
 for (const [path, url] of Object.entries(samples).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))) {
   const name = path.split('/').pop()!;
   const button = document.createElement('button');
@@ -127,7 +147,13 @@ for (const [path, url] of Object.entries(samples).sort(([a], [b]) => a.localeCom
   img.src = url;
   img.alt = name;
   button.append(img);
-  button.addEventListener('click', () => void fetch(url).then((r) => r.blob()).then((b) => classifyBlob(b, name), fail));
+  button.addEventListener(
+    'click',
+    () =>
+      void fetch(url)
+        .then((r) => r.blob())
+        .then((b) => classifyBlob(b, name), fail),
+  );
   $('samples').append(button);
 }
 

@@ -6,13 +6,15 @@
 /** Creates the ten rows inside `container` (once). */
 export function createBars(container: HTMLElement, classes = 10): void {
   container.classList.add('bars');
-  container.replaceChildren(...Array.from({ length: classes }, (_, digit) => {
-    const row = document.createElement('div');
-    row.className = 'bar-row';
-    row.dataset['class'] = String(digit);
-    row.innerHTML = `<span class="bar-label">${digit}</span><span class="bar-track"><span class="bar-fill"></span></span><span class="bar-value">–</span>`;
-    return row;
-  }));
+  container.replaceChildren(
+    ...Array.from({ length: classes }, (_, digit) => {
+      const row = document.createElement('div');
+      row.className = 'bar-row';
+      row.dataset['class'] = String(digit);
+      row.innerHTML = `<span class="bar-label">${digit}</span><span class="bar-track"><span class="bar-fill"></span></span><span class="bar-value">–</span>`;
+      return row;
+    }),
+  );
 }
 
 /** Shows `probabilities` (or clears the bars when undefined); returns the predicted class. */

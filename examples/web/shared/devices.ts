@@ -14,7 +14,8 @@ export const BACKENDS: readonly BackendName[] = ['webgpu', 'wasm', 'js'];
 export async function openDevice(name: BackendName): Promise<Device> {
   switch (name) {
     case 'webgpu':
-      if ((globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu === undefined) throw new Error('this browser has no WebGPU (navigator.gpu is undefined)');
+      if ((globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu === undefined)
+        throw new Error('this browser has no WebGPU (navigator.gpu is undefined)');
       return Device.webgpu();
     case 'wasm':
       return Device.cpuAsync({ engine: 'wasm' });
@@ -43,20 +44,30 @@ export function requestedBackend(): BackendName | undefined {
 }
 
 /** Fills a `<select>` with the backends, unavailable ones disabled with their reason as a tooltip; selects `chosen`. */
-export function fillBackendSelect(select: HTMLSelectElement, found: Map<BackendName, Device | Error>, chosen: BackendName, only: readonly BackendName[] = BACKENDS): void {
-  select.replaceChildren(...only.map((name) => {
-    const result = found.get(name);
-    const option = new Option(result instanceof Error ? `${name} (unavailable)` : name, name, false, name === chosen);
-    if (result instanceof Error) {
-      option.disabled = true;
-      option.title = result.message;
-    }
-    return option;
-  }));
+export function fillBackendSelect(
+  select: HTMLSelectElement,
+  found: Map<BackendName, Device | Error>,
+  chosen: BackendName,
+  only: readonly BackendName[] = BACKENDS,
+): void {
+  select.replaceChildren(
+    ...only.map((name) => {
+      const result = found.get(name);
+      const option = new Option(result instanceof Error ? `${name} (unavailable)` : name, name, false, name === chosen);
+      if (result instanceof Error) {
+        option.disabled = true;
+        option.title = result.message;
+      }
+      return option;
+    }),
+  );
 }
 
 /** The first available backend of `only`, after `?backend=`. */
-export function firstAvailable(found: Map<BackendName, Device | Error>, only: readonly BackendName[] = BACKENDS): BackendName {
+export function firstAvailable(
+  found: Map<BackendName, Device | Error>,
+  only: readonly BackendName[] = BACKENDS,
+): BackendName {
   const asked = requestedBackend();
   if (asked && only.includes(asked) && !(found.get(asked) instanceof Error)) return asked;
   return only.find((name) => !(found.get(name) instanceof Error)) ?? 'js';

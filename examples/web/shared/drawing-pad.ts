@@ -17,7 +17,10 @@ export class DrawingPad {
   /** Increments on every change of the drawing (so a caller can tell which drawing a result belongs to). */
   version = 0;
 
-  constructor(readonly canvas: HTMLCanvasElement, readonly lineWidth = Math.round(canvas.width / 14)) {
+  constructor(
+    readonly canvas: HTMLCanvasElement,
+    readonly lineWidth = Math.round(canvas.width / 14),
+  ) {
     canvas.style.touchAction = 'none';
     canvas.addEventListener('pointerdown', (e) => {
       canvas.setPointerCapture(e.pointerId);
@@ -65,7 +68,10 @@ export class DrawingPad {
 
   private point(e: PointerEvent): { x: number; y: number } {
     const rect = this.canvas.getBoundingClientRect();
-    return { x: ((e.clientX - rect.left) * this.canvas.width) / rect.width, y: ((e.clientY - rect.top) * this.canvas.height) / rect.height };
+    return {
+      x: ((e.clientX - rect.left) * this.canvas.width) / rect.width,
+      y: ((e.clientY - rect.top) * this.canvas.height) / rect.height,
+    };
   }
 
   private stroke(from: { x: number; y: number }, to: { x: number; y: number }): void {
@@ -97,20 +103,27 @@ export class DrawingPad {
     out.fillRect(0, 0, SIZE, SIZE);
     const { width, height } = this.canvas;
     const data = this.context().getImageData(0, 0, width, height).data;
-    let x0 = width, y0 = height, x1 = -1, y1 = -1;
+    let x0 = width,
+      y0 = height,
+      x1 = -1,
+      y1 = -1;
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
         if (data[(y * width + x) * 4]! > 0) {
-          x0 = Math.min(x0, x); x1 = Math.max(x1, x);
-          y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+          x0 = Math.min(x0, x);
+          x1 = Math.max(x1, x);
+          y0 = Math.min(y0, y);
+          y1 = Math.max(y1, y);
         }
       }
     }
     if (x1 < 0) return undefined;
     // Scale the bounding box to fit BOX×BOX (keeping the aspect ratio), centered in the image.
-    const w = x1 - x0 + 1, h = y1 - y0 + 1;
+    const w = x1 - x0 + 1,
+      h = y1 - y0 + 1;
     const scale = BOX / Math.max(w, h);
-    const sw = w * scale, sh = h * scale;
+    const sw = w * scale,
+      sh = h * scale;
     const scratch = document.createElement('canvas');
     scratch.width = scratch.height = SIZE;
     const sctx = scratch.getContext('2d', { willReadFrequently: true })!;
@@ -121,7 +134,9 @@ export class DrawingPad {
     sctx.drawImage(this.canvas, x0, y0, w, h, (SIZE - sw) / 2, (SIZE - sh) / 2, sw, sh);
     // Then shift it so that its center of mass is the image's center (whole pixels: no blur).
     const box = sctx.getImageData(0, 0, SIZE, SIZE).data;
-    let mass = 0, mx = 0, my = 0;
+    let mass = 0,
+      mx = 0,
+      my = 0;
     for (let i = 0; i < SIZE * SIZE; i++) {
       const v = box[i * 4]!;
       mass += v;
@@ -137,7 +152,9 @@ export class DrawingPad {
 
 /** The red channel of a canvas as grayscale pixels (0–255, row-major): the image a model gets. */
 export function readGray(canvas: HTMLCanvasElement): Uint8ClampedArray {
-  const rgba = canvas.getContext('2d', { willReadFrequently: true })!.getImageData(0, 0, canvas.width, canvas.height).data;
+  const rgba = canvas
+    .getContext('2d', { willReadFrequently: true })!
+    .getImageData(0, 0, canvas.width, canvas.height).data;
   const gray = new Uint8ClampedArray(canvas.width * canvas.height);
   for (let i = 0; i < gray.length; i++) gray[i] = rgba[i * 4]!;
   return gray;

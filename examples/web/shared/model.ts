@@ -4,7 +4,15 @@
 // both models in Node and compares their outputs.
 import { BurnError, Module, Tensor, type Device } from 'burn-ts';
 import {
-  AdaptiveAvgPool2d, AdaptiveAvgPool2dConfig, Conv2d, Conv2dConfig, Dropout, DropoutConfig, Linear, LinearConfig, Relu,
+  AdaptiveAvgPool2d,
+  AdaptiveAvgPool2dConfig,
+  Conv2d,
+  Conv2dConfig,
+  Dropout,
+  DropoutConfig,
+  Linear,
+  LinearConfig,
+  Relu,
 } from 'burn-ts/nn';
 
 /** MNIST's mean and standard deviation, the normalization examples/mnist/data.ts applies. */
@@ -60,13 +68,21 @@ export class MnistModel extends Module {
 /** Grayscale pixels (0–255, `count` images of 28×28, row-major) → the normalized `[count, 28, 28]` input. */
 export function mnistInput(pixels: Uint8Array | Uint8ClampedArray, device: Device, count = 1): Tensor<3> {
   const values = new Float32Array(count * 28 * 28);
-  if (pixels.length !== values.length) throw new BurnError('mnistInput', `${pixels.length} pixels for ${count} image(s); expected ${values.length} (28×28 each)`);
+  if (pixels.length !== values.length)
+    throw new BurnError(
+      'mnistInput',
+      `${pixels.length} pixels for ${count} image(s); expected ${values.length} (28×28 each)`,
+    );
   for (let i = 0; i < values.length; i++) values[i] = (pixels[i]! / 255 - MNIST_MEAN) / MNIST_STD;
   return Tensor.fromFloats(values, device).reshape([count, 28, 28]);
 }
 
 /** Class probabilities of one 28×28 image (softmax of the logits), read back from the device. */
-export async function classify(model: MnistModel, pixels: Uint8Array | Uint8ClampedArray, device: Device): Promise<Float32Array> {
+export async function classify(
+  model: MnistModel,
+  pixels: Uint8Array | Uint8ClampedArray,
+  device: Device,
+): Promise<Float32Array> {
   const probabilities = model.forward(mnistInput(pixels, device)).softmax(1);
   return Float32Array.from((await probabilities.toData()).values as ArrayLike<number>);
 }

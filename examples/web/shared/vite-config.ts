@@ -20,7 +20,10 @@ export const SOURCE_ALIASES: Alias[] = [
 ];
 
 /** Cross-origin isolation: SharedArrayBuffer, so the wasm engine runs its threaded module on Web Workers. */
-export const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+export const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
 
 /**
  * The configuration of the example in directory `exampleDir` (its vite.config.ts passes

@@ -10,7 +10,13 @@ import { padSpatial, whole } from './spatial.js';
  * and the weight flipped with its in/out channels swapped per group. The weight layout is
  * PyTorch's `[C_in, C_out/groups, ...k]`.
  */
-export function convTranspose<P extends TensorPrimitive>(b: Backend<P>, x: P, weight: P, bias: P | undefined, o: ConvTransposeOptions): P {
+export function convTranspose<P extends TensorPrimitive>(
+  b: Backend<P>,
+  x: P,
+  weight: P,
+  bias: P | undefined,
+  o: ConvTransposeOptions,
+): P {
   const [n, cIn, ...spatial] = x.shape as [number, number, ...number[]];
   const [, cOutG, ...kernel] = weight.shape as [number, number, ...number[]];
   const g = o.groups;
@@ -31,7 +37,15 @@ export function convTranspose<P extends TensorPrimitive>(b: Backend<P>, x: P, we
   const grouped = b.reshape(weight, [g, cInG, cOutG, ...kernel]);
   const swapped = b.permute(grouped, [0, 2, 1, ...kernel.map((_, d) => d + 3)]);
   const w = b.reshape(swapped, [g * cOutG, cInG, ...kernel]);
-  const flipped = b.slice(w, w.shape.map((s, i) => (i < 2 ? whole(s) : { start: s - 1, size: s, step: -1 })));
+  const flipped = b.slice(
+    w,
+    w.shape.map((s, i) => (i < 2 ? whole(s) : { start: s - 1, size: s, step: -1 })),
+  );
   const ones = new Array<number>(dims).fill(1);
-  return conv(b, xp, flipped, bias, { stride: ones, padding: new Array<number>(dims).fill(0), dilation: o.dilation, groups: g });
+  return conv(b, xp, flipped, bias, {
+    stride: ones,
+    padding: new Array<number>(dims).fill(0),
+    dilation: o.dilation,
+    groups: g,
+  });
 }

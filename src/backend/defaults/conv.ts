@@ -9,7 +9,13 @@ import { padSpatial, prod, windows } from './spatial.js';
  * by the weight `[C_out, C_in/groups, ...k]` reshaped per group. Works for any number of spatial
  * dims; the layout is `[N, C, ...spatial]`.
  */
-export function conv<P extends TensorPrimitive>(b: Backend<P>, x: P, weight: P, bias: P | undefined, o: ConvOptions): P {
+export function conv<P extends TensorPrimitive>(
+  b: Backend<P>,
+  x: P,
+  weight: P,
+  bias: P | undefined,
+  o: ConvOptions,
+): P {
   const [n, cIn, ...spatial] = x.shape as [number, number, ...number[]];
   const [cOut, cInG, ...kernel] = weight.shape as [number, number, ...number[]];
   const g = o.groups;
@@ -24,7 +30,12 @@ export function conv<P extends TensorPrimitive>(b: Backend<P>, x: P, weight: P, 
 }
 
 /** im2col for `[N, C, H, W]`: `[N, C · kh · kw, L]`, channel-major as PyTorch's `unfold`. */
-export function unfold4d<P extends TensorPrimitive>(b: Backend<P>, x: P, kernelSize: readonly number[], o: UnfoldOptions): P {
+export function unfold4d<P extends TensorPrimitive>(
+  b: Backend<P>,
+  x: P,
+  kernelSize: readonly number[],
+  o: UnfoldOptions,
+): P {
   const [n, c, ...spatial] = x.shape as [number, number, ...number[]];
   const out = convOutputSizes(spatial, kernelSize, o);
   const xp = padSpatial(b, x, o.padding, o.padding, 0);

@@ -15,26 +15,43 @@ import { hostTensor, whole } from './spatial.js';
  * `[C_out, C_in / weightGroups, kh, kw]`.
  */
 export function deformConv2d<P extends TensorPrimitive>(
-  b: Backend<P>, x: P, offset: P, weight: P, mask: P | undefined, bias: P | undefined, o: DeformConvOptions,
+  b: Backend<P>,
+  x: P,
+  offset: P,
+  weight: P,
+  mask: P | undefined,
+  bias: P | undefined,
+  o: DeformConvOptions,
 ): P {
   const [n, cIn, h, w] = x.shape as [number, number, number, number];
   const [cOut, cInW, kh, kw] = weight.shape as [number, number, number, number];
   const ho = convOutputSize(h, kh, o.stride[0]!, o.padding[0]!, o.dilation[0]!);
   const wo = convOutputSize(w, kw, o.stride[1]!, o.padding[1]!, o.dilation[1]!);
-  const kvol = kh * kw, l = ho * wo, og = o.offsetGroups, wg = o.weightGroups;
+  const kvol = kh * kw,
+    l = ho * wo,
+    og = o.offsetGroups,
+    wg = o.weightGroups;
 
   // Regular sampling positions per (tap, output position), on the host.
-  const baseY = new Float64Array(kvol * l), baseX = new Float64Array(kvol * l);
-  for (let i = 0; i < kh; i++) for (let j = 0; j < kw; j++) {
-    const k = i * kw + j;
-    for (let oh = 0; oh < ho; oh++) for (let ow = 0; ow < wo; ow++) {
-      baseY[k * l + oh * wo + ow] = oh * o.stride[0]! - o.padding[0]! + i * o.dilation[0]!;
-      baseX[k * l + oh * wo + ow] = ow * o.stride[1]! - o.padding[1]! + j * o.dilation[1]!;
+  const baseY = new Float64Array(kvol * l),
+    baseX = new Float64Array(kvol * l);
+  for (let i = 0; i < kh; i++)
+    for (let j = 0; j < kw; j++) {
+      const k = i * kw + j;
+      for (let oh = 0; oh < ho; oh++)
+        for (let ow = 0; ow < wo; ow++) {
+          baseY[k * l + oh * wo + ow] = oh * o.stride[0]! - o.padding[0]! + i * o.dilation[0]!;
+          baseX[k * l + oh * wo + ow] = ow * o.stride[1]! - o.padding[1]! + j * o.dilation[1]!;
+        }
     }
-  }
   const off = b.reshape(offset, [n, og, kvol, 2, l]);
   const component = (c: number) =>
-    b.reshape(b.slice(off, [whole(n), whole(og), whole(kvol), { start: c, size: 1, step: 1 }, whole(l)]), [n, og, 1, kvol * l]);
+    b.reshape(b.slice(off, [whole(n), whole(og), whole(kvol), { start: c, size: 1, step: 1 }, whole(l)]), [
+      n,
+      og,
+      1,
+      kvol * l,
+    ]);
   const py = b.binary('add', component(0), hostTensor(b, baseY, [1, 1, 1, kvol * l], x.dtype));
   const px = b.binary('add', component(1), hostTensor(b, baseX, [1, 1, 1, kvol * l], x.dtype));
 

@@ -12,7 +12,12 @@ export function compareScalar<P extends TensorPrimitive>(b: Backend<P>, op: Comp
 }
 
 /** Clamp as max then min with scalars; NaN stays NaN. */
-export function clamp<P extends TensorPrimitive>(b: Backend<P>, p: P, min: number | undefined, max: number | undefined): P {
+export function clamp<P extends TensorPrimitive>(
+  b: Backend<P>,
+  p: P,
+  min: number | undefined,
+  max: number | undefined,
+): P {
   let out = p;
   if (min !== undefined) out = b.binaryScalar('max', out, min);
   if (max !== undefined) out = b.binaryScalar('min', out, max);

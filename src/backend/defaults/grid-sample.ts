@@ -8,16 +8,26 @@ import { whole } from './spatial.js';
  * are pixel coordinates `[..., 1, P]`; returns `[..., C, P]`. Corners outside the plane
  * contribute nothing. Shared by `gridSample2d` and `deformConv2d`.
  */
-export function bilinearSample<P extends TensorPrimitive>(b: Backend<P>, src: P, py: P, px: P, h: number, w: number): P {
+export function bilinearSample<P extends TensorPrimitive>(
+  b: Backend<P>,
+  src: P,
+  py: P,
+  px: P,
+  h: number,
+  w: number,
+): P {
   const rank = src.shape.length;
-  const y0 = b.unary('floor', py), x0 = b.unary('floor', px);
-  const fy = b.binary('sub', py, y0), fx = b.binary('sub', px, x0);
+  const y0 = b.unary('floor', py),
+    x0 = b.unary('floor', px);
+  const fy = b.binary('sub', py, y0),
+    fx = b.binary('sub', px, x0);
   const inside = (c: P, lo: number, hi: number) =>
     b.cast(b.binary('and', b.compareScalar('ge', c, lo), b.compareScalar('le', c, hi)), py.dtype);
   // Weights of the low and high corner per axis, zero where that corner lies outside.
   const wy = [b.binary('mul', oneMinus(b, fy), inside(y0, 0, h - 1)), b.binary('mul', fy, inside(y0, -1, h - 2))];
   const wx = [b.binary('mul', oneMinus(b, fx), inside(x0, 0, w - 1)), b.binary('mul', fx, inside(x0, -1, w - 2))];
-  const index = (c0: P, shift: number, size: number) => b.cast(b.clamp(b.binaryScalar('add', c0, shift), 0, size - 1), 'i32');
+  const index = (c0: P, shift: number, size: number) =>
+    b.cast(b.clamp(b.binaryScalar('add', c0, shift), 0, size - 1), 'i32');
   const iy = [index(y0, 0, h), index(y0, 1, h)];
   const ix = [index(x0, 0, w), index(x0, 1, w)];
   const target = [...src.shape.slice(0, -1), py.shape[rank - 1]!];
@@ -76,7 +86,8 @@ export function gridSample2d<P extends TensorPrimitive>(b: Backend<P>, x: P, gri
   }
   const [n, c, h, w] = x.shape as [number, number, number, number];
   const [, ho, wo] = grid.shape as [number, number, number, number];
-  const comp = (i: number) => b.reshape(b.slice(grid, [whole(n), whole(ho), whole(wo), { start: i, size: 1, step: 1 }]), [n, 1, ho * wo]);
+  const comp = (i: number) =>
+    b.reshape(b.slice(grid, [whole(n), whole(ho), whole(wo), { start: i, size: 1, step: 1 }]), [n, 1, ho * wo]);
   const px = pixelCoords(b, comp(0), w, o);
   const py = pixelCoords(b, comp(1), h, o);
   const src = b.reshape(x, [n, c, h * w]);
@@ -84,10 +95,13 @@ export function gridSample2d<P extends TensorPrimitive>(b: Backend<P>, x: P, gri
   if (o.mode === 'bilinear') {
     out = bilinearSample(b, src, py, px, h, w);
   } else {
-    const ry = b.unary('round', py), rx = b.unary('round', px);
-    const inside = (r: P, size: number) => b.binary('and', b.compareScalar('ge', r, 0), b.compareScalar('le', r, size - 1));
+    const ry = b.unary('round', py),
+      rx = b.unary('round', px);
+    const inside = (r: P, size: number) =>
+      b.binary('and', b.compareScalar('ge', r, 0), b.compareScalar('le', r, size - 1));
     const valid = b.binary('and', inside(ry, h), inside(rx, w));
-    const iy = b.cast(b.clamp(ry, 0, h - 1), 'i32'), ix = b.cast(b.clamp(rx, 0, w - 1), 'i32');
+    const iy = b.cast(b.clamp(ry, 0, h - 1), 'i32'),
+      ix = b.cast(b.clamp(rx, 0, w - 1), 'i32');
     const flat = b.binary('add', b.binaryScalar('mul', iy, w), ix);
     out = b.maskFill(b.gather(src, 2, b.expand(flat, [n, c, ho * wo])), b.unary('not', valid), 0);
   }

@@ -24,13 +24,23 @@ export function selectsEmptySlices(shape: readonly number[], dim: number, indice
  * which the tensor API renames. Only where the indices read synchronously (the CPU engines, and
  * the remote server running them); device-checked backends check them themselves.
  */
-function checkEmptySliceIndices<P extends TensorPrimitive>(b: Backend<P>, shape: readonly number[], dim: number, indices: P, op: string): void {
+function checkEmptySliceIndices<P extends TensorPrimitive>(
+  b: Backend<P>,
+  shape: readonly number[],
+  dim: number,
+  indices: P,
+  op: string,
+): void {
   if (!selectsEmptySlices(shape, dim, indices)) return;
   const values = b.toDataSync(indices)?.toArray();
   const size = shape[dim]!;
   for (const v of values ?? []) {
     const k = Number(v);
-    if (!(k >= 0 && k < size)) throw new BurnError(op, `index ${k} is out of bounds for dim ${dim} of size ${size}; expected 0 <= index < ${size}`);
+    if (!(k >= 0 && k < size))
+      throw new BurnError(
+        op,
+        `index ${k} is out of bounds for dim ${dim} of size ${size}; expected 0 <= index < ${size}`,
+      );
   }
 }
 
@@ -41,7 +51,14 @@ export function select<P extends TensorPrimitive>(b: Backend<P>, p: P, dim: numb
 }
 
 /** Index assign as a scatter with the indices spread over the other dims. */
-export function selectAssign<P extends TensorPrimitive>(b: Backend<P>, op: ScatterOp, p: P, dim: number, indices: P, values: P): P {
+export function selectAssign<P extends TensorPrimitive>(
+  b: Backend<P>,
+  op: ScatterOp,
+  p: P,
+  dim: number,
+  indices: P,
+  values: P,
+): P {
   checkEmptySliceIndices(b, p.shape, dim, indices, 'scatter');
   return b.scatter(op, p, dim, spreadIndices(b, indices, dim, p.shape), values);
 }

@@ -7,7 +7,12 @@ import { hostIndices, mapAlongDim } from './spatial.js';
  * indices computed on the host; bilinear and bicubic multiply by host-built interpolation
  * matrices. Coordinates follow PyTorch's `upsample_*` kernels exactly.
  */
-export function interpolate<P extends TensorPrimitive>(b: Backend<P>, x: P, outputSize: readonly number[], o: InterpolateOptions): P {
+export function interpolate<P extends TensorPrimitive>(
+  b: Backend<P>,
+  x: P,
+  outputSize: readonly number[],
+  o: InterpolateOptions,
+): P {
   let y = x;
   outputSize.forEach((os, d) => {
     const is = x.shape[d + 2]!;
@@ -40,9 +45,16 @@ const cubic1 = (t: number) => ((CUBIC_A + 2) * t - (CUBIC_A + 3)) * t * t + 1;
 const cubic2 = (t: number) => ((CUBIC_A * t - 5 * CUBIC_A) * t + 8 * CUBIC_A) * t - 4 * CUBIC_A;
 
 /** `[outSize, inSize]` row-major weights of linear or cubic (A = -0.75, border clamp) interpolation. */
-function interpolationMatrix(inSize: number, outSize: number, mode: InterpolateMode, alignCorners: boolean): Float64Array {
+function interpolationMatrix(
+  inSize: number,
+  outSize: number,
+  mode: InterpolateMode,
+  alignCorners: boolean,
+): Float64Array {
   const m = new Float64Array(outSize * inSize);
-  const at = (o: number, i: number, w: number) => { m[o * inSize + Math.min(Math.max(i, 0), inSize - 1)]! += w; };
+  const at = (o: number, i: number, w: number) => {
+    m[o * inSize + Math.min(Math.max(i, 0), inSize - 1)]! += w;
+  };
   for (let o = 0; o < outSize; o++) {
     const src = sourceCoord(o, inSize, outSize, alignCorners, mode === 'bicubic');
     if (mode === 'bicubic') {

@@ -1,7 +1,16 @@
 import type { Backend, TensorPrimitive } from '../backend.js';
 import type { AvgPoolOptions, MaxPoolOptions } from '../options.js';
 import { poolOutputSize, poolOverhang } from '../../core/geometry.js';
-import { hostIndices, hostTensor, kernelOffsets, mapAlongDim, padSpatial, prod, windowView, windows } from './spatial.js';
+import {
+  hostIndices,
+  hostTensor,
+  kernelOffsets,
+  mapAlongDim,
+  padSpatial,
+  prod,
+  windowView,
+  windows,
+} from './spatial.js';
 
 /**
  * Pooling defaults for any number of spatial dims (`[N, C, ...spatial]`): one strided view per
@@ -15,8 +24,16 @@ interface PoolGeometry {
 }
 
 /** Output sizes as PyTorch ({@link poolOutputSize}) and the far-side padding that ceil mode needs. */
-function geometry(spatial: readonly number[], kernel: readonly number[], stride: readonly number[], padding: readonly number[], dilation: readonly number[], ceilMode: boolean): PoolGeometry {
-  const out: number[] = [], after: number[] = [];
+function geometry(
+  spatial: readonly number[],
+  kernel: readonly number[],
+  stride: readonly number[],
+  padding: readonly number[],
+  dilation: readonly number[],
+  ceilMode: boolean,
+): PoolGeometry {
+  const out: number[] = [],
+    after: number[] = [];
   spatial.forEach((s, d) => {
     const o = poolOutputSize(s, kernel[d]!, stride[d]!, padding[d]!, dilation[d]!, ceilMode);
     out.push(o);
@@ -53,7 +70,9 @@ export function maxPoolWithIndices<P extends TensorPrimitive>(b: Backend<P>, x: 
 
   // flat index = base(window position) + offset(kernel position), both tabulated on the host.
   const inStrides = spatial.map((_, d) => prod(spatial.slice(d + 1)));
-  const offsets = kernelOffsets(o.kernelSize).map((k) => k.reduce((acc, kd, d) => acc + kd * o.dilation[d]! * inStrides[d]!, 0));
+  const offsets = kernelOffsets(o.kernelSize).map((k) =>
+    k.reduce((acc, kd, d) => acc + kd * o.dilation[d]! * inStrides[d]!, 0),
+  );
   const base = new Int32Array(prod(out));
   kernelOffsets(out).forEach((pos, i) => {
     base[i] = pos.reduce((acc, od, d) => acc + (od * o.stride[d]! - o.padding[d]!) * inStrides[d]!, 0);
@@ -79,11 +98,13 @@ export function avgPool<P extends TensorPrimitive>(b: Backend<P>, x: P, o: AvgPo
     acc = acc === undefined ? v : b.binary('add', acc, v);
   }
   // The divisor is separable: a product of per-dim window counts.
-  const perDim = spatial.map((s, d) => Array.from({ length: out[d]! }, (_, i) => {
-    const start = i * o.stride[d]! - o.padding[d]!;
-    const end = Math.min(start + o.kernelSize[d]!, s + o.padding[d]!);
-    return o.countIncludePad ? end - start : Math.min(end, s) - Math.max(start, 0);
-  }));
+  const perDim = spatial.map((s, d) =>
+    Array.from({ length: out[d]! }, (_, i) => {
+      const start = i * o.stride[d]! - o.padding[d]!;
+      const end = Math.min(start + o.kernelSize[d]!, s + o.padding[d]!);
+      return o.countIncludePad ? end - start : Math.min(end, s) - Math.max(start, 0);
+    }),
+  );
   const divisor = kernelOffsets(out).map((pos) => pos.reduce((acc2, i, d) => acc2 * perDim[d]![i]!, 1));
   return b.binary('div', acc!, hostTensor(b, divisor, [1, 1, ...out], x.dtype));
 }

@@ -21,12 +21,21 @@ export function prod(values: readonly number[]): number {
 }
 
 /** A host-built tensor of `values` with `shape` and `dtype`. */
-export function hostTensor<P extends TensorPrimitive>(b: Backend<P>, values: ArrayLike<number>, shape: readonly number[], dtype: DType): P {
+export function hostTensor<P extends TensorPrimitive>(
+  b: Backend<P>,
+  values: ArrayLike<number>,
+  shape: readonly number[],
+  dtype: DType,
+): P {
   return b.fromData(new TensorData(values, shape, dtype));
 }
 
 /** A host-built `i32` tensor. */
-export function hostIndices<P extends TensorPrimitive>(b: Backend<P>, values: ArrayLike<number>, shape: readonly number[] = [values.length]): P {
+export function hostIndices<P extends TensorPrimitive>(
+  b: Backend<P>,
+  values: ArrayLike<number>,
+  shape: readonly number[] = [values.length],
+): P {
   return b.fromData(new TensorData(Int32Array.from(values), shape, 'i32'));
 }
 
@@ -34,15 +43,25 @@ export function hostIndices<P extends TensorPrimitive>(b: Backend<P>, values: Ar
  * Pads (positive amounts) or crops (negative amounts) the spatial dims of `[N, C, ...spatial]`:
  * `before[d]` / `after[d]` elements at the start / end of spatial dim `d`, filled with `value`.
  */
-export function padSpatial<P extends TensorPrimitive>(b: Backend<P>, x: P, before: readonly number[], after: readonly number[], value: number): P {
+export function padSpatial<P extends TensorPrimitive>(
+  b: Backend<P>,
+  x: P,
+  before: readonly number[],
+  after: readonly number[],
+  value: number,
+): P {
   const shape = x.shape;
   let out = x;
   if (before.some((v) => v < 0) || after.some((v) => v < 0)) {
-    out = b.slice(x, shape.map((s, i) => {
-      if (i < 2) return whole(s);
-      const lo = Math.max(0, -before[i - 2]!), hi = Math.max(0, -after[i - 2]!);
-      return { start: lo, size: Math.max(0, s - lo - hi), step: 1 };
-    }));
+    out = b.slice(
+      x,
+      shape.map((s, i) => {
+        if (i < 2) return whole(s);
+        const lo = Math.max(0, -before[i - 2]!),
+          hi = Math.max(0, -after[i - 2]!);
+        return { start: lo, size: Math.max(0, s - lo - hi), step: 1 };
+      }),
+    );
   }
   if (before.every((v) => v <= 0) && after.every((v) => v <= 0)) return out;
   const cropped = out.shape;
@@ -76,8 +95,18 @@ export interface WindowGeometry {
 }
 
 /** The view `[N, C, ...out]` of the input element at kernel position `offset` of every window. */
-export function windowView<P extends TensorPrimitive>(b: Backend<P>, xp: P, offset: readonly number[], g: WindowGeometry): P {
-  return b.slice(xp, xp.shape.map((s, i) => (i < 2 ? whole(s) : { start: offset[i - 2]! * g.dilation[i - 2]!, size: g.out[i - 2]!, step: g.stride[i - 2]! })));
+export function windowView<P extends TensorPrimitive>(
+  b: Backend<P>,
+  xp: P,
+  offset: readonly number[],
+  g: WindowGeometry,
+): P {
+  return b.slice(
+    xp,
+    xp.shape.map((s, i) =>
+      i < 2 ? whole(s) : { start: offset[i - 2]! * g.dilation[i - 2]!, size: g.out[i - 2]!, step: g.stride[i - 2]! },
+    ),
+  );
 }
 
 /** Inserts a size-1 dim at `dim` without copying (a new leading broadcast dim moved into place). */
@@ -92,7 +121,12 @@ export function unsqueezeView<P extends TensorPrimitive>(b: Backend<P>, p: P, di
  * im2col: the windows of `[N, C, ...spatial]` (already padded) as `[N, C, kvol, ...out]`, one
  * strided view per kernel offset concatenated along dim 2 (kernel offsets in row-major order).
  */
-export function windows<P extends TensorPrimitive>(b: Backend<P>, xp: P, kernel: readonly number[], g: WindowGeometry): P {
+export function windows<P extends TensorPrimitive>(
+  b: Backend<P>,
+  xp: P,
+  kernel: readonly number[],
+  g: WindowGeometry,
+): P {
   const parts = kernelOffsets(kernel).map((k) => unsqueezeView(b, windowView(b, xp, k, g), 2));
   return b.cat(parts, 2);
 }
@@ -101,7 +135,13 @@ export function windows<P extends TensorPrimitive>(b: Backend<P>, xp: P, kernel:
  * Applies a linear map along spatial dim `dim` of `x`: `matrix` is `[outSize, inSize]` (host
  * values, row-major), so `out[..., o, ...] = Σ_i matrix[o][i] · x[..., i, ...]`.
  */
-export function mapAlongDim<P extends TensorPrimitive>(b: Backend<P>, x: P, dim: number, matrix: ArrayLike<number>, outSize: number): P {
+export function mapAlongDim<P extends TensorPrimitive>(
+  b: Backend<P>,
+  x: P,
+  dim: number,
+  matrix: ArrayLike<number>,
+  outSize: number,
+): P {
   const shape = x.shape;
   const inSize = shape[dim]!;
   const pre = prod(shape.slice(0, dim));

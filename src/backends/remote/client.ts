@@ -1,10 +1,26 @@
 import type { SliceSpecs } from '../../backend/backend.js';
 import { BaseBackend } from '../../backend/base.js';
 import { NO_SCAN, runScope, trackAllocation } from '../../backend/memory.js';
-import type { ArgOp, BinaryOp, CompareOp, PredicateOp, ReduceOp, ScanOp, ScatterOp, UnaryOp } from '../../backend/ops.js';
 import type {
-  AttentionOptions, AvgPoolOptions, ConvOptions, ConvTransposeOptions, DeformConvOptions, GridSampleOptions,
-  InterpolateOptions, MaxPoolOptions, UnfoldOptions,
+  ArgOp,
+  BinaryOp,
+  CompareOp,
+  PredicateOp,
+  ReduceOp,
+  ScanOp,
+  ScatterOp,
+  UnaryOp,
+} from '../../backend/ops.js';
+import type {
+  AttentionOptions,
+  AvgPoolOptions,
+  ConvOptions,
+  ConvTransposeOptions,
+  DeformConvOptions,
+  GridSampleOptions,
+  InterpolateOptions,
+  MaxPoolOptions,
+  UnfoldOptions,
 } from '../../backend/options.js';
 import type { RandomKey } from '../../backend/rng.js';
 import type { TensorData } from '../../core/data.js';
@@ -50,11 +66,19 @@ export class RemoteBackend extends BaseBackend<RemoteTensor> {
   /** @internal The connection. */
   readonly connection: Connection;
 
-  constructor(readonly url: string, options: RemoteOptions = {}) {
+  constructor(
+    readonly url: string,
+    options: RemoteOptions = {},
+  ) {
     super();
-    if (!/^wss?:\/\/./.test(url)) throw new BurnError('Device.remote', `url '${url}'; expected ws://host:port or wss://host:port`);
+    if (!/^wss?:\/\/./.test(url))
+      throw new BurnError('Device.remote', `url '${url}'; expected ws://host:port or wss://host:port`);
     this.name = `remote(${url})`;
-    if (options.token !== undefined && (typeof options.token !== 'string' || options.token === '')) throw new BurnError('Device.remote', `token ${options.token === '' ? "''" : typeof options.token}; expected a non-empty string`);
+    if (options.token !== undefined && (typeof options.token !== 'string' || options.token === ''))
+      throw new BurnError(
+        'Device.remote',
+        `token ${options.token === '' ? "''" : typeof options.token}; expected a non-empty string`,
+      );
     this.connection = new Connection(url, options.WebSocket, options.token);
   }
 
@@ -147,7 +171,12 @@ export class RemoteBackend extends BaseBackend<RemoteTensor> {
     return this.op('sliceAssign', rules.sliceAssign(p, specs, values), p, encodeSpecs(specs), values);
   }
   cat(ps: readonly T[], dim: number): T {
-    return this.op('cat', rules.cat(ps, dim), ps.map((p) => this.connection.id(p)), dim);
+    return this.op(
+      'cat',
+      rules.cat(ps, dim),
+      ps.map((p) => this.connection.id(p)),
+      dim,
+    );
   }
 
   // --- elementwise ---
@@ -194,7 +223,8 @@ export class RemoteBackend extends BaseBackend<RemoteTensor> {
   sort(p: T, dim: number, descending: boolean): [T, T] {
     const [mv, mi] = rules.sort(p, dim);
     const id = this.connection.id(p);
-    const values = this.alloc(mv), indices = this.alloc(mi);
+    const values = this.alloc(mv),
+      indices = this.alloc(mi);
     this.connection.send(['sort', [values.id, indices.id], id, dim, descending]);
     return [values, indices];
   }
@@ -242,8 +272,18 @@ export class RemoteBackend extends BaseBackend<RemoteTensor> {
     const op = e instanceof BurnError ? e.op : 'checkIndices';
     const message = e.message.startsWith(`${op}: `) ? e.message.slice(op.length + 2) : e.message;
     const at = message.indexOf(String(INDEX_MARKER));
-    const [before, after] = at >= 0 ? [message.slice(0, at), message.slice(at + String(INDEX_MARKER).length)] : [`${message} (index `, ')'];
-    return this.op('checkIndices', rules.checkedIndices(indices), indices, encodeScalar(lo), encodeScalar(hi), op.slice(0, 100), before.slice(0, 1000), after.slice(0, 1000));
+    const [before, after] =
+      at >= 0 ? [message.slice(0, at), message.slice(at + String(INDEX_MARKER).length)] : [`${message} (index `, ')'];
+    return this.op(
+      'checkIndices',
+      rules.checkedIndices(indices),
+      indices,
+      encodeScalar(lo),
+      encodeScalar(hi),
+      op.slice(0, 100),
+      before.slice(0, 1000),
+      after.slice(0, 1000),
+    );
   }
 
   // --- module ops: the shared defaults, intermediates freed when each returns ---
@@ -254,7 +294,14 @@ export class RemoteBackend extends BaseBackend<RemoteTensor> {
   override convTranspose(x: T, weight: T, bias: T | undefined, options: ConvTransposeOptions): T {
     return this.scoped(() => super.convTranspose(x, weight, bias, options));
   }
-  override deformConv2d(x: T, offset: T, weight: T, mask: T | undefined, bias: T | undefined, options: DeformConvOptions): T {
+  override deformConv2d(
+    x: T,
+    offset: T,
+    weight: T,
+    mask: T | undefined,
+    bias: T | undefined,
+    options: DeformConvOptions,
+  ): T {
     return this.scoped(() => super.deformConv2d(x, offset, weight, mask, bias, options));
   }
   override unfold4d(x: T, kernelSize: readonly number[], options: UnfoldOptions): T {

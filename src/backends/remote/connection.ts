@@ -6,7 +6,15 @@ import { BurnError, currentUserOp, fmt, relabelError } from '../../core/errors.j
 import { numel, sameShape } from '../../core/shape.js';
 import { CommandLabels } from './labels.js';
 import {
-  arrayHeader, checkMessage, concatParts, encodeMessage, messageDecoder, partsWithPayload, SUBPROTOCOL, tokenSubprotocol, type Command,
+  arrayHeader,
+  checkMessage,
+  concatParts,
+  encodeMessage,
+  messageDecoder,
+  partsWithPayload,
+  SUBPROTOCOL,
+  tokenSubprotocol,
+  type Command,
 } from './protocol.js';
 
 /** The part of the WebSocket API the client uses (the browser's `WebSocket` and the `ws` package both have it). */
@@ -27,7 +35,16 @@ export type WebSocketConstructor = new (url: string, protocols?: string[]) => We
 interface NodeWebSocket extends WebSocketLike {
   on(event: 'upgrade', listener: (response: { readonly socket: { ref(): void; unref(): void } }) => void): void;
 }
-type NodeWebSocketConstructor = new (url: string, protocols: string[], options: { perMessageDeflate: boolean; maxPayload: number; handshakeTimeout: number; generateMask(mask: Uint8Array): void }) => NodeWebSocket;
+type NodeWebSocketConstructor = new (
+  url: string,
+  protocols: string[],
+  options: {
+    perMessageDeflate: boolean;
+    maxPayload: number;
+    handshakeTimeout: number;
+    generateMask(mask: Uint8Array): void;
+  },
+) => NodeWebSocket;
 
 /**
  * Largest reply a client accepts (a `bin` cannot be larger either): in Node a larger frame closes
@@ -47,7 +64,12 @@ export class RemoteTensor implements TensorPrimitive, Releasable {
   /** True once released; the handle must not be used afterwards. */
   released = false;
 
-  constructor(readonly connection: Connection, readonly id: number, readonly shape: readonly number[], readonly dtype: DType) {}
+  constructor(
+    readonly connection: Connection,
+    readonly id: number,
+    readonly shape: readonly number[],
+    readonly dtype: DType,
+  ) {}
 
   /** Frees the server's handle (idempotent). */
   release(): void {
@@ -130,7 +152,11 @@ export class Connection {
   });
 
   /** `token` is presented to the server at the handshake (see `ServerOptions.token`). */
-  constructor(readonly url: string, WebSocketImpl?: WebSocketConstructor, token?: string) {
+  constructor(
+    readonly url: string,
+    WebSocketImpl?: WebSocketConstructor,
+    token?: string,
+  ) {
     try {
       const protocols = token === undefined ? [] : [SUBPROTOCOL, tokenSubprotocol(token)];
       this.socket = openSocket(url, protocols, WebSocketImpl, (s) => {
@@ -181,7 +207,11 @@ export class Connection {
 
   /** The id of `t` for a command, checking it belongs to this connection and was not released. */
   id(t: RemoteTensor): number {
-    if (t.connection !== this) throw new BurnError('remote', `a tensor of ${t.connection.url} was used on ${this.url}; expected tensors of one connection`);
+    if (t.connection !== this)
+      throw new BurnError(
+        'remote',
+        `a tensor of ${t.connection.url} was used on ${this.url}; expected tensors of one connection`,
+      );
     if (t.released) throw new BurnError('remote', `a tensor of shape ${fmt(t.shape)} was used after dispose()`);
     return t.id;
   }
@@ -275,7 +305,8 @@ export class Connection {
   private flushDrops(): void {
     const all = this.drops;
     this.drops = [];
-    for (let i = 0; i < all.length; i += DROP_CHUNK) this.send(['drop', all.length <= DROP_CHUNK ? all : all.slice(i, i + DROP_CHUNK)]);
+    for (let i = 0; i < all.length; i += DROP_CHUNK)
+      this.send(['drop', all.length <= DROP_CHUNK ? all : all.slice(i, i + DROP_CHUNK)]);
   }
 
   private flush(): void {
@@ -301,7 +332,12 @@ export class Connection {
   private receive(data: unknown): void {
     let message: unknown;
     try {
-      const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : undefined;
+      const bytes =
+        data instanceof ArrayBuffer
+          ? new Uint8Array(data)
+          : ArrayBuffer.isView(data)
+            ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+            : undefined;
       if (!bytes) throw new Error('a text frame');
       checkMessage(bytes, 2);
       message = this.decoder.decode(bytes);
@@ -319,7 +355,8 @@ export class Connection {
         // Named after the user op the command ran for (a `take`, not the `select` that failed).
         const op = this.labels.fail(Number(a));
         if (this.quiet.delete(Number(a))) return;
-        if (this.failures.length < MAX_FAILURES) this.failures.push({ seq: Number(a), error: relabelError(this.remoteError(b, c), op) as BurnError });
+        if (this.failures.length < MAX_FAILURES)
+          this.failures.push({ seq: Number(a), error: relabelError(this.remoteError(b, c), op) as BurnError });
         return;
       }
       case 'data':
@@ -339,7 +376,9 @@ export class Connection {
           this.settle(Number(a), 'error', () => undefined);
           return;
         }
-        this.take(Number(a))?.reject(relabelError(this.remoteError(c, d), typeof b === 'number' ? this.labels.failedOp(b) : undefined));
+        this.take(Number(a))?.reject(
+          relabelError(this.remoteError(c, d), typeof b === 'number' ? this.labels.failedOp(b) : undefined),
+        );
         return;
       }
       case 'fatal':
@@ -355,10 +394,21 @@ export class Connection {
     const expected = numel(t.shape) * dtypeSize(t.dtype);
     if (dtype !== t.dtype || !Array.isArray(shape) || !sameShape(shape as number[], t.shape)) {
       const got = `${typeof dtype === 'string' ? dtype.slice(0, 20) : describe(dtype)} data of shape ${Array.isArray(shape) && shape.length <= 64 && shape.every((x) => typeof x === 'number') ? fmt(shape as number[]) : describe(shape)}`;
-      throw new BurnError('remote', `${what} with ${got}; expected ${t.dtype} ${fmt(t.shape)} (on remote(${this.url}))`);
+      throw new BurnError(
+        'remote',
+        `${what} with ${got}; expected ${t.dtype} ${fmt(t.shape)} (on remote(${this.url}))`,
+      );
     }
-    if (!(bytes instanceof Uint8Array)) throw new BurnError('remote', `${what} with ${describe(bytes)}; expected ${expected} bytes (on remote(${this.url}))`);
-    if (bytes.byteLength !== expected) throw new BurnError('remote', `${what} with ${bytes.byteLength} bytes; expected ${expected} (on remote(${this.url}))`);
+    if (!(bytes instanceof Uint8Array))
+      throw new BurnError(
+        'remote',
+        `${what} with ${describe(bytes)}; expected ${expected} bytes (on remote(${this.url}))`,
+      );
+    if (bytes.byteLength !== expected)
+      throw new BurnError(
+        'remote',
+        `${what} with ${bytes.byteLength} bytes; expected ${expected} (on remote(${this.url}))`,
+      );
     return TensorData.fromBytes(bytes, t.shape, t.dtype);
   }
 
@@ -385,7 +435,12 @@ export class Connection {
     if (!p) return;
     if ((reply === 'data' && p.kind !== 'read') || (reply === 'synced' && p.kind !== 'sync')) {
       const asked = p.kind === 'read' ? `the read of a ${fmt(p.keep!.shape)} ${p.keep!.dtype} tensor` : 'a sync';
-      p.reject(new BurnError('remote', `the server answered ${asked} with '${reply}'; expected '${p.kind === 'read' ? 'data' : 'synced'}' (on remote(${this.url}))`));
+      p.reject(
+        new BurnError(
+          'remote',
+          `the server answered ${asked} with '${reply}'; expected '${p.kind === 'read' ? 'data' : 'synced'}' (on remote(${this.url}))`,
+        ),
+      );
       return;
     }
     const i = this.failures.findIndex((f) => f.seq < seq);
@@ -404,7 +459,10 @@ export class Connection {
   private shut(message: string): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
-    this.closeError = new BurnError('remote', `${message}; the tensors on remote(${this.url}) are gone (Device.remote(url) connects again)`);
+    this.closeError = new BurnError(
+      'remote',
+      `${message}; the tensors on remote(${this.url}) are gone (Device.remote(url) connects again)`,
+    );
     this.frames = [newFrame()];
     this.drops = [];
     const pending = [...this.pending.values()];
@@ -434,18 +492,32 @@ function describe(v: unknown): string {
 }
 
 /** Opens a socket with `impl`, the `ws` package in Node, or the global `WebSocket` elsewhere; `protocols` are offered when not empty. */
-function openSocket(url: string, protocols: string[], impl: WebSocketConstructor | undefined, onNodeSocket: (s: { ref(): void; unref(): void }) => void): WebSocketLike {
+function openSocket(
+  url: string,
+  protocols: string[],
+  impl: WebSocketConstructor | undefined,
+  onNodeSocket: (s: { ref(): void; unref(): void }) => void,
+): WebSocketLike {
   if (impl) return protocols.length > 0 ? new impl(url, protocols) : new impl(url);
   const Ws = nodeWebSocket();
   if (Ws) {
     // No masking key (all zeros): masking guards browsers' intermediaries, not a Node client, and
     // costs a copy of every frame.
-    const socket = new Ws(url, protocols, { perMessageDeflate: false, maxPayload: MAX_REPLY_BYTES, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, generateMask: (mask) => mask.fill(0) });
+    const socket = new Ws(url, protocols, {
+      perMessageDeflate: false,
+      maxPayload: MAX_REPLY_BYTES,
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      generateMask: (mask) => mask.fill(0),
+    });
     socket.on('upgrade', (response) => onNodeSocket(response.socket));
     return socket;
   }
   const Global = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-  if (!Global) throw new BurnError('Device.remote', 'no WebSocket implementation here (the `ws` package in Node, `WebSocket` in a browser); pass one as options.WebSocket');
+  if (!Global)
+    throw new BurnError(
+      'Device.remote',
+      'no WebSocket implementation here (the `ws` package in Node, `WebSocket` in a browser); pass one as options.WebSocket',
+    );
   return protocols.length > 0 ? new Global(url, protocols) : new Global(url);
 }
 
@@ -454,11 +526,18 @@ function nodeWebSocket(): NodeWebSocketConstructor | undefined {
   const proc = globalThis.process;
   if (!proc?.versions?.node) return undefined;
   const getBuiltin = proc.getBuiltinModule as ((id: string) => unknown) | undefined;
-  if (typeof getBuiltin !== 'function') throw new BurnError('Device.remote', `Node ${proc.versions.node} cannot load the \`ws\` package from ES modules here (needs Node >= 20.16)`);
+  if (typeof getBuiltin !== 'function')
+    throw new BurnError(
+      'Device.remote',
+      `Node ${proc.versions.node} cannot load the \`ws\` package from ES modules here (needs Node >= 20.16)`,
+    );
   const mod = getBuiltin('node:module') as { createRequire(url: string | URL): (id: string) => unknown };
   try {
     return (mod.createRequire(import.meta.url)('ws') as { WebSocket: NodeWebSocketConstructor }).WebSocket;
   } catch (e) {
-    throw new BurnError('Device.remote', `the \`ws\` package failed to load: ${e instanceof Error ? e.message : String(e)}`);
+    throw new BurnError(
+      'Device.remote',
+      `the \`ws\` package failed to load: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
 }

@@ -3,4 +3,10 @@
  * connects with `Device.remote('ws://host:port')` over the browser's WebSocket; the server
  * (`startServer`) is Node-only.
  */
-export { RemoteBackend, RemoteTensor, type RemoteOptions, type WebSocketConstructor, type WebSocketLike } from './client.js';
+export {
+  RemoteBackend,
+  RemoteTensor,
+  type RemoteOptions,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from './client.js';

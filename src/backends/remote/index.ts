@@ -13,5 +13,18 @@
  * against its request and rejects pending requests, naming the URL and the reason, when the
  * connection dies.
  */
-export { startServer, type RemoteServer, type ServedDevice, type ServerOptions, type ServerStats, type ServerUsage } from './server.js';
-export { RemoteBackend, RemoteTensor, type RemoteOptions, type WebSocketConstructor, type WebSocketLike } from './client.js';
+export {
+  startServer,
+  type RemoteServer,
+  type ServedDevice,
+  type ServerOptions,
+  type ServerStats,
+  type ServerUsage,
+} from './server.js';
+export {
+  RemoteBackend,
+  RemoteTensor,
+  type RemoteOptions,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from './client.js';

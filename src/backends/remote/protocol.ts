@@ -34,10 +34,37 @@ import type { Distribution } from '../../core/distribution.js';
 
 /** The tensor ops a client may send (the required set plus the composites with cheap shape rules). */
 export const OP_COMMANDS = [
-  'fromData', 'fill', 'reshape', 'permute', 'expand', 'slice', 'sliceAssign', 'cat',
-  'unary', 'predicate', 'binary', 'compare', 'where', 'cast',
-  'reduce', 'argReduce', 'scan', 'gather', 'scatter', 'matmul', 'sort',
-  'random', 'arange', 'binaryScalar', 'compareScalar', 'clamp', 'maskFill', 'select', 'selectAssign', 'softmax', 'logSoftmax',
+  'fromData',
+  'fill',
+  'reshape',
+  'permute',
+  'expand',
+  'slice',
+  'sliceAssign',
+  'cat',
+  'unary',
+  'predicate',
+  'binary',
+  'compare',
+  'where',
+  'cast',
+  'reduce',
+  'argReduce',
+  'scan',
+  'gather',
+  'scatter',
+  'matmul',
+  'sort',
+  'random',
+  'arange',
+  'binaryScalar',
+  'compareScalar',
+  'clamp',
+  'maskFill',
+  'select',
+  'selectAssign',
+  'softmax',
+  'logSoftmax',
   'checkIndices',
 ] as const;
 /** A tensor op command. */
@@ -96,10 +123,14 @@ export function encodeScalar(v: number | undefined): WireScalar {
 /** A distribution on the wire. */
 export function encodeDist(d: Distribution): readonly (string | number)[] {
   switch (d.kind) {
-    case 'default': return ['default'];
-    case 'uniform': return ['uniform', d.low, d.high];
-    case 'normal': return ['normal', d.mean, d.std];
-    case 'bernoulli': return ['bernoulli', d.prob];
+    case 'default':
+      return ['default'];
+    case 'uniform':
+      return ['uniform', d.low, d.high];
+    case 'normal':
+      return ['normal', d.mean, d.std];
+    case 'bernoulli':
+      return ['bernoulli', d.prob];
   }
 }
 
@@ -183,7 +214,13 @@ export function encodeAligned(head: readonly unknown[], payload: Uint8Array): Ui
  * arrays (`maxBytes` bounds `bin`).
  */
 export function messageDecoder(maxBytes: number): Decoder {
-  return new Decoder({ maxStrLength: 4096, maxBinLength: maxBytes, maxArrayLength: 1 << 24, maxMapLength: 0, maxExtLength: 0 });
+  return new Decoder({
+    maxStrLength: 4096,
+    maxBinLength: maxBytes,
+    maxArrayLength: 1 << 24,
+    maxMapLength: 0,
+    maxExtLength: 0,
+  });
 }
 
 /**
@@ -215,16 +252,56 @@ export function checkMessage(bytes: Uint8Array, maxDepth: number): void {
     else if (b >= 0xa0 && b <= 0xbf) skip = b & 0x1f;
     else {
       switch (b) {
-        case 0xcc: case 0xd0: skip = 1; break;
-        case 0xcd: case 0xd1: skip = 2; break;
-        case 0xca: case 0xce: case 0xd2: skip = 4; break;
-        case 0xcb: case 0xcf: case 0xd3: skip = 8; break;
-        case 0xc4: case 0xd9: need(1); skip = view.getUint8(pos); pos += 1; break;
-        case 0xc5: case 0xda: need(2); skip = view.getUint16(pos); pos += 2; break;
-        case 0xc6: case 0xdb: need(4); skip = view.getUint32(pos); pos += 4; break;
-        case 0xdc: need(2); array = view.getUint16(pos); pos += 2; break;
-        case 0xdd: need(4); array = view.getUint32(pos); pos += 4; break;
-        default: throw new Error(`unsupported MessagePack type 0x${b.toString(16)} at byte ${pos - 1} (maps and extensions are not part of the protocol)`);
+        case 0xcc:
+        case 0xd0:
+          skip = 1;
+          break;
+        case 0xcd:
+        case 0xd1:
+          skip = 2;
+          break;
+        case 0xca:
+        case 0xce:
+        case 0xd2:
+          skip = 4;
+          break;
+        case 0xcb:
+        case 0xcf:
+        case 0xd3:
+          skip = 8;
+          break;
+        case 0xc4:
+        case 0xd9:
+          need(1);
+          skip = view.getUint8(pos);
+          pos += 1;
+          break;
+        case 0xc5:
+        case 0xda:
+          need(2);
+          skip = view.getUint16(pos);
+          pos += 2;
+          break;
+        case 0xc6:
+        case 0xdb:
+          need(4);
+          skip = view.getUint32(pos);
+          pos += 4;
+          break;
+        case 0xdc:
+          need(2);
+          array = view.getUint16(pos);
+          pos += 2;
+          break;
+        case 0xdd:
+          need(4);
+          array = view.getUint32(pos);
+          pos += 4;
+          break;
+        default:
+          throw new Error(
+            `unsupported MessagePack type 0x${b.toString(16)} at byte ${pos - 1} (maps and extensions are not part of the protocol)`,
+          );
       }
     }
     if (array >= 0) {

@@ -26,7 +26,8 @@ function checkDim(op: string, dim: number, rank: number): void {
 }
 
 function checkIndices(op: string, indices: Meta): void {
-  if (!isIntDType(indices.dtype)) throw new BurnError(op, `indices of dtype ${indices.dtype}; expected an integer dtype`);
+  if (!isIntDType(indices.dtype))
+    throw new BurnError(op, `indices of dtype ${indices.dtype}; expected an integer dtype`);
 }
 
 function checkMask(op: string, mask: Meta): void {
@@ -41,7 +42,10 @@ export function fill(shape: readonly number[], dtype: DType): Meta {
 /** `reshape`: the element count is kept. */
 export function reshape(p: Meta, shape: readonly number[]): Meta {
   if (numel(shape) !== numel(p.shape)) {
-    throw new BurnError('reshape', `cannot reshape ${fmt(p.shape)} (${numel(p.shape)} elements) to ${fmt(shape)} (${numel(shape)} elements)`);
+    throw new BurnError(
+      'reshape',
+      `cannot reshape ${fmt(p.shape)} (${numel(p.shape)} elements) to ${fmt(shape)} (${numel(shape)} elements)`,
+    );
   }
   return meta(shape, p.dtype);
 }
@@ -49,10 +53,20 @@ export function reshape(p: Meta, shape: readonly number[]): Meta {
 /** `permute`: `axes` is a permutation of the dims. */
 export function permute(p: Meta, axes: readonly number[]): Meta {
   const rank = p.shape.length;
-  if (axes.length !== rank || new Set(axes).size !== rank || axes.some((a) => !(Number.isInteger(a) && a >= 0 && a < rank))) {
-    throw new BurnError('permute', `axes ${fmt(axes)} for a tensor of rank ${rank}; expected a permutation of 0..${rank - 1}`);
+  if (
+    axes.length !== rank ||
+    new Set(axes).size !== rank ||
+    axes.some((a) => !(Number.isInteger(a) && a >= 0 && a < rank))
+  ) {
+    throw new BurnError(
+      'permute',
+      `axes ${fmt(axes)} for a tensor of rank ${rank}; expected a permutation of 0..${rank - 1}`,
+    );
   }
-  return meta(axes.map((a) => p.shape[a]!), p.dtype);
+  return meta(
+    axes.map((a) => p.shape[a]!),
+    p.dtype,
+  );
 }
 
 /** `expand`: size-1 or missing leading dims broadcast to `shape`. */
@@ -64,21 +78,38 @@ export function expand(p: Meta, shape: readonly number[]): Meta {
 /** `slice`: one in-range spec per dim. */
 export function slice(p: Meta, specs: SliceSpecs, op = 'slice'): Meta {
   const rank = p.shape.length;
-  if (specs.length !== rank) throw new BurnError(op, `${specs.length} slice specs for a tensor of rank ${rank}; expected ${rank}`);
-  return meta(specs.map((s, d) => {
-    const n = p.shape[d]!;
-    const ok = Number.isInteger(s.start) && Number.isInteger(s.size) && Number.isInteger(s.step) && s.step !== 0 && s.size >= 0
-      && (s.size === 0 || (s.start >= 0 && s.start < n && s.start + (s.size - 1) * s.step >= 0 && s.start + (s.size - 1) * s.step < n));
-    if (!ok) throw new BurnError(op, `slice {start: ${s.start}, size: ${s.size}, step: ${s.step}} of dim ${d} of size ${n}; expected every index in 0..${n - 1} and a non-zero step`);
-    return s.size;
-  }), p.dtype);
+  if (specs.length !== rank)
+    throw new BurnError(op, `${specs.length} slice specs for a tensor of rank ${rank}; expected ${rank}`);
+  return meta(
+    specs.map((s, d) => {
+      const n = p.shape[d]!;
+      const ok =
+        Number.isInteger(s.start) &&
+        Number.isInteger(s.size) &&
+        Number.isInteger(s.step) &&
+        s.step !== 0 &&
+        s.size >= 0 &&
+        (s.size === 0 ||
+          (s.start >= 0 && s.start < n && s.start + (s.size - 1) * s.step >= 0 && s.start + (s.size - 1) * s.step < n));
+      if (!ok)
+        throw new BurnError(
+          op,
+          `slice {start: ${s.start}, size: ${s.size}, step: ${s.step}} of dim ${d} of size ${n}; expected every index in 0..${n - 1} and a non-zero step`,
+        );
+      return s.size;
+    }),
+    p.dtype,
+  );
 }
 
 /** `sliceAssign`: `values` has the region's shape. */
 export function sliceAssign(p: Meta, specs: SliceSpecs, values: Meta): Meta {
   const region = slice(p, specs, 'sliceAssign');
   if (!sameShape(region.shape, values.shape)) {
-    throw new BurnError('sliceAssign', `values of shape ${fmt(values.shape)} for a region of shape ${fmt(region.shape)}; expected equal shapes`);
+    throw new BurnError(
+      'sliceAssign',
+      `values of shape ${fmt(values.shape)} for a region of shape ${fmt(region.shape)}; expected equal shapes`,
+    );
   }
   return meta(p.shape, p.dtype);
 }
@@ -90,11 +121,21 @@ export function cat(ps: readonly Meta[], dim: number): Meta {
   checkDim('cat', dim, first.shape.length);
   let size = 0;
   for (const p of ps) {
-    const ok = p.dtype === first.dtype && p.shape.length === first.shape.length && p.shape.every((s, d) => d === dim || s === first.shape[d]);
-    if (!ok) throw new BurnError('cat', `tensors ${fmt(first.shape)} (${first.dtype}) and ${fmt(p.shape)} (${p.dtype}) along dim ${dim}; expected one dtype and equal sizes except along dim ${dim}`);
+    const ok =
+      p.dtype === first.dtype &&
+      p.shape.length === first.shape.length &&
+      p.shape.every((s, d) => d === dim || s === first.shape[d]);
+    if (!ok)
+      throw new BurnError(
+        'cat',
+        `tensors ${fmt(first.shape)} (${first.dtype}) and ${fmt(p.shape)} (${p.dtype}) along dim ${dim}; expected one dtype and equal sizes except along dim ${dim}`,
+      );
     size += p.shape[dim]!;
   }
-  return meta(first.shape.map((s, d) => (d === dim ? size : s)), first.dtype);
+  return meta(
+    first.shape.map((s, d) => (d === dim ? size : s)),
+    first.dtype,
+  );
 }
 
 /** `unary`: same shape and dtype. */
@@ -133,13 +174,19 @@ export function reduce(op: ReduceOp, p: Meta, dims: readonly number[]): Meta {
   const rank = p.shape.length;
   for (const d of dims) checkDim(op, d, rank);
   if (new Set(dims).size !== dims.length) throw new BurnError(op, `dims ${fmt(dims)} repeat a dimension`);
-  return meta(p.shape.map((s, d) => (dims.includes(d) ? 1 : s)), op === 'any' || op === 'all' ? 'bool' : p.dtype);
+  return meta(
+    p.shape.map((s, d) => (dims.includes(d) ? 1 : s)),
+    op === 'any' || op === 'all' ? 'bool' : p.dtype,
+  );
 }
 
 /** `argReduce`: `dim` kept with size 1, i32. */
 export function argReduce(op: string, p: Meta, dim: number): Meta {
   checkDim(op, dim, p.shape.length);
-  return meta(p.shape.map((s, d) => (d === dim ? 1 : s)), 'i32');
+  return meta(
+    p.shape.map((s, d) => (d === dim ? 1 : s)),
+    'i32',
+  );
 }
 
 /** `scan`, `softmax`, `logSoftmax`: an in-range dim, same shape and dtype. */
@@ -153,7 +200,11 @@ export function gather(p: Meta, dim: number, indices: Meta): Meta {
   checkDim('gather', dim, p.shape.length);
   checkIndices('gather', indices);
   const ok = indices.shape.length === p.shape.length && indices.shape.every((s, d) => d === dim || s <= p.shape[d]!);
-  if (!ok) throw new BurnError('gather', `indices of shape ${fmt(indices.shape)} for a tensor of shape ${fmt(p.shape)} along dim ${dim}; expected the same rank and sizes <= the tensor's except along dim ${dim}`);
+  if (!ok)
+    throw new BurnError(
+      'gather',
+      `indices of shape ${fmt(indices.shape)} for a tensor of shape ${fmt(p.shape)} along dim ${dim}; expected the same rank and sizes <= the tensor's except along dim ${dim}`,
+    );
   return meta(indices.shape, p.dtype);
 }
 
@@ -162,9 +213,15 @@ export function scatter(p: Meta, dim: number, indices: Meta, values: Meta): Meta
   checkDim('scatter', dim, p.shape.length);
   checkIndices('scatter', indices);
   const rank = p.shape.length;
-  const ok = indices.shape.length === rank && values.shape.length === rank
-    && indices.shape.every((s, d) => s <= values.shape[d]! && (d === dim || s <= p.shape[d]!));
-  if (!ok) throw new BurnError('scatter', `indices ${fmt(indices.shape)} and values ${fmt(values.shape)} for a tensor of shape ${fmt(p.shape)} along dim ${dim}; expected one rank, indices within values, and within the tensor except along dim ${dim}`);
+  const ok =
+    indices.shape.length === rank &&
+    values.shape.length === rank &&
+    indices.shape.every((s, d) => s <= values.shape[d]! && (d === dim || s <= p.shape[d]!));
+  if (!ok)
+    throw new BurnError(
+      'scatter',
+      `indices ${fmt(indices.shape)} and values ${fmt(values.shape)} for a tensor of shape ${fmt(p.shape)} along dim ${dim}; expected one rank, indices within values, and within the tensor except along dim ${dim}`,
+    );
   return meta(p.shape, p.dtype);
 }
 
@@ -179,7 +236,10 @@ export function select(p: Meta, dim: number, indices: Meta): Meta {
   checkDim('select', dim, p.shape.length);
   checkIndices('select', indices);
   if (indices.shape.length !== 1) throw new BurnError('select', `indices of shape ${fmt(indices.shape)}; expected 1-d`);
-  return meta(p.shape.map((s, d) => (d === dim ? indices.shape[0]! : s)), p.dtype);
+  return meta(
+    p.shape.map((s, d) => (d === dim ? indices.shape[0]! : s)),
+    p.dtype,
+  );
 }
 
 /** `selectAssign`: 1-d integer indices and values of `select`'s shape; `p`'s shape. */
@@ -195,10 +255,16 @@ export function selectAssign(p: Meta, dim: number, indices: Meta, values: Meta):
 export function matmul(a: Meta, b: Meta): Meta {
   const rank = a.shape.length;
   if (rank < 2 || b.shape.length !== rank) {
-    throw new BurnError('matmul', `operands of shapes ${fmt(a.shape)} and ${fmt(b.shape)}; expected the same rank >= 2`);
+    throw new BurnError(
+      'matmul',
+      `operands of shapes ${fmt(a.shape)} and ${fmt(b.shape)}; expected the same rank >= 2`,
+    );
   }
   if (a.shape[rank - 1] !== b.shape[rank - 2]) {
-    throw new BurnError('matmul', `inner dimensions differ: lhs ${fmt(a.shape)} and rhs ${fmt(b.shape)}; expected lhs[-1] == rhs[-2]`);
+    throw new BurnError(
+      'matmul',
+      `inner dimensions differ: lhs ${fmt(a.shape)} and rhs ${fmt(b.shape)}; expected lhs[-1] == rhs[-2]`,
+    );
   }
   const batch = broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2), 'matmul');
   return meta([...batch, a.shape[rank - 2]!, b.shape[rank - 1]!], a.dtype);
@@ -219,7 +285,10 @@ export function maskFill(p: Meta, mask: Meta): Meta {
 /** `arange`: `ceil((end - start) / step)` elements (at least 0), for finite bounds and a non-zero step. */
 export function arange(start: number, end: number, step: number, dtype: DType): Meta {
   if (!(Number.isFinite(start) && Number.isFinite(end) && Number.isFinite(step) && step !== 0)) {
-    throw new BurnError('arange', `start ${start}, end ${end}, step ${step}; expected finite values and a non-zero step`);
+    throw new BurnError(
+      'arange',
+      `start ${start}, end ${end}, step ${step}; expected finite values and a non-zero step`,
+    );
   }
   return meta([Math.max(0, Math.ceil((end - start) / step))], dtype);
 }

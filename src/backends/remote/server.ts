@@ -116,15 +116,36 @@ const DEFAULT_MAX_CONNECTIONS = 64;
  * says who may connect (a token or hook, required off loopback; an Origin allow-list) and what
  * one connection may make the server hold (its limits and their defaults).
  */
-export async function startServer(device: ServedDevice, port: number, options: ServerOptions = {}): Promise<RemoteServer> {
-  if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new BurnError('startServer', `port ${port}; expected an integer in 0..65535`);
+export async function startServer(
+  device: ServedDevice,
+  port: number,
+  options: ServerOptions = {},
+): Promise<RemoteServer> {
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
+    throw new BurnError('startServer', `port ${port}; expected an integer in 0..65535`);
   const limits = {
-    maxMessageBytes: positive('maxMessageBytes', options.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes, 2 ** 31 - 1),
+    maxMessageBytes: positive(
+      'maxMessageBytes',
+      options.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes,
+      2 ** 31 - 1,
+    ),
     maxElements: positive('maxElements', options.maxElements ?? DEFAULT_LIMITS.maxElements, 2 ** 32),
     maxHandles: positive('maxHandles', options.maxHandles ?? DEFAULT_LIMITS.maxHandles, 2 ** 32),
-    maxLiveBytes: positive('maxLiveBytes', options.maxLiveBytes ?? DEFAULT_LIMITS.maxLiveBytes, Number.MAX_SAFE_INTEGER),
-    maxQueuedReplyBytes: positive('maxQueuedReplyBytes', options.maxQueuedReplyBytes ?? DEFAULT_LIMITS.maxQueuedReplyBytes, Number.MAX_SAFE_INTEGER),
-    maxQueuedReplies: positive('maxQueuedReplies', options.maxQueuedReplies ?? DEFAULT_LIMITS.maxQueuedReplies, 2 ** 32),
+    maxLiveBytes: positive(
+      'maxLiveBytes',
+      options.maxLiveBytes ?? DEFAULT_LIMITS.maxLiveBytes,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    maxQueuedReplyBytes: positive(
+      'maxQueuedReplyBytes',
+      options.maxQueuedReplyBytes ?? DEFAULT_LIMITS.maxQueuedReplyBytes,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    maxQueuedReplies: positive(
+      'maxQueuedReplies',
+      options.maxQueuedReplies ?? DEFAULT_LIMITS.maxQueuedReplies,
+      2 ** 32,
+    ),
   };
   const maxConnections = positive('maxConnections', options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, 2 ** 20);
   const host = options.host ?? '127.0.0.1';
@@ -137,7 +158,9 @@ export async function startServer(device: ServedDevice, port: number, options: S
   let closing: Promise<void> | undefined;
 
   const http: Server = createServer((_req, res) => {
-    res.writeHead(426, { 'content-type': 'text/plain' }).end('burn-ts remote server: connect with a WebSocket (Device.remote)\n');
+    res
+      .writeHead(426, { 'content-type': 'text/plain' })
+      .end('burn-ts remote server: connect with a WebSocket (Device.remote)\n');
   });
   const wss = new WebSocketServer({
     noServer: true,
@@ -155,7 +178,8 @@ export async function startServer(device: ServedDevice, port: number, options: S
       if (refusal) refuse(socket, refusal.status, refusal.message);
       else if (closing) refuse(socket, 503, 'the server is closing');
       // (handleUpgrade registers the connection synchronously, so concurrent handshakes cannot pass this together.)
-      else if (sockets.size >= maxConnections) refuse(socket, 503, `the server has ${maxConnections} connections open (startServer's maxConnections)`);
+      else if (sockets.size >= maxConnections)
+        refuse(socket, 503, `the server has ${maxConnections} connections open (startServer's maxConnections)`);
       else wss.handleUpgrade(req, socket, head, (ws) => connected(ws, req));
     });
   });
@@ -163,10 +187,12 @@ export async function startServer(device: ServedDevice, port: number, options: S
   function connected(ws: WebSocket, req: IncomingMessage): void {
     if (unref) req.socket.unref();
     sockets.set(ws, req.socket);
-    const end = new Promise<void>((resolve) => ws.once('close', () => {
-      ended.delete(end);
-      resolve();
-    }));
+    const end = new Promise<void>((resolve) =>
+      ws.once('close', () => {
+        ended.delete(end);
+        resolve();
+      }),
+    );
     ended.add(end);
     const channel: ReplyChannel = {
       send: (message, written) => {
@@ -194,12 +220,18 @@ export async function startServer(device: ServedDevice, port: number, options: S
         return;
       }
       // A plain Uint8Array view (not a Buffer, whose `slice` does not copy), as the decoder's `bin` values then are.
-      const buffer = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+      const buffer = Array.isArray(data)
+        ? Buffer.concat(data)
+        : data instanceof ArrayBuffer
+          ? new Uint8Array(data)
+          : data;
       const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
       try {
         session.receive(bytes);
       } catch (e) {
-        violation(e instanceof ProtocolError ? e.message : `internal error: ${e instanceof Error ? e.message : String(e)}`);
+        violation(
+          e instanceof ProtocolError ? e.message : `internal error: ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
     });
     ws.on('error', () => {
@@ -213,7 +245,8 @@ export async function startServer(device: ServedDevice, port: number, options: S
   }
 
   await new Promise<void>((resolve, reject) => {
-    const onError = (e: Error) => reject(new BurnError('startServer', `cannot listen on ${host}:${port}: ${e.message}`));
+    const onError = (e: Error) =>
+      reject(new BurnError('startServer', `cannot listen on ${host}:${port}: ${e.message}`));
     http.once('error', onError);
     http.listen(port, host, () => {
       http.off('error', onError);
@@ -234,7 +267,10 @@ export async function startServer(device: ServedDevice, port: number, options: S
     url: `ws://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${actual}`,
     stats: () => ({ connections: sockets.size, handles: [...sessions].reduce((n, s) => n + s.size, 0) }),
     usage: () => {
-      let liveBytes = 0, queuedBytes = 0, queuedReplies = 0, throttled = 0;
+      let liveBytes = 0,
+        queuedBytes = 0,
+        queuedReplies = 0,
+        throttled = 0;
       for (const s of sessions) {
         liveBytes += s.liveBytes;
         queuedBytes += s.queuedBytes;
@@ -264,7 +300,8 @@ export async function startServer(device: ServedDevice, port: number, options: S
 }
 
 function positive(name: string, value: number, max: number): number {
-  if (!(Number.isInteger(value) && value > 0 && value <= max)) throw new BurnError('startServer', `${name} ${value}; expected an integer in 1..${max}`);
+  if (!(Number.isInteger(value) && value > 0 && value <= max))
+    throw new BurnError('startServer', `${name} ${value}; expected an integer in 1..${max}`);
   return value;
 }
 
@@ -300,22 +337,34 @@ interface Refusal {
 /** Checks the options about who may connect; returns the check of one upgrade request. */
 function admission(options: ServerOptions, host: string): (req: IncomingMessage) => Promise<Refusal | undefined> {
   const { token, authenticate, allowedOrigins = [] } = options;
-  if (token !== undefined && (typeof token !== 'string' || token === '')) throw new BurnError('startServer', `token ${token === '' ? "''" : typeof token}; expected a non-empty string`);
-  if (authenticate !== undefined && typeof authenticate !== 'function') throw new BurnError('startServer', `authenticate of type ${typeof authenticate}; expected a function (request) => boolean | Promise<boolean>`);
+  if (token !== undefined && (typeof token !== 'string' || token === ''))
+    throw new BurnError('startServer', `token ${token === '' ? "''" : typeof token}; expected a non-empty string`);
+  if (authenticate !== undefined && typeof authenticate !== 'function')
+    throw new BurnError(
+      'startServer',
+      `authenticate of type ${typeof authenticate}; expected a function (request) => boolean | Promise<boolean>`,
+    );
   for (const o of allowedOrigins) {
-    if (o !== '*' && !isOrigin(o)) throw new BurnError('startServer', `allowedOrigins entry '${o}'; expected an origin such as 'https://app.example.com' or '*'`);
+    if (o !== '*' && !isOrigin(o))
+      throw new BurnError(
+        'startServer',
+        `allowedOrigins entry '${o}'; expected an origin such as 'https://app.example.com' or '*'`,
+      );
   }
-  if (token === undefined && authenticate === undefined && !isLoopbackHost(host)) throw new BurnError('startServer', offLoopback(host));
+  if (token === undefined && authenticate === undefined && !isLoopbackHost(host))
+    throw new BurnError('startServer', offLoopback(host));
   const anyOrigin = allowedOrigins.includes('*');
   const origins = new Set(allowedOrigins);
   const digest = token === undefined ? undefined : sha256(token);
   return async (req) => {
     const origin = req.headers.origin;
-    if (origin !== undefined && !anyOrigin && !origins.has(origin)) return { status: 403, message: `origin '${origin.slice(0, 200)}' is not allowed (startServer's allowedOrigins)` };
+    if (origin !== undefined && !anyOrigin && !origins.has(origin))
+      return { status: 403, message: `origin '${origin.slice(0, 200)}' is not allowed (startServer's allowedOrigins)` };
     if (digest) {
       const presented = presentedToken(req);
       // Digests of equal length: the comparison takes the same time whatever the token presented.
-      if (presented === undefined || !timingSafeEqual(sha256(presented), digest)) return { status: 401, message: 'a valid token is required (Device.remote(url, { token }))' };
+      if (presented === undefined || !timingSafeEqual(sha256(presented), digest))
+        return { status: 401, message: 'a valid token is required (Device.remote(url, { token }))' };
     }
     if (authenticate) {
       let ok = false;
@@ -353,7 +402,8 @@ function presentedToken(req: IncomingMessage): string | undefined {
   if (typeof protocols === 'string') {
     for (const p of protocols.split(',')) {
       const value = p.trim();
-      if (value.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) return Buffer.from(value.slice(TOKEN_SUBPROTOCOL_PREFIX.length), 'base64url').toString('utf8');
+      if (value.startsWith(TOKEN_SUBPROTOCOL_PREFIX))
+        return Buffer.from(value.slice(TOKEN_SUBPROTOCOL_PREFIX.length), 'base64url').toString('utf8');
     }
   }
   return undefined;

@@ -1,6 +1,13 @@
 import type { Backend, TensorPrimitive } from '../../backend/backend.js';
 import {
-  ARG_OPS, BINARY_OPS, COMPARE_OPS, PREDICATE_OPS, REDUCE_OPS, SCAN_OPS, SCATTER_OPS, UNARY_OPS,
+  ARG_OPS,
+  BINARY_OPS,
+  COMPARE_OPS,
+  PREDICATE_OPS,
+  REDUCE_OPS,
+  SCAN_OPS,
+  SCATTER_OPS,
+  UNARY_OPS,
 } from '../../backend/ops.js';
 import type { RandomKey } from '../../backend/rng.js';
 import { TensorData } from '../../core/data.js';
@@ -9,7 +16,16 @@ import { assertDType, dtypeSize, type DType } from '../../core/dtype.js';
 import { BurnError, fmt } from '../../core/errors.js';
 import { numel, sameShape } from '../../core/shape.js';
 import {
-  checkMessage, CONTROL_COMMANDS, decodeSpecs, DEFAULT_LIMITS, encodeAligned, encodeMessage, MAX_RANK, messageDecoder, OP_COMMANDS, type OpCommand,
+  checkMessage,
+  CONTROL_COMMANDS,
+  decodeSpecs,
+  DEFAULT_LIMITS,
+  encodeAligned,
+  encodeMessage,
+  MAX_RANK,
+  messageDecoder,
+  OP_COMMANDS,
+  type OpCommand,
 } from './protocol.js';
 import * as rules from './rules.js';
 import type { Meta } from './rules.js';
@@ -57,7 +73,9 @@ interface Failure {
   readonly message: string;
 }
 
-type Entry<P> = { readonly tensor: P; readonly failure?: undefined } | { readonly tensor?: undefined; readonly failure: Failure };
+type Entry<P> =
+  | { readonly tensor: P; readonly failure?: undefined }
+  | { readonly tensor?: undefined; readonly failure: Failure };
 
 /** Thrown when an input is poisoned by an earlier failure: the outputs inherit it. */
 class Poisoned {
@@ -103,9 +121,21 @@ export class Session<P extends TensorPrimitive> {
   private readonly maxQueuedReplies: number;
 
   /** `channel` takes the encoded replies; a plain function counts each reply as written at once (no backpressure). */
-  constructor(private readonly backend: Backend<P>, private readonly limits: SessionLimits, channel: ReplyChannel | ((message: Uint8Array) => void)) {
+  constructor(
+    private readonly backend: Backend<P>,
+    private readonly limits: SessionLimits,
+    channel: ReplyChannel | ((message: Uint8Array) => void),
+  ) {
     this.decoder = messageDecoder(limits.maxMessageBytes);
-    this.channel = typeof channel === 'function' ? { send: (m, written) => { channel(m); written(); } } : channel;
+    this.channel =
+      typeof channel === 'function'
+        ? {
+            send: (m, written) => {
+              channel(m);
+              written();
+            },
+          }
+        : channel;
     this.maxLiveBytes = limits.maxLiveBytes ?? DEFAULT_LIMITS.maxLiveBytes;
     this.maxQueuedReplyBytes = limits.maxQueuedReplyBytes ?? DEFAULT_LIMITS.maxQueuedReplyBytes;
     this.maxQueuedReplies = limits.maxQueuedReplies ?? DEFAULT_LIMITS.maxQueuedReplies;
@@ -284,14 +314,20 @@ export class Session<P extends TensorPrimitive> {
     else if (name === 'retain') this.retain(seq, command);
     else {
       const outs = this.outputs(command[1]);
-      this.fail(seq, 'remote', `unknown command ${describe(name)}; expected one of ${[...OP_COMMANDS, ...CONTROL_COMMANDS].join(', ')}`, typeof outs === 'string' ? undefined : outs);
+      this.fail(
+        seq,
+        'remote',
+        `unknown command ${describe(name)}; expected one of ${[...OP_COMMANDS, ...CONTROL_COMMANDS].join(', ')}`,
+        typeof outs === 'string' ? undefined : outs,
+      );
     }
   }
 
   /** Output ids: an id or a list of distinct ids not in use; a message when they are not. */
   private outputs(v: unknown): number[] | string {
     const ids = Array.isArray(v) ? v : [v];
-    if (ids.length === 0 || ids.length > 8 || !ids.every(isId)) return `output handles ${describe(v)}; expected a non-negative integer id or a list of them`;
+    if (ids.length === 0 || ids.length > 8 || !ids.every(isId))
+      return `output handles ${describe(v)}; expected a non-negative integer id or a list of them`;
     if (new Set(ids).size !== ids.length) return `output handles ${describe(v)} repeat an id`;
     const used = ids.find((id) => this.handles.has(id));
     if (used !== undefined) return `output handle ${used} is already in use`;
@@ -308,25 +344,43 @@ export class Session<P extends TensorPrimitive> {
       const reader = new Reader(this.handles, name, command, this.limits.maxElements);
       const plan = OPS[name](reader, this.backend);
       reader.end();
-      if (plan.metas.length !== outs.length) throw new BurnError(name, `${outs.length} output handles; expected ${plan.metas.length}`);
+      if (plan.metas.length !== outs.length)
+        throw new BurnError(name, `${outs.length} output handles; expected ${plan.metas.length}`);
       for (const m of plan.metas) {
-        if (numel(m.shape) > this.limits.maxElements) throw new BurnError(name, `output of shape ${fmt(m.shape)} has more than ${this.limits.maxElements} elements (the server's maxElements)`);
+        if (numel(m.shape) > this.limits.maxElements)
+          throw new BurnError(
+            name,
+            `output of shape ${fmt(m.shape)} has more than ${this.limits.maxElements} elements (the server's maxElements)`,
+          );
       }
-      if (this.handles.size + outs.length > this.limits.maxHandles) throw new BurnError(name, `more than ${this.limits.maxHandles} live handles (the server's maxHandles); free tensors first`);
+      if (this.handles.size + outs.length > this.limits.maxHandles)
+        throw new BurnError(
+          name,
+          `more than ${this.limits.maxHandles} live handles (the server's maxHandles); free tensors first`,
+        );
       const need = plan.metas.reduce((n, m) => n + bytesOf(m), 0);
       if (this.live + need > this.maxLiveBytes) {
-        throw new BurnError(name, `needs ${need} bytes for its output ${plan.metas.map((m) => `${fmt(m.shape)} ${m.dtype}`).join(' and ')}; this connection holds ${this.live} bytes of live tensors and its budget is ${this.maxLiveBytes} bytes (startServer's maxLiveBytes option raises it; free tensors first)`);
+        throw new BurnError(
+          name,
+          `needs ${need} bytes for its output ${plan.metas.map((m) => `${fmt(m.shape)} ${m.dtype}`).join(' and ')}; this connection holds ${this.live} bytes of live tensors and its budget is ${this.maxLiveBytes} bytes (startServer's maxLiveBytes option raises it; free tensors first)`,
+        );
       }
       const results = plan.run();
-      const bad = results.findIndex((t, i) => !sameShape(t.shape, plan.metas[i]!.shape) || t.dtype !== plan.metas[i]!.dtype);
+      const bad = results.findIndex(
+        (t, i) => !sameShape(t.shape, plan.metas[i]!.shape) || t.dtype !== plan.metas[i]!.dtype,
+      );
       if (bad >= 0 || results.length !== outs.length) {
         // (A result may be an input itself, so nothing is freed here: a backend bug, not a client's.)
         const t = results[bad];
-        throw new BurnError(name, `the server's backend ${this.backend.name} returned ${t ? `${fmt(t.shape)} ${t.dtype}` : `${results.length} outputs`}; the shape rule expects ${plan.metas.map((m) => `${fmt(m.shape)} ${m.dtype}`).join(', ')}`);
+        throw new BurnError(
+          name,
+          `the server's backend ${this.backend.name} returned ${t ? `${fmt(t.shape)} ${t.dtype}` : `${results.length} outputs`}; the shape rule expects ${plan.metas.map((m) => `${fmt(m.shape)} ${m.dtype}`).join(', ')}`,
+        );
       }
       outs.forEach((id, i) => {
         // An input returned as is (a cast to its own dtype) gets a handle of its own: dropping one must not free the other.
-        const r = results[i]!, group = this.held.get(r);
+        const r = results[i]!,
+          group = this.held.get(r);
         this.hold(id, group ? (this.backend.retain?.(r) ?? r) : r, group);
       });
     } catch (e) {
@@ -347,7 +401,8 @@ export class Session<P extends TensorPrimitive> {
 
   /** Marks the outputs of a failed command (within maxHandles: beyond, they stay unknown handles). */
   private poison(outs: readonly number[], failure: Failure): void {
-    for (const id of outs) if (!this.handles.has(id) && this.handles.size < this.limits.maxHandles) this.handles.set(id, { failure });
+    for (const id of outs)
+      if (!this.handles.has(id) && this.handles.size < this.limits.maxHandles) this.handles.set(id, { failure });
   }
 
   private retain(seq: number, command: readonly unknown[]): void {
@@ -360,7 +415,11 @@ export class Session<P extends TensorPrimitive> {
       const reader = new Reader(this.handles, 'retain', command, this.limits.maxElements);
       const t = reader.tensor();
       reader.end();
-      if (this.handles.size >= this.limits.maxHandles) throw new BurnError('retain', `more than ${this.limits.maxHandles} live handles (the server's maxHandles); free tensors first`);
+      if (this.handles.size >= this.limits.maxHandles)
+        throw new BurnError(
+          'retain',
+          `more than ${this.limits.maxHandles} live handles (the server's maxHandles); free tensors first`,
+        );
       this.hold(outs[0]!, this.backend.retain?.(t) ?? t, this.held.get(t));
     } catch (e) {
       if (e instanceof Poisoned) this.poison(outs, e.failure);
@@ -404,16 +463,18 @@ export class Session<P extends TensorPrimitive> {
       else error(-1, 'read', describeError(e));
       return;
     }
-    pending.then(
-      (data) => this.deliver(encodeAligned(['data', seq, data.dtype, data.shape], data.bytes), reserved),
-      (e: unknown) => {
-        this.dequeue(reserved);
-        if (e instanceof BurnError) error(-1, e.op, e.message.slice(e.op.length + 2));
-        else error(-1, 'read', describeError(e));
-      },
-    ).catch(() => {
-      // Nothing above throws for a client's input; a rejection here must not end the process.
-    });
+    pending
+      .then(
+        (data) => this.deliver(encodeAligned(['data', seq, data.dtype, data.shape], data.bytes), reserved),
+        (e: unknown) => {
+          this.dequeue(reserved);
+          if (e instanceof BurnError) error(-1, e.op, e.message.slice(e.op.length + 2));
+          else error(-1, 'read', describeError(e));
+        },
+      )
+      .catch(() => {
+        // Nothing above throws for a client's input; a rejection here must not end the process.
+      });
   }
 
   private sync(seq: number): void {
@@ -460,20 +521,34 @@ class Reader<P extends TensorPrimitive> {
   private pos: number;
 
   /** Arguments start at `start` (after the name and the output handles). */
-  constructor(private readonly handles: ReadonlyMap<number, Entry<P>>, private readonly name: string, private readonly command: readonly unknown[], readonly maxElements: number, private readonly start = 2) {
+  constructor(
+    private readonly handles: ReadonlyMap<number, Entry<P>>,
+    private readonly name: string,
+    private readonly command: readonly unknown[],
+    readonly maxElements: number,
+    private readonly start = 2,
+  ) {
     this.pos = start;
   }
 
   private next(what: string, ok: (v: unknown) => boolean): unknown {
     const i = this.pos++;
     const v = this.command[i];
-    if (i >= this.command.length || !ok(v)) throw new BurnError(this.name, `argument ${i - this.start + 1} is ${i >= this.command.length ? 'missing' : describe(v)}; expected ${what}`);
+    if (i >= this.command.length || !ok(v))
+      throw new BurnError(
+        this.name,
+        `argument ${i - this.start + 1} is ${i >= this.command.length ? 'missing' : describe(v)}; expected ${what}`,
+      );
     return v;
   }
 
   /** Checks that no argument is left. */
   end(): void {
-    if (this.command.length > this.pos) throw new BurnError(this.name, `${this.command.length - this.pos} extra arguments; expected ${this.pos - this.start}`);
+    if (this.command.length > this.pos)
+      throw new BurnError(
+        this.name,
+        `${this.command.length - this.pos} extra arguments; expected ${this.pos - this.start}`,
+      );
   }
 
   private lookup(id: number): P {
@@ -488,7 +563,10 @@ class Reader<P extends TensorPrimitive> {
   }
 
   tensors(): P[] {
-    const ids = this.next('a non-empty list of handle ids', (v) => Array.isArray(v) && v.length > 0 && v.every(isId)) as number[];
+    const ids = this.next(
+      'a non-empty list of handle ids',
+      (v) => Array.isArray(v) && v.length > 0 && v.every(isId),
+    ) as number[];
     return ids.map((id) => this.lookup(id));
   }
 
@@ -501,12 +579,18 @@ class Reader<P extends TensorPrimitive> {
   }
 
   ints(): number[] {
-    return this.next(`a list of at most ${MAX_RANK} integers`, (v) => Array.isArray(v) && v.length <= MAX_RANK && v.every((x) => Number.isSafeInteger(x))) as number[];
+    return this.next(
+      `a list of at most ${MAX_RANK} integers`,
+      (v) => Array.isArray(v) && v.length <= MAX_RANK && v.every((x) => Number.isSafeInteger(x)),
+    ) as number[];
   }
 
   shape(): number[] {
     const max = this.maxElements;
-    return this.next(`a shape (at most ${MAX_RANK} sizes, each 0..${max})`, (v) => Array.isArray(v) && v.length <= MAX_RANK && v.every((x) => Number.isSafeInteger(x) && x >= 0 && x <= max)) as number[];
+    return this.next(
+      `a shape (at most ${MAX_RANK} sizes, each 0..${max})`,
+      (v) => Array.isArray(v) && v.length <= MAX_RANK && v.every((x) => Number.isSafeInteger(x) && x >= 0 && x <= max),
+    ) as number[];
   }
 
   /** A finite or non-finite number; `'-0'` is negative zero. */
@@ -526,17 +610,27 @@ class Reader<P extends TensorPrimitive> {
   }
 
   oneOf<const O extends string>(table: readonly O[]): O {
-    return this.next(`one of ${table.join(', ')}`, (v) => typeof v === 'string' && (table as readonly string[]).includes(v)) as O;
+    return this.next(
+      `one of ${table.join(', ')}`,
+      (v) => typeof v === 'string' && (table as readonly string[]).includes(v),
+    ) as O;
   }
 
   specs(): ReturnType<typeof decodeSpecs> {
-    const flat = this.next('slice specs [start, size, step, ...]', (v) => Array.isArray(v) && v.length % 3 === 0 && v.length <= 3 * MAX_RANK && v.every((x) => Number.isSafeInteger(x))) as number[];
+    const flat = this.next(
+      'slice specs [start, size, step, ...]',
+      (v) =>
+        Array.isArray(v) && v.length % 3 === 0 && v.length <= 3 * MAX_RANK && v.every((x) => Number.isSafeInteger(x)),
+    ) as number[];
     return decodeSpecs(flat);
   }
 
   /** A string of at most `max` characters. */
   text(max: number): string {
-    return this.next(`a string of at most ${max} characters`, (v) => typeof v === 'string' && v.length <= max) as string;
+    return this.next(
+      `a string of at most ${max} characters`,
+      (v) => typeof v === 'string' && v.length <= max,
+    ) as string;
   }
 
   bytes(): Uint8Array {
@@ -544,22 +638,37 @@ class Reader<P extends TensorPrimitive> {
   }
 
   dist(): Distribution {
-    const v = this.next('a distribution', (x) => Array.isArray(x) && typeof x[0] === 'string' && x.slice(1).every((n) => typeof n === 'number')) as [string, ...number[]];
+    const v = this.next(
+      'a distribution',
+      (x) => Array.isArray(x) && typeof x[0] === 'string' && x.slice(1).every((n) => typeof n === 'number'),
+    ) as [string, ...number[]];
     const [kind, a, b] = v;
     const arity = kind === 'default' ? 0 : kind === 'bernoulli' ? 1 : 2;
-    if (v.length !== arity + 1) throw new BurnError(this.name, `distribution ${describe(v)}; expected ['default'], ['uniform', low, high], ['normal', mean, std] or ['bernoulli', p]`);
+    if (v.length !== arity + 1)
+      throw new BurnError(
+        this.name,
+        `distribution ${describe(v)}; expected ['default'], ['uniform', low, high], ['normal', mean, std] or ['bernoulli', p]`,
+      );
     switch (kind) {
-      case 'default': return Distribution.Default;
-      case 'uniform': return Distribution.Uniform(a!, b!);
-      case 'normal': return Distribution.Normal(a!, b!);
-      case 'bernoulli': return Distribution.Bernoulli(a!);
-      default: throw new BurnError(this.name, `unknown distribution ${describe(kind)}`);
+      case 'default':
+        return Distribution.Default;
+      case 'uniform':
+        return Distribution.Uniform(a!, b!);
+      case 'normal':
+        return Distribution.Normal(a!, b!);
+      case 'bernoulli':
+        return Distribution.Bernoulli(a!);
+      default:
+        throw new BurnError(this.name, `unknown distribution ${describe(kind)}`);
     }
   }
 
   key(): RandomKey {
     const isU32 = (x: unknown) => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 0xffffffff;
-    const [key0, key1, stream] = this.next('a random key [key0, key1, stream] of u32', (v) => Array.isArray(v) && v.length === 3 && v.every(isU32)) as number[];
+    const [key0, key1, stream] = this.next(
+      'a random key [key0, key1, stream] of u32',
+      (v) => Array.isArray(v) && v.length === 3 && v.every(isU32),
+    ) as number[];
     return { key0: key0!, key1: key1!, stream: stream! };
   }
 }
@@ -571,134 +680,204 @@ const one = <P>(m: Meta, run: () => P): Plan<P> => ({ metas: [m], run: () => [ru
 /** One entry per op command: read and check the arguments, then run. */
 const OPS: Record<OpCommand, Handler> = {
   fromData: (r, b) => {
-    const dtype = r.dtype(), shape = r.shape(), bytes = r.bytes();
+    const dtype = r.dtype(),
+      shape = r.shape(),
+      bytes = r.bytes();
     const n = numel(shape);
-    if (n > r.maxElements) throw new BurnError('fromData', `shape ${fmt(shape)} has more than ${r.maxElements} elements (the server's maxElements)`);
-    if (bytes.byteLength !== n * dtypeSize(dtype)) throw new BurnError('fromData', `${bytes.byteLength} bytes for shape ${fmt(shape)} of ${dtype}; expected ${n * dtypeSize(dtype)}`);
+    if (n > r.maxElements)
+      throw new BurnError(
+        'fromData',
+        `shape ${fmt(shape)} has more than ${r.maxElements} elements (the server's maxElements)`,
+      );
+    if (bytes.byteLength !== n * dtypeSize(dtype))
+      throw new BurnError(
+        'fromData',
+        `${bytes.byteLength} bytes for shape ${fmt(shape)} of ${dtype}; expected ${n * dtypeSize(dtype)}`,
+      );
     return one({ shape, dtype }, () => b.fromData(TensorData.fromBytes(bytes, shape, dtype)));
   },
   fill: (r, b) => {
-    const shape = r.shape(), value = r.number(), dtype = r.dtype();
+    const shape = r.shape(),
+      value = r.number(),
+      dtype = r.dtype();
     return one(rules.fill(shape, dtype), () => b.fill(shape, value, dtype));
   },
   reshape: (r, b) => {
-    const p = r.tensor(), shape = r.shape();
+    const p = r.tensor(),
+      shape = r.shape();
     return one(rules.reshape(p, shape), () => b.reshape(p, shape));
   },
   permute: (r, b) => {
-    const p = r.tensor(), axes = r.ints();
+    const p = r.tensor(),
+      axes = r.ints();
     return one(rules.permute(p, axes), () => b.permute(p, axes));
   },
   expand: (r, b) => {
-    const p = r.tensor(), shape = r.shape();
+    const p = r.tensor(),
+      shape = r.shape();
     return one(rules.expand(p, shape), () => b.expand(p, shape));
   },
   slice: (r, b) => {
-    const p = r.tensor(), specs = r.specs();
+    const p = r.tensor(),
+      specs = r.specs();
     return one(rules.slice(p, specs), () => b.slice(p, specs));
   },
   sliceAssign: (r, b) => {
-    const p = r.tensor(), specs = r.specs(), values = r.tensor();
+    const p = r.tensor(),
+      specs = r.specs(),
+      values = r.tensor();
     return one(rules.sliceAssign(p, specs, values), () => b.sliceAssign(p, specs, values));
   },
   cat: (r, b) => {
-    const ps = r.tensors(), dim = r.int();
+    const ps = r.tensors(),
+      dim = r.int();
     return one(rules.cat(ps, dim), () => b.cat(ps, dim));
   },
   unary: (r, b) => {
-    const op = r.oneOf(UNARY_OPS), p = r.tensor();
+    const op = r.oneOf(UNARY_OPS),
+      p = r.tensor();
     return one(rules.unary(p), () => b.unary(op, p));
   },
   predicate: (r, b) => {
-    const op = r.oneOf(PREDICATE_OPS), p = r.tensor();
+    const op = r.oneOf(PREDICATE_OPS),
+      p = r.tensor();
     return one(rules.predicate(p), () => b.predicate(op, p));
   },
   binary: (r, b) => {
-    const op = r.oneOf(BINARY_OPS), x = r.tensor(), y = r.tensor();
+    const op = r.oneOf(BINARY_OPS),
+      x = r.tensor(),
+      y = r.tensor();
     return one(rules.binary(op, x, y), () => b.binary(op, x, y));
   },
   compare: (r, b) => {
-    const op = r.oneOf(COMPARE_OPS), x = r.tensor(), y = r.tensor();
+    const op = r.oneOf(COMPARE_OPS),
+      x = r.tensor(),
+      y = r.tensor();
     return one(rules.compare(op, x, y), () => b.compare(op, x, y));
   },
   where: (r, b) => {
-    const cond = r.tensor(), x = r.tensor(), y = r.tensor();
+    const cond = r.tensor(),
+      x = r.tensor(),
+      y = r.tensor();
     return one(rules.where(cond, x, y), () => b.where(cond, x, y));
   },
   cast: (r, b) => {
-    const p = r.tensor(), dtype = r.dtype();
+    const p = r.tensor(),
+      dtype = r.dtype();
     return one(rules.cast(p, dtype), () => b.cast(p, dtype));
   },
   reduce: (r, b) => {
-    const op = r.oneOf(REDUCE_OPS), p = r.tensor(), dims = r.ints();
+    const op = r.oneOf(REDUCE_OPS),
+      p = r.tensor(),
+      dims = r.ints();
     return one(rules.reduce(op, p, dims), () => b.reduce(op, p, dims));
   },
   argReduce: (r, b) => {
-    const op = r.oneOf(ARG_OPS), p = r.tensor(), dim = r.int();
+    const op = r.oneOf(ARG_OPS),
+      p = r.tensor(),
+      dim = r.int();
     return one(rules.argReduce(op, p, dim), () => b.argReduce(op, p, dim));
   },
   scan: (r, b) => {
-    const op = r.oneOf(SCAN_OPS), p = r.tensor(), dim = r.int();
+    const op = r.oneOf(SCAN_OPS),
+      p = r.tensor(),
+      dim = r.int();
     return one(rules.alongDim('scan', p, dim), () => b.scan(op, p, dim));
   },
   gather: (r, b) => {
-    const p = r.tensor(), dim = r.int(), indices = r.tensor();
+    const p = r.tensor(),
+      dim = r.int(),
+      indices = r.tensor();
     return one(rules.gather(p, dim, indices), () => b.gather(p, dim, indices));
   },
   scatter: (r, b) => {
-    const op = r.oneOf(SCATTER_OPS), p = r.tensor(), dim = r.int(), indices = r.tensor(), values = r.tensor();
+    const op = r.oneOf(SCATTER_OPS),
+      p = r.tensor(),
+      dim = r.int(),
+      indices = r.tensor(),
+      values = r.tensor();
     return one(rules.scatter(p, dim, indices, values), () => b.scatter(op, p, dim, indices, values));
   },
   matmul: (r, b) => {
-    const x = r.tensor(), y = r.tensor();
+    const x = r.tensor(),
+      y = r.tensor();
     return one(rules.matmul(x, y), () => b.matmul(x, y));
   },
   sort: (r, b) => {
-    const p = r.tensor(), dim = r.int(), descending = r.bool();
+    const p = r.tensor(),
+      dim = r.int(),
+      descending = r.bool();
     return { metas: rules.sort(p, dim), run: () => b.sort(p, dim, descending) };
   },
   random: (r, b) => {
-    const shape = r.shape(), dist = r.dist(), dtype = r.dtype(), key = r.key();
+    const shape = r.shape(),
+      dist = r.dist(),
+      dtype = r.dtype(),
+      key = r.key();
     return one(rules.fill(shape, dtype), () => b.random(shape, dist, dtype, key));
   },
   arange: (r, b) => {
-    const start = r.number(), end = r.number(), step = r.number(), dtype = r.dtype();
+    const start = r.number(),
+      end = r.number(),
+      step = r.number(),
+      dtype = r.dtype();
     return one(rules.arange(start, end, step, dtype), () => b.arange(start, end, step, dtype));
   },
   binaryScalar: (r, b) => {
-    const op = r.oneOf(BINARY_OPS), p = r.tensor(), s = r.number();
+    const op = r.oneOf(BINARY_OPS),
+      p = r.tensor(),
+      s = r.number();
     return one(rules.binary(op, p), () => b.binaryScalar(op, p, s));
   },
   compareScalar: (r, b) => {
-    const op = r.oneOf(COMPARE_OPS), p = r.tensor(), s = r.number();
+    const op = r.oneOf(COMPARE_OPS),
+      p = r.tensor(),
+      s = r.number();
     return one(rules.compare(op, p), () => b.compareScalar(op, p, s));
   },
   clamp: (r, b) => {
-    const p = r.tensor(), min = r.optNumber(), max = r.optNumber();
+    const p = r.tensor(),
+      min = r.optNumber(),
+      max = r.optNumber();
     return one(rules.unary(p), () => b.clamp(p, min, max));
   },
   maskFill: (r, b) => {
-    const p = r.tensor(), mask = r.tensor(), value = r.number();
+    const p = r.tensor(),
+      mask = r.tensor(),
+      value = r.number();
     return one(rules.maskFill(p, mask), () => b.maskFill(p, mask, value));
   },
   select: (r, b) => {
-    const p = r.tensor(), dim = r.int(), indices = r.tensor();
+    const p = r.tensor(),
+      dim = r.int(),
+      indices = r.tensor();
     return one(rules.select(p, dim, indices), () => b.select(p, dim, indices));
   },
   selectAssign: (r, b) => {
-    const op = r.oneOf(SCATTER_OPS), p = r.tensor(), dim = r.int(), indices = r.tensor(), values = r.tensor();
+    const op = r.oneOf(SCATTER_OPS),
+      p = r.tensor(),
+      dim = r.int(),
+      indices = r.tensor(),
+      values = r.tensor();
     return one(rules.selectAssign(p, dim, indices, values), () => b.selectAssign(op, p, dim, indices, values));
   },
   softmax: (r, b) => {
-    const p = r.tensor(), dim = r.int();
+    const p = r.tensor(),
+      dim = r.int();
     return one(rules.alongDim('softmax', p, dim), () => b.softmax(p, dim));
   },
   logSoftmax: (r, b) => {
-    const p = r.tensor(), dim = r.int();
+    const p = r.tensor(),
+      dim = r.int();
     return one(rules.alongDim('logSoftmax', p, dim), () => b.logSoftmax(p, dim));
   },
   checkIndices: (r, b) => {
-    const p = r.tensor(), lo = r.number(), hi = r.number(), op = r.text(100), before = r.text(1000), after = r.text(1000);
+    const p = r.tensor(),
+      lo = r.number(),
+      hi = r.number(),
+      op = r.text(100),
+      before = r.text(1000),
+      after = r.text(1000);
     const error = (v: number | bigint) => new BurnError(op, `${before}${v}${after}`);
     return one(rules.checkedIndices(p), () => {
       // A backend that reads synchronously is checked here (the command fails); others check on the device.

@@ -77,25 +77,39 @@ const importModule: ModuleLoader = (specifier) => import(specifier);
 async function findGpu(options: WebGpuOptions, load: ModuleLoader): Promise<{ gpu: GPU; runtime: string }> {
   const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
   if (nav?.gpu) return { gpu: nav.gpu, runtime: 'browser (navigator.gpu)' };
-  const isNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
+  const isNode =
+    typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
   if (!isNode) {
-    throw new BurnError('Device.webgpu', 'this JavaScript environment has no navigator.gpu; use a browser with WebGPU enabled (Chrome, Edge, Safari 26+, Firefox 141+) or Node with the `webgpu` package');
+    throw new BurnError(
+      'Device.webgpu',
+      'this JavaScript environment has no navigator.gpu; use a browser with WebGPU enabled (Chrome, Edge, Safari 26+, Firefox 141+) or Node with the `webgpu` package',
+    );
   }
   // A variable specifier keeps bundlers and the type checker from requiring the optional package.
   let mod: { create?: (options: string[]) => GPU };
   try {
     mod = (await load('webgpu')) as typeof mod;
   } catch (e) {
-    throw new BurnError('Device.webgpu', `WebGPU in Node needs the optional \`webgpu\` package (Dawn): run \`npm install webgpu\` (loading it failed: ${e instanceof Error ? e.message : String(e)})`);
+    throw new BurnError(
+      'Device.webgpu',
+      `WebGPU in Node needs the optional \`webgpu\` package (Dawn): run \`npm install webgpu\` (loading it failed: ${e instanceof Error ? e.message : String(e)})`,
+    );
   }
-  if (typeof mod.create !== 'function') throw new BurnError('Device.webgpu', 'the `webgpu` package does not export create(); expected webgpu >= 0.2');
+  if (typeof mod.create !== 'function')
+    throw new BurnError('Device.webgpu', 'the `webgpu` package does not export create(); expected webgpu >= 0.2');
   return { gpu: mod.create([...(options.dawnOptions ?? [])]), runtime: 'node (webgpu package, Dawn)' };
 }
 
 /** Limits worth raising to the adapter's maxima. */
 const RAISED_LIMITS = [
-  'maxStorageBufferBindingSize', 'maxBufferSize', 'maxStorageBuffersPerShaderStage', 'maxComputeWorkgroupStorageSize',
-  'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX', 'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupsPerDimension',
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxStorageBuffersPerShaderStage',
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupSizeY',
+  'maxComputeWorkgroupsPerDimension',
 ];
 
 /** Requests an adapter and a device; throws a BurnError that says what is missing. */
@@ -108,11 +122,17 @@ export async function acquireGpu(options: WebGpuOptions = {}, load: ModuleLoader
   try {
     adapter = await gpu.requestAdapter(request);
   } catch (e) {
-    throw new BurnError('Device.webgpu', `requesting an adapter failed (${e instanceof Error ? e.message : String(e)}): ${HOW_TO_GET_AN_ADAPTER}`);
+    throw new BurnError(
+      'Device.webgpu',
+      `requesting an adapter failed (${e instanceof Error ? e.message : String(e)}): ${HOW_TO_GET_AN_ADAPTER}`,
+    );
   }
   if (!adapter) {
     const asked = Object.keys(request).length ? ` for ${JSON.stringify(request)}` : '';
-    throw new BurnError('Device.webgpu', `no WebGPU adapter is available${asked} (${runtime}): ${HOW_TO_GET_AN_ADAPTER}`);
+    throw new BurnError(
+      'Device.webgpu',
+      `no WebGPU adapter is available${asked} (${runtime}): ${HOW_TO_GET_AN_ADAPTER}`,
+    );
   }
   const features = [...adapter.features].sort();
   const wantF16 = (options.shaderF16 ?? true) && adapter.features.has('shader-f16');
@@ -121,7 +141,11 @@ export async function acquireGpu(options: WebGpuOptions = {}, load: ModuleLoader
     const v = adapter.limits[name];
     if (typeof v === 'number') requiredLimits[name] = v;
   }
-  const device = await adapter.requestDevice({ requiredFeatures: wantF16 ? ['shader-f16'] : [], requiredLimits, label: 'burn-ts' });
+  const device = await adapter.requestDevice({
+    requiredFeatures: wantF16 ? ['shader-f16'] : [],
+    requiredLimits,
+    label: 'burn-ts',
+  });
   const limits: Record<string, number> = {};
   for (const name of [...RAISED_LIMITS, 'minUniformBufferOffsetAlignment', 'maxUniformBufferBindingSize']) {
     const v = device.limits[name];

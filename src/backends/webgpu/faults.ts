@@ -59,7 +59,10 @@ export class FaultTracker {
     if (this.tainted.size > 0) {
       let fault: GpuFault | undefined;
       for (const b of buffers) if ((fault = this.tainted.get(b))) break;
-      if (fault) buffers.forEach((b, k) => { if (writes & (1 << k)) this.tainted.set(b, fault!); });
+      if (fault)
+        buffers.forEach((b, k) => {
+          if (writes & (1 << k)) this.tainted.set(b, fault!);
+        });
     }
     return this.push({ kind: 'cmd', buffers, writes });
   }
@@ -143,7 +146,9 @@ export class FaultTracker {
       else if (e.kind === 'read') {
         if (inFault ? wholeBatch : bad.has(e.buffer)) e.ticket.fault ??= fault;
       } else if (inFault || e.buffers.some((b) => bad.has(b))) {
-        e.buffers.forEach((b, k) => { if (e.writes & (1 << k)) bad.add(b); });
+        e.buffers.forEach((b, k) => {
+          if (e.writes & (1 << k)) bad.add(b);
+        });
       }
     }
     for (const b of bad) if (!this.tainted.has(b)) this.tainted.set(b, fault);

@@ -5,7 +5,12 @@
 
 /** `GPUBufferUsage` flags. */
 export const BufferUsage = {
-  MAP_READ: 0x0001, MAP_WRITE: 0x0002, COPY_SRC: 0x0004, COPY_DST: 0x0008, UNIFORM: 0x0040, STORAGE: 0x0080,
+  MAP_READ: 0x0001,
+  MAP_WRITE: 0x0002,
+  COPY_SRC: 0x0004,
+  COPY_DST: 0x0008,
+  UNIFORM: 0x0040,
+  STORAGE: 0x0080,
 } as const;
 
 /** `GPUMapMode.READ`. */
@@ -99,7 +104,10 @@ export interface GPUDevice {
   readonly lost: Promise<{ reason: string; message: string }>;
   createBuffer(descriptor: { size: number; usage: number; mappedAtCreation?: boolean; label?: string }): GPUBuffer;
   createShaderModule(descriptor: { code: string; label?: string }): GPUShaderModule;
-  createComputePipeline(descriptor: { layout: 'auto'; compute: { module: GPUShaderModule; entryPoint: string } }): GPUComputePipeline;
+  createComputePipeline(descriptor: {
+    layout: 'auto';
+    compute: { module: GPUShaderModule; entryPoint: string };
+  }): GPUComputePipeline;
   createBindGroup(descriptor: { layout: GPUBindGroupLayout; entries: readonly GPUBindGroupEntry[] }): GPUBindGroup;
   createCommandEncoder(): GPUCommandEncoder;
   pushErrorScope(filter: 'validation' | 'out-of-memory' | 'internal'): void;
@@ -113,10 +121,17 @@ export interface GPUAdapter {
   readonly limits: GPUSupportedLimits;
   readonly info?: GPUAdapterInfo;
   readonly isFallbackAdapter?: boolean;
-  requestDevice(descriptor?: { requiredFeatures?: string[]; requiredLimits?: Record<string, number>; label?: string }): Promise<GPUDevice>;
+  requestDevice(descriptor?: {
+    requiredFeatures?: string[];
+    requiredLimits?: Record<string, number>;
+    label?: string;
+  }): Promise<GPUDevice>;
 }
 
 /** `navigator.gpu`. */
 export interface GPU {
-  requestAdapter(options?: { powerPreference?: 'low-power' | 'high-performance'; forceFallbackAdapter?: boolean }): Promise<GPUAdapter | null>;
+  requestAdapter(options?: {
+    powerPreference?: 'low-power' | 'high-performance';
+    forceFallbackAdapter?: boolean;
+  }): Promise<GPUAdapter | null>;
 }

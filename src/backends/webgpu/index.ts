@@ -13,7 +13,11 @@ const MIB = 1024 * 1024;
 
 function bytes(n: number | undefined): string {
   if (n === undefined) return '?';
-  return n >= 1024 * MIB ? `${+(n / (1024 * MIB)).toFixed(1)} GiB` : n >= MIB ? `${+(n / MIB).toFixed(1)} MiB` : `${+(n / 1024).toFixed(1)} KiB`;
+  return n >= 1024 * MIB
+    ? `${+(n / (1024 * MIB)).toFixed(1)} GiB`
+    : n >= MIB
+      ? `${+(n / MIB).toFixed(1)} MiB`
+      : `${+(n / 1024).toFixed(1)} KiB`;
 }
 
 /** The device name `Device.webgpu()` shows: adapter, fallback flag, half precision and the main limits. */

@@ -69,7 +69,10 @@ export class BufferPool {
     private readonly pressureBytes = 64 * 1024 * 1024,
   ) {
     const l = device.limits;
-    this.maxBytes = Math.floor(Math.min(l.maxBufferSize || 256 * 1024 * 1024, l.maxStorageBufferBindingSize || 128 * 1024 * 1024) / 4) * 4;
+    this.maxBytes =
+      Math.floor(
+        Math.min(l.maxBufferSize || 256 * 1024 * 1024, l.maxStorageBufferBindingSize || 128 * 1024 * 1024) / 4,
+      ) * 4;
   }
 
   /**
@@ -127,8 +130,14 @@ export class BufferPool {
   /** The byte counters. */
   stats(): PoolStats {
     return {
-      allocatedBytes: this.allocated, liveBytes: this.live, freeBytes: this.freeBytes, peakBytes: this.peak,
-      liveBuffers: this.liveCount, created: this.created, reused: this.reused, collections: this.collections,
+      allocatedBytes: this.allocated,
+      liveBytes: this.live,
+      freeBytes: this.freeBytes,
+      peakBytes: this.peak,
+      liveBuffers: this.liveCount,
+      created: this.created,
+      reused: this.reused,
+      collections: this.collections,
     };
   }
 }

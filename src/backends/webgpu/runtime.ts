@@ -1,7 +1,14 @@
 import { BurnError, currentUserOp, relabelError } from '../../core/errors.js';
 import {
-  BufferUsage, MAP_READ, type GPUBindGroupEntry, type GPUBuffer, type GPUCommandEncoder, type GPUComputePassEncoder,
-  type GPUComputePipeline, type GPUDevice, type GPUError,
+  BufferUsage,
+  MAP_READ,
+  type GPUBindGroupEntry,
+  type GPUBuffer,
+  type GPUCommandEncoder,
+  type GPUComputePassEncoder,
+  type GPUComputePipeline,
+  type GPUDevice,
+  type GPUError,
 } from './gpu-types.js';
 import { FaultTracker, GpuFault } from './faults.js';
 import { BufferPool } from './pool.js';
@@ -92,10 +99,18 @@ export class GpuRuntime {
   readonly lost: Promise<BurnError>;
   private counters = { pipelines: 0, dispatches: 0, submits: 0 };
 
-  constructor(readonly device: GPUDevice, collect?: () => void, pressureBytes?: number) {
+  constructor(
+    readonly device: GPUDevice,
+    collect?: () => void,
+    pressureBytes?: number,
+  ) {
     this.pool = new BufferPool(device, undefined, collect, pressureBytes);
     this.align = Math.max(16, device.limits.minUniformBufferOffsetAlignment || 256);
-    this.checkBuffer = device.createBuffer({ size: MAX_BATCH * CHECK_WORDS * 4, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST, label: 'burn-ts index checks' });
+    this.checkBuffer = device.createBuffer({
+      size: MAX_BATCH * CHECK_WORDS * 4,
+      usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+      label: 'burn-ts index checks',
+    });
     this.lost = device.lost.then((info) => {
       const why = [info.reason, info.message].filter(Boolean).join(': ') || 'no reason given';
       this.lostMessage = `the GPU device was lost (${why}); its tensors are gone: create a new device with await Device.webgpu() and load the data again`;
@@ -137,7 +152,10 @@ export class GpuRuntime {
       d.pushErrorScope('validation');
       const module = d.createShaderModule({ code });
       const pipeline = d.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
-      const error = d.popErrorScope().then((err) => (err ? `${err.message}\n--- shader ---\n${code}` : undefined), () => undefined);
+      const error = d.popErrorScope().then(
+        (err) => (err ? `${err.message}\n--- shader ---\n${code}` : undefined),
+        () => undefined,
+      );
       this.begin();
       this.batch!.shaders.push(error);
       let writes = 0;
@@ -177,9 +195,17 @@ export class GpuRuntime {
    * `meta` words as a uniform at the next binding. With `check`, the kernel binds
    * {@link checkBuffer} and gets its slot's word offset at `meta[check.word]`.
    */
-  dispatch(code: string, buffers: readonly GPUBuffer[], meta: ArrayLike<number>, groups: readonly [number, number?, number?], check?: IndexCheck): void {
+  dispatch(
+    code: string,
+    buffers: readonly GPUBuffer[],
+    meta: ArrayLike<number>,
+    groups: readonly [number, number?, number?],
+    check?: IndexCheck,
+  ): void {
     this.checkAlive();
-    const x = groups[0], y = groups[1] ?? 1, z = groups[2] ?? 1;
+    const x = groups[0],
+      y = groups[1] ?? 1,
+      z = groups[2] ?? 1;
     if (x === 0 || y === 0 || z === 0) return;
     const metaBytes = Math.max(16, Math.ceil(meta.length / 4) * 16);
     if (this.encoder && this.arenaOffset + metaBytes > ARENA_BYTES) this.flush();
@@ -224,7 +250,10 @@ export class GpuRuntime {
     } catch (e) {
       // A staging buffer the device could not create (out of memory) has no mapping.
       staging.destroy();
-      throw new BurnError('fromData', `uploading ${data.byteLength} bytes failed: the device could not provide a ${size}-byte staging buffer (${e instanceof Error ? e.message : String(e)})`);
+      throw new BurnError(
+        'fromData',
+        `uploading ${data.byteLength} bytes failed: the device could not provide a ${size}-byte staging buffer (${e instanceof Error ? e.message : String(e)})`,
+      );
     }
     new Uint8Array(range, 0, data.byteLength).set(data);
     staging.unmap();
@@ -305,7 +334,13 @@ export class GpuRuntime {
   }
 
   /** Turns a settled batch's scope errors and flagged index checks into faults. */
-  private settleBatch(batch: Batch, end: number, errors: (GPUError | null)[], shaders: (string | undefined)[], words: Uint32Array | undefined): void {
+  private settleBatch(
+    batch: Batch,
+    end: number,
+    errors: (GPUError | null)[],
+    shaders: (string | undefined)[],
+    words: Uint32Array | undefined,
+  ): void {
     batch.checks.forEach(({ at, check, op }, slot) => {
       const count = words?.[slot * CHECK_WORDS] ?? 0;
       if (count === 0) return;
@@ -313,9 +348,15 @@ export class GpuRuntime {
       const lo = (~words![slot * CHECK_WORDS + 2]! ^ 0x80000000) | 0;
       this.faults.failCommand(at, new GpuFault(relabelError(check.error(hi >= check.hi ? hi : lo, count), op)));
     });
-    const messages = [...errors.filter((e): e is GPUError => e !== null).map((e) => e.message), ...shaders.filter((s): s is string => s !== undefined)];
+    const messages = [
+      ...errors.filter((e): e is GPUError => e !== null).map((e) => e.message),
+      ...shaders.filter((s): s is string => s !== undefined),
+    ];
     if (messages.length > 0) {
-      const error = new BurnError('webgpu', `the GPU rejected a batch of ${batch.commands} commands, so the tensors computed in it (and from them) are unavailable: ${messages.join('\n')}`);
+      const error = new BurnError(
+        'webgpu',
+        `the GPU rejected a batch of ${batch.commands} commands, so the tensors computed in it (and from them) are unavailable: ${messages.join('\n')}`,
+      );
       this.faults.failBatch(batch.start, end, new GpuFault(error));
     }
     this.faults.settle(end);
@@ -331,7 +372,9 @@ export class GpuRuntime {
    * copied into one staging buffer (at 4-byte aligned offsets) in the batch that computes it.
    * Throws the first fault that spoiled one of them, if any.
    */
-  async readMany(parts: readonly { readonly src: GPUBuffer; readonly offset: number; readonly bytes: number }[]): Promise<ArrayBuffer[]> {
+  async readMany(
+    parts: readonly { readonly src: GPUBuffer; readonly offset: number; readonly bytes: number }[],
+  ): Promise<ArrayBuffer[]> {
     this.checkAlive();
     for (const { src } of parts) {
       const known = this.faults.faultOf(src);
@@ -367,7 +410,10 @@ export class GpuRuntime {
     this.flush();
     const settled = this.settled;
     try {
-      const mapping = staging.mapAsync(MAP_READ).then(() => true, (e: unknown) => e);
+      const mapping = staging.mapAsync(MAP_READ).then(
+        () => true,
+        (e: unknown) => e,
+      );
       const mapped = await this.whileAlive(mapping);
       this.checkAlive();
       if (mapped !== true) {
@@ -377,7 +423,10 @@ export class GpuRuntime {
         await this.whileAlive(settled);
         const fault = spoiled();
         if (fault) throw this.faults.report(fault);
-        throw new BurnError('webgpu', `reading a tensor back failed: ${mapped instanceof Error ? `${mapped.name} ${mapped.message}` : String(mapped)}`);
+        throw new BurnError(
+          'webgpu',
+          `reading a tensor back failed: ${mapped instanceof Error ? `${mapped.name} ${mapped.message}` : String(mapped)}`,
+        );
       }
       const range = staging.getMappedRange();
       const out = parts.map(({ bytes }, i) => range.slice(starts[i]!, starts[i]! + bytes));

@@ -17,7 +17,10 @@ export interface StorageOwner {
 export class GpuStorage {
   private refs = 0;
 
-  constructor(readonly buffer: GPUBuffer, private readonly owner: StorageOwner) {}
+  constructor(
+    readonly buffer: GPUBuffer,
+    private readonly owner: StorageOwner,
+  ) {}
 
   /** Adds a reference. */
   retain(): void {
@@ -70,7 +73,8 @@ export class WebGpuTensor implements TensorPrimitive {
 
   /** The GPU buffer, checking that this handle was not released. */
   get buffer(): GPUBuffer {
-    if (this.released) throw new BurnError('webgpu', `a tensor of shape [${this.shape.join(', ')}] was used after dispose()`);
+    if (this.released)
+      throw new BurnError('webgpu', `a tensor of shape [${this.shape.join(', ')}] was used after dispose()`);
     return this.storage.buffer;
   }
 

@@ -6,7 +6,8 @@
 export function awaitItems(items: unknown[]): unknown[] | Promise<unknown[]> {
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
-    if (item !== null && typeof item === 'object' && typeof (item as { then?: unknown }).then === 'function') return Promise.all(items);
+    if (item !== null && typeof item === 'object' && typeof (item as { then?: unknown }).then === 'function')
+      return Promise.all(items);
   }
   return items;
 }

@@ -7,7 +7,8 @@ import { DataLoader } from './loader.js';
 import type { WebWorkerLike } from './web-worker.js';
 
 function positive(op: string, name: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min) throw new BurnError(op, `${name} ${value}; expected an integer >= ${min}`);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new BurnError(op, `${name} ${value}; expected an integer >= ${min}`);
   return value;
 }
 
@@ -32,7 +33,10 @@ export class DataLoaderBuilder<I, O> {
 
   constructor(private readonly batcher: Batcher<I, O>) {
     if (batcher === null || typeof batcher !== 'object' || typeof batcher.batch !== 'function') {
-      throw new BurnError('DataLoaderBuilder', `batcher ${String(batcher)}; expected a Batcher (an object with batch(items, device))`);
+      throw new BurnError(
+        'DataLoaderBuilder',
+        `batcher ${String(batcher)}; expected a Batcher (an object with batch(items, device))`,
+      );
     }
   }
 
@@ -69,14 +73,19 @@ export class DataLoaderBuilder<I, O> {
    * ```
    */
   webWorker(spawn: () => WebWorkerLike): this {
-    if (typeof spawn !== 'function') throw new BurnError('DataLoaderBuilder.webWorker', `${String(spawn)}; expected a function that returns a new Worker`);
+    if (typeof spawn !== 'function')
+      throw new BurnError(
+        'DataLoaderBuilder.webWorker',
+        `${String(spawn)}; expected a function that returns a new Worker`,
+      );
     this.spawnWebWorker = spawn;
     return this;
   }
 
   /** The device batches are made on; default `Device.default()`. */
   setDevice(device: Device): this {
-    if (!(device instanceof Device)) throw new BurnError('DataLoaderBuilder.setDevice', `device ${String(device)}; expected a Device`);
+    if (!(device instanceof Device))
+      throw new BurnError('DataLoaderBuilder.setDevice', `device ${String(device)}; expected a Device`);
     this.device = device;
     return this;
   }
@@ -94,15 +103,27 @@ export class DataLoaderBuilder<I, O> {
    * terminated and replaced. Items loaded on the main thread have no timeout.
    */
   timeout(ms: number): this {
-    if (!Number.isSafeInteger(ms) || ms < 0) throw new BurnError('DataLoaderBuilder.timeout', `timeout ${ms}; expected an integer >= 0 (milliseconds, 0 for none)`);
+    if (!Number.isSafeInteger(ms) || ms < 0)
+      throw new BurnError(
+        'DataLoaderBuilder.timeout',
+        `timeout ${ms}; expected an integer >= 0 (milliseconds, 0 for none)`,
+      );
     this.timeoutMs = ms;
     return this;
   }
 
   /** The data loader over `dataset`; a `BurnError` when its `len()` is not a non-negative integer. */
   build(dataset: Dataset<I>): DataLoader<O> {
-    if (dataset === null || typeof dataset !== 'object' || typeof dataset.get !== 'function' || typeof dataset.len !== 'function') {
-      throw new BurnError('DataLoaderBuilder.build', `dataset ${String(dataset)}; expected a Dataset (get(index) and len())`);
+    if (
+      dataset === null ||
+      typeof dataset !== 'object' ||
+      typeof dataset.get !== 'function' ||
+      typeof dataset.len !== 'function'
+    ) {
+      throw new BurnError(
+        'DataLoaderBuilder.build',
+        `dataset ${String(dataset)}; expected a Dataset (get(index) and len())`,
+      );
     }
     datasetLen('DataLoaderBuilder.build', dataset);
     return new DataLoader<O>({

@@ -8,7 +8,10 @@ import type { Dataset } from '../dataset/dataset.js';
 export function datasetLen(op: string, dataset: Dataset<unknown>): number {
   const len: unknown = dataset.len();
   if (typeof len !== 'number' || !Number.isSafeInteger(len) || len < 0) {
-    throw new BurnError(op, `dataset ${dataset.constructor?.name ?? typeof dataset} has len() ${typeof len === 'string' ? JSON.stringify(len) : String(len)}; expected a non-negative integer`);
+    throw new BurnError(
+      op,
+      `dataset ${dataset.constructor?.name ?? typeof dataset} has len() ${typeof len === 'string' ? JSON.stringify(len) : String(len)}; expected a non-negative integer`,
+    );
   }
   return len;
 }

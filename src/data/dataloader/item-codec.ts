@@ -78,7 +78,8 @@ export function encodeItems(items: unknown[]): { encoded: EncodedItems; transfer
   const encode = (v: unknown, depth: number): unknown => {
     if (v === null || typeof v !== 'object' || depth > 32) return v;
     if (ArrayBuffer.isView(v)) {
-      if (v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength) transfer.add(v.buffer);
+      if (v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength)
+        transfer.add(v.buffer);
       return v;
     }
     if (Array.isArray(v)) {

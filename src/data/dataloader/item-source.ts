@@ -37,4 +37,5 @@ export class MainThreadSource implements ItemSource {
 }
 
 /** `setImmediate` in Node; a zero-delay timer in browsers, which have no setImmediate. */
-const nextMacrotask: (run: () => void) => void = typeof globalThis.setImmediate === 'function' ? (run) => void setImmediate(run) : (run) => void setTimeout(run, 0);
+const nextMacrotask: (run: () => void) => void =
+  typeof globalThis.setImmediate === 'function' ? (run) => void setImmediate(run) : (run) => void setTimeout(run, 0);

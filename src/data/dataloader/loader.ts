@@ -81,7 +81,9 @@ export class DataLoader<O> implements AsyncIterable<O> {
 
   /** Whether items are loaded in worker threads or on the main thread. */
   loadingMode(): 'workers' | 'main-thread' {
-    return this.config.numWorkers > 0 && workersAvailable(this.config) && recipeOf(this.config.dataset) !== undefined ? 'workers' : 'main-thread';
+    return this.config.numWorkers > 0 && workersAvailable(this.config) && recipeOf(this.config.dataset) !== undefined
+      ? 'workers'
+      : 'main-thread';
   }
 
   private itemSource(): ItemSource {
@@ -96,7 +98,10 @@ export class DataLoader<O> implements AsyncIterable<O> {
     } else {
       if (numWorkers > 0 && workersAvailable(this.config) && !this.warned) {
         this.warned = true;
-        warn(`${dataset.constructor.name} cannot be reopened in a worker thread (it, or a dataset or Mapper inside it, has no workerRecipe()), so its items are loaded on the main thread; see burn-ts/data's README`, { code: 'BURN_DATALOADER_MAIN_THREAD' });
+        warn(
+          `${dataset.constructor.name} cannot be reopened in a worker thread (it, or a dataset or Mapper inside it, has no workerRecipe()), so its items are loaded on the main thread; see burn-ts/data's README`,
+          { code: 'BURN_DATALOADER_MAIN_THREAD' },
+        );
       }
       this.source = new MainThreadSource(dataset);
     }
@@ -117,7 +122,8 @@ export class DataLoader<O> implements AsyncIterable<O> {
    * training loop calls it before each epoch, so a resumed run replays the right shuffle.
    */
   setEpoch(epoch: number): this {
-    if (!Number.isSafeInteger(epoch) || epoch < 0) throw new BurnError('DataLoader.setEpoch', `epoch ${epoch}; expected a non-negative integer`);
+    if (!Number.isSafeInteger(epoch) || epoch < 0)
+      throw new BurnError('DataLoader.setEpoch', `epoch ${epoch}; expected a non-negative integer`);
     this.epoch = epoch;
     return this;
   }
@@ -191,7 +197,10 @@ export class DataLoader<O> implements AsyncIterable<O> {
   }
 
   private derive(dataset: Dataset<unknown>, device: Device | undefined): DataLoader<O> {
-    const seed = this.config.seed === undefined ? undefined : new SeededRng(this.config.seed, 0x80000000 + this.forks++).nextSeed();
+    const seed =
+      this.config.seed === undefined
+        ? undefined
+        : new SeededRng(this.config.seed, 0x80000000 + this.forks++).nextSeed();
     return new DataLoader({ ...this.config, dataset, device, seed });
   }
 
@@ -202,14 +211,18 @@ export class DataLoader<O> implements AsyncIterable<O> {
   slice(start: number, end: number): DataLoader<O> {
     const len = this.numItems();
     if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || start > end || end > len) {
-      throw new BurnError('DataLoader.slice', `range [${start}, ${end}) of ${len} items; expected 0 <= start <= end <= ${len}`);
+      throw new BurnError(
+        'DataLoader.slice',
+        `range [${start}, ${end}) of ${len} items; expected 0 <= start <= end <= ${len}`,
+      );
     }
     return this.derive(new PartialDataset(this.config.dataset, start, end), this.config.device);
   }
 
   /** The same loader making its batches on `device` (Burn's `to_device`); its shuffle seed is forked from this one's. */
   toDevice(device: Device): DataLoader<O> {
-    if (!(device instanceof Device)) throw new BurnError('DataLoader.toDevice', `device ${String(device)}; expected a Device`);
+    if (!(device instanceof Device))
+      throw new BurnError('DataLoader.toDevice', `device ${String(device)}; expected a Device`);
     return this.derive(this.config.dataset, device);
   }
 
@@ -230,7 +243,9 @@ export class DataLoader<O> implements AsyncIterable<O> {
 
 /** True in Node (worker threads) and in pages that say how to start a Web Worker. */
 function workersAvailable(config: DataLoaderConfig<unknown, unknown>): boolean {
-  return isNode() || (config.webWorker !== undefined && typeof (globalThis as { Worker?: unknown }).Worker === 'function');
+  return (
+    isNode() || (config.webWorker !== undefined && typeof (globalThis as { Worker?: unknown }).Worker === 'function')
+  );
 }
 
 function isNode(): boolean {
@@ -256,7 +271,9 @@ class PoolRef implements ItemSource {
   ) {}
 
   private get(): Promise<ItemSource> {
-    this.pool ??= import('./worker-pool.js').then((m) => new m.WorkerPool(this.recipe, this.numWorkers, this.timeoutMs, this.webWorker));
+    this.pool ??= import('./worker-pool.js').then(
+      (m) => new m.WorkerPool(this.recipe, this.numWorkers, this.timeoutMs, this.webWorker),
+    );
     return this.pool;
   }
 

@@ -12,5 +12,7 @@ export function splitDataloader<O>(loader: DataLoader<O>, devices: readonly Devi
   if (devices.length === 1) return [loader.toDevice(devices[0]!)];
   const n = loader.numItems();
   const step = Math.floor(n / devices.length);
-  return devices.map((device, i) => loader.slice(i * step, i === devices.length - 1 ? n : (i + 1) * step).toDevice(device));
+  return devices.map((device, i) =>
+    loader.slice(i * step, i === devices.length - 1 ? n : (i + 1) * step).toDevice(device),
+  );
 }

@@ -26,7 +26,13 @@ interface WorkerScope {
 
 /** The factories of burn-ts's own datasets and transforms that a page can use (the Node-only sources are not among them). */
 const BUILT_IN: Record<string, RecipeFactory> = {
-  openInMemDataset, openComposedDataset, openMapperDataset, openPartialDataset, openSamplerDataset, openSelectionDataset, openWindowsDataset,
+  openInMemDataset,
+  openComposedDataset,
+  openMapperDataset,
+  openPartialDataset,
+  openSamplerDataset,
+  openSelectionDataset,
+  openWindowsDataset,
 };
 
 /** Reopens `recipe` with the factories registered by name (a bundle has no module URLs to import). */
@@ -34,7 +40,10 @@ function reviveByName(factories: Readonly<Record<string, RecipeFactory>>): Reviv
   const revive: Revive = async (recipe: WorkerRecipe) => {
     const factory = Object.hasOwn(factories, recipe.export) ? factories[recipe.export] : undefined;
     if (typeof factory !== 'function') {
-      throw new BurnError('serveDataWorker', `the dataset's recipe names the factory '${recipe.export}' (of ${recipe.module}), which this worker does not serve; pass it: serveDataWorker({ ${recipe.export} }) (served: ${Object.keys(factories).join(', ')})`);
+      throw new BurnError(
+        'serveDataWorker',
+        `the dataset's recipe names the factory '${recipe.export}' (of ${recipe.module}), which this worker does not serve; pass it: serveDataWorker({ ${recipe.export} }) (served: ${Object.keys(factories).join(', ')})`,
+      );
     }
     return await (factory as (args: unknown, revive: Revive) => unknown)(recipe.args, revive);
   };
@@ -56,11 +65,22 @@ function reviveByName(factories: Readonly<Record<string, RecipeFactory>>): Reviv
  */
 export function serveDataWorker(factories: Readonly<Record<string, RecipeFactory>> = {}): void {
   const scope = globalThis as unknown as Partial<WorkerScope> & { document?: unknown };
-  if (typeof scope.postMessage !== 'function' || typeof scope.addEventListener !== 'function' || scope.document !== undefined) {
-    throw new BurnError('serveDataWorker', 'must run inside a Web Worker (the module a page starts with new Worker(…)), not on a page or in Node');
+  if (
+    typeof scope.postMessage !== 'function' ||
+    typeof scope.addEventListener !== 'function' ||
+    scope.document !== undefined
+  ) {
+    throw new BurnError(
+      'serveDataWorker',
+      'must run inside a Web Worker (the module a page starts with new Worker(…)), not on a page or in Node',
+    );
   }
   for (const [name, f] of Object.entries(factories)) {
-    if (typeof f !== 'function') throw new BurnError('serveDataWorker', `factory '${name}' is ${typeof f}; expected a function (args, revive) => dataset`);
+    if (typeof f !== 'function')
+      throw new BurnError(
+        'serveDataWorker',
+        `factory '${name}' is ${typeof f}; expected a function (args, revive) => dataset`,
+      );
   }
   const revive = reviveByName({ ...BUILT_IN, ...factories });
   const post = (reply: unknown, transfer?: ArrayBuffer[]): void => scope.postMessage!(reply, transfer ?? []);
@@ -77,6 +97,7 @@ export function serveDataWorker(factories: Readonly<Record<string, RecipeFactory
       }
       onLoad = serveLoads(dataset, post);
     } else if (onLoad) onLoad(message);
-    else post(errorReply(message.id, new BurnError('DataLoader', 'a load request reached the worker before its dataset')));
+    else
+      post(errorReply(message.id, new BurnError('DataLoader', 'a load request reached the worker before its dataset')));
   });
 }

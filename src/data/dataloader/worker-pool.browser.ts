@@ -19,7 +19,10 @@ export class WorkerPool extends WorkerSlots {
   ) {
     super(timeoutMs);
     if (!spawnWorker) {
-      throw new BurnError('DataLoader', `${numWorkers} workers for ${recipe.export}: a page starts data loader workers itself; pass DataLoaderBuilder.webWorker(() => new Worker(new URL('./data-worker.js', import.meta.url), { type: 'module' })) whose module calls serveDataWorker(), or use numWorkers(0)`);
+      throw new BurnError(
+        'DataLoader',
+        `${numWorkers} workers for ${recipe.export}: a page starts data loader workers itself; pass DataLoaderBuilder.webWorker(() => new Worker(new URL('./data-worker.js', import.meta.url), { type: 'module' })) whose module calls serveDataWorker(), or use numWorkers(0)`,
+      );
     }
     this.start(numWorkers);
   }
@@ -29,19 +32,27 @@ export class WorkerPool extends WorkerSlots {
     try {
       worker = this.spawnWorker!();
     } catch (e) {
-      throw new BurnError('DataLoader', `cannot start data loader worker ${k}: the webWorker() function threw ${(e as Error).message}`);
+      throw new BurnError(
+        'DataLoader',
+        `cannot start data loader worker ${k}: the webWorker() function threw ${(e as Error).message}`,
+      );
     }
     worker.addEventListener('message', (event) => events.reply((event as { data: WorkerReply }).data));
     worker.addEventListener('error', (event) => {
       const message = (event as { message?: string }).message;
-      events.failed(`failed: ${message || 'its module could not be loaded or threw (see the console); is it a module worker ({ type: \'module\' }) that calls serveDataWorker()?'}`);
+      events.failed(
+        `failed: ${message || "its module could not be loaded or threw (see the console); is it a module worker ({ type: 'module' }) that calls serveDataWorker()?"}`,
+      );
     });
     worker.addEventListener('messageerror', () => events.failed('sent a message that cannot be read'));
     try {
       worker.postMessage({ type: 'init', recipe: this.recipe, worker: k } satisfies InitRequest);
     } catch (e) {
       worker.terminate();
-      throw new BurnError('DataLoader', `cannot send the dataset to a Web Worker (${(e as Error).message}); a recipe's arguments, and the items of in-memory data, must survive a structured clone`);
+      throw new BurnError(
+        'DataLoader',
+        `cannot send the dataset to a Web Worker (${(e as Error).message}); a recipe's arguments, and the items of in-memory data, must survive a structured clone`,
+      );
     }
     return {
       post: (message) => worker.postMessage(message),

@@ -16,7 +16,10 @@ function tsxApi(modules: readonly string[]): string {
       attempts.push((e as Error).message.split('\n')[0]!);
     }
   }
-  throw new BurnError('DataLoader', `the dataset's worker modules include TypeScript (${modules.filter(isTypeScript).join(', ')}), which a worker thread can only import through tsx, and tsx cannot be found (${attempts[0]}); install it (npm install -D tsx), or use numWorkers(0)`);
+  throw new BurnError(
+    'DataLoader',
+    `the dataset's worker modules include TypeScript (${modules.filter(isTypeScript).join(', ')}), which a worker thread can only import through tsx, and tsx cannot be found (${attempts[0]}); install it (npm install -D tsx), or use numWorkers(0)`,
+  );
 }
 
 /**
@@ -45,12 +48,24 @@ export class WorkerPool extends WorkerSlots {
 
   protected spawn(k: number, events: WorkerEvents): WorkerPort {
     // Resolved at run time: a bundle that keeps this module (no browser field) has no node: import.
-    const { Worker } = requireNodeBuiltin<typeof import('node:worker_threads')>('node:worker_threads', 'DataLoader', 'worker threads');
+    const { Worker } = requireNodeBuiltin<typeof import('node:worker_threads')>(
+      'node:worker_threads',
+      'DataLoader',
+      'worker threads',
+    );
     let worker: InstanceType<typeof Worker>;
     try {
-      worker = new Worker(this.boot, { eval: true, workerData: { recipe: this.recipe, worker: k } satisfies WorkerInit, stdout: false, stderr: false });
+      worker = new Worker(this.boot, {
+        eval: true,
+        workerData: { recipe: this.recipe, worker: k } satisfies WorkerInit,
+        stdout: false,
+        stderr: false,
+      });
     } catch (e) {
-      throw new BurnError('DataLoader', `cannot send the dataset to a worker thread (${(e as Error).message}); a recipe's arguments, and the items of in-memory data, must survive a structured clone`);
+      throw new BurnError(
+        'DataLoader',
+        `cannot send the dataset to a worker thread (${(e as Error).message}); a recipe's arguments, and the items of in-memory data, must survive a structured clone`,
+      );
     }
     worker.on('message', (reply: WorkerReply) => events.reply(reply));
     worker.on('error', (e) => events.failed(`failed: ${e.message}`));

@@ -23,4 +23,9 @@ export interface LoadRequest {
 export type WorkerReply =
   | { readonly type: 'ready'; readonly len: number }
   | { readonly type: 'items'; readonly id: number; readonly items: EncodedItems }
-  | { readonly type: 'error'; readonly id: number | undefined; readonly op: string | undefined; readonly message: string };
+  | {
+      readonly type: 'error';
+      readonly id: number | undefined;
+      readonly op: string | undefined;
+      readonly message: string;
+    };

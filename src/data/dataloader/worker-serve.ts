@@ -10,7 +10,9 @@ export type PostReply = (reply: WorkerReply, transfer?: ArrayBuffer[]) => void;
 export function errorReply(id: number | undefined, e: unknown): WorkerReply {
   const err = e as { name?: string; op?: string; message?: string };
   const isBurn = err?.name === 'BurnError' && typeof err.op === 'string';
-  const message = isBurn ? err.message!.slice(err.op!.length + 2) : `${err?.name ?? 'Error'}: ${err?.message ?? String(e)}`;
+  const message = isBurn
+    ? err.message!.slice(err.op!.length + 2)
+    : `${err?.name ?? 'Error'}: ${err?.message ?? String(e)}`;
   return { type: 'error', id, op: isBurn ? err.op : undefined, message };
 }
 
@@ -29,7 +31,14 @@ export function serveLoads(dataset: Promise<Dataset<unknown>>, post: PostReply):
       const { encoded, transfer } = encodeItems(items);
       post({ type: 'items', id, items: encoded }, transfer);
     } catch (e) {
-      post(errorReply(id, new Error(`the items cannot be sent to the main thread (${(e as Error).message}); items must survive a structured clone`)));
+      post(
+        errorReply(
+          id,
+          new Error(
+            `the items cannot be sent to the main thread (${(e as Error).message}); items must survive a structured clone`,
+          ),
+        ),
+      );
     }
   };
   return (request) => {
@@ -43,7 +52,11 @@ export function serveLoads(dataset: Promise<Dataset<unknown>>, post: PostReply):
           return;
         }
         if (Array.isArray(items)) send(request.id, items);
-        else items.then((loaded) => send(request.id, loaded), (e: unknown) => post(errorReply(request.id, e)));
+        else
+          items.then(
+            (loaded) => send(request.id, loaded),
+            (e: unknown) => post(errorReply(request.id, e)),
+          );
       },
       () => undefined,
     );

@@ -72,11 +72,15 @@ export abstract class WorkerSlots implements ItemSource {
 
   private open(k: number): Slot {
     // The slot exists before its port: a worker may fail while it is being created.
-    const slot = { k, pending: new Map(), failure: undefined, ready: false, ended: false, timer: undefined } as Omit<Slot, 'port'> & { port: WorkerPort };
+    const slot = { k, pending: new Map(), failure: undefined, ready: false, ended: false, timer: undefined } as Omit<
+      Slot,
+      'port'
+    > & { port: WorkerPort };
     slot.port = this.spawn(k, {
       reply: (reply) => this.onReply(slot, reply),
       failed: (message) => {
-        if (!this.closed && !slot.ended) this.fail(slot, new BurnError('DataLoader', `data loader worker ${k} ${message}`));
+        if (!this.closed && !slot.ended)
+          this.fail(slot, new BurnError('DataLoader', `data loader worker ${k} ${message}`));
       },
     });
     slot.port.unref();
@@ -92,7 +96,14 @@ export abstract class WorkerSlots implements ItemSource {
     }
     const id = reply.id;
     if (id === undefined) {
-      if (reply.type === 'error') this.fail(slot, new BurnError(reply.op ?? 'DataLoader', reply.op ? reply.message : `data loader worker ${k} cannot reopen the dataset: ${reply.message}`));
+      if (reply.type === 'error')
+        this.fail(
+          slot,
+          new BurnError(
+            reply.op ?? 'DataLoader',
+            reply.op ? reply.message : `data loader worker ${k} cannot reopen the dataset: ${reply.message}`,
+          ),
+        );
       return;
     }
     const pending = slot.pending.get(id);
@@ -105,11 +116,16 @@ export abstract class WorkerSlots implements ItemSource {
       try {
         items = decodeItems(reply.items);
       } catch (e) {
-        pending.reject(new BurnError('DataLoader', `cannot decode the items of data loader worker ${k}: ${(e as Error).message}`));
+        pending.reject(
+          new BurnError('DataLoader', `cannot decode the items of data loader worker ${k}: ${(e as Error).message}`),
+        );
         return;
       }
       pending.resolve(items);
-    } else pending.reject(new BurnError(reply.op ?? 'DataLoader', reply.op ? reply.message : `data loader worker ${k}: ${reply.message}`));
+    } else
+      pending.reject(
+        new BurnError(reply.op ?? 'DataLoader', reply.op ? reply.message : `data loader worker ${k}: ${reply.message}`),
+      );
   }
 
   /** (Re)starts the timeout for the oldest request of a ready worker: it measures time without progress. */

@@ -35,11 +35,16 @@ interface CsvRecord {
 }
 
 /** Splits CSV text into records (RFC 4180: quoted fields may hold delimiters, quotes and newlines). */
-export function parseCsvRecords(text: string, file: string, options: Pick<CsvOptions, 'delimiter' | 'quote' | 'trim'> = {}): CsvRecord[] {
+export function parseCsvRecords(
+  text: string,
+  file: string,
+  options: Pick<CsvOptions, 'delimiter' | 'quote' | 'trim'> = {},
+): CsvRecord[] {
   const delimiter = options.delimiter ?? ',';
   const quote = options.quote ?? '"';
   if (delimiter.length !== 1) throw new BurnError(OP, `delimiter '${delimiter}'; expected one character`);
-  if (quote.length !== 1 || quote === delimiter) throw new BurnError(OP, `quote '${quote}'; expected one character other than the delimiter`);
+  if (quote.length !== 1 || quote === delimiter)
+    throw new BurnError(OP, `quote '${quote}'; expected one character other than the delimiter`);
   const records: CsvRecord[] = [];
   let fields: string[] = [];
   let field = '';
@@ -84,7 +89,8 @@ export function parseCsvRecords(text: string, file: string, options: Pick<CsvOpt
       line++;
       recordLine = line;
     } else {
-      if (quoted && c !== ' ' && c !== '\t') throw new BurnError(OP, `${file}:${line}: text '${c}' after the closing quote of a field`);
+      if (quoted && c !== ' ' && c !== '\t')
+        throw new BurnError(OP, `${file}:${line}: text '${c}' after the closing quote of a field`);
       if (!quoted) field += c;
     }
   }
@@ -109,7 +115,8 @@ function convert(type: CsvColumnType, text: string, where: () => string): string
     case 'integer': {
       const t = text.trim();
       const v = Number(t);
-      if (!/^[+-]?\d+$/.test(t) || !Number.isSafeInteger(v)) throw new BurnError(OP, `${where()}: '${text}' is not an integer`);
+      if (!/^[+-]?\d+$/.test(t) || !Number.isSafeInteger(v))
+        throw new BurnError(OP, `${where()}: '${text}' is not an integer`);
       return v;
     }
     case 'number': {
@@ -125,7 +132,11 @@ function convert(type: CsvColumnType, text: string, where: () => string): string
 }
 
 /** Parses CSV text into typed rows (`file` names the source in error messages). */
-export function parseCsv(text: string, file: string, options: CsvOptions = {}): Record<string, string | number | boolean>[] {
+export function parseCsv(
+  text: string,
+  file: string,
+  options: CsvOptions = {},
+): Record<string, string | number | boolean>[] {
   const records = parseCsvRecords(text, file, options);
   const hasHeaders = options.hasHeaders ?? true;
   let names: string[];
@@ -137,15 +148,24 @@ export function parseCsv(text: string, file: string, options: CsvOptions = {}): 
     names = options.columns ? Object.keys(options.columns) : header;
     positions = names.map((name) => {
       const at = header.indexOf(name);
-      if (at < 0) throw new BurnError(OP, `${file}:${records[0]!.line}: the header [${header.join(', ')}] has no column '${name}'`);
+      if (at < 0)
+        throw new BurnError(
+          OP,
+          `${file}:${records[0]!.line}: the header [${header.join(', ')}] has no column '${name}'`,
+        );
       // Two columns of one name would silently become one field of each row.
       const again = header.indexOf(name, at + 1);
-      if (again >= 0) throw new BurnError(OP, `${file}:${records[0]!.line}: the header names column '${name}' twice (fields ${at + 1} and ${again + 1}); expected unique column names`);
+      if (again >= 0)
+        throw new BurnError(
+          OP,
+          `${file}:${records[0]!.line}: the header names column '${name}' twice (fields ${at + 1} and ${again + 1}); expected unique column names`,
+        );
       return at;
     });
     body = records.slice(1);
   } else {
-    if (!options.columns) throw new BurnError(OP, `${file}: hasHeaders is false, so the columns option must name the columns`);
+    if (!options.columns)
+      throw new BurnError(OP, `${file}: hasHeaders is false, so the columns option must name the columns`);
     names = Object.keys(options.columns);
     positions = names.map((_, k) => k);
     body = records;
@@ -153,7 +173,10 @@ export function parseCsv(text: string, file: string, options: CsvOptions = {}): 
   const width = hasHeaders ? records[0]!.fields.length : names.length;
   return body.map((record) => {
     if (record.fields.length !== width) {
-      throw new BurnError(OP, `${file}:${record.line}: ${record.fields.length} fields; expected ${width}${hasHeaders ? ' (as the header)' : ''}`);
+      throw new BurnError(
+        OP,
+        `${file}:${record.line}: ${record.fields.length} fields; expected ${width}${hasHeaders ? ' (as the header)' : ''}`,
+      );
     }
     const row: Record<string, string | number | boolean> = {};
     names.forEach((name, k) => {

@@ -27,7 +27,8 @@ export interface Dataset<I> {
 
 /** Throws a `BurnError` for `op` unless `value` is a non-negative safe integer. */
 export function checkIndex(op: string, name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new BurnError(op, `${name} ${value}; expected a non-negative integer`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new BurnError(op, `${name} ${value}; expected a non-negative integer`);
 }
 
 /**
@@ -35,7 +36,8 @@ export function checkIndex(op: string, name: string, value: number): void {
  * of the same batch throws, and this one is never awaited, its rejection is not unhandled.
  */
 function handled<I>(item: I): I {
-  if (item !== null && typeof item === 'object' && typeof (item as { then?: unknown }).then === 'function') (item as unknown as PromiseLike<unknown>).then(undefined, () => undefined);
+  if (item !== null && typeof item === 'object' && typeof (item as { then?: unknown }).then === 'function')
+    (item as unknown as PromiseLike<unknown>).then(undefined, () => undefined);
   return item;
 }
 
@@ -58,7 +60,8 @@ export function* iterDataset<I>(dataset: Dataset<I>): IterableIterator<I> {
   const len = dataset.len();
   for (let i = 0; i < len; i++) {
     const item = dataset.get(i);
-    if (item === undefined) throw new BurnError('Dataset.iter', `get(${i}) returned undefined although len() is ${len}`);
+    if (item === undefined)
+      throw new BurnError('Dataset.iter', `get(${i}) returned undefined although len() is ${len}`);
     yield item;
   }
 }
@@ -83,7 +86,8 @@ export abstract class DatasetBase<I> implements Dataset<I>, Iterable<I> {
     const len = this.len();
     return indices.map((index) => {
       const item = this.get(index);
-      if (item === undefined) throw new BurnError(`${this.constructor.name}.getMany`, `index ${index} is out of range for ${len} items`);
+      if (item === undefined)
+        throw new BurnError(`${this.constructor.name}.getMany`, `index ${index} is out of range for ${len} items`);
       return handled(item);
     });
   }

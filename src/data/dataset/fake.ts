@@ -22,7 +22,8 @@ export function fakeString(rng: SeededRng): string {
  */
 export class FakeDataset<I = string> extends InMemDataset<I> {
   constructor(size: number, generator?: FakeGenerator<I>, options: { readonly seed?: number } = {}) {
-    if (!Number.isSafeInteger(size) || size < 0) throw new BurnError('FakeDataset', `size ${size}; expected a non-negative integer`);
+    if (!Number.isSafeInteger(size) || size < 0)
+      throw new BurnError('FakeDataset', `size ${size}; expected a non-negative integer`);
     const rng = new SeededRng(options.seed ?? randomSeed(), 0xfa);
     const make = generator ?? (fakeString as unknown as FakeGenerator<I>);
     super(Array.from({ length: size }, (_, i) => make(rng, i)));

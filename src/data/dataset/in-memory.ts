@@ -62,7 +62,10 @@ export class InMemDataset<I> extends DatasetBase<I> {
    * Reads a CSV file. With `columns` (name → `'string' | 'number' | 'integer' | 'boolean'`) the
    * rows are typed and each value is checked; without it every header column is read as text.
    */
-  static fromCsv<const C extends CsvColumns>(path: string, options: CsvOptions<C> & { readonly columns: C }): InMemDataset<CsvRow<C>>;
+  static fromCsv<const C extends CsvColumns>(
+    path: string,
+    options: CsvOptions<C> & { readonly columns: C },
+  ): InMemDataset<CsvRow<C>>;
   static fromCsv(path: string, options?: CsvOptions): InMemDataset<Record<string, string>>;
   static fromCsv(path: string, options: CsvOptions = {}): InMemDataset<unknown> {
     return new InMemDataset(parseCsv(readText(path, 'InMemDataset.fromCsv'), path, options));

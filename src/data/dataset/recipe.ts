@@ -48,7 +48,9 @@ export async function reviveRecipe(r: WorkerRecipe): Promise<unknown> {
   const mod = (await import(r.module)) as Record<string, unknown>;
   const factory = mod[r.export];
   if (typeof factory !== 'function') {
-    throw new Error(`the recipe names export '${r.export}' of ${r.module}, which is not a function (exports: ${Object.keys(mod).join(', ')})`);
+    throw new Error(
+      `the recipe names export '${r.export}' of ${r.module}, which is not a function (exports: ${Object.keys(mod).join(', ')})`,
+    );
   }
   return await (factory as (args: unknown, revive: Revive) => unknown)(r.args, reviveRecipe);
 }
@@ -58,7 +60,11 @@ export function recipeModules(r: WorkerRecipe): string[] {
   const out = new Set<string>();
   const walk = (value: unknown, depth: number): void => {
     if (depth > 64 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return;
-    if (value instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer)) return;
+    if (
+      value instanceof ArrayBuffer ||
+      (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer)
+    )
+      return;
     const v = value as Partial<WorkerRecipe>;
     if (typeof v.module === 'string' && typeof v.export === 'string') out.add(v.module);
     if (Array.isArray(value)) {

@@ -13,8 +13,9 @@ export class SeededRng {
 
   /** A generator for `seed` (a non-negative safe integer); `stream` separates independent uses of one seed. */
   constructor(seed: number, stream = 0) {
-    if (!Number.isSafeInteger(seed) || seed < 0) throw new BurnError('SeededRng', `seed ${seed}; expected a non-negative safe integer`);
-    this.key = { key0: seed % 0x100000000 >>> 0, key1: Math.floor(seed / 0x100000000) >>> 0, stream: stream >>> 0 };
+    if (!Number.isSafeInteger(seed) || seed < 0)
+      throw new BurnError('SeededRng', `seed ${seed}; expected a non-negative safe integer`);
+    this.key = { key0: (seed % 0x100000000) >>> 0, key1: Math.floor(seed / 0x100000000) >>> 0, stream: stream >>> 0 };
   }
 
   /** The next uniform 32-bit unsigned integer. */

@@ -22,7 +22,10 @@ export interface SqliteDatabase {
   readonly inTransaction: boolean;
 }
 
-type SqliteConstructor = new (path: string, options?: { readonly?: boolean; fileMustExist?: boolean; timeout?: number }) => SqliteDatabase;
+type SqliteConstructor = new (
+  path: string,
+  options?: { readonly?: boolean; fileMustExist?: boolean; timeout?: number },
+) => SqliteDatabase;
 
 let driver: SqliteConstructor | undefined;
 
@@ -35,7 +38,10 @@ export function sqliteDriver(op: string): SqliteConstructor {
   try {
     driver = createRequire(import.meta.url)('better-sqlite3') as SqliteConstructor;
   } catch (e) {
-    throw new BurnError(op, `SQLite datasets need the optional dependency better-sqlite3, which is not available (${(e as Error).message.split('\n')[0]}); install it with: npm install better-sqlite3@12`);
+    throw new BurnError(
+      op,
+      `SQLite datasets need the optional dependency better-sqlite3, which is not available (${(e as Error).message.split('\n')[0]}); install it with: npm install better-sqlite3@12`,
+    );
   }
   return driver;
 }
@@ -70,10 +76,12 @@ export function encodeItem(format: ItemFormat, item: unknown): Uint8Array | stri
 /** Deserialises an `item` column value. */
 export function decodeItem(format: ItemFormat, value: unknown): unknown {
   if (format === 'json') {
-    if (typeof value !== 'string') throw new Error(`expected JSON text, found ${value === null ? 'NULL' : typeof value}`);
+    if (typeof value !== 'string')
+      throw new Error(`expected JSON text, found ${value === null ? 'NULL' : typeof value}`);
     return JSON.parse(value);
   }
-  if (!(value instanceof Uint8Array)) throw new Error(`expected a MessagePack BLOB, found ${value === null ? 'NULL' : typeof value}`);
+  if (!(value instanceof Uint8Array))
+    throw new Error(`expected a MessagePack BLOB, found ${value === null ? 'NULL' : typeof value}`);
   // A plain Uint8Array view, so binary fields decode as Uint8Array (not as Buffer).
   return decode(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
 }
@@ -81,7 +89,10 @@ export function decodeItem(format: ItemFormat, value: unknown): unknown {
 /** Split names are table names: letters, digits and `_`, not starting with a digit or `__burn`. */
 export function checkSplitName(op: string, split: string): void {
   if (typeof split !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(split) || split.startsWith('__burn')) {
-    throw new BurnError(op, `split name '${String(split)}'; expected letters, digits and '_' (not starting with a digit or '__burn')`);
+    throw new BurnError(
+      op,
+      `split name '${String(split)}'; expected letters, digits and '_' (not starting with a digit or '__burn')`,
+    );
   }
 }
 

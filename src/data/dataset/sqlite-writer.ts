@@ -1,7 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BurnError } from '../../core/errors.js';
-import { checkSplitName, encodeItem, ident, openDatabase, type ItemFormat, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
+import {
+  checkSplitName,
+  encodeItem,
+  ident,
+  openDatabase,
+  type ItemFormat,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from './sqlite-driver.js';
 import { sqliteSplits } from './sqlite.js';
 
 /** Options of {@link SqliteDatasetWriter}. */
@@ -57,9 +65,11 @@ export class SqliteDatasetWriter<I> {
   ) {
     const op = 'SqliteDatasetWriter';
     this.format = options.format ?? 'msgpack';
-    if (this.format !== 'msgpack' && this.format !== 'json') throw new BurnError(op, `format '${String(this.format)}'; expected 'msgpack' or 'json'`);
+    if (this.format !== 'msgpack' && this.format !== 'json')
+      throw new BurnError(op, `format '${String(this.format)}'; expected 'msgpack' or 'json'`);
     this.commitEvery = options.commitEvery ?? 10000;
-    if (!Number.isSafeInteger(this.commitEvery) || this.commitEvery < 1) throw new BurnError(op, `commitEvery ${this.commitEvery}; expected a positive integer`);
+    if (!Number.isSafeInteger(this.commitEvery) || this.commitEvery < 1)
+      throw new BurnError(op, `commitEvery ${this.commitEvery}; expected a positive integer`);
     this.overwrite = options.overwrite ?? false;
     this.tag = `${process.pid}_${Math.floor(Math.random() * 0xffffffff).toString(16)}`;
     try {
@@ -71,7 +81,14 @@ export class SqliteDatasetWriter<I> {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
-      const stale = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '\\_\\_burn\\_staging\\_%' ESCAPE '\\'").pluck().all() as string[]).filter((name) => {
+      const stale = (
+        db
+          .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '\\_\\_burn\\_staging\\_%' ESCAPE '\\'",
+          )
+          .pluck()
+          .all() as string[]
+      ).filter((name) => {
         const m = STAGING.exec(name);
         return m !== null && !alive(Number(m[1]));
       });
@@ -84,7 +101,8 @@ export class SqliteDatasetWriter<I> {
   }
 
   private open(op: string): SqliteDatabase {
-    if (!this.db) throw new BurnError(op, `the writer of ${this.path} is closed; create a new SqliteDatasetWriter to write again`);
+    if (!this.db)
+      throw new BurnError(op, `the writer of ${this.path} is closed; create a new SqliteDatasetWriter to write again`);
     return this.db;
   }
 
@@ -97,9 +115,14 @@ export class SqliteDatasetWriter<I> {
     if (!stage) {
       const table = `__burn_staging_${this.tag}_${split}`;
       try {
-        db.exec(`CREATE TABLE ${ident(table)} (row_id INTEGER PRIMARY KEY, item ${this.format === 'json' ? 'TEXT' : 'BLOB'} NOT NULL)`);
+        db.exec(
+          `CREATE TABLE ${ident(table)} (row_id INTEGER PRIMARY KEY, item ${this.format === 'json' ? 'TEXT' : 'BLOB'} NOT NULL)`,
+        );
       } catch (e) {
-        throw new BurnError(op, `cannot create a staging table for split '${split}' in ${this.path}: ${(e as Error).message}`);
+        throw new BurnError(
+          op,
+          `cannot create a staging table for split '${split}' in ${this.path}: ${(e as Error).message}`,
+        );
       }
       stage = { table, insert: db.prepare(`INSERT INTO ${ident(table)} (row_id, item) VALUES (?, ?)`), rows: 0 };
       this.staged.set(split, stage);
@@ -108,7 +131,10 @@ export class SqliteDatasetWriter<I> {
     try {
       value = encodeItem(this.format, item);
     } catch (e) {
-      throw new BurnError(op, `cannot serialise an item of split '${split}' as ${this.format}: ${(e as Error).message}`);
+      throw new BurnError(
+        op,
+        `cannot serialise an item of split '${split}' as ${this.format}: ${(e as Error).message}`,
+      );
     }
     if (!db.inTransaction) db.exec('BEGIN');
     stage.insert.run(stage.rows + 1, value);
@@ -141,7 +167,10 @@ export class SqliteDatasetWriter<I> {
         }
       })();
     } catch (e) {
-      throw new BurnError(op, `cannot publish the splits [${[...this.staged.keys()].join(', ')}] in ${this.path}: ${(e as Error).message}`);
+      throw new BurnError(
+        op,
+        `cannot publish the splits [${[...this.staged.keys()].join(', ')}] in ${this.path}: ${(e as Error).message}`,
+      );
     } finally {
       this.db = undefined;
       db.close();

@@ -1,14 +1,27 @@
 import { BurnError } from '../../core/errors.js';
 import { DatasetBase } from './dataset.js';
 import type { WorkerRecipe } from './recipe.js';
-import { checkSplitName, decodeItem, ident, openDatabase, type ItemFormat, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
+import {
+  checkSplitName,
+  decodeItem,
+  ident,
+  openDatabase,
+  type ItemFormat,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from './sqlite-driver.js';
 
 /** How a split's table stores items: one serialised `item` column, or one column per field. */
 type Layout = ItemFormat | 'columns';
 
 /** The split tables of a database file (its tables other than burn-ts's staging tables). */
 export function sqliteSplits(db: SqliteDatabase): string[] {
-  const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_burn%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").pluck().all();
+  const rows = db
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_burn%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+    )
+    .pluck()
+    .all();
   return rows as string[];
 }
 
@@ -43,7 +56,11 @@ export class SqliteDataset<I> extends DatasetBase<I> {
     checkSplitName(op, split);
     this.db = openDatabase(op, path, { readonly: true });
     try {
-      const columns = this.db.prepare(`PRAGMA table_info(${ident(split)})`).all() as { name: string; type: string; pk: number }[];
+      const columns = this.db.prepare(`PRAGMA table_info(${ident(split)})`).all() as {
+        name: string;
+        type: string;
+        pk: number;
+      }[];
       if (columns.length === 0) {
         const splits = sqliteSplits(this.db);
         throw new BurnError(op, `${path} has no split '${split}'; its splits are [${splits.join(', ')}]`);
@@ -62,14 +79,30 @@ export class SqliteDataset<I> extends DatasetBase<I> {
       const key = this.keyColumn === 'rowid' ? 'rowid' : ident(columns[names.indexOf('row_id')]!.name);
       const keyInfo = columns[names.indexOf('row_id')];
       // An INTEGER PRIMARY KEY is the rowid itself: unique and never NULL, nothing to check.
-      const unique = this.keyColumn === 'rowid' || (keyInfo!.pk === 1 && keyInfo!.type.toUpperCase() === 'INTEGER' && columns.filter((c) => c.pk > 0).length === 1);
-      const stats = this.db.prepare(`SELECT count(*) AS n, min(${key}) AS lo, max(${key}) AS hi${unique ? '' : `, count(DISTINCT ${key}) AS d`} FROM ${ident(split)}`).get() as { n: number; lo: unknown; hi: unknown; d?: number };
+      const unique =
+        this.keyColumn === 'rowid' ||
+        (keyInfo!.pk === 1 &&
+          keyInfo!.type.toUpperCase() === 'INTEGER' &&
+          columns.filter((c) => c.pk > 0).length === 1);
+      const stats = this.db
+        .prepare(
+          `SELECT count(*) AS n, min(${key}) AS lo, max(${key}) AS hi${unique ? '' : `, count(DISTINCT ${key}) AS d`} FROM ${ident(split)}`,
+        )
+        .get() as { n: number; lo: unknown; hi: unknown; d?: number };
       if (!unique && stats.d !== stats.n) {
-        throw new BurnError(op, `${path}: split '${split}' has ${stats.n} rows but ${stats.d} distinct non-NULL row_id values; expected a unique row_id per row`);
+        throw new BurnError(
+          op,
+          `${path}: split '${split}' has ${stats.n} rows but ${stats.d} distinct non-NULL row_id values; expected a unique row_id per row`,
+        );
       }
       this.length = stats.n;
       const dense = stats.n === 0 || (stats.lo === 1 && stats.hi === stats.n);
-      this.keys = dense ? undefined : this.db.prepare(`SELECT ${key} FROM ${ident(split)} ORDER BY ${key}`).pluck().all();
+      this.keys = dense
+        ? undefined
+        : this.db
+            .prepare(`SELECT ${key} FROM ${ident(split)} ORDER BY ${key}`)
+            .pluck()
+            .all();
     } catch (e) {
       this.db.close();
       if (e instanceof BurnError) throw e;
@@ -98,9 +131,16 @@ export class SqliteDataset<I> extends DatasetBase<I> {
     try {
       value = this.select.get(this.keys ? this.keys[index] : index + 1);
     } catch (e) {
-      throw new BurnError('SqliteDataset.get', `${this.path}: cannot read row ${index} of split '${this.split}': ${(e as Error).message}`);
+      throw new BurnError(
+        'SqliteDataset.get',
+        `${this.path}: cannot read row ${index} of split '${this.split}': ${(e as Error).message}`,
+      );
     }
-    if (value === undefined) throw new BurnError('SqliteDataset.get', `${this.path}: split '${this.split}' has no row ${index} (row_id ${String(this.keys ? this.keys[index] : index + 1)}) any more although it had ${this.length} rows when opened; reopen the dataset after rewriting a split`);
+    if (value === undefined)
+      throw new BurnError(
+        'SqliteDataset.get',
+        `${this.path}: split '${this.split}' has no row ${index} (row_id ${String(this.keys ? this.keys[index] : index + 1)}) any more although it had ${this.length} rows when opened; reopen the dataset after rewriting a split`,
+      );
     if (this.layout === 'columns') {
       const row = { ...(value as Record<string, unknown>) };
       delete row.row_id;
@@ -109,7 +149,10 @@ export class SqliteDataset<I> extends DatasetBase<I> {
     try {
       return decodeItem(this.layout, value) as I;
     } catch (e) {
-      throw new BurnError('SqliteDataset.get', `${this.path}: row ${index} of split '${this.split}' is not a valid ${this.layout === 'json' ? 'JSON' : 'MessagePack'} item: ${(e as Error).message}`);
+      throw new BurnError(
+        'SqliteDataset.get',
+        `${this.path}: row ${index} of split '${this.split}' is not a valid ${this.layout === 'json' ? 'JSON' : 'MessagePack'} item: ${(e as Error).message}`,
+      );
     }
   }
 

@@ -85,8 +85,13 @@ function sizeOf(path: string): number {
 export async function downloadFile(url: string, dest: string, options: DownloadOptions = {}): Promise<DownloadResult> {
   const op = 'downloadFile';
   const maxBytes = options.maxBytes ?? DEFAULT_DOWNLOAD_MAX_BYTES;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new BurnError(op, `maxBytes ${maxBytes}; expected a positive integer`);
-  const tooBig = (what: string): BurnError => new BurnError(op, `${url}: ${what}, over the limit of ${maxBytes} bytes; pass a larger maxBytes option to download it`);
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)
+    throw new BurnError(op, `maxBytes ${maxBytes}; expected a positive integer`);
+  const tooBig = (what: string): BurnError =>
+    new BurnError(
+      op,
+      `${url}: ${what}, over the limit of ${maxBytes} bytes; pass a larger maxBytes option to download it`,
+    );
   const part = `${dest}.part`;
   const label = options.label ?? url.split('/').pop() ?? url;
   mkdirSync(dirname(dest), { recursive: true });
@@ -96,9 +101,15 @@ export async function downloadFile(url: string, dest: string, options: DownloadO
   let start = sizeOf(part);
   let response: Response;
   try {
-    response = await fetch(url, { headers: start > 0 ? { Range: `bytes=${start}-` } : {}, ...(options.signal ? { signal: options.signal } : {}) });
+    response = await fetch(url, {
+      headers: start > 0 ? { Range: `bytes=${start}-` } : {},
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   } catch (e) {
-    throw new BurnError(op, `cannot download ${url}: ${(e as Error).message}${(e as { cause?: Error }).cause ? ` (${(e as { cause: Error }).cause.message})` : ''}`);
+    throw new BurnError(
+      op,
+      `cannot download ${url}: ${(e as Error).message}${(e as { cause?: Error }).cause ? ` (${(e as { cause: Error }).cause.message})` : ''}`,
+    );
   }
   if (response.status === 416 && start > 0) {
     // The part file is already complete (or longer than the file): verify it below, or start over.
@@ -113,7 +124,10 @@ export async function downloadFile(url: string, dest: string, options: DownloadO
     const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
     if (!range || Number(range[1]) !== start) {
       await response.body?.cancel();
-      throw new BurnError(op, `cannot resume ${url}: asked for bytes ${start}-, the server sent Content-Range '${response.headers.get('content-range')}'`);
+      throw new BurnError(
+        op,
+        `cannot resume ${url}: asked for bytes ${start}-, the server sent Content-Range '${response.headers.get('content-range')}'`,
+      );
     }
     resumed = start;
     total = range[3] === '*' ? undefined : Number(range[3]);
@@ -155,7 +169,10 @@ export async function downloadFile(url: string, dest: string, options: DownloadO
         }
       }
     } catch (e) {
-      throw new BurnError(op, `download of ${url} interrupted after ${received} bytes (${(e as Error).message}); they are kept in ${part} and the next download resumes from there`);
+      throw new BurnError(
+        op,
+        `download of ${url} interrupted after ${received} bytes (${(e as Error).message}); they are kept in ${part} and the next download resumes from there`,
+      );
     } finally {
       await file.close();
     }
@@ -165,16 +182,25 @@ export async function downloadFile(url: string, dest: string, options: DownloadO
     }
     draw(true);
     if (total !== undefined && received !== total) {
-      throw new BurnError(op, `download of ${url} ended after ${received} of ${total} bytes; they are kept in ${part} and the next download resumes from there`);
+      throw new BurnError(
+        op,
+        `download of ${url} ended after ${received} of ${total} bytes; they are kept in ${part} and the next download resumes from there`,
+      );
     }
   }
 
-  for (const [algorithm, expected] of [['md5', options.md5], ['sha256', options.sha256]] as const) {
+  for (const [algorithm, expected] of [
+    ['md5', options.md5],
+    ['sha256', options.sha256],
+  ] as const) {
     if (expected === undefined) continue;
     const actual = await hashFile(part, algorithm);
     if (actual !== expected.toLowerCase()) {
       await rm(part, { force: true });
-      throw new BurnError(op, `${url}: ${algorithm} checksum mismatch: expected ${expected}, got ${actual}; the download was deleted`);
+      throw new BurnError(
+        op,
+        `${url}: ${algorithm} checksum mismatch: expected ${expected}, got ${actual}; the download was deleted`,
+      );
     }
   }
   await rename(part, dest);

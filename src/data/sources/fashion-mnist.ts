@@ -35,7 +35,18 @@ export const FASHION_MNIST_URL = 'http://fashion-mnist.s3-website.eu-central-1.a
  */
 export class FashionMnistDataset extends IdxImageDataset {
   /** The class names, by label. */
-  static readonly CLASSES: readonly string[] = ['T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coat', 'Sandal', 'Shirt', 'Sneaker', 'Bag', 'Ankle boot'];
+  static readonly CLASSES: readonly string[] = [
+    'T-shirt/top',
+    'Trouser',
+    'Pullover',
+    'Dress',
+    'Coat',
+    'Sandal',
+    'Shirt',
+    'Sneaker',
+    'Bag',
+    'Ankle boot',
+  ];
 
   /** The 60 000 training images. */
   static train(options: FashionMnistOptions = {}): FashionMnistDataset {
@@ -55,7 +66,10 @@ export class FashionMnistDataset extends IdxImageDataset {
   /** True when the files of both splits can be found (without reading them). */
   static available(options: FashionMnistOptions = {}): boolean {
     try {
-      return FashionMnistDataset.locate('train', options) !== undefined && FashionMnistDataset.locate('test', options) !== undefined;
+      return (
+        FashionMnistDataset.locate('train', options) !== undefined &&
+        FashionMnistDataset.locate('test', options) !== undefined
+      );
     } catch {
       return false;
     }
@@ -66,10 +80,18 @@ export class FashionMnistDataset extends IdxImageDataset {
    * `BURN_FASHION_MNIST_URL` or {@link FASHION_MNIST_URL}), verifying the official MD5 checksums.
    */
   static async download(options: IdxDownloadOptions = {}): Promise<string> {
-    return downloadIdxSplits(options.dir ?? FashionMnistDataset.cacheDir(), options.baseUrl ?? process.env.BURN_FASHION_MNIST_URL ?? FASHION_MNIST_URL, FASHION_MNIST_MD5, options);
+    return downloadIdxSplits(
+      options.dir ?? FashionMnistDataset.cacheDir(),
+      options.baseUrl ?? process.env.BURN_FASHION_MNIST_URL ?? FASHION_MNIST_URL,
+      FASHION_MNIST_MD5,
+      options,
+    );
   }
 
-  private static locate(split: 'train' | 'test', options: FashionMnistOptions): { images: string; labels: string } | undefined {
+  private static locate(
+    split: 'train' | 'test',
+    options: FashionMnistOptions,
+  ): { images: string; labels: string } | undefined {
     const dirs = options.dir !== undefined ? [options.dir] : [FashionMnistDataset.cacheDir(), DEBIAN_FASHION_MNIST_DIR];
     for (const dir of dirs) {
       const files = findIdxSplit('FashionMnistDataset', dir, split);
@@ -81,8 +103,12 @@ export class FashionMnistDataset extends IdxImageDataset {
   private static load(split: 'train' | 'test', options: FashionMnistOptions): FashionMnistDataset {
     const files = FashionMnistDataset.locate(split, options);
     if (!files) {
-      const where = options.dir !== undefined ? options.dir : `${FashionMnistDataset.cacheDir()} or ${DEBIAN_FASHION_MNIST_DIR}`;
-      throw new BurnError('FashionMnistDataset', `no Fashion-MNIST ${split} files in ${where}; install Debian's package (apt-get install dataset-fashion-mnist) or download them with await FashionMnistDataset.download()`);
+      const where =
+        options.dir !== undefined ? options.dir : `${FashionMnistDataset.cacheDir()} or ${DEBIAN_FASHION_MNIST_DIR}`;
+      throw new BurnError(
+        'FashionMnistDataset',
+        `no Fashion-MNIST ${split} files in ${where}; install Debian's package (apt-get install dataset-fashion-mnist) or download them with await FashionMnistDataset.download()`,
+      );
     }
     const d = IdxImageDataset.fromIdxFiles(files.images, files.labels, options);
     return new FashionMnistDataset(d.imagesArray(), d.labelsArray(), d.rows, d.cols, d.source);

@@ -43,7 +43,10 @@ export class IdxImageDataset extends DatasetBase<MnistItem> {
   ) {
     super();
     if (images.length !== labels.length * rows * cols) {
-      throw new BurnError('IdxImageDataset', `${images.length} pixel bytes for ${labels.length} labels of ${rows}x${cols} images; expected ${labels.length * rows * cols}`);
+      throw new BurnError(
+        'IdxImageDataset',
+        `${images.length} pixel bytes for ${labels.length} labels of ${rows}x${cols} images; expected ${labels.length * rows * cols}`,
+      );
     }
     this.images = images;
     this.labels = labels;
@@ -54,18 +57,35 @@ export class IdxImageDataset extends DatasetBase<MnistItem> {
    * gzip); a `BurnError` names the file and what is wrong with it. `numClasses` (default 10)
    * bounds the labels; `maxBytes` bounds each file's array (see `readIdx`).
    */
-  static fromIdxFiles(imagesPath: string, labelsPath: string, options: { readonly numClasses?: number } & IdxReadOptions = {}): IdxImageDataset {
+  static fromIdxFiles(
+    imagesPath: string,
+    labelsPath: string,
+    options: { readonly numClasses?: number } & IdxReadOptions = {},
+  ): IdxImageDataset {
     const op = 'IdxImageDataset.fromIdxFiles';
     const images = readIdx(imagesPath, options);
     const labels = readIdx(labelsPath, options);
-    if (images.type !== 'u8' || images.dims.length !== 3) throw new BurnError(op, `${imagesPath} holds ${images.type} [${images.dims.join(', ')}]; expected u8 images [n, rows, cols]`);
-    if (labels.type !== 'u8' || labels.dims.length !== 1) throw new BurnError(op, `${labelsPath} holds ${labels.type} [${labels.dims.join(', ')}]; expected u8 labels [n]`);
-    if (images.dims[0] !== labels.dims[0]) throw new BurnError(op, `${imagesPath} has ${images.dims[0]} images but ${labelsPath} has ${labels.dims[0]} labels`);
+    if (images.type !== 'u8' || images.dims.length !== 3)
+      throw new BurnError(
+        op,
+        `${imagesPath} holds ${images.type} [${images.dims.join(', ')}]; expected u8 images [n, rows, cols]`,
+      );
+    if (labels.type !== 'u8' || labels.dims.length !== 1)
+      throw new BurnError(op, `${labelsPath} holds ${labels.type} [${labels.dims.join(', ')}]; expected u8 labels [n]`);
+    if (images.dims[0] !== labels.dims[0])
+      throw new BurnError(
+        op,
+        `${imagesPath} has ${images.dims[0]} images but ${labelsPath} has ${labels.dims[0]} labels`,
+      );
     const classes = options.numClasses ?? 10;
     const l = labels.data as Uint8Array;
     const bad = l.findIndex((v) => v >= classes);
     if (bad >= 0) throw new BurnError(op, `${labelsPath}: label ${l[bad]} at index ${bad}; expected 0..${classes - 1}`);
-    return new IdxImageDataset(images.data as Uint8Array, l, images.dims[1]!, images.dims[2]!, { kind: 'idx', images: imagesPath, labels: labelsPath });
+    return new IdxImageDataset(images.data as Uint8Array, l, images.dims[1]!, images.dims[2]!, {
+      kind: 'idx',
+      images: imagesPath,
+      labels: labelsPath,
+    });
   }
 
   get(index: number): MnistItem | undefined {
@@ -106,7 +126,11 @@ export class IdxImageDataset extends DatasetBase<MnistItem> {
   workerRecipe(): WorkerRecipe {
     this.images = toShared(this.images);
     this.labels = toShared(this.labels);
-    return { module: import.meta.url, export: 'openIdxImageDataset', args: { images: this.images, labels: this.labels, rows: this.rows, cols: this.cols, source: this.source } };
+    return {
+      module: import.meta.url,
+      export: 'openIdxImageDataset',
+      args: { images: this.images, labels: this.labels, rows: this.rows, cols: this.cols, source: this.source },
+    };
   }
 }
 
@@ -114,7 +138,13 @@ export class IdxImageDataset extends DatasetBase<MnistItem> {
  * Worker factory of {@link IdxImageDataset}.
  * @public a data loader worker imports it by the name its recipe gives.
  */
-export function openIdxImageDataset(args: { images: Uint8Array; labels: Uint8Array; rows: number; cols: number; source: ImageSource }): IdxImageDataset {
+export function openIdxImageDataset(args: {
+  images: Uint8Array;
+  labels: Uint8Array;
+  rows: number;
+  cols: number;
+  source: ImageSource;
+}): IdxImageDataset {
   return new IdxImageDataset(args.images, args.labels, args.rows, args.cols, args.source);
 }
 
@@ -134,11 +164,19 @@ export function findIdxFile(dir: string, name: string): string | undefined {
  * The split's IDX files in `dir`: both paths, `undefined` when neither exists, and a `BurnError`
  * naming the missing one when only one does.
  */
-export function findIdxSplit(op: string, dir: string, split: 'train' | 'test'): { images: string; labels: string } | undefined {
+export function findIdxSplit(
+  op: string,
+  dir: string,
+  split: 'train' | 'test',
+): { images: string; labels: string } | undefined {
   const names = idxFileNames(split);
   const images = findIdxFile(dir, names.images);
   const labels = findIdxFile(dir, names.labels);
   if (!images && !labels) return undefined;
-  if (!images || !labels) throw new BurnError(op, `${dir} has ${images ?? labels} but not ${images ? names.labels : names.images}(.gz); expected both files of the ${split} split`);
+  if (!images || !labels)
+    throw new BurnError(
+      op,
+      `${dir} has ${images ?? labels} but not ${images ? names.labels : names.images}(.gz); expected both files of the ${split} split`,
+    );
   return { images, labels };
 }

@@ -65,12 +65,19 @@ function parseHeader(buf: Uint8Array, file: string, partial: boolean): IdxHeader
   const type = IDX_TYPES[buf[2]! as keyof typeof IDX_TYPES];
   if (buf[0] !== 0 || buf[1] !== 0 || type === undefined) {
     const hex = [...buf.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-    throw new BurnError(OP, `${file} is not an IDX file: magic bytes ${hex}; expected 00 00 <type 08|09|0b|0c|0d|0e> <ndims>`);
+    throw new BurnError(
+      OP,
+      `${file} is not an IDX file: magic bytes ${hex}; expected 00 00 <type 08|09|0b|0c|0d|0e> <ndims>`,
+    );
   }
   const ndims = buf[3]!;
   const headerSize = 4 + 4 * ndims;
   if (partial && ndims > 0 && buf.length < headerSize) return undefined;
-  if (ndims === 0 || buf.length < headerSize) throw new BurnError(OP, `${file} is truncated in its header: ${ndims} dims need ${headerSize} header bytes, the file has ${buf.length}`);
+  if (ndims === 0 || buf.length < headerSize)
+    throw new BurnError(
+      OP,
+      `${file} is truncated in its header: ${ndims} dims need ${headerSize} header bytes, the file has ${buf.length}`,
+    );
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const dims = Array.from({ length: ndims }, (_, k) => view.getUint32(4 + 4 * k, false));
   const count = dims.reduce((a, b) => a * b, 1);
@@ -79,7 +86,10 @@ function parseHeader(buf: Uint8Array, file: string, partial: boolean): IdxHeader
 
 function checkDeclared(header: IdxHeader, file: string, max: number): void {
   if (header.total > max) {
-    throw new BurnError(OP, `${file} declares dims [${header.dims.join(', ')}] of ${header.type} (${header.total} bytes with its header), over the limit of ${max} bytes; pass a larger maxBytes option to read it`);
+    throw new BurnError(
+      OP,
+      `${file} declares dims [${header.dims.join(', ')}] of ${header.type} (${header.total} bytes with its header), over the limit of ${max} bytes; pass a larger maxBytes option to read it`,
+    );
   }
 }
 
@@ -104,13 +114,20 @@ function gunzipIdx(buf: Uint8Array, file: string, max: number): Uint8Array {
     header = parseHeader(head, file, !whole);
     if (header || whole) break;
   }
-  if (!header) throw new BurnError(OP, `${file}: the first ${HEADER_PROBES.at(-1)} compressed bytes do not hold a whole IDX header; expected a gzip-compressed IDX file`);
+  if (!header)
+    throw new BurnError(
+      OP,
+      `${file}: the first ${HEADER_PROBES.at(-1)} compressed bytes do not hold a whole IDX header; expected a gzip-compressed IDX file`,
+    );
   checkDeclared(header, file, max);
   try {
     return gunzipSync(buf, { maxOutputLength: Math.min(header.total, kMaxLength) });
   } catch (e) {
     if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new BurnError(OP, `${file} inflates to more than the ${header.total} bytes its header declares (dims [${header.dims.join(', ')}] of ${header.type}); the gzip data is longer than the IDX array, so it was not inflated further`);
+      throw new BurnError(
+        OP,
+        `${file} inflates to more than the ${header.total} bytes its header declares (dims [${header.dims.join(', ')}] of ${header.type}); the gzip data is longer than the IDX array, so it was not inflated further`,
+      );
     }
     throw new BurnError(OP, `${file} is a corrupt gzip file: ${(e as Error).message}`);
   }
@@ -132,17 +149,34 @@ export function decodeIdx(bytes: Uint8Array, file: string, options: IdxReadOptio
   const size = SIZES[type];
   if (buf.length !== expected) {
     const what = buf.length < expected ? 'truncated' : 'longer than its header says';
-    throw new BurnError(OP, `${file} is ${what}: dims [${dims.join(', ')}] of ${type} need ${count * size} data bytes, found ${buf.length - headerSize}`);
+    throw new BurnError(
+      OP,
+      `${file} is ${what}: dims [${dims.join(', ')}] of ${type} need ${count * size} data bytes, found ${buf.length - headerSize}`,
+    );
   }
   const body = buf.subarray(headerSize);
   let data: IdxArray['data'];
   if (type === 'u8') data = new Uint8Array(body);
   else if (type === 'i8') data = new Int8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
   else {
-    const out = type === 'i16' ? new Int16Array(count) : type === 'i32' ? new Int32Array(count) : type === 'f32' ? new Float32Array(count) : new Float64Array(count);
+    const out =
+      type === 'i16'
+        ? new Int16Array(count)
+        : type === 'i32'
+          ? new Int32Array(count)
+          : type === 'f32'
+            ? new Float32Array(count)
+            : new Float64Array(count);
     const bv = new DataView(body.buffer, body.byteOffset, body.byteLength);
     for (let i = 0; i < count; i++) {
-      out[i] = type === 'i16' ? bv.getInt16(2 * i, false) : type === 'i32' ? bv.getInt32(4 * i, false) : type === 'f32' ? bv.getFloat32(4 * i, false) : bv.getFloat64(8 * i, false);
+      out[i] =
+        type === 'i16'
+          ? bv.getInt16(2 * i, false)
+          : type === 'i32'
+            ? bv.getInt32(4 * i, false)
+            : type === 'f32'
+              ? bv.getFloat32(4 * i, false)
+              : bv.getFloat64(8 * i, false);
     }
     data = out;
   }
@@ -160,7 +194,11 @@ export function readIdx(path: string, options: IdxReadOptions = {}): IdxArray {
     // A raw file is its array, and gzip grows incompressible data by under 1/1024 plus its header:
     // a file past that is over the limit either way, and is refused unread.
     const size = statSync(path).size;
-    if (size > max + (max >> 10) + 1024) throw new BurnError(OP, `${path} has ${size} bytes, over the limit of ${max} bytes; pass a larger maxBytes option to read it`);
+    if (size > max + (max >> 10) + 1024)
+      throw new BurnError(
+        OP,
+        `${path} has ${size} bytes, over the limit of ${max} bytes; pass a larger maxBytes option to read it`,
+      );
     bytes = readFileSync(path);
   } catch (e) {
     if (e instanceof BurnError) throw e;
@@ -172,7 +210,8 @@ export function readIdx(path: string, options: IdxReadOptions = {}): IdxArray {
 /** Encodes an array as IDX bytes (`u8` unless `type` says otherwise). */
 export function encodeIdx(dims: readonly number[], data: ArrayLike<number>, type: IdxType = 'u8'): Uint8Array {
   const count = dims.reduce((a, b) => a * b, 1);
-  if (count !== data.length) throw new BurnError('writeIdx', `dims [${dims.join(', ')}] hold ${count} values, data has ${data.length}`);
+  if (count !== data.length)
+    throw new BurnError('writeIdx', `dims [${dims.join(', ')}] hold ${count} values, data has ${data.length}`);
   const code = Number(Object.entries(IDX_TYPES).find(([, t]) => t === type)![0]);
   const header = 4 + 4 * dims.length;
   const out = new Uint8Array(header + count * SIZES[type]);

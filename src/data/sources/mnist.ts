@@ -42,7 +42,12 @@ export const MNIST_URL = 'https://storage.googleapis.com/cvdf-datasets/mnist/';
  * Downloads the `.gz` IDX files of an MNIST-layout dataset that are not in `dir` yet; returns `dir`.
  * Shared by MNIST and Fashion-MNIST.
  */
-export async function downloadIdxSplits(dir: string, baseUrl: string, official: Readonly<Record<string, string>>, options: IdxDownloadOptions): Promise<string> {
+export async function downloadIdxSplits(
+  dir: string,
+  baseUrl: string,
+  official: Readonly<Record<string, string>>,
+  options: IdxDownloadOptions,
+): Promise<string> {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   for (const split of options.splits ?? ['train', 'test']) {
     if (findIdxSplit('download', dir, split)) continue;
@@ -91,7 +96,12 @@ export class MnistDataset extends IdxImageDataset {
    * a progress bar on a TTY; an interrupted download resumes. Returns the directory.
    */
   static async download(options: IdxDownloadOptions = {}): Promise<string> {
-    return downloadIdxSplits(options.dir ?? MnistDataset.cacheDir(), options.baseUrl ?? process.env.BURN_MNIST_URL ?? MNIST_URL, MNIST_MD5, options);
+    return downloadIdxSplits(
+      options.dir ?? MnistDataset.cacheDir(),
+      options.baseUrl ?? process.env.BURN_MNIST_URL ?? MNIST_URL,
+      MNIST_MD5,
+      options,
+    );
   }
 
   private static load(split: 'train' | 'test', options: MnistOptions): MnistDataset {

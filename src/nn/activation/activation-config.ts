@@ -4,9 +4,32 @@ import type { Device } from '../../device/device.js';
 import { BurnError } from '../../core/errors.js';
 import { Identity } from '../identity.js';
 import { SwiGlu, SwiGluConfig, type GLU } from './gated.js';
-import { Celu, CeluConfig, Elu, EluConfig, LeakyRelu, LeakyReluConfig, PRelu, PReluConfig, Relu, Selu, ThresholdedRelu, ThresholdedReluConfig } from './rectifier.js';
+import {
+  Celu,
+  CeluConfig,
+  Elu,
+  EluConfig,
+  LeakyRelu,
+  LeakyReluConfig,
+  PRelu,
+  PReluConfig,
+  Relu,
+  Selu,
+  ThresholdedRelu,
+  ThresholdedReluConfig,
+} from './rectifier.js';
 import { HardShrink, HardShrinkConfig, Shrink, ShrinkConfig, SoftShrink, SoftShrinkConfig } from './shrink.js';
-import { Gelu, HardSigmoid, HardSigmoidConfig, HardSwish, Sigmoid, Softplus, SoftplusConfig, Softsign, Tanh } from './smooth.js';
+import {
+  Gelu,
+  HardSigmoid,
+  HardSigmoidConfig,
+  HardSwish,
+  Sigmoid,
+  Softplus,
+  SoftplusConfig,
+  Softsign,
+  Tanh,
+} from './smooth.js';
 
 /**
  * A selectable activation layer (Burn's `Activation` enum): the modules an
@@ -15,8 +38,25 @@ import { Gelu, HardSigmoid, HardSigmoidConfig, HardSwish, Sigmoid, Softplus, Sof
  * one of them, as in Burn.
  */
 export type Activation =
-  | Identity | Gelu | PRelu | Relu | LeakyRelu | SwiGlu | Selu | Sigmoid | Tanh | HardSigmoid | HardSwish
-  | Softplus | Softsign | Elu | Celu | ThresholdedRelu | HardShrink | SoftShrink | Shrink;
+  | Identity
+  | Gelu
+  | PRelu
+  | Relu
+  | LeakyRelu
+  | SwiGlu
+  | Selu
+  | Sigmoid
+  | Tanh
+  | HardSigmoid
+  | HardSwish
+  | Softplus
+  | Softsign
+  | Elu
+  | Celu
+  | ThresholdedRelu
+  | HardShrink
+  | SoftShrink
+  | Shrink;
 
 /** The variant configs of {@link ActivationConfig} that carry parameters. */
 interface ConfiguredVariants {
@@ -34,7 +74,16 @@ interface ConfiguredVariants {
 }
 
 /** The variants without parameters. */
-type SimpleKind = 'identity' | 'gelu' | 'geluApproximate' | 'relu' | 'selu' | 'sigmoid' | 'tanh' | 'hardSwish' | 'softsign';
+type SimpleKind =
+  | 'identity'
+  | 'gelu'
+  | 'geluApproximate'
+  | 'relu'
+  | 'selu'
+  | 'sigmoid'
+  | 'tanh'
+  | 'hardSwish'
+  | 'softsign';
 
 /** The variant names of {@link ActivationConfig} (Burn's variant names in camelCase). */
 export type ActivationKind = SimpleKind | keyof ConfiguredVariants;
@@ -45,7 +94,17 @@ export type ActivationConfigJSON = { readonly kind: ActivationKind } & Record<st
 type ConfigCtor<C> = (new (values?: never) => C) & { readonly name: string };
 type InputOf<C> = C extends { with(values: Partial<infer I>): unknown } ? I : never;
 
-const SIMPLE: readonly SimpleKind[] = ['identity', 'gelu', 'geluApproximate', 'relu', 'selu', 'sigmoid', 'tanh', 'hardSwish', 'softsign'];
+const SIMPLE: readonly SimpleKind[] = [
+  'identity',
+  'gelu',
+  'geluApproximate',
+  'relu',
+  'selu',
+  'sigmoid',
+  'tanh',
+  'hardSwish',
+  'softsign',
+];
 
 const CONFIGS: { readonly [K in keyof ConfiguredVariants]: ConfigCtor<ConfiguredVariants[K]> } = {
   prelu: PReluConfig as unknown as ConfigCtor<PReluConfig>,
@@ -157,24 +216,41 @@ export class ActivationConfig {
     for (const kind of Object.keys(CONFIGS) as (keyof ConfiguredVariants)[]) {
       if (config instanceof CONFIGS[kind]) return new ActivationConfig(kind, config);
     }
-    throw new BurnError('ActivationConfig', `${describe(config)} is not the config of an activation variant; expected one of ${Object.values(CONFIGS).map((c) => c.name).join(', ')}`);
+    throw new BurnError(
+      'ActivationConfig',
+      `${describe(config)} is not the config of an activation variant; expected one of ${Object.values(CONFIGS)
+        .map((c) => c.name)
+        .join(', ')}`,
+    );
   }
 
   /** Parses `{ kind, ...fields }` (as written by `toJSON`), or returns an ActivationConfig as is. */
   static fromJSON(json: unknown): ActivationConfig {
     if (json instanceof ActivationConfig) return json;
     if (typeof json === 'string') return ActivationConfig.fromJSON({ kind: json });
-    if (typeof json !== 'object' || json === null || Array.isArray(json) || typeof (json as { kind?: unknown }).kind !== 'string') {
-      throw new BurnError('ActivationConfig', `${describe(json)} is not an activation config; expected { kind: ${allKinds()}, ...fields }`);
+    if (
+      typeof json !== 'object' ||
+      json === null ||
+      Array.isArray(json) ||
+      typeof (json as { kind?: unknown }).kind !== 'string'
+    ) {
+      throw new BurnError(
+        'ActivationConfig',
+        `${describe(json)} is not an activation config; expected { kind: ${allKinds()}, ...fields }`,
+      );
     }
     const { kind, ...fields } = json as { kind: string } & Record<string, unknown>;
     if (isConfigured(kind)) return ActivationConfig.variant(kind, fields as never);
     if ((SIMPLE as readonly string[]).includes(kind)) {
       const extra = Object.keys(fields);
-      if (extra.length > 0) throw new BurnError('ActivationConfig', `activation '${kind}' takes no fields, got ${extra.join(', ')}`);
+      if (extra.length > 0)
+        throw new BurnError('ActivationConfig', `activation '${kind}' takes no fields, got ${extra.join(', ')}`);
       return new ActivationConfig(kind as SimpleKind);
     }
-    throw new BurnError('ActivationConfig', `unknown activation kind ${JSON.stringify(kind)}; expected one of ${allKinds()}`);
+    throw new BurnError(
+      'ActivationConfig',
+      `unknown activation kind ${JSON.stringify(kind)}; expected one of ${allKinds()}`,
+    );
   }
 
   /** A zod schema for config fields: accepts an ActivationConfig or its JSON, yields an ActivationConfig. */
@@ -183,13 +259,19 @@ export class ActivationConfig {
       try {
         return ActivationConfig.fromJSON(value);
       } catch (e) {
-        ctx.addIssue({ code: 'custom', message: e instanceof BurnError ? e.message.replace(/^ActivationConfig: /, '') : String(e) });
+        ctx.addIssue({
+          code: 'custom',
+          message: e instanceof BurnError ? e.message.replace(/^ActivationConfig: /, '') : String(e),
+        });
         return z.NEVER;
       }
     }) as unknown as z.ZodType<ActivationConfig, ActivationConfig | ActivationConfigJSON | ActivationKind>;
   }
 
-  private static variant<K extends keyof ConfiguredVariants>(kind: K, config: ConfiguredVariants[K] | InputOf<ConfiguredVariants[K]>): ActivationConfig {
+  private static variant<K extends keyof ConfiguredVariants>(
+    kind: K,
+    config: ConfiguredVariants[K] | InputOf<ConfiguredVariants[K]>,
+  ): ActivationConfig {
     const Ctor = CONFIGS[kind];
     if (config instanceof Ctor) return new ActivationConfig(kind, config);
     return new ActivationConfig(kind, new Ctor(config as never));
@@ -198,26 +280,46 @@ export class ActivationConfig {
   /** Creates the selected activation on `device` (Burn's `ActivationConfig::init`). */
   init(device: Device): Activation {
     switch (this.kind) {
-      case 'identity': return new Identity();
-      case 'gelu': return new Gelu();
-      case 'geluApproximate': return Gelu.newApproximate();
-      case 'relu': return new Relu();
-      case 'selu': return new Selu();
-      case 'sigmoid': return new Sigmoid();
-      case 'tanh': return new Tanh();
-      case 'hardSwish': return new HardSwish();
-      case 'softsign': return new Softsign();
-      case 'prelu': return (this.config as PReluConfig).init(device);
-      case 'leakyRelu': return (this.config as LeakyReluConfig).init();
-      case 'swiGlu': return (this.config as SwiGluConfig).init(device);
-      case 'hardSigmoid': return (this.config as HardSigmoidConfig).init();
-      case 'softplus': return (this.config as SoftplusConfig).init();
-      case 'elu': return (this.config as EluConfig).init();
-      case 'celu': return (this.config as CeluConfig).init();
-      case 'thresholdedRelu': return (this.config as ThresholdedReluConfig).init();
-      case 'hardShrink': return (this.config as HardShrinkConfig).init();
-      case 'softShrink': return (this.config as SoftShrinkConfig).init();
-      case 'shrink': return (this.config as ShrinkConfig).init();
+      case 'identity':
+        return new Identity();
+      case 'gelu':
+        return new Gelu();
+      case 'geluApproximate':
+        return Gelu.newApproximate();
+      case 'relu':
+        return new Relu();
+      case 'selu':
+        return new Selu();
+      case 'sigmoid':
+        return new Sigmoid();
+      case 'tanh':
+        return new Tanh();
+      case 'hardSwish':
+        return new HardSwish();
+      case 'softsign':
+        return new Softsign();
+      case 'prelu':
+        return (this.config as PReluConfig).init(device);
+      case 'leakyRelu':
+        return (this.config as LeakyReluConfig).init();
+      case 'swiGlu':
+        return (this.config as SwiGluConfig).init(device);
+      case 'hardSigmoid':
+        return (this.config as HardSigmoidConfig).init();
+      case 'softplus':
+        return (this.config as SoftplusConfig).init();
+      case 'elu':
+        return (this.config as EluConfig).init();
+      case 'celu':
+        return (this.config as CeluConfig).init();
+      case 'thresholdedRelu':
+        return (this.config as ThresholdedReluConfig).init();
+      case 'hardShrink':
+        return (this.config as HardShrinkConfig).init();
+      case 'softShrink':
+        return (this.config as SoftShrinkConfig).init();
+      case 'shrink':
+        return (this.config as ShrinkConfig).init();
     }
   }
 
@@ -240,4 +342,3 @@ function describe(value: unknown): string {
   if (typeof value === 'object' && value !== null) return (value as object).constructor?.name ?? 'object';
   return JSON.stringify(value) ?? String(value);
 }
-

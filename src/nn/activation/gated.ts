@@ -29,8 +29,13 @@ export class GLU extends Module {
   forward<D extends number>(input: Tensor<D, Float>): Tensor<D, Float> {
     const dims = input.dims();
     const d = this.dim < 0 ? dims.length + this.dim : this.dim;
-    if (d < 0 || d >= dims.length) throw new BurnError('GLU', `dim ${this.dim} is out of range for an input of shape ${fmt(dims)}`);
-    if (dims[d]! % 2 !== 0) throw new BurnError('GLU', `input of shape ${fmt(dims)} has odd size ${dims[d]} at dim ${this.dim}; expected an even size to split in two halves`);
+    if (d < 0 || d >= dims.length)
+      throw new BurnError('GLU', `dim ${this.dim} is out of range for an input of shape ${fmt(dims)}`);
+    if (dims[d]! % 2 !== 0)
+      throw new BurnError(
+        'GLU',
+        `input of shape ${fmt(dims)} has odd size ${dims[d]} at dim ${this.dim}; expected an even size to split in two halves`,
+      );
     return activation.glu(input, this.dim);
   }
 
@@ -70,7 +75,13 @@ export class SwiGlu extends Module {
 
   constructor(config: SwiGluConfig, device: Device) {
     super();
-    const linear = new LinearConfig({ dInput: config.dInput, dOutput: config.dOutput, bias: config.bias, initializer: config.initializer, layout: config.layout });
+    const linear = new LinearConfig({
+      dInput: config.dInput,
+      dOutput: config.dOutput,
+      bias: config.bias,
+      initializer: config.initializer,
+      layout: config.layout,
+    });
     this.linearInner = linear.init(device);
     this.linearOuter = linear.init(device);
   }
@@ -80,7 +91,10 @@ export class SwiGlu extends Module {
     const { dInput, dOutput } = this.linearInner.displayAttributes() as { dInput: number; dOutput: number };
     const dims = input.dims();
     if (dims[dims.length - 1] !== dInput) {
-      throw new BurnError('SwiGlu', `input of shape ${fmt(dims)} has ${dims[dims.length - 1]} features; expected [..., ${dInput}] (dInput ${dInput}, dOutput ${dOutput})`);
+      throw new BurnError(
+        'SwiGlu',
+        `input of shape ${fmt(dims)} has ${dims[dims.length - 1]} features; expected [..., ${dInput}] (dInput ${dInput}, dOutput ${dOutput})`,
+      );
     }
     return activation.silu(this.linearInner.forward(input)).mul(this.linearOuter.forward(input));
   }

@@ -101,7 +101,10 @@ export class PRelu extends Module {
     const n = this.alpha.dims()[0]!;
     const dims = input.dims();
     if (n !== 1 && (dims.length < 2 || dims[1] !== n)) {
-      throw new BurnError('PRelu', `input of shape ${fmt(dims)} for ${n} slopes; expected [batch, ${n}, ...] (one slope per channel, dim 1)`);
+      throw new BurnError(
+        'PRelu',
+        `input of shape ${fmt(dims)} for ${n} slopes; expected [batch, ${n}, ...] (one slope per channel, dim 1)`,
+      );
     }
     return activation.prelu(input, this.alpha.val());
   }
@@ -137,7 +140,11 @@ export class RRelu extends Module {
 
   constructor(config: RReluConfig = new RReluConfig()) {
     super();
-    if (!(config.lower <= config.upper)) throw new BurnError('RReluConfig', `lower bound ${config.lower} is greater than upper bound ${config.upper}; expected lower <= upper`);
+    if (!(config.lower <= config.upper))
+      throw new BurnError(
+        'RReluConfig',
+        `lower bound ${config.lower} is greater than upper bound ${config.upper}; expected lower <= upper`,
+      );
     this.lower = config.lower;
     this.upper = config.upper;
   }
@@ -177,7 +184,11 @@ export class Hardtanh extends Module {
 
   constructor(config: HardtanhConfig = new HardtanhConfig()) {
     super();
-    if (!(config.minVal <= config.maxVal)) throw new BurnError('HardtanhConfig', `minVal ${config.minVal} is greater than maxVal ${config.maxVal}; expected minVal <= maxVal`);
+    if (!(config.minVal <= config.maxVal))
+      throw new BurnError(
+        'HardtanhConfig',
+        `minVal ${config.minVal} is greater than maxVal ${config.maxVal}; expected minVal <= maxVal`,
+      );
     this.minVal = config.minVal;
     this.maxVal = config.maxVal;
   }
@@ -226,7 +237,10 @@ export class Elu extends Module {
 /** Configuration of {@link Celu} (Burn's `CeluConfig`). */
 export class CeluConfig extends Config.define({
   /** Scale of the negative part (non-zero). */
-  alpha: z.number().refine((v) => v !== 0, 'alpha must be non-zero').default(1),
+  alpha: z
+    .number()
+    .refine((v) => v !== 0, 'alpha must be non-zero')
+    .default(1),
 }) {
   /** Creates the layer. */
   init(): Celu {

@@ -165,7 +165,10 @@ export class Tanhshrink extends Module {
  */
 export class SoftplusConfig extends Config.define({
   /** Sharpness (non-zero). */
-  beta: z.number().refine((v) => v !== 0, 'beta must be non-zero').default(1),
+  beta: z
+    .number()
+    .refine((v) => v !== 0, 'beta must be non-zero')
+    .default(1),
 }) {
   /** Creates the layer. */
   init(): Softplus {

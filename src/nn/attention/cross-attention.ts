@@ -83,7 +83,10 @@ export class CrossAttention extends Module {
   constructor(config: CrossAttentionConfig, device: Device) {
     super();
     if (config.nHeads % config.nHeadsKv !== 0) {
-      throw new BurnError('CrossAttentionConfig', `nHeads ${config.nHeads} is not divisible by nHeadsKv ${config.nHeadsKv}; query heads must be divisible by key/value heads`);
+      throw new BurnError(
+        'CrossAttentionConfig',
+        `nHeads ${config.nHeads} is not divisible by nHeadsKv ${config.nHeadsKv}; query heads must be divisible by key/value heads`,
+      );
     }
     const initializer = Initializer.KaimingUniform({ gain: 1 / Math.sqrt(config.dHead), fanOutOnly: false });
     const linear = (dInput: number, dOutput: number) => new LinearConfig({ dInput, dOutput, initializer }).init(device);
@@ -113,7 +116,12 @@ export class CrossAttention extends Module {
    * {@link forward} with the context's keys and values cached: the first call projects `context`,
    * later calls with the same cache reuse them (the `context` argument is then ignored).
    */
-  forwardCache(query: Tensor<3, Float>, context: Tensor<3, Float>, mask: Tensor<2, Bool> | undefined, cache: CrossAttentionCache): Tensor<3, Float> {
+  forwardCache(
+    query: Tensor<3, Float>,
+    context: Tensor<3, Float>,
+    mask: Tensor<2, Bool> | undefined,
+    cache: CrossAttentionCache,
+  ): Tensor<3, Float> {
     const k = cache.k.forwardFull(context, (c) => {
       this.check(query, c, undefined);
       return this.heads(this.key, c);
@@ -123,22 +131,36 @@ export class CrossAttention extends Module {
     const dQ = this.query.weight.dims()[0]!;
     const q = query.dims();
     if (q.length !== 3 || q[0] !== batch || q[2] !== dQ) {
-      throw new BurnError('CrossAttention', `query of shape ${fmt(q)}; expected [${batch}, seqQ, ${dQ}] (the cached context has batch ${batch})`);
+      throw new BurnError(
+        'CrossAttention',
+        `query of shape ${fmt(q)}; expected [${batch}, seqQ, ${dQ}] (the cached context has batch ${batch})`,
+      );
     }
     if (mask && !sameShape(mask.dims(), [batch, seqK])) {
-      throw new BurnError('CrossAttention', `mask of shape ${fmt(mask.dims())}; expected [batch, seqContext] = [${batch}, ${seqK}]`);
+      throw new BurnError(
+        'CrossAttention',
+        `mask of shape ${fmt(mask.dims())}; expected [batch, seqContext] = [${batch}, ${seqK}]`,
+      );
     }
     return this.attend(query, k, v, mask);
   }
 
   private check(query: Tensor<3, Float>, context: Tensor<3, Float>, mask: Tensor<2, Bool> | undefined): void {
-    const q = query.dims(), c = context.dims();
-    const dModel = this.query.weight.dims()[0]!, dContext = this.key.weight.dims()[0]!;
+    const q = query.dims(),
+      c = context.dims();
+    const dModel = this.query.weight.dims()[0]!,
+      dContext = this.key.weight.dims()[0]!;
     if (q.length !== 3 || c.length !== 3 || q[2] !== dModel || c[2] !== dContext || q[0] !== c[0]) {
-      throw new BurnError('CrossAttention', `query ${fmt(q)} and context ${fmt(c)}; expected query [batch, seqQ, ${dModel}] and context [batch, seqContext, ${dContext}]`);
+      throw new BurnError(
+        'CrossAttention',
+        `query ${fmt(q)} and context ${fmt(c)}; expected query [batch, seqQ, ${dModel}] and context [batch, seqContext, ${dContext}]`,
+      );
     }
     if (mask && !sameShape(mask.dims(), [c[0]!, c[1]!])) {
-      throw new BurnError('CrossAttention', `mask of shape ${fmt(mask.dims())}; expected [batch, seqContext] = [${c[0]}, ${c[1]}]`);
+      throw new BurnError(
+        'CrossAttention',
+        `mask of shape ${fmt(mask.dims())}; expected [batch, seqContext] = [${c[0]}, ${c[1]}]`,
+      );
     }
   }
 
@@ -148,7 +170,12 @@ export class CrossAttention extends Module {
     return linear.forward(context).reshape([batch, seq, this.nHeadsKv, this.dHead]).swapDims(1, 2);
   }
 
-  private attend(query: Tensor<3, Float>, k: Tensor<4, Float>, v: Tensor<4, Float>, mask: Tensor<2, Bool> | undefined): Tensor<3, Float> {
+  private attend(
+    query: Tensor<3, Float>,
+    k: Tensor<4, Float>,
+    v: Tensor<4, Float>,
+    mask: Tensor<2, Bool> | undefined,
+  ): Tensor<3, Float> {
     const [batch, seqQ] = query.dims() as [number, number, number];
     const seqK = k.dims()[2]!;
     const q = this.query.forward(query).reshape([batch, seqQ, this.nHeads, this.dHead]).swapDims(1, 2);
@@ -160,7 +187,10 @@ export class CrossAttention extends Module {
     let scores = q.matmul(k.transpose()).mul(this.scale);
     if (mask) scores = scores.maskFill(mask.reshape([batch, 1, 1, seqK]), this.minFloat);
     const weights = this.dropout.forward(this.quietSoftmax ? quietSoftmax(scores, 3) : scores.softmax(3));
-    const out = weights.matmul(v).swapDims(1, 2).reshape([batch, seqQ, this.nHeads * this.dHead]);
+    const out = weights
+      .matmul(v)
+      .swapDims(1, 2)
+      .reshape([batch, seqQ, this.nHeads * this.dHead]);
     return this.output.forward(out);
   }
 }
@@ -168,5 +198,8 @@ export class CrossAttention extends Module {
 /** `[b, h, l, d]` → `[b, h·rep, l, d]`, each head repeated `rep` times in place (grouped-query attention). */
 function repeatKv(x: Tensor<4, Float>, rep: number): Tensor<4, Float> {
   const [b, h, l, d] = x.dims() as [number, number, number, number];
-  return x.reshape([b, h, 1, l, d]).expand([b, h, rep, l, d]).reshape([b, h * rep, l, d]);
+  return x
+    .reshape([b, h, 1, l, d])
+    .expand([b, h, rep, l, d])
+    .reshape([b, h * rep, l, d]);
 }

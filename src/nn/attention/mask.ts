@@ -10,8 +10,12 @@ import { Tensor } from '../../tensor/tensor.js';
  * positions after it.
  */
 export function generateAutoregressiveMask(batchSize: number, seqLength: number, device?: Device): Tensor<3, Bool> {
-  for (const [name, v] of [['batchSize', batchSize], ['seqLength', seqLength]] as const) {
-    if (!(Number.isInteger(v) && v > 0)) throw new BurnError('generateAutoregressiveMask', `${name} ${v}; expected a positive integer`);
+  for (const [name, v] of [
+    ['batchSize', batchSize],
+    ['seqLength', seqLength],
+  ] as const) {
+    if (!(Number.isInteger(v) && v > 0))
+      throw new BurnError('generateAutoregressiveMask', `${name} ${v}; expected a positive integer`);
   }
   return Tensor.trilMask([seqLength, seqLength], 0, device).expand([batchSize, seqLength, seqLength]);
 }
@@ -20,7 +24,10 @@ export function generateAutoregressiveMask(batchSize: number, seqLength: number,
  * How {@link generatePaddingMask} sizes the sequences (Burn's `SeqLengthOption`): the longest
  * sequence (`noMax`), the longest but at most `value` (`max`), or exactly `value` (`fixed`).
  */
-export type SeqLengthOption = { readonly kind: 'noMax' } | { readonly kind: 'max'; readonly value: number } | { readonly kind: 'fixed'; readonly value: number };
+export type SeqLengthOption =
+  | { readonly kind: 'noMax' }
+  | { readonly kind: 'max'; readonly value: number }
+  | { readonly kind: 'fixed'; readonly value: number };
 
 /** Constructors of {@link SeqLengthOption}. */
 export const SeqLengthOption = {
@@ -45,15 +52,26 @@ export interface GeneratePaddingMask {
  * (Burn's `generate_padding_mask`). `seqLength`: a number means at most that many tokens
  * (`SeqLengthOption.Max`), `undefined` the longest sequence; or a {@link SeqLengthOption}.
  */
-export function generatePaddingMask(padToken: number, tokensList: readonly (readonly number[])[], seqLength: number | SeqLengthOption | undefined, device?: Device): GeneratePaddingMask {
+export function generatePaddingMask(
+  padToken: number,
+  tokensList: readonly (readonly number[])[],
+  seqLength: number | SeqLengthOption | undefined,
+  device?: Device,
+): GeneratePaddingMask {
   const op = 'generatePaddingMask';
   if (!Number.isInteger(padToken)) throw new BurnError(op, `padToken ${padToken}; expected an integer`);
-  const option: SeqLengthOption = seqLength === undefined ? SeqLengthOption.NoMax : typeof seqLength === 'number' ? SeqLengthOption.Max(seqLength) : seqLength;
+  const option: SeqLengthOption =
+    seqLength === undefined
+      ? SeqLengthOption.NoMax
+      : typeof seqLength === 'number'
+        ? SeqLengthOption.Max(seqLength)
+        : seqLength;
   if (option.kind !== 'noMax' && !(Number.isInteger(option.value) && option.value > 0)) {
     throw new BurnError(op, `sequence length ${option.value}; expected a positive integer`);
   }
   const longest = () => (tokensList.length === 0 ? 1 : Math.max(...tokensList.map((t) => t.length)));
-  const size = option.kind === 'noMax' ? longest() : option.kind === 'max' ? Math.min(longest(), option.value) : option.value;
+  const size =
+    option.kind === 'noMax' ? longest() : option.kind === 'max' ? Math.min(longest(), option.value) : option.value;
   const batch = tokensList.length;
   const values = new Int32Array(batch * size).fill(padToken);
   tokensList.forEach((tokens, b) => {

@@ -58,7 +58,12 @@ export class MhaInput {
   readonly attnMask: Tensor<3, Bool> | undefined;
 
   /** An input with separate query, key and value. */
-  constructor(query: Tensor<3, Float>, key: Tensor<3, Float>, value: Tensor<3, Float>, masks: { maskPad?: Tensor<2, Bool>; maskAttn?: Tensor<3, Bool> } = {}) {
+  constructor(
+    query: Tensor<3, Float>,
+    key: Tensor<3, Float>,
+    value: Tensor<3, Float>,
+    masks: { maskPad?: Tensor<2, Bool>; maskAttn?: Tensor<3, Bool> } = {},
+  ) {
     this.query = query;
     this.key = key;
     this.value = value;
@@ -110,7 +115,12 @@ export class MhaCache {
 
   /** A cache for cross-attention: keys and values come from a fixed memory, computed once. */
   static autoregressiveCrossAttention(): MhaCache {
-    return new MhaCache(new MhaLinearCache(2), new MhaLinearCache('full'), new MhaLinearCache('full'), new MhaLinearCache(1));
+    return new MhaCache(
+      new MhaLinearCache(2),
+      new MhaLinearCache('full'),
+      new MhaLinearCache('full'),
+      new MhaLinearCache(1),
+    );
   }
 }
 
@@ -122,7 +132,9 @@ export class MhaLinearCache<D extends number> {
 
   /** Applies `fn` through the cache. */
   forward(tensor: Tensor<3, Float>, fn: (t: Tensor<3, Float>) => Tensor<D, Float>): Tensor<D, Float> {
-    return this.mode === 'full' ? this.cache.forwardFull(tensor, fn) : this.cache.forwardAutoregressive(tensor, this.mode, fn);
+    return this.mode === 'full'
+      ? this.cache.forwardFull(tensor, fn)
+      : this.cache.forwardAutoregressive(tensor, this.mode, fn);
   }
 }
 
@@ -157,7 +169,10 @@ export class MultiHeadAttention extends Module {
   constructor(config: MultiHeadAttentionConfig, device: Device) {
     super();
     if (config.dModel % config.nHeads !== 0) {
-      throw new BurnError('MultiHeadAttentionConfig', `dModel ${config.dModel} is not divisible by nHeads ${config.nHeads}; expected dModel = nHeads * dK`);
+      throw new BurnError(
+        'MultiHeadAttentionConfig',
+        `dModel ${config.dModel} is not divisible by nHeads ${config.nHeads}; expected dModel = nHeads * dK`,
+      );
     }
     const linear = new LinearConfig({ dInput: config.dModel, dOutput: config.dModel, initializer: config.initializer });
     this.query = linear.withBias(config.queryBias).init(device);
@@ -205,19 +220,30 @@ export class MultiHeadAttention extends Module {
 
   /** Validates the input shapes; returns `[batch, seqQ, seqK]`. */
   private check(input: MhaInput): [number, number, number] {
-    const q = input.query.dims(), k = input.key.dims(), v = input.value.dims();
+    const q = input.query.dims(),
+      k = input.key.dims(),
+      v = input.value.dims();
     const d = this.dModel;
     const ok3 = (s: number[]) => s.length === 3 && s[2] === d;
     if (!ok3(q) || !ok3(k) || !ok3(v) || k[0] !== q[0] || v[0] !== q[0] || k[1] !== v[1]) {
-      throw new BurnError('MultiHeadAttention', `query ${fmt(q)}, key ${fmt(k)}, value ${fmt(v)}; expected query [batch, seqQ, ${d}] and key, value [batch, seqK, ${d}]`);
+      throw new BurnError(
+        'MultiHeadAttention',
+        `query ${fmt(q)}, key ${fmt(k)}, value ${fmt(v)}; expected query [batch, seqQ, ${d}] and key, value [batch, seqK, ${d}]`,
+      );
     }
     const [batch, seqQ] = q as [number, number, number];
     const seqK = k[1]!;
     if (input.padMask && !sameShape(input.padMask.dims(), [batch, seqK])) {
-      throw new BurnError('MultiHeadAttention', `padding mask of shape ${fmt(input.padMask.dims())}; expected [batch, seqK] = [${batch}, ${seqK}]`);
+      throw new BurnError(
+        'MultiHeadAttention',
+        `padding mask of shape ${fmt(input.padMask.dims())}; expected [batch, seqK] = [${batch}, ${seqK}]`,
+      );
     }
     if (input.attnMask && !sameShape(input.attnMask.dims(), [batch, seqQ, seqK])) {
-      throw new BurnError('MultiHeadAttention', `attention mask of shape ${fmt(input.attnMask.dims())}; expected [batch, seqQ, seqK] = [${batch}, ${seqQ}, ${seqK}]`);
+      throw new BurnError(
+        'MultiHeadAttention',
+        `attention mask of shape ${fmt(input.attnMask.dims())}; expected [batch, seqQ, seqK] = [${batch}, ${seqQ}, ${seqK}]`,
+      );
     }
     return [batch, seqQ, seqK];
   }
@@ -245,8 +271,12 @@ export class MultiHeadAttention extends Module {
 
   override displayAttributes(): Record<string, unknown> {
     return {
-      dModel: this.dModel, nHeads: this.nHeads, dK: this.dK, dropout: this.dropout.prob,
-      minFloat: this.minFloat, quietSoftmax: this.quietSoftmax,
+      dModel: this.dModel,
+      nHeads: this.nHeads,
+      dK: this.dK,
+      dropout: this.dropout.prob,
+      minFloat: this.minFloat,
+      quietSoftmax: this.quietSoftmax,
     };
   }
 }

@@ -52,7 +52,9 @@ export class LoraAdapter extends Module {
     super();
     const { dInput, dOutput, rank, device, dtype } = init;
     const bound = 1 / Math.sqrt(dInput);
-    this.a = new Param(Tensor.random([dInput, rank], Distribution.Uniform(-bound, bound), { device, dtype }) as Tensor<2, Float>);
+    this.a = new Param(
+      Tensor.random([dInput, rank], Distribution.Uniform(-bound, bound), { device, dtype }) as Tensor<2, Float>,
+    );
     this.b = new Param(Tensor.zeros([rank, dOutput], { device, dtype }) as Tensor<2, Float>);
     this.dropout = new Dropout(init.dropout);
     this.alpha = init.alpha;

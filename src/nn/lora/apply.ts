@@ -27,9 +27,12 @@ function checkLoraOptions(options: LoraOptions): void {
   if (options === undefined) throw new BurnError(OP, 'options { rank, alpha, dropout?, targets? } are required');
   checkOptions(options, ['rank', 'alpha', 'dropout', 'targets'], OP);
   const { rank, alpha, dropout = 0 } = options;
-  if (typeof rank !== 'number' || !Number.isInteger(rank) || rank < 1) throw new BurnError(OP, `rank must be a positive integer, got ${String(rank)}`);
-  if (typeof alpha !== 'number' || !Number.isFinite(alpha) || alpha <= 0) throw new BurnError(OP, `alpha must be a positive finite number, got ${String(alpha)}`);
-  if (typeof dropout !== 'number' || !(dropout >= 0 && dropout < 1)) throw new BurnError(OP, `dropout must be a probability in [0, 1), got ${String(dropout)}`);
+  if (typeof rank !== 'number' || !Number.isInteger(rank) || rank < 1)
+    throw new BurnError(OP, `rank must be a positive integer, got ${String(rank)}`);
+  if (typeof alpha !== 'number' || !Number.isFinite(alpha) || alpha <= 0)
+    throw new BurnError(OP, `alpha must be a positive finite number, got ${String(alpha)}`);
+  if (typeof dropout !== 'number' || !(dropout >= 0 && dropout < 1))
+    throw new BurnError(OP, `dropout must be a probability in [0, 1), got ${String(dropout)}`);
 }
 
 /**
@@ -57,10 +60,17 @@ export function applyLora<M extends Module>(module: M, options: LoraOptions): M 
   const adapted = replaceModules(module, '', (layer, path) => {
     if (!(layer instanceof Linear) || !selected.has(path)) return undefined;
     const where = path === '' ? 'the module' : `'${path}'`;
-    if (layer instanceof LoraLinear) throw new BurnError(OP, `${where} already has a LoRA adapter; merge it first (mergeLora)`);
-    const [dInput, dOutput] = layer.layout === 'col' ? [layer.weight.dims()[1]!, layer.weight.dims()[0]!] : [layer.weight.dims()[0]!, layer.weight.dims()[1]!];
+    if (layer instanceof LoraLinear)
+      throw new BurnError(OP, `${where} already has a LoRA adapter; merge it first (mergeLora)`);
+    const [dInput, dOutput] =
+      layer.layout === 'col'
+        ? [layer.weight.dims()[1]!, layer.weight.dims()[0]!]
+        : [layer.weight.dims()[0]!, layer.weight.dims()[1]!];
     if (rank > Math.min(dInput, dOutput)) {
-      throw new BurnError(OP, `rank ${rank} exceeds min(dInput, dOutput) = ${Math.min(dInput, dOutput)} of ${where} (dInput ${dInput}, dOutput ${dOutput})`);
+      throw new BurnError(
+        OP,
+        `rank ${rank} exceeds min(dInput, dOutput) = ${Math.min(dInput, dOutput)} of ${where} (dInput ${dInput}, dOutput ${dOutput})`,
+      );
     }
     const weight = layer.weight.val();
     const dtype = weight.dtype();

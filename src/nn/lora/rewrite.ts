@@ -8,7 +8,11 @@ import { Tensor } from '../../tensor/tensor.js';
  * modules, arrays and plain objects on the way to a replacement are copied (without calling
  * constructors, as the module mappers do); everything else is shared.
  */
-export function replaceModules(value: unknown, path: string, replace: (module: Module, path: string) => Module | undefined): unknown {
+export function replaceModules(
+  value: unknown,
+  path: string,
+  replace: (module: Module, path: string) => Module | undefined,
+): unknown {
   if (value instanceof Module) {
     const replaced = replace(value, path);
     if (replaced !== undefined) return replaced;
@@ -33,7 +37,11 @@ export function replaceModules(value: unknown, path: string, replace: (module: M
 }
 
 /** @internal Every sub-module (and `value` itself) for which `take` is true, with its path, not descending into those. */
-export function findModules<M extends Module>(value: unknown, path: string, take: (module: Module) => module is M): [string, M][] {
+export function findModules<M extends Module>(
+  value: unknown,
+  path: string,
+  take: (module: Module) => module is M,
+): [string, M][] {
   const out: [string, M][] = [];
   replaceModules(value, path, (module, at) => {
     if (take(module)) out.push([at, module]);

@@ -25,14 +25,21 @@ function describe(target: LoraTarget): string {
  * The layers of `layers` (path, layer) selected by `targets` (all when undefined). Every target
  * must select at least one layer: a misspelt path is an error, not an adapter-less model.
  */
-export function selectTargets(layers: readonly [string, Linear][], targets: LoraTarget | readonly LoraTarget[] | undefined, op: string): [string, Linear][] {
+export function selectTargets(
+  layers: readonly [string, Linear][],
+  targets: LoraTarget | readonly LoraTarget[] | undefined,
+  op: string,
+): [string, Linear][] {
   if (targets === undefined) return [...layers];
   const list: readonly unknown[] = Array.isArray(targets) ? targets : [targets];
   if (list.length === 0) throw new BurnError(op, 'targets is an empty list; leave it out to adapt every Linear layer');
   const chosen = new Set<string>();
   for (const target of list) {
     if (typeof target !== 'string' && !(target instanceof RegExp) && typeof target !== 'function') {
-      throw new BurnError(op, `a target must be a path string, a RegExp or a predicate (path, layer) => boolean, got ${target === null ? 'null' : typeof target}`);
+      throw new BurnError(
+        op,
+        `a target must be a path string, a RegExp or a predicate (path, layer) => boolean, got ${target === null ? 'null' : typeof target}`,
+      );
     }
     const t = target as LoraTarget;
     let hits = 0;
@@ -45,7 +52,10 @@ export function selectTargets(layers: readonly [string, Linear][], targets: Lora
       }
     }
     if (hits === 0) {
-      const known = layers.length === 0 ? 'the module has no Linear layer' : `the Linear layers are ${layers.map(([p]) => `'${p}'`).join(', ')}`;
+      const known =
+        layers.length === 0
+          ? 'the module has no Linear layer'
+          : `the Linear layers are ${layers.map(([p]) => `'${p}'`).join(', ')}`;
       throw new BurnError(op, `target ${describe(t)} selects no Linear layer; ${known}`);
     }
   }

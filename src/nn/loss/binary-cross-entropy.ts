@@ -53,19 +53,32 @@ export class BinaryCrossEntropyLoss extends Module {
     expectFloatArg(logits, L, 'logits');
     expectIntArg(targets, L, 'targets', 'labels 0 or 1');
     const shape = logits.dims();
-    if (fmt(shape) !== fmt(targets.dims())) throw new BurnError(L, `logits of shape ${fmt(shape)} and targets of shape ${fmt(targets.dims())}; expected equal shapes`);
+    if (fmt(shape) !== fmt(targets.dims()))
+      throw new BurnError(
+        L,
+        `logits of shape ${fmt(shape)} and targets of shape ${fmt(targets.dims())}; expected equal shapes`,
+      );
     const rank = shape.length;
     if (this.weights) {
       const n = this.weights.dims()[0];
-      if (rank > 1 && n !== shape[rank - 1]) throw new BurnError(L, `${n} class weights for logits of shape ${fmt(shape)} with ${shape[rank - 1]} classes (last dim)`);
-      if (rank === 1 && n !== 2) throw new BurnError(L, `${n} weights for binary logits of shape ${fmt(shape)}; expected 2 (the weights of label 0 and label 1)`);
+      if (rank > 1 && n !== shape[rank - 1])
+        throw new BurnError(
+          L,
+          `${n} class weights for logits of shape ${fmt(shape)} with ${shape[rank - 1]} classes (last dim)`,
+        );
+      if (rank === 1 && n !== 2)
+        throw new BurnError(
+          L,
+          `${n} weights for binary logits of shape ${fmt(shape)}; expected 2 (the weights of label 0 and label 1)`,
+        );
     }
     const labelError = (v: number) => new BurnError(L, `target label ${v}; expected 0 or 1`);
     const labels = peekValues(targets);
     const bad = labels?.find((v) => v !== 0 && v !== 1);
     if (bad !== undefined) throw labelError(bad);
     // Where they cannot be read here (WebGPU, remote), the device checks them: reads of the loss throw.
-    if (!labels && targets.backend.checkIndices) targets = targets.wrap(targets.backend.checkIndices(targets.primitive, 0, 2, labelError));
+    if (!labels && targets.backend.checkIndices)
+      targets = targets.wrap(targets.backend.checkIndices(targets.primitive, 0, 2, labelError));
 
     let y = targets.float(logits.dtype());
     if (this.smoothing !== undefined) {
@@ -74,10 +87,16 @@ export class BinaryCrossEntropyLoss extends Module {
     }
     let loss = this.logits
       ? y.neg().add(1).mul(logits).sub(logSigmoid(logits))
-      : y.sub(1).mul(logits.neg().log1p().clampMin(-100)).sub(y.mul(logits.log().clampMin(-100)));
+      : y
+          .sub(1)
+          .mul(logits.neg().log1p().clampMin(-100))
+          .sub(y.mul(logits.log().clampMin(-100)));
     if (this.weights) {
       const w = this.weights.toDevice(logits.device());
-      const weights = rank > 1 ? w.reshape([...shape.map(() => 1).slice(1), shape[rank - 1]!]) : w.gather(0, targets as Tensor<1, Int>);
+      const weights =
+        rank > 1
+          ? w.reshape([...shape.map(() => 1).slice(1), shape[rank - 1]!])
+          : w.gather(0, targets as Tensor<1, Int>);
       loss = loss.mul(weights as Tensor<D, Float>);
     }
     return loss.mean();

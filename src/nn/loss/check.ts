@@ -22,14 +22,29 @@ export function expectRank(t: Tensor<number, Kind>, rank: number, layer: string,
 }
 
 /** @internal Throws unless `a` and `b` have the same shape. */
-export function expectSameShape(a: Tensor<number, Kind>, b: Tensor<number, Kind>, layer: string, nameA: string, nameB: string): void {
+export function expectSameShape(
+  a: Tensor<number, Kind>,
+  b: Tensor<number, Kind>,
+  layer: string,
+  nameA: string,
+  nameB: string,
+): void {
   if (!sameShape(a.dims(), b.dims())) {
-    throw new BurnError(layer, `${nameA} of shape ${fmt(a.dims())} and ${nameB} of shape ${fmt(b.dims())}; expected equal shapes`);
+    throw new BurnError(
+      layer,
+      `${nameA} of shape ${fmt(a.dims())} and ${nameB} of shape ${fmt(b.dims())}; expected equal shapes`,
+    );
   }
 }
 
 /** @internal Throws unless the elementwise-loss arguments are Float tensors of one shape. */
-export function expectPair(a: Tensor<number, Kind>, b: Tensor<number, Kind>, layer: string, nameA: string, nameB: string): void {
+export function expectPair(
+  a: Tensor<number, Kind>,
+  b: Tensor<number, Kind>,
+  layer: string,
+  nameA: string,
+  nameB: string,
+): void {
   expectFloatArg(a, layer, nameA);
   expectFloatArg(b, layer, nameB);
   expectSameShape(a, b, layer, nameA, nameB);
@@ -55,8 +70,16 @@ export function peekValues(t: Tensor<number, Kind>): number[] | undefined {
  * loss throw this error rather than one of the gather or one-hot inside it (which would name
  * `gather`, and let a one-hot wrap a negative index).
  */
-export function expectClassIndices<D extends number>(target: Tensor<D, Int>, classes: number, layer: string): Tensor<D, Int> {
-  const error = (bad: number) => new BurnError(layer, `target class index ${bad} is out of range for ${classes} classes; expected 0 <= index < ${classes}`);
+export function expectClassIndices<D extends number>(
+  target: Tensor<D, Int>,
+  classes: number,
+  layer: string,
+): Tensor<D, Int> {
+  const error = (bad: number) =>
+    new BurnError(
+      layer,
+      `target class index ${bad} is out of range for ${classes} classes; expected 0 <= index < ${classes}`,
+    );
   const values = peekValues(target);
   if (values) {
     const bad = values.find((v) => !(v >= 0 && v < classes));

@@ -55,8 +55,16 @@ export class CosineEmbeddingLoss extends Module {
     expectIntArg(target, L, 'target', 'labels 1 or -1');
     const [b1, d1] = input1.dims() as [number, number];
     const [b2, d2] = input2.dims() as [number, number];
-    if (b1 !== b2 || d1 !== d2) throw new BurnError(L, `input1 of shape ${fmt(input1.dims())} and input2 of shape ${fmt(input2.dims())}; expected equal shapes [batch, dim]`);
-    if (target.dims().length !== 1 || target.dims()[0] !== b1) throw new BurnError(L, `target of shape ${fmt(target.dims())} for inputs of shape ${fmt(input1.dims())}; expected [${b1}]`);
+    if (b1 !== b2 || d1 !== d2)
+      throw new BurnError(
+        L,
+        `input1 of shape ${fmt(input1.dims())} and input2 of shape ${fmt(input2.dims())}; expected equal shapes [batch, dim]`,
+      );
+    if (target.dims().length !== 1 || target.dims()[0] !== b1)
+      throw new BurnError(
+        L,
+        `target of shape ${fmt(target.dims())} for inputs of shape ${fmt(input1.dims())}; expected [${b1}]`,
+      );
     const cos = cosineSimilarity(input1, input2, 1).reshape([b1]) as Tensor<1, Float>;
     const similar = cos.neg().add(1);
     const dissimilar = cos.sub(this.margin).relu();

@@ -65,7 +65,10 @@ export class CrossEntropyLoss extends Module {
     expectIntArg(targets, L, 'targets', 'class indices');
     const [batch, classes] = logits.dims() as [number, number];
     if (targets.dims().length !== 1 || targets.dims()[0] !== batch) {
-      throw new BurnError(L, `targets of shape ${fmt(targets.dims())} for logits of shape ${fmt(logits.dims())}; expected [${batch}]`);
+      throw new BurnError(
+        L,
+        `targets of shape ${fmt(targets.dims())} for logits of shape ${fmt(logits.dims())}; expected [${batch}]`,
+      );
     }
     if (this.weights && this.weights.dims()[0] !== classes) {
       throw new BurnError(L, `${this.weights.dims()[0]} class weights for ${classes} classes`);
@@ -77,7 +80,11 @@ export class CrossEntropyLoss extends Module {
     if (this.smoothing !== undefined) {
       const alpha = this.smoothing;
       const logProbs = this.logits ? logits.logSoftmax(1) : logits.log();
-      const smoothed = targets.oneHot(classes).float(logits.dtype()).mul(1 - alpha).add(alpha / classes);
+      const smoothed = targets
+        .oneHot(classes)
+        .float(logits.dtype())
+        .mul(1 - alpha)
+        .add(alpha / classes);
       let perClass = logProbs.mul(smoothed as Tensor<2, Float>);
       if (weights) perClass = perClass.mul(weights.reshape([1, classes]) as Tensor<2, Float>);
       if (pad) perClass = perClass.maskFill(pad.reshape([batch, 1]).expand([batch, classes]) as Tensor<2, Bool>, 0);
@@ -85,7 +92,9 @@ export class CrossEntropyLoss extends Module {
       return perClass.sumDim(1).mean().neg();
     }
     const index = targets.reshape([batch, 1]);
-    const picked = (this.logits ? logits.logSoftmax(1).gather(1, index) : logits.clampMin(PROB_EPS).gather(1, index).log()).reshape([batch]) as Tensor<1, Float>;
+    const picked = (
+      this.logits ? logits.logSoftmax(1).gather(1, index) : logits.clampMin(PROB_EPS).gather(1, index).log()
+    ).reshape([batch]) as Tensor<1, Float>;
     let loss = picked;
     const w = weights?.gather(0, targets);
     if (w) loss = loss.mul(w);

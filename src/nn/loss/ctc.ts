@@ -43,8 +43,16 @@ export class CTCLoss extends Module {
   }
 
   /** The loss of each sequence, `[batch]` (Burn's `forward`: no reduction). */
-  forward(logProbs: Tensor<3, Float>, targets: Tensor<2, Int>, inputLengths: Tensor<1, Int>, targetLengths: Tensor<1, Int>): Tensor<1, Float> {
-    const loss = ctcLossAs(logProbs, targets, inputLengths, targetLengths, this.blank, { op: 'CTCLoss', requireAlignableLengths: true });
+  forward(
+    logProbs: Tensor<3, Float>,
+    targets: Tensor<2, Int>,
+    inputLengths: Tensor<1, Int>,
+    targetLengths: Tensor<1, Int>,
+  ): Tensor<1, Float> {
+    const loss = ctcLossAs(logProbs, targets, inputLengths, targetLengths, this.blank, {
+      op: 'CTCLoss',
+      requireAlignableLengths: true,
+    });
     return this.zeroInfinity ? loss.maskFill(loss.isInf(), 0) : loss;
   }
 
@@ -53,9 +61,16 @@ export class CTCLoss extends Module {
    * and averages over the batch, as PyTorch and Burn; `sum` adds them. The reduction defaults to
    * `'mean'`.
    */
-  forwardWithReduction(logProbs: Tensor<3, Float>, targets: Tensor<2, Int>, inputLengths: Tensor<1, Int>, targetLengths: Tensor<1, Int>, reduction: Reduction = 'mean'): Tensor<1, Float> {
+  forwardWithReduction(
+    logProbs: Tensor<3, Float>,
+    targets: Tensor<2, Int>,
+    inputLengths: Tensor<1, Int>,
+    targetLengths: Tensor<1, Int>,
+    reduction: Reduction = 'mean',
+  ): Tensor<1, Float> {
     const loss = this.forward(logProbs, targets, inputLengths, targetLengths);
-    if (reduction === 'mean' || reduction === 'auto') return loss.div(targetLengths.float(loss.dtype()).clampMin(1)).mean();
+    if (reduction === 'mean' || reduction === 'auto')
+      return loss.div(targetLengths.float(loss.dtype()).clampMin(1)).mean();
     return reduceLoss(loss, reduction, 'CTCLoss');
   }
 

@@ -44,18 +44,32 @@ export class GaussianNLLLoss extends Module {
   }
 
   /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
-  forward<D extends number>(input: Tensor<D, Float>, target: Tensor<D, Float>, variance: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
+  forward<D extends number>(
+    input: Tensor<D, Float>,
+    target: Tensor<D, Float>,
+    variance: Tensor<D, Float>,
+    reduction: Reduction = 'mean',
+  ): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(input, target, variance), reduction, 'GaussianNLLLoss');
   }
 
   /** The elementwise loss (the input's shape). */
-  forwardNoReduction<D extends number>(input: Tensor<D, Float>, target: Tensor<D, Float>, variance: Tensor<D, Float>): Tensor<D, Float> {
+  forwardNoReduction<D extends number>(
+    input: Tensor<D, Float>,
+    target: Tensor<D, Float>,
+    variance: Tensor<D, Float>,
+  ): Tensor<D, Float> {
     expectPair(input, target, 'GaussianNLLLoss', 'input', 'target');
     expectFloatArg(variance, 'GaussianNLLLoss', 'var');
-    const dims = input.dims(), vdims = variance.dims();
-    const fits = vdims.length === dims.length && vdims.every((v, i) => v === dims[i] || (i === dims.length - 1 && v === 1));
+    const dims = input.dims(),
+      vdims = variance.dims();
+    const fits =
+      vdims.length === dims.length && vdims.every((v, i) => v === dims[i] || (i === dims.length - 1 && v === 1));
     if (!fits) {
-      throw new BurnError('GaussianNLLLoss', `var of shape ${fmt(vdims)} for input of shape ${fmt(dims)}; expected ${fmt(dims)} or ${fmt([...dims.slice(0, -1), 1])}`);
+      throw new BurnError(
+        'GaussianNLLLoss',
+        `var of shape ${fmt(vdims)} for input of shape ${fmt(dims)}; expected ${fmt(dims)} or ${fmt([...dims.slice(0, -1), 1])}`,
+      );
     }
     const v = variance.clampMin(this.eps);
     const loss = v.log().add(input.sub(target).square().div(v)).mul(0.5);

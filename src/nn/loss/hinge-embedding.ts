@@ -33,7 +33,11 @@ export class HingeEmbeddingLoss extends Module {
   }
 
   /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
-  forward<D extends number>(input: Tensor<D, Float>, target: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
+  forward<D extends number>(
+    input: Tensor<D, Float>,
+    target: Tensor<D, Float>,
+    reduction: Reduction = 'mean',
+  ): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(input, target), reduction, 'HingeEmbeddingLoss');
   }
 

@@ -35,7 +35,11 @@ export class HuberLoss extends Module {
   }
 
   /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
-  forward<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
+  forward<D extends number>(
+    predictions: Tensor<D, Float>,
+    targets: Tensor<D, Float>,
+    reduction: Reduction = 'mean',
+  ): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(predictions, targets), reduction, 'HuberLoss');
   }
 

@@ -40,8 +40,15 @@ export class KLDivLoss extends Module {
    * KL divergence, and what `auto` means here), `mean` over every element, or `sum`. The default
    * is `mean`, as PyTorch's (which warns that `batchMean` is the true divergence: pass it).
    */
-  forward<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
-    return reduceLoss(this.forwardNoReduction(predictions, targets), reduction, 'KLDivLoss', { batchMean: true, auto: 'batchMean' });
+  forward<D extends number>(
+    predictions: Tensor<D, Float>,
+    targets: Tensor<D, Float>,
+    reduction: Reduction = 'mean',
+  ): Tensor<1, Float> {
+    return reduceLoss(this.forwardNoReduction(predictions, targets), reduction, 'KLDivLoss', {
+      batchMean: true,
+      auto: 'batchMean',
+    });
   }
 
   /** The elementwise loss. */

@@ -39,7 +39,11 @@ export class LpLoss extends Module {
   }
 
   /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
-  forward<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
+  forward<D extends number>(
+    predictions: Tensor<D, Float>,
+    targets: Tensor<D, Float>,
+    reduction: Reduction = 'mean',
+  ): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(predictions, targets), reduction, 'LpLoss');
   }
 
@@ -53,7 +57,11 @@ export class LpLoss extends Module {
   }
 
   /** The elementwise loss averaged over `dims` (kept with size 1). */
-  forwardReduceDims<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, dims: readonly number[]): Tensor<D, Float> {
+  forwardReduceDims<D extends number>(
+    predictions: Tensor<D, Float>,
+    targets: Tensor<D, Float>,
+    dims: readonly number[],
+  ): Tensor<D, Float> {
     return this.forwardNoReduction(predictions, targets).meanDims(dims);
   }
 

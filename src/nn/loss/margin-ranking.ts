@@ -32,12 +32,21 @@ export class MarginRankingLoss extends Module {
   }
 
   /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
-  forward<D extends number>(first: Tensor<D, Float>, second: Tensor<D, Float>, target: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
+  forward<D extends number>(
+    first: Tensor<D, Float>,
+    second: Tensor<D, Float>,
+    target: Tensor<D, Float>,
+    reduction: Reduction = 'mean',
+  ): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(first, second, target), reduction, 'MarginRankingLoss');
   }
 
   /** The elementwise loss. */
-  forwardNoReduction<D extends number>(first: Tensor<D, Float>, second: Tensor<D, Float>, target: Tensor<D, Float>): Tensor<D, Float> {
+  forwardNoReduction<D extends number>(
+    first: Tensor<D, Float>,
+    second: Tensor<D, Float>,
+    target: Tensor<D, Float>,
+  ): Tensor<D, Float> {
     expectPair(first, second, 'MarginRankingLoss', 'first', 'second');
     expectPair(first, target, 'MarginRankingLoss', 'first', 'target');
     return target.mul(first.sub(second)).neg().add(this.margin).relu();

@@ -8,7 +8,11 @@ import type { Reduction } from './reduction.js';
 /** Mean squared error (Burn's `MseLoss`): `(logits - targets)²`, then reduced. */
 export class MseLoss extends Module {
   /** The reduced loss as a 1-element tensor (`mean`/`auto` or `sum`, default `mean` as PyTorch; `batchMean` is a BurnError, as in Burn). */
-  forward<D extends number>(logits: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
+  forward<D extends number>(
+    logits: Tensor<D, Float>,
+    targets: Tensor<D, Float>,
+    reduction: Reduction = 'mean',
+  ): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(logits, targets), reduction, 'MseLoss');
   }
 

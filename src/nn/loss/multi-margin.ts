@@ -58,9 +58,14 @@ export class MultiMarginLoss extends Module {
     expectRank(input, 2, L, 'input', '[batch, classes]');
     expectIntArg(target, L, 'target', 'class indices');
     const [batch, classes] = input.dims() as [number, number];
-    if (target.dims().length !== 1 || target.dims()[0] !== batch) throw new BurnError(L, `target of shape ${fmt(target.dims())} for input of shape ${fmt(input.dims())}; expected [${batch}]`);
+    if (target.dims().length !== 1 || target.dims()[0] !== batch)
+      throw new BurnError(
+        L,
+        `target of shape ${fmt(target.dims())} for input of shape ${fmt(input.dims())}; expected [${batch}]`,
+      );
     target = expectClassIndices(target, classes, L);
-    if (this.weights && this.weights.dims()[0] !== classes) throw new BurnError(L, `${this.weights.dims()[0]} class weights for ${classes} classes`);
+    if (this.weights && this.weights.dims()[0] !== classes)
+      throw new BurnError(L, `${this.weights.dims()[0]} class weights for ${classes} classes`);
     const index = target.reshape([batch, 1]);
     const correct = input.gather(1, index);
     let terms = input.sub(correct).add(this.margin).clampMin(0);

@@ -45,7 +45,11 @@ export class PoissonNllLoss extends Module {
   }
 
   /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
-  forward<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
+  forward<D extends number>(
+    predictions: Tensor<D, Float>,
+    targets: Tensor<D, Float>,
+    reduction: Reduction = 'mean',
+  ): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(predictions, targets), reduction, 'PoissonNllLoss');
   }
 
@@ -53,14 +57,32 @@ export class PoissonNllLoss extends Module {
   forwardNoReduction<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>): Tensor<D, Float> {
     expectPair(predictions, targets, 'PoissonNllLoss', 'predictions', 'targets');
     const t = peekValues(targets);
-    if (t && t.some((v) => !(v >= 0))) throw new BurnError('PoissonNllLoss', `targets contain ${t.find((v) => !(v >= 0))}; expected non-negative counts`);
+    if (t && t.some((v) => !(v >= 0)))
+      throw new BurnError(
+        'PoissonNllLoss',
+        `targets contain ${t.find((v) => !(v >= 0))}; expected non-negative counts`,
+      );
     if (!this.logInput) {
       const p = peekValues(predictions);
-      if (p && p.some((v) => !(v >= 0))) throw new BurnError('PoissonNllLoss', `predictions contain ${p.find((v) => !(v >= 0))} with logInput false; expected non-negative rates`);
+      if (p && p.some((v) => !(v >= 0)))
+        throw new BurnError(
+          'PoissonNllLoss',
+          `predictions contain ${p.find((v) => !(v >= 0))} with logInput false; expected non-negative rates`,
+        );
     }
-    let loss = this.logInput ? predictions.exp().sub(targets.mul(predictions)) : predictions.sub(targets.mul(predictions.add(this.eps).log()));
+    let loss = this.logInput
+      ? predictions.exp().sub(targets.mul(predictions))
+      : predictions.sub(targets.mul(predictions.add(this.eps).log()));
     if (this.full) {
-      const stirling = targets.mul(targets.log()).sub(targets).add(targets.mul(2 * Math.PI).log().mul(0.5));
+      const stirling = targets
+        .mul(targets.log())
+        .sub(targets)
+        .add(
+          targets
+            .mul(2 * Math.PI)
+            .log()
+            .mul(0.5),
+        );
       loss = loss.add(stirling.maskWhere(targets.lowerEqual(1), targets.zerosLike()));
     }
     return loss;

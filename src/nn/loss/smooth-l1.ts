@@ -43,12 +43,20 @@ export class SmoothL1Loss extends Module {
   }
 
   /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
-  forwardWithReduction<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
+  forwardWithReduction<D extends number>(
+    predictions: Tensor<D, Float>,
+    targets: Tensor<D, Float>,
+    reduction: Reduction = 'mean',
+  ): Tensor<1, Float> {
     return reduceLoss(this.forward(predictions, targets), reduction, 'SmoothL1Loss');
   }
 
   /** The elementwise loss averaged over `dims` (kept with size 1; negative dims count from the end). */
-  forwardReduceDims<D extends number>(predictions: Tensor<D, Float>, targets: Tensor<D, Float>, dims: readonly number[]): Tensor<D, Float> {
+  forwardReduceDims<D extends number>(
+    predictions: Tensor<D, Float>,
+    targets: Tensor<D, Float>,
+    dims: readonly number[],
+  ): Tensor<D, Float> {
     return this.forward(predictions, targets).meanDims(dims);
   }
 

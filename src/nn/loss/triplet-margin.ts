@@ -53,20 +53,36 @@ export class TripletMarginLoss extends Module {
   }
 
   /** The reduced loss (`mean`/`auto` or `sum`; default `mean`, as PyTorch). */
-  forward(anchor: Tensor<2, Float>, positive: Tensor<2, Float>, negative: Tensor<2, Float>, reduction: Reduction = 'mean'): Tensor<1, Float> {
+  forward(
+    anchor: Tensor<2, Float>,
+    positive: Tensor<2, Float>,
+    negative: Tensor<2, Float>,
+    reduction: Reduction = 'mean',
+  ): Tensor<1, Float> {
     return reduceLoss(this.forwardNoReduction(anchor, positive, negative), reduction, 'TripletMarginLoss');
   }
 
   /** The per-triplet loss `[batch]` for embeddings `[batch, dim]`. */
-  forwardNoReduction(anchor: Tensor<2, Float>, positive: Tensor<2, Float>, negative: Tensor<2, Float>): Tensor<1, Float> {
+  forwardNoReduction(
+    anchor: Tensor<2, Float>,
+    positive: Tensor<2, Float>,
+    negative: Tensor<2, Float>,
+  ): Tensor<1, Float> {
     const L = 'TripletMarginLoss';
-    for (const [t, name] of [[anchor, 'anchor'], [positive, 'positive'], [negative, 'negative']] as const) {
+    for (const [t, name] of [
+      [anchor, 'anchor'],
+      [positive, 'positive'],
+      [negative, 'negative'],
+    ] as const) {
       expectFloatArg(t, L, name);
       expectRank(t, 2, L, name, '[batch, dim]');
     }
     const shape = anchor.dims();
     if (fmt(positive.dims()) !== fmt(shape) || fmt(negative.dims()) !== fmt(shape)) {
-      throw new BurnError(L, `anchor ${fmt(shape)}, positive ${fmt(positive.dims())} and negative ${fmt(negative.dims())}; expected equal shapes [batch, dim]`);
+      throw new BurnError(
+        L,
+        `anchor ${fmt(shape)}, positive ${fmt(positive.dims())} and negative ${fmt(negative.dims())}; expected equal shapes [batch, dim]`,
+      );
     }
     const batch = shape[0]!;
     const distance = (x: Tensor<2, Float>, y: Tensor<2, Float>): Tensor<1, Float> => {

@@ -93,7 +93,10 @@ export class BatchNorm extends Module {
     const dims = input.dims();
     const [n] = this.gamma.dims() as [number];
     if (dims.length < 2 || dims[1] !== n) {
-      throw new BurnError('BatchNorm', `input of shape ${fmt(dims)}; expected [batch, ${n}, ...] (rank >= 2 with numFeatures ${n} channels in dim 1)`);
+      throw new BurnError(
+        'BatchNorm',
+        `input of shape ${fmt(dims)}; expected [batch, ${n}, ...] (rank >= 2 with numFeatures ${n} channels in dim 1)`,
+      );
     }
   }
 
@@ -115,8 +118,16 @@ export class BatchNorm extends Module {
     this.check(input);
     const device = input.device();
     const { output, runningMean, runningVar } = batchNormWithStats(
-      input, onDevice(this.runningMean.value(), device), onDevice(this.runningVar.value(), device),
-      { weight: this.gamma.val(), bias: this.beta.val(), epsilon: this.epsilon, momentum: this.momentum, training: true },
+      input,
+      onDevice(this.runningMean.value(), device),
+      onDevice(this.runningVar.value(), device),
+      {
+        weight: this.gamma.val(),
+        bias: this.beta.val(),
+        epsilon: this.epsilon,
+        momentum: this.momentum,
+        training: true,
+      },
     );
     const module = this.clone();
     module.runningMean = this.runningMean.update(runningMean.detach());
@@ -129,7 +140,9 @@ export class BatchNorm extends Module {
     this.check(input);
     const device = input.device();
     return batchNorm(input, onDevice(this.runningMean.value(), device), onDevice(this.runningVar.value(), device), {
-      weight: this.gamma.val(), bias: this.beta.val(), epsilon: this.epsilon,
+      weight: this.gamma.val(),
+      bias: this.beta.val(),
+      epsilon: this.epsilon,
     });
   }
 

@@ -13,20 +13,33 @@ import { Tensor } from '../../tensor/tensor.js';
  * affine map. Shared by {@link GroupNorm} and {@link InstanceNorm} (one channel per group).
  */
 function groupNorm<D extends number>(
-  input: Tensor<D, Float>, gamma: Tensor<1, Float> | undefined, beta: Tensor<1, Float> | undefined,
-  numGroups: number, numChannels: number, epsilon: number, layer: string,
+  input: Tensor<D, Float>,
+  gamma: Tensor<1, Float> | undefined,
+  beta: Tensor<1, Float> | undefined,
+  numGroups: number,
+  numChannels: number,
+  epsilon: number,
+  layer: string,
 ): Tensor<D, Float> {
   const dims = input.dims();
   if (dims.length < 2 || dims[1] !== numChannels) {
-    throw new BurnError(layer, `input of shape ${fmt(dims)}; expected [batch, ${numChannels}, ...] (rank >= 2 with numChannels ${numChannels} channels in dim 1)`);
+    throw new BurnError(
+      layer,
+      `input of shape ${fmt(dims)}; expected [batch, ${numChannels}, ...] (rank >= 2 with numChannels ${numChannels} channels in dim 1)`,
+    );
   }
   const [n] = dims as [number];
   const grouped = input.reshape([n, numGroups, -1]);
   const centered = grouped.sub(grouped.meanDim(2));
-  const normalized = centered.div(centered.square().meanDim(2).add(epsilon).sqrt()).reshape(dims) as unknown as Tensor<D, Float>;
+  const normalized = centered.div(centered.square().meanDim(2).add(epsilon).sqrt()).reshape(dims) as unknown as Tensor<
+    D,
+    Float
+  >;
   if (gamma === undefined || beta === undefined) return normalized;
   const perChannel = dims.map((d, i) => (i === 1 ? d : 1));
-  return normalized.mul(gamma.reshape(perChannel) as unknown as Tensor<D, Float>).add(beta.reshape(perChannel) as unknown as Tensor<D, Float>);
+  return normalized
+    .mul(gamma.reshape(perChannel) as unknown as Tensor<D, Float>)
+    .add(beta.reshape(perChannel) as unknown as Tensor<D, Float>);
 }
 
 /** Configuration of a {@link GroupNorm} layer (Burn's `GroupNormConfig`). */
@@ -64,7 +77,10 @@ export class GroupNorm extends Module {
   constructor(config: GroupNormConfig, device: Device) {
     super();
     if (config.numChannels % config.numGroups !== 0) {
-      throw new BurnError('GroupNormConfig', `numChannels ${config.numChannels} must be divisible by numGroups ${config.numGroups}`);
+      throw new BurnError(
+        'GroupNormConfig',
+        `numChannels ${config.numChannels} must be divisible by numGroups ${config.numGroups}`,
+      );
     }
     this.gamma = config.affine ? new Param(Tensor.ones([config.numChannels], device)) : undefined;
     this.beta = config.affine ? new Param(Tensor.zeros([config.numChannels], device)) : undefined;
@@ -76,7 +92,15 @@ export class GroupNorm extends Module {
 
   /** `[batch, numChannels, ...]` → same shape. */
   forward<D extends number>(input: Tensor<D, Float>): Tensor<D, Float> {
-    return groupNorm(input, this.gamma?.val(), this.beta?.val(), this.numGroups, this.numChannels, this.epsilon, 'GroupNorm');
+    return groupNorm(
+      input,
+      this.gamma?.val(),
+      this.beta?.val(),
+      this.numGroups,
+      this.numChannels,
+      this.epsilon,
+      'GroupNorm',
+    );
   }
 
   override displayAttributes(): Record<string, unknown> {
@@ -123,7 +147,15 @@ export class InstanceNorm extends Module {
 
   /** `[batch, numChannels, ...]` → same shape. */
   forward<D extends number>(input: Tensor<D, Float>): Tensor<D, Float> {
-    return groupNorm(input, this.gamma?.val(), this.beta?.val(), this.numChannels, this.numChannels, this.epsilon, 'InstanceNorm');
+    return groupNorm(
+      input,
+      this.gamma?.val(),
+      this.beta?.val(),
+      this.numChannels,
+      this.numChannels,
+      this.epsilon,
+      'InstanceNorm',
+    );
   }
 
   override displayAttributes(): Record<string, unknown> {

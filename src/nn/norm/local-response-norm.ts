@@ -50,13 +50,24 @@ export class LocalResponseNorm extends Module {
   /** `[batch, channels, d1, ..., dk]` (rank >= 3) → same shape. */
   forward<D extends number>(input: Tensor<D, Float>): Tensor<D, Float> {
     const dims = input.dims();
-    if (dims.length < 3) throw new BurnError('LocalResponseNorm', `input of shape ${fmt(dims)} has rank ${dims.length}; expected [batch, channels, d1, ...] (rank >= 3)`);
+    if (dims.length < 3)
+      throw new BurnError(
+        'LocalResponseNorm',
+        `input of shape ${fmt(dims)} has rank ${dims.length}; expected [batch, channels, d1, ...] (rank >= 3)`,
+      );
     const [n, c] = dims as [number, number];
     const rest = dims.slice(2).reduce((a, b) => a * b, 1);
     // Channels last, every position a row: [n · rest, 1, c]; average x² over a window of channels.
-    const rows = input.square().reshape([n, c, rest]).swapDims(1, 2).reshape([n * rest, 1, c]);
+    const rows = input
+      .square()
+      .reshape([n, c, rest])
+      .swapDims(1, 2)
+      .reshape([n * rest, 1, c]);
     const padded = rows.pad([[(this.size - 1) >> 1, this.size >> 1]], 0);
-    const avg = avgPool1d(padded, this.size, { stride: 1 }).reshape([n, rest, c]).swapDims(1, 2).reshape(dims) as unknown as Tensor<D, Float>;
+    const avg = avgPool1d(padded, this.size, { stride: 1 })
+      .reshape([n, rest, c])
+      .swapDims(1, 2)
+      .reshape(dims) as unknown as Tensor<D, Float>;
     return input.div(avg.mul(this.alpha).add(this.k).powf(this.beta));
   }
 

@@ -34,7 +34,10 @@ export type NormalizationConfigJson =
   | { readonly kind: 'identity' }
   | { readonly kind: 'batch'; readonly config: ConstructorParameters<typeof BatchNormConfig>[0] | BatchNormConfig }
   | { readonly kind: 'group'; readonly config: ConstructorParameters<typeof GroupNormConfig>[0] | GroupNormConfig }
-  | { readonly kind: 'instance'; readonly config: ConstructorParameters<typeof InstanceNormConfig>[0] | InstanceNormConfig }
+  | {
+      readonly kind: 'instance';
+      readonly config: ConstructorParameters<typeof InstanceNormConfig>[0] | InstanceNormConfig;
+    }
   | { readonly kind: 'layer'; readonly config: ConstructorParameters<typeof LayerNormConfig>[0] | LayerNormConfig }
   | { readonly kind: 'rms'; readonly config: ConstructorParameters<typeof RmsNormConfig>[0] | RmsNormConfig };
 
@@ -85,22 +88,27 @@ export class NormalizationConfig {
   }
 
   /** The zod schema for nesting in a config: accepts an instance or its JSON form, yields an instance. */
-  static readonly schema: z.ZodType<NormalizationConfig, NormalizationConfigJson | NormalizationConfig> = z.unknown().transform((value, ctx) => {
-    if (value instanceof NormalizationConfig) return value;
-    const result = jsonSchema.safeParse(value);
-    if (!result.success) {
-      for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] });
-      return z.NEVER;
-    }
-    const j = result.data;
-    return 'config' in j ? new NormalizationConfig(j.kind, j.config) : NormalizationConfig.Identity;
-  }) as unknown as z.ZodType<NormalizationConfig, NormalizationConfigJson | NormalizationConfig>;
+  static readonly schema: z.ZodType<NormalizationConfig, NormalizationConfigJson | NormalizationConfig> = z
+    .unknown()
+    .transform((value, ctx) => {
+      if (value instanceof NormalizationConfig) return value;
+      const result = jsonSchema.safeParse(value);
+      if (!result.success) {
+        for (const issue of result.error.issues)
+          ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] });
+        return z.NEVER;
+      }
+      const j = result.data;
+      return 'config' in j ? new NormalizationConfig(j.kind, j.config) : NormalizationConfig.Identity;
+    }) as unknown as z.ZodType<NormalizationConfig, NormalizationConfigJson | NormalizationConfig>;
 
   /** Validates the JSON form (a BurnError names the bad field). */
   static fromJSON(json: unknown): NormalizationConfig {
     const result = NormalizationConfig.schema.safeParse(json);
     if (!result.success) {
-      const issues = result.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
+      const issues = result.error.issues
+        .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`)
+        .join('; ');
       throw new BurnError('NormalizationConfig', `invalid config: ${issues}`);
     }
     return result.data;
@@ -135,7 +143,9 @@ export class NormalizationConfig {
 
   /** The JSON form. */
   toJSON(): NormalizationConfigJson {
-    return (this.config === undefined ? { kind: 'identity' } : { kind: this.kind, config: this.config.toJSON() }) as NormalizationConfigJson;
+    return (
+      this.config === undefined ? { kind: 'identity' } : { kind: this.kind, config: this.config.toJSON() }
+    ) as NormalizationConfigJson;
   }
 
   /** `NormalizationConfig {"kind":"batch",...}`. */

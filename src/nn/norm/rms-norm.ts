@@ -42,7 +42,12 @@ export class RmsNorm extends Module {
     }
     const dtype = input.dtype();
     const wide = dtype === 'f16' || dtype === 'bf16' ? input.cast('f32') : input;
-    const rms = wide.square().meanDim(dims.length - 1).add(this.epsilon).sqrt().cast(dtype);
+    const rms = wide
+      .square()
+      .meanDim(dims.length - 1)
+      .add(this.epsilon)
+      .sqrt()
+      .cast(dtype);
     return input.div(rms).mul(this.gamma.val() as unknown as Tensor<D, Float>);
   }
 

@@ -7,7 +7,15 @@ import { Tensor } from '../../tensor/tensor.js';
 import { type Activation, ActivationConfig } from '../activation/activation-config.js';
 import { Initializer, initializerSchema } from '../init.js';
 import { GateController } from './gate-controller.js';
-import { atTime, batchFirstInput, checkState, direction, initialHidden, runBidirectional, scanTime } from './sequence.js';
+import {
+  atTime,
+  batchFirstInput,
+  checkState,
+  direction,
+  initialHidden,
+  runBidirectional,
+  scanTime,
+} from './sequence.js';
 
 const gruFields = {
   /** Size of the input features. */
@@ -91,7 +99,11 @@ export class Gru extends Module {
   }
 
   /** @internal The recurrence over batch-first input; returns the outputs and the final state. */
-  run(input: Tensor<3, Float>, state: Tensor<2, Float> | undefined, reverse: boolean): [Tensor<3, Float>, Tensor<2, Float>] {
+  run(
+    input: Tensor<3, Float>,
+    state: Tensor<2, Float> | undefined,
+    reverse: boolean,
+  ): [Tensor<3, Float>, Tensor<2, Float>] {
     const seq = input.dims()[1]!;
     let hidden = initialHidden('Gru', state, input, this.dHidden);
     const xz = this.updateGate.inputTransform.forward(input);
@@ -112,7 +124,12 @@ export class Gru extends Module {
   }
 
   override displayAttributes(): Record<string, unknown> {
-    return { dInput: this.dInput, dHidden: this.dHidden, bias: this.updateGate.inputTransform.bias !== undefined, resetAfter: this.resetAfter };
+    return {
+      dInput: this.dInput,
+      dHidden: this.dHidden,
+      bias: this.updateGate.inputTransform.bias !== undefined,
+      resetAfter: this.resetAfter,
+    };
   }
 }
 
@@ -145,8 +162,14 @@ export class BiGru extends Module {
   constructor(config: BiGruConfig, device: Device) {
     super();
     const base = new GruConfig({
-      dInput: config.dInput, dHidden: config.dHidden, bias: config.bias, resetAfter: config.resetAfter,
-      initializer: config.initializer, gateActivation: config.gateActivation, hiddenActivation: config.hiddenActivation, clip: config.clip,
+      dInput: config.dInput,
+      dHidden: config.dHidden,
+      bias: config.bias,
+      resetAfter: config.resetAfter,
+      initializer: config.initializer,
+      gateActivation: config.gateActivation,
+      hiddenActivation: config.hiddenActivation,
+      clip: config.clip,
     });
     this.forwardGru = base.init(device);
     this.reverseGru = base.init(device);
@@ -161,11 +184,21 @@ export class BiGru extends Module {
   forward(batchedInput: Tensor<3, Float>, state?: Tensor<3, Float>): [Tensor<3, Float>, Tensor<3, Float>] {
     const input = batchFirstInput('BiGru', batchedInput, this.forwardGru.dInput, this.batchFirst);
     if (state) checkState('BiGru', 'hidden state', state, [2, input.dims()[0]!, this.dHidden]);
-    const [output, hF, hR] = runBidirectional(this.forwardGru, this.reverseGru, input, (k) => state && direction(state, k), this.batchFirst);
+    const [output, hF, hR] = runBidirectional(
+      this.forwardGru,
+      this.reverseGru,
+      input,
+      (k) => state && direction(state, k),
+      this.batchFirst,
+    );
     return [output, Tensor.stack([hF, hR], 0)];
   }
 
   override displayAttributes(): Record<string, unknown> {
-    return { dInput: this.forwardGru.dInput, dHidden: this.dHidden, bias: this.forwardGru.updateGate.inputTransform.bias !== undefined };
+    return {
+      dInput: this.forwardGru.dInput,
+      dHidden: this.dHidden,
+      bias: this.forwardGru.updateGate.inputTransform.bias !== undefined,
+    };
   }
 }

@@ -9,7 +9,15 @@ import { Tensor } from '../../tensor/tensor.js';
 import { type Activation, ActivationConfig } from '../activation/activation-config.js';
 import { Initializer, initializerSchema } from '../init.js';
 import { GateController } from './gate-controller.js';
-import { atTime, batchFirstInput, checkState, direction, fromBatchFirst, runBidirectional, scanTime } from './sequence.js';
+import {
+  atTime,
+  batchFirstInput,
+  checkState,
+  direction,
+  fromBatchFirst,
+  runBidirectional,
+  scanTime,
+} from './sequence.js';
 
 /**
  * The state of an LSTM (Burn's `LstmState`): cell and hidden tensors of the same shape —
@@ -23,7 +31,10 @@ export class LstmState<D extends number = 2> {
 
   constructor(cell: Tensor<D, Float>, hidden: Tensor<D, Float>) {
     if (!sameShape(cell.dims(), hidden.dims())) {
-      throw new BurnError('LstmState', `cell of shape ${fmt(cell.dims())} and hidden of shape ${fmt(hidden.dims())}; expected equal shapes`);
+      throw new BurnError(
+        'LstmState',
+        `cell of shape ${fmt(cell.dims())} and hidden of shape ${fmt(hidden.dims())}; expected equal shapes`,
+      );
     }
     this.cell = cell;
     this.hidden = hidden;
@@ -155,7 +166,9 @@ export class Lstm extends Module {
     const xc = this.cellGate.inputTransform.forward(input);
     const output = scanTime(seq, reverse, (t) => {
       const i = this.gateActivation.forward(atTime(xi, t).add(this.inputGate.hiddenTransform.forward(hidden)));
-      const f = xf ? this.gateActivation.forward(atTime(xf, t).add(this.forgetGate.hiddenTransform.forward(hidden))) : i.neg().add(1);
+      const f = xf
+        ? this.gateActivation.forward(atTime(xf, t).add(this.forgetGate.hiddenTransform.forward(hidden)))
+        : i.neg().add(1);
       const o = this.gateActivation.forward(atTime(xo, t).add(this.outputGate.hiddenTransform.forward(hidden)));
       const g = this.cellActivation.forward(atTime(xc, t).add(this.cellGate.hiddenTransform.forward(hidden)));
       cell = f.mul(cell).add(i.mul(g));
@@ -196,9 +209,16 @@ export class BiLstm extends Module {
   constructor(config: BiLstmConfig, device: Device) {
     super();
     const base = new LstmConfig({
-      dInput: config.dInput, dHidden: config.dHidden, bias: config.bias, initializer: config.initializer, batchFirst: true,
-      clip: config.clip, inputForget: config.inputForget, gateActivation: config.gateActivation,
-      cellActivation: config.cellActivation, hiddenActivation: config.hiddenActivation,
+      dInput: config.dInput,
+      dHidden: config.dHidden,
+      bias: config.bias,
+      initializer: config.initializer,
+      batchFirst: true,
+      clip: config.clip,
+      inputForget: config.inputForget,
+      gateActivation: config.gateActivation,
+      cellActivation: config.cellActivation,
+      hiddenActivation: config.hiddenActivation,
     });
     this.forwardLstm = base.init(device);
     this.reverseLstm = base.init(device);
@@ -220,10 +240,17 @@ export class BiLstm extends Module {
     }
     const part = (k: 0 | 1) => state && new LstmState(direction(state.cell, k), direction(state.hidden, k));
     const [output, stateF, stateR] = runBidirectional(this.forwardLstm, this.reverseLstm, input, part, this.batchFirst);
-    return [output, new LstmState(Tensor.stack([stateF.cell, stateR.cell], 0), Tensor.stack([stateF.hidden, stateR.hidden], 0))];
+    return [
+      output,
+      new LstmState(Tensor.stack([stateF.cell, stateR.cell], 0), Tensor.stack([stateF.hidden, stateR.hidden], 0)),
+    ];
   }
 
   override displayAttributes(): Record<string, unknown> {
-    return { dInput: this.forwardLstm.dInput, dHidden: this.dHidden, bias: this.forwardLstm.inputGate.inputTransform.bias !== undefined };
+    return {
+      dInput: this.forwardLstm.dInput,
+      dHidden: this.dHidden,
+      bias: this.forwardLstm.inputGate.inputTransform.bias !== undefined,
+    };
   }
 }

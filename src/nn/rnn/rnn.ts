@@ -7,7 +7,16 @@ import { Tensor } from '../../tensor/tensor.js';
 import { type Activation, ActivationConfig } from '../activation/activation-config.js';
 import { Initializer, initializerSchema } from '../init.js';
 import { GateController } from './gate-controller.js';
-import { atTime, batchFirstInput, checkState, direction, fromBatchFirst, initialHidden, runBidirectional, scanTime } from './sequence.js';
+import {
+  atTime,
+  batchFirstInput,
+  checkState,
+  direction,
+  fromBatchFirst,
+  initialHidden,
+  runBidirectional,
+  scanTime,
+} from './sequence.js';
 
 /** The state of an {@link Rnn} (`[batch, dHidden]`) or {@link BiRnn} (`[2, batch, dHidden]`) (Burn's `RnnState`). */
 export class RnnState<D extends number = 2> {
@@ -88,7 +97,11 @@ export class Rnn extends Module {
   }
 
   /** @internal The recurrence over batch-first input; returns the outputs and the final state. */
-  run(input: Tensor<3, Float>, state: Tensor<2, Float> | undefined, reverse: boolean): [Tensor<3, Float>, Tensor<2, Float>] {
+  run(
+    input: Tensor<3, Float>,
+    state: Tensor<2, Float> | undefined,
+    reverse: boolean,
+  ): [Tensor<3, Float>, Tensor<2, Float>] {
     const seq = input.dims()[1]!;
     let hidden = initialHidden('Rnn', state, input, this.dHidden);
     const x = this.gate.inputTransform.forward(input);
@@ -130,8 +143,13 @@ export class BiRnn extends Module {
   constructor(config: BiRnnConfig, device: Device) {
     super();
     const base = new RnnConfig({
-      dInput: config.dInput, dHidden: config.dHidden, bias: config.bias, initializer: config.initializer,
-      batchFirst: true, clip: config.clip, hiddenActivation: config.hiddenActivation,
+      dInput: config.dInput,
+      dHidden: config.dHidden,
+      bias: config.bias,
+      initializer: config.initializer,
+      batchFirst: true,
+      clip: config.clip,
+      hiddenActivation: config.hiddenActivation,
     });
     this.forwardRnn = base.init(device);
     this.reverseRnn = base.init(device);
@@ -146,11 +164,21 @@ export class BiRnn extends Module {
   forward(batchedInput: Tensor<3, Float>, state?: RnnState<3>): [Tensor<3, Float>, RnnState<3>] {
     const input = batchFirstInput('BiRnn', batchedInput, this.forwardRnn.dInput, this.batchFirst);
     if (state) checkState('BiRnn', 'hidden state', state.hidden, [2, input.dims()[0]!, this.dHidden]);
-    const [output, hF, hR] = runBidirectional(this.forwardRnn, this.reverseRnn, input, (k) => state && direction(state.hidden, k), this.batchFirst);
+    const [output, hF, hR] = runBidirectional(
+      this.forwardRnn,
+      this.reverseRnn,
+      input,
+      (k) => state && direction(state.hidden, k),
+      this.batchFirst,
+    );
     return [output, new RnnState(Tensor.stack([hF, hR], 0))];
   }
 
   override displayAttributes(): Record<string, unknown> {
-    return { dInput: this.forwardRnn.dInput, dHidden: this.dHidden, bias: this.forwardRnn.gate.inputTransform.bias !== undefined };
+    return {
+      dInput: this.forwardRnn.dInput,
+      dHidden: this.dHidden,
+      bias: this.forwardRnn.gate.inputTransform.bias !== undefined,
+    };
   }
 }

@@ -6,20 +6,33 @@ import { Tensor } from '../../tensor/tensor.js';
 // The sequence plumbing shared by the recurrent layers (Rnn, Lstm, Gru and their bidirectional forms).
 
 /** @internal Checks a recurrent input `[batch, seq, dInput]` (or `[seq, batch, dInput]`); returns it batch-first. */
-export function batchFirstInput(layer: string, input: Tensor<3, Float>, dInput: number, batchFirst: boolean): Tensor<3, Float> {
+export function batchFirstInput(
+  layer: string,
+  input: Tensor<3, Float>,
+  dInput: number,
+  batchFirst: boolean,
+): Tensor<3, Float> {
   const dims = input.dims();
   if (dims.length !== 3 || dims[2] !== dInput) {
     const layout = batchFirst ? '[batch, seq, ' : '[seq, batch, ';
     throw new BurnError(layer, `input of shape ${fmt(dims)}; expected ${layout}${dInput}] (dInput ${dInput})`);
   }
   if (dims[batchFirst ? 1 : 0] === 0 || dims[batchFirst ? 0 : 1] === 0) {
-    throw new BurnError(layer, `input of shape ${fmt(dims)} has no time steps or no batch; expected at least one of each`);
+    throw new BurnError(
+      layer,
+      `input of shape ${fmt(dims)} has no time steps or no batch; expected at least one of each`,
+    );
   }
   return batchFirst ? input : input.swapDims(0, 1);
 }
 
 /** @internal Checks an initial state's shape. */
-export function checkState(layer: string, what: string, state: Tensor<number, Float>, expected: readonly number[]): void {
+export function checkState(
+  layer: string,
+  what: string,
+  state: Tensor<number, Float>,
+  expected: readonly number[],
+): void {
   if (!sameShape(state.dims(), expected)) {
     throw new BurnError(layer, `initial ${what} of shape ${fmt(state.dims())}; expected ${fmt(expected)}`);
   }
@@ -50,7 +63,12 @@ export function fromBatchFirst(output: Tensor<3, Float>, batchFirst: boolean): T
 }
 
 /** @internal The initial hidden state `[batch, dHidden]` of a run over batch-first `input`: `state` (checked) or zeros. */
-export function initialHidden(layer: string, state: Tensor<2, Float> | undefined, input: Tensor<3, Float>, dHidden: number): Tensor<2, Float> {
+export function initialHidden(
+  layer: string,
+  state: Tensor<2, Float> | undefined,
+  input: Tensor<3, Float>,
+  dHidden: number,
+): Tensor<2, Float> {
   const batch = input.dims()[0]!;
   if (state) {
     checkState(layer, 'hidden state', state, [batch, dHidden]);
@@ -76,7 +94,11 @@ export interface Recurrence<S> {
  * the feature dim (`[..., 2·dHidden]`, in the layer's layout) and each direction's final state.
  */
 export function runBidirectional<S>(
-  forward: Recurrence<S>, reverse: Recurrence<S>, input: Tensor<3, Float>, state: (k: 0 | 1) => S | undefined, batchFirst: boolean,
+  forward: Recurrence<S>,
+  reverse: Recurrence<S>,
+  input: Tensor<3, Float>,
+  state: (k: 0 | 1) => S | undefined,
+  batchFirst: boolean,
 ): [Tensor<3, Float>, S, S] {
   const [outF, lastF] = forward.run(input, state(0), false);
   const [outR, lastR] = reverse.run(input, state(1), true);

@@ -49,11 +49,23 @@ export function checkHeads(op: string, config: TransformerLayerConfig): void {
 
 /** @internal The sub-layers shared by encoder and decoder layers. */
 export function attentionFor(config: TransformerLayerConfig, device: Device): MultiHeadAttention {
-  return new MultiHeadAttentionConfig({ dModel: config.dModel, nHeads: config.nHeads, initializer: config.initializer, dropout: config.dropout, quietSoftmax: config.quietSoftmax }).init(device);
+  return new MultiHeadAttentionConfig({
+    dModel: config.dModel,
+    nHeads: config.nHeads,
+    initializer: config.initializer,
+    dropout: config.dropout,
+    quietSoftmax: config.quietSoftmax,
+  }).init(device);
 }
 /** @internal */
 export function feedForwardFor(config: TransformerLayerConfig, device: Device): PositionWiseFeedForward {
-  return new PositionWiseFeedForwardConfig({ dModel: config.dModel, dFf: config.dFf, initializer: config.initializer, dropout: config.dropout, activation: config.activation }).init(device);
+  return new PositionWiseFeedForwardConfig({
+    dModel: config.dModel,
+    dFf: config.dFf,
+    initializer: config.initializer,
+    dropout: config.dropout,
+    activation: config.activation,
+  }).init(device);
 }
 /** @internal */
 export function layerNormFor(config: TransformerLayerConfig, device: Device): LayerNorm {
@@ -63,7 +75,8 @@ export function layerNormFor(config: TransformerLayerConfig, device: Device): La
 /** @internal Checks a `[batch, seq, dModel]` input. */
 export function checkSequence(layer: string, what: string, x: Tensor<3, Float>, dModel: number): void {
   const dims = x.dims();
-  if (dims.length !== 3 || dims[2] !== dModel) throw new BurnError(layer, `${what} of shape ${fmt(dims)}; expected [batch, seq, ${dModel}] (dModel ${dModel})`);
+  if (dims.length !== 3 || dims[2] !== dModel)
+    throw new BurnError(layer, `${what} of shape ${fmt(dims)}; expected [batch, seq, ${dModel}] (dModel ${dModel})`);
 }
 
 /** @internal Throws unless an autoregressive cache has one entry per layer. */
@@ -95,7 +108,13 @@ export function attendCached(mha: MultiHeadAttention, input: MhaInput, cache: Mh
  * @internal One residual sub-layer: pre-norm (`normFirst`) `x + dropout(sub(norm(x)))`, post-norm
  * `norm(x + dropout(sub(x)))`.
  */
-export function residual(x: Tensor<3, Float>, normFirst: boolean, norm: SubLayer, sub: SubLayer, dropout: Dropout): Tensor<3, Float> {
+export function residual(
+  x: Tensor<3, Float>,
+  normFirst: boolean,
+  norm: SubLayer,
+  sub: SubLayer,
+  dropout: Dropout,
+): Tensor<3, Float> {
   if (normFirst) return x.add(dropout.forward(sub(norm(x))));
   return norm(x.add(dropout.forward(sub(x))));
 }
@@ -133,8 +152,13 @@ export abstract class TransformerStack<L extends Module> extends Module {
 
   override displayAttributes(): Record<string, unknown> {
     return {
-      dModel: this.dModel, dFf: this.dFf, nHeads: this.nHeads, nLayers: this.nLayers,
-      dropout: this.dropout, normFirst: this.normFirst, quietSoftmax: this.quietSoftmax,
+      dModel: this.dModel,
+      dFf: this.dFf,
+      nHeads: this.nHeads,
+      nLayers: this.nLayers,
+      dropout: this.dropout,
+      normFirst: this.normFirst,
+      quietSoftmax: this.quietSoftmax,
     };
   }
 }

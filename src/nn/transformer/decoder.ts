@@ -9,8 +9,18 @@ import { TensorCache } from '../cache.js';
 import { Dropout, DropoutConfig } from '../dropout.js';
 import type { LayerNorm } from '../norm/layer-norm.js';
 import {
-  attendCached, attentionFor, cachedFeedForward, cachedNorm, checkCacheLayers, checkHeads, checkSequence, feedForwardFor,
-  layerNormFor, residual, TransformerStack, transformerFields,
+  attendCached,
+  attentionFor,
+  cachedFeedForward,
+  cachedNorm,
+  checkCacheLayers,
+  checkHeads,
+  checkSequence,
+  feedForwardFor,
+  layerNormFor,
+  residual,
+  TransformerStack,
+  transformerFields,
 } from './common.js';
 import type { PositionWiseFeedForward } from './pwff.js';
 
@@ -69,7 +79,12 @@ export class TransformerDecoderInput implements TransformerDecoderMasks {
   }
 
   private masks(): TransformerDecoderMasks {
-    return { targetPadMask: this.targetPadMask, targetAttnMask: this.targetAttnMask, memoryPadMask: this.memoryPadMask, memoryAttnMask: this.memoryAttnMask };
+    return {
+      targetPadMask: this.targetPadMask,
+      targetAttnMask: this.targetAttnMask,
+      memoryPadMask: this.memoryPadMask,
+      memoryAttnMask: this.memoryAttnMask,
+    };
   }
 
   /** The same input with a memory padding mask `[batch, seqMemory]`. */
@@ -163,22 +178,42 @@ export class TransformerDecoderLayer extends Module {
   }
 
   /** {@link forward} with an autoregressive cache: call it with the whole target so far at each step. */
-  forwardAutoregressiveInference(input: TransformerDecoderInput, cache: TransformerDecoderLayerAutoregressiveCache): TransformerDecoderInput {
+  forwardAutoregressiveInference(
+    input: TransformerDecoderInput,
+    cache: TransformerDecoderLayerAutoregressiveCache,
+  ): TransformerDecoderInput {
     checkInput('TransformerDecoderLayer', input, this.selfAttn.dModel);
     return input.withTarget(this.run(input, cache));
   }
 
-  private run(input: TransformerDecoderInput, cache: TransformerDecoderLayerAutoregressiveCache | undefined): Tensor<3, Float> {
+  private run(
+    input: TransformerDecoderInput,
+    cache: TransformerDecoderLayerAutoregressiveCache | undefined,
+  ): Tensor<3, Float> {
     const norm1 = cachedNorm(this.norm1, cache?.norm1);
     const norm2 = cachedNorm(this.norm2, cache?.norm2);
     const norm3 = cachedNorm(this.norm3, cache?.norm3);
     const selfAttend = (t: Tensor<3, Float>) =>
-      attendCached(this.selfAttn, new MhaInput(t, t, t, { maskPad: input.targetPadMask, maskAttn: input.targetAttnMask }), cache?.selfAttn);
+      attendCached(
+        this.selfAttn,
+        new MhaInput(t, t, t, { maskPad: input.targetPadMask, maskAttn: input.targetAttnMask }),
+        cache?.selfAttn,
+      );
     const crossAttend = (t: Tensor<3, Float>) =>
-      attendCached(this.crossAttn, new MhaInput(t, input.memory, input.memory, { maskPad: input.memoryPadMask, maskAttn: input.memoryAttnMask }), cache?.crossAttn);
+      attendCached(
+        this.crossAttn,
+        new MhaInput(t, input.memory, input.memory, { maskPad: input.memoryPadMask, maskAttn: input.memoryAttnMask }),
+        cache?.crossAttn,
+      );
     let x = residual(input.target, this.normFirst, this.normFirst ? norm3 : norm1, selfAttend, this.dropout);
     x = residual(x, this.normFirst, this.normFirst ? norm1 : norm2, crossAttend, this.dropout);
-    return residual(x, this.normFirst, this.normFirst ? norm2 : norm3, cachedFeedForward(this.pwff, cache?.pwff), this.dropout);
+    return residual(
+      x,
+      this.normFirst,
+      this.normFirst ? norm2 : norm3,
+      cachedFeedForward(this.pwff, cache?.pwff),
+      this.dropout,
+    );
   }
 }
 
@@ -199,7 +234,10 @@ export class TransformerDecoder extends TransformerStack<TransformerDecoderLayer
    * {@link forward} with an autoregressive cache (from {@link newAutoregressiveCache}): call it with
    * the whole target so far at each step, with a causal target mask. Equals the full forward.
    */
-  forwardAutoregressiveInference(input: TransformerDecoderInput, cache: TransformerDecoderAutoregressiveCache): Tensor<3, Float> {
+  forwardAutoregressiveInference(
+    input: TransformerDecoderInput,
+    cache: TransformerDecoderAutoregressiveCache,
+  ): Tensor<3, Float> {
     checkInput('TransformerDecoder', input, this.dModel);
     checkCacheLayers('TransformerDecoder', cache.layers.length, this.layers.length);
     this.layers.forEach((layer, i) => (input = layer.forwardAutoregressiveInference(input, cache.layers[i]!)));
@@ -216,6 +254,9 @@ function checkInput(layer: string, input: TransformerDecoderInput, dModel: numbe
   checkSequence(layer, 'target', input.target, dModel);
   checkSequence(layer, 'memory', input.memory, dModel);
   if (input.target.dims()[0] !== input.memory.dims()[0]) {
-    throw new BurnError(layer, `target ${fmt(input.target.dims())} and memory ${fmt(input.memory.dims())} have different batch sizes; expected equal`);
+    throw new BurnError(
+      layer,
+      `target ${fmt(input.target.dims())} and memory ${fmt(input.memory.dims())} have different batch sizes; expected equal`,
+    );
   }
 }

@@ -8,8 +8,19 @@ import { TensorCache } from '../cache.js';
 import { Dropout, DropoutConfig } from '../dropout.js';
 import type { LayerNorm } from '../norm/layer-norm.js';
 import {
-  attendCached, attentionFor, cachedFeedForward, cachedNorm, checkCacheLayers, checkHeads, checkSequence, feedForwardFor,
-  layerNormFor, residual, TransformerStack, transformerFields, type TransformerLayerConfig,
+  attendCached,
+  attentionFor,
+  cachedFeedForward,
+  cachedNorm,
+  checkCacheLayers,
+  checkHeads,
+  checkSequence,
+  feedForwardFor,
+  layerNormFor,
+  residual,
+  TransformerStack,
+  transformerFields,
+  type TransformerLayerConfig,
 } from './common.js';
 import type { PositionWiseFeedForward } from './pwff.js';
 
@@ -107,17 +118,34 @@ export class TransformerEncoderLayer extends Module {
   }
 
   /** {@link forward} with an autoregressive cache: call it with the whole sequence so far at each step. */
-  forwardAutoregressiveInference(input: Tensor<3, Float>, maskPad: Tensor<2, Bool> | undefined, maskAttn: Tensor<3, Bool> | undefined, cache: TransformerEncoderLayerAutoregressiveCache): Tensor<3, Float> {
+  forwardAutoregressiveInference(
+    input: Tensor<3, Float>,
+    maskPad: Tensor<2, Bool> | undefined,
+    maskAttn: Tensor<3, Bool> | undefined,
+    cache: TransformerEncoderLayerAutoregressiveCache,
+  ): Tensor<3, Float> {
     checkSequence('TransformerEncoderLayer', 'input', input, this.mha.dModel);
     return this.run(input, maskPad, maskAttn, cache);
   }
 
-  private run(x: Tensor<3, Float>, maskPad: Tensor<2, Bool> | undefined, maskAttn: Tensor<3, Bool> | undefined, cache: TransformerEncoderLayerAutoregressiveCache | undefined): Tensor<3, Float> {
+  private run(
+    x: Tensor<3, Float>,
+    maskPad: Tensor<2, Bool> | undefined,
+    maskAttn: Tensor<3, Bool> | undefined,
+    cache: TransformerEncoderLayerAutoregressiveCache | undefined,
+  ): Tensor<3, Float> {
     const norm1 = cachedNorm(this.norm1, cache?.norm1);
     const norm2 = cachedNorm(this.norm2, cache?.norm2);
-    const attend = (t: Tensor<3, Float>) => attendCached(this.mha, new MhaInput(t, t, t, { maskPad, maskAttn }), cache?.mha);
+    const attend = (t: Tensor<3, Float>) =>
+      attendCached(this.mha, new MhaInput(t, t, t, { maskPad, maskAttn }), cache?.mha);
     x = residual(x, this.normFirst, this.normFirst ? norm2 : norm1, attend, this.dropout);
-    return residual(x, this.normFirst, this.normFirst ? norm1 : norm2, cachedFeedForward(this.pwff, cache?.pwff), this.dropout);
+    return residual(
+      x,
+      this.normFirst,
+      this.normFirst ? norm1 : norm2,
+      cachedFeedForward(this.pwff, cache?.pwff),
+      this.dropout,
+    );
   }
 }
 
@@ -140,11 +168,16 @@ export class TransformerEncoder extends TransformerStack<TransformerEncoderLayer
    * with the whole sequence so far at each step, with a causal attention mask; only the newest
    * position is computed. Equals the full forward.
    */
-  forwardAutoregressiveInference(input: TransformerEncoderInput, cache: TransformerEncoderAutoregressiveCache): Tensor<3, Float> {
+  forwardAutoregressiveInference(
+    input: TransformerEncoderInput,
+    cache: TransformerEncoderAutoregressiveCache,
+  ): Tensor<3, Float> {
     checkSequence('TransformerEncoder', 'input', input.tensor, this.dModel);
     checkCacheLayers('TransformerEncoder', cache.layers.length, this.layers.length);
     let x = input.tensor;
-    this.layers.forEach((layer, i) => (x = layer.forwardAutoregressiveInference(x, input.padMask, input.attnMask, cache.layers[i]!)));
+    this.layers.forEach(
+      (layer, i) => (x = layer.forwardAutoregressiveInference(x, input.padMask, input.attnMask, cache.layers[i]!)),
+    );
     return x;
   }
 

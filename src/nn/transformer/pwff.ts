@@ -45,8 +45,16 @@ export class PositionWiseFeedForward extends Module {
 
   constructor(config: PositionWiseFeedForwardConfig, device: Device) {
     super();
-    this.linearInner = new LinearConfig({ dInput: config.dModel, dOutput: config.dFf, initializer: config.initializer }).init(device);
-    this.linearOuter = new LinearConfig({ dInput: config.dFf, dOutput: config.dModel, initializer: config.initializer }).init(device);
+    this.linearInner = new LinearConfig({
+      dInput: config.dModel,
+      dOutput: config.dFf,
+      initializer: config.initializer,
+    }).init(device);
+    this.linearOuter = new LinearConfig({
+      dInput: config.dFf,
+      dOutput: config.dModel,
+      initializer: config.initializer,
+    }).init(device);
     this.dropout = new DropoutConfig({ prob: config.dropout }).init();
     this.activation = config.activation.init(device);
   }
@@ -56,7 +64,10 @@ export class PositionWiseFeedForward extends Module {
     const [dModel, dFf] = this.linearInner.weight.dims() as [number, number];
     const dims = input.dims();
     if (dims[dims.length - 1] !== dModel) {
-      throw new BurnError('PositionWiseFeedForward', `input of shape ${fmt(dims)}; expected [..., ${dModel}] (dModel ${dModel}, dFf ${dFf})`);
+      throw new BurnError(
+        'PositionWiseFeedForward',
+        `input of shape ${fmt(dims)}; expected [..., ${dModel}] (dModel ${dModel}, dFf ${dFf})`,
+      );
     }
     const x = this.activation.forward(this.linearInner.forward(input));
     return this.linearOuter.forward(this.dropout.forward(x));

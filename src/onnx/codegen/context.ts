@@ -48,14 +48,21 @@ export class Slot {
   /** What its expression reads: other slots, symbolic dims (`sym:batch`) and the `device` local. */
   deps: readonly Dep[] = [];
 
-  constructor(readonly name: string, readonly expr: string, readonly uses: number, bound = false) {
+  constructor(
+    readonly name: string,
+    readonly expr: string,
+    readonly uses: number,
+    bound = false,
+  ) {
     this.state = bound ? 'declared' : 'pending';
   }
 
   /** The reference a reader writes: the expression itself (once, when at most `max` characters and used once) or the name. */
   ref(inline: boolean, max = 64): string {
-    if (this.state === 'pending') this.state = inline && this.uses === 1 && this.expr.length <= max ? 'inlined' : 'declared';
-    else if (this.state === 'inlined') throw new BurnError('generateOnnxModule', `internal: value '${this.name}' was inlined and read again`);
+    if (this.state === 'pending')
+      this.state = inline && this.uses === 1 && this.expr.length <= max ? 'inlined' : 'declared';
+    else if (this.state === 'inlined')
+      throw new BurnError('generateOnnxModule', `internal: value '${this.name}' was inlined and read again`);
     return this.state === 'inlined' ? this.expr : this.name;
   }
 }
@@ -68,7 +75,13 @@ export type CgValue =
   /** A tensor computed in `forward` (`zero`: known to be all zeros, e.g. a recurrent layer's initial state). */
   | { readonly kind: 'tensor'; readonly slot: Slot; readonly info: TInfo; readonly zero?: boolean }
   /** A vector (or scalar) of integers computed on the host from shapes: one JS number expression per element. */
-  | { readonly kind: 'host'; readonly elems: readonly string[]; readonly scalar: boolean; readonly dtype: DType; readonly deps: readonly Dep[] }
+  | {
+      readonly kind: 'host';
+      readonly elems: readonly string[];
+      readonly scalar: boolean;
+      readonly dtype: DType;
+      readonly deps: readonly Dep[];
+    }
   /** A constant (non-parameter initializer or folded value). */
   | { readonly kind: 'const'; readonly name: string; readonly data: TensorData; readonly zero?: boolean }
   /** A parameter initializer (trainable float weights). */

@@ -5,8 +5,21 @@ import type { Graph, Model, Node } from '../ir/types.js';
 import { Attrs } from '../ops/attrs.js';
 import { BURN_DOMAIN } from '../graph/linear.js';
 import {
-  CannotExpress, kindOf, literal, num, Slot, tsType,
-  type CgValue, type Dep, type DimInfo, type EmitContext, type Emitted, type Emitter, type LayerSpec, type ParamSpec, type TInfo,
+  CannotExpress,
+  kindOf,
+  literal,
+  num,
+  Slot,
+  tsType,
+  type CgValue,
+  type Dep,
+  type DimInfo,
+  type EmitContext,
+  type Emitted,
+  type Emitter,
+  type LayerSpec,
+  type ParamSpec,
+  type TInfo,
 } from './context.js';
 import { camel, meaningful, NameScope, pascal, splitNodeName } from './names.js';
 import { compositeEmitters } from './ops-composite.js';
@@ -19,7 +32,13 @@ import type { ProbeResult } from './probe.js';
 const OP = 'generateOnnxModule';
 
 /** Every tensor-mode emitter by op type (default domain, plus burn-ts's own `Linear`). */
-const EMITTERS: Readonly<Record<string, Emitter>> = { ...elementwiseEmitters, ...shapeEmitters, ...layerEmitters, ...rnnEmitters, ...compositeEmitters };
+const EMITTERS: Readonly<Record<string, Emitter>> = {
+  ...elementwiseEmitters,
+  ...shapeEmitters,
+  ...layerEmitters,
+  ...rnnEmitters,
+  ...compositeEmitters,
+};
 
 /** Ops whose results are host numbers when their inputs are (shape arithmetic). */
 const HOST_OPS = new Set(Object.keys(hostEmitters));
@@ -27,7 +46,9 @@ const HOST_OPS = new Set(Object.keys(hostEmitters));
 const HOST_MAX = 64;
 
 /** A generated field: a layer or a tensor (parameter or constant). */
-export type Field = { readonly name: string; readonly layer: LayerSpec } | { readonly name: string; readonly param: ParamSpec };
+export type Field =
+  | { readonly name: string; readonly layer: LayerSpec }
+  | { readonly name: string; readonly param: ParamSpec };
 
 /** What emission produced: the TypeScript source, and the fields whose weights go to the `.bpk`. */
 export interface Emission {
@@ -66,7 +87,11 @@ class Emitter_ {
   /** What the node being emitted has read so far (the dependencies of what it produces). */
   touched = new Set<Dep>();
 
-  constructor(readonly model: Model, readonly probe: ProbeResult, readonly params: ReadonlySet<string>) {}
+  constructor(
+    readonly model: Model,
+    readonly probe: ProbeResult,
+    readonly params: ReadonlySet<string>,
+  ) {}
 
   get graph(): Graph {
     return this.model.graph;
@@ -103,7 +128,12 @@ function smallConstant(e: Emitter_, data: TensorData, deviceOf: () => string): s
   const values = Array.from(data.toArray()).map((v) => (data.dtype === 'bool' ? String(v !== 0) : num(Number(v))));
   e.imports['burn-ts'].add('Tensor');
   const fn = data.dtype === 'bool' ? 'fromBools' : isFloatDType(data.dtype) ? 'fromFloats' : 'fromInts';
-  const opts = data.dtype === 'bool' ? device : data.dtype === 'f32' || data.dtype === 'i32' ? `{ device: ${device} }` : `{ device: ${device}, dtype: '${data.dtype}' }`;
+  const opts =
+    data.dtype === 'bool'
+      ? device
+      : data.dtype === 'f32' || data.dtype === 'i32'
+        ? `{ device: ${device} }`
+        : `{ device: ${device}, dtype: '${data.dtype}' }`;
   const t = `Tensor.${fn}([${values.join(', ')}], ${opts})`;
   return data.shape.length === 0 ? `${t}.reshape([])` : t;
 }
@@ -133,7 +163,11 @@ function contextFor(e: Emitter_, node: Node, host: boolean): EmitContext {
     throw new CannotExpress(why);
   };
   const ctx: EmitContext = {
-    node, attrs, opset, hint, fail,
+    node,
+    attrs,
+    opset,
+    hint,
+    fail,
     value,
     has: (i) => !!node.inputs[i],
     info: (i) => {
@@ -164,7 +198,9 @@ function contextFor(e: Emitter_, node: Node, host: boolean): EmitContext {
       let field = e.paramFields.get(v.name);
       if (!field) {
         const trainable = v.kind === 'param';
-        field = e.fieldNames.fresh(camel(meaningful(v.name) ?? `${hint} ${trainable ? 'weight' : 'constant'}`, 'constant'));
+        field = e.fieldNames.fresh(
+          camel(meaningful(v.name) ?? `${hint} ${trainable ? 'weight' : 'constant'}`, 'constant'),
+        );
         e.fields.push({ name: field, param: { data: v.data, trainable, source: v.name } });
         e.paramFields.set(v.name, field);
       }
@@ -201,7 +237,8 @@ function contextFor(e: Emitter_, node: Node, host: boolean): EmitContext {
         for (const d of v.deps) e.touched.add(d);
         return v.elems;
       }
-      if (v.kind === 'const' && v.data.numElements() <= HOST_MAX && v.data.shape.length <= 1) return Array.from(v.data.toArray(), (x) => num(Number(x)));
+      if (v.kind === 'const' && v.data.numElements() <= HOST_MAX && v.data.shape.length <= 1)
+        return Array.from(v.data.toArray(), (x) => num(Number(x)));
       return undefined;
     },
     constant: (i) => {
@@ -226,7 +263,10 @@ function contextFor(e: Emitter_, node: Node, host: boolean): EmitContext {
     },
     layer: (h, spec) => {
       // The weights' own names say most (`encoder.layers.0.self_attn.out_proj.weight`); folded ones (`onnx::Conv_7`) do not.
-      const named = spec.sources?.filter((s) => e.uses.get(s) === 1).map((s) => meaningful(s)).find((m) => m !== undefined);
+      const named = spec.sources
+        ?.filter((s) => e.uses.get(s) === 1)
+        .map((s) => meaningful(s))
+        .find((m) => m !== undefined);
       const name = e.fieldNames.fresh(named ? camel(named, h) : h);
       e.fields.push({ name, layer: spec });
       e.imports['burn-ts/nn'].add(spec.cls).add(spec.configCls);
@@ -259,7 +299,13 @@ function isHostNode(e: Emitter_, node: Node): boolean {
   return node.inputs.every((name) => {
     if (!name) return true;
     const v = e.values.get(name);
-    return v?.kind === 'host' || (v?.kind === 'const' && kindOf(v.data.dtype) === 'Int' && v.data.numElements() <= HOST_MAX && v.data.shape.length <= 1);
+    return (
+      v?.kind === 'host' ||
+      (v?.kind === 'const' &&
+        kindOf(v.data.dtype) === 'Int' &&
+        v.data.numElements() <= HOST_MAX &&
+        v.data.shape.length <= 1)
+    );
   });
 }
 
@@ -277,7 +323,20 @@ function emitterOf(node: Node): Emitter | undefined {
 }
 
 /** Ops whose result is all zeros when their (data) input is: zero initial states stay known as zeros through them. */
-const ZERO_KEEPING = new Set(['Slice', 'Reshape', 'Transpose', 'Squeeze', 'Unsqueeze', 'Expand', 'Concat', 'Cast', 'Identity', 'Flatten', 'Gather', 'Tile']);
+const ZERO_KEEPING = new Set([
+  'Slice',
+  'Reshape',
+  'Transpose',
+  'Squeeze',
+  'Unsqueeze',
+  'Expand',
+  'Concat',
+  'Cast',
+  'Identity',
+  'Flatten',
+  'Gather',
+  'Tile',
+]);
 
 function isZero(e: Emitter_, name: string): boolean {
   const v = e.values.get(name);
@@ -290,7 +349,9 @@ export function tidy(expr: string): string {
   let out = expr;
   while (prev !== out) {
     prev = out;
-    out = out.replace(/\.swapDims\((\d+), (\d+)\)\.swapDims\(\1, \2\)/g, '').replace(/\.unsqueezeDim\((\d+)\)\.squeezeDim\(\1\)/g, '');
+    out = out
+      .replace(/\.swapDims\((\d+), (\d+)\)\.swapDims\(\1, \2\)/g, '')
+      .replace(/\.unsqueezeDim\((\d+)\)\.squeezeDim\(\1\)/g, '');
   }
   return out;
 }
@@ -310,11 +371,23 @@ function bind(e: Emitter_, node: Node, results: readonly Emitted[], hint: string
     }
     if (typeof r === 'object' && 'host' in r) {
       const p = e.probe.values.get(name);
-      e.values.set(name, { kind: 'host', elems: r.host, scalar: r.scalar, dtype: p?.dtype ?? 'i64', deps: [...e.touched] });
+      e.values.set(name, {
+        kind: 'host',
+        elems: r.host,
+        scalar: r.scalar,
+        dtype: p?.dtype ?? 'i64',
+        deps: [...e.touched],
+      });
       return;
     }
     const expr = tidy(typeof r === 'string' ? r : r.zeros);
-    const zero = typeof r === 'object' || (ZERO_KEEPING.has(node.opType) && node.domain === '' && node.inputs.length > 0 && isZero(e, node.inputs[0]!) && node.inputs.slice(1).every((x) => !x || node.opType !== 'Concat' || isZero(e, x)));
+    const zero =
+      typeof r === 'object' ||
+      (ZERO_KEEPING.has(node.opType) &&
+        node.domain === '' &&
+        node.inputs.length > 0 &&
+        isZero(e, node.inputs[0]!) &&
+        node.inputs.slice(1).every((x) => !x || node.opType !== 'Concat' || isZero(e, x)));
     const local = e.locals.fresh(node.outputs.length > 1 ? camel(`${hint} ${i}`, hint) : hint);
     const slot = new Slot(local, expr, e.uses.get(name) ?? 0);
     slot.deps = [...e.touched];
@@ -336,7 +409,10 @@ function fieldInit(f: Field, e: Emitter_): string {
   }
   const d = f.param.data;
   e.imports['burn-ts'].add('Param').add('Tensor');
-  const zeros = d.dtype === 'f32' ? `Tensor.zeros(${literal([...d.shape])}, device)` : `Tensor.zeros(${literal([...d.shape])}, { device, dtype: '${d.dtype}' })`;
+  const zeros =
+    d.dtype === 'f32'
+      ? `Tensor.zeros(${literal([...d.shape])}, device)`
+      : `Tensor.zeros(${literal([...d.shape])}, { device, dtype: '${d.dtype}' })`;
   return `this.${f.name} = new Param(${zeros}${f.param.trainable ? '' : ', { requireGrad: false }'});`;
 }
 
@@ -351,14 +427,24 @@ function fieldType(f: Field): string {
  * body is the graph as tensor-API calls, and `static load`. Nodes the generator cannot express
  * are collected and reported in one BurnError.
  */
-export function emitModule(model: Model, probe: ProbeResult, params: ReadonlySet<string>, options: EmitOptions): Emission {
+export function emitModule(
+  model: Model,
+  probe: ProbeResult,
+  params: ReadonlySet<string>,
+  options: EmitOptions,
+): Emission {
   const e = new Emitter_(model, probe, params);
   const graph = model.graph;
   for (const n of graph.nodes) for (const i of n.inputs) if (i) e.uses.set(i, (e.uses.get(i) ?? 0) + 1);
   for (const o of graph.outputs) e.uses.set(o.name, (e.uses.get(o.name) ?? 0) + 1);
   for (const [name, c] of graph.initializers) {
     if (!c.data) continue;
-    e.values.set(name, params.has(name) ? { kind: 'param', name, data: c.data } : { kind: 'const', name, data: c.data, ...(allZero(c.data) ? { zero: true } : {}) });
+    e.values.set(
+      name,
+      params.has(name)
+        ? { kind: 'param', name, data: c.data }
+        : { kind: 'const', name, data: c.data, ...(allZero(c.data) ? { zero: true } : {}) },
+    );
   }
   // Inputs: typed parameters of forward, named after the ONNX inputs.
   const inputParams: string[] = [];
@@ -372,7 +458,8 @@ export function emitModule(model: Model, probe: ProbeResult, params: ReadonlySet
     e.firstInput ??= local;
     // Symbolic dims are read from the first input that has them.
     info.dims.forEach((d) => {
-      if (d && typeof d === 'object' && !e.symbolLocals.has(d.symbol)) e.symbolLocals.set(d.symbol, e.locals.fresh(camel(d.symbol, 'size')));
+      if (d && typeof d === 'object' && !e.symbolLocals.has(d.symbol))
+        e.symbolLocals.set(d.symbol, e.locals.fresh(camel(d.symbol, 'size')));
     });
   }
   // Values of nodes that could not be expressed: their readers are consequences, not reported again.
@@ -396,7 +483,10 @@ export function emitModule(model: Model, probe: ProbeResult, params: ReadonlySet
       const before = e.fields.length;
       const results = emitter(ctx);
       // A node that made a layer names its result after the layer (`const conv1 = this.conv1.forward(x)`).
-      const made = e.fields.length > before && 'layer' in e.fields[e.fields.length - 1]! ? e.fields[e.fields.length - 1]!.name : undefined;
+      const made =
+        e.fields.length > before && 'layer' in e.fields[e.fields.length - 1]!
+          ? e.fields[e.fields.length - 1]!.name
+          : undefined;
       bind(e, node, results, made ?? localHints.get(ctx)!);
     } catch (err) {
       if (err instanceof CannotExpress) e.problems.push(`${where} ${err.message}`);
@@ -406,7 +496,10 @@ export function emitModule(model: Model, probe: ProbeResult, params: ReadonlySet
     }
   }
   if (e.problems.length > 0) {
-    throw new BurnError(OP, `cannot generate code for ${e.problems.length} ${e.problems.length === 1 ? 'node' : 'nodes'} of '${options.sourceName}' (run it with loadOnnx instead):\n  ${e.problems.join('\n  ')}`);
+    throw new BurnError(
+      OP,
+      `cannot generate code for ${e.problems.length} ${e.problems.length === 1 ? 'node' : 'nodes'} of '${options.sourceName}' (run it with loadOnnx instead):\n  ${e.problems.join('\n  ')}`,
+    );
   }
   // Outputs.
   const outs = graph.outputs.map((o) => {
@@ -418,7 +511,13 @@ export function emitModule(model: Model, probe: ProbeResult, params: ReadonlySet
   return { source: render(e, options, inputParams, inputDocs, outs), className: options.className, fields: e.fields };
 }
 
-function render(e: Emitter_, options: EmitOptions, inputParams: string[], inputDocs: string[], outs: { name: string; expr: string; info: TInfo; slot: Slot }[]): string {
+function render(
+  e: Emitter_,
+  options: EmitOptions,
+  inputParams: string[],
+  inputDocs: string[],
+  outs: { name: string; expr: string; info: TInfo; slot: Slot }[],
+): string {
   const body: string[] = [];
   // Only what the outputs (and the multi-result statements) read is written: a value whose readers
   // all went away (a zero initial state the layer does not need) is not computed.
@@ -450,7 +549,8 @@ function render(e: Emitter_, options: EmitOptions, inputParams: string[], inputD
       bySource.set(v.slot.name, list);
     });
   }
-  for (const [src, list] of bySource) body.push(`const [${Array.from({ length: list.length }, (_, k) => list[k] ?? '').join(', ')}] = ${src}.dims();`);
+  for (const [src, list] of bySource)
+    body.push(`const [${Array.from({ length: list.length }, (_, k) => list[k] ?? '').join(', ')}] = ${src}.dims();`);
   if (device) body.push(`const device = ${e.firstInput ?? 'Device.default()'}.device();`);
   for (const s of e.statements) {
     if ('code' in s) body.push(s.code);
@@ -459,8 +559,14 @@ function render(e: Emitter_, options: EmitOptions, inputParams: string[], inputD
   const single = outs.length === 1;
   const keys = new NameScope(new Set());
   const outKeys = outs.map((o) => keys.fresh(camel(o.name, 'output')));
-  const returnType = single ? tsType(outs[0]!.info) : `{ ${outs.map((o, i) => `${outKeys[i]}: ${tsType(o.info)}`).join('; ')} }`;
-  body.push(single ? `return ${outs[0]!.expr};` : `return { ${outs.map((o, i) => (o.expr === outKeys[i] ? o.expr : `${outKeys[i]}: ${o.expr}`)).join(', ')} };`);
+  const returnType = single
+    ? tsType(outs[0]!.info)
+    : `{ ${outs.map((o, i) => `${outKeys[i]}: ${tsType(o.info)}`).join('; ')} }`;
+  body.push(
+    single
+      ? `return ${outs[0]!.expr};`
+      : `return { ${outs.map((o, i) => (o.expr === outKeys[i] ? o.expr : `${outKeys[i]}: ${o.expr}`)).join(', ')} };`,
+  );
   const root = options.imports?.root ?? 'burn-ts';
   const nn = options.imports?.nn ?? 'burn-ts/nn';
   for (const f of e.fields) if ('param' in f) e.imports['burn-ts'].add('Param').add('Tensor');
@@ -471,26 +577,38 @@ function render(e: Emitter_, options: EmitOptions, inputParams: string[], inputD
   if (/, Bool>/.test(typed)) e.imports['burn-ts'].add('Bool');
   e.imports['burn-ts'].add('Tensor');
   const types = new Set(['Int', 'Bool']);
-  const rootNames = [...e.imports['burn-ts']].sort((a, b) => a.localeCompare(b)).map((n) => (types.has(n) ? `type ${n}` : n));
+  const rootNames = [...e.imports['burn-ts']]
+    .sort((a, b) => a.localeCompare(b))
+    .map((n) => (types.has(n) ? `type ${n}` : n));
   const nnNames = [...e.imports['burn-ts/nn']].sort((a, b) => a.localeCompare(b));
   const cls = options.className;
   const lines: string[] = [];
-  lines.push(`// Generated by burn-ts from ${options.sourceName} (ONNX opset ${e.model.opsets.get('') ?? '?'}${e.model.producer ? `, exported by ${e.model.producer}` : ''}).`);
-  lines.push(`// Weights: ${options.weightsName} (burnpack). Regenerate with \`npx burn-ts onnx ${options.sourceName} --out <dir>\`; edit freely.`);
+  lines.push(
+    `// Generated by burn-ts from ${options.sourceName} (ONNX opset ${e.model.opsets.get('') ?? '?'}${e.model.producer ? `, exported by ${e.model.producer}` : ''}).`,
+  );
+  lines.push(
+    `// Weights: ${options.weightsName} (burnpack). Regenerate with \`npx burn-ts onnx ${options.sourceName} --out <dir>\`; edit freely.`,
+  );
   lines.push(`import { ${rootNames.join(', ')} } from '${root}';`);
   if (nnNames.length > 0) lines.push(`import { ${nnNames.join(', ')} } from '${nn}';`);
   lines.push('');
-  lines.push(`/** The model of ${options.sourceName}: ${inputDocs.join(', ')} → ${outs.map((o, i) => `${outKeys[i]} ${shapeDoc(o.info)}`).join(', ')}. */`);
+  lines.push(
+    `/** The model of ${options.sourceName}: ${inputDocs.join(', ')} → ${outs.map((o, i) => `${outKeys[i]} ${shapeDoc(o.info)}`).join(', ')}. */`,
+  );
   lines.push(`export class ${cls} extends Module {`);
   for (const f of e.fields) lines.push(`  ${f.name}: ${fieldType(f)};`);
   if (e.fields.length > 0) lines.push('');
-  lines.push(`  /** Creates the layers on \`device\` with fresh weights; {@link ${cls}.load} reads the exported ones. */`);
+  lines.push(
+    `  /** Creates the layers on \`device\` with fresh weights; {@link ${cls}.load} reads the exported ones. */`,
+  );
   lines.push('  constructor(device: Device = Device.default()) {');
   lines.push('    super();');
   for (const s of fieldInits) lines.push(`    ${s}`);
   lines.push('  }');
   lines.push('');
-  lines.push(`  /** ${inputDocs.join(', ')} → ${outs.map((o, i) => `${single ? '' : `${outKeys[i]} `}${shapeDoc(o.info)}`).join(', ')}. */`);
+  lines.push(
+    `  /** ${inputDocs.join(', ')} → ${outs.map((o, i) => `${single ? '' : `${outKeys[i]} `}${shapeDoc(o.info)}`).join(', ')}. */`,
+  );
   lines.push(`  forward(${inputParams.join(', ')}): ${returnType} {`);
   for (const s of body) lines.push(`    ${s}`);
   lines.push('  }');

@@ -59,15 +59,20 @@ function baseName(source: string | URL): string {
  * const { source, weights } = await generateOnnxModule('resnet18.onnx');
  * ```
  */
-export async function generateOnnxModule(source: string | URL | Uint8Array | ArrayBuffer, options: GenerateOnnxOptions = {}): Promise<GeneratedOnnxModule> {
+export async function generateOnnxModule(
+  source: string | URL | Uint8Array | ArrayBuffer,
+  options: GenerateOnnxOptions = {},
+): Promise<GeneratedOnnxModule> {
   const name = options.name ?? (typeof source === 'string' || source instanceof URL ? baseName(source) : 'model');
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(name)) throw new BurnError(OP, `name '${name}'; expected letters, digits, '_', '-' or '.' (it names the files)`);
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(name))
+    throw new BurnError(OP, `name '${name}'; expected letters, digits, '_', '-' or '.' (it names the files)`);
   const model = await prepareModel(source, options.baseDir ? { baseDir: options.baseDir } : {});
   const params = parameterCandidates(model.graph);
   simplify(model, params, true);
   const probe = probeModel(model, options.inputShapes);
   const className = options.className ?? classNameOf(name);
-  if (!/^[A-Z_$][A-Za-z0-9_$]*$/.test(className)) throw new BurnError(OP, `className '${className}'; expected a TypeScript class name`);
+  if (!/^[A-Z_$][A-Za-z0-9_$]*$/.test(className))
+    throw new BurnError(OP, `className '${className}'; expected a TypeScript class name`);
   const emission = emitModule(model, probe, params, {
     className,
     sourceName: `${name}.onnx`,
@@ -76,7 +81,10 @@ export async function generateOnnxModule(source: string | URL | Uint8Array | Arr
   });
   const weights = weightsModule(emission.fields, Device.cpu()).toBytes();
   return {
-    name, className, source: emission.source, weights,
+    name,
+    className,
+    source: emission.source,
+    weights,
     layers: emission.fields.filter((f) => 'layer' in f).length,
     tensors: emission.fields.filter((f) => 'param' in f).length,
   };
@@ -92,9 +100,17 @@ export interface WrittenOnnxModule extends GeneratedOnnxModule {
  * {@link generateOnnxModule} then writes `<outDir>/<name>.ts` and `<outDir>/<name>.bpk` (each to a
  * temporary file renamed into place, so a failed write leaves the previous files intact).
  */
-export async function writeOnnxModule(source: string | URL | Uint8Array | ArrayBuffer, outDir: string, options: GenerateOnnxOptions = {}): Promise<WrittenOnnxModule> {
+export async function writeOnnxModule(
+  source: string | URL | Uint8Array | ArrayBuffer,
+  outDir: string,
+  options: GenerateOnnxOptions = {},
+): Promise<WrittenOnnxModule> {
   const generated = await generateOnnxModule(source, options);
-  const fs = requireNodeBuiltin<typeof import('node:fs/promises')>('node:fs/promises', OP, 'writing the generated module to files');
+  const fs = requireNodeBuiltin<typeof import('node:fs/promises')>(
+    'node:fs/promises',
+    OP,
+    'writing the generated module to files',
+  );
   const path = requireNodeBuiltin<typeof import('node:path')>('node:path', OP, 'writing the generated module to files');
   await fs.mkdir(outDir, { recursive: true });
   const write = async (file: string, data: string | Uint8Array) => {

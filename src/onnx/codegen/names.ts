@@ -6,20 +6,121 @@
  */
 
 const RESERVED = new Set([
-  'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'enum', 'export', 'extends',
-  'false', 'finally', 'for', 'function', 'if', 'import', 'in', 'instanceof', 'new', 'null', 'return', 'super', 'switch', 'this',
-  'throw', 'true', 'try', 'typeof', 'var', 'void', 'while', 'with', 'as', 'implements', 'interface', 'let', 'package', 'private',
-  'protected', 'public', 'static', 'yield', 'await', 'async', 'of', 'any', 'boolean', 'number', 'string', 'symbol', 'type', 'undefined',
-  'arguments', 'eval', 'constructor', 'prototype', '__proto__', 'Tensor', 'Module', 'Param', 'Device', 'Int', 'Bool', 'Float',
-  'functional', 'activation', 'device', 'Math', 'Infinity', 'NaN', 'Object', 'Array',
+  'break',
+  'case',
+  'catch',
+  'class',
+  'const',
+  'continue',
+  'debugger',
+  'default',
+  'delete',
+  'do',
+  'else',
+  'enum',
+  'export',
+  'extends',
+  'false',
+  'finally',
+  'for',
+  'function',
+  'if',
+  'import',
+  'in',
+  'instanceof',
+  'new',
+  'null',
+  'return',
+  'super',
+  'switch',
+  'this',
+  'throw',
+  'true',
+  'try',
+  'typeof',
+  'var',
+  'void',
+  'while',
+  'with',
+  'as',
+  'implements',
+  'interface',
+  'let',
+  'package',
+  'private',
+  'protected',
+  'public',
+  'static',
+  'yield',
+  'await',
+  'async',
+  'of',
+  'any',
+  'boolean',
+  'number',
+  'string',
+  'symbol',
+  'type',
+  'undefined',
+  'arguments',
+  'eval',
+  'constructor',
+  'prototype',
+  '__proto__',
+  'Tensor',
+  'Module',
+  'Param',
+  'Device',
+  'Int',
+  'Bool',
+  'Float',
+  'functional',
+  'activation',
+  'device',
+  'Math',
+  'Infinity',
+  'NaN',
+  'Object',
+  'Array',
 ]);
 
 /** Members of `Module` and of the generated class that a field must not shadow. */
 const MODULE_MEMBERS = new Set([
-  'forward', 'load', 'numParams', 'visit', 'map', 'params', 'devices', 'toDevice', 'fork', 'noGrad', 'freeze', 'unfreeze', 'valid',
-  'train', 'clone', 'toRecord', 'loadRecord', 'saveFile', 'saveFileAsync', 'loadFile', 'loadFileAsync', 'toBytes', 'toBytesAsync',
-  'loadBytes', 'saveInto', 'saveIntoAsync', 'loadFrom', 'loadFromAsync', 'displayAttributes', 'toString', 'mapLeaves', 'visitLeaves',
-  'loadInPlace', 'hasOwnProperty', 'valueOf',
+  'forward',
+  'load',
+  'numParams',
+  'visit',
+  'map',
+  'params',
+  'devices',
+  'toDevice',
+  'fork',
+  'noGrad',
+  'freeze',
+  'unfreeze',
+  'valid',
+  'train',
+  'clone',
+  'toRecord',
+  'loadRecord',
+  'saveFile',
+  'saveFileAsync',
+  'loadFile',
+  'loadFileAsync',
+  'toBytes',
+  'toBytesAsync',
+  'loadBytes',
+  'saveInto',
+  'saveIntoAsync',
+  'loadFrom',
+  'loadFromAsync',
+  'displayAttributes',
+  'toString',
+  'mapLeaves',
+  'visitLeaves',
+  'loadInPlace',
+  'hasOwnProperty',
+  'valueOf',
 ]);
 
 /** Splits a name into its alphanumeric words (`/encoder/layers.0/self_attn/MatMul_1` → `encoder layers 0 self attn MatMul 1`). */
@@ -31,11 +132,13 @@ function words(name: string): string[] {
 export function camel(name: string, fallback = 'value'): string {
   const ws = words(name);
   if (ws.length === 0) return fallback;
-  const out = ws.map((w, i) => {
-    // Keep inner capitals (`MatMul`), lower-case all-caps words (`ONNX` → `onnx`).
-    const base = w === w.toUpperCase() ? w.toLowerCase() : w;
-    return i === 0 ? base[0]!.toLowerCase() + base.slice(1) : base[0]!.toUpperCase() + base.slice(1);
-  }).join('');
+  const out = ws
+    .map((w, i) => {
+      // Keep inner capitals (`MatMul`), lower-case all-caps words (`ONNX` → `onnx`).
+      const base = w === w.toUpperCase() ? w.toLowerCase() : w;
+      return i === 0 ? base[0]!.toLowerCase() + base.slice(1) : base[0]!.toUpperCase() + base.slice(1);
+    })
+    .join('');
   return /^[0-9]/.test(out) ? `v${out}` : out;
 }
 
@@ -53,7 +156,10 @@ export function pascal(name: string, fallback = 'Model'): string {
  * `layer1/conv1` + `Conv` and `stem.0` + `Conv`. Generated names (`Conv_3`, `123`) have no path.
  */
 export function splitNodeName(name: string): { path: string[]; op: string | undefined } {
-  const parts = name.replace(/^\/+/, '').split('/').filter((p) => p.length > 0);
+  const parts = name
+    .replace(/^\/+/, '')
+    .split('/')
+    .filter((p) => p.length > 0);
   let op: string | undefined;
   // A trailing PascalCase segment (`Conv`, `MatMul_1`, `LayerNormalization`) names the op.
   if (parts.length > 0 && /^[A-Z][A-Za-z0-9]*?(_\d+)?$/.test(parts[parts.length - 1]!)) op = parts.pop();

@@ -30,7 +30,8 @@ const meanVarianceNormalization: Emitter = (ctx) => {
 /** `-logp[target]` weighted and reduced as ONNX's NegativeLogLikelihoodLoss, from log-probabilities `logp` (an expression used twice at most). */
 function nll(ctx: EmitContext, logp: string, weightIndex: number): string {
   const reduction = ctx.attrs.string('reduction', 'mean');
-  if (reduction !== 'none' && reduction !== 'sum' && reduction !== 'mean') return ctx.fail(`has reduction '${reduction}'`);
+  if (reduction !== 'none' && reduction !== 'sum' && reduction !== 'mean')
+    return ctx.fail(`has reduction '${reduction}'`);
   const ignore = ctx.attrs.int('ignore_index');
   let target = ctx.tensor(1, false);
   let kept: string | undefined;
@@ -75,10 +76,14 @@ function logReduce(exp: boolean): Emitter {
         axes = h.map(Number);
       }
     } else axes = ctx.attrs.ints('axes')?.slice();
-    const dims = (axes && axes.length > 0 ? axes : Array.from({ length: rank }, (_, i) => i)).map((a) => (a < 0 ? a + rank : a)).sort((a, b) => a - b);
+    const dims = (axes && axes.length > 0 ? axes : Array.from({ length: rank }, (_, i) => i))
+      .map((a) => (a < 0 ? a + rank : a))
+      .sort((a, b) => a - b);
     const x = exp ? ctx.tensor(0, false) : ctx.tensor(0);
     // log Σ exp(x) with the maximum taken out (no overflow).
-    let e = exp ? `${x}.sub(${x}.maxDims(${literal(dims)})).exp().sumDims(${literal(dims)}).log().add(${x}.maxDims(${literal(dims)}))` : `${x}.sumDims(${literal(dims)}).log()`;
+    let e = exp
+      ? `${x}.sub(${x}.maxDims(${literal(dims)})).exp().sumDims(${literal(dims)}).log().add(${x}.maxDims(${literal(dims)}))`
+      : `${x}.sumDims(${literal(dims)}).log()`;
     if (ctx.attrs.int('keepdims', 1) === 0) e = `${e}.squeezeDims(${literal(dims)})`;
     return [e];
   };
@@ -88,13 +93,22 @@ function logReduce(exp: boolean): Emitter {
 const upsample: Emitter = (ctx) => {
   const rank = ctx.info(0).rank;
   if (rank !== 4) return ctx.fail(`upsamples a tensor of rank ${rank}`);
-  const scales = ctx.opset >= 9 ? ctx.constant(1) && Array.from(ctx.constant(1)!.toArray()) : ctx.attrs.floats('scales')?.slice();
-  if (!scales || scales[0] !== 1 || scales[1] !== 1) return ctx.fail('has scales computed at run time or scales the batch or channels');
+  const scales =
+    ctx.opset >= 9 ? ctx.constant(1) && Array.from(ctx.constant(1)!.toArray()) : ctx.attrs.floats('scales')?.slice();
+  if (!scales || scales[0] !== 1 || scales[1] !== 1)
+    return ctx.fail('has scales computed at run time or scales the batch or channels');
   const mode = ctx.attrs.string('mode', 'nearest');
   const inDims = ctx.info(0).dims.slice(2);
-  if (!inDims.every((d, i) => typeof d !== 'number' || Number.isInteger(d * scales[i + 2]!))) return ctx.fail('has scales that do not give whole sizes');
+  if (!inDims.every((d, i) => typeof d !== 'number' || Number.isInteger(d * scales[i + 2]!)))
+    return ctx.fail('has scales that do not give whole sizes');
   if (mode !== 'nearest') return ctx.fail(`has mode '${mode}' (the legacy asymmetric linear mapping has no layer)`);
-  const field = ctx.layer(ctx.hint, { cls: 'Interpolate2d', configCls: 'Interpolate2dConfig', config: { scaleFactor: scales.slice(2), mode: 'nearest' }, device: false, weights: new Map() });
+  const field = ctx.layer(ctx.hint, {
+    cls: 'Interpolate2d',
+    configCls: 'Interpolate2dConfig',
+    config: { scaleFactor: scales.slice(2), mode: 'nearest' },
+    device: false,
+    weights: new Map(),
+  });
   return [`this.${field}.forward(${ctx.tensor(0)})`];
 };
 
@@ -106,7 +120,13 @@ const lrn: Emitter = (ctx) => {
   if (Math.abs(alpha - 1e-4) > 1e-12) config.alpha = alpha;
   if (Math.abs(beta - 0.75) > 1e-7) config.beta = beta;
   if (bias !== 1) config.k = bias;
-  const field = ctx.layer(ctx.hint, { cls: 'LocalResponseNorm', configCls: 'LocalResponseNormConfig', config, device: false, weights: new Map() });
+  const field = ctx.layer(ctx.hint, {
+    cls: 'LocalResponseNorm',
+    configCls: 'LocalResponseNormConfig',
+    config,
+    device: false,
+    weights: new Map(),
+  });
   return [`this.${field}.forward(${ctx.tensor(0)})`];
 };
 
@@ -130,7 +150,8 @@ const attention: Emitter = (ctx) => {
   const kHeads = rank === 4 ? ctx.info(1).dims[1] : kvh;
   if (typeof qHeads !== 'number' || typeof kHeads !== 'number') return ctx.fail('has head counts that vary');
   const reps = qHeads / kHeads;
-  const repeat = (e: string) => (reps === 1 ? e : `${e}.unsqueezeDim(2).expand([-1, -1, ${reps}, -1, -1]).flatten(1, 2)`);
+  const repeat = (e: string) =>
+    reps === 1 ? e : `${e}.unsqueezeDim(2).expand([-1, -1, ${reps}, -1, -1]).flatten(1, 2)`;
   const k = repeat(heads(1, kvh));
   const v = repeat(heads(2, kvh));
   const opts: string[] = [];
@@ -142,7 +163,8 @@ const attention: Emitter = (ctx) => {
     const l = ctx.out(0).dims[rank === 4 ? 2 : 1];
     const s = ctx.info(1).dims[rank === 4 ? 2 : 1];
     // Burn aligns the causal mask at the bottom-right; ONNX without a cache at the top-left: the same when the lengths agree.
-    if (l === undefined || s === undefined || JSON.stringify(l) !== JSON.stringify(s)) return ctx.fail('is causal over query and key lengths that may differ');
+    if (l === undefined || s === undefined || JSON.stringify(l) !== JSON.stringify(s))
+      return ctx.fail('is causal over query and key lengths that may differ');
     opts.push('isCausal: true');
   }
   if (ctx.has(3)) {
@@ -152,7 +174,8 @@ const attention: Emitter = (ctx) => {
     let mask = ctx.lifted(3, 4);
     if (last !== kd) {
       // A mask over the first keys only: the rest are masked (ONNX pads it).
-      if (typeof last !== 'number' || typeof kd !== 'number' || m.dtype === 'bool') return ctx.fail('has a mask shorter than the keys whose sizes vary');
+      if (typeof last !== 'number' || typeof kd !== 'number' || m.dtype === 'bool')
+        return ctx.fail('has a mask shorter than the keys whose sizes vary');
       mask = `${mask}.pad([[0, 0], [0, 0], [0, 0], [0, ${kd - last}]], -Infinity)`;
     }
     opts.push(m.dtype === 'bool' ? `mask: ${mask}.boolNot()` : `bias: ${mask}`);
@@ -167,12 +190,19 @@ const rotaryEmbedding: Emitter = (ctx) => {
   const rank = ctx.info(0).rank;
   const interleaved = ctx.attrs.int('interleaved', 0) === 1;
   const heads = ctx.attrs.int('num_heads', 0);
-  const d = rank === 4 ? ctx.info(0).dims[3] : typeof ctx.info(0).dims[2] === 'number' && heads ? (ctx.info(0).dims[2] as number) / heads : undefined;
+  const d =
+    rank === 4
+      ? ctx.info(0).dims[3]
+      : typeof ctx.info(0).dims[2] === 'number' && heads
+        ? (ctx.info(0).dims[2] as number) / heads
+        : undefined;
   if (typeof d !== 'number') return ctx.fail('has a head size that varies');
   const rot = ctx.attrs.int('rotary_embedding_dim', 0) || d;
   const half = rot / 2;
   const t = ctx.local(`${ctx.hint}Heads`);
-  ctx.stmt(`const ${t} = ${rank === 4 ? `${ctx.tensor(0)}.swapDims(1, 2)` : `${ctx.tensor(0)}.reshape([0, 0, ${heads}, ${d}])`};`);
+  ctx.stmt(
+    `const ${t} = ${rank === 4 ? `${ctx.tensor(0)}.swapDims(1, 2)` : `${ctx.tensor(0)}.reshape([0, 0, ${heads}, ${d}])`};`,
+  );
   const pick = (i: number) => {
     const c = ctx.has(3) ? `${ctx.tensor(i)}.take<3>(0, ${ctx.tensor(3, false)})` : ctx.tensor(i);
     return `${c}.sliceDim(2, [0, ${half}]).unsqueezeDim(2)`;
@@ -195,8 +225,14 @@ const rotaryEmbedding: Emitter = (ctx) => {
 
 /** The composite emitters, by ONNX op type. */
 export const compositeEmitters: Readonly<Record<string, Emitter>> = {
-  LpNormalization: lpNormalization, MeanVarianceNormalization: meanVarianceNormalization, LRN: lrn, Upsample: upsample,
-  NegativeLogLikelihoodLoss: negativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss: softmaxCrossEntropyLoss,
-  ReduceLogSumExp: logReduce(true), ReduceLogSum: logReduce(false),
-  Attention: attention, RotaryEmbedding: rotaryEmbedding,
+  LpNormalization: lpNormalization,
+  MeanVarianceNormalization: meanVarianceNormalization,
+  LRN: lrn,
+  Upsample: upsample,
+  NegativeLogLikelihoodLoss: negativeLogLikelihoodLoss,
+  SoftmaxCrossEntropyLoss: softmaxCrossEntropyLoss,
+  ReduceLogSumExp: logReduce(true),
+  ReduceLogSum: logReduce(false),
+  Attention: attention,
+  RotaryEmbedding: rotaryEmbedding,
 };

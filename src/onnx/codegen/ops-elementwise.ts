@@ -16,7 +16,9 @@ function method(name: string): Emitter {
 function act(fn: string, args: (ctx: EmitContext) => readonly (number | undefined)[] = () => []): Emitter {
   return (ctx) => {
     ctx.use('burn-ts', 'activation');
-    const extra = args(ctx).filter((a): a is number => a !== undefined).map(num);
+    const extra = args(ctx)
+      .filter((a): a is number => a !== undefined)
+      .map(num);
     return [`activation.${fn}(${[ctx.tensor(0), ...extra].join(', ')})`];
   };
 }
@@ -25,7 +27,12 @@ const COMMUTATIVE = new Set(['add', 'mul', 'maxPair', 'minPair', 'equal', 'notEq
 /** The scalar form of methods that take a number (`x.maxPair(2)` is `x.clampMin(2)`). */
 const SCALAR_FORM: Record<string, string> = { maxPair: 'clampMin', minPair: 'clampMax' };
 /** A comparison with swapped operands (`2 < x` is `x > 2`). */
-const SWAPPED: Record<string, string> = { lower: 'greater', greater: 'lower', lowerEqual: 'greaterEqual', greaterEqual: 'lowerEqual' };
+const SWAPPED: Record<string, string> = {
+  lower: 'greater',
+  greater: 'lower',
+  lowerEqual: 'greaterEqual',
+  greaterEqual: 'lowerEqual',
+};
 
 /** A binary op with NumPy broadcasting: scalars stay numbers, lower-rank operands are lifted. */
 function binary(m: string): Emitter {
@@ -39,7 +46,8 @@ function binary(m: string): Emitter {
       if (COMMUTATIVE.has(m)) return [`${b}.${SCALAR_FORM[m] ?? m}(${num(sa)})`];
       if (SWAPPED[m]) return [`${b}.${SWAPPED[m]}(${num(sa)})`];
       if (m === 'sub') return [sa === 0 ? `${b}.neg()` : `${b}.neg().add(${num(sa)})`];
-      if (m === 'div' && kindOf(ctx.info(1).dtype) === 'Float') return [sa === 1 ? `${b}.recip()` : `${b}.recip().mul(${num(sa)})`];
+      if (m === 'div' && kindOf(ctx.info(1).dtype) === 'Float')
+        return [sa === 1 ? `${b}.recip()` : `${b}.recip().mul(${num(sa)})`];
     }
     return [`${ctx.lifted(0, rank)}.${m}(${ctx.lifted(1, rank)})`];
   };
@@ -55,7 +63,13 @@ const pow: Emitter = (ctx) => {
     if (e === 2) return [`${x}.square()`];
     if (e === 0.5) return [`${x}.sqrt()`];
     if (e === -1) return [`${x}.recip()`];
-    return [kindOf(ctx.info(0).dtype) === 'Float' ? `${x}.powf(${num(e)})` : Number.isInteger(e) && e >= 0 ? `${x}.powi(${num(e)})` : `${x}.float().powf(${num(e)}).int('${ctx.info(0).dtype}')`];
+    return [
+      kindOf(ctx.info(0).dtype) === 'Float'
+        ? `${x}.powf(${num(e)})`
+        : Number.isInteger(e) && e >= 0
+          ? `${x}.powi(${num(e)})`
+          : `${x}.float().powf(${num(e)}).int('${ctx.info(0).dtype}')`,
+    ];
   }
   const base = ctx.lifted(0, rank);
   const ex = ctx.lifted(1, rank);
@@ -82,7 +96,17 @@ function variadic(m: string, mean = false): Emitter {
 /** The dtype named by a Cast's `to`, as a burn-ts dtype. */
 function castTarget(ctx: EmitContext): string {
   const t = elemTypeOfCode(ctx.attrs.int('to', 0));
-  if (!t || t === 'undefined' || t === 'string' || t.startsWith('f8') || t === 'u64' || t.startsWith('complex') || t.endsWith('4') || t === 'f4e2m1') return ctx.fail(`casts to ${t ?? 'an unknown type'}`);
+  if (
+    !t ||
+    t === 'undefined' ||
+    t === 'string' ||
+    t.startsWith('f8') ||
+    t === 'u64' ||
+    t.startsWith('complex') ||
+    t.endsWith('4') ||
+    t === 'f4e2m1'
+  )
+    return ctx.fail(`casts to ${t ?? 'an unknown type'}`);
   return t;
 }
 
@@ -92,7 +116,8 @@ export function convert(x: string, from: string, to: string): string {
   const kf = kindOf(from as never);
   const kt = kindOf(to as never);
   if (kt === 'Bool') return `${x}.bool()`;
-  if (kt === 'Float') return kf === 'Float' ? `${x}.cast('${to}')` : to === 'f32' ? `${x}.float()` : `${x}.float('${to}')`;
+  if (kt === 'Float')
+    return kf === 'Float' ? `${x}.cast('${to}')` : to === 'f32' ? `${x}.float()` : `${x}.float('${to}')`;
   return kf === 'Int' ? `${x}.cast('${to}')` : `${x}.int('${to}')`;
 }
 
@@ -127,7 +152,8 @@ function softmax(m: string): Emitter {
     const rank = ctx.info(0).rank;
     const raw = ctx.attrs.int('axis', ctx.opset >= 13 ? -1 : 1);
     const axis = raw < 0 ? raw + rank : raw;
-    if (ctx.opset < 13 && axis !== rank - 1) return ctx.fail(`has axis ${raw} under opset ${ctx.opset} (a flattened softmax over several dims)`);
+    if (ctx.opset < 13 && axis !== rank - 1)
+      return ctx.fail(`has axis ${raw} under opset ${ctx.opset} (a flattened softmax over several dims)`);
     return [`${ctx.tensor(0)}.${m}(${axis})`];
   };
 }
@@ -160,7 +186,8 @@ function reduce(m: string, pre = '', post = '', inputFrom = 18): Emitter {
     x = `${x}${pre}`;
     let e = axes.length === 1 ? `${x}.${m}Dim(${axes[0]})` : `${x}.${m}Dims([${axes.join(', ')}])`;
     e += post;
-    if (ctx.attrs.int('keepdims', 1) === 0) e = axes.length === 1 ? `${e}.squeezeDim(${axes[0]})` : `${e}.squeezeDims([${axes.join(', ')}])`;
+    if (ctx.attrs.int('keepdims', 1) === 0)
+      e = axes.length === 1 ? `${e}.squeezeDim(${axes[0]})` : `${e}.squeezeDims([${axes.join(', ')}])`;
     return [e];
   };
 }
@@ -211,7 +238,9 @@ const gelu: Emitter = (ctx) => {
   return [`${ctx.tensor(0)}.gelu()`];
 };
 
-const relu: Emitter = (ctx) => [kindOf(ctx.info(0).dtype) === 'Float' ? `${ctx.tensor(0)}.relu()` : `${ctx.tensor(0)}.clampMin(0)`];
+const relu: Emitter = (ctx) => [
+  kindOf(ctx.info(0).dtype) === 'Float' ? `${ctx.tensor(0)}.relu()` : `${ctx.tensor(0)}.clampMin(0)`,
+];
 const identity: Emitter = (ctx) => [{ same: ctx.value(0)! }];
 
 /** The elementwise, activation, reduction and product emitters, by ONNX op type. */
@@ -235,21 +264,51 @@ export const elementwiseEmitters: Readonly<Record<string, Emitter>> = {
     ctx.stmt(`const [${v}, ${i}] = ${ctx.tensor(0)}.topkWithIndices(${k}, ${axis});`);
     return [v, ctx.out(1).dtype === 'i64' ? `${i}.cast('i64')` : i];
   },
-  Add: binary('add'), Sub: binary('sub'), Mul: binary('mul'), Div: binary('div'), Pow: pow,
-  Max: variadic('maxPair'), Min: variadic('minPair'), Sum: variadic('add'), Mean: variadic('add', true),
-  Equal: binary('equal'), Less: binary('lower'), Greater: binary('greater'), LessOrEqual: binary('lowerEqual'), GreaterOrEqual: binary('greaterEqual'),
-  And: binary('boolAnd'), Or: binary('boolOr'), Xor: binary('boolXor'), Not: method('boolNot'),
+  Add: binary('add'),
+  Sub: binary('sub'),
+  Mul: binary('mul'),
+  Div: binary('div'),
+  Pow: pow,
+  Max: variadic('maxPair'),
+  Min: variadic('minPair'),
+  Sum: variadic('add'),
+  Mean: variadic('add', true),
+  Equal: binary('equal'),
+  Less: binary('lower'),
+  Greater: binary('greater'),
+  LessOrEqual: binary('lowerEqual'),
+  GreaterOrEqual: binary('greaterEqual'),
+  And: binary('boolAnd'),
+  Or: binary('boolOr'),
+  Xor: binary('boolXor'),
+  Not: method('boolNot'),
   Where: where,
-  Neg: method('neg'), Abs: method('abs'), Sign: method('sign'), Exp: method('exp'), Log: method('log'), Sqrt: method('sqrt'),
-  Reciprocal: method('recip'), Sin: method('sin'), Cos: method('cos'), Tan: method('tan'), Erf: method('erf'), Floor: method('floor'),
-  Ceil: method('ceil'), Round: method('round'), Tanh: method('tanh'), Sigmoid: method('sigmoid'), Relu: relu, Gelu: gelu,
+  Neg: method('neg'),
+  Abs: method('abs'),
+  Sign: method('sign'),
+  Exp: method('exp'),
+  Log: method('log'),
+  Sqrt: method('sqrt'),
+  Reciprocal: method('recip'),
+  Sin: method('sin'),
+  Cos: method('cos'),
+  Tan: method('tan'),
+  Erf: method('erf'),
+  Floor: method('floor'),
+  Ceil: method('ceil'),
+  Round: method('round'),
+  Tanh: method('tanh'),
+  Sigmoid: method('sigmoid'),
+  Relu: relu,
+  Gelu: gelu,
   LeakyRelu: act('leakyRelu', (c) => [c.attrs.float('alpha', 0.01)]),
   Elu: act('elu', (c) => [c.attrs.float('alpha', 1)]),
   Celu: act('celu', (c) => [c.attrs.float('alpha', 1)]),
   Selu: (ctx) => {
     const alpha = ctx.attrs.float('alpha', 1.67326319217681884765625);
     const gamma = ctx.attrs.float('gamma', 1.05070102214813232421875);
-    if (Math.abs(alpha - 1.6732632) > 1e-6 || Math.abs(gamma - 1.050701) > 1e-6) return ctx.fail('has non-default alpha/gamma');
+    if (Math.abs(alpha - 1.6732632) > 1e-6 || Math.abs(gamma - 1.050701) > 1e-6)
+      return ctx.fail('has non-default alpha/gamma');
     ctx.use('burn-ts', 'activation');
     return [`activation.selu(${ctx.tensor(0)})`];
   },
@@ -259,23 +318,36 @@ export const elementwiseEmitters: Readonly<Record<string, Emitter>> = {
   Softsign: act('softsign'),
   Mish: act('mish'),
   ThresholdedRelu: act('thresholdedRelu', (c) => [c.attrs.float('alpha', 1)]),
-  Sinh: method('sinh'), Cosh: method('cosh'), Asin: method('asin'), Acos: method('acos'), Atan: method('atan'),
-  Asinh: method('asinh'), Acosh: method('acosh'), Atanh: method('atanh'), IsNaN: method('isNan'),
+  Sinh: method('sinh'),
+  Cosh: method('cosh'),
+  Asin: method('asin'),
+  Acos: method('acos'),
+  Atan: method('atan'),
+  Asinh: method('asinh'),
+  Acosh: method('acosh'),
+  Atanh: method('atanh'),
+  IsNaN: method('isNan'),
   IsInf: (ctx) => {
-    if (ctx.attrs.int('detect_negative', 1) !== 1 || ctx.attrs.int('detect_positive', 1) !== 1) return ctx.fail('detects one sign of infinity only');
+    if (ctx.attrs.int('detect_negative', 1) !== 1 || ctx.attrs.int('detect_positive', 1) !== 1)
+      return ctx.fail('detects one sign of infinity only');
     return [`${ctx.tensor(0)}.isInf()`];
   },
   Mod: (ctx) => {
     const rank = ctx.out(0).rank;
     if (ctx.attrs.int('fmod', 0) === 1) {
       if (kindOf(ctx.info(0).dtype) !== 'Float') return ctx.fail('is an integer fmod');
-      return [`${ctx.lifted(0, rank)}.fmod(${ctx.scalar(1) !== undefined ? num(ctx.scalar(1)!) : ctx.lifted(1, rank)})`];
+      return [
+        `${ctx.lifted(0, rank)}.fmod(${ctx.scalar(1) !== undefined ? num(ctx.scalar(1)!) : ctx.lifted(1, rank)})`,
+      ];
     }
     // Python's modulo: the divisor's sign, as Burn's remainder.
-    return [`${ctx.lifted(0, rank)}.remainder(${ctx.scalar(1) !== undefined ? num(ctx.scalar(1)!) : ctx.lifted(1, rank)})`];
+    return [
+      `${ctx.lifted(0, rank)}.remainder(${ctx.scalar(1) !== undefined ? num(ctx.scalar(1)!) : ctx.lifted(1, rank)})`,
+    ];
   },
   CumSum: (ctx) => {
-    if (ctx.attrs.int('exclusive', 0) === 1 || ctx.attrs.int('reverse', 0) === 1) return ctx.fail('is exclusive or reversed');
+    if (ctx.attrs.int('exclusive', 0) === 1 || ctx.attrs.int('reverse', 0) === 1)
+      return ctx.fail('is exclusive or reversed');
     const a = ctx.scalar(1);
     if (a === undefined) return ctx.fail('has an axis computed at run time');
     const rank = ctx.info(0).rank;
@@ -290,9 +362,17 @@ export const elementwiseEmitters: Readonly<Record<string, Emitter>> = {
   Clip: clip,
   Cast: cast,
   CastLike: (ctx) => [convert(ctx.tensor(0), ctx.info(0).dtype, ctx.info(1).dtype)],
-  Softmax: softmax('softmax'), LogSoftmax: softmax('logSoftmax'),
-  ReduceMean: reduce('mean'), ReduceSum: reduce('sum', '', '', 13), ReduceMax: reduce('max'), ReduceMin: reduce('min'), ReduceProd: reduce('prod'),
-  ReduceSumSquare: reduce('sum', '.square()'), ReduceL1: reduce('sum', '.abs()'), ReduceL2: reduce('sum', '.square()', '.sqrt()'),
-  ArgMax: argReduce('argmax'), ArgMin: argReduce('argmin'),
+  Softmax: softmax('softmax'),
+  LogSoftmax: softmax('logSoftmax'),
+  ReduceMean: reduce('mean'),
+  ReduceSum: reduce('sum', '', '', 13),
+  ReduceMax: reduce('max'),
+  ReduceMin: reduce('min'),
+  ReduceProd: reduce('prod'),
+  ReduceSumSquare: reduce('sum', '.square()'),
+  ReduceL1: reduce('sum', '.abs()'),
+  ReduceL2: reduce('sum', '.square()', '.sqrt()'),
+  ArgMax: argReduce('argmax'),
+  ArgMin: argReduce('argmin'),
   MatMul: matmul,
 };

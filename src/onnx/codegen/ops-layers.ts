@@ -31,7 +31,8 @@ function paddingOf(ctx: EmitContext, kernel: readonly number[]): unknown {
   let end: number[];
   if (autoPad === 'SAME_LOWER') {
     const spatial = ctx.info(0).dims.slice(2);
-    if (!spatial.every((d) => typeof d === 'number')) return ctx.fail('pads SAME_LOWER over spatial dims whose size varies');
+    if (!spatial.every((d) => typeof d === 'number'))
+      return ctx.fail('pads SAME_LOWER over spatial dims whose size varies');
     const win = windowOf(ctx.node, ctx.attrs, spatial as number[], kernel);
     begin = win.begin;
     end = win.end;
@@ -49,7 +50,10 @@ const CONV_CLS = ['', 'Conv1d', 'Conv2d', 'Conv3d'];
 /** A convolution's `strides` and `dilations` attributes, 1 per spatial dim where absent. */
 function stepsOf(ctx: EmitContext, nd: number): { strides: number[]; dilations: number[] } {
   const unit = (): number[] => new Array<number>(nd).fill(1);
-  return { strides: ctx.attrs.ints('strides')?.slice() ?? unit(), dilations: ctx.attrs.ints('dilations')?.slice() ?? unit() };
+  return {
+    strides: ctx.attrs.ints('strides')?.slice() ?? unit(),
+    dilations: ctx.attrs.ints('dilations')?.slice() ?? unit(),
+  };
 }
 
 const conv: Emitter = (ctx) => {
@@ -75,7 +79,14 @@ const conv: Emitter = (ctx) => {
   const weights = new Map([['weight', w]]);
   if (b) weights.set('bias', b);
   const cls = CONV_CLS[nd]!;
-  const field = ctx.layer(ctx.hint, { cls, configCls: `${cls}Config`, config, device: true, weights, sources: ctx.node.inputs.slice(1) });
+  const field = ctx.layer(ctx.hint, {
+    cls,
+    configCls: `${cls}Config`,
+    config,
+    device: true,
+    weights,
+    sources: ctx.node.inputs.slice(1),
+  });
   return [`this.${field}.forward(${ctx.tensor(0)})`];
 };
 
@@ -87,14 +98,27 @@ function convFunctional(ctx: EmitContext, nd: number): string[] {
   const { strides, dilations } = stepsOf(ctx, k.length);
   const spatial = ctx.info(0).dims.slice(2);
   const autoPad = ctx.attrs.string('auto_pad', 'NOTSET');
-  if (autoPad !== 'NOTSET' && autoPad !== 'VALID' && !spatial.every((d) => typeof d === 'number')) return ctx.fail(`pads ${autoPad} over dims whose size varies`);
-  const win = windowOf(ctx.node, ctx.attrs, spatial.map((d) => (typeof d === 'number' ? d : 0)), k);
+  if (autoPad !== 'NOTSET' && autoPad !== 'VALID' && !spatial.every((d) => typeof d === 'number'))
+    return ctx.fail(`pads ${autoPad} over dims whose size varies`);
+  const win = windowOf(
+    ctx.node,
+    ctx.attrs,
+    spatial.map((d) => (typeof d === 'number' ? d : 0)),
+    k,
+  );
   const symmetric = same(win.begin, win.end);
   let x = ctx.tensor(0);
   if (!symmetric) x = `${x}.pad(${literal([[0, 0], [0, 0], ...win.begin.map((p, i) => [p, win.end[i]!])])}, 0)`;
   ctx.use('burn-ts', 'functional');
-  const opts = { stride: strides, padding: symmetric ? win.begin : k.map(() => 0), dilation: dilations, groups: ctx.attrs.int('group', 1) };
-  return [`functional.conv${nd}d(${x}, ${ctx.tensor(1)}, ${ctx.has(2) ? ctx.tensor(2) : 'undefined'}, ${literal(opts)})`];
+  const opts = {
+    stride: strides,
+    padding: symmetric ? win.begin : k.map(() => 0),
+    dilation: dilations,
+    groups: ctx.attrs.int('group', 1),
+  };
+  return [
+    `functional.conv${nd}d(${x}, ${ctx.tensor(1)}, ${ctx.has(2) ? ctx.tensor(2) : 'undefined'}, ${literal(opts)})`,
+  ];
 }
 
 const convTranspose: Emitter = (ctx) => {
@@ -108,11 +132,17 @@ const convTranspose: Emitter = (ctx) => {
   const kernel = w.shape.slice(2);
   const groups = ctx.attrs.int('group', 1);
   const { strides, dilations } = stepsOf(ctx, kernel.length);
-  const pads = autoPad === 'VALID' ? new Array<number>(2 * nd).fill(0) : ctx.attrs.ints('pads')?.slice() ?? new Array<number>(2 * nd).fill(0);
+  const pads =
+    autoPad === 'VALID'
+      ? new Array<number>(2 * nd).fill(0)
+      : (ctx.attrs.ints('pads')?.slice() ?? new Array<number>(2 * nd).fill(0));
   if (!same(pads.slice(0, nd), pads.slice(nd))) return ctx.fail('has asymmetric pads');
   const outPad = ctx.attrs.ints('output_padding')?.slice() ?? kernel.map(() => 0);
   const oneD = nd === 1;
-  const config: Record<string, unknown> = { channels: [w.shape[0]!, w.shape[1]! * groups], kernelSize: perDim(kernel, oneD) };
+  const config: Record<string, unknown> = {
+    channels: [w.shape[0]!, w.shape[1]! * groups],
+    kernelSize: perDim(kernel, oneD),
+  };
   if (!ones(strides)) config.stride = perDim(strides, oneD);
   if (!ones(dilations)) config.dilation = perDim(dilations, oneD);
   if (groups !== 1) config.groups = groups;
@@ -122,7 +152,14 @@ const convTranspose: Emitter = (ctx) => {
   const weights = new Map([['weight', w]]);
   if (b) weights.set('bias', b);
   const cls = `ConvTranspose${nd}d`;
-  const field = ctx.layer(ctx.hint, { cls, configCls: `${cls}Config`, config, device: true, weights, sources: ctx.node.inputs.slice(1) });
+  const field = ctx.layer(ctx.hint, {
+    cls,
+    configCls: `${cls}Config`,
+    config,
+    device: true,
+    weights,
+    sources: ctx.node.inputs.slice(1),
+  });
   return [`this.${field}.forward(${ctx.tensor(0)})`];
 };
 
@@ -142,7 +179,14 @@ const linear: Emitter = (ctx) => {
   if (!b) config.bias = false;
   const weights = new Map([['weight', w]]);
   if (b) weights.set('bias', b);
-  const field = ctx.layer(ctx.hint, { cls: 'Linear', configCls: 'LinearConfig', config, device: true, weights, sources: ctx.node.inputs.slice(1) });
+  const field = ctx.layer(ctx.hint, {
+    cls: 'Linear',
+    configCls: 'LinearConfig',
+    config,
+    device: true,
+    weights,
+    sources: ctx.node.inputs.slice(1),
+  });
   return [`this.${field}.forward(${ctx.tensor(0)})`];
 };
 
@@ -156,21 +200,37 @@ const gemm: Emitter = (ctx) => {
   if (alpha !== 1) e = `${e}.mul(${num(alpha)})`;
   if (ctx.has(2) && beta !== 0) {
     const s = ctx.scalar(2);
-    e = s !== undefined ? `${e}.add(${num(s * beta)})` : `${e}.add(${ctx.lifted(2, 2)}${beta !== 1 ? `.mul(${num(beta)})` : ''})`;
+    e =
+      s !== undefined
+        ? `${e}.add(${num(s * beta)})`
+        : `${e}.add(${ctx.lifted(2, 2)}${beta !== 1 ? `.mul(${num(beta)})` : ''})`;
   }
   return [e];
 };
 
 const batchNorm: Emitter = (ctx) => {
-  if (ctx.node.outputs.filter((o) => o).length > 1 || ctx.attrs.int('training_mode', 0) === 1) return ctx.fail('runs in training mode');
+  if (ctx.node.outputs.filter((o) => o).length > 1 || ctx.attrs.int('training_mode', 0) === 1)
+    return ctx.fail('runs in training mode');
   const [scale, bias, mean, variance] = [1, 2, 3, 4].map((i) => weight(ctx, i, 'statistic'));
   const config: Record<string, unknown> = { numFeatures: scale!.shape[0]! };
   const eps = ctx.attrs.float('epsilon', 1e-5);
   if (Math.abs(eps - 1e-5) > 1e-12) config.epsilon = eps;
   const m = ctx.attrs.float('momentum', 0.9);
   if (Math.abs(m - 0.9) > 1e-7) config.momentum = 1 - m;
-  const weights = new Map([['gamma', scale!], ['beta', bias!], ['runningMean', mean!], ['runningVar', variance!]]);
-  const field = ctx.layer(ctx.hint, { cls: 'BatchNorm', configCls: 'BatchNormConfig', config, device: true, weights, sources: ctx.node.inputs.slice(1) });
+  const weights = new Map([
+    ['gamma', scale!],
+    ['beta', bias!],
+    ['runningMean', mean!],
+    ['runningVar', variance!],
+  ]);
+  const field = ctx.layer(ctx.hint, {
+    cls: 'BatchNorm',
+    configCls: 'BatchNormConfig',
+    config,
+    device: true,
+    weights,
+    sources: ctx.node.inputs.slice(1),
+  });
   return [`this.${field}.forward(${ctx.tensor(0)})`];
 };
 
@@ -181,7 +241,8 @@ function lastDimNorm(rms: boolean): Emitter {
     const raw = ctx.attrs.int('axis', -1);
     const axis = raw < 0 ? raw + rank : raw;
     if (ctx.node.outputs.slice(1).some((o, i) => o && ctx.used(i + 1))) return ctx.fail('returns its statistics');
-    if (!rms && (axis !== rank - 1 || !ctx.constant(1) || (ctx.has(2) && !ctx.constant(2)))) return layerNormOver(ctx, axis);
+    if (!rms && (axis !== rank - 1 || !ctx.constant(1) || (ctx.has(2) && !ctx.constant(2))))
+      return layerNormOver(ctx, axis);
     if (rms && (axis !== rank - 1 || !ctx.constant(1))) return rmsNormOver(ctx, axis);
     const scale = weight(ctx, 1, 'scale');
     const bias = !rms && ctx.has(2) ? weight(ctx, 2, 'bias') : undefined;
@@ -193,7 +254,14 @@ function lastDimNorm(rms: boolean): Emitter {
     const weights = new Map([['gamma', scale]]);
     if (bias) weights.set('beta', bias);
     const cls = rms ? 'RmsNorm' : 'LayerNorm';
-    const field = ctx.layer(ctx.hint, { cls, configCls: `${cls}Config`, config, device: true, weights, sources: ctx.node.inputs.slice(1) });
+    const field = ctx.layer(ctx.hint, {
+      cls,
+      configCls: `${cls}Config`,
+      config,
+      device: true,
+      weights,
+      sources: ctx.node.inputs.slice(1),
+    });
     return [`this.${field}.forward(${ctx.tensor(0)})`];
   };
 }
@@ -214,12 +282,17 @@ function layerNormOver(ctx: EmitContext, axis: number): string[] {
   if (!dims.every((d) => typeof d === 'number')) return ctx.fail('normalizes over dims whose size varies');
   const shape = dims as number[];
   const scale = ctx.info(1);
-  if (scale.rank !== shape.length || scale.dims.some((d, i) => d !== shape[i])) return ctx.fail(`has a scale of another shape than the normalized dims`);
+  if (scale.rank !== shape.length || scale.dims.some((d, i) => d !== shape[i]))
+    return ctx.fail(`has a scale of another shape than the normalized dims`);
   const w = ctx.tensor(1);
   const b = ctx.has(2) ? ctx.tensor(2) : undefined;
   const eps = ctx.attrs.float('epsilon', 1e-5);
   ctx.use('burn-ts', 'functional');
-  const opts = [`weight: ${w}`, ...(b ? [`bias: ${b}`] : []), ...(Math.abs(eps - 1e-5) > 1e-12 ? [`epsilon: ${num(eps)}`] : [])];
+  const opts = [
+    `weight: ${w}`,
+    ...(b ? [`bias: ${b}`] : []),
+    ...(Math.abs(eps - 1e-5) > 1e-12 ? [`epsilon: ${num(eps)}`] : []),
+  ];
   return [`functional.layerNorm(${ctx.tensor(0)}, ${literal(shape)}, { ${opts.join(', ')} })`];
 }
 
@@ -229,7 +302,17 @@ const instanceNorm: Emitter = (ctx) => {
   const config: Record<string, unknown> = { numChannels: scale.shape[0]! };
   const eps = ctx.attrs.float('epsilon', 1e-5);
   if (Math.abs(eps - 1e-5) > 1e-12) config.epsilon = eps;
-  const field = ctx.layer(ctx.hint, { cls: 'InstanceNorm', configCls: 'InstanceNormConfig', config, device: true, weights: new Map([['gamma', scale], ['beta', bias]]), sources: ctx.node.inputs.slice(1) });
+  const field = ctx.layer(ctx.hint, {
+    cls: 'InstanceNorm',
+    configCls: 'InstanceNormConfig',
+    config,
+    device: true,
+    weights: new Map([
+      ['gamma', scale],
+      ['beta', bias],
+    ]),
+    sources: ctx.node.inputs.slice(1),
+  });
   return [`this.${field}.forward(${ctx.tensor(0)})`];
 };
 
@@ -241,25 +324,53 @@ const groupNorm: Emitter = (ctx) => {
   if (typeof c !== 'number') return ctx.fail('has a channel count that varies');
   if (scale.shape[0] === groups && groups !== c) {
     // Opset 18: one scale and bias per group; the layer has one per channel.
-    const per = (t: TensorData) => new TensorData(Float32Array.from({ length: c }, (_, i) => t.toArray()[Math.floor(i / (c / groups))]!), [c], 'f32');
+    const per = (t: TensorData) =>
+      new TensorData(
+        Float32Array.from({ length: c }, (_, i) => t.toArray()[Math.floor(i / (c / groups))]!),
+        [c],
+        'f32',
+      );
     scale = per(scale);
     bias = per(bias);
   }
   const config: Record<string, unknown> = { numGroups: groups, numChannels: c };
   const eps = ctx.attrs.float('epsilon', 1e-5);
   if (Math.abs(eps - 1e-5) > 1e-12) config.epsilon = eps;
-  const field = ctx.layer(ctx.hint, { cls: 'GroupNorm', configCls: 'GroupNormConfig', config, device: true, weights: new Map([['gamma', scale], ['beta', bias]]), sources: ctx.node.inputs.slice(1) });
+  const field = ctx.layer(ctx.hint, {
+    cls: 'GroupNorm',
+    configCls: 'GroupNormConfig',
+    config,
+    device: true,
+    weights: new Map([
+      ['gamma', scale],
+      ['beta', bias],
+    ]),
+    sources: ctx.node.inputs.slice(1),
+  });
   return [`this.${field}.forward(${ctx.tensor(0)})`];
 };
 
 /** Gather from a constant 2-d float table with `[batch, seq]` integer indices: an `nn.Embedding`. */
 export function embedding(ctx: EmitContext): string | undefined {
   const table = ctx.value(0);
-  if (!table || (table.kind !== 'param' && table.kind !== 'const') || table.data.shape.length !== 2 || !table.data.dtype.startsWith('f')) return undefined;
+  if (
+    !table ||
+    (table.kind !== 'param' && table.kind !== 'const') ||
+    table.data.shape.length !== 2 ||
+    !table.data.dtype.startsWith('f')
+  )
+    return undefined;
   if (ctx.attrs.int('axis', 0) !== 0 || ctx.info(1).rank !== 2 || ctx.value(1)?.kind !== 'tensor') return undefined;
   const w = weight(ctx, 0, 'table');
   const [nEmbedding, dModel] = w.shape as [number, number];
-  const field = ctx.layer(ctx.hint, { cls: 'Embedding', configCls: 'EmbeddingConfig', config: { nEmbedding, dModel }, device: true, weights: new Map([['weight', w]]), sources: [ctx.node.inputs[0]!] });
+  const field = ctx.layer(ctx.hint, {
+    cls: 'Embedding',
+    configCls: 'EmbeddingConfig',
+    config: { nEmbedding, dModel },
+    device: true,
+    weights: new Map([['weight', w]]),
+    sources: [ctx.node.inputs[0]!],
+  });
   return `this.${field}.forward(${ctx.tensor(1)})`;
 }
 
@@ -273,7 +384,8 @@ function poolConfig(ctx: EmitContext, avg: boolean): { cls: string; config: Reco
   const config: Record<string, unknown> = { kernelSize: perDim(kernel, oneD) };
   // Burn's default stride is the kernel size; ONNX's is 1.
   config[oneD ? 'stride' : 'strides'] = perDim(strides, oneD);
-  if (!ctx.info(0).dtype.startsWith('f')) return ctx.fail(`pools a ${ctx.info(0).dtype} tensor (the nn pools take floats)`);
+  if (!ctx.info(0).dtype.startsWith('f'))
+    return ctx.fail(`pools a ${ctx.info(0).dtype} tensor (the nn pools take floats)`);
   const padding = paddingOf(ctx, kernel);
   if (padding !== undefined) config.padding = padding;
   const explicit = padding !== undefined && padding !== 'same' ? (padding as { explicit: number[] }).explicit : [];
@@ -303,7 +415,13 @@ const globalAvgPool: Emitter = (ctx) => {
   const rank = ctx.info(0).rank;
   if (rank === 3 || rank === 4) {
     const cls = rank === 3 ? 'AdaptiveAvgPool1d' : 'AdaptiveAvgPool2d';
-    const field = ctx.layer(ctx.hint, { cls, configCls: `${cls}Config`, config: { outputSize: rank === 3 ? 1 : [1, 1] }, device: false, weights: new Map() });
+    const field = ctx.layer(ctx.hint, {
+      cls,
+      configCls: `${cls}Config`,
+      config: { outputSize: rank === 3 ? 1 : [1, 1] },
+      device: false,
+      weights: new Map(),
+    });
     return [`this.${field}.forward(${ctx.tensor(0)})`];
   }
   return [`${ctx.tensor(0)}.meanDims(${literal(Array.from({ length: rank - 2 }, (_, i) => i + 2))})`];
@@ -317,9 +435,14 @@ const globalMaxPool: Emitter = (ctx) => {
 /** Resize of `[N, C, H, W]` (or `[N, C, L]`) over the spatial dims: `nn.Interpolate2d` / `Interpolate1d`. */
 const resize: Emitter = (ctx) => {
   const rank = ctx.info(0).rank;
-  if (rank !== 3 && rank !== 4) return ctx.fail(`resizes a tensor of rank ${rank} (the nn layers resize [N, C, L] and [N, C, H, W])`);
+  if (rank !== 3 && rank !== 4)
+    return ctx.fail(`resizes a tensor of rank ${rank} (the nn layers resize [N, C, L] and [N, C, H, W])`);
   if (ctx.opset < 11) return ctx.fail(`is the opset-${ctx.opset} form`);
-  if (ctx.attrs.int('antialias', 0) === 1 || ctx.has(1) && ctx.info(1).rank > 0 && ctx.constant(1)?.numElements() !== 0) return ctx.fail('crops (roi) or antialiases');
+  if (
+    ctx.attrs.int('antialias', 0) === 1 ||
+    (ctx.has(1) && ctx.info(1).rank > 0 && ctx.constant(1)?.numElements() !== 0)
+  )
+    return ctx.fail('crops (roi) or antialiases');
   const mode = ctx.attrs.string('mode', 'nearest');
   const coord = ctx.attrs.string('coordinate_transformation_mode', 'half_pixel');
   const nearest = ctx.attrs.string('nearest_mode', 'round_prefer_floor');
@@ -327,12 +450,22 @@ const resize: Emitter = (ctx) => {
   let alignCorners: boolean | undefined;
   if (mode === 'nearest') {
     if (coord === 'asymmetric' && nearest === 'floor') m = 'nearest';
-    else if ((coord === 'half_pixel' || coord === 'pytorch_half_pixel') && nearest === 'round_prefer_ceil') m = 'nearestExact';
+    else if ((coord === 'half_pixel' || coord === 'pytorch_half_pixel') && nearest === 'round_prefer_ceil')
+      m = 'nearestExact';
     else return ctx.fail(`is a nearest resize with ${coord} coordinates and ${nearest} rounding`);
   } else if (mode === 'linear' || mode === 'cubic') {
-    if (mode === 'cubic' && Math.abs(ctx.attrs.float('cubic_coeff_a', -0.75) + 0.75) > 1e-6) return ctx.fail('has a cubic coefficient other than -0.75');
+    if (mode === 'cubic' && Math.abs(ctx.attrs.float('cubic_coeff_a', -0.75) + 0.75) > 1e-6)
+      return ctx.fail('has a cubic coefficient other than -0.75');
     if (coord === 'align_corners') alignCorners = true;
-    else if (coord === 'half_pixel' || (coord === 'pytorch_half_pixel' && ctx.out(0).dims.slice(2).every((d) => d !== 1))) alignCorners = false;
+    else if (
+      coord === 'half_pixel' ||
+      (coord === 'pytorch_half_pixel' &&
+        ctx
+          .out(0)
+          .dims.slice(2)
+          .every((d) => d !== 1))
+    )
+      alignCorners = false;
     else return ctx.fail(`is a ${mode} resize with ${coord} coordinates`);
     m = mode;
   } else return ctx.fail(`has mode '${mode}'`);
@@ -363,7 +496,18 @@ const resize: Emitter = (ctx) => {
 
 /** The layer emitters, by ONNX op type (`burn-ts.Linear` under `Linear`). */
 export const layerEmitters: Readonly<Record<string, Emitter>> = {
-  Conv: conv, ConvTranspose: convTranspose, Linear: linear, Gemm: gemm, BatchNormalization: batchNorm,
-  LayerNormalization: lastDimNorm(false), RMSNormalization: lastDimNorm(true), InstanceNormalization: instanceNorm, GroupNormalization: groupNorm,
-  MaxPool: pool(false), AveragePool: pool(true), GlobalAveragePool: globalAvgPool, GlobalMaxPool: globalMaxPool, Resize: resize,
+  Conv: conv,
+  ConvTranspose: convTranspose,
+  Linear: linear,
+  Gemm: gemm,
+  BatchNormalization: batchNorm,
+  LayerNormalization: lastDimNorm(false),
+  RMSNormalization: lastDimNorm(true),
+  InstanceNormalization: instanceNorm,
+  GroupNormalization: groupNorm,
+  MaxPool: pool(false),
+  AveragePool: pool(true),
+  GlobalAveragePool: globalAvgPool,
+  GlobalMaxPool: globalMaxPool,
+  Resize: resize,
 };

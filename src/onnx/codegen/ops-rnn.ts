@@ -22,7 +22,11 @@ function gateWeight(w: TensorData, d: number, g: number, h: number): TensorData 
 function gateBias(b: TensorData, d: number, off: number, g: number, h: number): TensorData {
   const n = b.shape[1]!;
   const v = b.toArray();
-  return new TensorData(Float32Array.from({ length: h }, (_, i) => v[d * n + off + g * h + i]!), [h], 'f32');
+  return new TensorData(
+    Float32Array.from({ length: h }, (_, i) => v[d * n + off + g * h + i]!),
+    [h],
+    'f32',
+  );
 }
 
 function constant(ctx: EmitContext, i: number, what: string): TensorData {
@@ -50,7 +54,8 @@ function common(ctx: EmitContext, defaults: readonly string[]): Common {
   if (ctx.has(4)) return ctx.fail('has sequence_lens (variable lengths)');
   if (ctx.attrs.has('clip')) return ctx.fail('clips its gates');
   const acts = ctx.attrs.strings('activations');
-  if (acts && acts.some((a, i) => a.toLowerCase() !== defaults[i % defaults.length]!.toLowerCase())) return ctx.fail(`uses activations ${acts.join(', ')}`);
+  if (acts && acts.some((a, i) => a.toLowerCase() !== defaults[i % defaults.length]!.toLowerCase()))
+    return ctx.fail(`uses activations ${acts.join(', ')}`);
   const w = constant(ctx, 1, 'W');
   const hidden = ctx.attrs.int('hidden_size') ?? w.shape[1]! / defaults.length;
   return { dirs, hidden, reverse: direction === 'reverse', batchFirst: ctx.attrs.int('layout', 0) === 1 };
@@ -59,7 +64,12 @@ function common(ctx: EmitContext, defaults: readonly string[]): Common {
 /** Output Y and the final states from a layer call's sequence output and `[dirs, batch, h]`-shaped states. */
 function outputs(ctx: EmitContext, c: Common, seq: string, states: readonly (string | undefined)[]): Emitted[] {
   // Burn: [seq, batch, dirs·h] (or batch-first); ONNX: [seq, dirs, batch, h] (layout 1: [batch, seq, dirs, h]).
-  const y = c.dirs === 1 ? `${seq}.unsqueezeDim(${c.batchFirst ? 2 : 1})` : c.batchFirst ? `${seq}.reshape([0, 0, 2, ${c.hidden}])` : `${seq}.reshape([0, 0, 2, ${c.hidden}]).swapDims(1, 2)`;
+  const y =
+    c.dirs === 1
+      ? `${seq}.unsqueezeDim(${c.batchFirst ? 2 : 1})`
+      : c.batchFirst
+        ? `${seq}.reshape([0, 0, 2, ${c.hidden}])`
+        : `${seq}.reshape([0, 0, 2, ${c.hidden}]).swapDims(1, 2)`;
   return [y, ...states.map((s) => (s === undefined ? undefined : c.batchFirst ? `${s}.swapDims(0, 1)` : s))];
 }
 
@@ -90,7 +100,14 @@ const lstm: Emitter = (ctx) => {
     });
   }
   const cls = c.dirs === 2 ? 'BiLstm' : 'Lstm';
-  const field = ctx.layer(ctx.hint, { cls, configCls: `${cls}Config`, config, device: true, weights, sources: ctx.node.inputs.slice(1, 4).filter((x) => x) });
+  const field = ctx.layer(ctx.hint, {
+    cls,
+    configCls: `${cls}Config`,
+    config,
+    device: true,
+    weights,
+    sources: ctx.node.inputs.slice(1, 4).filter((x) => x),
+  });
   let state = '';
   if (!zeroOrAbsent(ctx, 5) || !zeroOrAbsent(ctx, 6)) {
     ctx.use('burn-ts/nn', 'LstmState');
@@ -106,14 +123,17 @@ const lstm: Emitter = (ctx) => {
   const seq = ctx.local(`${ctx.hint}Output`);
   const st = ctx.local(`${ctx.hint}State`);
   const wantState = ctx.used(1) || ctx.used(2);
-  ctx.stmt(`const [${ctx.used(0) ? seq : ''}${wantState ? `, ${st}` : ''}] = this.${field}.forward(${ctx.tensor(0)}${state});`);
+  ctx.stmt(
+    `const [${ctx.used(0) ? seq : ''}${wantState ? `, ${st}` : ''}] = this.${field}.forward(${ctx.tensor(0)}${state});`,
+  );
   const lift = (s: string) => (c.dirs === 1 ? `${st}.${s}.unsqueezeDim(0)` : `${st}.${s}`);
   return outputs(ctx, c, seq, [ctx.used(1) ? lift('hidden') : undefined, ctx.used(2) ? lift('cell') : undefined]);
 };
 
 const gru: Emitter = (ctx) => {
   const c = common(ctx, ['Sigmoid', 'Tanh']);
-  if (c.reverse) return ctx.fail('runs only backwards (nn.Gru has no reverse option; a bidirectional GRU is supported)');
+  if (c.reverse)
+    return ctx.fail('runs only backwards (nn.Gru has no reverse option; a bidirectional GRU is supported)');
   const w = constant(ctx, 1, 'W');
   const r = constant(ctx, 2, 'R');
   const b = ctx.has(3) ? constant(ctx, 3, 'B') : undefined;
@@ -136,19 +156,32 @@ const gru: Emitter = (ctx) => {
     });
   }
   const cls = c.dirs === 2 ? 'BiGru' : 'Gru';
-  const field = ctx.layer(ctx.hint, { cls, configCls: `${cls}Config`, config, device: true, weights, sources: ctx.node.inputs.slice(1, 4).filter((x) => x) });
-  const h0 = zeroOrAbsent(ctx, 5) ? '' : `, ${c.dirs === 1 ? `${ctx.tensor(5)}${c.batchFirst ? '.swapDims(0, 1)' : ''}.squeezeDim(0)` : `${ctx.tensor(5)}${c.batchFirst ? '.swapDims(0, 1)' : ''}`}`;
+  const field = ctx.layer(ctx.hint, {
+    cls,
+    configCls: `${cls}Config`,
+    config,
+    device: true,
+    weights,
+    sources: ctx.node.inputs.slice(1, 4).filter((x) => x),
+  });
+  const h0 = zeroOrAbsent(ctx, 5)
+    ? ''
+    : `, ${c.dirs === 1 ? `${ctx.tensor(5)}${c.batchFirst ? '.swapDims(0, 1)' : ''}.squeezeDim(0)` : `${ctx.tensor(5)}${c.batchFirst ? '.swapDims(0, 1)' : ''}`}`;
   if (c.dirs === 1) {
     // nn.Gru reads batch-first input and returns every step; the final state is the last step.
     const seq = ctx.local(`${ctx.hint}Output`);
-    ctx.stmt(`const ${seq} = this.${field}.forward(${c.batchFirst ? ctx.tensor(0) : `${ctx.tensor(0)}.swapDims(0, 1)`}${h0});`);
+    ctx.stmt(
+      `const ${seq} = this.${field}.forward(${c.batchFirst ? ctx.tensor(0) : `${ctx.tensor(0)}.swapDims(0, 1)`}${h0});`,
+    );
     const y = c.batchFirst ? `${seq}.unsqueezeDim(2)` : `${seq}.swapDims(0, 1).unsqueezeDim(1)`;
     const last = c.batchFirst ? `${seq}.sliceDim(1, -1)` : `${seq}.sliceDim(1, -1).swapDims(0, 1)`;
     return [ctx.used(0) ? y : undefined, ctx.used(1) ? last : undefined];
   }
   const seq = ctx.local(`${ctx.hint}Output`);
   const st = ctx.local(`${ctx.hint}State`);
-  ctx.stmt(`const [${ctx.used(0) ? seq : ''}${ctx.used(1) ? `, ${st}` : ''}] = this.${field}.forward(${ctx.tensor(0)}${h0});`);
+  ctx.stmt(
+    `const [${ctx.used(0) ? seq : ''}${ctx.used(1) ? `, ${st}` : ''}] = this.${field}.forward(${ctx.tensor(0)}${h0});`,
+  );
   return outputs(ctx, c, seq, [ctx.used(1) ? st : undefined]);
 };
 

@@ -21,13 +21,20 @@ function arith(op: string, a: string, b: string): string {
     const x = Number(a);
     const y = Number(b);
     switch (op) {
-      case '+': return String(x + y);
-      case '-': return String(x - y);
-      case '*': return String(x * y);
-      case '/': return String(Math.trunc(x / y));
-      case '%': return String(x % y);
-      case 'max': return String(Math.max(x, y));
-      case 'min': return String(Math.min(x, y));
+      case '+':
+        return String(x + y);
+      case '-':
+        return String(x - y);
+      case '*':
+        return String(x * y);
+      case '/':
+        return String(Math.trunc(x / y));
+      case '%':
+        return String(x % y);
+      case 'max':
+        return String(Math.max(x, y));
+      case 'min':
+        return String(Math.min(x, y));
     }
   }
   if (op === '*' && (a === '1' || b === '1')) return a === '1' ? b : a;
@@ -45,7 +52,9 @@ function hostBinary(op: string): Emitter {
     const a = ctx.host(0)!;
     const b = ctx.host(1)!;
     const n = Math.max(a.length, b.length);
-    const elems = Array.from({ length: n }, (_, i) => arith(op, a[a.length === 1 ? 0 : i]!, b[b.length === 1 ? 0 : i]!));
+    const elems = Array.from({ length: n }, (_, i) =>
+      arith(op, a[a.length === 1 ? 0 : i]!, b[b.length === 1 ? 0 : i]!),
+    );
     return [{ host: elems, scalar: ctx.out(0).rank === 0 }];
   };
 }
@@ -73,7 +82,12 @@ export const hostEmitters: Readonly<Record<string, Emitter>> = {
     const end = clamp(ctx.attrs.int('end', rank));
     return [{ host: Array.from({ length: Math.max(0, end - start) }, (_, k) => ctx.dim(0, start + k)), scalar: false }];
   },
-  Size: (ctx) => [{ host: [Array.from({ length: ctx.info(0).rank }, (_, d) => ctx.dim(0, d)).reduce((a, b) => arith('*', a, b), '1')], scalar: true }],
+  Size: (ctx) => [
+    {
+      host: [Array.from({ length: ctx.info(0).rank }, (_, d) => ctx.dim(0, d)).reduce((a, b) => arith('*', a, b), '1')],
+      scalar: true,
+    },
+  ],
   Identity: (ctx) => [{ same: ctx.value(0)! }],
   Cast: (ctx) => [{ same: ctx.value(0)! }],
   Gather: (ctx) => {
@@ -97,9 +111,16 @@ export const hostEmitters: Readonly<Record<string, Emitter>> = {
     const norm = (v: number) => Math.min(Math.max(v < 0 ? v + n : v, 0), n);
     return [{ host: data.slice(norm(starts[0]!), norm(ends[0]!)), scalar: false }];
   },
-  Add: hostBinary('+'), Sub: hostBinary('-'), Mul: hostBinary('*'), Div: hostBinary('/'), Mod: hostBinary('%'),
-  Max: hostBinary('max'), Min: hostBinary('min'),
-  Neg: (ctx) => [{ host: ctx.host(0)!.map((e) => (isLit(e) ? String(-Number(e)) : `-${paren(e)}`)), scalar: ctx.out(0).rank === 0 }],
+  Add: hostBinary('+'),
+  Sub: hostBinary('-'),
+  Mul: hostBinary('*'),
+  Div: hostBinary('/'),
+  Mod: hostBinary('%'),
+  Max: hostBinary('max'),
+  Min: hostBinary('min'),
+  Neg: (ctx) => [
+    { host: ctx.host(0)!.map((e) => (isLit(e) ? String(-Number(e)) : `-${paren(e)}`)), scalar: ctx.out(0).rank === 0 },
+  ],
 };
 
 /** The resolved, non-negative axes of an axes attribute or input (opset 13+). */
@@ -149,7 +170,15 @@ const slice: Emitter = (ctx) => {
       if (typeof d !== 'number') return ctx.fail('slices backwards over a dim whose size varies');
       const clampS = (v: number) => Math.min(Math.max(v < 0 ? v + d : v, -1), d - 1);
       const hi = clampS(Number(starts[k])) + 1;
-      const lo = Math.max(Number(ends[k]) < 0 && Math.abs(Number(ends[k])) < 2 ** 31 ? Number(ends[k]) + d : Number(ends[k]) <= -(2 ** 31) + 1 ? -1 : Number(ends[k]), -1) + 1;
+      const lo =
+        Math.max(
+          Number(ends[k]) < 0 && Math.abs(Number(ends[k])) < 2 ** 31
+            ? Number(ends[k]) + d
+            : Number(ends[k]) <= -(2 ** 31) + 1
+              ? -1
+              : Number(ends[k]),
+          -1,
+        ) + 1;
       args[a] = `[${lo}, ${hi}, ${step}]`;
     }
   });
@@ -163,7 +192,8 @@ const slice: Emitter = (ctx) => {
 const reshape: Emitter = (ctx) => {
   const shape = ctx.host(1);
   if (!shape) return ctx.fail('has a target shape computed from tensor values');
-  if (ctx.attrs.int('allowzero', 0) === 1 && shape.includes('0')) return ctx.fail('reshapes to an empty dim (allowzero)');
+  if (ctx.attrs.int('allowzero', 0) === 1 && shape.includes('0'))
+    return ctx.fail('reshapes to an empty dim (allowzero)');
   return [`${ctx.tensor(0)}.reshape([${shape.join(', ')}])`];
 };
 
@@ -186,7 +216,8 @@ const transpose: Emitter = (ctx) => {
   const moved = perm.flatMap((p, i) => (p !== i ? [i] : []));
   const x = ctx.tensor(0);
   if (moved.length === 0) return [x];
-  if (moved.length === 2 && perm[moved[0]!] === moved[1] && perm[moved[1]!] === moved[0]) return [`${x}.swapDims(${moved[0]}, ${moved[1]})`];
+  if (moved.length === 2 && perm[moved[0]!] === moved[1] && perm[moved[1]!] === moved[0])
+    return [`${x}.swapDims(${moved[0]}, ${moved[1]})`];
   return [`${x}.permute([${perm.join(', ')}])`];
 };
 
@@ -234,7 +265,10 @@ const split: Emitter = (ctx) => {
     } else {
       const part = ctx.local('part');
       ctx.stmt(`const ${part} = Math.ceil(${dim} / ${parts});`);
-      return Array.from({ length: n }, (_, k) => `${x}.sliceDim(${axis}, [${arith('*', String(k), part)}, ${arith('*', String(k + 1), part)}])`);
+      return Array.from(
+        { length: n },
+        (_, k) => `${x}.sliceDim(${axis}, [${arith('*', String(k), part)}, ${arith('*', String(k + 1), part)}])`,
+      );
     }
   }
   let offset = '0';
@@ -252,8 +286,10 @@ const gather: Emitter = (ctx) => {
   const axis = raw < 0 ? raw + rank : raw;
   const idx = ctx.value(1);
   const k = ctx.scalar(1);
-  if (k !== undefined && ctx.info(1).rank === 0) return [`${ctx.tensor(0)}.sliceDim(${axis}, ${num(k)}).squeezeDim(${axis})`];
-  if (idx?.kind === 'host' && idx.scalar) return [`${ctx.tensor(0)}.sliceDim(${axis}, ${idx.elems[0]}).squeezeDim(${axis})`];
+  if (k !== undefined && ctx.info(1).rank === 0)
+    return [`${ctx.tensor(0)}.sliceDim(${axis}, ${num(k)}).squeezeDim(${axis})`];
+  if (idx?.kind === 'host' && idx.scalar)
+    return [`${ctx.tensor(0)}.sliceDim(${axis}, ${idx.elems[0]}).squeezeDim(${axis})`];
   return [`${ctx.tensor(0)}.take<${ctx.out(0).rank}>(${axis}, ${indices(ctx, 1, axis)})`];
 };
 
@@ -268,7 +304,11 @@ function indices(ctx: EmitContext, i: number, axis: number): string {
     const t = `Tensor.fromInts([${vals.join(', ')}], { device: ${ctx.device()}, dtype: '${c.dtype}' })`;
     return c.shape.length === 0 ? `${t}.reshape([])` : t;
   }
-  return ctx.param(`${ctx.hint} indices`, { data: new TensorData(vals, c.shape, c.dtype), trainable: false, source: ctx.node.inputs[i]! });
+  return ctx.param(`${ctx.hint} indices`, {
+    data: new TensorData(vals, c.shape, c.dtype),
+    trainable: false,
+    source: ctx.node.inputs[i]!,
+  });
 }
 
 const gatherElements: Emitter = (ctx) => {
@@ -299,11 +339,15 @@ function blocks(toSpace: boolean): Emitter {
       const oc = arith('/', c, String(b * b));
       const first = crd ? `[${n}, ${oc}, ${b}, ${b}, ${h}, ${w}]` : `[${n}, ${b}, ${b}, ${oc}, ${h}, ${w}]`;
       const perm = crd ? '[0, 1, 4, 2, 5, 3]' : '[0, 3, 4, 1, 5, 2]';
-      return [`${x}.reshape(${first}).permute(${perm}).reshape([${n}, ${oc}, ${arith('*', h, String(b))}, ${arith('*', w, String(b))}])`];
+      return [
+        `${x}.reshape(${first}).permute(${perm}).reshape([${n}, ${oc}, ${arith('*', h, String(b))}, ${arith('*', w, String(b))}])`,
+      ];
     }
     const oh = arith('/', h, String(b));
     const ow = arith('/', w, String(b));
-    return [`${x}.reshape([${n}, ${c}, ${oh}, ${b}, ${ow}, ${b}]).permute([0, 3, 5, 1, 2, 4]).reshape([${n}, ${arith('*', c, String(b * b))}, ${oh}, ${ow}])`];
+    return [
+      `${x}.reshape([${n}, ${c}, ${oh}, ${b}, ${ow}, ${b}]).permute([0, 3, 5, 1, 2, 4]).reshape([${n}, ${arith('*', c, String(b * b))}, ${oh}, ${ow}])`,
+    ];
   };
 }
 
@@ -334,27 +378,45 @@ const constantOfShape: Emitter = (ctx) => {
 };
 
 const range: Emitter = (ctx) => {
-  const [s, l, d] = [0, 1, 2].map((i) => ctx.host(i)?.[0] ?? (ctx.scalar(i) !== undefined ? num(ctx.scalar(i)!) : undefined));
+  const [s, l, d] = [0, 1, 2].map(
+    (i) => ctx.host(i)?.[0] ?? (ctx.scalar(i) !== undefined ? num(ctx.scalar(i)!) : undefined),
+  );
   if (s === undefined || l === undefined || d === undefined) return ctx.fail('has bounds computed from tensor values');
   const out = ctx.out(0);
-  if (out.dtype.startsWith('f') && [s, l, d].some((e) => !/^-?\d+$/.test(e) && !/^[A-Za-z_$]/.test(e))) return ctx.fail('is a range of non-integer floats');
+  if (out.dtype.startsWith('f') && [s, l, d].some((e) => !/^-?\d+$/.test(e) && !/^[A-Za-z_$]/.test(e)))
+    return ctx.fail('is a range of non-integer floats');
   ctx.use('burn-ts', 'Tensor');
   const dtype = out.dtype.startsWith('f') ? 'i64' : out.dtype;
-  const base = d === '1' ? `Tensor.arange(${s}, ${l}, { device: ${ctx.device()}, dtype: '${dtype}' })` : `Tensor.arangeStep(${s}, ${l}, ${d}, { device: ${ctx.device()}, dtype: '${dtype}' })`;
+  const base =
+    d === '1'
+      ? `Tensor.arange(${s}, ${l}, { device: ${ctx.device()}, dtype: '${dtype}' })`
+      : `Tensor.arangeStep(${s}, ${l}, ${d}, { device: ${ctx.device()}, dtype: '${dtype}' })`;
   return [out.dtype.startsWith('f') ? `${base}.float(${out.dtype === 'f32' ? '' : `'${out.dtype}'`})` : base];
 };
 
 const pad: Emitter = (ctx) => {
   const rank = ctx.info(0).rank;
   const pads = ctx.opset >= 11 ? requireInts(ctx, 1, 'pads') : [...ctx.attrs.ints('pads', [])];
-  const axes = ctx.opset >= 18 && ctx.has(3) ? requireInts(ctx, 3, 'axes').map((a) => (a < 0 ? a + rank : a)) : Array.from({ length: rank }, (_, i) => i);
+  const axes =
+    ctx.opset >= 18 && ctx.has(3)
+      ? requireInts(ctx, 3, 'axes').map((a) => (a < 0 ? a + rank : a))
+      : Array.from({ length: rank }, (_, i) => i);
   const mode = ctx.attrs.string('mode', 'constant');
   const value = ctx.opset >= 11 ? (ctx.has(2) ? ctx.scalar(2) : 0) : ctx.attrs.float('value', 0);
   if (value === undefined) return ctx.fail('has a fill value computed at run time');
   if (pads.some((p) => p < 0)) return ctx.fail('has negative pads (cropping)');
   const pairs = Array.from({ length: rank }, () => [0, 0] as [number, number]);
-  axes.forEach((a, k) => { pairs[a] = [pads[k]!, pads[k + axes.length]!]; });
-  const m = mode === 'constant' ? num(value) : mode === 'reflect' ? "'reflect'" : mode === 'edge' ? "'edge'" : ctx.fail(`has mode '${mode}'`);
+  axes.forEach((a, k) => {
+    pairs[a] = [pads[k]!, pads[k + axes.length]!];
+  });
+  const m =
+    mode === 'constant'
+      ? num(value)
+      : mode === 'reflect'
+        ? "'reflect'"
+        : mode === 'edge'
+          ? "'edge'"
+          : ctx.fail(`has mode '${mode}'`);
   return [`${ctx.tensor(0)}.pad(${literal(pairs)}, ${m})`];
 };
 
@@ -372,7 +434,23 @@ const trilu: Emitter = (ctx) => {
 
 /** The shape and layout emitters in tensor mode, by ONNX op type. */
 export const shapeEmitters: Readonly<Record<string, Emitter>> = {
-  Reshape: reshape, Flatten: flatten, Transpose: transpose, Squeeze: squeeze, Unsqueeze: unsqueeze, Concat: concat, Split: split,
-  Slice: slice, Gather: gather, GatherElements: gatherElements, ScatterElements: scatterElements,
-  DepthToSpace: blocks(true), SpaceToDepth: blocks(false), Expand: expand, ConstantOfShape: constantOfShape, Range: range, Pad: pad, Tile: tile, Trilu: trilu,
+  Reshape: reshape,
+  Flatten: flatten,
+  Transpose: transpose,
+  Squeeze: squeeze,
+  Unsqueeze: unsqueeze,
+  Concat: concat,
+  Split: split,
+  Slice: slice,
+  Gather: gather,
+  GatherElements: gatherElements,
+  ScatterElements: scatterElements,
+  DepthToSpace: blocks(true),
+  SpaceToDepth: blocks(false),
+  Expand: expand,
+  ConstantOfShape: constantOfShape,
+  Range: range,
+  Pad: pad,
+  Tile: tile,
+  Trilu: trilu,
 };

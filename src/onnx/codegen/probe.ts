@@ -43,13 +43,21 @@ export function probeModel(model: Model, inputShapes: InputShapes = {}): ProbeRe
   for (const input of graph.inputs) {
     const t = input.type;
     if (inputShapes[input.name] || t?.kind !== 'tensor' || !t.shape) continue;
-    for (const d of t.shape) if (typeof d === 'string' && !symbols.has(d)) symbols.set(d, [2 + symbols.size, 3 + 2 * symbols.size]);
+    for (const d of t.shape)
+      if (typeof d === 'string' && !symbols.has(d)) symbols.set(d, [2 + symbols.size, 3 + 2 * symbols.size]);
   }
-  const runs = [0, 1].map((k) => runOnce(model, graph, (d: Dim, input: string, i: number) => {
-    if (typeof d === 'number') return d;
-    if (typeof d === 'string') return symbols.get(d)![k]!;
-    throw new BurnError(OP, `input '${input}' has an unknown dim ${i}; give its shape with options.inputShapes`);
-  }, inputShapes));
+  const runs = [0, 1].map((k) =>
+    runOnce(
+      model,
+      graph,
+      (d: Dim, input: string, i: number) => {
+        if (typeof d === 'number') return d;
+        if (typeof d === 'string') return symbols.get(d)![k]!;
+        throw new BurnError(OP, `input '${input}' has an unknown dim ${i}; give its shape with options.inputShapes`);
+      },
+      inputShapes,
+    ),
+  );
   const values = new Map<string, Probed>();
   for (const [name, a] of runs[0]!) {
     const b = runs[1]!.get(name);
@@ -59,21 +67,32 @@ export function probeModel(model: Model, inputShapes: InputShapes = {}): ProbeRe
   return { values, symbols };
 }
 
-function runOnce(model: Model, graph: Graph, size: (d: Dim, input: string, i: number) => number, fixed: InputShapes): Map<string, { dtype: DType; dims: number[] }> {
+function runOnce(
+  model: Model,
+  graph: Graph,
+  size: (d: Dim, input: string, i: number) => number,
+  fixed: InputShapes,
+): Map<string, { dtype: DType; dims: number[] }> {
   const device = Device.cpu();
   const scope = new Scope(device);
   for (const input of graph.inputs) {
     const t = input.type;
     if (t?.kind !== 'tensor' || !isSupportedElem(t.elem)) {
-      throw new BurnError(OP, `input '${input.name}' is ${t ? (t.kind === 'tensor' ? `of element type ${t.elem}` : `a ${t.kind}`) : 'untyped'}; generated code takes tensors of burn-ts dtypes`);
+      throw new BurnError(
+        OP,
+        `input '${input.name}' is ${t ? (t.kind === 'tensor' ? `of element type ${t.elem}` : `a ${t.kind}`) : 'untyped'}; generated code takes tensors of burn-ts dtypes`,
+      );
     }
     let dims: number[];
     if (fixed[input.name]) dims = [...fixed[input.name]!];
-    else if (!t.shape) throw new BurnError(OP, `input '${input.name}' has no declared shape; give it with options.inputShapes`);
+    else if (!t.shape)
+      throw new BurnError(OP, `input '${input.name}' has no declared shape; give it with options.inputShapes`);
     else dims = t.shape.map((d, i) => size(d, input.name, i));
     const n = dims.reduce((a, b) => a * b, 1);
     const dtype = t.elem;
-    const values = dtype.startsWith('f') ? Float32Array.from({ length: n }, (_, i) => Math.sin(i + 1)) : new Float32Array(n);
+    const values = dtype.startsWith('f')
+      ? Float32Array.from({ length: n }, (_, i) => Math.sin(i + 1))
+      : new Float32Array(n);
     scope.set(input.name, Tensor.fromData(new TensorData(values, dims, 'f32').convert(dtype), device) as AnyTensor);
   }
   for (const [name, c] of graph.initializers) if (c.data) scope.setHost(name, c.data);
@@ -81,7 +100,10 @@ function runOnce(model: Model, graph: Graph, size: (d: Dim, input: string, i: nu
     runSteps(planOf(graph, model.opsets, false), scope, { opsets: model.opsets, release: false, fuse: false });
   } catch (e) {
     const shapes = graph.inputs.map((i) => `${i.name}: ${fmt((scope.get(i.name) as AnyTensor).dims())}`).join(', ');
-    throw new BurnError(OP, `the model did not run on generated inputs (${shapes}) to find the ranks and dtypes of its values: ${(e as Error).message}; give fitting shapes with options.inputShapes`);
+    throw new BurnError(
+      OP,
+      `the model did not run on generated inputs (${shapes}) to find the ranks and dtypes of its values: ${(e as Error).message}; give fitting shapes with options.inputShapes`,
+    );
   }
   const out = new Map<string, { dtype: DType; dims: number[] }>();
   const record = (name: string) => {
@@ -90,6 +112,7 @@ function runOnce(model: Model, graph: Graph, size: (d: Dim, input: string, i: nu
   };
   for (const i of graph.inputs) record(i.name);
   for (const n of graph.nodes) for (const o of n.outputs) if (o) record(o);
-  for (const [name, c] of graph.initializers) if (c.data) out.set(name, { dtype: c.data.dtype, dims: [...c.data.shape] });
+  for (const [name, c] of graph.initializers)
+    if (c.data) out.set(name, { dtype: c.data.dtype, dims: [...c.data.shape] });
   return out;
 }

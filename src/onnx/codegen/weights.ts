@@ -30,10 +30,14 @@ function setLeaf(layer: Module, path: string, data: TensorData, device: Device):
   const key = parts[parts.length - 1]!;
   const current = node[key];
   const tensor = Tensor.fromData(data, device);
-  const dims = current instanceof Param ? current.dims() : current instanceof RunningState ? current.value().dims() : undefined;
+  const dims =
+    current instanceof Param ? current.dims() : current instanceof RunningState ? current.value().dims() : undefined;
   if (!dims) throw new BurnError(OP, `internal: ${layer.constructor.name} has no parameter '${path}'`);
   if (dims.length !== data.shape.length || dims.some((d: number, i: number) => d !== data.shape[i])) {
-    throw new BurnError(OP, `internal: ${layer.constructor.name}.${path} has shape ${fmt(dims)}; the ONNX weight has ${fmt(data.shape)}`);
+    throw new BurnError(
+      OP,
+      `internal: ${layer.constructor.name}.${path} has shape ${fmt(dims)}; the ONNX weight has ${fmt(data.shape)}`,
+    );
   }
   node[key] = current instanceof Param ? current.withTensor(tensor) : (current as RunningState).update(tensor);
 }

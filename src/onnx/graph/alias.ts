@@ -18,7 +18,11 @@ export function removeIdentities(graph: Graph): number {
       alias.set(n.outputs[0], resolve(n.inputs[0]));
       continue;
     }
-    kept.push(alias.size > 0 && n.inputs.some((i) => alias.has(i)) ? { ...n, inputs: n.inputs.map((i) => (i ? resolve(i) : i)) } : n);
+    kept.push(
+      alias.size > 0 && n.inputs.some((i) => alias.has(i))
+        ? { ...n, inputs: n.inputs.map((i) => (i ? resolve(i) : i)) }
+        : n,
+    );
   }
   graph.nodes = kept;
   return alias.size;

@@ -17,7 +17,12 @@ const MAX_FOLDED_ELEMENTS = 1 << 20;
 class FoldContext implements OpContext {
   readonly attrs: Attrs;
 
-  constructor(readonly node: Node, readonly opset: number, readonly device: Device, private readonly inputs: readonly (TensorData | undefined)[]) {
+  constructor(
+    readonly node: Node,
+    readonly opset: number,
+    readonly device: Device,
+    private readonly inputs: readonly (TensorData | undefined)[],
+  ) {
     this.attrs = new Attrs(node);
   }
 
@@ -55,7 +60,10 @@ function evaluate(state: InferState, node: Node, def: OpDef): (TensorData | unde
   const ctx = new FoldContext(node, state.opsets.get(node.domain) ?? 0, device, data);
   let outs: readonly (Value | undefined)[];
   try {
-    outs = def.run(ctx, data.map((d) => (d ? Tensor.fromData(d, device) : undefined)));
+    outs = def.run(
+      ctx,
+      data.map((d) => (d ? Tensor.fromData(d, device) : undefined)),
+    );
   } catch {
     return undefined; // left for the run, which reports the error with the model's inputs
   }
@@ -99,7 +107,10 @@ export function foldGraph(state: InferState): number {
       const t = graph.types.get(node.outputs[0]!);
       const dtype = t?.kind === 'tensor' && (t.elem === 'i32' || t.elem === 'i64') ? t.elem : 'i64';
       const values = sym.dims as number[];
-      graph.initializers.set(node.outputs[0]!, constOf(node.outputs[0]!, new TensorData(values, sym.scalar ? [] : [values.length], dtype)));
+      graph.initializers.set(
+        node.outputs[0]!,
+        constOf(node.outputs[0]!, new TensorData(values, sym.scalar ? [] : [values.length], dtype)),
+      );
       folded++;
       continue;
     }

@@ -26,21 +26,33 @@ export function foldBatchNorms(graph: Graph): number {
     const training = bn.attributes.get('training_mode');
     if (training?.kind === 'int' && training.value !== 0) continue;
     const prod = producer.get(bn.inputs[0]!);
-    if (!prod || prod.domain !== '' || (prod.opType !== 'Conv' && prod.opType !== 'Gemm') || removed.has(prod) || replaced.has(prod)) continue;
+    if (
+      !prod ||
+      prod.domain !== '' ||
+      (prod.opType !== 'Conv' && prod.opType !== 'Gemm') ||
+      removed.has(prod) ||
+      replaced.has(prod)
+    )
+      continue;
     if (readers.get(bn.inputs[0]!) !== 1 || prod.outputs.length !== 1) continue;
     if (prod.opType === 'Gemm' && !gemmFoldable(prod)) continue;
     const [scale, bias, mean, variance] = [1, 2, 3, 4].map((i) => init(bn.inputs[i]));
     const w = init(prod.inputs[1]);
     const b = init(prod.inputs[2]);
-    if (!scale?.data || !bias?.data || !mean?.data || !variance?.data || !w?.data || (prod.inputs[2] && !b?.data)) continue;
-    if (!isFloatDType(w.data.dtype) || readers.get(prod.inputs[1]!) !== 1 || (b && readers.get(prod.inputs[2]!) !== 1)) continue;
+    if (!scale?.data || !bias?.data || !mean?.data || !variance?.data || !w?.data || (prod.inputs[2] && !b?.data))
+      continue;
+    if (!isFloatDType(w.data.dtype) || readers.get(prod.inputs[1]!) !== 1 || (b && readers.get(prod.inputs[2]!) !== 1))
+      continue;
     // Without a bias of its own the producer takes the BatchNormalization's bias initializer, which must feed nothing else.
     if (!b && readers.get(bn.inputs[2]!) !== 1) continue;
     if (b && b.data!.numElements() !== scale.data.numElements()) continue;
     const eps = bn.attributes.get('epsilon');
     const epsilon = eps?.kind === 'float' ? eps.value : 1e-5;
     const c = scale.data.numElements();
-    const transB = prod.opType === 'Gemm' && prod.attributes.get('transB')?.kind === 'int' && (prod.attributes.get('transB') as { value: number }).value === 1;
+    const transB =
+      prod.opType === 'Gemm' &&
+      prod.attributes.get('transB')?.kind === 'int' &&
+      (prod.attributes.get('transB') as { value: number }).value === 1;
     const outChannels = prod.opType === 'Conv' ? w.shape[0] : transB ? w.shape[0] : w.shape[1];
     if (outChannels !== c) continue;
     const [s, bb, m, v] = [scale, bias, mean, variance].map((t) => t.data!.toArray());

@@ -11,7 +11,8 @@ export function fuseGelu(graph: Graph): number {
   const readers = new Map<string, Node[]>();
   for (const n of graph.nodes) {
     for (const i of n.inputs) if (i) readers.set(i, [...(readers.get(i) ?? []), n]);
-    for (const g of subgraphsOf(n)) for (const sn of g.nodes) for (const i of sn.inputs) if (i) readers.set(i, [...(readers.get(i) ?? []), sn]);
+    for (const g of subgraphsOf(n))
+      for (const sn of g.nodes) for (const i of sn.inputs) if (i) readers.set(i, [...(readers.get(i) ?? []), sn]);
   }
   const outputs = new Set(graph.outputs.map((o) => o.name));
   const scalar = (name: string | undefined): number | undefined => {
@@ -31,7 +32,9 @@ export function fuseGelu(graph: Graph): number {
   for (const first of graph.nodes) {
     if (first.domain !== '' || removed.has(first)) continue;
     const isDiv = first.opType === 'Div' && near(scalar(first.inputs[1]), Math.SQRT2);
-    const isMul = first.opType === 'Mul' && (near(scalar(first.inputs[1]), Math.SQRT1_2) || near(scalar(first.inputs[0]), Math.SQRT1_2));
+    const isMul =
+      first.opType === 'Mul' &&
+      (near(scalar(first.inputs[1]), Math.SQRT1_2) || near(scalar(first.inputs[0]), Math.SQRT1_2));
     if (!isDiv && !isMul) continue;
     const x = isDiv || scalar(first.inputs[1]) !== undefined ? first.inputs[0]! : first.inputs[1]!;
     const erf = only(first.outputs[0]!, 'Erf');
@@ -42,7 +45,14 @@ export function fuseGelu(graph: Graph): number {
     const half = only(mulX.outputs[0]!, 'Mul');
     if (!half || !near(scalar(other(half, mulX.outputs[0]!)), 0.5)) continue;
     for (const n of [first, erf!, add, mulX]) removed.add(n);
-    replaced.set(half, { name: half.name, opType: 'Gelu', domain: '', inputs: [x], outputs: half.outputs, attributes: new Map() });
+    replaced.set(half, {
+      name: half.name,
+      opType: 'Gelu',
+      domain: '',
+      inputs: [x],
+      outputs: half.outputs,
+      attributes: new Map(),
+    });
     count++;
   }
   if (count > 0) graph.nodes = graph.nodes.filter((n) => !removed.has(n)).map((n) => replaced.get(n) ?? n);

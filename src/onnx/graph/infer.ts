@@ -62,7 +62,9 @@ function merge(declared: ValueType | undefined, inferred: ValueType | undefined)
   let shape = declared.shape;
   if (!shape) shape = inferred.shape;
   else if (inferred.shape && inferred.shape.length === shape.length) {
-    shape = shape.map((d, i) => (d === undefined || (typeof d === 'string' && typeof inferred.shape![i] === 'number') ? inferred.shape![i] : d));
+    shape = shape.map((d, i) =>
+      d === undefined || (typeof d === 'string' && typeof inferred.shape![i] === 'number') ? inferred.shape![i] : d,
+    );
   }
   return { kind: 'tensor', elem, shape };
 }
@@ -84,8 +86,10 @@ function symbolic(state: InferState, node: Node, attrs: Attrs, opset: number): S
       if (!t || t.kind !== 'tensor' || !t.shape || !t.shape.every((d) => typeof d === 'number')) return undefined;
       return { dims: [(t.shape as number[]).reduce((a, b) => a * b, 1)], scalar: true };
     }
-    case 'Identity': case 'Cast':
-      if (node.opType === 'Cast' && !['i64', 'i32'].includes(elemTypeOfCode(attrs.int('to', 0)) ?? '')) return undefined;
+    case 'Identity':
+    case 'Cast':
+      if (node.opType === 'Cast' && !['i64', 'i32'].includes(elemTypeOfCode(attrs.int('to', 0)) ?? ''))
+        return undefined;
       return input(0);
     case 'Gather': {
       const v = input(0);
@@ -128,7 +132,9 @@ function symbolic(state: InferState, node: Node, attrs: Attrs, opset: number): S
 /** An {@link InferContext} for one node. */
 function contextOf(state: InferState, node: Node, attrs: Attrs, opset: number): InferContext {
   return {
-    node, attrs, opset,
+    node,
+    attrs,
+    opset,
     inputs: node.inputs.map((n) => (n ? typeOf(state, n) : undefined)),
     constant: (i) => (node.inputs[i] ? constantOf(state, node.inputs[i]!) : undefined),
     dims: (i) => {

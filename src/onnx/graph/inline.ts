@@ -26,11 +26,15 @@ function inlineGraph(model: Model, graph: Graph, depth: number): number {
       out.push(node);
       continue;
     }
-    if (depth >= MAX_DEPTH) throw new BurnError('loadOnnx', `function calls nest deeper than ${MAX_DEPTH} levels at node '${node.name}' (${node.domain}.${node.opType}); expected no recursion`);
+    if (depth >= MAX_DEPTH)
+      throw new BurnError(
+        'loadOnnx',
+        `function calls nest deeper than ${MAX_DEPTH} levels at node '${node.name}' (${node.domain}.${node.opType}); expected no recursion`,
+      );
     const rename = new Map<string, string>();
     fn.inputs.forEach((f, i) => rename.set(f, node.inputs[i] ?? ''));
     fn.outputs.forEach((f, i) => rename.set(f, node.outputs[i] ?? ''));
-    const name = (v: string) => (v === '' ? '' : rename.get(v) ?? `${node.name}/${v}`);
+    const name = (v: string) => (v === '' ? '' : (rename.get(v) ?? `${node.name}/${v}`));
     const body: Node[] = fn.nodes.map((n, i) => ({
       name: `${node.name}/${n.name || `${n.opType}_${i}`}`,
       opType: n.opType,
@@ -39,7 +43,14 @@ function inlineGraph(model: Model, graph: Graph, depth: number): number {
       outputs: n.outputs.map(name),
       attributes: resolveAttributes(n, node),
     }));
-    const sub: Graph = { name: graph.name, nodes: body, inputs: [], outputs: [], initializers: new Map(), types: new Map() };
+    const sub: Graph = {
+      name: graph.name,
+      nodes: body,
+      inputs: [],
+      outputs: [],
+      initializers: new Map(),
+      types: new Map(),
+    };
     count += 1 + inlineGraph(model, sub, depth + 1);
     out.push(...sub.nodes);
   }

@@ -35,7 +35,11 @@ export function fuseLinear(graph: Graph): number {
     return a?.kind === 'float' || a?.kind === 'int' ? a.value : fallback;
   };
   const linear = (from: Node, inputs: string[], outputs: readonly string[], transB: number): Node => ({
-    name: from.name, opType: 'Linear', domain: BURN_DOMAIN, inputs, outputs,
+    name: from.name,
+    opType: 'Linear',
+    domain: BURN_DOMAIN,
+    inputs,
+    outputs,
     attributes: new Map<string, Attribute>([['transB', { kind: 'int', value: transB }]]),
   });
   const removed = new Set<Node>();
@@ -46,7 +50,8 @@ export function fuseLinear(graph: Graph): number {
     if (n.opType === 'Gemm') {
       const w = init(n.inputs[1]);
       const b = n.inputs[2] ? init(n.inputs[2]) : undefined;
-      if (!w || w.shape.length !== 2 || !isFloat(n.inputs[1]) || (n.inputs[2] && (!b || b.shape.length !== 1))) continue;
+      if (!w || w.shape.length !== 2 || !isFloat(n.inputs[1]) || (n.inputs[2] && (!b || b.shape.length !== 1)))
+        continue;
       if (num(n, 'alpha', 1) !== 1 || num(n, 'beta', 1) !== 1 || num(n, 'transA', 0) !== 0) continue;
       const transB = num(n, 'transB', 0);
       if (b && b.shape[0] !== w.shape[transB ? 0 : 1]) continue;
@@ -58,10 +63,20 @@ export function fuseLinear(graph: Graph): number {
     const w = init(n.inputs[1]);
     if (!w || w.shape.length !== 2 || !isFloat(n.inputs[1])) continue;
     const out = n.outputs[0]!;
-    const add = readers.get(out) === 1 ? graph.nodes.find((m) => m.domain === '' && m.opType === 'Add' && m.inputs.includes(out)) : undefined;
+    const add =
+      readers.get(out) === 1
+        ? graph.nodes.find((m) => m.domain === '' && m.opType === 'Add' && m.inputs.includes(out))
+        : undefined;
     const biasName = add ? add.inputs.find((i) => i !== out) : undefined;
     const bias = init(biasName);
-    if (add && bias && bias.shape.length === 1 && bias.shape[0] === w.shape[1] && add.inputs[0] !== add.inputs[1] && !removed.has(add)) {
+    if (
+      add &&
+      bias &&
+      bias.shape.length === 1 &&
+      bias.shape[0] === w.shape[1] &&
+      add.inputs[0] !== add.inputs[1] &&
+      !removed.has(add)
+    ) {
       removed.add(n);
       replaced.set(add, linear(n, [n.inputs[0]!, n.inputs[1]!, biasName!], add.outputs, 0));
     } else replaced.set(n, linear(n, [n.inputs[0]!, n.inputs[1]!], n.outputs, 0));

@@ -46,7 +46,11 @@ export function parameterCandidates(graph: Graph): Set<string> {
   return out;
 }
 
-function simplifyGraph(graph: Graph, opsets: ReadonlyMap<string, number>, params: ReadonlySet<string>): { folded: number; removed: number } {
+function simplifyGraph(
+  graph: Graph,
+  opsets: ReadonlyMap<string, number>,
+  params: ReadonlySet<string>,
+): { folded: number; removed: number } {
   let folded = 0;
   let removed = 0;
   for (const node of graph.nodes) {

@@ -55,8 +55,13 @@ export function sortGraph(graph: Graph, outer: ReadonlySet<string> = new Set()):
   graph.nodes.forEach((n, i) => {
     for (const o of n.outputs) {
       if (!o) continue;
-      if (producer.has(o)) throw new BurnError(OP, `value '${o}' is produced by both node '${graph.nodes[producer.get(o)!]!.name}' and node '${n.name}'; expected one producer per value (SSA)`);
-      if (graph.initializers.has(o) || graph.inputs.some((v) => v.name === o)) throw new BurnError(OP, `node '${n.name}' overwrites graph input or initializer '${o}'`);
+      if (producer.has(o))
+        throw new BurnError(
+          OP,
+          `value '${o}' is produced by both node '${graph.nodes[producer.get(o)!]!.name}' and node '${n.name}'; expected one producer per value (SSA)`,
+        );
+      if (graph.initializers.has(o) || graph.inputs.some((v) => v.name === o))
+        throw new BurnError(OP, `node '${n.name}' overwrites graph input or initializer '${o}'`);
       producer.set(o, i);
     }
   });
@@ -67,7 +72,11 @@ export function sortGraph(graph: Graph, outer: ReadonlySet<string> = new Set()):
     for (const r of nodeReads(n)) {
       const p = producer.get(r);
       if (p === undefined) {
-        if (!available.has(r)) throw new BurnError(OP, `node '${n.name}' (${n.opType}) reads '${r}', which no node, input or initializer of graph '${graph.name}' provides`);
+        if (!available.has(r))
+          throw new BurnError(
+            OP,
+            `node '${n.name}' (${n.opType}) reads '${r}', which no node, input or initializer of graph '${graph.name}' provides`,
+          );
         continue;
       }
       if (seen.has(p)) continue;
@@ -81,7 +90,9 @@ export function sortGraph(graph: Graph, outer: ReadonlySet<string> = new Set()):
   const order: number[] = [];
   // A sorted file keeps its order: the smallest ready index goes first (a binary min-heap).
   const heap = new MinHeap();
-  waiting.forEach((w, i) => { if (w === 0) heap.push(i); });
+  waiting.forEach((w, i) => {
+    if (w === 0) heap.push(i);
+  });
   while (heap.size > 0) {
     const i = heap.pop();
     order.push(i);
@@ -89,11 +100,21 @@ export function sortGraph(graph: Graph, outer: ReadonlySet<string> = new Set()):
   }
   if (order.length !== graph.nodes.length) {
     const stuck = graph.nodes.filter((_, i) => waiting[i]! > 0);
-    throw new BurnError(OP, `graph '${graph.name}' has a cycle through nodes ${stuck.slice(0, 8).map((n) => `'${n.name}'`).join(', ')}${stuck.length > 8 ? ` and ${stuck.length - 8} more` : ''}; expected an acyclic graph`);
+    throw new BurnError(
+      OP,
+      `graph '${graph.name}' has a cycle through nodes ${stuck
+        .slice(0, 8)
+        .map((n) => `'${n.name}'`)
+        .join(', ')}${stuck.length > 8 ? ` and ${stuck.length - 8} more` : ''}; expected an acyclic graph`,
+    );
   }
   graph.nodes = order.map((i) => graph.nodes[i]!);
   for (const o of graph.outputs) {
-    if (!producer.has(o.name) && !available.has(o.name)) throw new BurnError(OP, `graph output '${o.name}' of graph '${graph.name}' is produced by no node, input or initializer`);
+    if (!producer.has(o.name) && !available.has(o.name))
+      throw new BurnError(
+        OP,
+        `graph output '${o.name}' of graph '${graph.name}' is produced by no node, input or initializer`,
+      );
   }
   const inner = new Set<string>([...available, ...producer.keys()]);
   for (const n of graph.nodes) for (const g of subgraphsOf(n)) sortGraph(g, inner);

@@ -8,7 +8,20 @@ import type { DType } from '../../core/dtype.js';
  */
 
 /** An element type of an ONNX tensor: a burn-ts dtype, or a type burn-ts cannot hold (strings, u64, complex, float8, 4-bit). */
-export type ElemType = DType | 'string' | 'u64' | 'complex64' | 'complex128' | 'f8e4m3fn' | 'f8e4m3fnuz' | 'f8e5m2' | 'f8e5m2fnuz' | 'u4' | 'i4' | 'f4e2m1' | 'undefined';
+export type ElemType =
+  | DType
+  | 'string'
+  | 'u64'
+  | 'complex64'
+  | 'complex128'
+  | 'f8e4m3fn'
+  | 'f8e4m3fnuz'
+  | 'f8e5m2'
+  | 'f8e5m2fnuz'
+  | 'u4'
+  | 'i4'
+  | 'f4e2m1'
+  | 'undefined';
 
 /** One dimension: a size, a symbolic name (`'batch'`), or `undefined` when nothing is known. */
 export type Dim = number | string | undefined;

@@ -25,16 +25,32 @@ function splitHeads(ctx: OpContext, t: FloatT, heads: number, what: string): Flo
 function repeatHeads(t: FloatT, reps: number): FloatT {
   if (reps === 1) return t;
   const [b, h, s, d] = t.dims() as [number, number, number, number];
-  return t.reshape([b, h, 1, s, d]).expand([b, h, reps, s, d]).reshape([b, h * reps, s, d]);
+  return t
+    .reshape([b, h, 1, s, d])
+    .expand([b, h, reps, s, d])
+    .reshape([b, h * reps, s, d]);
 }
 
 /** A mask or bias of rank ≤ 4 lifted to rank 4 (leading dims of 1), its last dim padded to `total` keys with `fill`. */
 function maskTo4d<T extends AnyTensor>(ctx: OpContext, m: T, total: number, fill: number | boolean): T {
   const dims = m.dims();
-  if (dims.length > 4 || dims.length < 1) fail(ctx, `has attn_mask of shape ${fmt(dims)}; expected a shape broadcastable to [batch, heads, q_seq, total_seq]`);
+  if (dims.length > 4 || dims.length < 1)
+    fail(
+      ctx,
+      `has attn_mask of shape ${fmt(dims)}; expected a shape broadcastable to [batch, heads, q_seq, total_seq]`,
+    );
   let t = m.reshape([...new Array<number>(4 - dims.length).fill(1), ...dims]) as T;
   const last = dims[dims.length - 1]!;
-  if (last < total) t = t.pad([[0, 0], [0, 0], [0, 0], [0, total - last]], fill as number) as T;
+  if (last < total)
+    t = t.pad(
+      [
+        [0, 0],
+        [0, 0],
+        [0, 0],
+        [0, total - last],
+      ],
+      fill as number,
+    ) as T;
   else if (last > total) fail(ctx, `has attn_mask over ${last} keys; the keys (past and present) number ${total}`);
   return t;
 }
@@ -60,7 +76,10 @@ function attention(ctx: OpContext, inputs: Inputs): (AnyTensor | undefined)[] {
   if (ctx.node.inputs[6]) fail(ctx, 'has input nonpad_kv_seqlen (opset 24), which is not supported');
   const rank = q.rank();
   if (k.rank() !== rank || v.rank() !== rank || (rank !== 3 && rank !== 4)) {
-    fail(ctx, `has Q, K, V of shapes ${fmt(q.dims())}, ${fmt(k.dims())}, ${fmt(v.dims())}; expected all 3-d [batch, seq, hidden] or all 4-d [batch, heads, seq, head]`);
+    fail(
+      ctx,
+      `has Q, K, V of shapes ${fmt(q.dims())}, ${fmt(k.dims())}, ${fmt(v.dims())}; expected all 3-d [batch, seq, hidden] or all 4-d [batch, heads, seq, head]`,
+    );
   }
   if (rank === 3) {
     const qh = ctx.attrs.int('q_num_heads');
@@ -78,9 +97,13 @@ function attention(ctx: OpContext, inputs: Inputs): (AnyTensor | undefined)[] {
   const [kb, kvHeads, total, kHead] = k.dims() as [number, number, number, number];
   const vd = v.dims();
   if (kb !== batch || kHead !== headSize || vd[0] !== batch || vd[1] !== kvHeads || vd[2] !== total) {
-    fail(ctx, `has Q ${fmt(q.dims())}, K ${fmt(k.dims())}, V ${fmt(vd)} (4-d, with any cache); expected [B, Hq, L, E], [B, Hkv, S, E], [B, Hkv, S, Ev]`);
+    fail(
+      ctx,
+      `has Q ${fmt(q.dims())}, K ${fmt(k.dims())}, V ${fmt(vd)} (4-d, with any cache); expected [B, Hq, L, E], [B, Hkv, S, E], [B, Hkv, S, Ev]`,
+    );
   }
-  if (qHeads % kvHeads !== 0) fail(ctx, `has ${qHeads} query heads and ${kvHeads} key/value heads; expected a multiple`);
+  if (qHeads % kvHeads !== 0)
+    fail(ctx, `has ${qHeads} query heads and ${kvHeads} key/value heads; expected a multiple`);
   const reps = qHeads / kvHeads;
   const scale = ctx.attrs.float('scale') ?? 1 / Math.sqrt(headSize);
   const softcap = ctx.attrs.float('softcap', 0);
@@ -105,15 +128,21 @@ function attention(ctx: OpContext, inputs: Inputs): (AnyTensor | undefined)[] {
   if (causal && !nativeCausal) {
     const rows = Tensor.arange(0, qLen, { device: q.device() }).reshape([qLen, 1]);
     const cols = Tensor.arange(0, total, { device: q.device() }).reshape([1, total]);
-    const later = cols.expand([qLen, total]).greater(rows.add(past).expand([qLen, total])).reshape([1, 1, qLen, total]);
+    const later = cols
+      .expand([qLen, total])
+      .greater(rows.add(past).expand([qLen, total]))
+      .reshape([1, 1, qLen, total]);
     hide = hide ? hide.boolOr(later.expand(hide.dims() as [number, number, number, number])) : later;
   }
   let y: FloatT;
   let qk: FloatT | undefined;
   if (!wantQk) {
     y = F.attention(qw as Tensor<4>, kr as Tensor<4>, vr as Tensor<4>, {
-      scale, isCausal: nativeCausal, ...(softcap > 0 ? { softcap } : {}),
-      ...(hide ? { mask: hide as Tensor<4, Bool> } : {}), ...(bias ? { bias: bias as Tensor<4> } : {}),
+      scale,
+      isCausal: nativeCausal,
+      ...(softcap > 0 ? { softcap } : {}),
+      ...(hide ? { mask: hide as Tensor<4, Bool> } : {}),
+      ...(bias ? { bias: bias as Tensor<4> } : {}),
     });
   } else {
     const mode = ctx.attrs.int('qk_matmul_output_mode', 0);
@@ -173,7 +202,8 @@ function rotaryEmbedding(ctx: OpContext, inputs: Inputs): AnyTensor {
   } else fail(ctx, `got an input of shape ${fmt(dims)}; expected [batch, heads, seq, head] or [batch, seq, hidden]`);
   const [b, s, heads, d] = t.dims() as [number, number, number, number];
   const rot = ctx.attrs.int('rotary_embedding_dim', 0) || d;
-  if (rot % 2 !== 0 || rot > d) fail(ctx, `has rotary_embedding_dim ${rot}; expected an even number at most the head size ${d}`);
+  if (rot % 2 !== 0 || rot > d)
+    fail(ctx, `has rotary_embedding_dim ${rot}; expected an even number at most the head size ${d}`);
   const half = rot / 2;
   const pick = (cache: FloatT): FloatT => {
     const c = positions ? cache.take<3>(0, asI(castTo(positions, 'i64'))) : cache;
@@ -191,7 +221,9 @@ function rotaryEmbedding(ctx: OpContext, inputs: Inputs): AnyTensor {
   const x2 = interleaved ? xr.slice([null, null, null, [1, rot, 2]]) : xr.slice([null, null, null, [half, rot]]);
   const real = x1.mul(cos).sub(x2.mul(sin));
   const imag = x1.mul(sin).add(x2.mul(cos));
-  let out = interleaved ? Tensor.stack([real, imag], 4).reshape([b, s, heads, rot]) as FloatT : Tensor.cat([real, imag], 3);
+  let out = interleaved
+    ? (Tensor.stack([real, imag], 4).reshape([b, s, heads, rot]) as FloatT)
+    : Tensor.cat([real, imag], 3);
   if (rot < d) out = Tensor.cat([out, t.slice([null, null, null, [rot, d]])], 3);
   return (dims.length === 4 ? out.swapDims(1, 2) : out.reshape(dims)) as AnyTensor;
 }

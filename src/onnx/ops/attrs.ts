@@ -13,11 +13,17 @@ export class Attrs {
     return this.node.attributes.has(name);
   }
 
-  private get(name: string, kinds: readonly Attribute['kind'][]): { readonly kind: Attribute['kind']; readonly value: unknown } | undefined {
+  private get(
+    name: string,
+    kinds: readonly Attribute['kind'][],
+  ): { readonly kind: Attribute['kind']; readonly value: unknown } | undefined {
     const a = this.node.attributes.get(name);
     if (a === undefined) return undefined;
     if (!kinds.includes(a.kind)) {
-      throw new BurnError('onnx', `node '${this.node.name}' (${this.node.opType}) has attribute '${name}' of type ${a.kind}; expected ${kinds.join(' or ')}`);
+      throw new BurnError(
+        'onnx',
+        `node '${this.node.name}' (${this.node.opType}) has attribute '${name}' of type ${a.kind}; expected ${kinds.join(' or ')}`,
+      );
     }
     return a as { readonly kind: Attribute['kind']; readonly value: unknown };
   }
@@ -81,7 +87,8 @@ export class Attrs {
   /** A required GRAPH attribute. */
   requireGraph(name: string): Graph {
     const g = this.graph(name);
-    if (!g) throw new BurnError('onnx', `node '${this.node.name}' (${this.node.opType}) has no graph attribute '${name}'`);
+    if (!g)
+      throw new BurnError('onnx', `node '${this.node.name}' (${this.node.opType}) has no graph attribute '${name}'`);
     return g;
   }
 }

@@ -2,7 +2,19 @@ import { isFloatDType, isIntDType } from '../../core/dtype.js';
 import { BurnError } from '../../core/errors.js';
 import { tensorType } from '../ir/types.js';
 import type { AnyTensor, InferContext, OpContext, OpDef, OpFamily, Value } from './types.js';
-import { asB, asF, asI, asN, broadcastDims, broadcastShape, broadcastTo, castTo, inShape, sameElem, tensorAt } from './util.js';
+import {
+  asB,
+  asF,
+  asI,
+  asN,
+  broadcastDims,
+  broadcastShape,
+  broadcastTo,
+  castTo,
+  inShape,
+  sameElem,
+  tensorAt,
+} from './util.js';
 
 function inferBroadcast(ctx: InferContext): ReturnType<NonNullable<OpDef['infer']>> {
   return [sameElem(ctx, 0, broadcastDims(ctx.inputs.map((_, i) => inShape(ctx, i))))];
@@ -28,7 +40,10 @@ function binary(fn: (a: AnyTensor, b: AnyTensor, ctx: OpContext) => AnyTensor, i
   };
 }
 
-function variadic(fn: (a: AnyTensor, b: AnyTensor) => AnyTensor, finish?: (t: AnyTensor, n: number) => AnyTensor): OpDef {
+function variadic(
+  fn: (a: AnyTensor, b: AnyTensor) => AnyTensor,
+  finish?: (t: AnyTensor, n: number) => AnyTensor,
+): OpDef {
   return {
     run: (ctx, inputs: readonly (Value | undefined)[]) => {
       const ts = inputs.map((_, i) => tensorAt(ctx, inputs, i));
@@ -72,11 +87,16 @@ export const binaryOps: OpFamily = {
   // Integer division truncates toward zero, as ONNX Runtime (C) does.
   Div: binary((a, b) => asN(a).div(asN(b)) as AnyTensor),
   Pow: binary(pow),
-  Mod: binary((a, b, ctx) => (ctx.attrs.int('fmod', 0) === 1 ? truncRemainder(a, b) : asN(a).remainder(asN(b)) as AnyTensor)),
+  Mod: binary((a, b, ctx) =>
+    ctx.attrs.int('fmod', 0) === 1 ? truncRemainder(a, b) : (asN(a).remainder(asN(b)) as AnyTensor),
+  ),
   Max: variadic((a, b) => asN(a).maxPair(asN(b)) as AnyTensor),
   Min: variadic((a, b) => asN(a).minPair(asN(b)) as AnyTensor),
   Sum: variadic((a, b) => asN(a).add(asN(b)) as AnyTensor),
-  Mean: variadic((a, b) => asN(a).add(asN(b)) as AnyTensor, (t, n) => asN(t).div(n) as AnyTensor),
+  Mean: variadic(
+    (a, b) => asN(a).add(asN(b)) as AnyTensor,
+    (t, n) => asN(t).div(n) as AnyTensor,
+  ),
   Equal: binary((a, b) => a.equal(b) as AnyTensor, inferCompare),
   Less: binary((a, b) => asN(a).lower(asN(b)) as AnyTensor, inferCompare),
   LessOrEqual: binary((a, b) => asN(a).lowerEqual(asN(b)) as AnyTensor, inferCompare),

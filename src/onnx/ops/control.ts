@@ -10,7 +10,11 @@ const OP = 'onnx';
 
 function boolOf(ctx: OpContext, i: number): boolean {
   const d = ctx.host(i);
-  if (!d || d.numElements() !== 1) throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) needs a one-element condition for input ${i}`);
+  if (!d || d.numElements() !== 1)
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (${ctx.node.opType}) needs a one-element condition for input ${i}`,
+    );
   return d.toArray()[0] !== 0;
 }
 
@@ -44,7 +48,10 @@ export async function driveAsync(ctx: AsyncOpContext, flow: Flow): Promise<Value
 }
 
 /** An op from a control-flow generator, runnable both ways. */
-function controlOp(gen: (ctx: OpContext, inputs: readonly (Value | undefined)[]) => Flow, extra: Partial<OpDef> = {}): OpDef {
+function controlOp(
+  gen: (ctx: OpContext, inputs: readonly (Value | undefined)[]) => Flow,
+  extra: Partial<OpDef> = {},
+): OpDef {
   return {
     run: (ctx, inputs) => drive(ctx, gen(ctx, inputs)),
     runAsync: (ctx, inputs) => driveAsync(ctx, gen(ctx, inputs)),
@@ -75,7 +82,8 @@ function* loop(ctx: OpContext, inputs: readonly (Value | undefined)[]): Flow {
     if (c instanceof Tensor) cond = ((yield { read: c as AnyTensor }) as TensorData).toArray()[0] !== 0;
     carried = outs.slice(1, 1 + nCarried);
     outs.slice(1 + nCarried).forEach((v, k) => {
-      if (!(v instanceof Tensor)) throw new BurnError(OP, `node '${ctx.node.name}' (Loop) body produced a non-tensor scan output ${k}`);
+      if (!(v instanceof Tensor))
+        throw new BurnError(OP, `node '${ctx.node.name}' (Loop) body produced a non-tensor scan output ${k}`);
       scans[k]!.push(v as AnyTensor);
     });
   }
@@ -83,7 +91,8 @@ function* loop(ctx: OpContext, inputs: readonly (Value | undefined)[]): Flow {
     if (items.length > 0) return stackScan(items, 0, false);
     const t = body.outputs[1 + nCarried + k]?.type;
     const elem = t?.kind === 'tensor' && t.elem !== 'undefined' ? t.elem : 'f32';
-    const shape = t?.kind === 'tensor' && t.shape && t.shape.every((d) => typeof d === 'number') ? (t.shape as number[]) : [];
+    const shape =
+      t?.kind === 'tensor' && t.shape && t.shape.every((d) => typeof d === 'number') ? (t.shape as number[]) : [];
     return Tensor.zeros([0, ...shape], { device: dev, dtype: elem as 'f32' }) as AnyTensor;
   });
   return [...(carried as Value[]), ...scanOut];
@@ -97,7 +106,13 @@ interface ScanSpec {
 }
 
 /** Runs a Scan body over slices of `xs`, carrying `states`; returns the final states, then the stacked scan outputs. */
-function* scanCore(ctx: OpContext, body: Graph, states: readonly Value[], xs: readonly AnyTensor[], spec: ScanSpec): Flow {
+function* scanCore(
+  ctx: OpContext,
+  body: Graph,
+  states: readonly Value[],
+  xs: readonly AnyTensor[],
+  spec: ScanSpec,
+): Flow {
   const n = states.length;
   const k = body.outputs.length - n;
   const axes = xs.map((x, i) => axisOf(ctx, spec.inAxes[i] ?? 0, x.rank()));
@@ -148,19 +163,37 @@ function* scan8(ctx: OpContext, inputs: readonly (Value | undefined)[]): Flow {
   for (let b = 0; b < batch; b++) {
     const pick = (t: AnyTensor) => t.sliceDim(0, [b, b + 1]).squeezeDim(0) as AnyTensor;
     const xs = all.slice(n).map(pick);
-    if (lens && xs[0] && lens[b] !== xs[0].dims()[0]) throw new BurnError(OP, `node '${ctx.node.name}' (Scan) has sequence_lens[${b}] = ${lens[b]}; only full-length sequences are supported`);
-    results.push(yield* scanCore(ctx, body, all.slice(0, n).map(pick), xs, { inAxes: [], inDirs: dirs, outAxes: [], outDirs: [] }));
+    if (lens && xs[0] && lens[b] !== xs[0].dims()[0])
+      throw new BurnError(
+        OP,
+        `node '${ctx.node.name}' (Scan) has sequence_lens[${b}] = ${lens[b]}; only full-length sequences are supported`,
+      );
+    results.push(
+      yield* scanCore(ctx, body, all.slice(0, n).map(pick), xs, { inAxes: [], inDirs: dirs, outAxes: [], outDirs: [] }),
+    );
   }
   const count = body.outputs.length;
-  return Array.from({ length: count }, (_, j) => Tensor.stack(results.map((r) => r[j] as AnyTensor), 0) as AnyTensor);
+  return Array.from(
+    { length: count },
+    (_, j) =>
+      Tensor.stack(
+        results.map((r) => r[j] as AnyTensor),
+        0,
+      ) as AnyTensor,
+  );
 }
 
 /** Control flow: If, Loop and Scan, whose bodies are subgraphs run in a scope that sees the enclosing values. */
 export const controlOps: OpFamily = {
-  If: controlOp(function* ifBranch(ctx) {
-    return (yield { graph: ctx.attrs.requireGraph(boolOf(ctx, 0) ? 'then_branch' : 'else_branch'), inputs: [] }) as Value[];
-  }, { hostInputs: [0] }),
+  If: controlOp(
+    function* ifBranch(ctx) {
+      return (yield {
+        graph: ctx.attrs.requireGraph(boolOf(ctx, 0) ? 'then_branch' : 'else_branch'),
+        inputs: [],
+      }) as Value[];
+    },
+    { hostInputs: [0] },
+  ),
   Loop: controlOp(loop, { hostInputs: [0, 1] }),
   Scan: controlOp((ctx, inputs) => (ctx.opset < 9 ? scan8(ctx, inputs) : scan(ctx, inputs)), { minOpset: 8 }),
 };
-

@@ -23,7 +23,12 @@ export interface Window {
  * The padding of a conv/pool node: explicit `pads`, or `auto_pad` SAME_UPPER/SAME_LOWER (output
  * size `ceil(in / stride)`, the odd pixel after or before) or VALID (none).
  */
-export function windowOf(node: { name: string; opType: string }, attrs: Attrs, spatial: readonly number[], kernel: readonly number[]): Window {
+export function windowOf(
+  node: { name: string; opType: string },
+  attrs: Attrs,
+  spatial: readonly number[],
+  kernel: readonly number[],
+): Window {
   const nd = spatial.length;
   const strides = attrs.ints('strides')?.slice() ?? new Array<number>(nd).fill(1);
   const dilations = attrs.ints('dilations')?.slice() ?? new Array<number>(nd).fill(1);
@@ -40,12 +45,19 @@ export function windowOf(node: { name: string; opType: string }, attrs: Attrs, s
   } else if (autoPad === 'NOTSET') {
     const pads = attrs.ints('pads');
     if (pads) {
-      if (pads.length !== 2 * nd) throw new BurnError(OP, `node '${node.name}' (${node.opType}) has ${pads.length} pads for ${nd} spatial dims; expected ${2 * nd}`);
+      if (pads.length !== 2 * nd)
+        throw new BurnError(
+          OP,
+          `node '${node.name}' (${node.opType}) has ${pads.length} pads for ${nd} spatial dims; expected ${2 * nd}`,
+        );
       begin = pads.slice(0, nd);
       end = pads.slice(nd);
     }
   } else if (autoPad !== 'VALID') {
-    throw new BurnError(OP, `node '${node.name}' (${node.opType}) has auto_pad '${autoPad}'; expected NOTSET, SAME_UPPER, SAME_LOWER or VALID`);
+    throw new BurnError(
+      OP,
+      `node '${node.name}' (${node.opType}) has auto_pad '${autoPad}'; expected NOTSET, SAME_UPPER, SAME_LOWER or VALID`,
+    );
   }
   return { kernel: [...kernel], strides, dilations, begin, end };
 }
@@ -56,13 +68,22 @@ export function padSpatial(x: AnyTensor, begin: readonly number[], end: readonly
   return x.pad([[0, 0], [0, 0], ...begin.map((b, i) => [b, end[i]!] as [number, number])], value);
 }
 
-type ConvFn = (x: FloatT, w: FloatT, b: FloatT | undefined, o: { stride: number[]; padding: number[]; dilation: number[]; groups: number }) => FloatT;
+type ConvFn = (
+  x: FloatT,
+  w: FloatT,
+  b: FloatT | undefined,
+  o: { stride: number[]; padding: number[]; dilation: number[]; groups: number },
+) => FloatT;
 const CONVS: readonly ConvFn[] = [
   (x, w, b, o) => F.conv1d(x as Tensor<3>, w as Tensor<3>, b as Tensor<1> | undefined, o),
   (x, w, b, o) => F.conv2d(x as Tensor<4>, w as Tensor<4>, b as Tensor<1> | undefined, o),
   (x, w, b, o) => F.conv3d(x as Tensor<5>, w as Tensor<5>, b as Tensor<1> | undefined, o),
 ];
-type ConvTFn = (x: FloatT, w: FloatT, o: { stride: number[]; padding: number[]; dilation: number[]; groups: number }) => FloatT;
+type ConvTFn = (
+  x: FloatT,
+  w: FloatT,
+  o: { stride: number[]; padding: number[]; dilation: number[]; groups: number },
+) => FloatT;
 const CONV_TS: readonly ConvTFn[] = [
   (x, w, o) => F.convTranspose1d(x as Tensor<3>, w as Tensor<3>, undefined, o),
   (x, w, o) => F.convTranspose2d(x as Tensor<4>, w as Tensor<4>, undefined, o),
@@ -71,7 +92,11 @@ const CONV_TS: readonly ConvTFn[] = [
 
 function spatialRank(ctx: { node: { name: string; opType: string } }, x: AnyTensor): number {
   const nd = x.rank() - 2;
-  if (nd < 1 || nd > 3) throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) got an input of rank ${x.rank()}; expected 3 to 5 ([N, C, ...spatial] with 1 to 3 spatial dims)`);
+  if (nd < 1 || nd > 3)
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (${ctx.node.opType}) got an input of rank ${x.rank()}; expected 3 to 5 ([N, C, ...spatial] with 1 to 3 spatial dims)`,
+    );
   return nd;
 }
 
@@ -83,7 +108,12 @@ export function conv(ctx: OpContext, x: AnyTensor, w: AnyTensor, b: AnyTensor | 
   const symmetric = win.begin.every((p, i) => p === win.end[i]);
   const input = symmetric ? x : padSpatial(x, win.begin, win.end, 0);
   const padding = symmetric ? win.begin : new Array<number>(nd).fill(0);
-  return CONVS[nd - 1]!(asF(input), asF(w), b && asF(b), { stride: win.strides, padding, dilation: win.dilations, groups: ctx.attrs.int('group', 1) }) as AnyTensor;
+  return CONVS[nd - 1]!(asF(input), asF(w), b && asF(b), {
+    stride: win.strides,
+    padding,
+    dilation: win.dilations,
+    groups: ctx.attrs.int('group', 1),
+  }) as AnyTensor;
 }
 
 /**
@@ -120,10 +150,18 @@ function convTranspose(ctx: OpContext, x: AnyTensor, w: AnyTensor, b: AnyTensor 
     });
   } else if (autoPad === 'NOTSET') {
     const pads = a.ints('pads');
-    if (pads) { begin = pads.slice(0, nd); end = pads.slice(nd); }
+    if (pads) {
+      begin = pads.slice(0, nd);
+      end = pads.slice(nd);
+    }
   }
   const groups = a.int('group', 1);
-  let y = CONV_TS[nd - 1]!(asF(x), asF(w), { stride: strides, padding: new Array<number>(nd).fill(0), dilation: dilations, groups }) as AnyTensor;
+  let y = CONV_TS[nd - 1]!(asF(x), asF(w), {
+    stride: strides,
+    padding: new Array<number>(nd).fill(0),
+    dilation: dilations,
+    groups,
+  }) as AnyTensor;
   // Crop `begin`, and keep up to `full + output_padding - end` (beyond `full` is zeros).
   const stop = full.map((f, d) => f + outPad[d]! - end[d]!);
   const extra = stop.map((s, d) => Math.max(0, s - full[d]!));
@@ -144,7 +182,11 @@ function inferConv(ctx: InferContext): ReturnType<NonNullable<OpDef['infer']>> {
   const out: Dim[] = [x[0], w[0]];
   if (spatial.every((s) => typeof s === 'number') && kernel.every((k) => typeof k === 'number')) {
     const win = windowOf(ctx.node, ctx.attrs, spatial as number[], kernel as number[]);
-    spatial.forEach((n, d) => out.push(convOutputSize(n as number, win.kernel[d]!, win.strides[d]!, win.begin[d]!, win.dilations[d]!, win.end[d]!)));
+    spatial.forEach((n, d) =>
+      out.push(
+        convOutputSize(n as number, win.kernel[d]!, win.strides[d]!, win.begin[d]!, win.dilations[d]!, win.end[d]!),
+      ),
+    );
   } else out.push(...spatial.map(() => undefined));
   return [sameElem(ctx, 0, out)];
 }
@@ -155,7 +197,8 @@ function zeroShifted(ctx: OpContext, inputs: Parameters<OpDef['run']>[1], i: num
   if (!z) return t;
   const zz = castTo(z, 'f32');
   // A per-output-channel weight zero point is a vector over dim 0.
-  const shaped = zz.rank() === 1 && zz.numel() > 1 ? zz.reshape([zz.numel(), ...new Array<number>(t.rank() - 1).fill(1)]) : zz;
+  const shaped =
+    zz.rank() === 1 && zz.numel() > 1 ? zz.reshape([zz.numel(), ...new Array<number>(t.rank() - 1).fill(1)]) : zz;
   return asN(t).sub(asN(shaped)) as AnyTensor;
 }
 
@@ -166,18 +209,30 @@ function deformConv(ctx: OpContext, inputs: Parameters<OpDef['run']>[1]): AnyTen
   const offset = asF(tensorAt(ctx, inputs, 2));
   const b = optTensorAt(ctx, inputs, 3);
   const mask = optTensorAt(ctx, inputs, 4);
-  if (x.rank() !== 4) throw new BurnError(OP, `node '${ctx.node.name}' (DeformConv) got an input of rank ${x.rank()}; only 2-d deformable convolution is supported`);
+  if (x.rank() !== 4)
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (DeformConv) got an input of rank ${x.rank()}; only 2-d deformable convolution is supported`,
+    );
   const pads = ctx.attrs.ints('pads') ?? [0, 0, 0, 0];
   let input = x;
-  if (pads[0] !== pads[2] || pads[1] !== pads[3]) input = asF(padSpatial(x as AnyTensor, pads.slice(0, 2), pads.slice(2), 0));
+  if (pads[0] !== pads[2] || pads[1] !== pads[3])
+    input = asF(padSpatial(x as AnyTensor, pads.slice(0, 2), pads.slice(2), 0));
   const padding = pads[0] === pads[2] && pads[1] === pads[3] ? pads.slice(0, 2) : [0, 0];
-  return F.deformConv2d(input as Tensor<4>, offset as Tensor<4>, w as Tensor<4>, mask && (asF(mask) as Tensor<4>), b && (asF(b) as Tensor<1>), {
-    stride: ctx.attrs.ints('strides')?.slice() ?? [1, 1],
-    padding,
-    dilation: ctx.attrs.ints('dilations')?.slice() ?? [1, 1],
-    weightGroups: ctx.attrs.int('group', 1),
-    offsetGroups: ctx.attrs.int('offset_group', 1),
-  }) as AnyTensor;
+  return F.deformConv2d(
+    input as Tensor<4>,
+    offset as Tensor<4>,
+    w as Tensor<4>,
+    mask && (asF(mask) as Tensor<4>),
+    b && (asF(b) as Tensor<1>),
+    {
+      stride: ctx.attrs.ints('strides')?.slice() ?? [1, 1],
+      padding,
+      dilation: ctx.attrs.ints('dilations')?.slice() ?? [1, 1],
+      weightGroups: ctx.attrs.int('group', 1),
+      offsetGroups: ctx.attrs.int('offset_group', 1),
+    },
+  ) as AnyTensor;
 }
 
 /** Convolutions: Conv (1-3 d, groups, dilations, any padding), ConvTranspose, ConvInteger, DeformConv. */
@@ -187,7 +242,9 @@ export const convOps: OpFamily = {
     infer: inferConv,
   },
   ConvTranspose: {
-    run: (ctx, inputs) => [convTranspose(ctx, tensorAt(ctx, inputs, 0), tensorAt(ctx, inputs, 1), optTensorAt(ctx, inputs, 2))],
+    run: (ctx, inputs) => [
+      convTranspose(ctx, tensorAt(ctx, inputs, 0), tensorAt(ctx, inputs, 1), optTensorAt(ctx, inputs, 2)),
+    ],
   },
   DeformConv: {
     run: (ctx, inputs) => [deformConv(ctx, inputs)],
@@ -199,4 +256,3 @@ export const convOps: OpFamily = {
     },
   },
 };
-

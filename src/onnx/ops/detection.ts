@@ -64,10 +64,24 @@ function bilinear(plane: ArrayLike<number>, off: number, h: number, w: number, y
   let y0 = Math.floor(yy);
   let x0 = Math.floor(xx);
   let y1: number, x1: number;
-  if (y0 >= h - 1) { y0 = y1 = h - 1; yy = y0; } else y1 = y0 + 1;
-  if (x0 >= w - 1) { x0 = x1 = w - 1; xx = x0; } else x1 = x0 + 1;
-  const ly = yy - y0, lx = xx - x0, hy = 1 - ly, hx = 1 - lx;
-  return [hy * hx * plane[off + y0 * w + x0]!, hy * lx * plane[off + y0 * w + x1]!, ly * hx * plane[off + y1 * w + x0]!, ly * lx * plane[off + y1 * w + x1]!];
+  if (y0 >= h - 1) {
+    y0 = y1 = h - 1;
+    yy = y0;
+  } else y1 = y0 + 1;
+  if (x0 >= w - 1) {
+    x0 = x1 = w - 1;
+    xx = x0;
+  } else x1 = x0 + 1;
+  const ly = yy - y0,
+    lx = xx - x0,
+    hy = 1 - ly,
+    hx = 1 - lx;
+  return [
+    hy * hx * plane[off + y0 * w + x0]!,
+    hy * lx * plane[off + y0 * w + x1]!,
+    ly * hx * plane[off + y1 * w + x0]!,
+    ly * lx * plane[off + y1 * w + x1]!,
+  ];
 }
 
 /** RoiAlign on the host: average (or max) of bilinear samples on a regular grid in each output bin. */
@@ -82,16 +96,26 @@ function roiAlign(ctx: OpContext, inputs: readonly (Value | undefined)[]): AnyTe
   const ratio = ctx.attrs.int('sampling_ratio', 0);
   const scale = ctx.attrs.float('spatial_scale', 1);
   const max = ctx.attrs.string('mode', 'avg') === 'max';
-  const halfPixel = ctx.opset >= 16 && ctx.attrs.string('coordinate_transformation_mode', 'half_pixel') === 'half_pixel';
+  const halfPixel =
+    ctx.opset >= 16 && ctx.attrs.string('coordinate_transformation_mode', 'half_pixel') === 'half_pixel';
   const offset = halfPixel ? 0.5 : 0;
   const n = batch.length;
   const out = new Float64Array(n * c * oh * ow);
   for (let r = 0; r < n; r++) {
-    const [x1, y1, x2, y2] = [rois[r * 4]! * scale - offset, rois[r * 4 + 1]! * scale - offset, rois[r * 4 + 2]! * scale - offset, rois[r * 4 + 3]! * scale - offset];
+    const [x1, y1, x2, y2] = [
+      rois[r * 4]! * scale - offset,
+      rois[r * 4 + 1]! * scale - offset,
+      rois[r * 4 + 2]! * scale - offset,
+      rois[r * 4 + 3]! * scale - offset,
+    ];
     let rw = x2 - x1;
     let rh = y2 - y1;
-    if (!halfPixel) { rw = Math.max(rw, 1); rh = Math.max(rh, 1); }
-    const bh = rh / oh, bw = rw / ow;
+    if (!halfPixel) {
+      rw = Math.max(rw, 1);
+      rh = Math.max(rh, 1);
+    }
+    const bh = rh / oh,
+      bw = rw / ow;
     const gh = ratio > 0 ? ratio : Math.ceil(rh / oh);
     const gw = ratio > 0 ? ratio : Math.ceil(rw / ow);
     const count = Math.max(gh * gw, 1);
@@ -130,7 +154,12 @@ function maxRoiPool(ctx: OpContext, inputs: readonly (Value | undefined)[]): Any
   const out = new Float64Array(n * c * ph * pw);
   for (let r = 0; r < n; r++) {
     const b = rois[r * 5]!;
-    const [x1, y1, x2, y2] = [1, 2, 3, 4].map((k) => Math.round(rois[r * 5 + k]! * scale)) as [number, number, number, number];
+    const [x1, y1, x2, y2] = [1, 2, 3, 4].map((k) => Math.round(rois[r * 5 + k]! * scale)) as [
+      number,
+      number,
+      number,
+      number,
+    ];
     const rh = Math.max(y2 - y1 + 1, 1);
     const rw = Math.max(x2 - x1 + 1, 1);
     for (let ch = 0; ch < c; ch++) {

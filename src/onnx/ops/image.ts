@@ -11,7 +11,11 @@ const OP = 'onnx';
 function col2im(ctx: OpContext, cols: FloatT): FloatT {
   const image = ctx.ints(1)!;
   const block = ctx.ints(2)!;
-  if (image.length !== 2) throw new BurnError(OP, `node '${ctx.node.name}' (Col2Im) has a ${image.length}-d image_shape; only 2-d images are supported`);
+  if (image.length !== 2)
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (Col2Im) has a ${image.length}-d image_shape; only 2-d images are supported`,
+    );
   const strides = ctx.attrs.ints('strides') ?? [1, 1];
   const dilations = ctx.attrs.ints('dilations') ?? [1, 1];
   const pads = ctx.attrs.ints('pads') ?? [0, 0, 0, 0];
@@ -36,12 +40,18 @@ function affineGrid(ctx: OpContext, theta: FloatT): FloatT {
   for (let p = 0; p < count; p++) {
     let rest = p;
     const idx = new Array<number>(nd);
-    for (let d = nd - 1; d >= 0; d--) { idx[d] = rest % spatial[d]!; rest = Math.floor(rest / spatial[d]!); }
+    for (let d = nd - 1; d >= 0; d--) {
+      idx[d] = rest % spatial[d]!;
+      rest = Math.floor(rest / spatial[d]!);
+    }
     // (x, y[, z], 1): the fastest dim first.
     for (let d = 0; d < nd; d++) base[p * (nd + 1) + d] = coord(idx[nd - 1 - d]!, spatial[nd - 1 - d]!);
     base[p * (nd + 1) + nd] = 1;
   }
-  const grid = Tensor.fromData(new TensorData(base, [1, count, nd + 1], 'f64').convert(theta.dtype()), theta.device()) as FloatT;
+  const grid = Tensor.fromData(
+    new TensorData(base, [1, count, nd + 1], 'f64').convert(theta.dtype()),
+    theta.device(),
+  ) as FloatT;
   const out = grid.expand([size[0]!, count, nd + 1]).matmul(theta.swapDims(1, 2));
   return out.reshape([size[0]!, ...spatial, nd]);
 }
@@ -61,8 +71,17 @@ function centerCropPad(ctx: OpContext, x: AnyTensor): AnyTensor {
     } else if (m > n) {
       const before = Math.floor((m - n) / 2);
       const dims = t.dims();
-      const zeros = (k: number) => filled(dims.map((d, j) => (j === a ? k : d)), 0, t.dtype(), t.device());
-      t = Tensor.cat([zeros(before), t, zeros(m - n - before)].filter((p) => p.dims()[a]! > 0), a);
+      const zeros = (k: number) =>
+        filled(
+          dims.map((d, j) => (j === a ? k : d)),
+          0,
+          t.dtype(),
+          t.device(),
+        );
+      t = Tensor.cat(
+        [zeros(before), t, zeros(m - n - before)].filter((p) => p.dims()[a]! > 0),
+        a,
+      );
     }
   });
   return t;
@@ -74,4 +93,3 @@ export const imageOps: OpFamily = {
   AffineGrid: { run: (ctx, inputs) => [affineGrid(ctx, asF(tensorAt(ctx, inputs, 0))) as AnyTensor], hostInputs: [1] },
   CenterCropPad: { run: (ctx, inputs) => [centerCropPad(ctx, tensorAt(ctx, inputs, 0))], hostInputs: [1] },
 };
-

@@ -19,7 +19,10 @@ function scatterUpdate(ctx: OpContext): ScatterUpdate {
   const r = ctx.attrs.string('reduction', 'none');
   if (r === 'none') return 'assign';
   if (r === 'add' || r === 'mul' || r === 'min' || r === 'max') return r;
-  throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) has reduction '${r}'; expected none, add, mul, min or max`);
+  throw new BurnError(
+    OP,
+    `node '${ctx.node.name}' (${ctx.node.opType}) has reduction '${r}'; expected none, add, mul, min or max`,
+  );
 }
 
 /** ONNX `Slice` bounds for one axis, as Burn's slice argument (Burn walks a negative step from the end of [start, end)). */
@@ -36,11 +39,21 @@ export function sliceRange(n: number, start: number, end: number, step: number):
   return s > e ? [e + 1, s + 1, step] : [0, 0, 1];
 }
 
-interface SliceParams { starts: number[]; ends: number[]; axes: number[] | undefined; steps: number[] | undefined }
+interface SliceParams {
+  starts: number[];
+  ends: number[];
+  axes: number[] | undefined;
+  steps: number[] | undefined;
+}
 
 function sliceParams(ctx: OpContext): SliceParams {
   if (ctx.opset < 10) {
-    return { starts: ctx.attrs.ints('starts', []).slice(), ends: ctx.attrs.ints('ends', []).slice(), axes: ctx.attrs.ints('axes')?.slice(), steps: undefined };
+    return {
+      starts: ctx.attrs.ints('starts', []).slice(),
+      ends: ctx.attrs.ints('ends', []).slice(),
+      axes: ctx.attrs.ints('axes')?.slice(),
+      steps: undefined,
+    };
   }
   return { starts: ctx.ints(1)!, ends: ctx.ints(2)!, axes: ctx.ints(3), steps: ctx.ints(4) };
 }
@@ -49,7 +62,11 @@ function slice(ctx: OpContext, x: AnyTensor): AnyTensor {
   const dims = x.dims();
   const { starts, ends, axes, steps } = sliceParams(ctx);
   const ax = axes ?? starts.map((_, i) => i);
-  if (starts.length !== ends.length || ax.length !== starts.length) throw new BurnError(OP, `node '${ctx.node.name}' (Slice) has ${starts.length} starts, ${ends.length} ends and ${ax.length} axes; expected equal counts`);
+  if (starts.length !== ends.length || ax.length !== starts.length)
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (Slice) has ${starts.length} starts, ${ends.length} ends and ${ax.length} axes; expected equal counts`,
+    );
   const ranges: ([number, number, number] | null)[] = dims.map(() => null);
   ax.forEach((a, i) => {
     const d = axisOf(ctx, a, dims.length);
@@ -59,7 +76,10 @@ function slice(ctx: OpContext, x: AnyTensor): AnyTensor {
   });
   if (ranges.some((r, d) => r && r[0] === r[1] && dims[d]! >= 0)) {
     // An empty selection: Burn slices need a valid start, so build the empty tensor directly.
-    const shape = dims.map((n, d) => { const r = ranges[d]; return r ? Math.max(0, Math.ceil((r[1] - r[0]) / Math.abs(r[2]))) : n; });
+    const shape = dims.map((n, d) => {
+      const r = ranges[d];
+      return r ? Math.max(0, Math.ceil((r[1] - r[0]) / Math.abs(r[2]))) : n;
+    });
     if (shape.some((s) => s === 0)) return Tensor.zeros(shape, { device: x.device(), dtype: x.dtype() }) as AnyTensor;
   }
   return x.slice(ranges.map((r) => r ?? null));
@@ -69,13 +89,23 @@ function inferSlice(ctx: InferContext): ReturnType<NonNullable<OpDef['infer']>> 
   const s = inShape(ctx, 0);
   if (!s || ctx.opset < 10) return [sameElem(ctx, 0, undefined)];
   const [st, en, ax, sp] = [1, 2, 3, 4].map((i) => (ctx.node.inputs[i] ? ctx.constant(i)?.toArray() : null));
-  if (!st || !en || ax === undefined || sp === undefined) return [sameElem(ctx, 0, s.map(() => undefined))];
+  if (!st || !en || ax === undefined || sp === undefined)
+    return [
+      sameElem(
+        ctx,
+        0,
+        s.map(() => undefined),
+      ),
+    ];
   const out: Dim[] = [...s];
   const axes = ax ? Array.from(ax) : Array.from(st, (_, i) => i);
   axes.forEach((a, i) => {
     const d = a < 0 ? a + s.length : a;
     const n = s[d];
-    if (typeof n !== 'number') { out[d] = undefined; return; }
+    if (typeof n !== 'number') {
+      out[d] = undefined;
+      return;
+    }
     const [b, e, step] = sliceRange(n, st[i]!, en[i]!, sp ? sp[i]! : 1);
     out[d] = e > b ? Math.ceil((e - b) / Math.abs(step)) : 0;
   });
@@ -96,7 +126,9 @@ function gatherNd(ctx: OpContext, data: AnyTensor, indices: AnyTensor): AnyTenso
   const flatData = data.reshape([batch, ...ds.slice(b)]);
   const inner = wrapPerDim(indices.reshape([batch, ...is.slice(b)]), ds.slice(b, b + k));
   const bShape = [batch, ...is.slice(b, -1), 1];
-  const bIdx = Tensor.arange(0, batch, { device: data.device(), dtype: inner.dtype() as 'i32' }).reshape([batch, ...new Array<number>(is.length - b - 1).fill(1), 1]).expand(bShape);
+  const bIdx = Tensor.arange(0, batch, { device: data.device(), dtype: inner.dtype() as 'i32' })
+    .reshape([batch, ...new Array<number>(is.length - b - 1).fill(1), 1])
+    .expand(bShape);
   const full = Tensor.cat([asI(bIdx as AnyTensor), inner], -1);
   const out = flatData.gatherNd(full);
   return out.reshape([...is.slice(0, -1), ...ds.slice(b + k)]);
@@ -123,7 +155,9 @@ function oneHot(ctx: OpContext, indices: AnyTensor): AnyTensor {
   const shape = [...indices.dims()];
   shape.splice(axis, 0, depth);
   const expanded = idx.unsqueezeDim(axis).expand(shape) as IntT;
-  const range = Tensor.arange(0, depth, { device: ctx.device, dtype: deviceDType('i64', ctx.device) as 'i64' }).reshape(shape.map((d, i) => (i === axis ? d : 1))).expand(shape) as IntT;
+  const range = Tensor.arange(0, depth, { device: ctx.device, dtype: deviceDType('i64', ctx.device) as 'i64' })
+    .reshape(shape.map((d, i) => (i === axis ? d : 1)))
+    .expand(shape) as IntT;
   const hit = expanded.equal(range);
   return filled(shape, off!, values.dtype, ctx.device).maskFill(asB(hit as AnyTensor), on!);
 }
@@ -159,11 +193,15 @@ function unique(ctx: OpContext, x: AnyTensor): AnyTensor[] {
   const order: number[] = [];
   keys.forEach((key, j) => {
     const s = key.join(',');
-    if (!firstOf.has(s)) { firstOf.set(s, j); order.push(j); }
+    if (!firstOf.has(s)) {
+      firstOf.set(s, j);
+      order.push(j);
+    }
   });
   if (sorted) {
     order.sort((a, b) => {
-      const ka = keys[a]!, kb = keys[b]!;
+      const ka = keys[a]!,
+        kb = keys[b]!;
       for (let q = 0; q < ka.length; q++) if (ka[q] !== kb[q]) return ka[q]! - kb[q]!;
       return 0;
     });
@@ -175,7 +213,15 @@ function unique(ctx: OpContext, x: AnyTensor): AnyTensor[] {
   const dev = ctx.device;
   const idxOut = i64Tensor(order, dev);
   let y: AnyTensor;
-  if (axis === undefined) y = fromHost(new TensorData(order.map((j) => values[j]!), [order.length], data.dtype), dev);
+  if (axis === undefined)
+    y = fromHost(
+      new TensorData(
+        order.map((j) => values[j]!),
+        [order.length],
+        data.dtype,
+      ),
+      dev,
+    );
   else y = fromHost(data, dev).take(axis, asI(idxOut));
   return [y, idxOut, i64Tensor(inverse, dev), i64Tensor(counts, dev)];
 }
@@ -234,7 +280,14 @@ export const indexOps: OpFamily = {
     run: (ctx, inputs) => {
       const data = tensorAt(ctx, inputs, 0);
       const axis = axisOf(ctx, ctx.attrs.int('axis', 0), data.rank());
-      return [data.scatter(axis, wrapIndices(tensorAt(ctx, inputs, 1), data.dims()[axis]!), tensorAt(ctx, inputs, 2), scatterUpdate(ctx))];
+      return [
+        data.scatter(
+          axis,
+          wrapIndices(tensorAt(ctx, inputs, 1), data.dims()[axis]!),
+          tensorAt(ctx, inputs, 2),
+          scatterUpdate(ctx),
+        ),
+      ];
     },
     infer: (ctx) => [sameElem(ctx, 0, inShape(ctx, 0))],
   },
@@ -242,7 +295,14 @@ export const indexOps: OpFamily = {
     run: (ctx, inputs) => {
       const data = tensorAt(ctx, inputs, 0);
       const axis = axisOf(ctx, ctx.attrs.int('axis', 0), data.rank());
-      return [data.scatter(axis, wrapIndices(tensorAt(ctx, inputs, 1), data.dims()[axis]!), tensorAt(ctx, inputs, 2), 'assign')];
+      return [
+        data.scatter(
+          axis,
+          wrapIndices(tensorAt(ctx, inputs, 1), data.dims()[axis]!),
+          tensorAt(ctx, inputs, 2),
+          'assign',
+        ),
+      ];
     },
     infer: (ctx) => [sameElem(ctx, 0, inShape(ctx, 0))],
   },
@@ -251,7 +311,9 @@ export const indexOps: OpFamily = {
       const data = tensorAt(ctx, inputs, 0);
       const indices = tensorAt(ctx, inputs, 1);
       const k = indices.dims()[indices.rank() - 1]!;
-      return [data.scatterNd(wrapPerDim(indices, data.dims().slice(0, k)), tensorAt(ctx, inputs, 2), scatterUpdate(ctx))];
+      return [
+        data.scatterNd(wrapPerDim(indices, data.dims().slice(0, k)), tensorAt(ctx, inputs, 2), scatterUpdate(ctx)),
+      ];
     },
     infer: (ctx) => [sameElem(ctx, 0, inShape(ctx, 0))],
   },
@@ -269,7 +331,13 @@ export const indexOps: OpFamily = {
       const axis = axisAttr === undefined ? 0 : axisOf(ctx, axisAttr, x.rank());
       const n = src.dims()[axis]!;
       const keep = cond.slice(0, n).flatMap((c, i) => (c ? [i] : []));
-      if (keep.length === 0) return [Tensor.zeros(src.dims().map((d, i) => (i === axis ? 0 : d)), { device: x.device(), dtype: x.dtype() }) as AnyTensor];
+      if (keep.length === 0)
+        return [
+          Tensor.zeros(
+            src.dims().map((d, i) => (i === axis ? 0 : d)),
+            { device: x.device(), dtype: x.dtype() },
+          ) as AnyTensor,
+        ];
       return [src.take(axis, asI(i64Tensor(keep, x.device())))];
     },
     hostInputs: [1],
@@ -286,7 +354,10 @@ export const indexOps: OpFamily = {
       const out = new Array<number>(rank * hits.length);
       hits.forEach((flat, k) => {
         let rest = flat;
-        for (let d = rank - 1; d >= 0; d--) { out[d * hits.length + k] = rest % dims[d]!; rest = Math.floor(rest / dims[d]!); }
+        for (let d = rank - 1; d >= 0; d--) {
+          out[d * hits.length + k] = rest % dims[d]!;
+          rest = Math.floor(rest / dims[d]!);
+        }
       });
       return [i64Tensor(out, ctx.device, [rank, hits.length])];
     },
@@ -311,4 +382,3 @@ export const indexOps: OpFamily = {
     infer: (ctx) => [sameElem(ctx, 0, inShape(ctx, 0))],
   },
 };
-

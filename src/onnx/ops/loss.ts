@@ -16,13 +16,16 @@ function nll(ctx: OpContext, logp: FloatT, target: IntT, weight: FloatT | undefi
     t = t.maskFill(valid.boolNot(), 0);
   }
   const picked = logp.gather(1, t.unsqueezeDim(1) as IntT).squeezeDim(1) as FloatT;
-  let w: FloatT = weight ? weight.take(0, t) as FloatT : picked.onesLike();
+  let w: FloatT = weight ? (weight.take(0, t) as FloatT) : picked.onesLike();
   if (valid) w = w.maskFill(valid.boolNot(), 0);
   const loss = picked.neg().mul(w);
   if (reduction === 'none') return loss;
   if (reduction === 'sum') return loss.sum().reshape([]);
   if (reduction === 'mean') return loss.sum().div(w.sum()).reshape([]);
-  throw new BurnError('onnx', `node '${ctx.node.name}' (${ctx.node.opType}) has reduction '${reduction}'; expected none, sum or mean`);
+  throw new BurnError(
+    'onnx',
+    `node '${ctx.node.name}' (${ctx.node.opType}) has reduction '${reduction}'; expected none, sum or mean`,
+  );
 }
 
 function weightsAt(ctx: OpContext, inputs: readonly (Value | undefined)[], i: number): FloatT | undefined {
@@ -33,7 +36,14 @@ function weightsAt(ctx: OpContext, inputs: readonly (Value | undefined)[], i: nu
 /** Losses: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (with the log-probabilities output). */
 export const lossOps: OpFamily = {
   NegativeLogLikelihoodLoss: {
-    run: (ctx, inputs) => [nll(ctx, asF(tensorAt(ctx, inputs, 0)), asI(castTo(tensorAt(ctx, inputs, 1), 'i64')), weightsAt(ctx, inputs, 2)) as AnyTensor],
+    run: (ctx, inputs) => [
+      nll(
+        ctx,
+        asF(tensorAt(ctx, inputs, 0)),
+        asI(castTo(tensorAt(ctx, inputs, 1), 'i64')),
+        weightsAt(ctx, inputs, 2),
+      ) as AnyTensor,
+    ],
   },
   SoftmaxCrossEntropyLoss: {
     run: (ctx, inputs) => {
@@ -44,4 +54,3 @@ export const lossOps: OpFamily = {
     },
   },
 };
-

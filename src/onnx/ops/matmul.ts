@@ -16,7 +16,10 @@ export function matmul(ctx: { node: { name: string; opType: string } }, a: AnyTe
   const xs = x.dims();
   const ys = y.dims();
   if (xs[xs.length - 1] !== ys[ys.length - 2]) {
-    throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) multiplies [${a.dims().join(', ')}] by [${b.dims().join(', ')}]; expected matching inner dims`);
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (${ctx.node.opType}) multiplies [${a.dims().join(', ')}] by [${b.dims().join(', ')}]; expected matching inner dims`,
+    );
   }
   const batch = broadcastShape(ctx, xs.slice(0, -2), ys.slice(0, -2));
   x = broadcastTo(x, [...batch, ...xs.slice(-2)]);
@@ -41,7 +44,9 @@ function inferMatmul(ctx: InferContext): ReturnType<NonNullable<OpDef['infer']>>
     // Dims missing on the left broadcast as 1; an unknown dim stays unknown.
     const x = i - rank + aa.length < 0 ? 1 : aa[i - rank + aa.length];
     const y = i - rank + bb.length < 0 ? 1 : bb[i - rank + bb.length];
-    batch.push(x === 1 ? y : y === 1 ? x : x === y ? x : typeof x === 'number' ? x : typeof y === 'number' ? y : undefined);
+    batch.push(
+      x === 1 ? y : y === 1 ? x : x === y ? x : typeof x === 'number' ? x : typeof y === 'number' ? y : undefined,
+    );
   }
   const out: Dim[] = [...batch];
   if (a.length > 1) out.push(aa[aa.length - 2]);
@@ -56,20 +61,31 @@ function gemm(ctx: OpContext, a: AnyTensor, b: AnyTensor, c: AnyTensor | undefin
   const y = ctx.attrs.int('transB', 0) ? b.transpose() : b;
   let out = asN(asN(x).matmul(asN(y)));
   if (alpha !== 1) out = out.mul(alpha);
-  if (c && beta !== 0) out = out.add(asN(broadcastTo(beta === 1 ? c : asN(c).mul(beta) as AnyTensor, out.dims())));
+  if (c && beta !== 0) out = out.add(asN(broadcastTo(beta === 1 ? c : (asN(c).mul(beta) as AnyTensor), out.dims())));
   return out as AnyTensor;
 }
 
 // --- Einsum ---
 
-interface Operand { t: AnyTensor; labels: string[] }
+interface Operand {
+  t: AnyTensor;
+  labels: string[];
+}
 
 /** Parses `ij,jk->ik` (with `...` as one label per broadcast dim) into operand labels and output labels. */
-function parseEinsum(ctx: OpContext, equation: string, operands: readonly AnyTensor[]): { ins: Operand[]; out: string[] } {
+function parseEinsum(
+  ctx: OpContext,
+  equation: string,
+  operands: readonly AnyTensor[],
+): { ins: Operand[]; out: string[] } {
   const eq = equation.replace(/\s+/g, '');
   const [lhs, rhs] = eq.split('->') as [string, string | undefined];
   const terms = lhs.split(',');
-  if (terms.length !== operands.length) throw new BurnError(OP, `node '${ctx.node.name}' (Einsum) equation '${equation}' has ${terms.length} operands; got ${operands.length} inputs`);
+  if (terms.length !== operands.length)
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (Einsum) equation '${equation}' has ${terms.length} operands; got ${operands.length} inputs`,
+    );
   let ellipsisRank = 0;
   const ins = terms.map((term, i) => {
     const t = operands[i]!;
@@ -83,7 +99,11 @@ function parseEinsum(ctx: OpContext, equation: string, operands: readonly AnyTen
         j += 2;
       } else labels.push(term[j]!);
     }
-    if (labels.length !== t.rank()) throw new BurnError(OP, `node '${ctx.node.name}' (Einsum) term '${term}' names ${labels.length} dims for an input of rank ${t.rank()}`);
+    if (labels.length !== t.rank())
+      throw new BurnError(
+        OP,
+        `node '${ctx.node.name}' (Einsum) term '${term}' names ${labels.length} dims for an input of rank ${t.rank()}`,
+      );
     return { t, labels };
   });
   let out: string[];
@@ -91,13 +111,22 @@ function parseEinsum(ctx: OpContext, equation: string, operands: readonly AnyTen
   if (rhs !== undefined) {
     out = [];
     for (let j = 0; j < rhs.length; j++) {
-      if (rhs.startsWith('...', j)) { out.push(...ell); j += 2; } else out.push(rhs[j]!);
+      if (rhs.startsWith('...', j)) {
+        out.push(...ell);
+        j += 2;
+      } else out.push(rhs[j]!);
     }
   } else {
     // Implicit output: the ellipsis dims, then the labels that appear once, alphabetically.
     const count = new Map<string, number>();
     for (const o of ins) for (const l of o.labels) if (!l.startsWith('.')) count.set(l, (count.get(l) ?? 0) + 1);
-    out = [...ell, ...[...count].filter(([, c]) => c === 1).map(([l]) => l).sort()];
+    out = [
+      ...ell,
+      ...[...count]
+        .filter(([, c]) => c === 1)
+        .map(([l]) => l)
+        .sort(),
+    ];
   }
   return { ins, out };
 }
@@ -113,7 +142,9 @@ function diagonalize(o: Operand): Operand {
     const dims = t.dims();
     const eyeShape = dims.map((d, i) => (i === first || i === dup ? d : 1));
     const eye = castTo(Tensor.eye(n, { device: t.device(), dtype: 'f32' }) as AnyTensor, t.dtype()).reshape(eyeShape);
-    t = asN(asN(t).mul(asN(eye))).sumDim(dup).squeezeDim(dup) as AnyTensor;
+    t = asN(asN(t).mul(asN(eye)))
+      .sumDim(dup)
+      .squeezeDim(dup) as AnyTensor;
     labels = labels.filter((_, i) => i !== dup);
   }
 }
@@ -122,7 +153,9 @@ function diagonalize(o: Operand): Operand {
 function sumUnused(o: Operand, keep: ReadonlySet<string>): Operand {
   const drop = o.labels.flatMap((l, i) => (keep.has(l) ? [] : [i]));
   if (drop.length === 0) return o;
-  const t = asN(o.t).sumDims(drop).reshape(o.t.dims().filter((_, i) => !drop.includes(i))) as AnyTensor;
+  const t = asN(o.t)
+    .sumDims(drop)
+    .reshape(o.t.dims().filter((_, i) => !drop.includes(i))) as AnyTensor;
   return { t, labels: o.labels.filter((_, i) => !drop.includes(i)) };
 }
 
@@ -140,12 +173,17 @@ function contract(a: Operand, b: Operand, keep: ReadonlySet<string>): Operand {
   const arrange = (o: Operand, order: string[]): AnyTensor => {
     const perm = order.map((l) => o.labels.indexOf(l));
     const t = o.t.permute(perm);
-    return broadcastTo(t, order.map((l) => size.get(l)!));
+    return broadcastTo(
+      t,
+      order.map((l) => size.get(l)!),
+    );
   };
   const prod = (ls: string[]) => ls.reduce((p, l) => p * size.get(l)!, 1);
   const x = arrange(a, [...batch, ...left, ...summed]).reshape([prod(batch), prod(left), prod(summed)]);
   const y = arrange(b, [...batch, ...summed, ...right]).reshape([prod(batch), prod(summed), prod(right)]);
-  const out = asN(x).matmul(asN(y)).reshape([...batch, ...left, ...right].map((l) => size.get(l)!)) as AnyTensor;
+  const out = asN(x)
+    .matmul(asN(y))
+    .reshape([...batch, ...left, ...right].map((l) => size.get(l)!)) as AnyTensor;
   return { t: out, labels: [...batch, ...left, ...right] };
 }
 
@@ -159,7 +197,8 @@ function einsum(ctx: OpContext, operands: readonly AnyTensor[]): AnyTensor {
   acc = sumUnused(acc, new Set(out));
   // Labels of the output missing from every operand cannot occur; reorder to the output order.
   const perm = out.map((l) => acc.labels.indexOf(l));
-  if (perm.some((p) => p < 0)) throw new BurnError(OP, `node '${ctx.node.name}' (Einsum) output labels ${out.join('')} are not all in the inputs`);
+  if (perm.some((p) => p < 0))
+    throw new BurnError(OP, `node '${ctx.node.name}' (Einsum) output labels ${out.join('')} are not all in the inputs`);
   return perm.length > 1 ? acc.t.permute(perm) : acc.t;
 }
 
@@ -179,7 +218,12 @@ export const matmulOps: OpFamily = {
     },
   },
   Einsum: {
-    run: (ctx, inputs) => [einsum(ctx, inputs.map((_, i) => tensorAt(ctx, inputs, i)))],
+    run: (ctx, inputs) => [
+      einsum(
+        ctx,
+        inputs.map((_, i) => tensorAt(ctx, inputs, i)),
+      ),
+    ],
   },
   MatMulInteger: {
     run: (ctx, inputs) => {

@@ -22,14 +22,28 @@ function pooledSize(n: number, win: Window, d: number, ceil: boolean): number {
  * with `padValue` (`ceilValue` for the extra right padding ceil mode needs), then unfolded dim by
  * dim; dilated windows keep every `dilation`-th tap.
  */
-function windows(x: AnyTensor, win: Window, ceil: boolean, padValue: number, ceilValue = padValue): { w: AnyTensor; out: number[] } {
+function windows(
+  x: AnyTensor,
+  win: Window,
+  ceil: boolean,
+  padValue: number,
+  ceilValue = padValue,
+): { w: AnyTensor; out: number[] } {
   const spatial = x.dims().slice(2);
   const nd = spatial.length;
   const out = spatial.map((n, d) => pooledSize(n, win, d, ceil));
   const spans = win.kernel.map((k, d) => dilatedKernel(k, win.dilations[d]!));
-  const extra = spatial.map((n, d) => poolOverhang(n, out[d]!, win.kernel[d]!, win.strides[d]!, win.begin[d]!, win.dilations[d]!, win.end[d]!));
+  const extra = spatial.map((n, d) =>
+    poolOverhang(n, out[d]!, win.kernel[d]!, win.strides[d]!, win.begin[d]!, win.dilations[d]!, win.end[d]!),
+  );
   let t = padSpatial(x, win.begin, win.end, padValue);
-  if (extra.some((e) => e > 0)) t = padSpatial(t, extra.map(() => 0), extra, ceilValue);
+  if (extra.some((e) => e > 0))
+    t = padSpatial(
+      t,
+      extra.map(() => 0),
+      extra,
+      ceilValue,
+    );
   for (let d = 0; d < nd; d++) t = t.unfold(2 + d, spans[d]!, win.strides[d]!) as AnyTensor;
   // unfold leaves [N, C, o1, .., ond, s1, .., snd] with the windows trailing; windows past `out` (none) are trimmed.
   const dims = t.dims();
@@ -48,9 +62,17 @@ function lowest(t: AnyTensor): number {
 
 function poolWindow(ctx: OpContext, x: AnyTensor): Window {
   const nd = x.rank() - 2;
-  if (nd < 1) throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) got an input of rank ${x.rank()}; expected [N, C, ...spatial]`);
+  if (nd < 1)
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (${ctx.node.opType}) got an input of rank ${x.rank()}; expected [N, C, ...spatial]`,
+    );
   const kernel = ctx.attrs.ints('kernel_shape');
-  if (!kernel || kernel.length !== nd) throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) has kernel_shape ${kernel ? `[${kernel.join(', ')}]` : 'missing'}; expected ${nd} sizes`);
+  if (!kernel || kernel.length !== nd)
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (${ctx.node.opType}) has kernel_shape ${kernel ? `[${kernel.join(', ')}]` : 'missing'}; expected ${nd} sizes`,
+    );
   return windowOf(ctx.node, ctx.attrs, x.dims().slice(2), kernel);
 }
 
@@ -70,7 +92,11 @@ function maxPool(ctx: OpContext, x: AnyTensor, wantIndices: boolean): AnyTensor[
   const f = asF(x);
   if (!wantIndices && native(win, nd) && isFloatDType(x.dtype())) {
     const o = { stride: win.strides, padding: win.begin, dilation: win.dilations, ceilMode: ceil };
-    return [(nd === 1 ? F.maxPool1d(f as Tensor<3>, win.kernel[0]!, o) : F.maxPool2d(f as Tensor<4>, win.kernel, o)) as AnyTensor];
+    return [
+      (nd === 1
+        ? F.maxPool1d(f as Tensor<3>, win.kernel[0]!, o)
+        : F.maxPool2d(f as Tensor<4>, win.kernel, o)) as AnyTensor,
+    ];
   }
   const { w, out } = windows(x, win, ceil, lowest(x));
   const dims = w.dims();
@@ -82,7 +108,13 @@ function maxPool(ctx: OpContext, x: AnyTensor, wantIndices: boolean): AnyTensor[
 }
 
 /** ONNX MaxPool indices: flat positions in the input tensor (row-major, or column-major over the spatial dims with `storage_order` 1). */
-function maxIndices(ctx: OpContext, x: AnyTensor, win: Window, out: number[], local: ReturnType<typeof asI>): AnyTensor {
+function maxIndices(
+  ctx: OpContext,
+  x: AnyTensor,
+  win: Window,
+  out: number[],
+  local: ReturnType<typeof asI>,
+): AnyTensor {
   const [n, c, ...spatial] = x.dims() as [number, number, ...number[]];
   const nd = spatial.length;
   const dev = x.device();
@@ -94,7 +126,11 @@ function maxIndices(ctx: OpContext, x: AnyTensor, win: Window, out: number[], lo
     const tap = asN(rest).remainder(k);
     rest = asN(asN(rest).sub(tap)).div(k) as AnyTensor;
     const shape = [1, 1, ...out.map((o, i) => (i === d ? o : 1))];
-    const origin = i64Tensor(Array.from({ length: out[d]! }, (_, o) => o * win.strides[d]! - win.begin[d]!), dev, shape);
+    const origin = i64Tensor(
+      Array.from({ length: out[d]! }, (_, o) => o * win.strides[d]! - win.begin[d]!),
+      dev,
+      shape,
+    );
     coords[d] = asN(asN(tap).mul(win.dilations[d]!)).add(asN(origin)) as AnyTensor;
   }
   const colMajor = ctx.attrs.int('storage_order', 0) === 1;
@@ -102,10 +138,19 @@ function maxIndices(ctx: OpContext, x: AnyTensor, win: Window, out: number[], lo
   const order = colMajor ? coords.map((_, i) => nd - 1 - i) : coords.map((_, i) => i);
   let stride = 1;
   const strides = new Array<number>(nd);
-  for (let i = order.length - 1; i >= 0; i--) { strides[order[i]!] = stride; stride *= spatial[order[i]!]!; }
-  coords.forEach((cd, d) => { flat = asN(flat).add(asN(asN(cd).mul(strides[d]!))) as AnyTensor; });
+  for (let i = order.length - 1; i >= 0; i--) {
+    strides[order[i]!] = stride;
+    stride *= spatial[order[i]!]!;
+  }
+  coords.forEach((cd, d) => {
+    flat = asN(flat).add(asN(asN(cd).mul(strides[d]!))) as AnyTensor;
+  });
   const plane = spatial.reduce((a, b) => a * b, 1);
-  const base = i64Tensor(Array.from({ length: n * c }, (_, i) => i * plane), dev, [n, c, ...out.map(() => 1)]);
+  const base = i64Tensor(
+    Array.from({ length: n * c }, (_, i) => i * plane),
+    dev,
+    [n, c, ...out.map(() => 1)],
+  );
   return asN(flat).add(asN(base)) as AnyTensor;
 }
 
@@ -117,15 +162,21 @@ function avgPool(ctx: OpContext, x: AnyTensor): AnyTensor {
   const f = asF(x);
   if (native(win, nd) && !ceil && win.dilations.every((d) => d === 1)) {
     const o = { stride: win.strides, padding: win.begin, countIncludePad: includePad };
-    return (nd === 1 ? F.avgPool1d(f as Tensor<3>, win.kernel[0]!, o) : F.avgPool2d(f as Tensor<4>, win.kernel, o)) as AnyTensor;
+    return (
+      nd === 1 ? F.avgPool1d(f as Tensor<3>, win.kernel[0]!, o) : F.avgPool2d(f as Tensor<4>, win.kernel, o)
+    ) as AnyTensor;
   }
   const { w } = windows(x, win, ceil, 0);
   const axes = trailing(w.rank(), nd);
-  const sums = asN(w).sumDims(axes).reshape(w.dims().slice(0, 2 + nd));
+  const sums = asN(w)
+    .sumDims(axes)
+    .reshape(w.dims().slice(0, 2 + nd));
   // The divisor: window taps inside the input (or inside the explicit padding with count_include_pad).
   const ones = Tensor.ones([1, 1, ...x.dims().slice(2)], { device: x.device(), dtype: x.dtype() }) as AnyTensor;
   const { w: cw } = windows(ones, win, ceil, includePad ? 1 : 0, 0);
-  const counts = asN(cw).sumDims(axes).reshape(cw.dims().slice(0, 2 + nd));
+  const counts = asN(cw)
+    .sumDims(axes)
+    .reshape(cw.dims().slice(0, 2 + nd));
   return asN(sums).div(asN(counts)) as AnyTensor;
 }
 
@@ -135,7 +186,12 @@ function lpPool(ctx: OpContext, x: AnyTensor): AnyTensor {
   const p = ctx.attrs.int('p', 2);
   const { w } = windows(x, win, ctx.attrs.int('ceil_mode', 0) === 1, 0);
   const axes = trailing(w.rank(), nd);
-  return asF(w).abs().powf(p).sumDims(axes).reshape(w.dims().slice(0, 2 + nd)).powf(1 / p) as AnyTensor;
+  return asF(w)
+    .abs()
+    .powf(p)
+    .sumDims(axes)
+    .reshape(w.dims().slice(0, 2 + nd))
+    .powf(1 / p) as AnyTensor;
 }
 
 function globalAxes(x: AnyTensor): number[] {
@@ -164,7 +220,8 @@ function inferGlobal(ctx: InferContext): ReturnType<NonNullable<OpDef['infer']>>
 /** Pooling: max (with indices), average, Lp, their global forms, and MaxUnpool. */
 export const poolOps: OpFamily = {
   MaxPool: {
-    run: (ctx, inputs) => maxPool(ctx, tensorAt(ctx, inputs, 0), ctx.node.outputs.length > 1 && ctx.node.outputs[1] !== ''),
+    run: (ctx, inputs) =>
+      maxPool(ctx, tensorAt(ctx, inputs, 0), ctx.node.outputs.length > 1 && ctx.node.outputs[1] !== ''),
     infer: inferPool,
   },
   AveragePool: {
@@ -193,7 +250,13 @@ export const poolOps: OpFamily = {
     run: (ctx, inputs) => {
       const x = asF(tensorAt(ctx, inputs, 0));
       const p = ctx.attrs.int('p', 2);
-      return [x.abs().powf(p).sumDims(globalAxes(x as AnyTensor)).powf(1 / p) as AnyTensor];
+      return [
+        x
+          .abs()
+          .powf(p)
+          .sumDims(globalAxes(x as AnyTensor))
+          .powf(1 / p) as AnyTensor,
+      ];
     },
     infer: inferGlobal,
   },
@@ -232,4 +295,3 @@ export const poolOps: OpFamily = {
     hostInputs: [2],
   },
 };
-

@@ -34,7 +34,13 @@ function outType(ctx: OpContext, zp: AnyTensor | undefined): IntDType {
   return (zp?.dtype() ?? 'u8') as IntDType;
 }
 
-function qArgs(ctx: OpContext, inputs: readonly (Value | undefined)[], scale: number, zp: number, rank: number): [AnyTensor, AnyTensor | undefined] {
+function qArgs(
+  ctx: OpContext,
+  inputs: readonly (Value | undefined)[],
+  scale: number,
+  zp: number,
+  rank: number,
+): [AnyTensor, AnyTensor | undefined] {
   const s = alongAxis(ctx, tensorAt(ctx, inputs, scale), rank);
   const z = optTensorAt(ctx, inputs, zp);
   return [s, z && alongAxis(ctx, z, rank)];
@@ -48,7 +54,8 @@ export const quantOps: OpFamily = {
       const [s, z] = qArgs(ctx, inputs, 1, 2, x.rank());
       return [quantize(x, s, z, outType(ctx, z))];
     },
-    check: (_node, attrs) => (attrs.int('block_size', 0) > 0 ? 'blocked quantization (block_size) is not supported' : undefined),
+    check: (_node, attrs) =>
+      attrs.int('block_size', 0) > 0 ? 'blocked quantization (block_size) is not supported' : undefined,
   },
   DequantizeLinear: {
     run: (ctx, inputs) => {
@@ -56,20 +63,25 @@ export const quantOps: OpFamily = {
       const [s, z] = qArgs(ctx, inputs, 1, 2, x.rank());
       return [dequantize(x, s, z) as AnyTensor];
     },
-    check: (_node, attrs) => (attrs.int('block_size', 0) > 0 ? 'blocked quantization (block_size) is not supported' : undefined),
+    check: (_node, attrs) =>
+      attrs.int('block_size', 0) > 0 ? 'blocked quantization (block_size) is not supported' : undefined,
   },
   DynamicQuantizeLinear: {
     run: (ctx, inputs) => {
       const x = asF(castTo(tensorAt(ctx, inputs, 0), 'f32'));
       let lo = 0;
       let hi = 0;
-      for (const v of ctx.host(0)!.toArray()) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+      for (const v of ctx.host(0)!.toArray()) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
       const scale = Math.fround((hi - lo) / 255);
       const zp = scale === 0 ? 0 : Math.min(255, Math.max(0, roundHalfEven(-lo / scale)));
       const dev = ctx.device;
       const s = Tensor.full([], scale, { device: dev, dtype: 'f32' }) as AnyTensor;
       const z = Tensor.full([], zp, { device: dev, dtype: 'u8' }) as AnyTensor;
-      const y = scale === 0 ? Tensor.full(x.dims(), zp, { device: dev, dtype: 'u8' }) as AnyTensor : quantize(x, s, z, 'u8');
+      const y =
+        scale === 0 ? (Tensor.full(x.dims(), zp, { device: dev, dtype: 'u8' }) as AnyTensor) : quantize(x, s, z, 'u8');
       return [y, s, z];
     },
     readsValues: true,
@@ -77,7 +89,11 @@ export const quantOps: OpFamily = {
   QLinearMatMul: {
     run: (ctx, inputs) => {
       const a = dequantize(tensorAt(ctx, inputs, 0), tensorAt(ctx, inputs, 1), tensorAt(ctx, inputs, 2));
-      const b = dequantize(tensorAt(ctx, inputs, 3), rowVector(tensorAt(ctx, inputs, 4)), rowVector(tensorAt(ctx, inputs, 5)));
+      const b = dequantize(
+        tensorAt(ctx, inputs, 3),
+        rowVector(tensorAt(ctx, inputs, 4)),
+        rowVector(tensorAt(ctx, inputs, 5)),
+      );
       const y = asF(matmul(ctx, a as AnyTensor, b as AnyTensor));
       const zp = tensorAt(ctx, inputs, 7);
       return [quantize(y, tensorAt(ctx, inputs, 6), zp, zp.dtype() as IntDType)];
@@ -87,12 +103,17 @@ export const quantOps: OpFamily = {
     run: (ctx, inputs) => {
       const x = dequantize(tensorAt(ctx, inputs, 0), tensorAt(ctx, inputs, 1), tensorAt(ctx, inputs, 2));
       const w = tensorAt(ctx, inputs, 3);
-      const perChannel = (t: AnyTensor) => (t.numel() > 1 ? t.reshape([t.numel(), ...new Array<number>(w.rank() - 1).fill(1)]) : t.reshape([]));
+      const perChannel = (t: AnyTensor) =>
+        t.numel() > 1 ? t.reshape([t.numel(), ...new Array<number>(w.rank() - 1).fill(1)]) : t.reshape([]);
       const ws = tensorAt(ctx, inputs, 4);
       const wf = dequantize(w, perChannel(ws), perChannel(tensorAt(ctx, inputs, 5)));
       const bias = optTensorAt(ctx, inputs, 8);
       const xs = asF(castTo(tensorAt(ctx, inputs, 1), 'f32'));
-      const b = bias ? asF(castTo(bias, 'f32')).mul(asF(asF(castTo(ws, 'f32')).reshape([ws.numel()]) as AnyTensor).mul(asF(xs.reshape([]) as AnyTensor))) : undefined;
+      const b = bias
+        ? asF(castTo(bias, 'f32')).mul(
+            asF(asF(castTo(ws, 'f32')).reshape([ws.numel()]) as AnyTensor).mul(asF(xs.reshape([]) as AnyTensor)),
+          )
+        : undefined;
       const y = asF(conv(ctx, x as AnyTensor, wf as AnyTensor, b as AnyTensor | undefined));
       const zp = tensorAt(ctx, inputs, 7);
       return [quantize(y, tensorAt(ctx, inputs, 6), zp, zp.dtype() as IntDType)];
@@ -112,4 +133,3 @@ function roundHalfEven(v: number): number {
   if (d < 0.5) return f;
   return f % 2 === 0 ? f : f + 1;
 }
-

@@ -55,12 +55,19 @@ export const randomOps: OpFamily = {
   Dropout: {
     run: (ctx, inputs) => {
       const x = tensorAt(ctx, inputs, 0);
-      const ratio = ctx.opset >= 12 ? ctx.floats(1)?.[0] ?? 0.5 : ctx.attrs.float('ratio', 0.5);
+      const ratio = ctx.opset >= 12 ? (ctx.floats(1)?.[0] ?? 0.5) : ctx.attrs.float('ratio', 0.5);
       const training = ctx.opset >= 12 ? (ctx.ints(2)?.[0] ?? 0) !== 0 : false;
       if (!training || ratio === 0) return [x, Tensor.full(x.dims(), true, ctx.device) as unknown as AnyTensor];
       seeded(ctx);
-      const keep = Tensor.random(x.dims(), Distribution.Default, { device: ctx.device, dtype: 'f32' }).greaterEqual(ratio);
-      return [asF(x).maskFill(keep.boolNot(), 0).div(1 - ratio) as AnyTensor, keep as unknown as AnyTensor];
+      const keep = Tensor.random(x.dims(), Distribution.Default, { device: ctx.device, dtype: 'f32' }).greaterEqual(
+        ratio,
+      );
+      return [
+        asF(x)
+          .maskFill(keep.boolNot(), 0)
+          .div(1 - ratio) as AnyTensor,
+        keep as unknown as AnyTensor,
+      ];
     },
     hostInputs: [1, 2],
     // Inference-mode dropout is the identity: deterministic, so it folds.

@@ -7,7 +7,11 @@ import { asF, asN, axisOf, castTo, inShape, sameElem, tensorAt } from './util.js
 const AXES_INPUT_FROM: Readonly<Record<string, number>> = { ReduceSum: 13 };
 
 /** The axes a reduction runs over: attribute or input, empty meaning all (or none with `noop_with_empty_axes`). */
-function reduceAxes(ctx: { attrs: OpContext['attrs']; opset: number; node: OpContext['node'] }, rank: number, axesInput: () => number[] | undefined): number[] | 'noop' {
+function reduceAxes(
+  ctx: { attrs: OpContext['attrs']; opset: number; node: OpContext['node'] },
+  rank: number,
+  axesInput: () => number[] | undefined,
+): number[] | 'noop' {
   const fromInput = ctx.opset >= (AXES_INPUT_FROM[ctx.node.opType] ?? 18);
   const axes = fromInput ? axesInput() : ctx.attrs.ints('axes')?.slice();
   if (axes === undefined || axes.length === 0) {
@@ -27,7 +31,8 @@ function reduction(fn: (x: NumT, axes: number[]) => NumT, pre?: (x: NumT) => Num
       let y = pre ? pre(x) : x;
       if (rank > 0) y = fn(y, axes);
       if (post) y = post(y);
-      if (ctx.attrs.int('keepdims', 1) === 0 && axes.length > 0 && rank > 0) y = y.reshape(x.dims().filter((_, i) => !axes.includes(i)));
+      if (ctx.attrs.int('keepdims', 1) === 0 && axes.length > 0 && rank > 0)
+        y = y.reshape(x.dims().filter((_, i) => !axes.includes(i)));
       return [y as AnyTensor];
     },
     hostInputs: [1],
@@ -74,7 +79,10 @@ function argReduce(which: 'max' | 'min'): OpDef {
       const src = last ? x.flip([axis]) : x;
       let idx = (which === 'max' ? src.argmax(axis) : src.argmin(axis)) as AnyTensor;
       idx = castTo(idx, 'i64');
-      if (last) idx = asN(idx).neg().add(dims[axis]! - 1) as AnyTensor;
+      if (last)
+        idx = asN(idx)
+          .neg()
+          .add(dims[axis]! - 1) as AnyTensor;
       if (ctx.attrs.int('keepdims', 1) === 0) idx = idx.reshape(dims.filter((_, i) => i !== axis));
       return [idx];
     },
@@ -96,11 +104,28 @@ export const reduceOps: OpFamily = {
   ReduceMax: reduction((x, a) => x.maxDims(a)),
   ReduceMin: reduction((x, a) => x.minDims(a)),
   ReduceProd: reduction((x, a) => x.prodDims(a)),
-  ReduceL1: reduction((x, a) => x.sumDims(a), (x) => x.abs()),
-  ReduceL2: reduction((x, a) => x.sumDims(a), (x) => x.mul(x), (x) => (isFloatDType(x.dtype()) ? asF(x).sqrt() as NumT : castTo(asF(castTo(x as AnyTensor, 'f64')).sqrt() as AnyTensor, x.dtype()) as NumT)),
-  ReduceLogSum: reduction((x, a) => x.sumDims(a), undefined, (x) => asF(x).log() as NumT),
+  ReduceL1: reduction(
+    (x, a) => x.sumDims(a),
+    (x) => x.abs(),
+  ),
+  ReduceL2: reduction(
+    (x, a) => x.sumDims(a),
+    (x) => x.mul(x),
+    (x) =>
+      isFloatDType(x.dtype())
+        ? (asF(x).sqrt() as NumT)
+        : (castTo(asF(castTo(x as AnyTensor, 'f64')).sqrt() as AnyTensor, x.dtype()) as NumT),
+  ),
+  ReduceLogSum: reduction(
+    (x, a) => x.sumDims(a),
+    undefined,
+    (x) => asF(x).log() as NumT,
+  ),
   ReduceLogSumExp: reduction(logSumExp),
-  ReduceSumSquare: reduction((x, a) => x.sumDims(a), (x) => x.mul(x)),
+  ReduceSumSquare: reduction(
+    (x, a) => x.sumDims(a),
+    (x) => x.mul(x),
+  ),
   ArgMax: argReduce('max'),
   ArgMin: argReduce('min'),
   CumSum: {

@@ -29,9 +29,28 @@ import { unaryOps } from './unary.js';
 export const MAX_OPSET = 23;
 
 const FAMILIES: readonly [string, OpFamily][] = [
-  ['', unaryOps], ['', binaryOps], ['', activationOps], ['', reduceOps], ['', shapeOps], ['', indexOps],
-  ['', matmulOps], ['', convOps], ['', poolOps], ['', normOps], ['', rnnOps], ['', controlOps], ['', sequenceOps],
-  ['', resizeOps], ['', randomOps], ['', lossOps], ['', quantOps], ['', signalOps], ['', detectionOps], ['', textOps], ['', imageOps], ['', attentionOps],
+  ['', unaryOps],
+  ['', binaryOps],
+  ['', activationOps],
+  ['', reduceOps],
+  ['', shapeOps],
+  ['', indexOps],
+  ['', matmulOps],
+  ['', convOps],
+  ['', poolOps],
+  ['', normOps],
+  ['', rnnOps],
+  ['', controlOps],
+  ['', sequenceOps],
+  ['', resizeOps],
+  ['', randomOps],
+  ['', lossOps],
+  ['', quantOps],
+  ['', signalOps],
+  ['', detectionOps],
+  ['', textOps],
+  ['', imageOps],
+  ['', attentionOps],
   ['ai.onnx.preview.training', trainingOps],
   // Graph-level ops of simplification (fused layers): never in a model file, never listed as supported.
   ['burn-ts', fusedOps],
@@ -53,10 +72,16 @@ export function supportedOps(): string[] {
 }
 
 /** Why `node` cannot run under `opset`, or undefined when it can. */
-export function unsupportedReason(node: Node, opset: number | undefined, def: OpDef | undefined, check: () => string | undefined): string | undefined {
+export function unsupportedReason(
+  node: Node,
+  opset: number | undefined,
+  def: OpDef | undefined,
+  check: () => string | undefined,
+): string | undefined {
   if (!def) return 'not implemented';
   if (opset === undefined) return `its domain '${node.domain}' is not imported by the model`;
   if (node.domain === '' && opset > MAX_OPSET) return `opset ${opset} is newer than the supported ${MAX_OPSET}`;
-  if (def.minOpset !== undefined && opset < def.minOpset) return `opset ${opset} is older than the supported ${def.minOpset} for this operator`;
+  if (def.minOpset !== undefined && opset < def.minOpset)
+    return `opset ${opset} is older than the supported ${def.minOpset} for this operator`;
   return check();
 }

@@ -23,32 +23,48 @@ interface ResizeMode {
  * Source coordinate of output index `o` along an axis of `n` inputs resized with scale `s`
  * (`m` outputs). As in ONNX, the transforms use the unrounded resized length `n · s`.
  */
-function sourceCoord(o: number, n: number, m: number, s: number, coord: string, roi: [number, number] | undefined): number {
+function sourceCoord(
+  o: number,
+  n: number,
+  m: number,
+  s: number,
+  coord: string,
+  roi: [number, number] | undefined,
+): number {
   const len = n * s;
   switch (coord) {
-    case 'half_pixel': return (o + 0.5) / s - 0.5;
+    case 'half_pixel':
+      return (o + 0.5) / s - 0.5;
     case 'half_pixel_symmetric': {
       const adjustment = m / len;
       const offset = (n / 2) * (1 - adjustment);
       return offset + (o + 0.5) / s - 0.5;
     }
-    case 'pytorch_half_pixel': return len > 1 ? (o + 0.5) / s - 0.5 : 0;
-    case 'align_corners': return len === 1 ? 0 : (o * (n - 1)) / (len - 1);
-    case 'asymmetric': return o / s;
+    case 'pytorch_half_pixel':
+      return len > 1 ? (o + 0.5) / s - 0.5 : 0;
+    case 'align_corners':
+      return len === 1 ? 0 : (o * (n - 1)) / (len - 1);
+    case 'asymmetric':
+      return o / s;
     case 'tf_crop_and_resize': {
       const [a, b] = roi ?? [0, 1];
       return len > 1 ? a * (n - 1) + (o * (b - a) * (n - 1)) / (len - 1) : 0.5 * (a + b) * (n - 1);
     }
-    default: throw new BurnError(OP, `Resize coordinate_transformation_mode '${coord}' is not supported`);
+    default:
+      throw new BurnError(OP, `Resize coordinate_transformation_mode '${coord}' is not supported`);
   }
 }
 
 function nearestIndex(x: number, how: string): number {
   switch (how) {
-    case 'round_prefer_ceil': return Math.floor(x + 0.5);
-    case 'floor': return Math.floor(x);
-    case 'ceil': return Math.ceil(x);
-    default: return Number.isInteger(x - 0.5) ? Math.floor(x) : Math.round(x); // round_prefer_floor
+    case 'round_prefer_ceil':
+      return Math.floor(x + 0.5);
+    case 'floor':
+      return Math.floor(x);
+    case 'ceil':
+      return Math.ceil(x);
+    default:
+      return Number.isInteger(x - 0.5) ? Math.floor(x) : Math.round(x); // round_prefer_floor
   }
 }
 
@@ -64,7 +80,13 @@ function cubicWeight(t: number, a: number): number {
  * output `o` (taps outside the input clamp to the edge, or are dropped and the row renormalized
  * with `exclude_outside`; antialiased downsampling widens the filter by 1/scale).
  */
-function weights(n: number, m: number, s: number, cfg: ResizeMode, roi: [number, number] | undefined): { w: Float64Array; outside: boolean[] } {
+function weights(
+  n: number,
+  m: number,
+  s: number,
+  cfg: ResizeMode,
+  roi: [number, number] | undefined,
+): { w: Float64Array; outside: boolean[] } {
   const w = new Float64Array(m * n);
   const outside: boolean[] = [];
   const support = cfg.mode === 'cubic' ? 2 : 1;
@@ -103,7 +125,14 @@ function weights(n: number, m: number, s: number, cfg: ResizeMode, roi: [number,
 }
 
 /** Resizes one axis of `x` to `m` (scale `s` in the coordinate transform). */
-function resizeAxis(x: AnyTensor, axis: number, m: number, s: number, cfg: ResizeMode, roi: [number, number] | undefined): { y: AnyTensor; outside: boolean[] } {
+function resizeAxis(
+  x: AnyTensor,
+  axis: number,
+  m: number,
+  s: number,
+  cfg: ResizeMode,
+  roi: [number, number] | undefined,
+): { y: AnyTensor; outside: boolean[] } {
   const n = x.dims()[axis]!;
   if (cfg.mode === 'nearest') {
     const idx: number[] = [];
@@ -135,7 +164,11 @@ function modeOf(ctx: OpContext): ResizeMode {
   const a = ctx.attrs;
   const raw = a.string('mode', 'nearest');
   const mode = raw === 'bilinear' || raw === 'trilinear' ? 'linear' : raw;
-  if (mode !== 'nearest' && mode !== 'linear' && mode !== 'cubic') throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) has mode '${raw}'; expected nearest, linear or cubic`);
+  if (mode !== 'nearest' && mode !== 'linear' && mode !== 'cubic')
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (${ctx.node.opType}) has mode '${raw}'; expected nearest, linear or cubic`,
+    );
   const legacy = ctx.node.opType === 'Upsample' || ctx.opset < 11;
   return {
     mode,
@@ -171,19 +204,33 @@ function resize(ctx: OpContext, x: AnyTensor): AnyTensor {
   if (sizes) {
     const policy = ctx.attrs.string('keep_aspect_ratio_policy', 'stretch');
     if (policy === 'stretch') {
-      axes.forEach((a, i) => { outSizes[a] = sizes![i]!; axisScale[a] = sizes![i]! / dims[a]!; });
+      axes.forEach((a, i) => {
+        outSizes[a] = sizes![i]!;
+        axisScale[a] = sizes![i]! / dims[a]!;
+      });
     } else {
       const ratios = axes.map((a, i) => sizes![i]! / dims[a]!);
       const s = policy === 'not_larger' ? Math.min(...ratios) : Math.max(...ratios);
-      axes.forEach((a) => { outSizes[a] = Math.round(s * dims[a]!); axisScale[a] = s; });
+      axes.forEach((a) => {
+        outSizes[a] = Math.round(s * dims[a]!);
+        axisScale[a] = s;
+      });
     }
   } else if (scales) {
-    axes.forEach((a, i) => { axisScale[a] = scales![i]!; outSizes[a] = Math.floor(dims[a]! * scales![i]!); });
+    axes.forEach((a, i) => {
+      axisScale[a] = scales![i]!;
+      outSizes[a] = Math.floor(dims[a]! * scales![i]!);
+    });
   } else throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) has neither scales nor sizes`);
   let y = x;
   const masks: { axis: number; outside: boolean[] }[] = [];
   for (const a of axes) {
-    const roiPair: [number, number] | undefined = roi && roi.length === 2 * axes.length ? [roi[axes.indexOf(a)]!, roi[axes.indexOf(a) + axes.length]!] : roi && roi.length === 2 * rank ? [roi[a]!, roi[a + rank]!] : undefined;
+    const roiPair: [number, number] | undefined =
+      roi && roi.length === 2 * axes.length
+        ? [roi[axes.indexOf(a)]!, roi[axes.indexOf(a) + axes.length]!]
+        : roi && roi.length === 2 * rank
+          ? [roi[a]!, roi[a + rank]!]
+          : undefined;
     const identity = outSizes[a] === dims[a] && axisScale[a] === 1 && cfg.coord !== 'tf_crop_and_resize';
     if (identity) continue;
     const r = resizeAxis(y, a, outSizes[a]!, axisScale[a]!, cfg, roiPair);
@@ -194,8 +241,15 @@ function resize(ctx: OpContext, x: AnyTensor): AnyTensor {
     let mask: AnyTensor | undefined;
     for (const { axis, outside } of masks) {
       const shape = outSizes.map((d, i) => (i === axis ? d : 1));
-      const m = Tensor.fromData(new TensorData(outside.map((o) => (o ? 1 : 0)), shape, 'bool'), y.device()) as AnyTensor;
-      mask = mask ? asB(mask).boolOr(asB(m)) as AnyTensor : m;
+      const m = Tensor.fromData(
+        new TensorData(
+          outside.map((o) => (o ? 1 : 0)),
+          shape,
+          'bool',
+        ),
+        y.device(),
+      ) as AnyTensor;
+      mask = mask ? (asB(mask).boolOr(asB(m)) as AnyTensor) : m;
     }
     y = y.maskFill(asB(mask!.expand(outSizes)), cfg.extrapolation);
   }
@@ -223,7 +277,8 @@ function bicubicGridSample(x: FloatT, grid: FloatT, padding: string, alignCorner
   const [, ho, wo] = grid.dims() as [number, number, number, number];
   const gx = grid.sliceDim(3, [0, 1]).reshape([n, 1, ho * wo]);
   const gy = grid.sliceDim(3, [1, 2]).reshape([n, 1, ho * wo]);
-  const unnorm = (g: FloatT, size: number) => (alignCorners ? g.add(1).mul((size - 1) / 2) : g.add(1).mul(size).sub(1).div(2));
+  const unnorm = (g: FloatT, size: number) =>
+    alignCorners ? g.add(1).mul((size - 1) / 2) : g.add(1).mul(size).sub(1).div(2);
   const ix = unnorm(gx, w);
   const iy = unnorm(gy, h);
   const x0 = ix.floor();
@@ -231,8 +286,21 @@ function bicubicGridSample(x: FloatT, grid: FloatT, padding: string, alignCorner
   const tx = ix.sub(x0);
   const ty = iy.sub(y0);
   const A = -0.75;
-  const near = (t: FloatT) => t.mul(A + 2).sub(A + 3).mul(t).mul(t).add(1);
-  const far = (t: FloatT) => t.mul(A).sub(5 * A).mul(t).add(8 * A).mul(t).sub(4 * A);
+  const near = (t: FloatT) =>
+    t
+      .mul(A + 2)
+      .sub(A + 3)
+      .mul(t)
+      .mul(t)
+      .add(1);
+  const far = (t: FloatT) =>
+    t
+      .mul(A)
+      .sub(5 * A)
+      .mul(t)
+      .add(8 * A)
+      .mul(t)
+      .sub(4 * A);
   const wx = [far(tx.add(1)), near(tx), near(tx.neg().add(1)), far(tx.neg().add(2))];
   const wy = [far(ty.add(1)), near(ty), near(ty.neg().add(1)), far(ty.neg().add(2))];
   const flat = x.reshape([n, c, h * w]);
@@ -249,10 +317,17 @@ function bicubicGridSample(x: FloatT, grid: FloatT, padding: string, alignCorner
     const [yy, yOk] = fix(y0.add(i - 1), h);
     for (let j = 0; j < 4; j++) {
       const [xx, xOk] = fix(x0.add(j - 1), w);
-      const idx = yy.mul(w).add(xx).int(deviceDType('i64', x.device()) as 'i64');
+      const idx = yy
+        .mul(w)
+        .add(xx)
+        .int(deviceDType('i64', x.device()) as 'i64');
       const vals = flat.gather(2, idx.expand([n, c, ho * wo]) as typeof idx);
       let weight = wy[i]!.mul(wx[j]!);
-      if (yOk && xOk) weight = weight.maskFill((yOk as unknown as Tensor<number, 'bool'>).boolAnd(xOk as unknown as Tensor<number, 'bool'>).boolNot(), 0);
+      if (yOk && xOk)
+        weight = weight.maskFill(
+          (yOk as unknown as Tensor<number, 'bool'>).boolAnd(xOk as unknown as Tensor<number, 'bool'>).boolNot(),
+          0,
+        );
       const term = vals.mul(weight);
       out = out ? out.add(term) : term;
     }
@@ -262,13 +337,26 @@ function bicubicGridSample(x: FloatT, grid: FloatT, padding: string, alignCorner
 
 function gridSample(ctx: OpContext, x: AnyTensor, grid: AnyTensor): AnyTensor {
   const raw = ctx.attrs.string('mode', ctx.opset >= 20 ? 'linear' : 'bilinear');
-  const mode = raw === 'linear' || raw === 'bilinear' ? 'bilinear' : raw === 'cubic' || raw === 'bicubic' ? 'bicubic' : 'nearest';
+  const mode =
+    raw === 'linear' || raw === 'bilinear' ? 'bilinear' : raw === 'cubic' || raw === 'bicubic' ? 'bicubic' : 'nearest';
   const paddingMode = ctx.attrs.string('padding_mode', 'zeros');
-  if (paddingMode !== 'zeros' && paddingMode !== 'border' && paddingMode !== 'reflection') throw new BurnError(OP, `node '${ctx.node.name}' (GridSample) has padding_mode '${paddingMode}'; expected zeros, border or reflection`);
-  if (x.rank() !== 4) throw new BurnError(OP, `node '${ctx.node.name}' (GridSample) got an input of rank ${x.rank()}; only 2-d sampling ([N, C, H, W]) is supported`);
+  if (paddingMode !== 'zeros' && paddingMode !== 'border' && paddingMode !== 'reflection')
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (GridSample) has padding_mode '${paddingMode}'; expected zeros, border or reflection`,
+    );
+  if (x.rank() !== 4)
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (GridSample) got an input of rank ${x.rank()}; only 2-d sampling ([N, C, H, W]) is supported`,
+    );
   const alignCorners = ctx.attrs.int('align_corners', 0) === 1;
   if (mode === 'bicubic') return bicubicGridSample(asF(x), asF(grid), paddingMode, alignCorners) as AnyTensor;
-  return asF(x).gridSample2d(asF(grid) as Tensor<4>, { mode, paddingMode, alignCorners: ctx.attrs.int('align_corners', 0) === 1 }) as AnyTensor;
+  return asF(x).gridSample2d(asF(grid) as Tensor<4>, {
+    mode,
+    paddingMode,
+    alignCorners: ctx.attrs.int('align_corners', 0) === 1,
+  }) as AnyTensor;
 }
 
 /** Resize (every mode, coordinate transform, cubic option, antialias, aspect policy), the legacy Upsample, and GridSample. */

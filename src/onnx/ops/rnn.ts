@@ -9,18 +9,48 @@ type Act = (x: FloatT) => FloatT;
 /** The activation functions the ONNX recurrent ops may name, with their alpha/beta. */
 function activation(ctx: OpContext, name: string, alpha: number | undefined, beta: number | undefined): Act {
   switch (name.toLowerCase()) {
-    case 'sigmoid': return (x) => x.sigmoid();
-    case 'tanh': return (x) => x.tanh();
-    case 'relu': return (x) => x.relu();
-    case 'leakyrelu': return (x) => x.maskWhere(x.lower(0), x.mul(alpha ?? 0.01));
-    case 'hardsigmoid': return (x) => x.mul(alpha ?? 0.2).add(beta ?? 0.5).clamp(0, 1);
-    case 'affine': return (x) => x.mul(alpha ?? 1).add(beta ?? 0);
-    case 'scaledtanh': return (x) => x.mul(beta ?? 1).tanh().mul(alpha ?? 1);
-    case 'thresholdedrelu': return (x) => x.maskFill(x.lowerEqual(alpha ?? 1), 0);
-    case 'elu': return (x) => x.maskWhere(x.lower(0), x.exp().sub(1).mul(alpha ?? 1));
-    case 'softsign': return (x) => x.div(x.abs().add(1));
-    case 'softplus': return (x) => x.exp().add(1).log();
-    default: throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) uses activation '${name}', which is not supported`);
+    case 'sigmoid':
+      return (x) => x.sigmoid();
+    case 'tanh':
+      return (x) => x.tanh();
+    case 'relu':
+      return (x) => x.relu();
+    case 'leakyrelu':
+      return (x) => x.maskWhere(x.lower(0), x.mul(alpha ?? 0.01));
+    case 'hardsigmoid':
+      return (x) =>
+        x
+          .mul(alpha ?? 0.2)
+          .add(beta ?? 0.5)
+          .clamp(0, 1);
+    case 'affine':
+      return (x) => x.mul(alpha ?? 1).add(beta ?? 0);
+    case 'scaledtanh':
+      return (x) =>
+        x
+          .mul(beta ?? 1)
+          .tanh()
+          .mul(alpha ?? 1);
+    case 'thresholdedrelu':
+      return (x) => x.maskFill(x.lowerEqual(alpha ?? 1), 0);
+    case 'elu':
+      return (x) =>
+        x.maskWhere(
+          x.lower(0),
+          x
+            .exp()
+            .sub(1)
+            .mul(alpha ?? 1),
+        );
+    case 'softsign':
+      return (x) => x.div(x.abs().add(1));
+    case 'softplus':
+      return (x) => x.exp().add(1).log();
+    default:
+      throw new BurnError(
+        OP,
+        `node '${ctx.node.name}' (${ctx.node.opType}) uses activation '${name}', which is not supported`,
+      );
   }
 }
 
@@ -30,10 +60,17 @@ function activations(ctx: OpContext, defaults: readonly string[], dirs: number):
   const alphas = ctx.attrs.floats('activation_alpha') ?? [];
   const betas = ctx.attrs.floats('activation_beta') ?? [];
   const n = defaults.length;
-  return Array.from({ length: dirs }, (_, d) => defaults.map((def, i) => {
-    const j = d * n + i;
-    return activation(ctx, names[j] ?? def, names[j] !== undefined ? alphas[j] : undefined, names[j] !== undefined ? betas[j] : undefined);
-  }));
+  return Array.from({ length: dirs }, (_, d) =>
+    defaults.map((def, i) => {
+      const j = d * n + i;
+      return activation(
+        ctx,
+        names[j] ?? def,
+        names[j] !== undefined ? alphas[j] : undefined,
+        names[j] !== undefined ? betas[j] : undefined,
+      );
+    }),
+  );
 }
 
 interface RnnInputs {
@@ -64,10 +101,17 @@ function readInputs(ctx: OpContext, inputs: readonly (Value | undefined)[]): Rnn
     return layout === 1 ? asF(t).swapDims(0, 1) : asF(t);
   };
   return {
-    x, w, r: asF(tensorAt(ctx, inputs, 2)), b: optTensorAt(ctx, inputs, 3) && asF(optTensorAt(ctx, inputs, 3)!),
+    x,
+    w,
+    r: asF(tensorAt(ctx, inputs, 2)),
+    b: optTensorAt(ctx, inputs, 3) && asF(optTensorAt(ctx, inputs, 3)!),
     lens: optTensorAt(ctx, inputs, 4) ? ctx.ints(4) : undefined,
-    h0: state(5), c0: ctx.node.opType === 'LSTM' ? state(6) : undefined, p: ctx.node.opType === 'LSTM' ? optTensorAt(ctx, inputs, 7) && asF(optTensorAt(ctx, inputs, 7)!) : undefined,
-    hidden, dirs, layout,
+    h0: state(5),
+    c0: ctx.node.opType === 'LSTM' ? state(6) : undefined,
+    p: ctx.node.opType === 'LSTM' ? optTensorAt(ctx, inputs, 7) && asF(optTensorAt(ctx, inputs, 7)!) : undefined,
+    hidden,
+    dirs,
+    layout,
   };
 }
 
@@ -84,7 +128,13 @@ function reverseTime(x: FloatT, lens: readonly number[] | undefined): FloatT {
 /** One recurrent step: from the step's input projection and the previous states, the new states. */
 type Cell = (xProj: FloatT, h: FloatT, c: FloatT | undefined) => [FloatT, FloatT | undefined];
 
-function runDirection(cell: Cell, xProj: FloatT, h0: FloatT, c0: FloatT | undefined, lens: readonly number[] | undefined): { ys: FloatT[]; h: FloatT; c: FloatT | undefined } {
+function runDirection(
+  cell: Cell,
+  xProj: FloatT,
+  h0: FloatT,
+  c0: FloatT | undefined,
+  lens: readonly number[] | undefined,
+): { ys: FloatT[]; h: FloatT; c: FloatT | undefined } {
   const seq = xProj.dims()[0]!;
   const batch = h0.dims()[0]!;
   let h = h0;
@@ -95,7 +145,12 @@ function runDirection(cell: Cell, xProj: FloatT, h0: FloatT, c0: FloatT | undefi
     let [hn, cn] = cell(xt, h, c);
     if (lens && lens.some((l) => t >= l)) {
       // Finished sequences keep their state and output zeros.
-      const alive = asB(Tensor.fromBools(Array.from({ length: batch }, (_, b) => [t < lens[b]!]), h.device()) as unknown as AnyTensor).expand(hn.dims());
+      const alive = asB(
+        Tensor.fromBools(
+          Array.from({ length: batch }, (_, b) => [t < lens[b]!]),
+          h.device(),
+        ) as unknown as AnyTensor,
+      ).expand(hn.dims());
       const dead = alive.boolNot();
       hn = hn.maskWhere(dead, h);
       if (cn && c) cn = cn.maskWhere(dead, c);
@@ -107,7 +162,13 @@ function runDirection(cell: Cell, xProj: FloatT, h0: FloatT, c0: FloatT | undefi
   return { ys, h, c };
 }
 
-function recurrent(ctx: OpContext, inputs: readonly (Value | undefined)[], gates: number, defaults: readonly string[], makeCell: (d: number, r: FloatT, rb: FloatT | undefined, acts: Act[]) => Cell): AnyTensor[] {
+function recurrent(
+  ctx: OpContext,
+  inputs: readonly (Value | undefined)[],
+  gates: number,
+  defaults: readonly string[],
+  makeCell: (d: number, r: FloatT, rb: FloatT | undefined, acts: Act[]) => Cell,
+): AnyTensor[] {
   const ri = readInputs(ctx, inputs);
   const { x, w, r, b, lens, hidden, dirs, layout } = ri;
   const [seq, batch, input] = x.dims() as [number, number, number];
@@ -121,15 +182,25 @@ function recurrent(ctx: OpContext, inputs: readonly (Value | undefined)[], gates
     const reverse = direction === 'reverse' || d === 1;
     const src = reverse ? reverseTime(x, lens) : x;
     const wd = w.slice([[d, d + 1]]).squeezeDim(0); // [gates*h, input]
-    let xProj = src.reshape([seq * batch, input]).matmul(wd.transpose()).reshape([seq, batch, gates * hidden]);
+    let xProj = src
+      .reshape([seq * batch, input])
+      .matmul(wd.transpose())
+      .reshape([seq, batch, gates * hidden]);
     let rb: FloatT | undefined;
     if (b) {
       const bd = b.slice([[d, d + 1]]).squeezeDim(0);
       xProj = xProj.add(bd.slice([[0, gates * hidden]]).reshape([1, 1, gates * hidden]));
       rb = bd.slice([[gates * hidden, 2 * gates * hidden]]).reshape([1, gates * hidden]);
     }
-    const h0 = ri.h0 ? ri.h0.slice([[d, d + 1]]).squeezeDim(0) : Tensor.zeros([batch, hidden], { device: dev, dtype: x.dtype() }) as FloatT;
-    const c0 = ctx.node.opType === 'LSTM' ? (ri.c0 ? ri.c0.slice([[d, d + 1]]).squeezeDim(0) : Tensor.zeros([batch, hidden], { device: dev, dtype: x.dtype() }) as FloatT) : undefined;
+    const h0 = ri.h0
+      ? ri.h0.slice([[d, d + 1]]).squeezeDim(0)
+      : (Tensor.zeros([batch, hidden], { device: dev, dtype: x.dtype() }) as FloatT);
+    const c0 =
+      ctx.node.opType === 'LSTM'
+        ? ri.c0
+          ? ri.c0.slice([[d, d + 1]]).squeezeDim(0)
+          : (Tensor.zeros([batch, hidden], { device: dev, dtype: x.dtype() }) as FloatT)
+        : undefined;
     const cell = makeCell(d, r.slice([[d, d + 1]]).squeezeDim(0), rb, acts[d]!);
     const res = runDirection(cell, xProj, h0, c0, lens);
     let ys = res.ys;
@@ -143,10 +214,15 @@ function recurrent(ctx: OpContext, inputs: readonly (Value | undefined)[], gates
     if (res.c) cs.push(res.c);
   }
   // Y: [seq, dirs, batch, hidden]
-  let y = seq === 0 ? Tensor.zeros([0, dirs, batch, hidden], { device: dev, dtype: x.dtype() }) as FloatT
-    : Tensor.stack(outs.map((ys) => Tensor.stack(ys, 0) as FloatT), 1) as FloatT;
+  let y =
+    seq === 0
+      ? (Tensor.zeros([0, dirs, batch, hidden], { device: dev, dtype: x.dtype() }) as FloatT)
+      : (Tensor.stack(
+          outs.map((ys) => Tensor.stack(ys, 0) as FloatT),
+          1,
+        ) as FloatT);
   let yh = Tensor.stack(hs, 0) as FloatT;
-  let yc = cs.length ? Tensor.stack(cs, 0) as FloatT : undefined;
+  let yc = cs.length ? (Tensor.stack(cs, 0) as FloatT) : undefined;
   if (layout === 1) {
     y = y.permute([2, 0, 1, 3]);
     yh = yh.swapDims(0, 1);
@@ -169,7 +245,11 @@ function lstm(ctx: OpContext, inputs: readonly (Value | undefined)[]): AnyTensor
   return recurrent(ctx, inputs, 4, ['Sigmoid', 'Tanh', 'Tanh'], (d, r, rb, [f, g, h]) => {
     const rt = r.transpose();
     const hidden = r.dims()[1]!;
-    const peep = p ? asF(p).slice([[d, d + 1]]).reshape([3 * hidden]) : undefined;
+    const peep = p
+      ? asF(p)
+          .slice([[d, d + 1]])
+          .reshape([3 * hidden])
+      : undefined;
     const pi = peep?.slice([[0, hidden]]);
     const po = peep?.slice([[hidden, 2 * hidden]]);
     const pf = peep?.slice([[2 * hidden, 3 * hidden]]);

@@ -11,7 +11,8 @@ const OP = 'onnx';
 
 function seqAt(ctx: OpContext, inputs: readonly (Value | undefined)[], i: number): SequenceValue {
   const v = inputs[i];
-  if (!(v instanceof SequenceValue)) throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) needs a sequence for input ${i}`);
+  if (!(v instanceof SequenceValue))
+    throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) needs a sequence for input ${i}`);
   return v;
 }
 
@@ -19,7 +20,8 @@ function seqAt(ctx: OpContext, inputs: readonly (Value | undefined)[], i: number
 function position(ctx: OpContext, i: number, n: number, fallback: number, inclusiveEnd: boolean): number {
   const p = ctx.ints(i)?.[0] ?? fallback;
   const q = p < 0 ? p + n : p;
-  if (q < 0 || q > (inclusiveEnd ? n : n - 1)) throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) has position ${p} for a sequence of ${n}`);
+  if (q < 0 || q > (inclusiveEnd ? n : n - 1))
+    throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) has position ${p} for a sequence of ${n}`);
   return q;
 }
 
@@ -48,10 +50,13 @@ function concatFromSequence(ctx: OpContext, seq: SequenceValue): AnyTensor {
   const first = seq.items[0];
   if (!first) throw new BurnError(OP, `node '${ctx.node.name}' (ConcatFromSequence) got an empty sequence`);
   const axis = axisOf(ctx, ctx.attrs.int('axis', 0), first.rank() + (newAxis ? 1 : 0));
-  return newAxis ? Tensor.stack(seq.items, axis) as AnyTensor : Tensor.cat(seq.items, axis);
+  return newAxis ? (Tensor.stack(seq.items, axis) as AnyTensor) : Tensor.cat(seq.items, axis);
 }
 
-function* sequenceMap(ctx: OpContext, inputs: readonly (Value | undefined)[]): Generator<{ graph: Graph; inputs: readonly (Value | undefined)[] }, Value[], unknown> {
+function* sequenceMap(
+  ctx: OpContext,
+  inputs: readonly (Value | undefined)[],
+): Generator<{ graph: Graph; inputs: readonly (Value | undefined)[] }, Value[], unknown> {
   const body = ctx.attrs.requireGraph('body');
   const first = seqAt(ctx, inputs, 0);
   const n = first.items.length;
@@ -100,7 +105,12 @@ export const sequenceOps: OpFamily = {
     run: (ctx, inputs) => {
       const s = seqAt(ctx, inputs, 0);
       const at = position(ctx, 1, s.items.length, -1, false);
-      return [new SequenceValue(s.items.filter((_, i) => i !== at), s.elem)];
+      return [
+        new SequenceValue(
+          s.items.filter((_, i) => i !== at),
+          s.elem,
+        ),
+      ];
     },
     hostInputs: [1],
   },
@@ -124,7 +134,8 @@ export const sequenceOps: OpFamily = {
   OptionalGetElement: {
     run: (ctx, inputs) => {
       const v = inputs[0];
-      if (v === undefined || v instanceof NoneValue) throw new BurnError(OP, `node '${ctx.node.name}' (OptionalGetElement) got an empty optional`);
+      if (v === undefined || v instanceof NoneValue)
+        throw new BurnError(OP, `node '${ctx.node.name}' (OptionalGetElement) got an empty optional`);
       return [v];
     },
   },

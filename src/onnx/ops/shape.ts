@@ -6,22 +6,52 @@ import { tensorType, type Dim, type ElemType, type ValueType } from '../ir/types
 import { elemTypeOfCode, isSupportedElem } from '../parse/dtype.js';
 import type { Attrs } from './attrs.js';
 import type { AnyTensor, InferContext, OpContext, OpFamily } from './types.js';
-import { asN, axisOf, broadcastDims, broadcastShape, broadcastTo, castTo, filled, fromHost, i64Tensor, inShape, sameElem, tensorAt } from './util.js';
+import {
+  asN,
+  axisOf,
+  broadcastDims,
+  broadcastShape,
+  broadcastTo,
+  castTo,
+  filled,
+  fromHost,
+  i64Tensor,
+  inShape,
+  sameElem,
+  tensorAt,
+} from './util.js';
 
 const OP = 'onnx';
 
 /** Resolves a `Reshape` target: `0` copies the input dim (unless `allowzero`), one `-1` is inferred. */
-export function reshapeTarget(ctx: { node: { name: string; opType: string } }, input: readonly number[], shape: readonly number[], allowZero: boolean): number[] {
-  const out = shape.map((s, i) => (s === 0 && !allowZero ? input[i] ?? 0 : s));
+export function reshapeTarget(
+  ctx: { node: { name: string; opType: string } },
+  input: readonly number[],
+  shape: readonly number[],
+  allowZero: boolean,
+): number[] {
+  const out = shape.map((s, i) => (s === 0 && !allowZero ? (input[i] ?? 0) : s));
   const n = input.reduce((a, b) => a * b, 1);
   const neg = out.filter((s) => s === -1).length;
-  if (neg > 1 || out.some((s) => s < -1 || !Number.isInteger(s))) throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) has target shape ${fmt(shape)}; expected sizes >= -1 with at most one -1`);
+  if (neg > 1 || out.some((s) => s < -1 || !Number.isInteger(s)))
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (${ctx.node.opType}) has target shape ${fmt(shape)}; expected sizes >= -1 with at most one -1`,
+    );
   if (neg === 1) {
     const known = out.reduce((a, s) => (s === -1 ? a : a * s), 1);
-    if (known === 0 || n % known !== 0) throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) cannot reshape ${fmt(input)} into ${fmt(shape)}`);
+    if (known === 0 || n % known !== 0)
+      throw new BurnError(
+        OP,
+        `node '${ctx.node.name}' (${ctx.node.opType}) cannot reshape ${fmt(input)} into ${fmt(shape)}`,
+      );
     out[out.indexOf(-1)] = n / known;
   }
-  if (out.reduce((a, b) => a * b, 1) !== n) throw new BurnError(OP, `node '${ctx.node.name}' (${ctx.node.opType}) cannot reshape ${fmt(input)} (${n} elements) into ${fmt(out)}`);
+  if (out.reduce((a, b) => a * b, 1) !== n)
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (${ctx.node.opType}) cannot reshape ${fmt(input)} (${n} elements) into ${fmt(out)}`,
+    );
   return out;
 }
 
@@ -70,14 +100,23 @@ function splitSizes(ctx: OpContext, n: number, outputs: number): number[] {
 function depthToSpace(x: AnyTensor, b: number, crd: boolean): AnyTensor {
   const [n, c, h, w] = x.dims() as [number, number, number, number];
   const oc = c / (b * b);
-  const t = crd ? x.reshape([n, oc, b, b, h, w]).permute([0, 1, 4, 2, 5, 3]) : x.reshape([n, b, b, oc, h, w]).permute([0, 3, 4, 1, 5, 2]);
+  const t = crd
+    ? x.reshape([n, oc, b, b, h, w]).permute([0, 1, 4, 2, 5, 3])
+    : x.reshape([n, b, b, oc, h, w]).permute([0, 3, 4, 1, 5, 2]);
   return t.reshape([n, oc, h * b, w * b]);
 }
 
 function padSpec(ctx: OpContext, rank: number): { pads: number[]; axes: number[] } {
-  const pads = ctx.opset >= 11 ? ctx.ints(1) ?? [] : ctx.attrs.ints('pads', []).slice();
-  const axes = ctx.opset >= 18 && ctx.node.inputs[3] ? ctx.ints(3)!.map((a) => axisOf(ctx, a, rank)) : Array.from({ length: rank }, (_, i) => i);
-  if (pads.length !== 2 * axes.length) throw new BurnError(OP, `node '${ctx.node.name}' (Pad) has ${pads.length} pads for ${axes.length} axes; expected ${2 * axes.length}`);
+  const pads = ctx.opset >= 11 ? (ctx.ints(1) ?? []) : ctx.attrs.ints('pads', []).slice();
+  const axes =
+    ctx.opset >= 18 && ctx.node.inputs[3]
+      ? ctx.ints(3)!.map((a) => axisOf(ctx, a, rank))
+      : Array.from({ length: rank }, (_, i) => i);
+  if (pads.length !== 2 * axes.length)
+    throw new BurnError(
+      OP,
+      `node '${ctx.node.name}' (Pad) has ${pads.length} pads for ${axes.length} axes; expected ${2 * axes.length}`,
+    );
   return { pads, axes };
 }
 
@@ -86,7 +125,10 @@ function pad(ctx: OpContext, x: AnyTensor): AnyTensor {
   const { pads, axes } = padSpec(ctx, rank);
   const before = new Array<number>(rank).fill(0);
   const after = new Array<number>(rank).fill(0);
-  axes.forEach((a, i) => { before[a] = pads[i]!; after[a] = pads[i + axes.length]!; });
+  axes.forEach((a, i) => {
+    before[a] = pads[i]!;
+    after[a] = pads[i + axes.length]!;
+  });
   // Negative pads crop.
   let t = x;
   if (before.some((p) => p < 0) || after.some((p) => p < 0)) {
@@ -97,7 +139,7 @@ function pad(ctx: OpContext, x: AnyTensor): AnyTensor {
   if (pairs.every(([a, b]) => a === 0 && b === 0)) return t;
   const mode = ctx.opset >= 2 ? ctx.attrs.string('mode', 'constant') : 'constant';
   if (mode === 'constant') {
-    const value = ctx.opset >= 11 ? ctx.floats(2)?.[0] ?? 0 : ctx.attrs.float('value', 0);
+    const value = ctx.opset >= 11 ? (ctx.floats(2)?.[0] ?? 0) : ctx.attrs.float('value', 0);
     return t.pad(pairs, value);
   }
   if (mode === 'reflect' || mode === 'edge') return t.pad(pairs, mode);
@@ -152,7 +194,13 @@ export const shapeOps: OpFamily = {
     hostInputs: [1],
     infer: (ctx) => {
       const target = ctx.dims(1);
-      return [sameElem(ctx, 0, target ? reshapeDims(inShape(ctx, 0), target, ctx.attrs.int('allowzero', 0) === 1) : undefined)];
+      return [
+        sameElem(
+          ctx,
+          0,
+          target ? reshapeDims(inShape(ctx, 0), target, ctx.attrs.int('allowzero', 0) === 1) : undefined,
+        ),
+      ];
     },
   },
   Flatten: {
@@ -168,7 +216,12 @@ export const shapeOps: OpFamily = {
       if (!s) return [sameElem(ctx, 0, [undefined, undefined])];
       const axis = ctx.attrs.int('axis', 1);
       const a = axis < 0 ? axis + s.length : axis;
-      const prod = (ds: readonly Dim[]) => (ds.every((d) => typeof d === 'number') ? (ds as number[]).reduce((p, d) => p * d, 1) : ds.length === 1 ? ds[0] : undefined);
+      const prod = (ds: readonly Dim[]) =>
+        ds.every((d) => typeof d === 'number')
+          ? (ds as number[]).reduce((p, d) => p * d, 1)
+          : ds.length === 1
+            ? ds[0]
+            : undefined;
       return [sameElem(ctx, 0, [prod(s.slice(0, a)), prod(s.slice(a))])];
     },
   },
@@ -178,17 +231,31 @@ export const shapeOps: OpFamily = {
       const dims = x.dims();
       const given = ctx.opset >= 13 ? ctx.ints(1) : ctx.attrs.ints('axes')?.slice();
       const axes = given ? given.map((a) => axisOf(ctx, a, dims.length)) : dims.flatMap((d, i) => (d === 1 ? [i] : []));
-      for (const a of axes) if (dims[a] !== 1) throw new BurnError(OP, `node '${ctx.node.name}' (Squeeze) squeezes axis ${a} of shape ${fmt(dims)}; expected size 1`);
+      for (const a of axes)
+        if (dims[a] !== 1)
+          throw new BurnError(
+            OP,
+            `node '${ctx.node.name}' (Squeeze) squeezes axis ${a} of shape ${fmt(dims)}; expected size 1`,
+          );
       return [x.reshape(dims.filter((_, i) => !axes.includes(i)))];
     },
     hostInputs: [1],
     infer: (ctx) => {
       const s = inShape(ctx, 0);
-      const given = ctx.opset >= 13 ? (ctx.node.inputs[1] ? ctx.constant(1)?.toArray() : undefined) : ctx.attrs.ints('axes');
+      const given =
+        ctx.opset >= 13 ? (ctx.node.inputs[1] ? ctx.constant(1)?.toArray() : undefined) : ctx.attrs.ints('axes');
       if (!s || (ctx.opset >= 13 && ctx.node.inputs[1] && !given)) return [sameElem(ctx, 0, undefined)];
-      const axes = given ? Array.from(given, (a) => (a < 0 ? a + s.length : a)) : s.flatMap((d, i) => (d === 1 ? [i] : []));
+      const axes = given
+        ? Array.from(given, (a) => (a < 0 ? a + s.length : a))
+        : s.flatMap((d, i) => (d === 1 ? [i] : []));
       if (!given && s.some((d) => typeof d !== 'number')) return [sameElem(ctx, 0, undefined)];
-      return [sameElem(ctx, 0, s.filter((_, i) => !axes.includes(i)))];
+      return [
+        sameElem(
+          ctx,
+          0,
+          s.filter((_, i) => !axes.includes(i)),
+        ),
+      ];
     },
   },
   Unsqueeze: {
@@ -198,7 +265,8 @@ export const shapeOps: OpFamily = {
       const given = ctx.opset >= 13 ? ctx.ints(1)! : ctx.attrs.ints('axes', []).slice();
       const rank = dims.length + given.length;
       const axes = given.map((a) => axisOf(ctx, a, rank));
-      if (new Set(axes).size !== axes.length) throw new BurnError(OP, `node '${ctx.node.name}' (Unsqueeze) repeats an axis in ${fmt(given)}`);
+      if (new Set(axes).size !== axes.length)
+        throw new BurnError(OP, `node '${ctx.node.name}' (Unsqueeze) repeats an axis in ${fmt(given)}`);
       const out: number[] = [];
       let j = 0;
       for (let i = 0; i < rank; i++) out.push(axes.includes(i) ? 1 : dims[j++]!);
@@ -228,7 +296,13 @@ export const shapeOps: OpFamily = {
       const s = inShape(ctx, 0);
       if (!s) return [sameElem(ctx, 0, undefined)];
       const perm = ctx.attrs.ints('perm') ?? s.map((_, i) => s.length - 1 - i);
-      return [sameElem(ctx, 0, perm.map((p) => s[p]))];
+      return [
+        sameElem(
+          ctx,
+          0,
+          perm.map((p) => s[p]),
+        ),
+      ];
     },
   },
   Concat: {
@@ -285,7 +359,8 @@ export const shapeOps: OpFamily = {
   Constant: {
     run: (ctx) => {
       const v = constantValue(ctx.attrs);
-      if (typeof v === 'string') throw new BurnError(OP, `node '${ctx.node.name}' (Constant) holds ${v}, which burn-ts tensors cannot`);
+      if (typeof v === 'string')
+        throw new BurnError(OP, `node '${ctx.node.name}' (Constant) holds ${v}, which burn-ts tensors cannot`);
       return [fromHost(v, ctx.device)];
     },
     check: (_node, attrs) => {
@@ -314,12 +389,19 @@ export const shapeOps: OpFamily = {
   },
   Cast: {
     run: (ctx, inputs) => [castTo(tensorAt(ctx, inputs, 0), castTarget(ctx.attrs) as DType)],
-    check: (_node, attrs) => (isSupportedElem(castTarget(attrs)) ? undefined : `casting to ${castTarget(attrs)} is not supported`),
+    check: (_node, attrs) =>
+      isSupportedElem(castTarget(attrs)) ? undefined : `casting to ${castTarget(attrs)} is not supported`,
     infer: (ctx) => [tensorType(castTarget(ctx.attrs), inShape(ctx, 0))],
   },
   CastLike: {
     run: (ctx, inputs) => [castTo(tensorAt(ctx, inputs, 0), tensorAt(ctx, inputs, 1).dtype())],
-    infer: (ctx) => [{ kind: 'tensor', elem: ctx.inputs[1]?.kind === 'tensor' ? ctx.inputs[1].elem : 'undefined', shape: inShape(ctx, 0) }],
+    infer: (ctx) => [
+      {
+        kind: 'tensor',
+        elem: ctx.inputs[1]?.kind === 'tensor' ? ctx.inputs[1].elem : 'undefined',
+        shape: inShape(ctx, 0),
+      },
+    ],
   },
   Range: {
     run: (ctx) => {
@@ -347,14 +429,21 @@ export const shapeOps: OpFamily = {
     infer: (ctx) => [sameElem(ctx, 0, inShape(ctx, 0))],
   },
   DepthToSpace: {
-    run: (ctx, inputs) => [depthToSpace(tensorAt(ctx, inputs, 0), ctx.attrs.int('blocksize', 1), ctx.attrs.string('mode', 'DCR') === 'CRD')],
+    run: (ctx, inputs) => [
+      depthToSpace(tensorAt(ctx, inputs, 0), ctx.attrs.int('blocksize', 1), ctx.attrs.string('mode', 'DCR') === 'CRD'),
+    ],
   },
   SpaceToDepth: {
     run: (ctx, inputs) => {
       const x = tensorAt(ctx, inputs, 0);
       const b = ctx.attrs.int('blocksize', 1);
       const [n, c, h, w] = x.dims() as [number, number, number, number];
-      return [x.reshape([n, c, h / b, b, w / b, b]).permute([0, 3, 5, 1, 2, 4]).reshape([n, c * b * b, h / b, w / b])];
+      return [
+        x
+          .reshape([n, c, h / b, b, w / b, b])
+          .permute([0, 3, 5, 1, 2, 4])
+          .reshape([n, c * b * b, h / b, w / b]),
+      ];
     },
   },
   Trilu: {

@@ -22,10 +22,17 @@ function dft(x: FloatT, axis: number, n: number, inverse: boolean, bins: number)
   const fit = (t: FloatT): FloatT => {
     if (size === n) return t;
     if (size > n) return t.sliceDim(axis, [0, n]);
-    return t.pad(dims.map((_, i) => (i === axis ? [0, n - size] : [0, 0]) as [number, number]), 0);
+    return t.pad(
+      dims.map((_, i) => (i === axis ? [0, n - size] : [0, 0]) as [number, number]),
+      0,
+    );
   };
-  re = fit(re).swapDims(axis, last - 1).squeezeDim(last);
-  im = fit(im).swapDims(axis, last - 1).squeezeDim(last);
+  re = fit(re)
+    .swapDims(axis, last - 1)
+    .squeezeDim(last);
+  im = fit(im)
+    .swapDims(axis, last - 1)
+    .squeezeDim(last);
   const cos = new Float64Array(n * bins);
   const sin = new Float64Array(n * bins);
   for (let j = 0; j < n; j++) {
@@ -39,10 +46,14 @@ function dft(x: FloatT, axis: number, n: number, inverse: boolean, bins: number)
   const c = Tensor.fromData(new TensorData(cos, [n, bins], 'f64').convert(dt), x.device()) as FloatT;
   const s = Tensor.fromData(new TensorData(sin, [n, bins], 'f64').convert(dt), x.device()) as FloatT;
   // (re + i·im)(cos + i·sin) with the sign of sin chosen above.
-  const mm = (a: FloatT, b: FloatT): FloatT => asF(matmul({ node: { name: 'DFT', opType: 'DFT' } }, a as AnyTensor, b as AnyTensor));
+  const mm = (a: FloatT, b: FloatT): FloatT =>
+    asF(matmul({ node: { name: 'DFT', opType: 'DFT' } }, a as AnyTensor, b as AnyTensor));
   let outRe = mm(re, c).sub(mm(im, s));
   let outIm = mm(re, s).add(mm(im, c));
-  if (inverse) { outRe = outRe.div(n); outIm = outIm.div(n); }
+  if (inverse) {
+    outRe = outRe.div(n);
+    outIm = outIm.div(n);
+  }
   // [..., bins, 2] with the transformed axis second to last: swap it back into place.
   const out = Tensor.stack([outRe, outIm], outRe.rank()) as FloatT;
   return out.swapDims(axis, last - 1);
@@ -105,7 +116,8 @@ export const signalOps: OpFamily = {
       const n = ctx.node.inputs[1] ? ctx.ints(1)![0]! : x.dims()[axis]!;
       const inverse = ctx.attrs.int('inverse', 0) === 1;
       const onesided = ctx.attrs.int('onesided', 0) === 1;
-      if (inverse && onesided) throw new BurnError('onnx', `node '${ctx.node.name}' (DFT) has inverse and onesided both set`);
+      if (inverse && onesided)
+        throw new BurnError('onnx', `node '${ctx.node.name}' (DFT) has inverse and onesided both set`);
       return [dft(x, axis, n, inverse, onesided ? Math.floor(n / 2) + 1 : n) as AnyTensor];
     },
     hostInputs: [1, 2],
@@ -116,6 +128,14 @@ export const signalOps: OpFamily = {
   },
   MelWeightMatrix: { run: (ctx) => [melWeights(ctx)], hostInputs: [0, 1, 2, 3, 4] },
   HannWindow: { run: (ctx) => [window(ctx, (n, N) => Math.sin((Math.PI * n) / N) ** 2)], hostInputs: [0] },
-  HammingWindow: { run: (ctx) => [window(ctx, (n, N) => 25 / 46 - (21 / 46) * Math.cos((2 * Math.PI * n) / N))], hostInputs: [0] },
-  BlackmanWindow: { run: (ctx) => [window(ctx, (n, N) => 0.42 - 0.5 * Math.cos((2 * Math.PI * n) / N) + 0.08 * Math.cos((4 * Math.PI * n) / N))], hostInputs: [0] },
+  HammingWindow: {
+    run: (ctx) => [window(ctx, (n, N) => 25 / 46 - (21 / 46) * Math.cos((2 * Math.PI * n) / N))],
+    hostInputs: [0],
+  },
+  BlackmanWindow: {
+    run: (ctx) => [
+      window(ctx, (n, N) => 0.42 - 0.5 * Math.cos((2 * Math.PI * n) / N) + 0.08 * Math.cos((4 * Math.PI * n) / N)),
+    ],
+    hostInputs: [0],
+  },
 };

@@ -12,7 +12,11 @@ function tfidf(ctx: OpContext, inputs: readonly (Value | undefined)[]): AnyTenso
   const a = ctx.attrs;
   const x = tensorAt(ctx, inputs, 0);
   const pool = a.ints('pool_int64s');
-  if (!pool) throw new BurnError('onnx', `node '${ctx.node.name}' (TfIdfVectorizer) has no pool_int64s (string pools are not supported)`);
+  if (!pool)
+    throw new BurnError(
+      'onnx',
+      `node '${ctx.node.name}' (TfIdfVectorizer) has no pool_int64s (string pools are not supported)`,
+    );
   const counts = a.ints('ngram_counts', []);
   const indexes = a.ints('ngram_indexes', []);
   const weights = a.floats('weights');
@@ -26,7 +30,8 @@ function tfidf(ctx: OpContext, inputs: readonly (Value | undefined)[]): AnyTenso
   counts.forEach((start, i) => {
     const n = i + 1;
     const end = i + 1 < counts.length ? counts[i + 1]! : pool.length;
-    for (let p = start; p < end; p += n, k++) table.set(pool.slice(p, p + n).join(','), [indexes[k]!, weights?.[k] ?? 1]);
+    for (let p = start; p < end; p += n, k++)
+      table.set(pool.slice(p, p + n).join(','), [indexes[k]!, weights?.[k] ?? 1]);
   });
   const width = Math.max(-1, ...indexes) + 1;
   const dims = x.dims();

@@ -67,7 +67,11 @@ export const trainingOps: OpFamily = {
         const xn = x.sub(v.div(h.sqrt().add(eps)).mul(rate)).mul(1 - post);
         return [xn, v, h] as const;
       });
-      return [...out.map(([x]) => x as AnyTensor), ...out.map(([, v]) => v as AnyTensor), ...out.map(([, , h]) => h as AnyTensor)];
+      return [
+        ...out.map(([x]) => x as AnyTensor),
+        ...out.map(([, v]) => v as AnyTensor),
+        ...out.map(([, , h]) => h as AnyTensor),
+      ];
     },
     hostInputs: [0, 1],
   },

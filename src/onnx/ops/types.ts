@@ -19,7 +19,10 @@ export type NumT = Tensor<number, Numeric>;
 
 /** An ONNX sequence value (`seq(tensor)`), as produced by `SequenceConstruct`, `SplitToSequence`, `Loop`. */
 export class SequenceValue {
-  constructor(readonly items: readonly AnyTensor[], readonly elem: DType | undefined) {}
+  constructor(
+    readonly items: readonly AnyTensor[],
+    readonly elem: DType | undefined,
+  ) {}
 }
 
 /** An empty ONNX optional (`optional(T)` holding nothing). A present optional is just its value. */
@@ -82,7 +85,10 @@ export interface OpDef {
   /** Runs the node; returns one value per output (undefined for an output it does not produce). */
   readonly run: (ctx: OpContext, inputs: readonly (Value | undefined)[]) => readonly (Value | undefined)[];
   /** The asynchronous form used by `runAsync`, for ops that run subgraphs or read values mid-way (control flow). */
-  readonly runAsync?: (ctx: AsyncOpContext, inputs: readonly (Value | undefined)[]) => Promise<readonly (Value | undefined)[]>;
+  readonly runAsync?: (
+    ctx: AsyncOpContext,
+    inputs: readonly (Value | undefined)[],
+  ) => Promise<readonly (Value | undefined)[]>;
   /** Inputs read on the host (shapes, axes, sizes): their initializers stay constants, never parameters. */
   readonly hostInputs?: readonly number[];
   /**

@@ -18,14 +18,15 @@ function unary(fn: (t: AnyTensor, ctx: OpContext) => AnyTensor): OpDef {
 
 function floatOnly(name: string, fn: (t: FloatT) => FloatT): OpDef {
   return unary((t, ctx) => {
-    if (!isFloatDType(t.dtype())) throw new BurnError('onnx', `node '${ctx.node.name}' (${name}) got ${t.dtype()}; expected a float tensor`);
+    if (!isFloatDType(t.dtype()))
+      throw new BurnError('onnx', `node '${ctx.node.name}' (${name}) got ${t.dtype()}; expected a float tensor`);
     return fn(asF(t)) as AnyTensor;
   });
 }
 
 /** Elementwise math of one input (Burn's float/int unary ops). */
 export const unaryOps: OpFamily = {
-  Abs: unary((t) => (t.dtype().startsWith('u') || t.dtype() === 'bool' ? t : asN(t).abs() as AnyTensor)),
+  Abs: unary((t) => (t.dtype().startsWith('u') || t.dtype() === 'bool' ? t : (asN(t).abs() as AnyTensor))),
   Neg: unary((t) => asN(t).neg() as AnyTensor),
   Sign: unary((t) => asN(t).sign() as AnyTensor),
   Exp: floatOnly('Exp', (t) => t.exp()),

@@ -6,13 +6,29 @@ import { Tensor } from '../../tensor/tensor.js';
 import type { Dim, ValueType } from '../ir/types.js';
 import { dataForDevice, deviceDType } from './device-dtype.js';
 import { mirror } from './host-mirror.js';
-import { NoneValue, SequenceValue, type AnyTensor, type BoolT, type FloatT, type InferContext, type IntT, type NumT, type OpContext, type Value } from './types.js';
+import {
+  NoneValue,
+  SequenceValue,
+  type AnyTensor,
+  type BoolT,
+  type FloatT,
+  type InferContext,
+  type IntT,
+  type NumT,
+  type OpContext,
+  type Value,
+} from './types.js';
 
 /** Input `i` as a tensor; a missing input or a non-tensor value is a BurnError naming the node. */
 export function tensorAt(ctx: OpContext, inputs: readonly (Value | undefined)[], i: number): AnyTensor {
   const v = inputs[i];
-  if (v === undefined || v instanceof NoneValue) throw new BurnError('onnx', `node '${ctx.node.name}' (${ctx.node.opType}) needs input ${i}, which is missing`);
-  if (v instanceof SequenceValue) throw new BurnError('onnx', `node '${ctx.node.name}' (${ctx.node.opType}) got a sequence for input ${i}; expected a tensor`);
+  if (v === undefined || v instanceof NoneValue)
+    throw new BurnError('onnx', `node '${ctx.node.name}' (${ctx.node.opType}) needs input ${i}, which is missing`);
+  if (v instanceof SequenceValue)
+    throw new BurnError(
+      'onnx',
+      `node '${ctx.node.name}' (${ctx.node.opType}) got a sequence for input ${i}; expected a tensor`,
+    );
   return v;
 }
 
@@ -40,7 +56,7 @@ export function castTo(t: AnyTensor, target: DType): AnyTensor {
   const dtype = deviceDType(target, t.device());
   const from = t.dtype();
   if (from === dtype) return t;
-  if (dtype === 'bool') return from === 'bool' ? t : asN(t).notEqual(0) as AnyTensor;
+  if (dtype === 'bool') return from === 'bool' ? t : (asN(t).notEqual(0) as AnyTensor);
   if (isFloatDType(dtype)) {
     if (isFloatDType(from)) return t.cast(dtype);
     return (t as IntT | BoolT).float(dtype) as AnyTensor;
@@ -70,7 +86,11 @@ export function fromHost(data: TensorData, device: Device): AnyTensor {
 }
 
 /** A rank-1 i64 tensor of integers (i32 on devices without i64). */
-export function i64Tensor(values: readonly number[], device: Device, shape: readonly number[] = [values.length]): AnyTensor {
+export function i64Tensor(
+  values: readonly number[],
+  device: Device,
+  shape: readonly number[] = [values.length],
+): AnyTensor {
   const d = new TensorData(values, shape, deviceDType('i64', device));
   return mirror(Tensor.fromData(d, device), d);
 }
@@ -83,19 +103,30 @@ export function filled(shape: readonly number[], value: number | boolean, dtype:
 /** Resolves a possibly negative axis; out of range is a BurnError naming the node. */
 export function axisOf(ctx: { node: { name: string; opType: string } }, axis: number, rank: number): number {
   if (!Number.isInteger(axis) || axis < -rank || axis >= rank) {
-    throw new BurnError('onnx', `node '${ctx.node.name}' (${ctx.node.opType}) has axis ${axis} for a tensor of rank ${rank}; expected ${-rank} <= axis < ${rank}`);
+    throw new BurnError(
+      'onnx',
+      `node '${ctx.node.name}' (${ctx.node.opType}) has axis ${axis} for a tensor of rank ${rank}; expected ${-rank} <= axis < ${rank}`,
+    );
   }
   return axis < 0 ? axis + rank : axis;
 }
 
 /** Multidirectional (NumPy) broadcast of two shapes; a mismatch is a BurnError naming the node. */
-export function broadcastShape(ctx: { node: { name: string; opType: string } }, a: readonly number[], b: readonly number[]): number[] {
+export function broadcastShape(
+  ctx: { node: { name: string; opType: string } },
+  a: readonly number[],
+  b: readonly number[],
+): number[] {
   const rank = Math.max(a.length, b.length);
   const out: number[] = [];
   for (let i = 0; i < rank; i++) {
     const x = a[i - rank + a.length] ?? 1;
     const y = b[i - rank + b.length] ?? 1;
-    if (x !== y && x !== 1 && y !== 1) throw new BurnError('onnx', `node '${ctx.node.name}' (${ctx.node.opType}) cannot broadcast shapes ${fmt(a)} and ${fmt(b)}`);
+    if (x !== y && x !== 1 && y !== 1)
+      throw new BurnError(
+        'onnx',
+        `node '${ctx.node.name}' (${ctx.node.opType}) cannot broadcast shapes ${fmt(a)} and ${fmt(b)}`,
+      );
     out.push(x === 1 ? y : x);
   }
   return out;
@@ -105,7 +136,8 @@ export function broadcastShape(ctx: { node: { name: string; opType: string } }, 
 export function broadcastTo(t: AnyTensor, shape: readonly number[]): AnyTensor {
   const dims = t.dims();
   if (dims.length === shape.length && dims.every((d, i) => d === shape[i])) return t;
-  const lifted = dims.length < shape.length ? t.reshape([...new Array<number>(shape.length - dims.length).fill(1), ...dims]) : t;
+  const lifted =
+    dims.length < shape.length ? t.reshape([...new Array<number>(shape.length - dims.length).fill(1), ...dims]) : t;
   return lifted.expand(shape);
 }
 
@@ -129,7 +161,15 @@ export function broadcastDims(shapes: readonly (readonly Dim[] | undefined)[]): 
       const x = i - rank + s.length < 0 ? 1 : s[i - rank + s.length];
       if (x === 1) continue;
       if (d === 1) d = x;
-      else if (d !== x) d = typeof d === 'number' && typeof x === 'number' ? d : typeof x === 'number' ? x : typeof d === 'number' ? d : undefined;
+      else if (d !== x)
+        d =
+          typeof d === 'number' && typeof x === 'number'
+            ? d
+            : typeof x === 'number'
+              ? x
+              : typeof d === 'number'
+                ? d
+                : undefined;
     }
     out.push(d);
   }

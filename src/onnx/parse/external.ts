@@ -14,8 +14,17 @@ const OP = 'loadOnnx';
  */
 export function checkLocation(location: string, tensor: string): void {
   const parts = location.split(/[\\/]/);
-  if (location.startsWith('/') || /^[a-zA-Z]:/.test(location) || location.startsWith('\\') || parts.includes('..') || location.includes('\0')) {
-    throw new BurnError(OP, `tensor '${tensor}' names external data '${location}'; expected a relative path inside the model's folder (no '..', no absolute path)`);
+  if (
+    location.startsWith('/') ||
+    /^[a-zA-Z]:/.test(location) ||
+    location.startsWith('\\') ||
+    parts.includes('..') ||
+    location.includes('\0')
+  ) {
+    throw new BurnError(
+      OP,
+      `tensor '${tensor}' names external data '${location}'; expected a relative path inside the model's folder (no '..', no absolute path)`,
+    );
   }
 }
 
@@ -28,8 +37,16 @@ export function checkLocation(location: string, tensor: string): void {
 export function readExternalTensors(dir: string, tensors: readonly ConstTensor[]): void {
   if (tensors.length === 0) return;
   type Fs = typeof import('node:fs');
-  const { closeSync, fstatSync, openSync, readSync, realpathSync } = requireNodeBuiltin<Fs>('node:fs', OP, 'reading external tensor data from files');
-  const { join, sep } = requireNodeBuiltin<typeof import('node:path')>('node:path', OP, 'reading external tensor data from files');
+  const { closeSync, fstatSync, openSync, readSync, realpathSync } = requireNodeBuiltin<Fs>(
+    'node:fs',
+    OP,
+    'reading external tensor data from files',
+  );
+  const { join, sep } = requireNodeBuiltin<typeof import('node:path')>(
+    'node:path',
+    OP,
+    'reading external tensor data from files',
+  );
   const root = realpathSync(dir);
   const fds = new Map<string, { fd: number; size: number }>();
   try {
@@ -43,9 +60,16 @@ export function readExternalTensors(dir: string, tensors: readonly ConstTensor[]
         try {
           real = realpathSync(join(root, ref.location));
         } catch {
-          throw new BurnError(OP, `tensor '${t.name}' is stored in '${ref.location}', which does not exist beside the model (in ${root})`);
+          throw new BurnError(
+            OP,
+            `tensor '${t.name}' is stored in '${ref.location}', which does not exist beside the model (in ${root})`,
+          );
         }
-        if (!real.startsWith(root + sep)) throw new BurnError(OP, `tensor '${t.name}' names external data '${ref.location}', which resolves outside the model's folder`);
+        if (!real.startsWith(root + sep))
+          throw new BurnError(
+            OP,
+            `tensor '${t.name}' names external data '${ref.location}', which resolves outside the model's folder`,
+          );
         const fd = openSync(real, 'r');
         file = { fd, size: fstatSync(fd).size };
         fds.set(ref.location, file);
@@ -54,16 +78,23 @@ export function readExternalTensors(dir: string, tensors: readonly ConstTensor[]
       const bytes = n * dtypeSize(t.elem);
       const length = ref.length ?? file.size - ref.offset;
       if (length !== bytes) {
-        throw new BurnError(OP, `tensor '${t.name}' has ${length} bytes of external data for dims ${fmt(t.shape)} of ${onnxTypeName(t.elem)}; expected ${bytes}`);
+        throw new BurnError(
+          OP,
+          `tensor '${t.name}' has ${length} bytes of external data for dims ${fmt(t.shape)} of ${onnxTypeName(t.elem)}; expected ${bytes}`,
+        );
       }
       if (ref.offset + bytes > file.size) {
-        throw new BurnError(OP, `tensor '${t.name}' reads bytes ${ref.offset}..${ref.offset + bytes} of '${ref.location}', which has ${file.size} bytes`);
+        throw new BurnError(
+          OP,
+          `tensor '${t.name}' reads bytes ${ref.offset}..${ref.offset + bytes} of '${ref.location}', which has ${file.size} bytes`,
+        );
       }
       const buf = new Uint8Array(bytes);
       let done = 0;
       while (done < bytes) {
         const got = readSync(file.fd, buf, done, bytes - done, ref.offset + done);
-        if (got <= 0) throw new BurnError(OP, `tensor '${t.name}': '${ref.location}' ended after ${done} of ${bytes} bytes`);
+        if (got <= 0)
+          throw new BurnError(OP, `tensor '${t.name}': '${ref.location}' ended after ${done} of ${bytes} bytes`);
         done += got;
       }
       t.data = TensorData.fromBytes(buf, t.shape, t.elem);

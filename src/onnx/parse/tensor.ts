@@ -15,11 +15,13 @@ export function tensorDims(dims: readonly bigint[], what: string): number[] {
   const out: number[] = [];
   let n = 1;
   for (const d of dims) {
-    if (d < 0n || d > BigInt(MAX_ELEMENTS)) throw new BurnError(OP, `${what} has dims ${fmt(dims)}; expected sizes between 0 and ${MAX_ELEMENTS}`);
+    if (d < 0n || d > BigInt(MAX_ELEMENTS))
+      throw new BurnError(OP, `${what} has dims ${fmt(dims)}; expected sizes between 0 and ${MAX_ELEMENTS}`);
     out.push(Number(d));
     n *= Number(d);
   }
-  if (n > MAX_ELEMENTS) throw new BurnError(OP, `${what} has dims ${fmt(dims)} (${n} elements); expected at most ${MAX_ELEMENTS} elements`);
+  if (n > MAX_ELEMENTS)
+    throw new BurnError(OP, `${what} has dims ${fmt(dims)} (${n} elements); expected at most ${MAX_ELEMENTS} elements`);
   return out;
 }
 
@@ -33,10 +35,12 @@ export function readTensorProto(proto: TensorProto, fallbackName = ''): ConstTen
   const name = proto.name || fallbackName;
   const what = `tensor '${name}'`;
   const elem = elemTypeOfCode(proto.dataType);
-  if (elem === undefined || elem === 'undefined') throw new BurnError(OP, `${what} has data type code ${proto.dataType}; expected an ONNX TensorProto.DataType`);
+  if (elem === undefined || elem === 'undefined')
+    throw new BurnError(OP, `${what} has data type code ${proto.dataType}; expected an ONNX TensorProto.DataType`);
   const shape = tensorDims(proto.dims, what);
   const n = shape.reduce((a, b) => a * b, 1);
-  if (proto.segment) throw new BurnError(OP, `${what} is segmented (TensorProto.segment); segmented tensors are not supported`);
+  if (proto.segment)
+    throw new BurnError(OP, `${what} is segmented (TensorProto.segment); segmented tensors are not supported`);
   if (proto.dataLocation === TensorProto_DataLocation.EXTERNAL) {
     return { name, elem, shape, data: undefined, external: externalRef(proto, what) };
   }
@@ -50,7 +54,10 @@ export function readTensorProto(proto: TensorProto, fallbackName = ''): ConstTen
 }
 
 function countError(what: string, got: number, shape: readonly number[]): BurnError {
-  return new BurnError(OP, `${what} holds ${got} values for dims ${fmt(shape)}; expected ${shape.reduce((a, b) => a * b, 1)} (dims that do not fit the data)`);
+  return new BurnError(
+    OP,
+    `${what} holds ${got} values for dims ${fmt(shape)}; expected ${shape.reduce((a, b) => a * b, 1)} (dims that do not fit the data)`,
+  );
 }
 
 /** Buffers the loader read itself and parses once: their large raw tensors are aligned in place instead of copied. */
@@ -98,9 +105,19 @@ function alignInPlace(raw: Uint8Array, size: number): Uint8Array | undefined {
 
 function tensorDataOf(proto: TensorProto, dtype: DType, shape: number[], n: number, what: string): TensorData {
   if (proto.rawData.length > 0 || n === 0) {
-    const size = dtype === 'f64' || dtype === 'i64' ? 8 : dtype === 'f32' || dtype === 'i32' || dtype === 'u32' ? 4 : dtype === 'f16' || dtype === 'bf16' || dtype === 'i16' || dtype === 'u16' ? 2 : 1;
+    const size =
+      dtype === 'f64' || dtype === 'i64'
+        ? 8
+        : dtype === 'f32' || dtype === 'i32' || dtype === 'u32'
+          ? 4
+          : dtype === 'f16' || dtype === 'bf16' || dtype === 'i16' || dtype === 'u16'
+            ? 2
+            : 1;
     if (proto.rawData.length !== n * size) {
-      throw new BurnError(OP, `${what} has ${proto.rawData.length} bytes of raw_data for dims ${fmt(shape)} of ${onnxTypeName(dtype)}; expected ${n * size} (dims that do not fit the data)`);
+      throw new BurnError(
+        OP,
+        `${what} has ${proto.rawData.length} bytes of raw_data for dims ${fmt(shape)} of ${onnxTypeName(dtype)}; expected ${n * size} (dims that do not fit the data)`,
+      );
     }
     // In a buffer the loader owns, a large tensor stays where it is (aligned in place: no second
     // copy of the weights, no fresh pages). Otherwise a copy, so the tensor does not pin the
@@ -112,16 +129,27 @@ function tensorDataOf(proto: TensorProto, dtype: DType, shape: number[], n: numb
   return new TensorData(typed, shape, dtype);
 }
 
-function typedValues(proto: TensorProto, dtype: DType): Float32Array | Float64Array | Int32Array | Uint16Array | Uint32Array | BigInt64Array | number[] {
+function typedValues(
+  proto: TensorProto,
+  dtype: DType,
+): Float32Array | Float64Array | Int32Array | Uint16Array | Uint32Array | BigInt64Array | number[] {
   switch (dtype) {
-    case 'f32': return Float32Array.from(proto.floatData);
-    case 'f64': return Float64Array.from(proto.doubleData);
-    case 'i64': return BigInt64Array.from(proto.int64Data);
-    case 'u32': return Uint32Array.from(proto.uint64Data, (v) => Number(v));
+    case 'f32':
+      return Float32Array.from(proto.floatData);
+    case 'f64':
+      return Float64Array.from(proto.doubleData);
+    case 'i64':
+      return BigInt64Array.from(proto.int64Data);
+    case 'u32':
+      return Uint32Array.from(proto.uint64Data, (v) => Number(v));
     // Half precision travels as its 16 bits in int32_data.
-    case 'f16': case 'bf16': return Uint16Array.from(proto.int32Data, (v) => v & 0xffff);
-    case 'bool': return proto.int32Data.map((v) => (v !== 0 ? 1 : 0));
-    default: return proto.int32Data;
+    case 'f16':
+    case 'bf16':
+      return Uint16Array.from(proto.int32Data, (v) => v & 0xffff);
+    case 'bool':
+      return proto.int32Data.map((v) => (v !== 0 ? 1 : 0));
+    default:
+      return proto.int32Data;
   }
 }
 
@@ -132,7 +160,8 @@ function externalRef(proto: TensorProto, what: string): ExternalRef {
   const int = (key: string): number | undefined => {
     const v = entries.get(key);
     if (v === undefined) return undefined;
-    if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new BurnError(OP, `${what} has external ${key} '${v}'; expected a non-negative integer`);
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)))
+      throw new BurnError(OP, `${what} has external ${key} '${v}'; expected a non-negative integer`);
     return Number(v);
   };
   return { location, offset: int('offset') ?? 0, length: int('length') };

@@ -35,9 +35,15 @@ class StepContext implements AsyncOpContext {
     private readonly hostInputs: readonly (TensorData | undefined)[] | undefined,
   ) {}
 
-  get node() { return this.step.node; }
-  get attrs() { return this.step.attrs; }
-  get opset() { return this.step.opset; }
+  get node() {
+    return this.step.node;
+  }
+  get attrs() {
+    return this.step.attrs;
+  }
+  get opset() {
+    return this.step.opset;
+  }
 
   host(i: number): TensorData | undefined {
     const name = this.step.node.inputs[i];
@@ -88,7 +94,11 @@ class StepContext implements AsyncOpContext {
   private results(graph: Graph, inner: Scope): Value[] {
     return graph.outputs.map((o) => {
       const v = inner.get(o.name);
-      if (v === undefined) throw new BurnError('onnx', `subgraph '${graph.name}' of node '${this.step.node.name}' produced no value for output '${o.name}'`);
+      if (v === undefined)
+        throw new BurnError(
+          'onnx',
+          `subgraph '${graph.name}' of node '${this.step.node.name}' produced no value for output '${o.name}'`,
+        );
       return v;
     });
   }
@@ -119,7 +129,7 @@ export function runSteps(plan: GraphPlan, scope: Scope, env: RunEnv): void {
 export async function runStepsAsync(plan: GraphPlan, scope: Scope, env: RunEnv): Promise<void> {
   for (let i = 0; i < plan.steps.length; i++) {
     const step = plan.steps[i]!;
-    const wanted = step.def.readsValues ? step.node.inputs.map((_, k) => k) : step.def.hostInputs ?? [];
+    const wanted = step.def.readsValues ? step.node.inputs.map((_, k) => k) : (step.def.hostInputs ?? []);
     for (const k of wanted) {
       const name = step.node.inputs[k];
       if (!name || scope.knownHost(name)) continue;
@@ -144,7 +154,9 @@ function nodeError(step: Step, e: unknown): unknown {
   const msg = e instanceof Error ? e.message : String(e);
   if (msg.includes(`node '${step.node.name}'`)) return e;
   // A device that reads only asynchronously (WebGPU) met an op that needs values on the host.
-  const hint = msg.includes('cannot read synchronously') ? '; this node needs values on the host: use model.runAsync on this device' : '';
+  const hint = msg.includes('cannot read synchronously')
+    ? '; this node needs values on the host: use model.runAsync on this device'
+    : '';
   return new BurnError('onnx', `node '${step.node.name}' (${step.node.opType}): ${msg}${hint}`);
 }
 
@@ -181,9 +193,15 @@ function prepare(step: Step, scope: Scope, env: RunEnv): Call {
     hostIns = [];
     let total = 0;
     for (const name of node.inputs) {
-      if (!name) { hostIns.push(undefined); continue; }
+      if (!name) {
+        hostIns.push(undefined);
+        continue;
+      }
       const h = scope.knownHost(name);
-      if (!h) { hostIns = undefined; break; }
+      if (!h) {
+        hostIns = undefined;
+        break;
+      }
       total += numelOf(h);
       hostIns.push(h);
     }
@@ -196,7 +214,8 @@ function prepare(step: Step, scope: Scope, env: RunEnv): Call {
     if (!name) return undefined;
     if (hostIns && !shapeOnly) return Tensor.fromData(hostIns[i]!, device);
     const v = scope.get(name);
-    if (v === undefined) throw new BurnError('onnx', `node '${node.name}' (${node.opType}) reads '${name}', which has no value`);
+    if (v === undefined)
+      throw new BurnError('onnx', `node '${node.name}' (${node.opType}) reads '${name}', which has no value`);
     return v;
   });
   return { ctx: new StepContext(step, scope, device, env, hostIns), inputs, onHost, device };
@@ -247,7 +266,13 @@ function store(step: Step, scope: Scope, env: RunEnv, call: Call, outputs: reado
       return;
     }
     if (onHost && v instanceof SequenceValue && !device.equals(scope.device)) {
-      scope.set(name, new SequenceValue(v.items.map((t) => fromHost(t.toDataSync(), scope.device)), v.elem));
+      scope.set(
+        name,
+        new SequenceValue(
+          v.items.map((t) => fromHost(t.toDataSync(), scope.device)),
+          v.elem,
+        ),
+      );
       return;
     }
     scope.set(name, v);

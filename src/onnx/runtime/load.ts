@@ -55,11 +55,13 @@ function externalTensors(graph: Graph, out: ConstTensor[] = []): ConstTensor[] {
 function unsupportedValues(graph: Graph, out: string[]): void {
   for (const v of graph.inputs) {
     const t = v.type;
-    if (t?.kind === 'tensor' && t.elem !== 'undefined' && !isSupportedElem(t.elem)) out.push(`input '${v.name}' of element type ${onnxTypeName(t.elem)}: not supported`);
+    if (t?.kind === 'tensor' && t.elem !== 'undefined' && !isSupportedElem(t.elem))
+      out.push(`input '${v.name}' of element type ${onnxTypeName(t.elem)}: not supported`);
     if (t?.kind === 'other') out.push(`input '${v.name}' of type ${t.what}: not supported`);
   }
   for (const c of graph.initializers.values()) {
-    if (!c.data && !c.external) out.push(`initializer '${c.name}' of element type ${onnxTypeName(c.elem)}: not supported`);
+    if (!c.data && !c.external)
+      out.push(`initializer '${c.name}' of element type ${onnxTypeName(c.elem)}: not supported`);
   }
   for (const n of graph.nodes) for (const g of subgraphsOf(n)) unsupportedValues(g, out);
 }
@@ -70,13 +72,18 @@ function unsupportedValues(graph: Graph, out: string[]): void {
  * the module class uses (`run`, `inputs`, `visit`…) is kept whole with its dots as underscores.
  */
 function paramPaths(names: readonly string[]): Map<string, string[]> {
-  const reserved = (key: string) => key in OnnxModel.prototype || key === 'onnx' || key === '__proto__' || key === 'constructor';
+  const reserved = (key: string) =>
+    key in OnnxModel.prototype || key === 'onnx' || key === '__proto__' || key === 'constructor';
   const leaves = new Set<string>();
   const prefixes = new Set<string>();
   const out = new Map<string, string[]>();
   const taken = new Set<string>();
   const fits = (parts: string[]): boolean => {
-    if (parts.some((p) => p === '' || p === '__proto__' || p === 'constructor' || p === 'prototype') || reserved(parts[0]!)) return false;
+    if (
+      parts.some((p) => p === '' || p === '__proto__' || p === 'constructor' || p === 'prototype') ||
+      reserved(parts[0]!)
+    )
+      return false;
     const full = parts.join('.');
     if (leaves.has(full) || prefixes.has(full)) return false;
     for (let i = 1; i < parts.length; i++) if (leaves.has(parts.slice(0, i).join('.'))) return false;
@@ -113,14 +120,25 @@ function setPath(root: Record<string, unknown>, path: readonly string[], value: 
   node[path[path.length - 1]!] = value;
 }
 
-async function readSource(source: string | URL | Uint8Array | ArrayBuffer): Promise<{ bytes: Uint8Array; dir: string | undefined; owned: boolean }> {
+async function readSource(
+  source: string | URL | Uint8Array | ArrayBuffer,
+): Promise<{ bytes: Uint8Array; dir: string | undefined; owned: boolean }> {
   if (source instanceof Uint8Array) return { bytes: source, dir: undefined, owned: false };
   if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source), dir: undefined, owned: false };
   if (fetchable(source)) return { bytes: await fetchBytes(source, OP), dir: undefined, owned: true };
   // Only a path needs the file system (node:fs resolved at run time: pages never load it).
-  const fs = requireNodeBuiltin<typeof import('node:fs/promises')>('node:fs/promises', OP, 'loading a model from a file path');
+  const fs = requireNodeBuiltin<typeof import('node:fs/promises')>(
+    'node:fs/promises',
+    OP,
+    'loading a model from a file path',
+  );
   const path = requireNodeBuiltin<typeof import('node:path')>('node:path', OP, 'loading a model from a file path');
-  const file = typeof source === 'string' ? source : requireNodeBuiltin<typeof import('node:url')>('node:url', OP, 'loading a model from a file URL').fileURLToPath(source);
+  const file =
+    typeof source === 'string'
+      ? source
+      : requireNodeBuiltin<typeof import('node:url')>('node:url', OP, 'loading a model from a file URL').fileURLToPath(
+          source,
+        );
   let bytes: Uint8Array;
   try {
     // One read of the whole file (readFile reads in 512 KiB round trips to the thread pool).
@@ -154,13 +172,20 @@ function fetchable(source: string | URL): boolean {
 }
 
 /** The model after parsing and every load-time check: ready to simplify and plan. */
-export async function prepareModel(source: string | URL | Uint8Array | ArrayBuffer, options: LoadOnnxOptions = {}): Promise<Model> {
+export async function prepareModel(
+  source: string | URL | Uint8Array | ArrayBuffer,
+  options: LoadOnnxOptions = {},
+): Promise<Model> {
   const { bytes, dir, owned } = await readSource(source);
   const model = owned ? parseOwned(bytes, () => parseModel(bytes)) : parseModel(bytes);
   const external = externalTensors(model.graph);
   if (external.length > 0) {
     const base = dir ?? options.baseDir;
-    if (!base) throw new BurnError(OP, `the model stores ${external.length} tensors in external files ('${external[0]!.external!.location}'…); load it from its path, or give options.baseDir`);
+    if (!base)
+      throw new BurnError(
+        OP,
+        `the model stores ${external.length} tensors in external files ('${external[0]!.external!.location}'…); load it from its path, or give options.baseDir`,
+      );
     const { readExternalTensors } = await import('../parse/external.js');
     readExternalTensors(base, external);
   }
@@ -169,7 +194,10 @@ export async function prepareModel(source: string | URL | Uint8Array | ArrayBuff
   const problems = unsupportedNodes(model.graph, model.opsets);
   unsupportedValues(model.graph, problems);
   if (problems.length > 0) {
-    throw new BurnError(OP, `the model cannot run: ${problems.length} unsupported ${problems.length === 1 ? 'item' : 'items'}:\n  ${problems.join('\n  ')}`);
+    throw new BurnError(
+      OP,
+      `the model cannot run: ${problems.length} unsupported ${problems.length === 1 ? 'item' : 'items'}:\n  ${problems.join('\n  ')}`,
+    );
   }
   return model;
 }
@@ -181,11 +209,18 @@ export interface LoadedOnnx {
 }
 
 /** {@link loadOnnx} that also returns the simplification report. */
-export async function loadOnnxWithReport(source: string | URL | Uint8Array | ArrayBuffer, device: Device = Device.default(), options: LoadOnnxOptions = {}): Promise<LoadedOnnx> {
+export async function loadOnnxWithReport(
+  source: string | URL | Uint8Array | ArrayBuffer,
+  device: Device = Device.default(),
+  options: LoadOnnxOptions = {},
+): Promise<LoadedOnnx> {
   const ir = await prepareModel(source, options);
   const graph = ir.graph;
   const candidates = parameterCandidates(graph);
-  const report = options.simplify === false ? { folded: 0, removed: 0, fused: 0, linear: 0, aliases: 0, gelu: 0 } : simplify(ir, candidates, options.fuse !== false);
+  const report =
+    options.simplify === false
+      ? { folded: 0, removed: 0, fused: 0, linear: 0, aliases: 0, gelu: 0 }
+      : simplify(ir, candidates, options.fuse !== false);
   const params = [...candidates].filter((n) => graph.initializers.has(n));
   const paths = paramPaths(params);
   const tree: Record<string, unknown> = {};
@@ -200,7 +235,15 @@ export async function loadOnnxWithReport(source: string | URL | Uint8Array | Arr
   const constants = new Map<string, TensorData>();
   for (const [name, c] of graph.initializers) if (c.data) constants.set(name, c.data);
   const outputs = graph.outputs.map((o) => describe({ name: o.name, type: graph.types.get(o.name) ?? o.type }));
-  const plan = new OnnxPlan(ir, planOf(graph, ir.opsets), paths, constants, graph.inputs.map(describe), outputs, device);
+  const plan = new OnnxPlan(
+    ir,
+    planOf(graph, ir.opsets),
+    paths,
+    constants,
+    graph.inputs.map(describe),
+    outputs,
+    device,
+  );
   return { model: new OnnxModel(plan, tree), report };
 }
 
@@ -211,6 +254,10 @@ export async function loadOnnxWithReport(source: string | URL | Uint8Array | Arr
  * outside that folder is refused. Every operator is checked before anything runs: a model with
  * unsupported operators fails here with one BurnError listing each (op type, node name, opset).
  */
-export async function loadOnnx(source: string | URL | Uint8Array | ArrayBuffer, device: Device = Device.default(), options: LoadOnnxOptions = {}): Promise<OnnxModel> {
+export async function loadOnnx(
+  source: string | URL | Uint8Array | ArrayBuffer,
+  device: Device = Device.default(),
+  options: LoadOnnxOptions = {},
+): Promise<OnnxModel> {
   return (await loadOnnxWithReport(source, device, options)).model;
 }

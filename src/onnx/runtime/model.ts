@@ -49,8 +49,10 @@ export class OnnxPlan {
 export function describe(v: ValueInfo): OnnxValueInfo {
   const t = v.type;
   if (!t) return { name: v.name, dtype: 'unknown', shape: [], rankKnown: false };
-  if (t.kind === 'tensor') return { name: v.name, dtype: t.elem, shape: t.shape ? [...t.shape] : [], rankKnown: t.shape !== undefined };
-  if (t.kind === 'sequence' || t.kind === 'optional') return { name: v.name, dtype: t.kind, shape: [], rankKnown: false };
+  if (t.kind === 'tensor')
+    return { name: v.name, dtype: t.elem, shape: t.shape ? [...t.shape] : [], rankKnown: t.shape !== undefined };
+  if (t.kind === 'sequence' || t.kind === 'optional')
+    return { name: v.name, dtype: t.kind, shape: [], rankKnown: false };
   return { name: v.name, dtype: 'unknown', shape: [], rankKnown: false };
 }
 
@@ -156,12 +158,20 @@ export class OnnxModel extends Module {
     const graph = plan.model.graph;
     const expected = new Set(graph.inputs.map((i) => i.name));
     for (const name of Object.keys(inputs)) {
-      if (!expected.has(name)) throw new BurnError(OP, `unknown input '${name}'; the model's inputs are ${[...expected].map((n) => `'${n}'`).join(', ') || 'none'}`);
+      if (!expected.has(name))
+        throw new BurnError(
+          OP,
+          `unknown input '${name}'; the model's inputs are ${[...expected].map((n) => `'${n}'`).join(', ') || 'none'}`,
+        );
     }
     const feeds = graph.inputs.map((info) => {
       const v = toValue(inputs[info.name]);
       const optional = info.type?.kind === 'optional';
-      if (v === undefined && !optional) throw new BurnError(OP, `missing input '${info.name}'; the model needs ${[...expected].map((n) => `'${n}'`).join(', ')}`);
+      if (v === undefined && !optional)
+        throw new BurnError(
+          OP,
+          `missing input '${info.name}'; the model needs ${[...expected].map((n) => `'${n}'`).join(', ')}`,
+        );
       return v;
     });
     checkFeeds(graph.inputs, feeds);
@@ -185,7 +195,8 @@ export class OnnxModel extends Module {
 
   /** One line per input and output with dtype and shape. */
   override displayAttributes(): Record<string, unknown> | undefined {
-    const show = (v: OnnxValueInfo) => `${v.name}: ${v.dtype}${v.rankKnown ? fmt(v.shape.map((d) => (d === undefined ? '?' : d)) as number[]) : ''}`;
+    const show = (v: OnnxValueInfo) =>
+      `${v.name}: ${v.dtype}${v.rankKnown ? fmt(v.shape.map((d) => (d === undefined ? '?' : d)) as number[]) : ''}`;
     return { inputs: this.inputs.map(show).join(', '), outputs: this.outputs.map(show).join(', ') };
   }
 }
@@ -194,7 +205,11 @@ export class OnnxModel extends Module {
 function asTensors(out: Record<string, OnnxValue>): Record<string, Tensor> {
   const result: Record<string, Tensor> = {};
   for (const [name, v] of Object.entries(out)) {
-    if (v === undefined || Array.isArray(v)) throw new BurnError(OP, `output '${name}' is ${v === undefined ? 'an empty optional' : 'a sequence'}; use runValues for models with sequence or optional outputs`);
+    if (v === undefined || Array.isArray(v))
+      throw new BurnError(
+        OP,
+        `output '${name}' is ${v === undefined ? 'an empty optional' : 'a sequence'}; use runValues for models with sequence or optional outputs`,
+      );
     result[name] = v as Tensor;
   }
   return result;
@@ -208,28 +223,44 @@ function checkFeeds(infos: readonly ValueInfo[], feeds: readonly (Value | undefi
     const t = info.type;
     if (!t || v === undefined) return;
     if (t.kind === 'sequence') {
-      if (!(v instanceof SequenceValue)) throw new BurnError(OP, `input '${info.name}' is a sequence; expected an array of tensors`);
+      if (!(v instanceof SequenceValue))
+        throw new BurnError(OP, `input '${info.name}' is a sequence; expected an array of tensors`);
       return;
     }
     if (t.kind !== 'tensor') return;
     if (!(v instanceof Tensor)) throw new BurnError(OP, `input '${info.name}' must be a tensor`);
     const x = v as AnyTensor;
     // Devices without 64-bit types take i32 (f32) where the model declares i64 (f64).
-    if (t.elem !== 'undefined' && t.elem !== (x.dtype() as DType) && !(isSupportedElem(t.elem) && deviceDType(t.elem, x.device()) === x.dtype())) {
+    if (
+      t.elem !== 'undefined' &&
+      t.elem !== (x.dtype() as DType) &&
+      !(isSupportedElem(t.elem) && deviceDType(t.elem, x.device()) === x.dtype())
+    ) {
       throw new BurnError(OP, `input '${info.name}' has dtype ${x.dtype()}; the model expects ${t.elem}`);
     }
     if (!t.shape) return;
     const dims = x.dims();
     const show = t.shape.map((d: Dim) => (d === undefined ? '?' : d));
-    if (dims.length !== t.shape.length) throw new BurnError(OP, `input '${info.name}' has shape ${fmt(dims)}; the model expects rank ${t.shape.length} ([${show.join(', ')}])`);
+    if (dims.length !== t.shape.length)
+      throw new BurnError(
+        OP,
+        `input '${info.name}' has shape ${fmt(dims)}; the model expects rank ${t.shape.length} ([${show.join(', ')}])`,
+      );
     t.shape.forEach((d, k) => {
-      if (typeof d === 'number' && d !== dims[k]) throw new BurnError(OP, `input '${info.name}' has shape ${fmt(dims)}; the model expects [${show.join(', ')}] (dim ${k} must be ${d})`);
+      if (typeof d === 'number' && d !== dims[k])
+        throw new BurnError(
+          OP,
+          `input '${info.name}' has shape ${fmt(dims)}; the model expects [${show.join(', ')}] (dim ${k} must be ${d})`,
+        );
       if (typeof d === 'string') {
         const seen = symbols.get(d);
-        if (seen && seen[0] !== dims[k]) throw new BurnError(OP, `input '${info.name}' has ${d} = ${dims[k]} (dim ${k}), but input '${seen[1]}' has ${d} = ${seen[0]}; a symbolic dim has one size per run`);
+        if (seen && seen[0] !== dims[k])
+          throw new BurnError(
+            OP,
+            `input '${info.name}' has ${d} = ${dims[k]} (dim ${k}), but input '${seen[1]}' has ${d} = ${seen[0]}; a symbolic dim has one size per run`,
+          );
         if (!seen) symbols.set(d, [dims[k]!, info.name]);
       }
     });
   });
 }
-

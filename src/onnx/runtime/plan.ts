@@ -53,8 +53,18 @@ export function planOf(graph: Graph, opsets: ReadonlyMap<string, number>, fuse =
   if (plan) return plan;
   const nodeSteps = graph.nodes.map((node): Step => {
     const def = lookupOp(node.domain, node.opType);
-    if (!def) throw new BurnError('onnx', `node '${node.name}' uses ${node.domain ? `${node.domain}.` : ''}${node.opType}, which is not implemented`);
-    return { node, def, attrs: new Attrs(node), opset: opsets.get(node.domain) ?? 0, control: subgraphsOf(node).length > 0 };
+    if (!def)
+      throw new BurnError(
+        'onnx',
+        `node '${node.name}' uses ${node.domain ? `${node.domain}.` : ''}${node.opType}, which is not implemented`,
+      );
+    return {
+      node,
+      def,
+      attrs: new Attrs(node),
+      opset: opsets.get(node.domain) ?? 0,
+      control: subgraphsOf(node).length > 0,
+    };
   });
   const steps = fuse ? fuseConvActivations(graph, nodeSteps) : nodeSteps;
   plan = { graph, steps, releaseAfter: releases(graph, steps) };
@@ -77,7 +87,10 @@ export function unsupportedNodes(graph: Graph, opsets: ReadonlyMap<string, numbe
     } catch (e) {
       reason = e instanceof BurnError ? e.message : String(e);
     }
-    if (reason) out.push(`${node.domain ? `${node.domain}.` : ''}${node.opType} (node '${node.name}', opset ${opset ?? 'none'}): ${reason}`);
+    if (reason)
+      out.push(
+        `${node.domain ? `${node.domain}.` : ''}${node.opType} (node '${node.name}', opset ${opset ?? 'none'}): ${reason}`,
+      );
     for (const g of subgraphsOf(node)) unsupportedNodes(g, opsets, out);
   }
   return out;

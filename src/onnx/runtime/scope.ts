@@ -25,7 +25,10 @@ export class Scope {
   /** Backend handles this scope's steps created, with the number of this scope's slots holding each. */
   private readonly owned = new Map<unknown, number>();
 
-  constructor(readonly device: Device, private readonly parent?: Scope) {}
+  constructor(
+    readonly device: Device,
+    private readonly parent?: Scope,
+  ) {}
 
   private slot(name: string): Slot | undefined {
     return this.slots.get(name) ?? this.parent?.slot(name);

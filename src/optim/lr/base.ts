@@ -25,7 +25,8 @@ export interface LrScheduler {
 /** A constant learning rate (Burn's `ConstantLr`). */
 export class ConstantLr implements LrScheduler {
   constructor(readonly lr: LearningRate) {
-    if (typeof lr !== 'number' || !Number.isFinite(lr)) throw new BurnError('ConstantLr', `the learning rate must be a finite number, got ${String(lr)}`);
+    if (typeof lr !== 'number' || !Number.isFinite(lr))
+      throw new BurnError('ConstantLr', `the learning rate must be a finite number, got ${String(lr)}`);
   }
 
   step(): LearningRate {
@@ -54,7 +55,11 @@ export function nestRecord(into: Record<string, number>, prefix: string, child: 
 /** The entries of `record` under `prefix`, without it (Burn's `record(prefix)`). */
 export function subRecord(record: LrSchedulerRecord, prefix: string): LrSchedulerRecord {
   const head = `${prefix}.`;
-  return Object.fromEntries(Object.entries(record).filter(([k]) => k.startsWith(head)).map(([k, v]) => [k.slice(head.length), v]));
+  return Object.fromEntries(
+    Object.entries(record)
+      .filter(([k]) => k.startsWith(head))
+      .map(([k, v]) => [k.slice(head.length), v]),
+  );
 }
 
 /** Reads a numeric entry of a scheduler record, or throws a BurnError naming it. */

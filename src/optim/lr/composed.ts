@@ -22,8 +22,15 @@ export const SchedulerReduction = {
 export class ComposedLrScheduler implements LrScheduler {
   private readonly schedulers: LrScheduler[];
 
-  constructor(schedulers: readonly (LearningRate | LrScheduler)[], readonly reduction: SchedulerReduction = 'prod') {
-    if (!['avg', 'sum', 'prod'].includes(reduction)) throw new BurnError('ComposedLrScheduler', `unknown reduction '${String(reduction)}'; expected 'avg', 'sum' or 'prod'`);
+  constructor(
+    schedulers: readonly (LearningRate | LrScheduler)[],
+    readonly reduction: SchedulerReduction = 'prod',
+  ) {
+    if (!['avg', 'sum', 'prod'].includes(reduction))
+      throw new BurnError(
+        'ComposedLrScheduler',
+        `unknown reduction '${String(reduction)}'; expected 'avg', 'sum' or 'prod'`,
+      );
     this.schedulers = schedulers.map(toLrScheduler);
   }
 

@@ -55,38 +55,41 @@ export function buildLrScheduler(config: LrSchedulerConfig): LrScheduler {
 export function lrSchedulerConfigToJSON(config: LrSchedulerConfig): unknown {
   if (typeof config === 'number') return config;
   const tag = variants().find(([, cls]) => config instanceof cls)?.[0];
-  if (tag === undefined) throw new BurnError('LrSchedulerConfig', `cannot serialize ${String(config)}: not one of Burn's scheduler configs`);
+  if (tag === undefined)
+    throw new BurnError('LrSchedulerConfig', `cannot serialize ${String(config)}: not one of Burn's scheduler configs`);
   return { [tag]: config.toJSON() };
 }
 
 /** The zod schema of a scheduler config entry: a number, a config instance or tagged JSON. */
-export const lrSchedulerConfigSchema: z.ZodType<LrSchedulerConfig, unknown> = z.unknown().transform((value, ctx): LrSchedulerConfig => {
-  if (typeof value === 'number') {
-    if (Number.isFinite(value)) return value;
-    ctx.addIssue({ code: 'custom', message: `a constant learning rate must be finite, got ${value}` });
-    return z.NEVER;
-  }
-  const all = variants();
-  if (all.some(([, cls]) => value instanceof cls)) return value as SchedulerConfigLike;
-  if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 1) {
-    const [tag, inner] = Object.entries(value)[0]!;
-    if (tag === 'Constant' && typeof inner === 'number' && Number.isFinite(inner)) return inner;
-    const cls = all.find(([t]) => t === tag)?.[1];
-    if (cls !== undefined) {
-      try {
-        return cls.fromJSON(inner);
-      } catch (e) {
-        ctx.addIssue({ code: 'custom', message: `${tag}: ${(e as Error).message}` });
-        return z.NEVER;
+export const lrSchedulerConfigSchema: z.ZodType<LrSchedulerConfig, unknown> = z
+  .unknown()
+  .transform((value, ctx): LrSchedulerConfig => {
+    if (typeof value === 'number') {
+      if (Number.isFinite(value)) return value;
+      ctx.addIssue({ code: 'custom', message: `a constant learning rate must be finite, got ${value}` });
+      return z.NEVER;
+    }
+    const all = variants();
+    if (all.some(([, cls]) => value instanceof cls)) return value as SchedulerConfigLike;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 1) {
+      const [tag, inner] = Object.entries(value)[0]!;
+      if (tag === 'Constant' && typeof inner === 'number' && Number.isFinite(inner)) return inner;
+      const cls = all.find(([t]) => t === tag)?.[1];
+      if (cls !== undefined) {
+        try {
+          return cls.fromJSON(inner);
+        } catch (e) {
+          ctx.addIssue({ code: 'custom', message: `${tag}: ${(e as Error).message}` });
+          return z.NEVER;
+        }
       }
     }
-  }
-  ctx.addIssue({
-    code: 'custom',
-    message: `expected a number or a scheduler config (instance, or JSON tagged ${['Constant', ...all.map(([t]) => t)].join('/')}), got ${JSON.stringify(value)}`,
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected a number or a scheduler config (instance, or JSON tagged ${['Constant', ...all.map(([t]) => t)].join('/')}), got ${JSON.stringify(value)}`,
+    });
+    return z.NEVER;
   });
-  return z.NEVER;
-});
 
 /**
  * Configuration of a {@link ComposedLrScheduler} (Burn's `ComposedLrSchedulerConfig`): the

@@ -23,7 +23,10 @@ export class CosineAnnealingLrSchedulerConfig extends Config.define({
   /** The scheduler; `minLr` above `initialLr` is a BurnError. */
   init(): CosineAnnealingLrScheduler {
     if (this.minLr > this.initialLr) {
-      throw new BurnError('CosineAnnealingLrSchedulerConfig', `minLr ${this.minLr} must be at most initialLr ${this.initialLr}`);
+      throw new BurnError(
+        'CosineAnnealingLrSchedulerConfig',
+        `minLr ${this.minLr} must be at most initialLr ${this.initialLr}`,
+      );
     }
     return new CosineAnnealingLrScheduler(this);
   }

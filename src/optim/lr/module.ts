@@ -20,8 +20,10 @@ export class ModuleLrScheduler {
 
   /** Adds the scheduler of the group `name`. */
   withGroup(name: string, scheduler: LearningRate | LrScheduler): this {
-    if (typeof name !== 'string' || name === '') throw new BurnError('ModuleLrScheduler.withGroup', `a group needs a non-empty name, got ${JSON.stringify(name)}`);
-    if (this.groups.has(name)) throw new BurnError('ModuleLrScheduler.withGroup', `the group '${name}' has a scheduler already`);
+    if (typeof name !== 'string' || name === '')
+      throw new BurnError('ModuleLrScheduler.withGroup', `a group needs a non-empty name, got ${JSON.stringify(name)}`);
+    if (this.groups.has(name))
+      throw new BurnError('ModuleLrScheduler.withGroup', `the group '${name}' has a scheduler already`);
     this.groups.set(name, toLrScheduler(scheduler));
     return this;
   }
@@ -71,6 +73,9 @@ export class ModuleLrSchedulerConfig extends Config.define({
 
   /** The fields as JSON, the schedulers tagged with Burn's variant names. */
   override toJSON(): Record<string, unknown> {
-    return { base: lrSchedulerConfigToJSON(this.base), groups: Object.fromEntries(Object.entries(this.groups).map(([k, c]) => [k, lrSchedulerConfigToJSON(c)])) };
+    return {
+      base: lrSchedulerConfigToJSON(this.base),
+      groups: Object.fromEntries(Object.entries(this.groups).map(([k, c]) => [k, lrSchedulerConfigToJSON(c)])),
+    };
   }
 }

@@ -1,6 +1,13 @@
 import { BurnError } from '../../core/errors.js';
 import type { LearningRate } from '../base.js';
-import { nestRecord, recordScalar, subRecord, toLrScheduler, type LrScheduler, type LrSchedulerRecord } from './base.js';
+import {
+  nestRecord,
+  recordScalar,
+  subRecord,
+  toLrScheduler,
+  type LrScheduler,
+  type LrSchedulerRecord,
+} from './base.js';
 
 /**
  * Schedulers run one after another (Burn's `SequentialLrScheduler`; PyTorch's `SequentialLR`):
@@ -47,11 +54,17 @@ export class SequentialLrScheduler implements LrScheduler {
 export function checkMilestones(count: number, milestones: readonly number[], op: string): void {
   if (count === 0) throw new BurnError(op, 'at least one scheduler is required');
   if (milestones.length + 1 !== count) {
-    throw new BurnError(op, `${count} schedulers need ${count - 1} milestones, got ${milestones.length} ([${milestones.join(', ')}])`);
+    throw new BurnError(
+      op,
+      `${count} schedulers need ${count - 1} milestones, got ${milestones.length} ([${milestones.join(', ')}])`,
+    );
   }
   milestones.forEach((m, i) => {
     if (!Number.isInteger(m) || m <= 0 || (i > 0 && m <= milestones[i - 1]!)) {
-      throw new BurnError(op, `milestones must be positive integers in strictly increasing order, got [${milestones.join(', ')}]`);
+      throw new BurnError(
+        op,
+        `milestones must be positive integers in strictly increasing order, got [${milestones.join(', ')}]`,
+      );
     }
   });
 }

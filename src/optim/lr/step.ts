@@ -4,7 +4,8 @@ import type { LearningRate } from '../base.js';
 import { intAtLeast } from '../schema.js';
 import { recordScalar, type LrScheduler, type LrSchedulerRecord } from './base.js';
 
-const finite = () => z.number().refine(Number.isFinite, { error: (iss) => `must be a finite number, got ${String(iss.input)}` });
+const finite = () =>
+  z.number().refine(Number.isFinite, { error: (iss) => `must be a finite number, got ${String(iss.input)}` });
 
 /**
  * Configuration of a {@link StepLrScheduler} (Burn's `StepLrSchedulerConfig`): `initialLr` for

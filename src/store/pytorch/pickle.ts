@@ -57,26 +57,68 @@ export class TorchTensor {
 }
 
 /** A value built by the unpickler. */
-export type PyValue = null | boolean | number | bigint | string | Uint8Array | PyValue[] | PyTuple | PyDict | PyGlobal | TorchStorage | TorchTensor | Set<PyValue> | undefined;
+export type PyValue =
+  | null
+  | boolean
+  | number
+  | bigint
+  | string
+  | Uint8Array
+  | PyValue[]
+  | PyTuple
+  | PyDict
+  | PyGlobal
+  | TorchStorage
+  | TorchTensor
+  | Set<PyValue>
+  | undefined;
 
 /** Storage type names → dtype. */
 export const STORAGE_TYPES: Record<string, DType> = {
-  FloatStorage: 'f32', DoubleStorage: 'f64', HalfStorage: 'f16', BFloat16Storage: 'bf16', LongStorage: 'i64', IntStorage: 'i32',
-  ShortStorage: 'i16', CharStorage: 'i8', ByteStorage: 'u8', BoolStorage: 'bool',
+  FloatStorage: 'f32',
+  DoubleStorage: 'f64',
+  HalfStorage: 'f16',
+  BFloat16Storage: 'bf16',
+  LongStorage: 'i64',
+  IntStorage: 'i32',
+  ShortStorage: 'i16',
+  CharStorage: 'i8',
+  ByteStorage: 'u8',
+  BoolStorage: 'bool',
 };
 const TORCH_DTYPES: Record<string, DType> = {
-  float32: 'f32', float: 'f32', float64: 'f64', double: 'f64', float16: 'f16', half: 'f16', bfloat16: 'bf16', int64: 'i64', long: 'i64',
-  int32: 'i32', int: 'i32', int16: 'i16', short: 'i16', int8: 'i8', uint8: 'u8', bool: 'bool',
+  float32: 'f32',
+  float: 'f32',
+  float64: 'f64',
+  double: 'f64',
+  float16: 'f16',
+  half: 'f16',
+  bfloat16: 'bf16',
+  int64: 'i64',
+  long: 'i64',
+  int32: 'i32',
+  int: 'i32',
+  int16: 'i16',
+  short: 'i16',
+  int8: 'i8',
+  uint8: 'u8',
+  bool: 'bool',
 };
 
 /** The globals a weights-only load may name. */
 function allowed(module: string, name: string): boolean {
   if (module === 'collections' && name === 'OrderedDict') return true;
-  if (module === 'torch._utils' && ['_rebuild_tensor', '_rebuild_tensor_v2', '_rebuild_parameter', '_rebuild_parameter_with_state'].includes(name)) return true;
-  if (module === 'torch' && (name in STORAGE_TYPES || name in TORCH_DTYPES || name === 'Size' || name === 'device')) return true;
+  if (
+    module === 'torch._utils' &&
+    ['_rebuild_tensor', '_rebuild_tensor_v2', '_rebuild_parameter', '_rebuild_parameter_with_state'].includes(name)
+  )
+    return true;
+  if (module === 'torch' && (name in STORAGE_TYPES || name in TORCH_DTYPES || name === 'Size' || name === 'device'))
+    return true;
   if (module === 'torch.storage' && name === 'UntypedStorage') return true;
   if (module === '_codecs' && name === 'encode') return true;
-  if ((module === 'builtins' || module === '__builtin__') && ['set', 'frozenset', 'bytearray'].includes(name)) return true;
+  if ((module === 'builtins' || module === '__builtin__') && ['set', 'frozenset', 'bytearray'].includes(name))
+    return true;
   return false;
 }
 
@@ -101,7 +143,8 @@ type Slot = PyValue | typeof MARK;
 
 function asInt(v: PyValue): number {
   if (typeof v === 'number' && Number.isInteger(v)) return v;
-  if (typeof v === 'bigint' && v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER)) return Number(v);
+  if (typeof v === 'bigint' && v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER))
+    return Number(v);
   if (typeof v === 'boolean') return v ? 1 : 0;
   throw new Error(`expected an integer, found ${describePy(v)}`);
 }
@@ -125,7 +168,8 @@ function call(fn: PyGlobal, args: PyValue[], maxDepth: number, inline?: (pid: Py
   switch (q) {
     case 'collections.OrderedDict': {
       const d = new PyDict(true);
-      if (args.length > 0 && Array.isArray(args[0])) for (const kv of args[0]) if (kv instanceof PyTuple) d.map.set(key(kv.items[0], maxDepth), kv.items[1]);
+      if (args.length > 0 && Array.isArray(args[0]))
+        for (const kv of args[0]) if (kv instanceof PyTuple) d.map.set(key(kv.items[0], maxDepth), kv.items[1]);
       return d;
     }
     case 'torch._utils._rebuild_tensor':
@@ -139,7 +183,8 @@ function call(fn: PyGlobal, args: PyValue[], maxDepth: number, inline?: (pid: Py
       };
       const shape = tuple(size!, 'size');
       const strides = tuple(stride!, 'stride');
-      if (shape.length !== strides.length) throw new Error(`${q}: size has ${shape.length} dims but stride ${strides.length}`);
+      if (shape.length !== strides.length)
+        throw new Error(`${q}: size has ${shape.length} dims but stride ${strides.length}`);
       return new TorchTensor(storage, asInt(offset!), shape, strides, requiresGrad === true);
     }
     case 'torch._utils._rebuild_parameter':
@@ -148,7 +193,11 @@ function call(fn: PyGlobal, args: PyValue[], maxDepth: number, inline?: (pid: Py
       return args[0];
     }
     case 'torch.Size':
-      return new PyTuple(args.length > 0 && (Array.isArray(args[0]) || args[0] instanceof PyTuple) ? [...(Array.isArray(args[0]) ? args[0] : (args[0] as PyTuple).items)] : []);
+      return new PyTuple(
+        args.length > 0 && (Array.isArray(args[0]) || args[0] instanceof PyTuple)
+          ? [...(Array.isArray(args[0]) ? args[0] : (args[0] as PyTuple).items)]
+          : [],
+      );
     case 'torch.device':
       return args.map((a) => String(a)).join(':');
     case '_codecs.encode': {
@@ -178,8 +227,12 @@ function key(v: PyValue, maxDepth: number): unknown {
   let budget = MAX_KEY_VALUES;
   const open = new Set<unknown>();
   const text = (x: PyValue, depth: number): string => {
-    if (--budget < 0) throw new Error(`a tuple used as a dict key holds more than ${MAX_KEY_VALUES} values (nested ones included)`);
-    if (depth > maxDepth) throw new Error(`a tuple used as a dict key is nested deeper than ${maxDepth} levels (the maxNestingDepth limit)`);
+    if (--budget < 0)
+      throw new Error(`a tuple used as a dict key holds more than ${MAX_KEY_VALUES} values (nested ones included)`);
+    if (depth > maxDepth)
+      throw new Error(
+        `a tuple used as a dict key is nested deeper than ${maxDepth} levels (the maxNestingDepth limit)`,
+      );
     if (x instanceof PyTuple || Array.isArray(x)) {
       if (open.has(x)) throw new Error('a value used as a dict key contains itself (circular)');
       open.add(x);
@@ -188,7 +241,8 @@ function key(v: PyValue, maxDepth: number): unknown {
       return out;
     }
     if (typeof x === 'bigint') return JSON.stringify(String(x));
-    if (x === undefined || x === null || typeof x === 'number' || typeof x === 'string' || typeof x === 'boolean') return JSON.stringify(x ?? null);
+    if (x === undefined || x === null || typeof x === 'number' || typeof x === 'string' || typeof x === 'boolean')
+      return JSON.stringify(x ?? null);
     return JSON.stringify(describePy(x));
   };
   return text(v, 0);
@@ -230,10 +284,14 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
   let pos = 0;
   let at = 0;
   const fail = (message: string): never => {
-    throw new BurnError(op, `${options.source}: refused pickle at byte offset ${base + at}: ${message}; nothing was executed`);
+    throw new BurnError(
+      op,
+      `${options.source}: refused pickle at byte offset ${base + at}: ${message}; nothing was executed`,
+    );
   };
   const need = (n: number) => {
-    if (pos + n > bytes.length) fail(`truncated: the opcode needs ${n} more byte(s) but the pickle ends (malformed or truncated file)`);
+    if (pos + n > bytes.length)
+      fail(`truncated: the opcode needs ${n} more byte(s) but the pickle ends (malformed or truncated file)`);
   };
   const u8 = () => (need(1), bytes[pos++]!);
   const u16 = () => (need(2), (pos += 2), view.getUint16(pos - 2, true));
@@ -292,7 +350,9 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
   };
   const global = (module: string, name: string): PyGlobal => {
     if (!allowed(module, name)) {
-      fail(`global '${module}.${name}' is not in the weights-only allow-list (PyTorch's weights_only=True would refuse it too)`);
+      fail(
+        `global '${module}.${name}' is not in the weights-only allow-list (PyTorch's weights_only=True would refuse it too)`,
+      );
     }
     return new PyGlobal(module, name);
   };
@@ -323,8 +383,15 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
   const text = (s: string) => {
     // Protocol-0 string literal: quoted, with escapes.
     const q = s[0];
-    if ((q !== "'" && q !== '"') || s[s.length - 1] !== q) fail(`invalid STRING literal ${JSON.stringify(s.slice(0, 40))}`);
-    return s.slice(1, -1).replace(/\\(x[0-9a-fA-F]{2}|.)/g, (_, e: string) => (e[0] === 'x' ? String.fromCharCode(parseInt(e.slice(1), 16)) : ({ n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"' } as Record<string, string>)[e] ?? e));
+    if ((q !== "'" && q !== '"') || s[s.length - 1] !== q)
+      fail(`invalid STRING literal ${JSON.stringify(s.slice(0, 40))}`);
+    return s
+      .slice(1, -1)
+      .replace(/\\(x[0-9a-fA-F]{2}|.)/g, (_, e: string) =>
+        e[0] === 'x'
+          ? String.fromCharCode(parseInt(e.slice(1), 16))
+          : (({ n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"' } as Record<string, string>)[e] ?? e),
+      );
   };
 
   for (;;) {
@@ -342,7 +409,8 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
 
   function step(code: number): { value: PyValue; end: number } | undefined {
     switch (code) {
-      case 0x80: { // PROTO
+      case 0x80: {
+        // PROTO
         const p = u8();
         if (p > 5) fail(`unsupported pickle protocol ${p}`);
         break;
@@ -353,17 +421,38 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
         break;
       case 0x2e: // STOP
         return { value: pop(), end: pos };
-      case 0x28: mark(); break; // MARK
-      case 0x30: pop(); break; // POP
-      case 0x31: popMark(); break; // POP_MARK
-      case 0x32: stack.push(top()); break; // DUP
-      case 0x4e: stack.push(null); break; // NONE
-      case 0x88: stack.push(true); break; // NEWTRUE
-      case 0x89: stack.push(false); break; // NEWFALSE
-      case 0x4a: stack.push(i32()); break; // BININT
-      case 0x4b: stack.push(u8()); break; // BININT1
-      case 0x4d: stack.push(u16()); break; // BININT2
-      case 0x49: { // INT
+      case 0x28:
+        mark();
+        break; // MARK
+      case 0x30:
+        pop();
+        break; // POP
+      case 0x31:
+        popMark();
+        break; // POP_MARK
+      case 0x32:
+        stack.push(top());
+        break; // DUP
+      case 0x4e:
+        stack.push(null);
+        break; // NONE
+      case 0x88:
+        stack.push(true);
+        break; // NEWTRUE
+      case 0x89:
+        stack.push(false);
+        break; // NEWFALSE
+      case 0x4a:
+        stack.push(i32());
+        break; // BININT
+      case 0x4b:
+        stack.push(u8());
+        break; // BININT1
+      case 0x4d:
+        stack.push(u16());
+        break; // BININT2
+      case 0x49: {
+        // INT
         const s = line().trim();
         if (s === '00') stack.push(false);
         else if (s === '01') stack.push(true);
@@ -371,18 +460,22 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
         else fail(`invalid INT ${JSON.stringify(s)}`);
         break;
       }
-      case 0x4c: { // LONG
+      case 0x4c: {
+        // LONG
         const s = line().trim().replace(/L$/, '');
         if (!/^[-+]?\d+$/.test(s)) fail(`invalid LONG ${JSON.stringify(s)}`);
         const b = BigInt(s);
         stack.push(b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b);
         break;
       }
-      case 0x8a: case 0x8b: { // LONG1, LONG4
+      case 0x8a:
+      case 0x8b: {
+        // LONG1, LONG4
         stack.push(decodeLong(take(code === 0x8a ? u8() : u32())));
         break;
       }
-      case 0x46: { // FLOAT
+      case 0x46: {
+        // FLOAT
         const s = line().trim();
         const v = Number(s);
         if (Number.isNaN(v) && s.toLowerCase() !== 'nan') fail(`invalid FLOAT ${JSON.stringify(s)}`);
@@ -394,113 +487,183 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
         stack.push(view.getFloat64(pos, false));
         pos += 8;
         break;
-      case 0x53: stack.push(text(line())); break; // STRING
-      case 0x54: stack.push(new TextDecoder('latin1').decode(take(i32()))); break; // BINSTRING
-      case 0x55: stack.push(new TextDecoder('latin1').decode(take(u8()))); break; // SHORT_BINSTRING
-      case 0x56: stack.push(line().replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))); break; // UNICODE
-      case 0x58: stack.push(utf8(take(u32()))); break; // BINUNICODE
-      case 0x8c: stack.push(utf8(take(u8()))); break; // SHORT_BINUNICODE
-      case 0x8d: stack.push(utf8(take(u64()))); break; // BINUNICODE8
-      case 0x42: stack.push(take(u32()).slice()); break; // BINBYTES
-      case 0x43: stack.push(take(u8()).slice()); break; // SHORT_BINBYTES
-      case 0x8e: stack.push(take(u64()).slice()); break; // BINBYTES8
-      case 0x96: stack.push(take(u64()).slice()); break; // BYTEARRAY8
-      case 0x5d: stack.push([]); break; // EMPTY_LIST
-      case 0x61: { // APPEND
+      case 0x53:
+        stack.push(text(line()));
+        break; // STRING
+      case 0x54:
+        stack.push(new TextDecoder('latin1').decode(take(i32())));
+        break; // BINSTRING
+      case 0x55:
+        stack.push(new TextDecoder('latin1').decode(take(u8())));
+        break; // SHORT_BINSTRING
+      case 0x56:
+        stack.push(line().replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))));
+        break; // UNICODE
+      case 0x58:
+        stack.push(utf8(take(u32())));
+        break; // BINUNICODE
+      case 0x8c:
+        stack.push(utf8(take(u8())));
+        break; // SHORT_BINUNICODE
+      case 0x8d:
+        stack.push(utf8(take(u64())));
+        break; // BINUNICODE8
+      case 0x42:
+        stack.push(take(u32()).slice());
+        break; // BINBYTES
+      case 0x43:
+        stack.push(take(u8()).slice());
+        break; // SHORT_BINBYTES
+      case 0x8e:
+        stack.push(take(u64()).slice());
+        break; // BINBYTES8
+      case 0x96:
+        stack.push(take(u64()).slice());
+        break; // BYTEARRAY8
+      case 0x5d:
+        stack.push([]);
+        break; // EMPTY_LIST
+      case 0x61: {
+        // APPEND
         const v = pop();
         appendItems(top(), [v]);
         break;
       }
-      case 0x65: { // APPENDS
+      case 0x65: {
+        // APPENDS
         const items = popMark();
         appendItems(top(), items);
         break;
       }
-      case 0x6c: stack.push(popMark()); break; // LIST
-      case 0x29: stack.push(new PyTuple([])); break; // EMPTY_TUPLE
-      case 0x74: stack.push(new PyTuple(popMark())); break; // TUPLE
-      case 0x85: stack.push(new PyTuple([pop()])); break; // TUPLE1
-      case 0x86: { // TUPLE2
+      case 0x6c:
+        stack.push(popMark());
+        break; // LIST
+      case 0x29:
+        stack.push(new PyTuple([]));
+        break; // EMPTY_TUPLE
+      case 0x74:
+        stack.push(new PyTuple(popMark()));
+        break; // TUPLE
+      case 0x85:
+        stack.push(new PyTuple([pop()]));
+        break; // TUPLE1
+      case 0x86: {
+        // TUPLE2
         const b = pop();
         stack.push(new PyTuple([pop(), b]));
         break;
       }
-      case 0x87: { // TUPLE3
+      case 0x87: {
+        // TUPLE3
         const c = pop();
         const b = pop();
         stack.push(new PyTuple([pop(), b, c]));
         break;
       }
-      case 0x7d: stack.push(new PyDict()); break; // EMPTY_DICT
-      case 0x64: { // DICT
+      case 0x7d:
+        stack.push(new PyDict());
+        break; // EMPTY_DICT
+      case 0x64: {
+        // DICT
         const d = new PyDict();
         setItems(d, popMark());
         stack.push(d);
         break;
       }
-      case 0x73: { // SETITEM
+      case 0x73: {
+        // SETITEM
         const v = pop();
         const k = pop();
         setItems(top(), [k, v]);
         break;
       }
-      case 0x75: { // SETITEMS
+      case 0x75: {
+        // SETITEMS
         const items = popMark();
         setItems(top(), items);
         break;
       }
-      case 0x8f: stack.push(new Set()); break; // EMPTY_SET
-      case 0x90: { // ADDITEMS
+      case 0x8f:
+        stack.push(new Set());
+        break; // EMPTY_SET
+      case 0x90: {
+        // ADDITEMS
         const items = popMark();
         appendItems(top(), items);
         break;
       }
-      case 0x91: stack.push(new Set(popMark())); break; // FROZENSET
-      case 0x70: memo.set(Number(line()), top()); break; // PUT
-      case 0x71: memo.set(u8(), top()); break; // BINPUT
-      case 0x72: memo.set(u32(), top()); break; // LONG_BINPUT
-      case 0x94: memo.set(memo.size, top()); break; // MEMOIZE
-      case 0x67: case 0x68: case 0x6a: { // GET, BINGET, LONG_BINGET
+      case 0x91:
+        stack.push(new Set(popMark()));
+        break; // FROZENSET
+      case 0x70:
+        memo.set(Number(line()), top());
+        break; // PUT
+      case 0x71:
+        memo.set(u8(), top());
+        break; // BINPUT
+      case 0x72:
+        memo.set(u32(), top());
+        break; // LONG_BINPUT
+      case 0x94:
+        memo.set(memo.size, top());
+        break; // MEMOIZE
+      case 0x67:
+      case 0x68:
+      case 0x6a: {
+        // GET, BINGET, LONG_BINGET
         const i = code === 0x67 ? Number(line()) : code === 0x68 ? u8() : u32();
         if (!memo.has(i)) fail(`memo key ${i} was never stored (malformed pickle)`);
         stack.push(memo.get(i));
         break;
       }
-      case 0x63: { // GLOBAL
+      case 0x63: {
+        // GLOBAL
         const module = line();
         const name = line();
         stack.push(resolve(global(module, name)));
         break;
       }
-      case 0x93: { // STACK_GLOBAL
+      case 0x93: {
+        // STACK_GLOBAL
         const name = pop();
         const module = pop();
         if (typeof module !== 'string' || typeof name !== 'string') fail('STACK_GLOBAL needs two strings');
         stack.push(resolve(global(module as string, name as string)));
         break;
       }
-      case 0x52: { // REDUCE
+      case 0x52: {
+        // REDUCE
         const args = pop();
         const fn = pop();
         stack.push(apply(fn, args));
         break;
       }
-      case 0x81: case 0x92: { // NEWOBJ, NEWOBJ_EX
+      case 0x81:
+      case 0x92: {
+        // NEWOBJ, NEWOBJ_EX
         if (code === 0x92) pop(); // kwargs
         const args = pop();
         const cls = pop();
         stack.push(apply(cls, args));
         break;
       }
-      case 0x62: { // BUILD
+      case 0x62: {
+        // BUILD
         const state = pop();
         const obj = top();
         // Only state-less rebuilds are data: an OrderedDict's or a tensor's (empty) state.
-        const empty = state === null || (state instanceof PyDict && state.map.size === 0) || (state instanceof PyTuple && state.items.every((s) => s === null || (s instanceof PyDict && s.map.size === 0)));
-        if (!(obj instanceof PyDict || obj instanceof TorchTensor) && !empty) fail(`BUILD on ${describePy(obj)} is not allowed`);
+        const empty =
+          state === null ||
+          (state instanceof PyDict && state.map.size === 0) ||
+          (state instanceof PyTuple &&
+            state.items.every((s) => s === null || (s instanceof PyDict && s.map.size === 0)));
+        if (!(obj instanceof PyDict || obj instanceof TorchTensor) && !empty)
+          fail(`BUILD on ${describePy(obj)} is not allowed`);
         break;
       }
-      case 0x51: case 0x50: { // BINPERSID, PERSID
+      case 0x51:
+      case 0x50: {
+        // BINPERSID, PERSID
         const pid = code === 0x51 ? pop() : line();
         if (!options.persistentLoad) fail('persistent ids (tensor storages) are not expected here');
         try {
@@ -510,7 +673,9 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
         }
         break;
       }
-      case 0x69: case 0x6f: { // INST, OBJ
+      case 0x69:
+      case 0x6f: {
+        // INST, OBJ
         if (code === 0x69) {
           const module = line();
           const name = line();
@@ -523,10 +688,13 @@ export function unpickle(bytes: Uint8Array, options: UnpickleOptions): { value: 
         }
         break;
       }
-      case 0x82: case 0x83: case 0x84: // EXT1, EXT2, EXT4
+      case 0x82:
+      case 0x83:
+      case 0x84: // EXT1, EXT2, EXT4
         fail('extension registry opcodes (EXT1/2/4) are not allowed');
         break;
-      case 0x97: case 0x98: // NEXT_BUFFER, READONLY_BUFFER
+      case 0x97:
+      case 0x98: // NEXT_BUFFER, READONLY_BUFFER
         fail('out-of-band buffers are not allowed');
         break;
       default:

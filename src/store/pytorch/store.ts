@@ -57,14 +57,22 @@ export class PytorchStore extends FileStore {
   }
 
   protected readSnapshots(): TensorSnapshot[] {
-    const c = readPytorch(this.source(), { op: this.op, zipLimits: this.zipLimits, limits: this.limits, ...(this.topKey !== undefined ? { topLevelKey: this.topKey } : {}) });
+    const c = readPytorch(this.source(), {
+      op: this.op,
+      zipLimits: this.zipLimits,
+      limits: this.limits,
+      ...(this.topKey !== undefined ? { topLevelKey: this.topKey } : {}),
+    });
     this.lastFormat = c.format;
     return [...c.tensors.values()];
   }
 
   protected writeSnapshots(snapshots: TensorSnapshot[]): void {
     const chunks = pytorchChunks(snapshots);
-    this.writeBytes(() => concatBytes([...chunks]), () => chunks);
+    this.writeBytes(
+      () => concatBytes([...chunks]),
+      () => chunks,
+    );
   }
 }
 

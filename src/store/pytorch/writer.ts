@@ -4,8 +4,18 @@ import type { TensorSnapshot } from '../snapshot.js';
 import { zipChunks } from './zip.js';
 
 const STORAGE_NAMES: Record<DType, string> = {
-  f32: 'FloatStorage', f64: 'DoubleStorage', f16: 'HalfStorage', bf16: 'BFloat16Storage', i64: 'LongStorage', i32: 'IntStorage',
-  i16: 'ShortStorage', i8: 'CharStorage', u8: 'ByteStorage', bool: 'BoolStorage', u32: 'IntStorage', u16: 'ShortStorage',
+  f32: 'FloatStorage',
+  f64: 'DoubleStorage',
+  f16: 'HalfStorage',
+  bf16: 'BFloat16Storage',
+  i64: 'LongStorage',
+  i32: 'IntStorage',
+  i16: 'ShortStorage',
+  i8: 'CharStorage',
+  u8: 'ByteStorage',
+  bool: 'BoolStorage',
+  u32: 'IntStorage',
+  u16: 'ShortStorage',
 };
 
 class Pickler {
@@ -23,7 +33,8 @@ class Pickler {
   }
   int(v: number): void {
     if (v >= 0 && v < 256) this.op(0x4b, v);
-    else if (v >= -(2 ** 31) && v < 2 ** 31) this.op(0x4a, v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, (v >>> 24) & 0xff);
+    else if (v >= -(2 ** 31) && v < 2 ** 31)
+      this.op(0x4a, v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, (v >>> 24) & 0xff);
     else {
       let x = BigInt(v);
       const bytes: number[] = [];

@@ -65,7 +65,8 @@ export class ZipReader {
         break;
       }
     }
-    if (eocd < 0) this.fail(`no end-of-central-directory record in the last ${tailLen} bytes (truncated or not a zip file)`);
+    if (eocd < 0)
+      this.fail(`no end-of-central-directory record in the last ${tailLen} bytes (truncated or not a zip file)`);
     const dv = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
     let count = dv.getUint16(eocd + 10, true);
     let cdSize = dv.getUint32(eocd + 12, true);
@@ -76,7 +77,8 @@ export class ZipReader {
       if (eocdAbs < 20) this.fail('ZIP64 locator missing');
       const loc = this.source.read(eocdAbs - 20, 20);
       const lv = new DataView(loc.buffer, loc.byteOffset, 20);
-      if (lv.getUint32(0, true) !== 0x07064b50) this.fail(`ZIP64 locator signature missing at byte offset ${eocdAbs - 20}`);
+      if (lv.getUint32(0, true) !== 0x07064b50)
+        this.fail(`ZIP64 locator signature missing at byte offset ${eocdAbs - 20}`);
       const recOff = Number(lv.getBigUint64(8, true));
       if (recOff + 56 > size) this.fail(`ZIP64 record at byte offset ${recOff} lies outside the ${size}-byte file`);
       const rec = this.source.read(recOff, 56);
@@ -86,13 +88,18 @@ export class ZipReader {
       cdSize = Number(rv.getBigUint64(40, true));
       cdOffset = Number(rv.getBigUint64(48, true));
     }
-    if (count > (this.limits.maxEntries ?? 100_000)) this.fail(`${count} entries exceed the limit of ${this.limits.maxEntries ?? 100_000}`);
-    if (cdOffset + cdSize > size) this.fail(`the central directory (byte offset ${cdOffset}, ${cdSize} bytes) lies outside the ${size}-byte file (truncated?)`);
+    if (count > (this.limits.maxEntries ?? 100_000))
+      this.fail(`${count} entries exceed the limit of ${this.limits.maxEntries ?? 100_000}`);
+    if (cdOffset + cdSize > size)
+      this.fail(
+        `the central directory (byte offset ${cdOffset}, ${cdSize} bytes) lies outside the ${size}-byte file (truncated?)`,
+      );
     const cd = this.source.read(cdOffset, cdSize);
     const cv = new DataView(cd.buffer, cd.byteOffset, cd.byteLength);
     let p = 0;
     for (let i = 0; i < count; i++) {
-      if (p + 46 > cd.length || cv.getUint32(p, true) !== 0x02014b50) this.fail(`central directory entry ${i} is malformed at byte offset ${cdOffset + p}`);
+      if (p + 46 > cd.length || cv.getUint32(p, true) !== 0x02014b50)
+        this.fail(`central directory entry ${i} is malformed at byte offset ${cdOffset + p}`);
       const method = cv.getUint16(p + 10, true);
       let comp = cv.getUint32(p + 20, true);
       let uncomp = cv.getUint32(p + 24, true);
@@ -100,7 +107,8 @@ export class ZipReader {
       const extraLen = cv.getUint16(p + 30, true);
       const commentLen = cv.getUint16(p + 32, true);
       let local = cv.getUint32(p + 42, true);
-      if (p + 46 + nameLen + extraLen + commentLen > cd.length) this.fail(`central directory entry ${i} runs past the directory`);
+      if (p + 46 + nameLen + extraLen + commentLen > cd.length)
+        this.fail(`central directory entry ${i} runs past the directory`);
       const name = new TextDecoder().decode(cd.subarray(p + 46, p + 46 + nameLen));
       // ZIP64 extended information.
       let e = p + 46 + nameLen;
@@ -112,7 +120,10 @@ export class ZipReader {
           let q = e + 4;
           const end = Math.min(e + 4 + len, eEnd);
           const next = () => {
-            if (q + 8 > end) this.fail(`central directory entry ${i} ('${name}'): its ZIP64 extra field holds ${len} bytes, too few for the sizes and offset it must give`);
+            if (q + 8 > end)
+              this.fail(
+                `central directory entry ${i} ('${name}'): its ZIP64 extra field holds ${len} bytes, too few for the sizes and offset it must give`,
+              );
             const v = Number(cv.getBigUint64(q, true));
             q += 8;
             return v;
@@ -125,7 +136,8 @@ export class ZipReader {
       }
       p += 46 + nameLen + extraLen + commentLen;
       checkName(name, (m) => this.fail(m));
-      if (method !== 0 && method !== 8) this.fail(`entry '${name}' uses compression method ${method}; only stored (0) and deflate (8) are supported`);
+      if (method !== 0 && method !== 8)
+        this.fail(`entry '${name}' uses compression method ${method}; only stored (0) and deflate (8) are supported`);
       if (this.entries.has(name)) this.fail(`duplicate entry '${name}'`);
       this.entries.set(name, { name, method, compressedSize: comp, size: uncomp, headerOffset: local });
     }
@@ -138,20 +150,29 @@ export class ZipReader {
 
   /** Absolute offset of an entry's data (after its local header). */
   dataOffset(entry: ZipEntry): number {
-    if (entry.headerOffset + 30 > this.source.size) this.fail(`entry '${entry.name}': local header at byte offset ${entry.headerOffset} lies outside the ${this.source.size}-byte file (truncated?)`);
+    if (entry.headerOffset + 30 > this.source.size)
+      this.fail(
+        `entry '${entry.name}': local header at byte offset ${entry.headerOffset} lies outside the ${this.source.size}-byte file (truncated?)`,
+      );
     const h = this.source.read(entry.headerOffset, 30);
     const hv = new DataView(h.buffer, h.byteOffset, 30);
-    if (hv.getUint32(0, true) !== 0x04034b50) this.fail(`entry '${entry.name}': no local header signature at byte offset ${entry.headerOffset}`);
+    if (hv.getUint32(0, true) !== 0x04034b50)
+      this.fail(`entry '${entry.name}': no local header signature at byte offset ${entry.headerOffset}`);
     const start = entry.headerOffset + 30 + hv.getUint16(26, true) + hv.getUint16(28, true);
     if (start + entry.compressedSize > this.source.size) {
-      this.fail(`entry '${entry.name}' needs bytes ${start}..${start + entry.compressedSize}, but the file has ${this.source.size} bytes (truncated?)`);
+      this.fail(
+        `entry '${entry.name}' needs bytes ${start}..${start + entry.compressedSize}, but the file has ${this.source.size} bytes (truncated?)`,
+      );
     }
     return start;
   }
 
   /** `length` bytes of a stored entry at `offset` within it (ranged, no inflation). */
   readStored(entry: ZipEntry, offset: number, length: number): Uint8Array {
-    if (!(Number.isSafeInteger(offset) && Number.isSafeInteger(length) && offset >= 0 && length >= 0)) this.fail(`entry '${entry.name}': bytes ${offset}..${offset + length} were asked for; expected a range inside its ${entry.size} bytes`);
+    if (!(Number.isSafeInteger(offset) && Number.isSafeInteger(length) && offset >= 0 && length >= 0))
+      this.fail(
+        `entry '${entry.name}': bytes ${offset}..${offset + length} were asked for; expected a range inside its ${entry.size} bytes`,
+      );
     if (entry.method !== 0) {
       // Many tensors may share one deflated storage: inflate it once while its bytes are alive.
       let data = this.inflated?.entry === entry ? this.inflated.data.deref() : undefined;
@@ -161,7 +182,8 @@ export class ZipReader {
       }
       return data.subarray(offset, offset + length);
     }
-    if (offset + length > entry.size) this.fail(`entry '${entry.name}' has ${entry.size} bytes; bytes ${offset}..${offset + length} were asked for`);
+    if (offset + length > entry.size)
+      this.fail(`entry '${entry.name}' has ${entry.size} bytes; bytes ${offset}..${offset + length} were asked for`);
     return this.source.read(this.dataOffset(entry) + offset, length);
   }
 
@@ -170,17 +192,23 @@ export class ZipReader {
     const start = this.dataOffset(entry);
     const raw = this.source.read(start, entry.compressedSize);
     if (entry.method === 0) {
-      if (entry.compressedSize !== entry.size) this.fail(`stored entry '${entry.name}' declares ${entry.size} bytes but holds ${entry.compressedSize}`);
+      if (entry.compressedSize !== entry.size)
+        this.fail(`stored entry '${entry.name}' declares ${entry.size} bytes but holds ${entry.compressedSize}`);
       return raw;
     }
     const max = this.limits.maxInflatedSize ?? 1 << 30;
     const ratio = this.limits.maxRatio ?? 200;
-    if (entry.size > max) this.fail(`entry '${entry.name}' would inflate to ${entry.size} bytes, over the ${max}-byte limit (zip bomb?)`);
+    if (entry.size > max)
+      this.fail(`entry '${entry.name}' would inflate to ${entry.size} bytes, over the ${max}-byte limit (zip bomb?)`);
     if (entry.size > 1 << 20 && entry.size > ratio * Math.max(1, entry.compressedSize)) {
-      this.fail(`entry '${entry.name}' would inflate ${entry.compressedSize} bytes to ${entry.size} (ratio over ${ratio}; zip bomb?)`);
+      this.fail(
+        `entry '${entry.name}' would inflate ${entry.compressedSize} bytes to ${entry.size} (ratio over ${ratio}; zip bomb?)`,
+      );
     }
     const past = (inflated?: number): never =>
-      this.fail(`entry '${entry.name}' inflates past its declared ${entry.size} bytes${inflated === undefined ? '' : ` (stopped after ${inflated})`} (zip bomb?)`);
+      this.fail(
+        `entry '${entry.name}' inflates past its declared ${entry.size} bytes${inflated === undefined ? '' : ` (stopped after ${inflated})`} (zip bomb?)`,
+      );
     const corrupt = (message: string): never => this.fail(`entry '${entry.name}': corrupt deflate data (${message})`);
     let out: Uint8Array;
     if (nodeZlib?.inflateRawSync !== undefined) {
@@ -195,7 +223,8 @@ export class ZipReader {
     } else {
       out = inflateBounded(raw, entry.size, past, corrupt);
     }
-    if (out.length !== entry.size) this.fail(`entry '${entry.name}' inflated to ${out.length} bytes, its header declares ${entry.size}`);
+    if (out.length !== entry.size)
+      this.fail(`entry '${entry.name}' inflated to ${out.length} bytes, its header declares ${entry.size}`);
     return out;
   }
 }
@@ -206,7 +235,12 @@ export class ZipReader {
  * whole push before calling back and deflate expands up to ~1032x, so a bomb whose header
  * understates its size inflates at most about max(size, 1 MiB) before `past(inflated)` stops it.
  */
-export function inflateBounded(raw: Uint8Array, size: number, past: (inflated: number) => never, corrupt: (message: string) => never): Uint8Array {
+export function inflateBounded(
+  raw: Uint8Array,
+  size: number,
+  past: (inflated: number) => never,
+  corrupt: (message: string) => never,
+): Uint8Array {
   const out = new Uint8Array(size);
   let filled = 0;
   let over = false;
@@ -232,7 +266,13 @@ export function inflateBounded(raw: Uint8Array, size: number, past: (inflated: n
 
 /** Refuses entry names that are absolute or climb out of the archive. */
 export function checkName(name: string, fail: (m: string) => never): void {
-  if (name.startsWith('/') || name.startsWith('\\') || /^[A-Za-z]:/.test(name) || name.split(/[\\/]/).includes('..') || name.includes('\0')) {
+  if (
+    name.startsWith('/') ||
+    name.startsWith('\\') ||
+    /^[A-Za-z]:/.test(name) ||
+    name.split(/[\\/]/).includes('..') ||
+    name.includes('\0')
+  ) {
     fail(`entry name '${name}' escapes the archive (absolute path or '..')`);
   }
 }
@@ -246,14 +286,19 @@ const CRC_TABLES = (() => {
     t[n] = c;
   }
   for (let n = 0; n < 256; n++) {
-    for (let k = 1; k < 8; k++) t[k * 256 + n] = t[(k - 1) * 256 + n]! >>> 8 ^ t[t[(k - 1) * 256 + n]! & 0xff]!;
+    for (let k = 1; k < 8; k++) t[k * 256 + n] = (t[(k - 1) * 256 + n]! >>> 8) ^ t[t[(k - 1) * 256 + n]! & 0xff]!;
   }
   return t;
 })();
 
 /** Node's zlib, reached without a static import so browsers need no shim: its CRC-32 (Node ≥ 20.15, about 8× the JavaScript loop) and its bounded inflate. */
-const nodeZlib = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule?.('node:zlib') as
-  | { crc32?: (data: Uint8Array, value?: number) => number; inflateRawSync?: (data: Uint8Array, options: { maxOutputLength: number }) => Uint8Array }
+const nodeZlib = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule?.(
+  'node:zlib',
+) as
+  | {
+      crc32?: (data: Uint8Array, value?: number) => number;
+      inflateRawSync?: (data: Uint8Array, options: { maxOutputLength: number }) => Uint8Array;
+    }
   | undefined;
 const zlibCrc32 = nodeZlib?.crc32;
 
@@ -269,9 +314,16 @@ export function crc32Js(data: Uint8Array, crc = 0): number {
   let i = 0;
   const n = data.length;
   for (const end = n - (n % 8); i < end; i += 8) {
-    const lo = c ^ (data[i]! | data[i + 1]! << 8 | data[i + 2]! << 16 | data[i + 3]! << 24);
-    c = t[1792 + (lo & 0xff)]! ^ t[1536 + (lo >>> 8 & 0xff)]! ^ t[1280 + (lo >>> 16 & 0xff)]! ^ t[1024 + (lo >>> 24)]! ^
-      t[768 + data[i + 4]!]! ^ t[512 + data[i + 5]!]! ^ t[256 + data[i + 6]!]! ^ t[data[i + 7]!]!;
+    const lo = c ^ (data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24));
+    c =
+      t[1792 + (lo & 0xff)]! ^
+      t[1536 + ((lo >>> 8) & 0xff)]! ^
+      t[1280 + ((lo >>> 16) & 0xff)]! ^
+      t[1024 + (lo >>> 24)]! ^
+      t[768 + data[i + 4]!]! ^
+      t[512 + data[i + 5]!]! ^
+      t[256 + data[i + 6]!]! ^
+      t[data[i + 7]!]!;
   }
   for (; i < n; i++) c = t[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;
@@ -297,7 +349,8 @@ export function* zipChunks(entries: Iterable<{ name: string; data: () => Uint8Ar
       new DataView(extra.buffer).setUint16(0, 0x4246, true); // 'FB', PyTorch's padding record
       new DataView(extra.buffer).setUint16(2, padLen, true);
     }
-    if (offset > 0xffffffff || data.length > 0xffffffff) throw new BurnError('zip', `entry '${e.name}' lies beyond 4 GiB; ZIP64 writing is not supported`);
+    if (offset > 0xffffffff || data.length > 0xffffffff)
+      throw new BurnError('zip', `entry '${e.name}' lies beyond 4 GiB; ZIP64 writing is not supported`);
     const local = new Uint8Array(30 + name.length + extra.length);
     const lv = new DataView(local.buffer);
     lv.setUint32(0, 0x04034b50, true);

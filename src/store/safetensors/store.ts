@@ -4,7 +4,13 @@ import { TensorData } from '../../core/data.js';
 import { BurnError } from '../../core/errors.js';
 import { MetadataFileStore } from '../file-store.js';
 import { TensorSnapshot } from '../snapshot.js';
-import { encodeSafetensors, planSafetensors, readSafetensors, safetensorsChunks, type SafetensorsInput } from './format.js';
+import {
+  encodeSafetensors,
+  planSafetensors,
+  readSafetensors,
+  safetensorsChunks,
+  type SafetensorsInput,
+} from './format.js';
 
 /**
  * SafeTensors as a store (Burn's `SafetensorsStore`), reading and writing: a file (read by
@@ -19,7 +25,14 @@ export class SafetensorsStore extends MetadataFileStore {
 
   /** A store over a file path, or over bytes (none to save into memory). */
   constructor(source?: string | Uint8Array) {
-    super(source, new Map([['format', 'safetensors'], ['producer', 'burn-ts'], ['version', BURN_TS_VERSION]]));
+    super(
+      source,
+      new Map([
+        ['format', 'safetensors'],
+        ['producer', 'burn-ts'],
+        ['version', BURN_TS_VERSION],
+      ]),
+    );
   }
 
   /** A store over a file. */
@@ -34,7 +47,8 @@ export class SafetensorsStore extends MetadataFileStore {
 
   /** Caps each file read call at `bytes` (default 1 GiB); reads of larger tensors are split. */
   withReadChunkSize(bytes: number): this {
-    if (!Number.isInteger(bytes) || bytes <= 0) throw new BurnError(this.op, `read chunk size must be a positive integer, got ${bytes}`);
+    if (!Number.isInteger(bytes) || bytes <= 0)
+      throw new BurnError(this.op, `read chunk size must be a positive integer, got ${bytes}`);
     this.chunk = bytes;
     return this;
   }
@@ -50,11 +64,24 @@ export class SafetensorsStore extends MetadataFileStore {
 
   protected readSnapshots(): TensorSnapshot[] {
     const source = this.source();
-    return readSafetensors(source, this.op).tensors.map((t) => new TensorSnapshot(t.dtype, t.shape, t.name.split('.'), () => owned(source, TensorData.fromBytes(t.read(), t.shape, t.dtype))));
+    return readSafetensors(source, this.op).tensors.map(
+      (t) =>
+        new TensorSnapshot(t.dtype, t.shape, t.name.split('.'), () =>
+          owned(source, TensorData.fromBytes(t.read(), t.shape, t.dtype)),
+        ),
+    );
   }
 
   protected writeSnapshots(snapshots: TensorSnapshot[]): void {
-    const inputs: SafetensorsInput[] = snapshots.map((s) => ({ name: s.fullPath(), dtype: s.dtype, shape: s.shape, bytes: () => s.toData().bytes }));
-    this.writeBytes(() => encodeSafetensors(inputs, this.meta), () => safetensorsChunks(planSafetensors(inputs, this.meta)));
+    const inputs: SafetensorsInput[] = snapshots.map((s) => ({
+      name: s.fullPath(),
+      dtype: s.dtype,
+      shape: s.shape,
+      bytes: () => s.toData().bytes,
+    }));
+    this.writeBytes(
+      () => encodeSafetensors(inputs, this.meta),
+      () => safetensorsChunks(planSafetensors(inputs, this.meta)),
+    );
   }
 }

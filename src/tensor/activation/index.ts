@@ -8,6 +8,20 @@
  * ```
  */
 export { relu, relu6, leakyRelu, prelu, hardtanh, thresholdedRelu, threshold, elu, celu, selu } from './rectifier.js';
-export { sigmoid, hardSigmoid, logSigmoid, silu, hardSwish, gelu, geluApproximate, softplus, mish, tanh, tanhshrink, softsign, glu } from './smooth.js';
+export {
+  sigmoid,
+  hardSigmoid,
+  logSigmoid,
+  silu,
+  hardSwish,
+  gelu,
+  geluApproximate,
+  softplus,
+  mish,
+  tanh,
+  tanhshrink,
+  softsign,
+  glu,
+} from './smooth.js';
 export { softmax, softmin, quietSoftmax, logSoftmax } from './softmax.js';
 export { hardShrink, softShrink, shrink } from './shrink.js';

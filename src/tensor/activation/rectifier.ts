@@ -42,7 +42,10 @@ export function prelu<D extends number>(x: Tensor<D, Float>, alpha: Tensor<1, Fl
   } else {
     if (shape.length < 2 || shape[1] !== n) {
       const channels = shape.length < 2 ? 1 : shape[1];
-      throw new BurnError('prelu', `alpha has ${n} weights but the input of shape ${fmt(shape)} has ${channels} channels (dim 1); expected ${channels} weights or 1`);
+      throw new BurnError(
+        'prelu',
+        `alpha has ${n} weights but the input of shape ${fmt(shape)} has ${channels} channels (dim 1); expected ${channels} weights or 1`,
+      );
     }
     weight = alpha.reshape(shape.map((_, i) => (i === 1 ? n : 1))) as Tensor<D, Float>;
   }

@@ -94,7 +94,11 @@ export function glu<D extends number>(x: Tensor<D, Float>, dim = -1): Tensor<D, 
   const shape = x.dims();
   const d = normDim(dim, shape.length, 'glu');
   const n = shape[d]!;
-  if (n % 2 !== 0) throw new BurnError('glu', `dim ${dim} of the input of shape ${fmt(shape)} has odd size ${n}; expected an even size to split in two halves`);
+  if (n % 2 !== 0)
+    throw new BurnError(
+      'glu',
+      `dim ${dim} of the input of shape ${fmt(shape)} has odd size ${n}; expected an even size to split in two halves`,
+    );
   const half = n / 2;
   return x.sliceDim(d, [0, half]).mul(x.sliceDim(d, [half, n]).sigmoid());
 }

@@ -59,9 +59,13 @@ export class TensorAutodiff<D extends number = number, K extends Kind = Float> e
     const id = this.ad('gradReplace').nodeId(this.primitive);
     if (id === undefined) throw new BurnError('gradReplace', 'the tensor does not require grad');
     if (!sameShape(grad.primitive.shape, this.primitive.shape)) {
-      throw new BurnError('gradReplace', `gradient of shape ${fmt(grad.primitive.shape)} for a tensor of shape ${fmt(this.primitive.shape)}`);
+      throw new BurnError(
+        'gradReplace',
+        `gradient of shape ${fmt(grad.primitive.shape)} for a tensor of shape ${fmt(this.primitive.shape)}`,
+      );
     }
-    if (!grad.dev.equals(this.dev.inner())) throw new BurnError('gradReplace', `the gradient must live on ${this.dev.inner()}, not ${grad.dev}`);
+    if (!grad.dev.equals(this.dev.inner()))
+      throw new BurnError('gradReplace', `the gradient must live on ${this.dev.inner()}, not ${grad.dev}`);
     grads.set(id, grad.primitive);
   }
   /** The same values on the inner device (untracked); on a device without autodiff, the tensor itself. */

@@ -6,7 +6,16 @@ import { assertDType, type DType, type FloatDType, type IntDType } from '../../c
 import { BurnError, describeValue, fmt, fmtValues } from '../../core/errors.js';
 import type { Add, Bool, Dec, FlattenRank, Inc, Int, Kind, Float, ElementOf, RankOf, Sub } from '../kind.js';
 import { checkOptions } from '../../core/options.js';
-import { checkBroadcastTo, checkNumel, checkShape, numel, normDim, normDims, resolveReshape, sameShape } from '../../core/shape.js';
+import {
+  checkBroadcastTo,
+  checkNumel,
+  checkShape,
+  numel,
+  normDim,
+  normDims,
+  resolveReshape,
+  sameShape,
+} from '../../core/shape.js';
 import type { Tensor } from '../tensor.js';
 
 declare const rankBrand: unique symbol;
@@ -110,7 +119,11 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     checkDevice(device, 'toDevice');
     if (device.equals(this.dev)) return this.wrap(this.primitive);
     const data = this.backend.toDataSync(this.primitive);
-    if (!data) throw new BurnError('toDevice', `tensor on ${this.dev} cannot be read synchronously; use await tensor.toDeviceAsync(${device})`);
+    if (!data)
+      throw new BurnError(
+        'toDevice',
+        `tensor on ${this.dev} cannot be read synchronously; use await tensor.toDeviceAsync(${device})`,
+      );
     return new (this.constructor as TensorCtor)(device, device.backend.fromData(data)) as unknown as Tensor<D, K>;
   }
 
@@ -198,35 +211,66 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
   squeeze<D2 extends number = number>(): Tensor<D2, K>;
   squeeze<D2 extends number = number>(unexpected?: unknown): Tensor<D2, K> {
     // A plain JavaScript `squeeze(1)` (PyTorch's habit) would squeeze every size-1 dim.
-    if (unexpected !== undefined) refuseArgs('squeeze', [unexpected], 'removes every size-1 dim', (a) => `to remove one dim use squeezeDim(${describeValue(a[0])})`);
-    return this.wrap(this.backend.reshape(this.primitive, this.primitive.shape.filter((s) => s !== 1)));
+    if (unexpected !== undefined)
+      refuseArgs(
+        'squeeze',
+        [unexpected],
+        'removes every size-1 dim',
+        (a) => `to remove one dim use squeezeDim(${describeValue(a[0])})`,
+      );
+    return this.wrap(
+      this.backend.reshape(
+        this.primitive,
+        this.primitive.shape.filter((s) => s !== 1),
+      ),
+    );
   }
 
   /** Removes dim `dim`, which must have size 1. */
   squeezeDim(dim: number): Tensor<Dec<D>, K> {
     const shape = this.primitive.shape;
     const d = normDim(dim, shape.length, 'squeezeDim');
-    if (shape[d] !== 1) throw new BurnError('squeezeDim', `dim ${dim} has size ${shape[d]} in shape ${fmt(shape)}; expected size 1`);
-    return this.wrap(this.backend.reshape(this.primitive, shape.filter((_, i) => i !== d)));
+    if (shape[d] !== 1)
+      throw new BurnError('squeezeDim', `dim ${dim} has size ${shape[d]} in shape ${fmt(shape)}; expected size 1`);
+    return this.wrap(
+      this.backend.reshape(
+        this.primitive,
+        shape.filter((_, i) => i !== d),
+      ),
+    );
   }
 
   /** Removes the given size-1 dims (all size-1 dims when `dims` is empty). */
-  squeezeDims<const S extends readonly number[]>(dims: S): Tensor<number extends S['length'] ? number : S['length'] extends 0 ? number : Sub<D, S['length']>, K> {
+  squeezeDims<const S extends readonly number[]>(
+    dims: S,
+  ): Tensor<number extends S['length'] ? number : S['length'] extends 0 ? number : Sub<D, S['length']>, K> {
     const shape = this.primitive.shape;
     // As Burn: repeated dims are squeezed once.
-    const ds = dims.length === 0 ? shape.flatMap((s, i) => (s === 1 ? [i] : [])) : [...new Set(dims.map((d) => normDim(d, shape.length, 'squeezeDims')))];
+    const ds =
+      dims.length === 0
+        ? shape.flatMap((s, i) => (s === 1 ? [i] : []))
+        : [...new Set(dims.map((d) => normDim(d, shape.length, 'squeezeDims')))];
     for (const d of ds) {
-      if (shape[d] !== 1) throw new BurnError('squeezeDims', `dim ${d} has size ${shape[d]} in shape ${fmt(shape)}; expected size 1`);
+      if (shape[d] !== 1)
+        throw new BurnError('squeezeDims', `dim ${d} has size ${shape[d]} in shape ${fmt(shape)}; expected size 1`);
     }
-    return this.wrap(this.backend.reshape(this.primitive, shape.filter((_, i) => !ds.includes(i))));
+    return this.wrap(
+      this.backend.reshape(
+        this.primitive,
+        shape.filter((_, i) => !ds.includes(i)),
+      ),
+    );
   }
 
   /** Adds leading size-1 dims up to rank `D2` (default: one more). */
   unsqueeze<D2 extends number = Inc<D>>(rank?: D2): Tensor<D2, K> {
     const shape = this.primitive.shape;
     const target = rank ?? shape.length + 1;
-    if (target < shape.length) throw new BurnError('unsqueeze', `target rank ${target} is below the tensor's rank ${shape.length}`);
-    return this.wrap(this.backend.reshape(this.primitive, [...new Array<number>(target - shape.length).fill(1), ...shape]));
+    if (target < shape.length)
+      throw new BurnError('unsqueeze', `target rank ${target} is below the tensor's rank ${shape.length}`);
+    return this.wrap(
+      this.backend.reshape(this.primitive, [...new Array<number>(target - shape.length).fill(1), ...shape]),
+    );
   }
 
   /** Inserts a size-1 dim at `dim` (negative counts from the end of the result). */
@@ -251,7 +295,8 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
   transpose(): Tensor<D, K>;
   transpose(dim1?: unknown, dim2?: unknown): Tensor<D, K> {
     // A plain JavaScript `transpose(0, 1)` (PyTorch's habit) would swap the last two dims instead.
-    if (dim1 !== undefined || dim2 !== undefined) refuseArgs('transpose', [dim1, dim2], 'swaps the last two dims', swapHint);
+    if (dim1 !== undefined || dim2 !== undefined)
+      refuseArgs('transpose', [dim1, dim2], 'swaps the last two dims', swapHint);
     const rank = this.primitive.shape.length;
     if (rank < 2) return this.wrap(this.primitive);
     return this.swapDims(rank - 2, rank - 1);
@@ -276,7 +321,8 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
   /** Reorders dims: result dim `i` is input dim `axes[i]`. */
   permute(axes: readonly number[]): Tensor<D, K> {
     const rank = this.primitive.shape.length;
-    if (axes.length !== rank) throw new BurnError('permute', `${axes.length} axes ${fmt(axes)} for a tensor of rank ${rank}; expected ${rank}`);
+    if (axes.length !== rank)
+      throw new BurnError('permute', `${axes.length} axes ${fmt(axes)} for a tensor of rank ${rank}; expected ${rank}`);
     return this.wrap(this.backend.permute(this.primitive, normDims(axes, rank, 'permute')));
   }
 
@@ -285,7 +331,11 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     const rank = this.primitive.shape.length;
     const src = normDims(typeof source === 'number' ? [source] : source, rank, 'movedim');
     const dst = normDims(typeof destination === 'number' ? [destination] : destination, rank, 'movedim');
-    if (src.length !== dst.length) throw new BurnError('movedim', `${src.length} source dims and ${dst.length} destination dims; expected the same number`);
+    if (src.length !== dst.length)
+      throw new BurnError(
+        'movedim',
+        `${src.length} source dims and ${dst.length} destination dims; expected the same number`,
+      );
     const axes = new Array<number>(rank).fill(-1);
     dst.forEach((d, i) => (axes[d] = src[i]!));
     const rest = Array.from({ length: rank }, (_, i) => i).filter((i) => !src.includes(i));
@@ -297,7 +347,9 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
   flip(dims: readonly number[]): Tensor<D, K> {
     const shape = this.primitive.shape;
     const ds = normDims(dims, shape.length, 'flip');
-    const specs = shape.map((s, d) => (ds.includes(d) ? { start: s - 1, size: s, step: -1 } : { start: 0, size: s, step: 1 }));
+    const specs = shape.map((s, d) =>
+      ds.includes(d) ? { start: s - 1, size: s, step: -1 } : { start: 0, size: s, step: 1 },
+    );
     return this.wrap(this.backend.slice(this.primitive, specs));
   }
 
@@ -322,9 +374,16 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     checkShape(sizes, 'repeat', 'repeat sizes');
     if (sizes.length === rank) return this.repeatBy(sizes, 'repeat');
     for (let i = rank; i < sizes.length; i++) {
-      if (sizes[i] !== 1) throw new BurnError('repeat', `sizes ${fmt(sizes)} for a tensor of rank ${rank}; sizes past the rank ${rank} must be 1`);
+      if (sizes[i] !== 1)
+        throw new BurnError(
+          'repeat',
+          `sizes ${fmt(sizes)} for a tensor of rank ${rank}; sizes past the rank ${rank} must be 1`,
+        );
     }
-    return this.repeatBy(Array.from({ length: rank }, (_, i) => sizes[i] ?? 1), 'repeat');
+    return this.repeatBy(
+      Array.from({ length: rank }, (_, i) => sizes[i] ?? 1),
+      'repeat',
+    );
   }
   private repeatBy(sizes: readonly number[], op: string): Tensor<D, K> {
     const shape = this.primitive.shape;
@@ -343,8 +402,12 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
   repeatDim(dim: number, times: number): Tensor<D, K> {
     const rank = this.primitive.shape.length;
     const d = normDim(dim, rank, 'repeatDim');
-    if (!(Number.isInteger(times) && times >= 0)) throw new BurnError('repeatDim', `times ${times}; expected a non-negative integer`);
-    return this.repeatBy(Array.from({ length: rank }, (_, i) => (i === d ? times : 1)), 'repeatDim');
+    if (!(Number.isInteger(times) && times >= 0))
+      throw new BurnError('repeatDim', `times ${times}; expected a non-negative integer`);
+    return this.repeatBy(
+      Array.from({ length: rank }, (_, i) => (i === d ? times : 1)),
+      'repeatDim',
+    );
   }
 
   /**
@@ -354,7 +417,8 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
    * NumPy's `roll` (negate the shifts of code ported from them).
    */
   roll(shifts: readonly number[], dims: readonly number[]): Tensor<D, K> {
-    if (shifts.length !== dims.length) throw new BurnError('roll', `${shifts.length} shifts for ${dims.length} dims; expected one shift per dim`);
+    if (shifts.length !== dims.length)
+      throw new BurnError('roll', `${shifts.length} shifts for ${dims.length} dims; expected one shift per dim`);
     let out = this.wrap<D, K>(this.primitive);
     dims.forEach((dim, i) => (out = out.rollAlong(shifts[i]!, dim, 'roll')));
     return out;
@@ -373,7 +437,11 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     const s = ((shift % size) + size) % size;
     if (s === 0) return this.wrap(this.primitive);
     const b = this.backend;
-    const part = (start: number, len: number) => b.slice(this.primitive, shape.map((n, i) => (i === d ? { start, size: len, step: 1 } : { start: 0, size: n, step: 1 })));
+    const part = (start: number, len: number) =>
+      b.slice(
+        this.primitive,
+        shape.map((n, i) => (i === d ? { start, size: len, step: 1 } : { start: 0, size: n, step: 1 })),
+      );
     // Burn's roll_dim: cat(x[s..], x[..s]).
     return this.wrap(b.cat([part(s, size - s), part(0, s)], d));
   }
@@ -385,7 +453,8 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
     if (!(Number.isInteger(size) && size > 0 && Number.isInteger(step) && step > 0)) {
       throw new BurnError('unfold', `size ${size} and step ${step}; expected positive integers`);
     }
-    if (size > shape[d]!) throw new BurnError('unfold', `window size ${size} is larger than dim ${dim} of size ${shape[d]}`);
+    if (size > shape[d]!)
+      throw new BurnError('unfold', `window size ${size} is larger than dim ${dim} of size ${shape[d]}`);
     const windows = Math.floor((shape[d]! - size) / step) + 1;
     const outShape = [...shape.slice(0, d), windows, ...shape.slice(d + 1), size];
     checkNumel(outShape, 'unfold');
@@ -427,14 +496,19 @@ export class TensorBase<D extends number = number, K extends Kind = Float> {
  */
 function unsqueezePositions(dims: readonly number[], rank: number): number[] {
   let negOffset = rank;
-  const at = dims.map((d) => {
-    if (!Number.isInteger(d) || d < -rank || d >= rank) {
-      throw new BurnError('unsqueezeDims', `dim ${d} is out of range for a result of rank ${rank}; expected -${rank} <= dim < ${rank}`);
-    }
-    if (d >= 0) return d;
-    negOffset -= 1;
-    return d + negOffset + 1;
-  }).sort((a, b) => a - b);
+  const at = dims
+    .map((d) => {
+      if (!Number.isInteger(d) || d < -rank || d >= rank) {
+        throw new BurnError(
+          'unsqueezeDims',
+          `dim ${d} is out of range for a result of rank ${rank}; expected -${rank} <= dim < ${rank}`,
+        );
+      }
+      if (d >= 0) return d;
+      negOffset -= 1;
+      return d + negOffset + 1;
+    })
+    .sort((a, b) => a - b);
   for (let i = 1; i < at.length; i++) if (at[i]! <= at[i - 1]!) at[i] = at[i - 1]! + 1;
   const last = at[at.length - 1];
   if (last !== undefined && last >= rank) {
@@ -451,12 +525,21 @@ function unsqueezePositions(dims: readonly number[], rank: number): number[] {
  * dropped); `does` says what the method does; `hint` names the method to use instead; `takes`
  * what it accepts.
  */
-export function refuseArgs(op: string, args: readonly unknown[], does: string, hint: (args: readonly unknown[]) => string, takes = 'none'): never {
+export function refuseArgs(
+  op: string,
+  args: readonly unknown[],
+  does: string,
+  hint: (args: readonly unknown[]) => string,
+  takes = 'none',
+): never {
   let n = args.length;
   while (n > 0 && args[n - 1] === undefined) n--;
   const given = args.slice(0, n);
   const shown = given.map((a) => (Array.isArray(a) ? fmtValues(a) : describeValue(a))).join(', ');
-  throw new BurnError(op, `got ${n} argument${n === 1 ? '' : 's'} (${shown}), but ${op}() takes ${takes}: it ${does}; ${hint(given)}`);
+  throw new BurnError(
+    op,
+    `got ${n} argument${n === 1 ? '' : 's'} (${shown}), but ${op}() takes ${takes}: it ${does}; ${hint(given)}`,
+  );
 }
 
 /**
@@ -466,7 +549,7 @@ export function refuseArgs(op: string, args: readonly unknown[], does: string, h
 export function reduceHint(dimName: string, dimsName?: string): (args: readonly unknown[]) => string {
   return (args) => {
     const first = args[0];
-    const list = Array.isArray(first) ? first as readonly unknown[] : args.length > 1 ? args : undefined;
+    const list = Array.isArray(first) ? (first as readonly unknown[]) : args.length > 1 ? args : undefined;
     if (list && dimsName) return `to reduce along dims use ${dimsName}(${fmtValues(list)})`;
     return `to reduce along a dim use ${dimName}(${describeValue(list ? list[0] : first)})`;
   };
@@ -484,7 +567,8 @@ function readDTypeOption(options: ToDataOptions, op: string): DType | undefined 
 
 /** Refuses a `toDevice` target that is not a device (plain JavaScript callers). */
 function checkDevice(device: Device, op: string): void {
-  if (typeof (device as Partial<Device> | null)?.equals !== 'function') throw new BurnError(op, `${describeValue(device)} is not a Device; expected one such as Device.cpu()`);
+  if (typeof (device as Partial<Device> | null)?.equals !== 'function')
+    throw new BurnError(op, `${describeValue(device)} is not a Device; expected one such as Device.cpu()`);
 }
 
 /** @internal i32 data for index tensors built on the host. */
@@ -493,7 +577,11 @@ export function dataOf(values: Int32Array, shape: readonly number[] = [values.le
 }
 
 function scalarOf(data: TensorData, op: string): number | boolean {
-  if (data.numElements() !== 1) throw new BurnError(op, `tensor of shape ${fmt(data.shape)} has ${data.numElements()} elements; expected exactly one`);
+  if (data.numElements() !== 1)
+    throw new BurnError(
+      op,
+      `tensor of shape ${fmt(data.shape)} has ${data.numElements()} elements; expected exactly one`,
+    );
   const v = data.toArray()[0]!;
   return data.dtype === 'bool' ? v !== 0 : v;
 }

@@ -12,7 +12,8 @@ import { TensorNumeric } from './numeric.js';
 export class TensorFloat<D extends number = number, K extends Kind = Float> extends TensorNumeric<D, K> {
   /** @internal Checks that this is a float tensor (the types already do; this guards plain JS callers). */
   expectFloat(op: string): void {
-    if (!isFloatDType(this.primitive.dtype)) throw new BurnError(op, `needs a Float tensor, got ${this.primitive.dtype}`);
+    if (!isFloatDType(this.primitive.dtype))
+      throw new BurnError(op, `needs a Float tensor, got ${this.primitive.dtype}`);
   }
   private un(op: UnaryOp): Tensor<D, Float> {
     this.expectFloat(op);
@@ -20,53 +21,101 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
   }
 
   /** `e^x`. */
-  exp(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('exp'); }
+  exp(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('exp');
+  }
   /** `e^x - 1`, accurate near 0. */
-  expm1(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('expm1'); }
+  expm1(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('expm1');
+  }
   /** Natural logarithm. */
-  log(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('log'); }
+  log(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('log');
+  }
   /** `ln(1 + x)`, accurate near 0. */
-  log1p(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('log1p'); }
+  log1p(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('log1p');
+  }
   /** Square root. */
-  sqrt(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('sqrt'); }
+  sqrt(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('sqrt');
+  }
   /** `1 / x`. */
-  recip(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('recip'); }
+  recip(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('recip');
+  }
   /** Sine. */
-  sin(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('sin'); }
+  sin(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('sin');
+  }
   /** Cosine. */
-  cos(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('cos'); }
+  cos(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('cos');
+  }
   /** Tangent. */
-  tan(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('tan'); }
+  tan(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('tan');
+  }
   /** Inverse sine. */
-  asin(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('asin'); }
+  asin(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('asin');
+  }
   /** Inverse cosine. */
-  acos(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('acos'); }
+  acos(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('acos');
+  }
   /** Inverse tangent. */
-  atan(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('atan'); }
+  atan(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('atan');
+  }
   /** Hyperbolic sine. */
-  sinh(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('sinh'); }
+  sinh(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('sinh');
+  }
   /** Hyperbolic cosine. */
-  cosh(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('cosh'); }
+  cosh(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('cosh');
+  }
   /** Hyperbolic tangent. */
-  tanh(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('tanh'); }
+  tanh(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('tanh');
+  }
   /** Inverse hyperbolic sine. */
-  asinh(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('asinh'); }
+  asinh(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('asinh');
+  }
   /** Inverse hyperbolic cosine. */
-  acosh(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('acosh'); }
+  acosh(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('acosh');
+  }
   /** Inverse hyperbolic tangent. */
-  atanh(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('atanh'); }
+  atanh(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('atanh');
+  }
   /** Gauss error function. */
-  erf(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('erf'); }
+  erf(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('erf');
+  }
   /** Rounds half to even (`round(2.5) = 2`), as Burn. */
-  round(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('round'); }
+  round(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('round');
+  }
   /** Rounds down. */
-  floor(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('floor'); }
+  floor(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('floor');
+  }
   /** Rounds up. */
-  ceil(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('ceil'); }
+  ceil(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('ceil');
+  }
   /** Rounds toward zero. */
-  trunc(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('trunc'); }
+  trunc(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('trunc');
+  }
   /** Logistic sigmoid `1 / (1 + e^-x)`. */
-  sigmoid(this: Tensor<D, Float>): Tensor<D, Float> { return this.un('sigmoid'); }
+  sigmoid(this: Tensor<D, Float>): Tensor<D, Float> {
+    return this.un('sigmoid');
+  }
 
   /** `max(x, 0)`; NaN stays NaN and the gradient at 0 is 0 (as Burn and PyTorch). */
   relu(this: Tensor<D, Float>): Tensor<D, Float> {
@@ -81,12 +130,16 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
   /** Softmax along `dim`. */
   softmax(this: Tensor<D, Float>, dim: number): Tensor<D, Float> {
     this.expectFloat('softmax');
-    return this.wrap<D, Float>(this.backend.softmax(this.primitive, normDim(dim, this.primitive.shape.length, 'softmax')));
+    return this.wrap<D, Float>(
+      this.backend.softmax(this.primitive, normDim(dim, this.primitive.shape.length, 'softmax')),
+    );
   }
   /** Log-softmax along `dim`. */
   logSoftmax(this: Tensor<D, Float>, dim: number): Tensor<D, Float> {
     this.expectFloat('logSoftmax');
-    return this.wrap<D, Float>(this.backend.logSoftmax(this.primitive, normDim(dim, this.primitive.shape.length, 'logSoftmax')));
+    return this.wrap<D, Float>(
+      this.backend.logSoftmax(this.primitive, normDim(dim, this.primitive.shape.length, 'logSoftmax')),
+    );
   }
 
   /** `x^y` with a float exponent (scalar or tensor). */
@@ -128,9 +181,13 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
     const d = normDim(dim, shape.length, 'cross');
     this.sameDevice(other, 'cross');
     if (shape[d] !== 3 || other.primitive.shape[d] !== 3) {
-      throw new BurnError('cross', `shapes ${fmt(shape)} and ${fmt(other.primitive.shape)} at dim ${dim}; expected size 3`);
+      throw new BurnError(
+        'cross',
+        `shapes ${fmt(shape)} and ${fmt(other.primitive.shape)} at dim ${dim}; expected size 3`,
+      );
     }
-    if (!sameShape(shape, other.primitive.shape)) checkNumel(broadcastShapes(shape, other.primitive.shape, 'cross'), 'cross');
+    if (!sameShape(shape, other.primitive.shape))
+      checkNumel(broadcastShapes(shape, other.primitive.shape, 'cross'), 'cross');
     const at = (t: Tensor<D, Float>, i: number) => t.narrow(d, i, 1);
     const [a0, a1, a2] = [at(this, 0), at(this, 1), at(this, 2)];
     const [b0, b1, b2] = [at(other, 0), at(other, 1), at(other, 2)];
@@ -158,12 +215,20 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
   varMeanBias(this: Tensor<D, Float>, dim: number): [Tensor<D, Float>, Tensor<D, Float>] {
     return this.varianceWith(dim, 0, 'varMeanBias');
   }
-  private varianceWith(this: Tensor<D, Float>, dim: number, correction: number, op: string): [Tensor<D, Float>, Tensor<D, Float>] {
+  private varianceWith(
+    this: Tensor<D, Float>,
+    dim: number,
+    correction: number,
+    op: string,
+  ): [Tensor<D, Float>, Tensor<D, Float>] {
     this.expectFloat(op);
     const d = normDim(dim, this.primitive.shape.length, op);
     const n = this.primitive.shape[d]!;
     const mean = this.meanDim(d);
-    const v = this.sub(mean).square().sumDim(d).div(n - correction);
+    const v = this.sub(mean)
+      .square()
+      .sumDim(d)
+      .div(n - correction);
     return [v, mean];
   }
   /** Median along `dim` (kept): the lower of the two middle values for even sizes; NaN if the line has NaN (as PyTorch). */
@@ -181,7 +246,13 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
     const b = this.backend;
     const nanCount = this.isNan().int().sumDim(d);
     const firstNan = b.binaryScalar('add', b.unary('neg', nanCount.primitive), n);
-    const at = this.wrap<D, Int>(b.where(b.compareScalar('gt', nanCount.primitive, 0), firstNan, b.fill(nanCount.primitive.shape, Math.floor((n - 1) / 2), 'i32')));
+    const at = this.wrap<D, Int>(
+      b.where(
+        b.compareScalar('gt', nanCount.primitive, 0),
+        firstNan,
+        b.fill(nanCount.primitive.shape, Math.floor((n - 1) / 2), 'i32'),
+      ),
+    );
     return [sorted.gather(d, at), idx.gather(d, at)];
   }
   /** Covariance between the entries along `dim` (Burn's `cov`; `correctionFactor` 1 for samples, 0 for a population). */
@@ -189,7 +260,10 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
     const d = normDim(dim, this.primitive.shape.length, 'cov');
     const n = this.primitive.shape[d]!;
     const centered = this.sub(this.meanDim(d)).swapDims(d, 0);
-    return centered.transpose().matmul(centered).div(n - correctionFactor);
+    return centered
+      .transpose()
+      .matmul(centered)
+      .div(n - correctionFactor);
   }
 
   // --- predicates ---
@@ -238,7 +312,8 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
   /** Samples `numSamples` category indices (with replacement) from the weights along the last dim. */
   categorical(this: Tensor<D, Float>, numSamples: number): Tensor<D, Int> {
     this.expectFloat('categorical');
-    if (!(Number.isInteger(numSamples) && numSamples > 0)) throw new BurnError('categorical', `numSamples ${numSamples}; expected a positive integer`);
+    if (!(Number.isInteger(numSamples) && numSamples > 0))
+      throw new BurnError('categorical', `numSamples ${numSamples}; expected a positive integer`);
     const shape = this.primitive.shape;
     const last = shape.length - 1;
     const c = shape[last]!;
@@ -246,21 +321,39 @@ export class TensorFloat<D extends number = number, K extends Kind = Float> exte
     checkNumel([...shape.slice(0, -1), numSamples, c], 'categorical', 'sample × category shape');
     const cdf = this.cumsum(last).div(this.sumDim(last));
     const key = this.dev.nextRandomKey();
-    const u = this.wrap<D, Float>(this.backend.random([...shape.slice(0, -1), numSamples], Distribution.Default, this.primitive.dtype, key));
+    const u = this.wrap<D, Float>(
+      this.backend.random([...shape.slice(0, -1), numSamples], Distribution.Default, this.primitive.dtype, key),
+    );
     // index = number of cdf entries <= u, clamped to the last category.
     const b = this.backend;
-    const ge = b.compare('ge', b.reshape(u.primitive, [...shape.slice(0, -1), numSamples, 1]), b.reshape(cdf.primitive, [...shape.slice(0, -1), 1, c]));
+    const ge = b.compare(
+      'ge',
+      b.reshape(u.primitive, [...shape.slice(0, -1), numSamples, 1]),
+      b.reshape(cdf.primitive, [...shape.slice(0, -1), 1, c]),
+    );
     const count = b.reduce('sum', b.cast(ge, 'i32'), [last + 1]);
     return this.wrap<D, Int>(b.clamp(b.reshape(count, [...shape.slice(0, -1), numSamples]), 0, c - 1));
   }
 
   /** Samples `[N, C, H, W]` at the normalized (-1..1) `(x, y)` positions of `grid` `[N, Ho, Wo, 2]`. */
-  gridSample2d(this: Tensor<4, Float>, grid: Tensor<4, Float>, options: Partial<GridSampleOptions> = {}): Tensor<4, Float> {
-    const s = this.primitive.shape, g = grid.primitive.shape;
+  gridSample2d(
+    this: Tensor<4, Float>,
+    grid: Tensor<4, Float>,
+    options: Partial<GridSampleOptions> = {},
+  ): Tensor<4, Float> {
+    const s = this.primitive.shape,
+      g = grid.primitive.shape;
     if (s.length !== 4 || g.length !== 4 || g[3] !== 2 || g[0] !== s[0]) {
-      throw new BurnError('gridSample2d', `input ${fmt(s)} and grid ${fmt(g)}; expected [N, C, H, W] and [N, Ho, Wo, 2]`);
+      throw new BurnError(
+        'gridSample2d',
+        `input ${fmt(s)} and grid ${fmt(g)}; expected [N, C, H, W] and [N, Ho, Wo, 2]`,
+      );
     }
-    const opts: GridSampleOptions = { mode: options.mode ?? 'bilinear', paddingMode: options.paddingMode ?? 'zeros', alignCorners: options.alignCorners ?? false };
+    const opts: GridSampleOptions = {
+      mode: options.mode ?? 'bilinear',
+      paddingMode: options.paddingMode ?? 'zeros',
+      alignCorners: options.alignCorners ?? false,
+    };
     return this.wrap<4, Float>(this.backend.gridSample2d(this.primitive, this.castLike(grid.primitive), opts));
   }
 }

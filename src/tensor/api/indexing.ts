@@ -30,26 +30,37 @@ export type IndexingUpdateOp = ScatterOp;
 
 /** Resolves user slices into per-dim specs for `shape`; throws a BurnError on bad ranges. */
 export function sliceSpecs(shape: readonly number[], args: readonly SliceArg[], op: string): SliceSpec[] {
-  if (args.length > shape.length) throw new BurnError(op, `${args.length} slices for a tensor of rank ${shape.length}; expected at most ${shape.length}`);
+  if (args.length > shape.length)
+    throw new BurnError(
+      op,
+      `${args.length} slices for a tensor of rank ${shape.length}; expected at most ${shape.length}`,
+    );
   return shape.map((n, d) => {
     const arg = args[d];
-    let start: number | null | undefined, end: number | null | undefined, step = 1;
+    let start: number | null | undefined,
+      end: number | null | undefined,
+      step = 1;
     if (arg === null || arg === undefined) {
-      start = 0; end = n;
+      start = 0;
+      end = n;
     } else if (typeof arg === 'number') {
       const i = arg < 0 ? arg + n : arg;
-      if (!Number.isInteger(arg) || i < 0 || i >= n) throw new BurnError(op, `index ${arg} is out of bounds for dim ${d} of size ${n}`);
+      if (!Number.isInteger(arg) || i < 0 || i >= n)
+        throw new BurnError(op, `index ${arg} is out of bounds for dim ${d} of size ${n}`);
       return { start: i, size: 1, step: 1 };
     } else if (Array.isArray(arg)) {
       [start, end] = arg as [number | null | undefined, number | null | undefined];
       step = (arg as readonly unknown[])[2] === undefined ? 1 : ((arg as readonly number[])[2] as number);
     } else {
       const o = arg as { start?: number | null; end?: number | null; step?: number };
-      start = o.start; end = o.end; step = o.step ?? 1;
+      start = o.start;
+      end = o.end;
+      step = o.step ?? 1;
     }
     const s = clampBound(start ?? 0, n, d, op, 'start');
     const e = clampBound(end ?? n, n, d, op, 'end');
-    if (!Number.isInteger(step) || step === 0) throw new BurnError(op, `step ${step} for dim ${d}; expected a non-zero integer`);
+    if (!Number.isInteger(step) || step === 0)
+      throw new BurnError(op, `step ${step} for dim ${d}; expected a non-zero integer`);
     const size = e > s ? Math.ceil((e - s) / Math.abs(step)) : 0;
     if (size === 0) return { start: 0, size: 0, step: 1 };
     return step > 0 ? { start: s, size, step } : { start: e - 1, size, step };
@@ -66,15 +77,23 @@ function clampBound(v: number, n: number, dim: number, op: string, which: string
 export class TensorIndexing<D extends number = number, K extends Kind = Float> extends TensorBase<D, K> {
   /** @internal Checks that `t` lives on this tensor's device. */
   sameDevice(t: TensorBase<number, Kind>, op: string): void {
-    if (!t.dev.equals(this.dev)) throw new BurnError(op, `tensors are on different devices (${this.dev} and ${t.dev}); ${this.dev.inner().equals(t.dev.inner()) ? 'one is the autodiff (training) device over the other: run inference with model.valid() (TrainingResult.inferenceModel), or move a tensor with toDevice()' : 'move one with toDevice()'}`);
+    if (!t.dev.equals(this.dev))
+      throw new BurnError(
+        op,
+        `tensors are on different devices (${this.dev} and ${t.dev}); ${this.dev.inner().equals(t.dev.inner()) ? 'one is the autodiff (training) device over the other: run inference with model.valid() (TrainingResult.inferenceModel), or move a tensor with toDevice()' : 'move one with toDevice()'}`,
+      );
   }
 
   /** @internal Checks an index tensor. */
   checkIndices(t: TensorBase<number, Kind>, op: string, rank?: number): void {
     this.sameDevice(t, op);
-    if (!isIntDType(t.primitive.dtype)) throw new BurnError(op, `indices must be an Int tensor, got ${t.primitive.dtype}`);
+    if (!isIntDType(t.primitive.dtype))
+      throw new BurnError(op, `indices must be an Int tensor, got ${t.primitive.dtype}`);
     if (rank !== undefined && t.primitive.shape.length !== rank) {
-      throw new BurnError(op, `indices of shape ${fmt(t.primitive.shape)} have rank ${t.primitive.shape.length}; expected rank ${rank}`);
+      throw new BurnError(
+        op,
+        `indices of shape ${fmt(t.primitive.shape)} have rank ${t.primitive.shape.length}; expected rank ${rank}`,
+      );
     }
   }
 
@@ -96,7 +115,12 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const d = normDim(dim, shape.length, 'selectDim');
     const args: SliceArg[] = shape.map((_, i) => (i === d ? index : null));
     const b = this.backend;
-    return this.wrap(b.reshape(b.slice(this.primitive, sliceSpecs(shape, args, 'selectDim')), shape.filter((_, i) => i !== d)));
+    return this.wrap(
+      b.reshape(
+        b.slice(this.primitive, sliceSpecs(shape, args, 'selectDim')),
+        shape.filter((_, i) => i !== d),
+      ),
+    );
   }
 
   /** A copy with the sliced region replaced by `values` (whose shape is the region's). */
@@ -105,7 +129,10 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const specs = sliceSpecs(this.primitive.shape, ranges, 'sliceAssign');
     const region = specs.map((s) => s.size);
     if (!sameShape(region, values.primitive.shape)) {
-      throw new BurnError('sliceAssign', `values of shape ${fmt(values.primitive.shape)} for a region of shape ${fmt(region)}; expected equal shapes`);
+      throw new BurnError(
+        'sliceAssign',
+        `values of shape ${fmt(values.primitive.shape)} for a region of shape ${fmt(region)}; expected equal shapes`,
+      );
     }
     return this.wrap(this.backend.sliceAssign(this.primitive, specs, this.castLike(values.primitive)));
   }
@@ -127,7 +154,11 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     this.checkIndices(indices, 'select', 1);
     // Only more indices than the dim's size can grow the tensor past the limit.
     const count = indices.primitive.shape[0]!;
-    if (count > shape[d]!) checkNumel(shape.map((s, i) => (i === d ? count : s)), 'select');
+    if (count > shape[d]!)
+      checkNumel(
+        shape.map((s, i) => (i === d ? count : s)),
+        'select',
+      );
     const outer = enterUserOp('select');
     try {
       return this.wrap(this.backend.select(this.primitive, d, indices.primitive));
@@ -149,7 +180,15 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     }
     const outer = enterUserOp('selectAssign');
     try {
-      return this.wrap(this.backend.selectAssign(this.updateOf(update), this.primitive, d, indices.primitive, this.castLike(values.primitive)));
+      return this.wrap(
+        this.backend.selectAssign(
+          this.updateOf(update),
+          this.primitive,
+          d,
+          indices.primitive,
+          this.castLike(values.primitive),
+        ),
+      );
     } catch (e) {
       throw renameError(e, 'selectAssign'); // the backend's selectAssign is a scatter
     } finally {
@@ -163,7 +202,11 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const d = normDim(dim, shape.length, 'gather');
     this.checkIndices(indices, 'gather', shape.length);
     indices.primitive.shape.forEach((s, i) => {
-      if (i !== d && s > shape[i]!) throw new BurnError('gather', `indices of shape ${fmt(indices.primitive.shape)} exceed the tensor shape ${fmt(shape)} at dim ${i}`);
+      if (i !== d && s > shape[i]!)
+        throw new BurnError(
+          'gather',
+          `indices of shape ${fmt(indices.primitive.shape)} exceed the tensor shape ${fmt(shape)} at dim ${i}`,
+        );
     });
     return this.wrap(this.backend.gather(this.primitive, d, indices.primitive));
   }
@@ -174,14 +217,27 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const d = normDim(dim, shape.length, 'scatter');
     this.checkIndices(indices, 'scatter', shape.length);
     this.sameDevice(values, 'scatter');
-    const is = indices.primitive.shape, vs = values.primitive.shape;
-    if (vs.length !== shape.length) throw new BurnError('scatter', `values of rank ${vs.length}; expected ${shape.length}`);
+    const is = indices.primitive.shape,
+      vs = values.primitive.shape;
+    if (vs.length !== shape.length)
+      throw new BurnError('scatter', `values of rank ${vs.length}; expected ${shape.length}`);
     is.forEach((s, i) => {
       if (s > vs[i]! || (i !== d && s > shape[i]!)) {
-        throw new BurnError('scatter', `indices of shape ${fmt(is)} do not fit values ${fmt(vs)} and tensor ${fmt(shape)} at dim ${i}`);
+        throw new BurnError(
+          'scatter',
+          `indices of shape ${fmt(is)} do not fit values ${fmt(vs)} and tensor ${fmt(shape)} at dim ${i}`,
+        );
       }
     });
-    return this.wrap(this.backend.scatter(this.updateOf(update), this.primitive, d, indices.primitive, this.castLike(values.primitive)));
+    return this.wrap(
+      this.backend.scatter(
+        this.updateOf(update),
+        this.primitive,
+        d,
+        indices.primitive,
+        this.castLike(values.primitive),
+      ),
+    );
   }
 
   /** Multi-dim gather: `indices[..., k]` addresses the leading k dims; the result has shape `indices.shape[:-1] ++ self.shape[k:]`. */
@@ -210,7 +266,8 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const shape = this.primitive.shape;
     const rest = shape.slice(k);
     const expected = [...indices.primitive.shape.slice(0, -1), ...rest];
-    if (!sameShape(expected, values.primitive.shape)) throw new BurnError('scatterNd', `values of shape ${fmt(values.primitive.shape)}; expected ${fmt(expected)}`);
+    if (!sameShape(expected, values.primitive.shape))
+      throw new BurnError('scatterNd', `values of shape ${fmt(values.primitive.shape)}; expected ${fmt(expected)}`);
     const b = this.backend;
     const rows = numel(shape.slice(0, k));
     const table = b.reshape(this.primitive, [rows, ...rest]);
@@ -245,7 +302,10 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const shape = this.primitive.shape;
     const k = is[is.length - 1];
     if (is.length < 1 || k === undefined || k > shape.length || k < 1) {
-      throw new BurnError(op, `indices of shape ${fmt(is)} for a tensor of shape ${fmt(shape)}; expected a last dim k with 1 <= k <= ${shape.length}`);
+      throw new BurnError(
+        op,
+        `indices of shape ${fmt(is)} for a tensor of shape ${fmt(shape)}; expected a last dim k with 1 <= k <= ${shape.length}`,
+      );
     }
     const b = this.backend;
     const strides = Int32Array.from(contiguousStrides(shape.slice(0, k)));
@@ -254,12 +314,29 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     if (this.dev.inner().backend.checkIndices && b.checkIndices) {
       // A device that cannot read the indices here (WebGPU, remote) checks each component itself,
       // so that its error, raised at a read, names the bad component (the select below sees -1).
-      const cols = Array.from({ length: k }, (_, j) => b.checkIndices!(b.slice(idx, is.map((s, i) => ({ start: i === last ? j : 0, size: i === last ? 1 : s, step: 1 }))), 0, shape[j]!,
-        (v) => new BurnError(op, `index component ${v} (column ${j} of the indices) is out of bounds for dim ${j} of size ${shape[j]} of a tensor of shape ${fmt(shape)}; expected 0 <= index[${j}] < ${shape[j]}`)));
+      const cols = Array.from({ length: k }, (_, j) =>
+        b.checkIndices!(
+          b.slice(
+            idx,
+            is.map((s, i) => ({ start: i === last ? j : 0, size: i === last ? 1 : s, step: 1 })),
+          ),
+          0,
+          shape[j]!,
+          (v) =>
+            new BurnError(
+              op,
+              `index component ${v} (column ${j} of the indices) is out of bounds for dim ${j} of size ${shape[j]} of a tensor of shape ${fmt(shape)}; expected 0 <= index[${j}] < ${shape[j]}`,
+            ),
+        ),
+      );
       idx = k === 1 ? cols[0]! : b.cat(cols, last);
     }
     const flat = b.reduce('sum', b.binary('mul', idx, b.fromData(dataOf(strides))), [last]);
-    const outside = b.binary('or', b.compareScalar('lt', idx, 0), b.compare('ge', idx, b.fromData(dataOf(Int32Array.from(shape.slice(0, k))))));
+    const outside = b.binary(
+      'or',
+      b.compareScalar('lt', idx, 0),
+      b.compare('ge', idx, b.fromData(dataOf(Int32Array.from(shape.slice(0, k))))),
+    );
     const checked = b.where(b.reduce('any', outside, [last]), b.fill([], -1, 'i32'), flat);
     return { flat: b.reshape(checked, [numel(is.slice(0, -1))]), k };
   }
@@ -274,7 +351,10 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     for (let r = 0; data && r < data.length / k; r++) {
       const row = Array.from(data.subarray(r * k, r * k + k));
       if (row.some((v, j) => v < 0 || v >= shape[j]!)) {
-        return new BurnError(op, `index ${fmt(row)} (row ${r} of the indices) is out of bounds for a tensor of shape ${fmt(shape)}; expected 0 <= index[j] < ${fmt(shape.slice(0, k))}[j]`);
+        return new BurnError(
+          op,
+          `index ${fmt(row)} (row ${r} of the indices) is out of bounds for a tensor of shape ${fmt(shape)}; expected 0 <= index[j] < ${fmt(shape.slice(0, k))}[j]`,
+        );
       }
     }
     return renameError(e, op, `indices into the leading ${k} dims of shape ${fmt(shape)}`);
@@ -320,7 +400,11 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
   maskSelect(mask: Tensor<D, Bool>): Tensor<1, K> {
     this.checkMask(mask, 'maskSelect');
     const data = mask.backend.toDataSync(mask.primitive);
-    if (!data) throw new BurnError('maskSelect', `${this.dev} cannot read the mask synchronously; use await tensor.maskSelectAsync(mask)`);
+    if (!data)
+      throw new BurnError(
+        'maskSelect',
+        `${this.dev} cannot read the mask synchronously; use await tensor.maskSelectAsync(mask)`,
+      );
     return this.maskSelectWith(mask, data.toArray());
   }
 
@@ -335,7 +419,10 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const b = this.backend;
     const shape = this.primitive.shape;
     if (!sameShape(mask.primitive.shape, shape)) {
-      throw new BurnError('maskSelect', `mask of shape ${fmt(mask.primitive.shape)}; expected the tensor's shape ${fmt(shape)}`);
+      throw new BurnError(
+        'maskSelect',
+        `mask of shape ${fmt(mask.primitive.shape)}; expected the tensor's shape ${fmt(shape)}`,
+      );
     }
     const picked: number[] = [];
     for (let i = 0; i < values.length; i++) if (values[i]) picked.push(i);
@@ -345,7 +432,8 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
 
   private checkMask(mask: TensorBase<number, Kind>, op: string): void {
     this.sameDevice(mask, op);
-    if (mask.primitive.dtype !== 'bool') throw new BurnError(op, `mask must be a Bool tensor, got ${mask.primitive.dtype}`);
+    if (mask.primitive.dtype !== 'bool')
+      throw new BurnError(op, `mask must be a Bool tensor, got ${mask.primitive.dtype}`);
   }
 
   /** Checks that the mask (and a value tensor) broadcast with this tensor, within the element limit. O(rank). */
@@ -367,15 +455,27 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
    * `[left, right, top, bottom]` for the last two dims. `mode` is a constant value (default 0),
    * `'reflect'` (mirror without repeating the edge) or `'edge'` (repeat the edge).
    */
-  pad(padding: readonly (readonly [number, number])[] | readonly [number, number, number, number], mode: PadMode = 0): Tensor<D, K> {
+  pad(
+    padding: readonly (readonly [number, number])[] | readonly [number, number, number, number],
+    mode: PadMode = 0,
+  ): Tensor<D, K> {
     const shape = this.primitive.shape;
-    const pairs: (readonly [number, number])[] = typeof padding[0] === 'number'
-      ? (() => { const [l, r, t, b] = padding as readonly number[]; return [[t!, b!], [l!, r!]] as [number, number][]; })()
-      : [...(padding as readonly (readonly [number, number])[])];
-    if (pairs.length > shape.length) throw new BurnError('pad', `${pairs.length} padding pairs for a tensor of rank ${shape.length}`);
+    const pairs: (readonly [number, number])[] =
+      typeof padding[0] === 'number'
+        ? (() => {
+            const [l, r, t, b] = padding as readonly number[];
+            return [
+              [t!, b!],
+              [l!, r!],
+            ] as [number, number][];
+          })()
+        : [...(padding as readonly (readonly [number, number])[])];
+    if (pairs.length > shape.length)
+      throw new BurnError('pad', `${pairs.length} padding pairs for a tensor of rank ${shape.length}`);
     const first = shape.length - pairs.length;
     for (const [a, b] of pairs) {
-      if (!(Number.isInteger(a) && Number.isInteger(b) && a >= 0 && b >= 0)) throw new BurnError('pad', `padding [${a}, ${b}]; expected non-negative integers`);
+      if (!(Number.isInteger(a) && Number.isInteger(b) && a >= 0 && b >= 0))
+        throw new BurnError('pad', `padding [${a}, ${b}]; expected non-negative integers`);
     }
     const bk = this.backend;
     const out = shape.map((s, d) => (d < first ? s : s + pairs[d - first]![0] + pairs[d - first]![1]));
@@ -391,14 +491,37 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
       const d = first + i;
       const n = p.shape[d]!;
       if (mode === 'reflect' && (before >= n || after >= n)) {
-        throw new BurnError('pad', `reflect padding [${before}, ${after}] for dim ${d} of size ${n}; expected padding < size`);
+        throw new BurnError(
+          'pad',
+          `reflect padding [${before}, ${after}] for dim ${d} of size ${n}; expected padding < size`,
+        );
       }
       if (n === 0 && (before > 0 || after > 0)) throw new BurnError('pad', `cannot ${mode}-pad the empty dim ${d}`);
-      const part = (start: number, size: number, step: number) => bk.slice(p, p.shape.map((s, j) => (j === d ? { start, size, step } : { start: 0, size: s, step: 1 })));
+      const part = (start: number, size: number, step: number) =>
+        bk.slice(
+          p,
+          p.shape.map((s, j) => (j === d ? { start, size, step } : { start: 0, size: s, step: 1 })),
+        );
       const pieces = [];
-      if (before > 0) pieces.push(mode === 'reflect' ? part(before, before, -1) : bk.expand(part(0, 1, 1), p.shape.map((s, j) => (j === d ? before : s))));
+      if (before > 0)
+        pieces.push(
+          mode === 'reflect'
+            ? part(before, before, -1)
+            : bk.expand(
+                part(0, 1, 1),
+                p.shape.map((s, j) => (j === d ? before : s)),
+              ),
+        );
       pieces.push(p);
-      if (after > 0) pieces.push(mode === 'reflect' ? part(n - 2, after, -1) : bk.expand(part(n - 1, 1, 1), p.shape.map((s, j) => (j === d ? after : s))));
+      if (after > 0)
+        pieces.push(
+          mode === 'reflect'
+            ? part(n - 2, after, -1)
+            : bk.expand(
+                part(n - 1, 1, 1),
+                p.shape.map((s, j) => (j === d ? after : s)),
+              ),
+        );
       p = pieces.length > 1 ? bk.cat(pieces, d) : p;
     });
     return this.wrap(p);
@@ -408,8 +531,13 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
   narrow(dim: number, start: number, length: number): Tensor<D, K> {
     const shape = this.primitive.shape;
     const d = normDim(dim, shape.length, 'narrow');
-    if (!(Number.isInteger(start) && Number.isInteger(length) && start >= 0 && length >= 1 && start + length <= shape[d]!)) {
-      throw new BurnError('narrow', `start ${start} and length ${length} for dim ${dim} of size ${shape[d]}; expected a length of at least 1 and start + length <= ${shape[d]}`);
+    if (
+      !(Number.isInteger(start) && Number.isInteger(length) && start >= 0 && length >= 1 && start + length <= shape[d]!)
+    ) {
+      throw new BurnError(
+        'narrow',
+        `start ${start} and length ${length} for dim ${dim} of size ${shape[d]}; expected a length of at least 1 and start + length <= ${shape[d]}`,
+      );
     }
     return this.sliceDim(d, [start, start + length]);
   }
@@ -422,7 +550,8 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
   chunk(chunks: number, dim: number): Tensor<D, K>[] {
     const shape = this.primitive.shape;
     const d = normDim(dim, shape.length, 'chunk');
-    if (!(Number.isInteger(chunks) && chunks > 0)) throw new BurnError('chunk', `${chunks} chunks; expected a positive integer`);
+    if (!(Number.isInteger(chunks) && chunks > 0))
+      throw new BurnError('chunk', `${chunks} chunks; expected a positive integer`);
     const size = shape[d]!;
     if (size === 0) return [];
     return this.split(Math.ceil(size / chunks), d);
@@ -437,7 +566,10 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const d = normDim(dim, shape.length, 'split');
     const size = shape[d]!;
     if (!(Number.isInteger(splitSize) && (splitSize > 0 || (splitSize === 0 && size === 0)))) {
-      throw new BurnError('split', `split size ${splitSize} for dim ${dim} of size ${size}; expected an integer greater than 0 unless the dim is empty`);
+      throw new BurnError(
+        'split',
+        `split size ${splitSize} for dim ${dim} of size ${size}; expected an integer greater than 0 unless the dim is empty`,
+      );
     }
     const pieces: Tensor<D, K>[] = [];
     for (let s = 0; s < size; s += splitSize) pieces.push(this.sliceDim(d, [s, Math.min(s + splitSize, size)]));
@@ -450,7 +582,10 @@ export class TensorIndexing<D extends number = number, K extends Kind = Float> e
     const d = normDim(dim, shape.length, 'splitWithSizes');
     const total = sizes.reduce((a, s) => a + s, 0);
     if (total !== shape[d] || sizes.some((s) => !Number.isInteger(s) || s < 0)) {
-      throw new BurnError('splitWithSizes', `sizes ${fmt(sizes)} add up to ${total}; expected non-negative sizes adding up to ${shape[d]} (dim ${dim})`);
+      throw new BurnError(
+        'splitWithSizes',
+        `sizes ${fmt(sizes)} add up to ${total}; expected non-negative sizes adding up to ${shape[d]} (dim ${dim})`,
+      );
     }
     const pieces: Tensor<D, K>[] = [];
     let start = 0;

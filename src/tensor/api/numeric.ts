@@ -29,7 +29,8 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
       return this.backend.binaryScalar(op, this.primitive, other);
     }
     this.sameDevice(other, name);
-    if (!sameShape(this.primitive.shape, other.primitive.shape)) checkNumel(broadcastShapes(this.primitive.shape, other.primitive.shape, name), name);
+    if (!sameShape(this.primitive.shape, other.primitive.shape))
+      checkNumel(broadcastShapes(this.primitive.shape, other.primitive.shape, name), name);
     return this.backend.binary(op, this.primitive, this.castLike(other.primitive));
   }
 
@@ -41,7 +42,8 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
       return this.backend.compareScalar(op, this.primitive, Number(other));
     }
     this.sameDevice(other, name);
-    if (!sameShape(this.primitive.shape, other.primitive.shape)) checkNumel(broadcastShapes(this.primitive.shape, other.primitive.shape, name), name);
+    if (!sameShape(this.primitive.shape, other.primitive.shape))
+      checkNumel(broadcastShapes(this.primitive.shape, other.primitive.shape, name), name);
     return this.backend.compare(op, this.primitive, this.castLike(other.primitive));
   }
 
@@ -79,12 +81,14 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   }
   /** `x * x`. */
   square(this: Tensor<D, Numeric>): Tensor<D, K> {
-    if (this.primitive.dtype === 'bool') throw new BurnError('square', 'is not defined for bool tensors; expected a Float or Int tensor');
+    if (this.primitive.dtype === 'bool')
+      throw new BurnError('square', 'is not defined for bool tensors; expected a Float or Int tensor');
     return this.wrap<D, K>(this.backend.binary('mul', this.primitive, this.primitive));
   }
   /** `x^n` for an integer exponent (a scalar or an Int tensor). */
   powi(this: Tensor<D, Numeric>, exponent: Tensor<D, Int> | number): Tensor<D, K> {
-    if (typeof exponent === 'number' && !Number.isInteger(exponent)) throw new BurnError('powi', `exponent ${exponent}; expected an integer (use powf)`);
+    if (typeof exponent === 'number' && !Number.isInteger(exponent))
+      throw new BurnError('powi', `exponent ${exponent}; expected an integer (use powf)`);
     return this.wrap<D, K>(this.binaryOp('pow', exponent, 'powi'));
   }
 
@@ -100,16 +104,22 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   }
   /** Sums, products and their scans are not bool ops (Burn's Bool has none): they would leave values other than 0 and 1. */
   private checkNotBool(name: string): void {
-    if (this.primitive.dtype === 'bool') throw new BurnError(name, 'is not defined for bool tensors; convert with .int() first');
+    if (this.primitive.dtype === 'bool')
+      throw new BurnError(name, 'is not defined for bool tensors; convert with .int() first');
   }
   private checkNonEmpty(name: string): void {
-    if (numel(this.primitive.shape) === 0) throw new BurnError(name, `cannot reduce an empty tensor of shape ${fmt(this.primitive.shape)}`);
+    if (numel(this.primitive.shape) === 0)
+      throw new BurnError(name, `cannot reduce an empty tensor of shape ${fmt(this.primitive.shape)}`);
   }
   /** A max/min over `dims` needs elements along them (the other dims may be empty: the result then is, as in PyTorch). */
   private checkReducedDims(name: string, dims: readonly number[]): void {
     const shape = this.primitive.shape;
     for (const d of normDims(dims, shape.length, name)) {
-      if (shape[d] === 0) throw new BurnError(name, `cannot reduce over dim ${d} of size 0 (shape ${fmt(shape)}); expected a non-empty reduced dim`);
+      if (shape[d] === 0)
+        throw new BurnError(
+          name,
+          `cannot reduce over dim ${d} of size 0 (shape ${fmt(shape)}); expected a non-empty reduced dim`,
+        );
     }
   }
 
@@ -121,7 +131,14 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
    */
   sum(this: Tensor<D, Numeric>, dim: number): Tensor<D, K>;
   sum(this: Tensor<D, Numeric>, dim?: number, unexpected?: unknown): Tensor<1, K> | Tensor<D, K> {
-    if (unexpected !== undefined || (dim !== undefined && typeof dim !== 'number')) refuseArgs('sum', [dim, unexpected], 'sums every element (or along the one dim given)', reduceHint('sumDim', 'sumDims'), 'no argument or one dim');
+    if (unexpected !== undefined || (dim !== undefined && typeof dim !== 'number'))
+      refuseArgs(
+        'sum',
+        [dim, unexpected],
+        'sums every element (or along the one dim given)',
+        reduceHint('sumDim', 'sumDims'),
+        'no argument or one dim',
+      );
     this.checkNotBool('sum');
     if (dim !== undefined) return this.wrap<D, K>(this.reduceDims('sum', [dim], 'sum'));
     return this.wrap<1, K>(this.reduceAll('sum'));
@@ -137,20 +154,32 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     return this.wrap<D, K>(this.reduceDims('sum', dims, 'sumDims'));
   }
   /** Sum along `dims`, which are then removed (Burn's `sum_dims_squeeze`). */
-  sumDimsSqueeze<const S extends readonly number[]>(this: Tensor<D, Numeric>, dims: S): Tensor<number extends S['length'] ? number : Sub<D, S['length']>, K> {
+  sumDimsSqueeze<const S extends readonly number[]>(
+    this: Tensor<D, Numeric>,
+    dims: S,
+  ): Tensor<number extends S['length'] ? number : Sub<D, S['length']>, K> {
     this.checkNotBool('sumDimsSqueeze');
     const shape = this.primitive.shape;
     const ds = normDims(dims, shape.length, 'sumDimsSqueeze');
     const b = this.backend;
-    return this.wrap(b.reshape(b.reduce('sum', this.primitive, ds), shape.filter((_, i) => !ds.includes(i))));
+    return this.wrap(
+      b.reshape(
+        b.reduce('sum', this.primitive, ds),
+        shape.filter((_, i) => !ds.includes(i)),
+      ),
+    );
   }
   /** Mean of all elements (ints: integer division). */
   mean(this: Tensor<D, Numeric>): Tensor<1, K>;
   mean(this: Tensor<D, Numeric>, unexpected?: unknown): Tensor<1, K> {
-    if (unexpected !== undefined) refuseArgs('mean', [unexpected], 'averages every element', reduceHint('meanDim', 'meanDims'));
+    if (unexpected !== undefined)
+      refuseArgs('mean', [unexpected], 'averages every element', reduceHint('meanDim', 'meanDims'));
     const shape = this.primitive.shape;
     if (isIntDType(this.primitive.dtype) && numel(shape) === 0) {
-      throw new BurnError('mean', `of an empty Int tensor (shape ${fmt(shape)}): an integer mean of nothing has no value (a Float tensor's is NaN)`);
+      throw new BurnError(
+        'mean',
+        `of an empty Int tensor (shape ${fmt(shape)}): an integer mean of nothing has no value (a Float tensor's is NaN)`,
+      );
     }
     try {
       return this.wrap<1, K>(this.backend.binaryScalar('div', this.reduceAll('sum'), numel(this.primitive.shape)));
@@ -170,7 +199,10 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     const ds = normDims(dims, this.primitive.shape.length, op);
     const n = ds.reduce((acc, d) => acc * this.primitive.shape[d]!, 1);
     if (n === 0 && isIntDType(this.primitive.dtype)) {
-      throw new BurnError(op, `over dims ${fmt(dims)} of shape ${fmt(this.primitive.shape)}, which are empty: an integer mean of nothing has no value (a Float tensor's is NaN)`);
+      throw new BurnError(
+        op,
+        `over dims ${fmt(dims)} of shape ${fmt(this.primitive.shape)}, which are empty: an integer mean of nothing has no value (a Float tensor's is NaN)`,
+      );
     }
     try {
       return this.wrap<D, K>(this.backend.binaryScalar('div', this.backend.reduce('sum', this.primitive, ds), n));
@@ -181,7 +213,8 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   /** Product of all elements. */
   prod(this: Tensor<D, Numeric>): Tensor<1, K>;
   prod(this: Tensor<D, Numeric>, unexpected?: unknown): Tensor<1, K> {
-    if (unexpected !== undefined) refuseArgs('prod', [unexpected], 'multiplies every element', reduceHint('prodDim', 'prodDims'));
+    if (unexpected !== undefined)
+      refuseArgs('prod', [unexpected], 'multiplies every element', reduceHint('prodDim', 'prodDims'));
     this.checkNotBool('prod');
     return this.wrap<1, K>(this.reduceAll('prod'));
   }
@@ -198,14 +231,16 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   /** Maximum of all elements (NaN propagates). */
   max(this: Tensor<D, Numeric>): Tensor<1, K>;
   max(this: Tensor<D, Numeric>, unexpected?: unknown): Tensor<1, K> {
-    if (unexpected !== undefined) refuseArgs('max', [unexpected], 'reduces every element', reduceHint('maxDim', 'maxDims'));
+    if (unexpected !== undefined)
+      refuseArgs('max', [unexpected], 'reduces every element', reduceHint('maxDim', 'maxDims'));
     this.checkNonEmpty('max');
     return this.wrap<1, K>(this.reduceAll('max'));
   }
   /** Minimum of all elements (NaN propagates). */
   min(this: Tensor<D, Numeric>): Tensor<1, K>;
   min(this: Tensor<D, Numeric>, unexpected?: unknown): Tensor<1, K> {
-    if (unexpected !== undefined) refuseArgs('min', [unexpected], 'reduces every element', reduceHint('minDim', 'minDims'));
+    if (unexpected !== undefined)
+      refuseArgs('min', [unexpected], 'reduces every element', reduceHint('minDim', 'minDims'));
     this.checkNonEmpty('min');
     return this.wrap<1, K>(this.reduceAll('min'));
   }
@@ -246,17 +281,22 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   /** Index of the maximum along `dim` (kept; first occurrence; NaN counts as the maximum). */
   argmax(this: Tensor<D, Numeric>, dim: number): Tensor<D, Int> {
     this.checkReducedDims('argmax', [dim]);
-    return this.wrap<D, Int>(this.backend.argReduce('argmax', this.primitive, normDim(dim, this.primitive.shape.length, 'argmax')));
+    return this.wrap<D, Int>(
+      this.backend.argReduce('argmax', this.primitive, normDim(dim, this.primitive.shape.length, 'argmax')),
+    );
   }
   /** Index of the minimum along `dim` (kept; first occurrence). */
   argmin(this: Tensor<D, Numeric>, dim: number): Tensor<D, Int> {
     this.checkReducedDims('argmin', [dim]);
-    return this.wrap<D, Int>(this.backend.argReduce('argmin', this.primitive, normDim(dim, this.primitive.shape.length, 'argmin')));
+    return this.wrap<D, Int>(
+      this.backend.argReduce('argmin', this.primitive, normDim(dim, this.primitive.shape.length, 'argmin')),
+    );
   }
   /** Largest absolute value. */
   maxAbs(this: Tensor<D, Numeric>): Tensor<1, K>;
   maxAbs(this: Tensor<D, Numeric>, unexpected?: unknown): Tensor<1, K> {
-    if (unexpected !== undefined) refuseArgs('maxAbs', [unexpected], 'reduces every element', reduceHint('maxAbsDim', 'maxAbsDims'));
+    if (unexpected !== undefined)
+      refuseArgs('maxAbs', [unexpected], 'reduces every element', reduceHint('maxAbsDim', 'maxAbsDims'));
     this.checkNonEmpty('maxAbs');
     return this.abs().max() as Tensor<1, K>;
   }
@@ -299,20 +339,28 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   /** Cumulative sum along `dim`. */
   cumsum(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
     this.checkNotBool('cumsum');
-    return this.wrap<D, K>(this.backend.scan('sum', this.primitive, normDim(dim, this.primitive.shape.length, 'cumsum')));
+    return this.wrap<D, K>(
+      this.backend.scan('sum', this.primitive, normDim(dim, this.primitive.shape.length, 'cumsum')),
+    );
   }
   /** Cumulative product along `dim`. */
   cumprod(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
     this.checkNotBool('cumprod');
-    return this.wrap<D, K>(this.backend.scan('prod', this.primitive, normDim(dim, this.primitive.shape.length, 'cumprod')));
+    return this.wrap<D, K>(
+      this.backend.scan('prod', this.primitive, normDim(dim, this.primitive.shape.length, 'cumprod')),
+    );
   }
   /** Cumulative minimum along `dim`. */
   cummin(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
-    return this.wrap<D, K>(this.backend.scan('min', this.primitive, normDim(dim, this.primitive.shape.length, 'cummin')));
+    return this.wrap<D, K>(
+      this.backend.scan('min', this.primitive, normDim(dim, this.primitive.shape.length, 'cummin')),
+    );
   }
   /** Cumulative maximum along `dim`. */
   cummax(this: Tensor<D, Numeric>, dim: number): Tensor<D, K> {
-    return this.wrap<D, K>(this.backend.scan('max', this.primitive, normDim(dim, this.primitive.shape.length, 'cummax')));
+    return this.wrap<D, K>(
+      this.backend.scan('max', this.primitive, normDim(dim, this.primitive.shape.length, 'cummax')),
+    );
   }
 
   // --- comparisons (every kind) ---
@@ -409,7 +457,8 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
   private topkOf(this: Tensor<D, Numeric>, k: number, dim: number, op: string): [Tensor<D, K>, Tensor<D, Int>] {
     const d = normDim(dim, this.primitive.shape.length, op);
     const n = this.primitive.shape[d]!;
-    if (!(Number.isInteger(k) && k >= 0 && k <= n)) throw new BurnError(op, `k = ${k} for dim ${dim} of size ${n}; expected 0 <= k <= ${n}`);
+    if (!(Number.isInteger(k) && k >= 0 && k <= n))
+      throw new BurnError(op, `k = ${k} for dim ${dim} of size ${n}; expected 0 <= k <= ${n}`);
     const [v, i] = this.sortDescendingWithIndices(d);
     return [v.sliceDim(d, [0, k]) as Tensor<D, K>, i.sliceDim(d, [0, k])];
   }
@@ -422,27 +471,44 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
    */
   matmul(this: Tensor<D, Numeric>, other: Tensor<D, K>): Tensor<D, K> {
     this.sameDevice(other, 'matmul');
-    let a = this.primitive, b = other.primitive;
+    let a = this.primitive,
+      b = other.primitive;
     if (a.dtype === 'bool' || b.dtype === 'bool' || isFloatDType(a.dtype) !== isFloatDType(b.dtype)) {
-      throw new BurnError('matmul', `operands of dtypes ${a.dtype} and ${b.dtype} (${operandsOf(a, b)}); expected two Float or two Int tensors`);
+      throw new BurnError(
+        'matmul',
+        `operands of dtypes ${a.dtype} and ${b.dtype} (${operandsOf(a, b)}); expected two Float or two Int tensors`,
+      );
     }
     if (a.shape.length < 2 || b.shape.length < 2) {
-      throw new BurnError('matmul', `operands of shapes ${fmt(a.shape)} and ${fmt(b.shape)}; expected rank >= 2 (use dot for vectors)`);
+      throw new BurnError(
+        'matmul',
+        `operands of shapes ${fmt(a.shape)} and ${fmt(b.shape)}; expected rank >= 2 (use dot for vectors)`,
+      );
     }
     if (a.shape[a.shape.length - 1] !== b.shape[b.shape.length - 2]) {
       throw new BurnError('matmul', `inner dimensions differ: ${operandsOf(a, b)}; expected lhs[-1] == rhs[-2]`);
     }
     const rank = Math.max(a.shape.length, b.shape.length);
     if (rank > 2 || a.shape[0]! * b.shape[1]! > MAX_ELEMENTS) checkMatmulShapes(a.shape, b.shape);
-    const lift = (p: TensorPrimitive) => (p.shape.length === rank ? p : this.backend.reshape(p, [...new Array<number>(rank - p.shape.length).fill(1), ...p.shape]));
+    const lift = (p: TensorPrimitive) =>
+      p.shape.length === rank
+        ? p
+        : this.backend.reshape(p, [...new Array<number>(rank - p.shape.length).fill(1), ...p.shape]);
     a = lift(a);
     b = lift(this.castLike(b));
     return this.wrap<D, K>(this.backend.matmul(a, b));
   }
   /** Dot product of two vectors, as a 1-element tensor. */
   dot(this: Tensor<1, Numeric>, other: Tensor<1, K>): Tensor<1, K> {
-    if (this.primitive.shape.length !== 1 || other.primitive.shape.length !== 1 || this.primitive.shape[0] !== other.primitive.shape[0]) {
-      throw new BurnError('dot', `operands of shapes ${fmt(this.primitive.shape)} and ${fmt(other.primitive.shape)}; expected two vectors of equal length`);
+    if (
+      this.primitive.shape.length !== 1 ||
+      other.primitive.shape.length !== 1 ||
+      this.primitive.shape[0] !== other.primitive.shape[0]
+    ) {
+      throw new BurnError(
+        'dot',
+        `operands of shapes ${fmt(this.primitive.shape)} and ${fmt(other.primitive.shape)}; expected two vectors of equal length`,
+      );
     }
     return this.mul(other as Tensor<1, Numeric> as never).sum() as unknown as Tensor<1, K>;
   }
@@ -462,7 +528,8 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     if (shape.length < 2) throw new BurnError(which, `tensor of shape ${fmt(shape)}; expected rank >= 2`);
     const [r, c] = shape.slice(-2) as [number, number];
     const keep = new Uint8Array(r * c);
-    for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) keep[i * c + j] = which === 'triu' ? +(j - i >= diagonal) : +(j - i <= diagonal);
+    for (let i = 0; i < r; i++)
+      for (let j = 0; j < c; j++) keep[i * c + j] = which === 'triu' ? +(j - i >= diagonal) : +(j - i <= diagonal);
     const mask = this.backend.fromData(new TensorData(keep, [r, c], 'bool'));
     return this.backend.where(mask, this.primitive, this.backend.fill([], 0, this.primitive.dtype));
   }
@@ -472,11 +539,24 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     return this.oneHotWith(numClasses, 1, 0, -1, 'oneHot') as Tensor<Inc<D>, K>;
   }
   /** One-hot with custom on/off values at `axis`; negative indices count from `numClasses` (ONNX). */
-  oneHotFill(this: Tensor<D, Numeric>, numClasses: number, onValue: number, offValue: number, axis = -1): Tensor<Inc<D>, K> {
+  oneHotFill(
+    this: Tensor<D, Numeric>,
+    numClasses: number,
+    onValue: number,
+    offValue: number,
+    axis = -1,
+  ): Tensor<Inc<D>, K> {
     return this.oneHotWith(numClasses, onValue, offValue, axis, 'oneHotFill') as Tensor<Inc<D>, K>;
   }
-  private oneHotWith(numClasses: number, onValue: number, offValue: number, axis: number, op: string): Tensor<Inc<D>, K> {
-    if (!(Number.isInteger(numClasses) && numClasses > 0)) throw new BurnError(op, `numClasses ${numClasses}; expected a positive integer`);
+  private oneHotWith(
+    numClasses: number,
+    onValue: number,
+    offValue: number,
+    axis: number,
+    op: string,
+  ): Tensor<Inc<D>, K> {
+    if (!(Number.isInteger(numClasses) && numClasses > 0))
+      throw new BurnError(op, `numClasses ${numClasses}; expected a positive integer`);
     const shape = this.primitive.shape;
     const rank = shape.length + 1;
     const ax = normDim(axis, rank, op);
@@ -491,17 +571,26 @@ export class TensorNumeric<D extends number = number, K extends Kind = Float> ex
     const data = b.toDataSync(indices);
     if (data) {
       for (const v of data.toArray()) {
-        if (!(v >= -numClasses && v < numClasses)) throw new BurnError(op, `class index ${v} is out of range for ${numClasses} classes`);
+        if (!(v >= -numClasses && v < numClasses))
+          throw new BurnError(op, `class index ${v} is out of range for ${numClasses} classes`);
       }
     } else if (b.checkIndices) {
       // A device that reads asynchronously (WebGPU) checks them itself; reads of the result throw.
-      indices = b.checkIndices(indices, -numClasses, numClasses, (v) => new BurnError(op, `class index ${v} is out of range for ${numClasses} classes`));
+      indices = b.checkIndices(
+        indices,
+        -numClasses,
+        numClasses,
+        (v) => new BurnError(op, `class index ${v} is out of range for ${numClasses} classes`),
+      );
     }
     // Indices as i32, negative ones wrapped, compared against 0..numClasses along the new axis.
     let idx = b.cast(indices, 'i32');
     idx = b.where(b.compareScalar('lt', idx, 0), b.binaryScalar('add', idx, numClasses), idx);
     const expanded = b.reshape(idx, [...shape.slice(0, ax), 1, ...shape.slice(ax)]);
-    const classes = b.reshape(b.arange(0, numClasses, 1, 'i32'), Array.from({ length: rank }, (_, i) => (i === ax ? numClasses : 1)));
+    const classes = b.reshape(
+      b.arange(0, numClasses, 1, 'i32'),
+      Array.from({ length: rank }, (_, i) => (i === ax ? numClasses : 1)),
+    );
     const hot = b.compare('eq', expanded, classes);
     return this.wrap<Inc<D>, K>(b.where(hot, b.fill([], onValue, dtype), b.fill([], offValue, dtype)));
   }
@@ -523,19 +612,26 @@ function operandsOf(a: TensorPrimitive, b: TensorPrimitive): string {
 /** Checks that the batch dims of two matmul operands (rank >= 2, inner dims equal) broadcast and the product fits the element limit. O(rank). */
 function checkMatmulShapes(a: readonly number[], b: readonly number[]): void {
   const rank = Math.max(a.length, b.length);
-  const m = a[a.length - 2]!, n = b[b.length - 1]!;
+  const m = a[a.length - 2]!,
+    n = b[b.length - 1]!;
   const batch = new Array<number>(rank - 2);
   let count = m * n;
   for (let i = 0; i < rank - 2; i++) {
     const da = i < rank - a.length ? 1 : a[i - (rank - a.length)]!;
     const db = i < rank - b.length ? 1 : b[i - (rank - b.length)]!;
     if (da !== db && da !== 1 && db !== 1) {
-      throw new BurnError('matmul', `batch dims of lhs ${fmt(a)} and rhs ${fmt(b)} cannot be broadcast together (batch dim ${i}: ${da} vs ${db}); expected equal sizes or 1`);
+      throw new BurnError(
+        'matmul',
+        `batch dims of lhs ${fmt(a)} and rhs ${fmt(b)} cannot be broadcast together (batch dim ${i}: ${da} vs ${db}); expected equal sizes or 1`,
+      );
     }
     batch[i] = da === 1 ? db : da;
     count *= batch[i]!;
   }
   if (count > MAX_ELEMENTS) {
-    throw new BurnError('matmul', `output shape ${fmt([...batch, m, n])} of lhs ${fmt(a)} and rhs ${fmt(b)} has ${count} elements; expected at most ${MAX_ELEMENTS} (2^32 - 1) elements per tensor`);
+    throw new BurnError(
+      'matmul',
+      `output shape ${fmt([...batch, m, n])} of lhs ${fmt(a)} and rhs ${fmt(b)} has ${count} elements; expected at most ${MAX_ELEMENTS} (2^32 - 1) elements per tensor`,
+    );
   }
 }

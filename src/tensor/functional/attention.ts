@@ -20,7 +20,13 @@ export interface AttentionFnOptions {
 }
 
 /** Checks the arguments of {@link attention} and {@link attentionFallback}. */
-function checkAttention(op: string, q: Tensor<4, Float>, k: Tensor<4, Float>, v: Tensor<4, Float>, options: AttentionFnOptions): void {
+function checkAttention(
+  op: string,
+  q: Tensor<4, Float>,
+  k: Tensor<4, Float>,
+  v: Tensor<4, Float>,
+  options: AttentionFnOptions,
+): void {
   q.expectFloat(op);
   expectRank(q, 4, 'query', op, '[B, H, L, E]');
   expectFloatOn(q, k, 'key', op);
@@ -28,29 +34,44 @@ function checkAttention(op: string, q: Tensor<4, Float>, k: Tensor<4, Float>, v:
   expectFloatOn(q, v, 'value', op);
   expectRank(v, 4, 'value', op, '[B, H, S, Ev]');
   const [bq, hq, l, e] = q.primitive.shape as [number, number, number, number];
-  const ks = k.primitive.shape, vs = v.primitive.shape;
+  const ks = k.primitive.shape,
+    vs = v.primitive.shape;
   if (ks[0] !== bq || ks[1] !== hq || ks[3] !== e || vs[0] !== bq || vs[1] !== hq || vs[2] !== ks[2]) {
-    throw new BurnError(op, `query ${fmt(q.primitive.shape)}, key ${fmt(ks)}, value ${fmt(vs)}; expected [B, H, L, E], [B, H, S, E] and [B, H, S, Ev]`);
+    throw new BurnError(
+      op,
+      `query ${fmt(q.primitive.shape)}, key ${fmt(ks)}, value ${fmt(vs)}; expected [B, H, L, E], [B, H, S, E] and [B, H, S, Ev]`,
+    );
   }
   const scores = [bq, hq, l, ks[2]!];
   const fits = (t: Tensor<4, Float> | Tensor<4, Bool>, name: string) => {
     const s = t.primitive.shape;
     let ok = s.length === 4;
-    try { ok &&= sameShape(broadcastShapes(s, scores, op), scores); } catch { ok = false; }
-    if (!ok) throw new BurnError(op, `${name} of shape ${fmt(s)}; expected a shape broadcastable to the scores ${fmt(scores)}`);
+    try {
+      ok &&= sameShape(broadcastShapes(s, scores, op), scores);
+    } catch {
+      ok = false;
+    }
+    if (!ok)
+      throw new BurnError(
+        op,
+        `${name} of shape ${fmt(s)}; expected a shape broadcastable to the scores ${fmt(scores)}`,
+      );
   };
   const { mask, bias, scale, softcap } = options;
   if (mask !== undefined) {
     q.sameDevice(mask, op);
-    if (mask.primitive.dtype !== 'bool') throw new BurnError(op, `mask must be a Bool tensor, got ${mask.primitive.dtype}`);
+    if (mask.primitive.dtype !== 'bool')
+      throw new BurnError(op, `mask must be a Bool tensor, got ${mask.primitive.dtype}`);
     fits(mask, 'mask');
   }
   if (bias !== undefined) {
     expectFloatOn(q, bias, 'bias', op);
     fits(bias, 'bias');
   }
-  if (scale !== undefined && !Number.isFinite(scale)) throw new BurnError(op, `scale ${scale}; expected a finite number`);
-  if (softcap !== undefined && !(softcap > 0 && Number.isFinite(softcap))) throw new BurnError(op, `softcap ${softcap}; expected a positive number`);
+  if (scale !== undefined && !Number.isFinite(scale))
+    throw new BurnError(op, `scale ${scale}; expected a finite number`);
+  if (softcap !== undefined && !(softcap > 0 && Number.isFinite(softcap)))
+    throw new BurnError(op, `softcap ${softcap}; expected a positive number`);
 }
 
 /**
@@ -63,11 +84,20 @@ function checkAttention(op: string, q: Tensor<4, Float>, k: Tensor<4, Float>, v:
  * @param v values `[B, H, S, Ev]`
  * @returns `[B, H, L, Ev]`
  */
-export function attention(q: Tensor<4, Float>, k: Tensor<4, Float>, v: Tensor<4, Float>, options: AttentionFnOptions = {}): Tensor<4, Float> {
+export function attention(
+  q: Tensor<4, Float>,
+  k: Tensor<4, Float>,
+  v: Tensor<4, Float>,
+  options: AttentionFnOptions = {},
+): Tensor<4, Float> {
   checkAttention('attention', q, k, v, options);
   const { mask, bias, scale, softcap } = options;
   const p = q.backend.attention(
-    q.primitive, q.castLike(k.primitive), q.castLike(v.primitive), mask?.primitive, bias && q.castLike(bias.primitive),
+    q.primitive,
+    q.castLike(k.primitive),
+    q.castLike(v.primitive),
+    mask?.primitive,
+    bias && q.castLike(bias.primitive),
     { scale, softcap, isCausal: options.isCausal ?? false },
   );
   return q.wrap<4, Float>(p);
@@ -76,10 +106,14 @@ export function attention(q: Tensor<4, Float>, k: Tensor<4, Float>, v: Tensor<4,
 /** The most negative finite value and the smallest positive normal of a float dtype. */
 function finfo(dtype: FloatDType): { min: number; minPositive: number } {
   switch (dtype) {
-    case 'f64': return { min: -Number.MAX_VALUE, minPositive: 2 ** -1022 };
-    case 'f16': return { min: -65504, minPositive: 2 ** -14 };
-    case 'bf16': return { min: -3.3895313892515355e38, minPositive: 2 ** -126 };
-    case 'f32': return { min: -3.4028234663852886e38, minPositive: 2 ** -126 };
+    case 'f64':
+      return { min: -Number.MAX_VALUE, minPositive: 2 ** -1022 };
+    case 'f16':
+      return { min: -65504, minPositive: 2 ** -14 };
+    case 'bf16':
+      return { min: -3.3895313892515355e38, minPositive: 2 ** -126 };
+    case 'f32':
+      return { min: -3.4028234663852886e38, minPositive: 2 ** -126 };
   }
 }
 
@@ -96,7 +130,12 @@ function finfo(dtype: FloatDType): { min: number; minPositive: number } {
  * @param v values `[B, H, S, Ev]`
  * @returns `[B, H, L, Ev]`
  */
-export function attentionFallback(q: Tensor<4, Float>, k: Tensor<4, Float>, v: Tensor<4, Float>, options: AttentionFnOptions = {}): Tensor<4, Float> {
+export function attentionFallback(
+  q: Tensor<4, Float>,
+  k: Tensor<4, Float>,
+  v: Tensor<4, Float>,
+  options: AttentionFnOptions = {},
+): Tensor<4, Float> {
   checkAttention('attentionFallback', q, k, v, options);
   const { mask, bias, softcap } = options;
   const [, , l, e] = q.dims() as [number, number, number, number];
@@ -106,7 +145,9 @@ export function attentionFallback(q: Tensor<4, Float>, k: Tensor<4, Float>, v: T
   if (softcap !== undefined) scores = scores.div(softcap).tanh().mul(softcap);
   if (mask !== undefined) scores = scores.maskFill(mask, -Infinity);
   if (options.isCausal) {
-    const causal = Tensor.arange(0, s, q.device()).reshape([1, s]).greater(Tensor.arange(s - l, s, q.device()).reshape([l, 1]));
+    const causal = Tensor.arange(0, s, q.device())
+      .reshape([1, s])
+      .greater(Tensor.arange(s - l, s, q.device()).reshape([l, 1]));
     scores = scores.maskFill(causal.reshape([1, 1, l, s]), -Infinity);
   }
   if (bias !== undefined) scores = scores.add(bias);

@@ -45,40 +45,73 @@ export interface CtcCheckOptions {
 }
 
 /** Checks kinds, shapes and (where readable) the lengths and labels; returns `[time, batch, classes]`. */
-function check(logProbs: Tensor<3, Float>, targets: Tensor<2, Int>, inputLengths: Tensor<1, Int>, targetLengths: Tensor<1, Int>, blank: number, o: CtcCheckOptions): [number, number, number] {
+function check(
+  logProbs: Tensor<3, Float>,
+  targets: Tensor<2, Int>,
+  inputLengths: Tensor<1, Int>,
+  targetLengths: Tensor<1, Int>,
+  blank: number,
+  o: CtcCheckOptions,
+): [number, number, number] {
   const L = o.op;
   const kind = (t: Tensor<number, Kind>, name: string, float: boolean, what: string) => {
     logProbs.sameDevice(t, L);
-    if (float ? !isFloatDType(t.dtype()) : !isIntDType(t.dtype())) throw new BurnError(L, `${name} must be ${float ? 'a Float tensor' : `an Int tensor of ${what}`}, got ${t.dtype()}`);
+    if (float ? !isFloatDType(t.dtype()) : !isIntDType(t.dtype()))
+      throw new BurnError(
+        L,
+        `${name} must be ${float ? 'a Float tensor' : `an Int tensor of ${what}`}, got ${t.dtype()}`,
+      );
   };
   kind(logProbs, 'logProbs', true, '');
-  if (logProbs.rank() !== 3) throw new BurnError(L, `logProbs of shape ${fmt(logProbs.dims())}; expected [time, batch, classes]`);
+  if (logProbs.rank() !== 3)
+    throw new BurnError(L, `logProbs of shape ${fmt(logProbs.dims())}; expected [time, batch, classes]`);
   kind(targets, 'targets', false, 'class indices');
-  if (targets.rank() !== 2) throw new BurnError(L, `targets of shape ${fmt(targets.dims())}; expected [batch, maxTargetLength]`);
+  if (targets.rank() !== 2)
+    throw new BurnError(L, `targets of shape ${fmt(targets.dims())}; expected [batch, maxTargetLength]`);
   kind(inputLengths, 'inputLengths', false, 'lengths');
   kind(targetLengths, 'targetLengths', false, 'lengths');
   const [time, batch, classes] = logProbs.dims() as [number, number, number];
-  if (!(Number.isInteger(blank) && blank >= 0)) throw new BurnError(L, `blank index ${blank}; expected a non-negative integer`);
+  if (!(Number.isInteger(blank) && blank >= 0))
+    throw new BurnError(L, `blank index ${blank}; expected a non-negative integer`);
   if (blank >= classes) throw new BurnError(L, `blank index ${blank} for ${classes} classes; expected blank < classes`);
-  if (targets.dims()[0] !== batch) throw new BurnError(L, `targets of shape ${fmt(targets.dims())} for logProbs of shape ${fmt(logProbs.dims())}; expected [${batch}, maxTargetLength]`);
-  for (const [t, name] of [[inputLengths, 'inputLengths'], [targetLengths, 'targetLengths']] as const) {
-    if (t.dims().length !== 1 || t.dims()[0] !== batch) throw new BurnError(L, `${name} of shape ${fmt(t.dims())}; expected [${batch}] (the batch size)`);
+  if (targets.dims()[0] !== batch)
+    throw new BurnError(
+      L,
+      `targets of shape ${fmt(targets.dims())} for logProbs of shape ${fmt(logProbs.dims())}; expected [${batch}, maxTargetLength]`,
+    );
+  for (const [t, name] of [
+    [inputLengths, 'inputLengths'],
+    [targetLengths, 'targetLengths'],
+  ] as const) {
+    if (t.dims().length !== 1 || t.dims()[0] !== batch)
+      throw new BurnError(L, `${name} of shape ${fmt(t.dims())}; expected [${batch}] (the batch size)`);
   }
   const maxTarget = targets.dims()[1]!;
-  const il = peekValues(inputLengths), tl = peekValues(targetLengths);
+  const il = peekValues(inputLengths),
+    tl = peekValues(targetLengths);
   if (il && tl) {
     for (let i = 0; i < batch; i++) {
-      if (!(tl[i]! >= 0 && tl[i]! <= maxTarget)) throw new BurnError(L, `targetLengths[${i}] = ${tl[i]}; expected 0 <= length <= ${maxTarget} (the targets' width)`);
+      if (!(tl[i]! >= 0 && tl[i]! <= maxTarget))
+        throw new BurnError(
+          L,
+          `targetLengths[${i}] = ${tl[i]}; expected 0 <= length <= ${maxTarget} (the targets' width)`,
+        );
       if (!(il[i]! >= 0)) throw new BurnError(L, `inputLengths[${i}] = ${il[i]}; expected a non-negative length`);
-      if (!(il[i]! <= time)) throw new BurnError(L, `inputLengths[${i}] = ${il[i]} exceeds the ${time} frames of logProbs`);
-      if (o.requireAlignableLengths && !(il[i]! >= tl[i]!)) throw new BurnError(L, `inputLengths[${i}] = ${il[i]} is shorter than targetLengths[${i}] = ${tl[i]}; no alignment is possible`);
+      if (!(il[i]! <= time))
+        throw new BurnError(L, `inputLengths[${i}] = ${il[i]} exceeds the ${time} frames of logProbs`);
+      if (o.requireAlignableLengths && !(il[i]! >= tl[i]!))
+        throw new BurnError(
+          L,
+          `inputLengths[${i}] = ${il[i]} is shorter than targetLengths[${i}] = ${tl[i]}; no alignment is possible`,
+        );
     }
     const labels = peekValues(targets);
     if (labels) {
       for (let i = 0; i < batch; i++) {
         for (let s = 0; s < tl[i]!; s++) {
           const v = labels[i * maxTarget + s]!;
-          if (!(v >= 0 && v < classes)) throw new BurnError(L, `targets[${i}][${s}] = ${v}; expected a class index in [0, ${classes})`);
+          if (!(v >= 0 && v < classes))
+            throw new BurnError(L, `targets[${i}][${s}] = ${v}; expected a class index in [0, ${classes})`);
         }
       }
     }
@@ -87,7 +120,14 @@ function check(logProbs: Tensor<3, Float>, targets: Tensor<2, Int>, inputLengths
 }
 
 /** @internal {@link ctcLoss} with the checks of `options` (shared with the `CTCLoss` layer: one implementation). */
-export function ctcLossAs(logProbs: Tensor<3, Float>, targets: Tensor<2, Int>, inputLengths: Tensor<1, Int>, targetLengths: Tensor<1, Int>, blank: number, options: CtcCheckOptions): Tensor<1, Float> {
+export function ctcLossAs(
+  logProbs: Tensor<3, Float>,
+  targets: Tensor<2, Int>,
+  inputLengths: Tensor<1, Int>,
+  targetLengths: Tensor<1, Int>,
+  blank: number,
+  options: CtcCheckOptions,
+): Tensor<1, Float> {
   const [time, batch] = check(logProbs, targets, inputLengths, targetLengths, blank, options);
   const device = logProbs.device();
   const maxTarget = targets.dims()[1]!;
@@ -98,7 +138,10 @@ export function ctcLossAs(logProbs: Tensor<3, Float>, targets: Tensor<2, Int>, i
   const lengths2d = targetLengths.reshape([batch, 1]).expand([batch, maxTarget]);
   const padded = targets.maskFill(positions.greaterEqual(lengths2d), blank);
   const blanks = Tensor.full([batch, maxTarget], blank, { device, dtype: targets.dtype() }) as Tensor<2, Int>;
-  const labels = Tensor.cat([Tensor.stack([blanks, padded], 2).reshape([batch, 2 * maxTarget]), blanks.sliceDim(1, [0, 1])], 1) as Tensor<2, Int>;
+  const labels = Tensor.cat(
+    [Tensor.stack([blanks, padded], 2).reshape([batch, 2 * maxTarget]), blanks.sliceDim(1, [0, 1])],
+    1,
+  ) as Tensor<2, Int>;
 
   // The log-probability of each extended label at each frame: [time, batch, ext].
   const emissions = logProbs.gather(2, labels.reshape([1, batch, ext]).expand([time, batch, ext]));
@@ -132,7 +175,9 @@ export function ctcLossAs(logProbs: Tensor<3, Float>, targets: Tensor<2, Int>, i
   const last = targetLengths.mul(2).reshape([batch, 1]);
   const ends = alpha.gather(1, Tensor.cat([last, last.sub(1).clampMin(0)], 1));
   const endLabel = ends.sliceDim(1, [1, 2]).maskFill(targetLengths.reshape([batch, 1]).equal(0), -Infinity);
-  return logSumExp([ends.sliceDim(1, [0, 1]), endLabel]).neg().reshape([batch]) as Tensor<1, Float>;
+  return logSumExp([ends.sliceDim(1, [0, 1]), endLabel])
+    .neg()
+    .reshape([batch]) as Tensor<1, Float>;
 }
 
 /**
@@ -153,6 +198,15 @@ export function ctcLossAs(logProbs: Tensor<3, Float>, targets: Tensor<2, Int>, i
  * @param blank the class index of the blank label (default 0)
  * @returns the loss of each sequence, `[batch]`
  */
-export function ctcLoss(logProbs: Tensor<3, Float>, targets: Tensor<2, Int>, inputLengths: Tensor<1, Int>, targetLengths: Tensor<1, Int>, blank = 0): Tensor<1, Float> {
-  return ctcLossAs(logProbs, targets, inputLengths, targetLengths, blank, { op: 'ctcLoss', requireAlignableLengths: false });
+export function ctcLoss(
+  logProbs: Tensor<3, Float>,
+  targets: Tensor<2, Int>,
+  inputLengths: Tensor<1, Int>,
+  targetLengths: Tensor<1, Int>,
+  blank = 0,
+): Tensor<1, Float> {
+  return ctcLossAs(logProbs, targets, inputLengths, targetLengths, blank, {
+    op: 'ctcLoss',
+    requireAlignableLengths: false,
+  });
 }

@@ -31,7 +31,11 @@ export interface DeformConvFnOptions {
  * @returns `[N, C_out, H_out, W_out]`
  */
 export function deformConv2d(
-  x: Tensor<4, Float>, offset: Tensor<4, Float>, weight: Tensor<4, Float>, mask: Tensor<4, Float> | undefined, bias: Tensor<1, Float> | undefined,
+  x: Tensor<4, Float>,
+  offset: Tensor<4, Float>,
+  weight: Tensor<4, Float>,
+  mask: Tensor<4, Float> | undefined,
+  bias: Tensor<1, Float> | undefined,
   options: DeformConvFnOptions = {},
 ): Tensor<4, Float> {
   const op = 'deformConv2d';
@@ -46,7 +50,10 @@ export function deformConv2d(
   const wg = positiveInt(options.weightGroups ?? 1, 'weightGroups', op);
   const og = positiveInt(options.offsetGroups ?? 1, 'offsetGroups', op);
   if (cIn % wg !== 0 || cOut % wg !== 0 || cInW * wg !== cIn) {
-    throw new BurnError(op, `input ${fmt(x.primitive.shape)} and weight ${fmt(weight.primitive.shape)} with weightGroups ${wg}; expected C_in and C_out divisible by weightGroups and weight.shape[1] == C_in / weightGroups`);
+    throw new BurnError(
+      op,
+      `input ${fmt(x.primitive.shape)} and weight ${fmt(weight.primitive.shape)} with weightGroups ${wg}; expected C_in and C_out divisible by weightGroups and weight.shape[1] == C_in / weightGroups`,
+    );
   }
   if (cIn % og !== 0) throw new BurnError(op, `C_in ${cIn} is not divisible by offsetGroups ${og}`);
   const o: DeformConvOptions = {
@@ -71,8 +78,12 @@ export function deformConv2d(
   }
   expectVector(x, bias, cOut, 'bias', op);
   const p = x.backend.deformConv2d(
-    x.primitive, x.castLike(offset.primitive), x.castLike(weight.primitive),
-    mask && x.castLike(mask.primitive), bias && x.castLike(bias.primitive), o,
+    x.primitive,
+    x.castLike(offset.primitive),
+    x.castLike(weight.primitive),
+    mask && x.castLike(mask.primitive),
+    bias && x.castLike(bias.primitive),
+    o,
   );
   return x.wrap<4, Float>(p);
 }

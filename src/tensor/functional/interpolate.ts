@@ -32,13 +32,18 @@ const MODES: readonly InterpolateFnMode[] = ['nearest', 'nearest-exact', 'biline
  * @param outputSize `[H_out, W_out]` (or one number for both)
  * @returns `[N, C, H_out, W_out]`
  */
-export function interpolate(x: Tensor<4, Float>, outputSize: PerDim, options: InterpolateFnOptions = {}): Tensor<4, Float> {
+export function interpolate(
+  x: Tensor<4, Float>,
+  outputSize: PerDim,
+  options: InterpolateFnOptions = {},
+): Tensor<4, Float> {
   const op = 'interpolate';
   x.expectFloat(op);
   expectRank(x, 4, 'input', op, '[N, C, H, W]');
   const out = perDim(outputSize, 1, 2, 'outputSize', op, 1);
   const mode = options.mode ?? 'nearest';
-  if (!MODES.includes(mode)) throw new BurnError(op, `mode '${String(mode)}'; expected one of ${MODES.map((m) => `'${m}'`).join(', ')}`);
+  if (!MODES.includes(mode))
+    throw new BurnError(op, `mode '${String(mode)}'; expected one of ${MODES.map((m) => `'${m}'`).join(', ')}`);
   const [n, c, h, w] = x.primitive.shape as [number, number, number, number];
   if (h < 1 || w < 1) throw new BurnError(op, `input spatial size [${h}, ${w}]; expected non-empty dims`);
   checkNumel([n, c, ...out], op);

@@ -61,7 +61,10 @@ function resampleRows(x: Tensor<4, Float>, outSize: number, alignCorners: boolea
   }
   // Gathering along dim 2 and weighing over a middle dim: both run as contiguous row copies.
   const taps = x.select(2, Tensor.fromInts(index, x.device())).reshape([n, c, outSize, TAPS, w]);
-  return taps.mul(Tensor.fromFloats(weight, opts).reshape([1, 1, outSize, TAPS, 1])).sumDim(3).reshape([n, c, outSize, w]);
+  return taps
+    .mul(Tensor.fromFloats(weight, opts).reshape([1, 1, outSize, TAPS, 1]))
+    .sumDim(3)
+    .reshape([n, c, outSize, w]);
 }
 
 /**
@@ -72,7 +75,12 @@ function resampleRows(x: Tensor<4, Float>, outSize: number, alignCorners: boolea
  * a backend kernel, so it runs on every device and autodiff differentiates it (Burn's backends
  * may have no Lanczos3 backward). `denseMax` (tests) moves the dense/gather threshold.
  */
-export function lanczos3Resize(x: Tensor<4, Float>, out: readonly number[], alignCorners: boolean, denseMax = DENSE_MAX): Tensor<4, Float> {
+export function lanczos3Resize(
+  x: Tensor<4, Float>,
+  out: readonly number[],
+  alignCorners: boolean,
+  denseMax = DENSE_MAX,
+): Tensor<4, Float> {
   const [ho, wo] = out as [number, number];
   const rows = resampleRows(x, ho, alignCorners, denseMax);
   // The columns as rows of the transpose (a gather along the last dim is the slow direction).

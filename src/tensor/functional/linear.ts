@@ -13,7 +13,11 @@ import { expectFloatOn, expectRank, expectVector } from './check.js';
  * @param bias optional `[dOut]`
  * @returns `[..., dOut]`
  */
-export function linear<D extends number>(x: Tensor<D, Float>, weight: Tensor<2, Float>, bias?: Tensor<1, Float>): Tensor<D, Float> {
+export function linear<D extends number>(
+  x: Tensor<D, Float>,
+  weight: Tensor<2, Float>,
+  bias?: Tensor<1, Float>,
+): Tensor<D, Float> {
   const op = 'linear';
   x.expectFloat(op);
   expectFloatOn(x, weight, 'weight', op);
@@ -21,7 +25,10 @@ export function linear<D extends number>(x: Tensor<D, Float>, weight: Tensor<2, 
   const shape = x.primitive.shape;
   const [dIn, dOut] = weight.primitive.shape as [number, number];
   if (shape.length < 1 || shape[shape.length - 1] !== dIn) {
-    throw new BurnError(op, `input of shape ${fmt(shape)} and weight of shape [${dIn}, ${dOut}]; expected the input's last dim to be ${dIn}`);
+    throw new BurnError(
+      op,
+      `input of shape ${fmt(shape)} and weight of shape [${dIn}, ${dOut}]; expected the input's last dim to be ${dIn}`,
+    );
   }
   expectVector(x, bias, dOut, 'bias', op);
   const b = x.backend;

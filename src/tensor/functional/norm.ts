@@ -29,7 +29,13 @@ export interface BatchNormOutput<D extends number> {
   readonly runningVar: Tensor<1, Float>;
 }
 
-function checkBatchNorm(x: Tensor<number, Float>, runningMean: Tensor<1, Float>, runningVar: Tensor<1, Float>, o: BatchNormFnOptions, op: string): number {
+function checkBatchNorm(
+  x: Tensor<number, Float>,
+  runningMean: Tensor<1, Float>,
+  runningVar: Tensor<1, Float>,
+  o: BatchNormFnOptions,
+  op: string,
+): number {
   checkOptions(o, ['weight', 'bias', 'epsilon', 'training', 'momentum'], op);
   x.expectFloat(op);
   const shape = x.primitive.shape;
@@ -46,13 +52,21 @@ function checkBatchNorm(x: Tensor<number, Float>, runningMean: Tensor<1, Float>,
   return c;
 }
 
-function batchNormImpl<D extends number>(x: Tensor<D, Float>, runningMean: Tensor<1, Float>, runningVar: Tensor<1, Float>, o: BatchNormFnOptions, op: string, stats: boolean): BatchNormOutput<D> {
+function batchNormImpl<D extends number>(
+  x: Tensor<D, Float>,
+  runningMean: Tensor<1, Float>,
+  runningVar: Tensor<1, Float>,
+  o: BatchNormFnOptions,
+  op: string,
+  stats: boolean,
+): BatchNormOutput<D> {
   const c = checkBatchNorm(x, runningMean, runningVar, o, op);
   const rank = x.primitive.shape.length;
   const perChannel = [1, c, ...new Array<number>(rank - 2).fill(1)];
   const reduceDims = Array.from({ length: rank }, (_, i) => i).filter((i) => i !== 1);
   let mean: Tensor<D, Float>, variance: Tensor<D, Float>;
-  let newMean = runningMean, newVar = runningVar;
+  let newMean = runningMean,
+    newVar = runningVar;
   if (o.training) {
     mean = x.meanDims(reduceDims);
     variance = x.sub(mean).square().meanDims(reduceDims);
@@ -77,7 +91,12 @@ function batchNormImpl<D extends number>(x: Tensor<D, Float>, runningMean: Tenso
  * `batch_norm`): `(x - mean) / sqrt(var + epsilon) · weight + bias`, with the running statistics
  * `[C]`, or with the batch mean and biased batch variance when `training` is true.
  */
-export function batchNorm<D extends number>(x: Tensor<D, Float>, runningMean: Tensor<1, Float>, runningVar: Tensor<1, Float>, options: BatchNormFnOptions = {}): Tensor<D, Float> {
+export function batchNorm<D extends number>(
+  x: Tensor<D, Float>,
+  runningMean: Tensor<1, Float>,
+  runningVar: Tensor<1, Float>,
+  options: BatchNormFnOptions = {},
+): Tensor<D, Float> {
   return batchNormImpl(x, runningMean, runningVar, options, 'batchNorm', false).output;
 }
 
@@ -86,7 +105,12 @@ export function batchNorm<D extends number>(x: Tensor<D, Float>, runningMean: Te
  * nothing is updated in place): in training, `(1 - momentum) · running + momentum · batch`, with
  * the biased batch variance as Burn's `BatchNorm` (PyTorch uses the unbiased one there).
  */
-export function batchNormWithStats<D extends number>(x: Tensor<D, Float>, runningMean: Tensor<1, Float>, runningVar: Tensor<1, Float>, options: BatchNormFnOptions = {}): BatchNormOutput<D> {
+export function batchNormWithStats<D extends number>(
+  x: Tensor<D, Float>,
+  runningMean: Tensor<1, Float>,
+  runningVar: Tensor<1, Float>,
+  options: BatchNormFnOptions = {},
+): BatchNormOutput<D> {
   return batchNormImpl(x, runningMean, runningVar, options, 'batchNormWithStats', true);
 }
 
@@ -104,19 +128,30 @@ export interface LayerNormFnOptions {
  * Layer normalization over the trailing dims given by `normalizedShape` (PyTorch's
  * `F.layer_norm`): `(x - mean) / sqrt(var + epsilon) · weight + bias`, biased variance.
  */
-export function layerNorm<D extends number>(x: Tensor<D, Float>, normalizedShape: readonly number[], options: LayerNormFnOptions = {}): Tensor<D, Float> {
+export function layerNorm<D extends number>(
+  x: Tensor<D, Float>,
+  normalizedShape: readonly number[],
+  options: LayerNormFnOptions = {},
+): Tensor<D, Float> {
   const op = 'layerNorm';
   checkOptions(options, ['weight', 'bias', 'epsilon'], op);
   x.expectFloat(op);
   const shape = x.primitive.shape;
   const k = normalizedShape.length;
   if (k === 0 || k > shape.length || !sameShape(shape.slice(shape.length - k), normalizedShape)) {
-    throw new BurnError(op, `normalizedShape ${fmt(normalizedShape)} for an input of shape ${fmt(shape)}; expected a non-empty list equal to the input's trailing dims`);
+    throw new BurnError(
+      op,
+      `normalizedShape ${fmt(normalizedShape)} for an input of shape ${fmt(shape)}; expected a non-empty list equal to the input's trailing dims`,
+    );
   }
-  for (const [name, t] of [['weight', options.weight], ['bias', options.bias]] as const) {
+  for (const [name, t] of [
+    ['weight', options.weight],
+    ['bias', options.bias],
+  ] as const) {
     if (t === undefined) continue;
     expectFloatOn(x, t, name, op);
-    if (!sameShape(t.primitive.shape, normalizedShape)) throw new BurnError(op, `${name} of shape ${fmt(t.primitive.shape)}; expected ${fmt(normalizedShape)}`);
+    if (!sameShape(t.primitive.shape, normalizedShape))
+      throw new BurnError(op, `${name} of shape ${fmt(t.primitive.shape)}; expected ${fmt(normalizedShape)}`);
   }
   const eps = options.epsilon ?? 1e-5;
   if (!(eps >= 0 && Number.isFinite(eps))) throw new BurnError(op, `epsilon ${eps}; expected a non-negative number`);

@@ -32,7 +32,13 @@ export interface AvgPoolFnOptions {
 
 const LAYOUT = ['', '[N, C, L]', '[N, C, H, W]', '[N, C, D, H, W]'];
 
-function poolOptions(op: string, nd: number, x: Tensor<number, Float>, kernelSize: PerDim, options: MaxPoolFnOptions): MaxPoolOptions {
+function poolOptions(
+  op: string,
+  nd: number,
+  x: Tensor<number, Float>,
+  kernelSize: PerDim,
+  options: MaxPoolFnOptions,
+): MaxPoolOptions {
   x.expectFloat(op);
   expectRank(x, nd + 2, 'input', op, LAYOUT[nd]!);
   const kernel = perDim(kernelSize, 1, nd, 'kernelSize', op, 1);
@@ -45,25 +51,61 @@ function poolOptions(op: string, nd: number, x: Tensor<number, Float>, kernelSiz
   };
   x.primitive.shape.slice(2).forEach((s, d) => {
     const [k, p, dl] = [kernel[d]!, o.padding[d]!, o.dilation[d]!];
-    if (!poolPaddingFits(p, k)) throw new BurnError(op, `padding ${p} in spatial dim ${d} with kernel size ${k}; expected at most half the kernel size (${poolPaddingLimit(k)})`);
+    if (!poolPaddingFits(p, k))
+      throw new BurnError(
+        op,
+        `padding ${p} in spatial dim ${d} with kernel size ${k}; expected at most half the kernel size (${poolPaddingLimit(k)})`,
+      );
     const span = dilatedKernel(k, dl);
-    if (s + 2 * p < span) throw new BurnError(op, `spatial dim ${d} of size ${s} (padding ${p}) is smaller than the window ${span}; expected at least one output position`);
+    if (s + 2 * p < span)
+      throw new BurnError(
+        op,
+        `spatial dim ${d} of size ${s} (padding ${p}) is smaller than the window ${span}; expected at least one output position`,
+      );
   });
   return o;
 }
 
-function maxPoolNd<D extends number>(op: string, nd: number, x: Tensor<D, Float>, kernelSize: PerDim, options: MaxPoolFnOptions): Tensor<D, Float> {
+function maxPoolNd<D extends number>(
+  op: string,
+  nd: number,
+  x: Tensor<D, Float>,
+  kernelSize: PerDim,
+  options: MaxPoolFnOptions,
+): Tensor<D, Float> {
   return x.wrap<D, Float>(x.backend.maxPool(x.primitive, poolOptions(op, nd, x, kernelSize, options)));
 }
 
-function maxPoolIndicesNd<D extends number>(op: string, nd: number, x: Tensor<D, Float>, kernelSize: PerDim, options: MaxPoolFnOptions): [Tensor<D, Float>, Tensor<D, Int>] {
+function maxPoolIndicesNd<D extends number>(
+  op: string,
+  nd: number,
+  x: Tensor<D, Float>,
+  kernelSize: PerDim,
+  options: MaxPoolFnOptions,
+): [Tensor<D, Float>, Tensor<D, Int>] {
   const [v, i] = x.backend.maxPoolWithIndices(x.primitive, poolOptions(op, nd, x, kernelSize, options));
   return [x.wrap<D, Float>(v), x.wrap<D, Int>(i)];
 }
 
-function avgPoolNd<D extends number>(op: string, nd: number, x: Tensor<D, Float>, kernelSize: PerDim, options: AvgPoolFnOptions): Tensor<D, Float> {
-  const base = poolOptions(op, nd, x, kernelSize, { stride: options.stride, padding: options.padding, ceilMode: options.ceilMode });
-  const o: AvgPoolOptions = { kernelSize: base.kernelSize, stride: base.stride, padding: base.padding, ceilMode: base.ceilMode, countIncludePad: options.countIncludePad ?? true };
+function avgPoolNd<D extends number>(
+  op: string,
+  nd: number,
+  x: Tensor<D, Float>,
+  kernelSize: PerDim,
+  options: AvgPoolFnOptions,
+): Tensor<D, Float> {
+  const base = poolOptions(op, nd, x, kernelSize, {
+    stride: options.stride,
+    padding: options.padding,
+    ceilMode: options.ceilMode,
+  });
+  const o: AvgPoolOptions = {
+    kernelSize: base.kernelSize,
+    stride: base.stride,
+    padding: base.padding,
+    ceilMode: base.ceilMode,
+    countIncludePad: options.countIncludePad ?? true,
+  };
   return x.wrap<D, Float>(x.backend.avgPool(x.primitive, o));
 }
 
@@ -78,12 +120,20 @@ export function maxPool2d(x: Tensor<4, Float>, kernelSize: PerDim, options: MaxP
 }
 
 /** 1-d max pooling with the index (in `[0, L)`) of each window's maximum. */
-export function maxPool1dWithIndices(x: Tensor<3, Float>, kernelSize: number, options: MaxPoolFnOptions = {}): [Tensor<3, Float>, Tensor<3, Int>] {
+export function maxPool1dWithIndices(
+  x: Tensor<3, Float>,
+  kernelSize: number,
+  options: MaxPoolFnOptions = {},
+): [Tensor<3, Float>, Tensor<3, Int>] {
   return maxPoolIndicesNd('maxPool1dWithIndices', 1, x, kernelSize, options);
 }
 
 /** 2-d max pooling with the flat index `h · W + w` of each window's maximum in its channel, as PyTorch. */
-export function maxPool2dWithIndices(x: Tensor<4, Float>, kernelSize: PerDim, options: MaxPoolFnOptions = {}): [Tensor<4, Float>, Tensor<4, Int>] {
+export function maxPool2dWithIndices(
+  x: Tensor<4, Float>,
+  kernelSize: PerDim,
+  options: MaxPoolFnOptions = {},
+): [Tensor<4, Float>, Tensor<4, Int>] {
   return maxPoolIndicesNd('maxPool2dWithIndices', 2, x, kernelSize, options);
 }
 
@@ -97,7 +147,12 @@ export function avgPool2d(x: Tensor<4, Float>, kernelSize: PerDim, options: AvgP
   return avgPoolNd('avgPool2d', 2, x, kernelSize, options);
 }
 
-function adaptiveNd<D extends number>(op: string, nd: number, x: Tensor<D, Float>, outputSize: PerDim): Tensor<D, Float> {
+function adaptiveNd<D extends number>(
+  op: string,
+  nd: number,
+  x: Tensor<D, Float>,
+  outputSize: PerDim,
+): Tensor<D, Float> {
   x.expectFloat(op);
   expectRank(x, nd + 2, 'input', op, LAYOUT[nd]!);
   const out = perDim(outputSize, 1, nd, 'outputSize', op, 1);

@@ -37,7 +37,9 @@ export function unfold4d(x: Tensor<4, Float>, kernelSize: PerDim, options: Unfol
   expectRank(x, 4, 'input', op, '[N, C, H, W]');
   const kernel = perDim(kernelSize, 1, 2, 'kernelSize', op, 1);
   const o = unfoldOptions(options, op);
-  const blocks = x.primitive.shape.slice(2).map((s, d) => windowOut(op, d, s, kernel[d]!, o.stride[d]!, o.padding[d]!, o.dilation[d]!));
+  const blocks = x.primitive.shape
+    .slice(2)
+    .map((s, d) => windowOut(op, d, s, kernel[d]!, o.stride[d]!, o.padding[d]!, o.dilation[d]!));
   const [n, c] = x.primitive.shape as [number, number];
   checkNumel([n, c * kernel[0]! * kernel[1]!, blocks[0]! * blocks[1]!], op);
   return x.wrap<3, Float>(x.backend.unfold4d(x.primitive, kernel, o));
@@ -53,7 +55,12 @@ export function unfold4d(x: Tensor<4, Float>, kernelSize: PerDim, options: Unfol
  * @param kernelSize block size `[kh, kw]`
  * @returns `[N, C, H, W]`
  */
-export function fold4d(cols: Tensor<3, Float>, outputSize: PerDim, kernelSize: PerDim, options: UnfoldFnOptions = {}): Tensor<4, Float> {
+export function fold4d(
+  cols: Tensor<3, Float>,
+  outputSize: PerDim,
+  kernelSize: PerDim,
+  options: UnfoldFnOptions = {},
+): Tensor<4, Float> {
   const op = 'fold4d';
   cols.expectFloat(op);
   expectRank(cols, 3, 'input', op, '[N, C · kh · kw, L]');
@@ -62,26 +69,38 @@ export function fold4d(cols: Tensor<3, Float>, outputSize: PerDim, kernelSize: P
   const o = unfoldOptions(options, op);
   const [n, ck, l] = cols.primitive.shape as [number, number, number];
   const kvol = kh * kw;
-  if (ck % kvol !== 0) throw new BurnError(op, `input of shape ${fmt(cols.primitive.shape)}; expected dim 1 divisible by kh · kw = ${kvol}`);
+  if (ck % kvol !== 0)
+    throw new BurnError(
+      op,
+      `input of shape ${fmt(cols.primitive.shape)}; expected dim 1 divisible by kh · kw = ${kvol}`,
+    );
   const lh = windowOut(op, 0, h, kh, o.stride[0]!, o.padding[0]!, o.dilation[0]!);
   const lw = windowOut(op, 1, w, kw, o.stride[1]!, o.padding[1]!, o.dilation[1]!);
   if (lh * lw !== l) {
-    throw new BurnError(op, `input of shape ${fmt(cols.primitive.shape)} has ${l} blocks; expected ${lh} × ${lw} = ${lh * lw} for output size [${h}, ${w}]`);
+    throw new BurnError(
+      op,
+      `input of shape ${fmt(cols.primitive.shape)} has ${l} blocks; expected ${lh} × ${lw} = ${lh * lw} for output size [${h}, ${w}]`,
+    );
   }
   const c = ck / kvol;
   const [hp, wp] = [h + 2 * o.padding[0]!, w + 2 * o.padding[1]!];
   checkNumel([n, c, hp, wp], op, 'padded output shape');
   // Flat position in the padded output of every (kernel tap, block) pair.
   const index = new Int32Array(kvol * l);
-  for (let i = 0; i < kh; i++) for (let j = 0; j < kw; j++) {
-    for (let bh = 0; bh < lh; bh++) for (let bw = 0; bw < lw; bw++) {
-      const y = bh * o.stride[0]! + i * o.dilation[0]!, x = bw * o.stride[1]! + j * o.dilation[1]!;
-      index[(i * kw + j) * l + bh * lw + bw] = y * wp + x;
+  for (let i = 0; i < kh; i++)
+    for (let j = 0; j < kw; j++) {
+      for (let bh = 0; bh < lh; bh++)
+        for (let bw = 0; bw < lw; bw++) {
+          const y = bh * o.stride[0]! + i * o.dilation[0]!,
+            x = bw * o.stride[1]! + j * o.dilation[1]!;
+          index[(i * kw + j) * l + bh * lw + bw] = y * wp + x;
+        }
     }
-  }
   const device = cols.device();
   const idx = Tensor.fromData<3, Int>(new TensorData(index, [1, 1, kvol * l], 'i32'), device).expand([n, c, kvol * l]);
   const zeros = Tensor.zeros([n, c, hp * wp], { device, dtype: cols.primitive.dtype }) as unknown as Tensor<3, Float>;
   const summed = zeros.scatter(2, idx, cols.reshape([n, c, kvol * l]), 'add');
-  return summed.reshape([n, c, hp, wp]).slice([null, null, [o.padding[0]!, o.padding[0]! + h], [o.padding[1]!, o.padding[1]! + w]]);
+  return summed
+    .reshape([n, c, hp, wp])
+    .slice([null, null, [o.padding[0]!, o.padding[0]! + h], [o.padding[1]!, o.padding[1]! + w]]);
 }

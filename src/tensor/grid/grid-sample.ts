@@ -9,6 +9,10 @@ import type { Tensor } from '../tensor.js';
  *
  * @returns `[N, C, Ho, Wo]`
  */
-export function gridSample2d(x: Tensor<4, Float>, grid: Tensor<4, Float>, options: Partial<GridSampleOptions> = {}): Tensor<4, Float> {
+export function gridSample2d(
+  x: Tensor<4, Float>,
+  grid: Tensor<4, Float>,
+  options: Partial<GridSampleOptions> = {},
+): Tensor<4, Float> {
   return x.gridSample2d(grid, options);
 }

@@ -9,6 +9,14 @@
  * const y = grid.gridSample2d(image, g, { alignCorners: true });
  * ```
  */
-export { meshgrid, meshgridStack, type GridIndexing, type GridSparsity, type GridOptions, type IndexPos, type MeshgridOutput } from './meshgrid.js';
+export {
+  meshgrid,
+  meshgridStack,
+  type GridIndexing,
+  type GridSparsity,
+  type GridOptions,
+  type IndexPos,
+  type MeshgridOutput,
+} from './meshgrid.js';
 export { affineGrid2d } from './affine-grid.js';
 export { gridSample2d } from './grid-sample.js';

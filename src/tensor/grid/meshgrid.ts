@@ -29,15 +29,23 @@ export type IndexPos = 'first' | 'last';
 type KindIn<T> = T extends Tensor<number, infer K> ? K : Kind;
 
 /** One rank-`N` tensor per input, `N` the number of inputs, each of its input's kind. */
-export type MeshgridOutput<T extends readonly Tensor<1, Kind>[]> = { -readonly [I in keyof T]: Tensor<T['length'], KindIn<T[I]>> };
+export type MeshgridOutput<T extends readonly Tensor<1, Kind>[]> = {
+  -readonly [I in keyof T]: Tensor<T['length'], KindIn<T[I]>>;
+};
 
 function normalize(options: GridOptions | GridIndexing | GridSparsity | undefined, op: string): Required<GridOptions> {
-  const o: GridOptions = typeof options === 'string'
-    ? options === 'matrix' || options === 'cartesian' ? { indexing: options } : { sparsity: options as GridSparsity }
-    : options ?? {};
-  const indexing = o.indexing ?? 'matrix', sparsity = o.sparsity ?? 'dense';
-  if (indexing !== 'matrix' && indexing !== 'cartesian') throw new BurnError(op, `indexing ${JSON.stringify(indexing)}; expected 'matrix' or 'cartesian'`);
-  if (sparsity !== 'dense' && sparsity !== 'sparse') throw new BurnError(op, `sparsity ${JSON.stringify(sparsity)}; expected 'dense' or 'sparse'`);
+  const o: GridOptions =
+    typeof options === 'string'
+      ? options === 'matrix' || options === 'cartesian'
+        ? { indexing: options }
+        : { sparsity: options as GridSparsity }
+      : (options ?? {});
+  const indexing = o.indexing ?? 'matrix',
+    sparsity = o.sparsity ?? 'dense';
+  if (indexing !== 'matrix' && indexing !== 'cartesian')
+    throw new BurnError(op, `indexing ${JSON.stringify(indexing)}; expected 'matrix' or 'cartesian'`);
+  if (sparsity !== 'dense' && sparsity !== 'sparse')
+    throw new BurnError(op, `sparsity ${JSON.stringify(sparsity)}; expected 'dense' or 'sparse'`);
   return { indexing, sparsity };
 }
 
@@ -47,7 +55,8 @@ function checkInputs(tensors: readonly Tensor<1, Kind>[], op: string): void {
   tensors.forEach((t, i) => {
     first.sameDevice(t, op);
     if (t.rank() !== 1) throw new BurnError(op, `tensor ${i} has shape ${fmt(t.dims())}; expected 1-d tensors`);
-    if (t.dtype() !== first.dtype()) throw new BurnError(op, `tensor ${i} has dtype ${t.dtype()}, tensor 0 has ${first.dtype()}; expected one dtype`);
+    if (t.dtype() !== first.dtype())
+      throw new BurnError(op, `tensor ${i} has dtype ${t.dtype()}, tensor 0 has ${first.dtype()}; expected one dtype`);
   });
 }
 
@@ -64,7 +73,10 @@ function checkInputs(tensors: readonly Tensor<1, Kind>[], op: string): void {
  * @param tensors 1-d tensors of one kind and dtype
  * @param options the indexing and sparsity, or one of them alone
  */
-export function meshgrid<const T extends readonly Tensor<1, Kind>[]>(tensors: T, options?: GridOptions | GridIndexing | GridSparsity): MeshgridOutput<T> {
+export function meshgrid<const T extends readonly Tensor<1, Kind>[]>(
+  tensors: T,
+  options?: GridOptions | GridIndexing | GridSparsity,
+): MeshgridOutput<T> {
   const op = 'meshgrid';
   checkInputs(tensors, op);
   const { indexing, sparsity } = normalize(options, op);
@@ -86,10 +98,17 @@ export function meshgrid<const T extends readonly Tensor<1, Kind>[]>(tensors: T,
  * @param tensors 1-d tensors of one kind and dtype
  * @param indexPos where the coordinate index goes (default `'first'`)
  */
-export function meshgridStack<const T extends readonly Tensor<1, Kind>[]>(tensors: T, indexPos: IndexPos = 'first'): Tensor<Inc<T['length']>, KindIn<T[number]>> {
+export function meshgridStack<const T extends readonly Tensor<1, Kind>[]>(
+  tensors: T,
+  indexPos: IndexPos = 'first',
+): Tensor<Inc<T['length']>, KindIn<T[number]>> {
   const op = 'meshgridStack';
   checkInputs(tensors, op);
-  if (indexPos !== 'first' && indexPos !== 'last') throw new BurnError(op, `indexPos ${JSON.stringify(indexPos)}; expected 'first' or 'last'`);
+  if (indexPos !== 'first' && indexPos !== 'last')
+    throw new BurnError(op, `indexPos ${JSON.stringify(indexPos)}; expected 'first' or 'last'`);
   const grids = meshgrid(tensors) as unknown as Tensor<number, Kind>[];
-  return Tensor.stack(grids, indexPos === 'first' ? 0 : tensors.length) as unknown as Tensor<Inc<T['length']>, KindIn<T[number]>>;
+  return Tensor.stack(grids, indexPos === 'first' ? 0 : tensors.length) as unknown as Tensor<
+    Inc<T['length']>,
+    KindIn<T[number]>
+  >;
 }

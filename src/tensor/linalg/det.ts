@@ -24,7 +24,11 @@ export function det<D extends number>(x: Tensor<D, Float>): Tensor<DetRank<D>, F
   const shape = x.dims();
   const rank = shape.length;
   const [rows, cols] = shape.slice(-2) as [number, number];
-  if (rows !== cols) throw new BurnError('det', `input of shape ${fmt(shape)} holds ${rows}×${cols} matrices; expected square matrices in the last two dims`);
+  if (rows !== cols)
+    throw new BurnError(
+      'det',
+      `input of shape ${fmt(shape)} holds ${rows}×${cols} matrices; expected square matrices in the last two dims`,
+    );
   const outShape = rank === 2 ? [1] : shape.slice(0, rank - 2);
   const [out] = inWorkingPrecision(x as Tensor<number, Float>, (a) => [detOf(a, rows).reshape(outShape)] as const);
   return out as unknown as Tensor<DetRank<D>, Float>;
@@ -33,13 +37,33 @@ export function det<D extends number>(x: Tensor<D, Float>): Tensor<DetRank<D>, F
 /** Determinants as `[..., 1, 1]`. */
 function detOf(a: Tensor<number, Float>, n: number): Tensor<number, Float> {
   const rank = a.rank();
-  if (n === 0) return Tensor.ones([...a.dims().slice(0, rank - 2), 1, 1], { device: a.device(), dtype: a.dtype() }) as Tensor<number, Float>;
+  if (n === 0)
+    return Tensor.ones([...a.dims().slice(0, rank - 2), 1, 1], { device: a.device(), dtype: a.dtype() }) as Tensor<
+      number,
+      Float
+    >;
   const at = (i: number, j: number) => a.slice(lastTwo(rank, [i, i + 1], [j, j + 1]));
   if (n === 1) return at(0, 0);
-  if (n === 2) return at(0, 0).mul(at(1, 1)).sub(at(0, 1).mul(at(1, 0)));
+  if (n === 2)
+    return at(0, 0)
+      .mul(at(1, 1))
+      .sub(at(0, 1).mul(at(1, 0)));
   if (n === 3) {
-    const [p, q, r, s, t, u, v, w, z] = [at(0, 0), at(0, 1), at(0, 2), at(1, 0), at(1, 1), at(1, 2), at(2, 0), at(2, 1), at(2, 2)];
-    return p.mul(t.mul(z).sub(u.mul(w))).sub(q.mul(s.mul(z).sub(u.mul(v)))).add(r.mul(s.mul(w).sub(t.mul(v))));
+    const [p, q, r, s, t, u, v, w, z] = [
+      at(0, 0),
+      at(0, 1),
+      at(0, 2),
+      at(1, 0),
+      at(1, 1),
+      at(1, 2),
+      at(2, 0),
+      at(2, 1),
+      at(2, 2),
+    ];
+    return p
+      .mul(t.mul(z).sub(u.mul(w)))
+      .sub(q.mul(s.mul(z).sub(u.mul(v))))
+      .add(r.mul(s.mul(w).sub(t.mul(v))));
   }
   const { lu, sign } = luFactor(a);
   const d = diag(lu) as Tensor<number, Float>; // [..., n]

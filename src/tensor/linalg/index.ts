@@ -14,7 +14,18 @@ export { matvec } from './matvec.js';
 export { outer, outerDim } from './outer.js';
 export { diag } from './diag.js';
 export { trace } from './trace.js';
-export { type Norm, normExponent, vectorNorm, lpNorm, vectorNormalize, l0Norm, l1Norm, l2Norm, maxAbsNorm, minAbsNorm } from './vector-norm.js';
+export {
+  type Norm,
+  normExponent,
+  vectorNorm,
+  lpNorm,
+  vectorNormalize,
+  l0Norm,
+  l1Norm,
+  l2Norm,
+  maxAbsNorm,
+  minAbsNorm,
+} from './vector-norm.js';
 export { cosineSimilarity } from './cosine-similarity.js';
 export { lu, type LuDecomposition } from './lu.js';
 export { det, type DetRank } from './det.js';

@@ -71,7 +71,11 @@ export function luFactor(x: Tensor<number, Float>): LuFactors {
   let t = x;
   for (let k = 0; k < steps; k++) {
     // Pivot: the first row (from k down) with the largest |value| in column k; [..., 1, 1].
-    const pivot = t.slice(lastTwo(rank, [k, rows], [k, k + 1])).abs().argmax(rank - 2).add(k);
+    const pivot = t
+      .slice(lastTwo(rank, [k, rows], [k, k + 1]))
+      .abs()
+      .argmax(rank - 2)
+      .add(k);
     const isK = rowIndex.equal(k);
     const isPivot = rowIndex.equal(pivot);
     // Swap rows k and pivot (a no-op where pivot == k).

@@ -16,14 +16,26 @@ export function outer<D extends number, K extends Numeric>(lhs: Tensor<D, K>, rh
  * becomes two dims of sizes `M × N` at `dim, dim + 1`:
  * `result[..., i, j, ...] = lhs[..., i, ...] · rhs[..., j, ...]`.
  */
-export function outerDim<D extends number, K extends Numeric>(lhs: Tensor<D, K>, rhs: Tensor<D, K>, dim: number): Tensor<Inc<D>, K> {
-  const a = lhs.dims(), b = rhs.dims();
+export function outerDim<D extends number, K extends Numeric>(
+  lhs: Tensor<D, K>,
+  rhs: Tensor<D, K>,
+  dim: number,
+): Tensor<Inc<D>, K> {
+  const a = lhs.dims(),
+    b = rhs.dims();
   if (a.length !== b.length || a.length === 0) {
-    throw new BurnError('outer', `operands of shapes ${fmt(a)} and ${fmt(b)}; expected two tensors of the same rank >= 1`);
+    throw new BurnError(
+      'outer',
+      `operands of shapes ${fmt(a)} and ${fmt(b)}; expected two tensors of the same rank >= 1`,
+    );
   }
   const d = normDim(dim, a.length, 'outer');
   lhs.sameDevice(rhs, 'outer');
-  const batch = broadcastShapes(a.filter((_, i) => i !== d), b.filter((_, i) => i !== d), 'outer');
+  const batch = broadcastShapes(
+    a.filter((_, i) => i !== d),
+    b.filter((_, i) => i !== d),
+    'outer',
+  );
   checkNumel([...batch.slice(0, d), a[d]!, b[d]!, ...batch.slice(d)], 'outer');
   const x = lhs.unsqueezeDim(d + 1) as unknown as Tensor<Inc<D>, Numeric>;
   const y = rhs.unsqueezeDim(d) as unknown as Tensor<Inc<D>, K>;

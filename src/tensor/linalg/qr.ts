@@ -42,7 +42,10 @@ export function qr<D extends number>(x: Tensor<D, Float>, reduced = true): QrDec
     const sub = r.slice(block); // [..., R-i, C-i]
     const v = sub.slice(lastTwo(rank, null, [0, 1])); // [..., R-i, 1]
     const v0 = v.slice(lastTwo(rank, [0, 1], null)); // [..., 1, 1]
-    const norm = v.square().sumDim(rank - 2).sqrt();
+    const norm = v
+      .square()
+      .sumDim(rank - 2)
+      .sqrt();
     // sign = -sign(v0), with 0 counted as positive.
     const sign = v0.onesLike().neg().maskFill(v0.lower(0), 1);
     const u0 = v0.sub(norm.mul(sign));
@@ -50,7 +53,10 @@ export function qr<D extends number>(x: Tensor<D, Float>, reduced = true): QrDec
     const zero = norm.abs().lowerEqual(1e-8);
     const tau = u0.div(norm).mul(sign).neg().maskFill(zero, 0);
     // w = v / u0 with w[0] = 1: the reflection is H = I - tau · w · wᵀ.
-    const w = v.div(u0).sliceAssign(lastTwo(rank, [0, 1], null), v0.onesLike()).maskFill(zero, 0);
+    const w = v
+      .div(u0)
+      .sliceAssign(lastTwo(rank, [0, 1], null), v0.onesLike())
+      .maskFill(zero, 0);
     // f(a) = w · (tau · a · w)ᵀ
     const f = (a: Tensor<number, Float>) => w.matmul(a.matmul(w).mul(tau).transpose());
     r = r.sliceAssign(block, sub.sub(f(sub.transpose())));

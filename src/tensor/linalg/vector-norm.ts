@@ -14,14 +14,22 @@ export type Norm = 'L0' | 'L1' | 'L2' | 'LInf' | 'LNegInf' | number;
 /** The exponent `p` of a norm (Burn's `Norm::to_exponent`). */
 export function normExponent(norm: Norm): number {
   switch (norm) {
-    case 'L0': return 0;
-    case 'L1': return 1;
-    case 'L2': return 2;
-    case 'LInf': return Infinity;
-    case 'LNegInf': return -Infinity;
+    case 'L0':
+      return 0;
+    case 'L1':
+      return 1;
+    case 'L2':
+      return 2;
+    case 'LInf':
+      return Infinity;
+    case 'LNegInf':
+      return -Infinity;
     default:
       if (typeof norm !== 'number' || Number.isNaN(norm)) {
-        throw new BurnError('vectorNorm', `norm ${typeof norm === 'string' ? JSON.stringify(norm) : String(norm)}; expected 'L0', 'L1', 'L2', 'LInf', 'LNegInf' or a number p`);
+        throw new BurnError(
+          'vectorNorm',
+          `norm ${typeof norm === 'string' ? JSON.stringify(norm) : String(norm)}; expected 'L0', 'L1', 'L2', 'LInf', 'LNegInf' or a number p`,
+        );
       }
       return norm;
   }
@@ -39,8 +47,14 @@ export function lpNorm<D extends number>(x: Tensor<D, Float>, p: number, dim: nu
 }
 
 /** `x / max(vectorNorm(x, norm, dim), epsilon)`: unit vectors along `dim`. */
-export function vectorNormalize<D extends number>(x: Tensor<D, Float>, norm: Norm, dim: number, epsilon: number): Tensor<D, Float> {
-  if (typeof epsilon !== 'number' || Number.isNaN(epsilon)) throw new BurnError('vectorNormalize', `epsilon = ${String(epsilon)}; expected a number`);
+export function vectorNormalize<D extends number>(
+  x: Tensor<D, Float>,
+  norm: Norm,
+  dim: number,
+  epsilon: number,
+): Tensor<D, Float> {
+  if (typeof epsilon !== 'number' || Number.isNaN(epsilon))
+    throw new BurnError('vectorNormalize', `epsilon = ${String(epsilon)}; expected a number`);
   const d = normDim(dim, x.rank(), 'vectorNormalize');
   return x.div(lpNormAt(x, normExponent(norm), d, 'vectorNormalize').clampMin(epsilon));
 }
@@ -71,11 +85,23 @@ export function minAbsNorm<D extends number, K extends Numeric>(x: Tensor<D, K>,
 }
 
 /** The norms Burn defines for every numeric kind (L0, L1, max and min abs), on Float or Int tensors. */
-function numericNorm<D extends number, K extends Numeric>(x: Tensor<D, K>, p: number, dim: number, op: string): Tensor<D, K> {
+function numericNorm<D extends number, K extends Numeric>(
+  x: Tensor<D, K>,
+  p: number,
+  dim: number,
+  op: string,
+): Tensor<D, K> {
   const d = normDim(dim, x.rank(), op);
   if (x.dtype() === 'bool') throw new BurnError(op, 'needs a Float or Int tensor, got bool');
   const n = x as Tensor<D, Numeric>;
-  const out = p === 0 ? n.zerosLike().maskFill(n.notEqual(0), 1).sumDim(d) : p === 1 ? n.abs().sumDim(d) : p === Infinity ? n.abs().maxDim(d) : n.abs().minDim(d);
+  const out =
+    p === 0
+      ? n.zerosLike().maskFill(n.notEqual(0), 1).sumDim(d)
+      : p === 1
+        ? n.abs().sumDim(d)
+        : p === Infinity
+          ? n.abs().maxDim(d)
+          : n.abs().minDim(d);
   return out as Tensor<D, K>;
 }
 
@@ -88,6 +114,14 @@ export function lpNormAt<D extends number>(x: Tensor<D, Float>, p: number, dim: 
   if (p === Infinity) return x.abs().maxDim(dim);
   if (p === -Infinity) return x.abs().minDim(dim);
   // Even integer powers need no abs.
-  if (Number.isInteger(p) && p % 2 === 0) return x.powi(p).sumDim(dim).powf(1 / p);
-  return x.abs().powf(p).sumDim(dim).powf(1 / p);
+  if (Number.isInteger(p) && p % 2 === 0)
+    return x
+      .powi(p)
+      .sumDim(dim)
+      .powf(1 / p);
+  return x
+    .abs()
+    .powf(p)
+    .sumDim(dim)
+    .powf(1 / p);
 }

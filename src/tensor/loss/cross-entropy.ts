@@ -17,7 +17,10 @@ import type { Tensor } from '../tensor.js';
  * @param targetProbs target probabilities, shaped like `logits`
  * @returns the mean loss, `[1]`
  */
-export function crossEntropyWithLogits<D extends number>(logits: Tensor<D, Float>, targetProbs: Tensor<D, Float>): Tensor<1, Float> {
+export function crossEntropyWithLogits<D extends number>(
+  logits: Tensor<D, Float>,
+  targetProbs: Tensor<D, Float>,
+): Tensor<1, Float> {
   const op = 'crossEntropyWithLogits';
   logits.expectFloat(op);
   logits.sameDevice(targetProbs, op);
@@ -25,7 +28,10 @@ export function crossEntropyWithLogits<D extends number>(logits: Tensor<D, Float
   const shape = logits.dims();
   if (shape.length === 0) throw new BurnError(op, 'logits of shape []; expected rank >= 1 (classes in the last dim)');
   if (!sameShape(shape, targetProbs.dims())) {
-    throw new BurnError(op, `logits of shape ${fmt(shape)} and targetProbs of shape ${fmt(targetProbs.dims())}; expected the same shape`);
+    throw new BurnError(
+      op,
+      `logits of shape ${fmt(shape)} and targetProbs of shape ${fmt(targetProbs.dims())}; expected the same shape`,
+    );
   }
   const last = shape.length - 1;
   return logits.logSoftmax(last).mul(targetProbs).sumDim(last).mean().neg();

@@ -69,13 +69,20 @@ export function dft(x: Complex, n: number, keep = n): { re: T2; im: T2 } {
   const n2 = n / n1;
   const batch = like.dims()[0]!;
   // [batch, n] → [batch, n1, n2] → [batch·n2, n1]: the size-n1 DFTs as one matmul.
-  const columns = (t: T2 | undefined): T2 | undefined => t && (t.reshape([batch, n1, n2]).swapDims(1, 2).reshape([batch * n2, n1]) as T2);
+  const columns = (t: T2 | undefined): T2 | undefined =>
+    t &&
+    (t
+      .reshape([batch, n1, n2])
+      .swapDims(1, 2)
+      .reshape([batch * n2, n1]) as T2);
   const inner = dft({ re: columns(x.re)!, im: columns(x.im) }, n1);
   // Twiddles e^(-2πi·j2k1/n) at [j2, k1], broadcast over the batch.
   const tCos = constant(n2, n1, like, (j2, k1) => Math.cos(angle(j2, k1, n))).reshape([1, n2, n1]);
   const tSin = constant(n2, n1, like, (j2, k1) => Math.sin(angle(j2, k1, n))).reshape([1, n2, n1]);
-  const a = inner.re.reshape([batch, n2, n1]), b = inner.im.reshape([batch, n2, n1]);
-  const tRe = a.mul(tCos).add(b.mul(tSin)), tIm = b.mul(tCos).sub(a.mul(tSin));
+  const a = inner.re.reshape([batch, n2, n1]),
+    b = inner.im.reshape([batch, n2, n1]);
+  const tRe = a.mul(tCos).add(b.mul(tSin)),
+    tIm = b.mul(tCos).sub(a.mul(tSin));
   // [batch, j2, k1] → [batch·n1, n2]: the size-n2 DFTs over j2, recursively.
   const rows = (t: Tensor<3, Float>): T2 => t.swapDims(1, 2).reshape([batch * n1, n2]) as T2;
   const outer = dft({ re: rows(tRe), im: rows(tIm) }, n2);

@@ -12,7 +12,11 @@ function isPowerOfTwo(n: number): boolean {
 
 /** Checks an explicit transform length `n` (Burn accepts powers of two only). */
 function checkN(n: number, op: string): void {
-  if (!isPowerOfTwo(n)) throw new BurnError(op, `n ${n}; expected a power of two >= 1 (non-power-of-two sizes are not supported, as in Burn)`);
+  if (!isPowerOfTwo(n))
+    throw new BurnError(
+      op,
+      `n ${n}; expected a power of two >= 1 (non-power-of-two sizes are not supported, as in Burn)`,
+    );
 }
 
 /** Checks a Float input of rank >= 1 and resolves `dim`. */
@@ -27,12 +31,19 @@ function checkInput(x: Tensor<number, Float>, name: string, dim: number, op: str
 function checkPair(re: Tensor<number, Float>, im: Tensor<number, Float>, names: [string, string], op: string): void {
   re.sameDevice(im, op);
   im.expectFloat(op);
-  if (!sameShape(re.dims(), im.dims())) throw new BurnError(op, `${names[0]} of shape ${fmt(re.dims())} and ${names[1]} of shape ${fmt(im.dims())}; expected the same shape`);
+  if (!sameShape(re.dims(), im.dims()))
+    throw new BurnError(
+      op,
+      `${names[0]} of shape ${fmt(re.dims())} and ${names[1]} of shape ${fmt(im.dims())}; expected the same shape`,
+    );
 }
 
 /** Checks the output shape: `x`'s with `size` at `dim`. */
 function checkOutput(x: Tensor<number, Float>, dim: number, size: number, op: string): void {
-  checkNumel(x.dims().map((s, d) => (d === dim ? size : s)), op);
+  checkNumel(
+    x.dims().map((s, d) => (d === dim ? size : s)),
+    op,
+  );
 }
 
 /** Moves `dim` last and flattens the rest: `[batch, size]`, with the shape to restore. */
@@ -71,12 +82,20 @@ function fitLength(rows: T2, length: number): T2 {
  *   (default: the signal's length along `dim`, which must then be a power of two)
  * @returns `[re, im]`, each shaped like `x` with `n/2 + 1` at `dim`
  */
-export function rfft<D extends number>(x: Tensor<D, Float>, dim: number, n?: number): [Tensor<D, Float>, Tensor<D, Float>] {
+export function rfft<D extends number>(
+  x: Tensor<D, Float>,
+  dim: number,
+  n?: number,
+): [Tensor<D, Float>, Tensor<D, Float>] {
   const op = 'rfft';
   const d = checkInput(x, 'signal', dim, op);
   const size = x.dims()[d]!;
   if (n === undefined) {
-    if (!isPowerOfTwo(size)) throw new BurnError(op, `signal of shape ${fmt(x.dims())} has length ${size} along dim ${d}; expected a power of two (or pass n to truncate or zero-pad)`);
+    if (!isPowerOfTwo(size))
+      throw new BurnError(
+        op,
+        `signal of shape ${fmt(x.dims())} has length ${size} along dim ${d}; expected a power of two (or pass n to truncate or zero-pad)`,
+      );
   } else checkN(n, op);
   const length = n ?? size;
   checkOutput(x, d, length, op);
@@ -98,7 +117,12 @@ export function rfft<D extends number>(x: Tensor<D, Float>, dim: number, n?: num
  *   `n/2 + 1` bins (default `2·(bins - 1)`, which must then be a power of two)
  * @returns the signal, shaped like `re` with `n` at `dim`
  */
-export function irfft<D extends number>(re: Tensor<D, Float>, im: Tensor<D, Float>, dim: number, n?: number): Tensor<D, Float> {
+export function irfft<D extends number>(
+  re: Tensor<D, Float>,
+  im: Tensor<D, Float>,
+  dim: number,
+  n?: number,
+): Tensor<D, Float> {
   const op = 'irfft';
   const d = checkInput(re, 'spectrumRe', dim, op);
   checkPair(re, im, ['spectrumRe', 'spectrumIm'], op);
@@ -106,13 +130,17 @@ export function irfft<D extends number>(re: Tensor<D, Float>, im: Tensor<D, Floa
   if (n === undefined) {
     const length = 2 * (bins - 1);
     if (!isPowerOfTwo(length)) {
-      throw new BurnError(op, `spectrum of shape ${fmt(re.dims())} has ${bins} bins along dim ${d}, a signal of 2·(${bins} - 1) = ${length} samples; expected a power of two (or pass n)`);
+      throw new BurnError(
+        op,
+        `spectrum of shape ${fmt(re.dims())} has ${bins} bins along dim ${d}, a signal of 2·(${bins} - 1) = ${length} samples; expected a power of two (or pass n)`,
+      );
     }
   } else checkN(n, op);
   const length = n ?? 2 * (bins - 1);
   const half = Math.floor(length / 2) + 1;
   checkOutput(re, d, length, op);
-  const r = toRows(re, d), i = toRows(im, d);
+  const r = toRows(re, d),
+    i = toRows(im, d);
   const x = inverseRealDft(fitLength(r.rows, half), fitLength(i.rows, half), length);
   return fromRows<D>(x, r.lead, d);
 }
@@ -128,17 +156,27 @@ export function irfft<D extends number>(re: Tensor<D, Float>, im: Tensor<D, Floa
  *   (default: the length along `dim`, which must then be a power of two)
  * @returns `[re, im]` of the spectrum, each with `n` at `dim`
  */
-export function cfft<D extends number>(re: Tensor<D, Float>, im: Tensor<D, Float>, dim: number, n?: number): [Tensor<D, Float>, Tensor<D, Float>] {
+export function cfft<D extends number>(
+  re: Tensor<D, Float>,
+  im: Tensor<D, Float>,
+  dim: number,
+  n?: number,
+): [Tensor<D, Float>, Tensor<D, Float>] {
   const op = 'cfft';
   const d = checkInput(re, 'signalRe', dim, op);
   checkPair(re, im, ['signalRe', 'signalIm'], op);
   const size = re.dims()[d]!;
   if (n === undefined) {
-    if (!isPowerOfTwo(size)) throw new BurnError(op, `signal of shape ${fmt(re.dims())} has length ${size} along dim ${d}; expected a power of two (or pass n to truncate or zero-pad)`);
+    if (!isPowerOfTwo(size))
+      throw new BurnError(
+        op,
+        `signal of shape ${fmt(re.dims())} has length ${size} along dim ${d}; expected a power of two (or pass n to truncate or zero-pad)`,
+      );
   } else checkN(n, op);
   const length = n ?? size;
   checkOutput(re, d, length, op);
-  const r = toRows(re, d), i = toRows(im, d);
+  const r = toRows(re, d),
+    i = toRows(im, d);
   const y = dft({ re: fitLength(r.rows, length), im: fitLength(i.rows, length) }, length);
   return [fromRows<D>(y.re, r.lead, d), fromRows<D>(y.im, r.lead, d)];
 }

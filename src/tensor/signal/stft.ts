@@ -28,26 +28,39 @@ interface Resolved {
 }
 
 function resolve(o: StftOptions, op: string): Resolved {
-  if (typeof o !== 'object' || o === null) throw new BurnError(op, `options ${String(o)}; expected an object with nFft`);
+  if (typeof o !== 'object' || o === null)
+    throw new BurnError(op, `options ${String(o)}; expected an object with nFft`);
   const { nFft } = o;
-  if (!(Number.isInteger(nFft) && nFft >= 1 && (nFft & (nFft - 1)) === 0)) throw new BurnError(op, `nFft ${nFft}; expected a power of two >= 1 (as in Burn)`);
+  if (!(Number.isInteger(nFft) && nFft >= 1 && (nFft & (nFft - 1)) === 0))
+    throw new BurnError(op, `nFft ${nFft}; expected a power of two >= 1 (as in Burn)`);
   const hop = o.hopLength ?? Math.max(1, Math.floor(nFft / 4));
   const winLength = o.winLength ?? nFft;
-  if (!(Number.isInteger(winLength) && winLength >= 1 && winLength <= nFft)) throw new BurnError(op, `winLength ${winLength}; expected an integer in [1, nFft = ${nFft}]`);
+  if (!(Number.isInteger(winLength) && winLength >= 1 && winLength <= nFft))
+    throw new BurnError(op, `winLength ${winLength}; expected an integer in [1, nFft = ${nFft}]`);
   if (!(Number.isInteger(hop) && hop >= 1 && hop <= winLength)) {
-    throw new BurnError(op, `hopLength ${hop}; expected an integer in [1, winLength = ${winLength}] (frames must overlap or touch for the inverse to exist)`);
+    throw new BurnError(
+      op,
+      `hopLength ${hop}; expected an integer in [1, winLength = ${winLength}] (frames must overlap or touch for the inverse to exist)`,
+    );
   }
   return { nFft, hop, winLength, center: o.center ?? true, onesided: o.onesided ?? true };
 }
 
 /** The window (default rectangular) checked against `winLength` and zero-padded to `nFft`, centered. */
-function paddedWindow(window: Tensor<1, Float> | undefined, o: Resolved, like: Tensor<number, Float>, op: string): Tensor<1, Float> {
+function paddedWindow(
+  window: Tensor<1, Float> | undefined,
+  o: Resolved,
+  like: Tensor<number, Float>,
+  op: string,
+): Tensor<1, Float> {
   let w = window;
-  if (w === undefined) w = Tensor.ones([o.winLength], { device: like.device(), dtype: like.dtype() as FloatDType }) as Tensor<1, Float>;
+  if (w === undefined)
+    w = Tensor.ones([o.winLength], { device: like.device(), dtype: like.dtype() as FloatDType }) as Tensor<1, Float>;
   else {
     like.sameDevice(w, op);
     w.expectFloat(op);
-    if (w.rank() !== 1 || w.dims()[0] !== o.winLength) throw new BurnError(op, `window of shape ${fmt(w.dims())}; expected [${o.winLength}] (winLength)`);
+    if (w.rank() !== 1 || w.dims()[0] !== o.winLength)
+      throw new BurnError(op, `window of shape ${fmt(w.dims())}; expected [${o.winLength}] (winLength)`);
   }
   const left = Math.floor((o.nFft - o.winLength) / 2);
   return o.winLength < o.nFft ? w.pad([[left, o.nFft - o.winLength - left]]) : w;
@@ -70,7 +83,11 @@ function fullSpectrum(re: Tensor<2, Float>, im: Tensor<2, Float>, n: number): [T
  * @param window `[winLength]` (default rectangular), e.g. `hannWindow(nFft, true)`
  * @returns `[batch, frames, bins, 2]`, the last dim `(re, im)`; `frames = 1 + floor((length' - nFft) / hop)`
  */
-export function stft(x: Tensor<2, Float>, window: Tensor<1, Float> | undefined, options: StftOptions): Tensor<4, Float> {
+export function stft(
+  x: Tensor<2, Float>,
+  window: Tensor<1, Float> | undefined,
+  options: StftOptions,
+): Tensor<4, Float> {
   const op = 'stft';
   x.expectFloat(op);
   if (x.rank() !== 2) throw new BurnError(op, `signal of shape ${fmt(x.dims())}; expected [batch, length]`);
@@ -78,14 +95,25 @@ export function stft(x: Tensor<2, Float>, window: Tensor<1, Float> | undefined, 
   const w = paddedWindow(window, o, x, op);
   const [, rawLength] = x.dims() as [number, number];
   const pad = Math.floor(o.nFft / 2);
-  if (o.center && !(rawLength > pad)) throw new BurnError(op, `signal length ${rawLength}; expected more than nFft / 2 = ${pad} for the reflect padding of center: true`);
+  if (o.center && !(rawLength > pad))
+    throw new BurnError(
+      op,
+      `signal length ${rawLength}; expected more than nFft / 2 = ${pad} for the reflect padding of center: true`,
+    );
   const padded = o.center ? x.pad([[pad, pad]], 'reflect') : x;
   const [batch, length] = padded.dims() as [number, number];
-  if (length < o.nFft) throw new BurnError(op, `signal length ${length}${o.center ? ' after padding' : ''}; expected at least nFft = ${o.nFft}`);
+  if (length < o.nFft)
+    throw new BurnError(
+      op,
+      `signal length ${length}${o.center ? ' after padding' : ''}; expected at least nFft = ${o.nFft}`,
+    );
   const frames = 1 + Math.floor((length - o.nFft) / o.hop);
   const bins = o.onesided ? Math.floor(o.nFft / 2) + 1 : o.nFft;
   checkNumel([batch, frames, bins, 2], op);
-  const windowed = padded.unfold(1, o.nFft, o.hop).mul(w.reshape([1, 1, o.nFft])).reshape([batch * frames, o.nFft]) as Tensor<2, Float>;
+  const windowed = padded
+    .unfold(1, o.nFft, o.hop)
+    .mul(w.reshape([1, 1, o.nFft]))
+    .reshape([batch * frames, o.nFft]) as Tensor<2, Float>;
   let [re, im] = rfft(windowed, 1, o.nFft);
   if (!o.onesided) [re, im] = fullSpectrum(re, im, o.nFft);
   return Tensor.stack([re.reshape([batch, frames, bins]), im.reshape([batch, frames, bins])], 3) as Tensor<4, Float>;
@@ -102,28 +130,48 @@ export function stft(x: Tensor<2, Float>, window: Tensor<1, Float> | undefined, 
  * @param length the output length: the signal is cut or zero-padded to it (default: all samples)
  * @returns `[batch, length]`
  */
-export function istft(spectrum: Tensor<4, Float>, window: Tensor<1, Float> | undefined, length: number | undefined, options: StftOptions): Tensor<2, Float> {
+export function istft(
+  spectrum: Tensor<4, Float>,
+  window: Tensor<1, Float> | undefined,
+  length: number | undefined,
+  options: StftOptions,
+): Tensor<2, Float> {
   const op = 'istft';
   spectrum.expectFloat(op);
   const o = resolve(options, op);
   const dims = spectrum.dims();
   const bins = o.onesided ? Math.floor(o.nFft / 2) + 1 : o.nFft;
   if (dims.length !== 4 || dims[3] !== 2 || dims[2] !== bins || dims[1]! < 1) {
-    throw new BurnError(op, `spectrum of shape ${fmt(dims)}; expected [batch, frames >= 1, ${bins}, 2] for nFft ${o.nFft}${o.onesided ? ' (onesided)' : ''}`);
+    throw new BurnError(
+      op,
+      `spectrum of shape ${fmt(dims)}; expected [batch, frames >= 1, ${bins}, 2] for nFft ${o.nFft}${o.onesided ? ' (onesided)' : ''}`,
+    );
   }
-  if (length !== undefined && !(Number.isInteger(length) && length >= 0)) throw new BurnError(op, `length ${length}; expected a non-negative integer`);
+  if (length !== undefined && !(Number.isInteger(length) && length >= 0))
+    throw new BurnError(op, `length ${length}; expected a non-negative integer`);
   const w = paddedWindow(window, o, spectrum, op);
   const [batch, frames] = dims;
   const total = o.nFft + (frames - 1) * o.hop;
   const pad = o.center ? Math.floor(o.nFft / 2) : 0;
   checkNumel([batch, Math.max(total, length ?? 0)], op);
-  const part = (k: number) => spectrum.narrow(3, k, 1).reshape([batch * frames, bins]).narrow(1, 0, Math.floor(o.nFft / 2) + 1) as Tensor<2, Float>;
-  const signal = irfft(part(0), part(1), 1, o.nFft).reshape([batch, frames * o.nFft]).mul(w.repeat([frames]).reshape([1, frames * o.nFft]));
+  const part = (k: number) =>
+    spectrum
+      .narrow(3, k, 1)
+      .reshape([batch * frames, bins])
+      .narrow(1, 0, Math.floor(o.nFft / 2) + 1) as Tensor<2, Float>;
+  const signal = irfft(part(0), part(1), 1, o.nFft)
+    .reshape([batch, frames * o.nFft])
+    .mul(w.repeat([frames]).reshape([1, frames * o.nFft]));
   // Overlap-add: sample j of frame f lands at f·hop + j (a scatter-add, differentiable and O(n)).
   const at = new Int32Array(frames * o.nFft);
   for (let f = 0; f < frames; f++) for (let j = 0; j < o.nFft; j++) at[f * o.nFft + j] = f * o.hop + j;
-  const index = Tensor.fromInts(at, spectrum.device()).reshape([1, frames * o.nFft]).expand([batch, frames * o.nFft]) as Tensor<2, Int>;
-  const sum = Tensor.zeros([batch, total], { device: spectrum.device(), dtype: spectrum.dtype() as FloatDType }).scatter(1, index, signal, 'add') as Tensor<2, Float>;
+  const index = Tensor.fromInts(at, spectrum.device())
+    .reshape([1, frames * o.nFft])
+    .expand([batch, frames * o.nFft]) as Tensor<2, Int>;
+  const sum = Tensor.zeros([batch, total], {
+    device: spectrum.device(),
+    dtype: spectrum.dtype() as FloatDType,
+  }).scatter(1, index, signal, 'add') as Tensor<2, Float>;
   const out = sum.div(windowSumSquares(w, frames, o.hop, total)) as Tensor<2, Float>;
   // Without a length, the center padding is cut from both ends (as Burn). With one, the samples
   // after the leading padding are kept as far as frames cover them, then zeros: as PyTorch (Burn
@@ -141,6 +189,16 @@ function windowSumSquares(w: Tensor<1, Float>, frames: number, hop: number, tota
   const at = new Int32Array(frames * n);
   for (let f = 0; f < frames; f++) for (let j = 0; j < n; j++) at[f * n + j] = f * hop + j;
   const index = Tensor.fromInts(at, w.device()).reshape([1, frames * n]) as Tensor<2, Int>;
-  const squares = w.square().repeat([frames]).reshape([1, frames * n]) as Tensor<2, Float>;
-  return (Tensor.zeros([1, total], { device: w.device(), dtype: w.dtype() as FloatDType }).scatter(1, index, squares, 'add') as Tensor<2, Float>).clampMin(1e-10);
+  const squares = w
+    .square()
+    .repeat([frames])
+    .reshape([1, frames * n]) as Tensor<2, Float>;
+  return (
+    Tensor.zeros([1, total], { device: w.device(), dtype: w.dtype() as FloatDType }).scatter(
+      1,
+      index,
+      squares,
+      'add',
+    ) as Tensor<2, Float>
+  ).clampMin(1e-10);
 }

@@ -10,13 +10,20 @@ import { Tensor, type DeviceOrOptions } from '../tensor.js';
  * `size - 1` (symmetric). Computed in float64 on the host and stored in the requested dtype
  * (default f32), so every device gets the same values. Size 0 is empty and size 1 is `[1]`.
  */
-function cosineWindow(op: string, size: number, periodic: boolean, options: DeviceOrOptions<FloatDType> | undefined, w: (cos: number) => number): Tensor<1, Float> {
+function cosineWindow(
+  op: string,
+  size: number,
+  periodic: boolean,
+  options: DeviceOrOptions<FloatDType> | undefined,
+  w: (cos: number) => number,
+): Tensor<1, Float> {
   if (!(Number.isInteger(size) && size >= 0)) throw new BurnError(op, `size ${size}; expected a non-negative integer`);
   checkNumel([size], op);
   if (typeof periodic !== 'boolean') throw new BurnError(op, `periodic ${String(periodic)}; expected a boolean`);
   const device = options instanceof Device ? options : options?.device;
-  const dtype = options instanceof Device ? 'f32' : options?.dtype ?? 'f32';
-  if (!isFloatDType(dtype)) throw new BurnError(op, `dtype ${String(dtype)}; expected a float dtype (f32, f64, f16 or bf16)`);
+  const dtype = options instanceof Device ? 'f32' : (options?.dtype ?? 'f32');
+  if (!isFloatDType(dtype))
+    throw new BurnError(op, `dtype ${String(dtype)}; expected a float dtype (f32, f64, f16 or bf16)`);
   const values = new Float64Array(size);
   const denominator = periodic ? size : size - 1;
   for (let j = 0; j < size; j++) values[j] = size === 1 ? 1 : w(Math.cos((2 * Math.PI * j) / denominator));
@@ -48,7 +55,11 @@ export function hannWindow(size: number, periodic: boolean, options?: DeviceOrOp
  * @param periodic `N = size` when true, `size - 1` when false
  * @param options the device and float dtype (default: the default device, f32)
  */
-export function hammingWindow(size: number, periodic: boolean, options?: DeviceOrOptions<FloatDType>): Tensor<1, Float> {
+export function hammingWindow(
+  size: number,
+  periodic: boolean,
+  options?: DeviceOrOptions<FloatDType>,
+): Tensor<1, Float> {
   const alpha = 25 / 46;
   return cosineWindow('hammingWindow', size, periodic, options, (c) => alpha - (1 - alpha) * c);
 }
@@ -61,7 +72,11 @@ export function hammingWindow(size: number, periodic: boolean, options?: DeviceO
  * @param periodic `N = size` when true, `size - 1` when false
  * @param options the device and float dtype (default: the default device, f32)
  */
-export function blackmanWindow(size: number, periodic: boolean, options?: DeviceOrOptions<FloatDType>): Tensor<1, Float> {
+export function blackmanWindow(
+  size: number,
+  periodic: boolean,
+  options?: DeviceOrOptions<FloatDType>,
+): Tensor<1, Float> {
   // cos(2θ) = 2cos²θ - 1, as Burn writes it: 0.34 - 0.5·cos θ + 0.16·cos²θ.
   return cosineWindow('blackmanWindow', size, periodic, options, (c) => 0.34 - 0.5 * c + 0.16 * c * c);
 }

@@ -36,27 +36,46 @@ export class FileCheckpointer implements Checkpointer {
     const record = await optimizer.toRecord();
     const tensors = new Map<string, RecordTensor>(Object.entries(record.tensors).map(([k, data]) => [k, { data }]));
     // The loop's state (the run's seed) rides in the optimizer file's metadata: no fourth file to keep complete.
-    const meta = { scalars: record.scalars, paths: record.paths, ...(state.training ? { training: state.training } : {}) };
+    const meta = {
+      scalars: record.scalars,
+      paths: record.paths,
+      ...(state.training ? { training: state.training } : {}),
+    };
     await this.recorder.saveAsync({ tensors, meta: meta as unknown as JsonValue }, this.path('optim', epoch));
-    writeTextFileAtomic(`${this.directory}/scheduler-${epoch}.json`, `${JSON.stringify(scheduler.toRecord?.() ?? null)}\n`, 'FileCheckpointer.save');
+    writeTextFileAtomic(
+      `${this.directory}/scheduler-${epoch}.json`,
+      `${JSON.stringify(scheduler.toRecord?.() ?? null)}\n`,
+      'FileCheckpointer.save',
+    );
   }
 
   async restore(epoch: number, state: CheckpointState): Promise<{ model: unknown; training?: TrainingCheckpoint }> {
     if (!this.epochs().includes(epoch)) {
-      throw new BurnError('FileCheckpointer.restore', `no checkpoint for epoch ${epoch} in ${this.directory} (found: ${this.epochs().join(', ') || 'none'})`);
+      throw new BurnError(
+        'FileCheckpointer.restore',
+        `no checkpoint for epoch ${epoch} in ${this.directory} (found: ${this.epochs().join(', ') || 'none'})`,
+      );
     }
     const model = state.model as Module;
     const device = model.devices()[0];
     const restored = await model.loadFileAsync(this.path('model', epoch), device);
     const loaded = await this.recorder.loadAsync(this.path('optim', epoch));
-    const meta = (loaded.meta ?? {}) as { scalars?: OptimizerRecord['scalars']; paths?: OptimizerRecord['paths']; training?: { seed?: unknown } };
+    const meta = (loaded.meta ?? {}) as {
+      scalars?: OptimizerRecord['scalars'];
+      paths?: OptimizerRecord['paths'];
+      training?: { seed?: unknown };
+    };
     const tensors: Record<string, TensorData> = {};
     for (const [k, t] of loaded.tensors) tensors[k] = t.data;
     (state.optimizer as Optimizer).loadRecord({ tensors, scalars: meta.scalars ?? {}, paths: meta.paths ?? {} });
-    const schedulerRecord = JSON.parse(readTextFile(`${this.directory}/scheduler-${epoch}.json`, 'FileCheckpointer.restore')) as never;
+    const schedulerRecord = JSON.parse(
+      readTextFile(`${this.directory}/scheduler-${epoch}.json`, 'FileCheckpointer.restore'),
+    ) as never;
     if (schedulerRecord !== null) (state.scheduler as TrainingScheduler).loadRecord?.(schedulerRecord);
     const seed = meta.training?.seed;
-    return typeof seed === 'number' && Number.isSafeInteger(seed) ? { model: restored, training: { seed } } : { model: restored };
+    return typeof seed === 'number' && Number.isSafeInteger(seed)
+      ? { model: restored, training: { seed } }
+      : { model: restored };
   }
 
   /** The model file of the checkpoint of `epoch`: `<directory>/model-<epoch>.bpk`. */
@@ -67,7 +86,10 @@ export class FileCheckpointer implements Checkpointer {
   /** The model of the checkpoint of `epoch`, loaded into a copy of `model` on its device. */
   async loadModel(epoch: number, model: unknown): Promise<unknown> {
     if (!this.epochs().includes(epoch)) {
-      throw new BurnError('FileCheckpointer.loadModel', `no checkpoint for epoch ${epoch} in ${this.directory} (found: ${this.epochs().join(', ') || 'none'})`);
+      throw new BurnError(
+        'FileCheckpointer.loadModel',
+        `no checkpoint for epoch ${epoch} in ${this.directory} (found: ${this.epochs().join(', ') || 'none'})`,
+      );
     }
     const target = (model as Module).clone();
     return target.loadFileAsync(this.path('model', epoch), target.devices()[0]);
@@ -80,7 +102,10 @@ export class FileCheckpointer implements Checkpointer {
    * truncated copy, is left out.
    */
   epochs(): number[] {
-    const fs = nodeFs('FileCheckpointer') as unknown as { existsSync(p: string): boolean; readdirSync(p: string): string[] };
+    const fs = nodeFs('FileCheckpointer') as unknown as {
+      existsSync(p: string): boolean;
+      readdirSync(p: string): string[];
+    };
     if (!fs.existsSync(this.directory)) return [];
     const names = new Set(fs.readdirSync(this.directory));
     return [...names]
@@ -111,7 +136,8 @@ export class FileCheckpointer implements Checkpointer {
 
   delete(epoch: number): void {
     const fs = nodeFs('FileCheckpointer') as unknown as { rmSync(p: string, o: { force: boolean }): void };
-    for (const f of [`model-${epoch}.bpk`, `optim-${epoch}.bpk`, `scheduler-${epoch}.json`]) fs.rmSync(`${this.directory}/${f}`, { force: true });
+    for (const f of [`model-${epoch}.bpk`, `optim-${epoch}.bpk`, `scheduler-${epoch}.json`])
+      fs.rmSync(`${this.directory}/${f}`, { force: true });
   }
 
   private path(kind: 'model' | 'optim', epoch: number): string {

@@ -21,7 +21,11 @@ export class IndexedDbCheckpointer implements Checkpointer {
   private readonly saved: Set<number>;
   private pendingDeletes: Promise<unknown> = Promise.resolve();
 
-  private constructor(readonly storage: IndexedDbStorage, readonly prefix: string, epochs: readonly number[]) {
+  private constructor(
+    readonly storage: IndexedDbStorage,
+    readonly prefix: string,
+    epochs: readonly number[],
+  ) {
     this.saved = new Set(epochs);
   }
 
@@ -37,7 +41,11 @@ export class IndexedDbCheckpointer implements Checkpointer {
       parts.get(epoch)!.add(m[2]!);
     }
     // Complete epochs only: a save interrupted between its three writes is left out.
-    return new IndexedDbCheckpointer(storage, prefix, [...parts].filter(([, p]) => p.size === 3).map(([e]) => e));
+    return new IndexedDbCheckpointer(
+      storage,
+      prefix,
+      [...parts].filter(([, p]) => p.size === 3).map(([e]) => e),
+    );
   }
 
   private key(kind: 'model' | 'optim' | 'scheduler', epoch: number): string {
@@ -48,11 +56,18 @@ export class IndexedDbCheckpointer implements Checkpointer {
     await this.pendingDeletes;
     const record = await (state.optimizer as Optimizer).toRecord();
     const tensors = new Map<string, RecordTensor>(Object.entries(record.tensors).map(([k, data]) => [k, { data }]));
-    const meta = { scalars: record.scalars, paths: record.paths, ...(state.training ? { training: state.training } : {}) };
+    const meta = {
+      scalars: record.scalars,
+      paths: record.paths,
+      ...(state.training ? { training: state.training } : {}),
+    };
     const scheduler = JSON.stringify((state.scheduler as TrainingScheduler).toRecord?.() ?? null);
     // The scheduler is written last: an epoch counts as saved only once all three are there.
     await this.storage.saveModule(state.model as Module, this.key('model', epoch));
-    await this.storage.put(this.key('optim', epoch), this.recorder.toBytes({ tensors, meta: meta as unknown as JsonValue }));
+    await this.storage.put(
+      this.key('optim', epoch),
+      this.recorder.toBytes({ tensors, meta: meta as unknown as JsonValue }),
+    );
     await this.storage.put(this.key('scheduler', epoch), new TextEncoder().encode(scheduler));
     this.saved.add(epoch);
   }
@@ -62,14 +77,22 @@ export class IndexedDbCheckpointer implements Checkpointer {
     const model = state.model as Module;
     const restored = await this.storage.loadModule(model, this.key('model', epoch), model.devices()[0]);
     const loaded = this.recorder.fromBytes((await this.storage.get(this.key('optim', epoch)))!);
-    const meta = (loaded.meta ?? {}) as { scalars?: OptimizerRecord['scalars']; paths?: OptimizerRecord['paths']; training?: { seed?: unknown } };
+    const meta = (loaded.meta ?? {}) as {
+      scalars?: OptimizerRecord['scalars'];
+      paths?: OptimizerRecord['paths'];
+      training?: { seed?: unknown };
+    };
     const tensors: Record<string, TensorData> = {};
     for (const [k, t] of loaded.tensors) tensors[k] = t.data;
     (state.optimizer as Optimizer).loadRecord({ tensors, scalars: meta.scalars ?? {}, paths: meta.paths ?? {} });
-    const schedulerRecord = JSON.parse(new TextDecoder().decode((await this.storage.get(this.key('scheduler', epoch)))!)) as never;
+    const schedulerRecord = JSON.parse(
+      new TextDecoder().decode((await this.storage.get(this.key('scheduler', epoch)))!),
+    ) as never;
     if (schedulerRecord !== null) (state.scheduler as TrainingScheduler).loadRecord?.(schedulerRecord);
     const seed = meta.training?.seed;
-    return typeof seed === 'number' && Number.isSafeInteger(seed) ? { model: restored, training: { seed } } : { model: restored };
+    return typeof seed === 'number' && Number.isSafeInteger(seed)
+      ? { model: restored, training: { seed } }
+      : { model: restored };
   }
 
   /** The model of the checkpoint of `epoch`, loaded into a copy of `model` on its device. */
@@ -87,7 +110,9 @@ export class IndexedDbCheckpointer implements Checkpointer {
   delete(epoch: number): void {
     this.saved.delete(epoch);
     const keys = (['model', 'optim', 'scheduler'] as const).map((k) => this.key(k, epoch));
-    this.pendingDeletes = this.pendingDeletes.then(() => Promise.all(keys.map((k) => this.storage.delete(k)))).catch(() => undefined);
+    this.pendingDeletes = this.pendingDeletes
+      .then(() => Promise.all(keys.map((k) => this.storage.delete(k))))
+      .catch(() => undefined);
   }
 
   /** Waits for background deletions, then closes the database connection. */
@@ -97,6 +122,10 @@ export class IndexedDbCheckpointer implements Checkpointer {
   }
 
   private check(epoch: number, op: string): void {
-    if (!this.saved.has(epoch)) throw new BurnError(op, `no checkpoint for epoch ${epoch} under '${this.prefix}' in IndexedDB database '${this.storage.name}' (found: ${this.epochs().join(', ') || 'none'})`);
+    if (!this.saved.has(epoch))
+      throw new BurnError(
+        op,
+        `no checkpoint for epoch ${epoch} under '${this.prefix}' in IndexedDB database '${this.storage.name}' (found: ${this.epochs().join(', ') || 'none'})`,
+      );
   }
 }

@@ -8,7 +8,8 @@ import type { CheckpointingStrategy } from './base.js';
 /** Keeps the last `n` checkpoints (Burn's `KeepLastNCheckpoints`). */
 export class KeepLastNCheckpoints implements CheckpointingStrategy {
   constructor(readonly n: number) {
-    if (!(Number.isInteger(n) && n > 0)) throw new BurnError('KeepLastNCheckpoints', `${n}; expected a positive integer`);
+    if (!(Number.isInteger(n) && n > 0))
+      throw new BurnError('KeepLastNCheckpoints', `${n}; expected a positive integer`);
   }
 
   keep(saved: readonly number[]): number[] {
@@ -61,5 +62,8 @@ export class ComposedCheckpointingStrategy implements CheckpointingStrategy {
 
 /** Burn's default: the last 2 checkpoints plus the one with the lowest validation loss. */
 export function defaultCheckpointingStrategy(): CheckpointingStrategy {
-  return new ComposedCheckpointingStrategy([new KeepLastNCheckpoints(2), new MetricCheckpointingStrategy({ name: 'Loss', higherIsBetter: false })]);
+  return new ComposedCheckpointingStrategy([
+    new KeepLastNCheckpoints(2),
+    new MetricCheckpointingStrategy({ name: 'Loss', higherIsBetter: false }),
+  ]);
 }

@@ -31,11 +31,15 @@ export class AccuracyMetric extends NumericMetric<AccuracyInput> {
   async update(input: AccuracyInput): Promise<MetricEntry> {
     const [batch] = input.output.dims();
     if (input.targets.dims()[0] !== batch) {
-      throw new BurnError('AccuracyMetric', `outputs ${fmt(input.output.dims())} and targets ${fmt(input.targets.dims())}; expected [batch, classes] and [batch]`);
+      throw new BurnError(
+        'AccuracyMetric',
+        `outputs ${fmt(input.output.dims())} and targets ${fmt(input.targets.dims())}; expected [batch, classes] and [batch]`,
+      );
     }
     const predicted = (await input.output.argmax(1).toData()).toArray();
     const targets = (await input.targets.toData()).toArray();
-    let correct = 0, counted = 0;
+    let correct = 0,
+      counted = 0;
     for (let i = 0; i < targets.length; i++) {
       if (this.padToken !== undefined && targets[i] === this.padToken) continue;
       counted++;

@@ -12,8 +12,11 @@ export function averagePrecision(scores: Float64Array, labels: Uint8Array): numb
   let total = 0;
   for (let i = 0; i < n; i++) total += labels[i]!;
   if (total === 0) return Number.NaN;
-  let tp = 0, seen = 0, ap = 0, prevRecall = 0;
-  for (let i = 0; i < n;) {
+  let tp = 0,
+    seen = 0,
+    ap = 0,
+    prevRecall = 0;
+  for (let i = 0; i < n; ) {
     let j = i;
     while (j + 1 < n && scores[order[j + 1]!] === scores[order[i]!]) j++;
     for (let k = i; k <= j; k++) tp += labels[order[k]!]!;

@@ -9,12 +9,17 @@ import { RankMetric } from './prediction-accumulator.js';
 export function rocAuc(scores: Float64Array, labels: Uint8Array): number {
   const n = scores.length;
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[a]! - scores[b]!);
-  let positives = 0, rankSum = 0;
-  for (let i = 0; i < n;) {
+  let positives = 0,
+    rankSum = 0;
+  for (let i = 0; i < n; ) {
     let j = i;
     while (j + 1 < n && scores[order[j + 1]!] === scores[order[i]!]) j++;
     const rank = (i + j) / 2 + 1;
-    for (let k = i; k <= j; k++) if (labels[order[k]!]) { positives++; rankSum += rank; }
+    for (let k = i; k <= j; k++)
+      if (labels[order[k]!]) {
+        positives++;
+        rankSum += rank;
+      }
     i = j + 1;
   }
   const negatives = n - positives;

@@ -61,7 +61,11 @@ export interface Metric<I = unknown> {
 
 /** Formats a number for display with up to `digits` decimals. */
 export function formatValue(v: number, unit: string | undefined, digits = 3): string {
-  const text = Number.isFinite(v) ? (Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(2) : v.toFixed(digits)) : String(v);
+  const text = Number.isFinite(v)
+    ? Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0)
+      ? v.toExponential(2)
+      : v.toFixed(digits)
+    : String(v);
   return unit ? `${text} ${unit}` : text;
 }
 

@@ -39,12 +39,20 @@ export function editDistance<T>(reference: ArrayLike<T>, prediction: ArrayLike<T
 }
 
 /** The (prediction, reference) unit sequences of each sample of a batch. */
-export async function errorRatePairs(input: ErrorRateInput, op: string, padToken: number | undefined, units: (text: string) => string[]): Promise<[unknown[], unknown[]][]> {
+export async function errorRatePairs(
+  input: ErrorRateInput,
+  op: string,
+  padToken: number | undefined,
+  units: (text: string) => string[],
+): Promise<[unknown[], unknown[]][]> {
   if ('predictions' in input && Array.isArray(input.predictions)) {
     const predictions = input.predictions as readonly string[];
     const targets = input.targets as readonly string[];
     if (!Array.isArray(targets) || targets.length !== predictions.length) {
-      throw new BurnError(op, `${predictions.length} predicted texts and ${Array.isArray(targets) ? targets.length : 'non-text'} targets; expected one reference text per prediction`);
+      throw new BurnError(
+        op,
+        `${predictions.length} predicted texts and ${Array.isArray(targets) ? targets.length : 'non-text'} targets; expected one reference text per prediction`,
+      );
     }
     return predictions.map((p, i) => [units(p), units(targets[i]!)]);
   }
@@ -53,11 +61,16 @@ export async function errorRatePairs(input: ErrorRateInput, op: string, padToken
   const tdims = targets.dims();
   const rank = 'output' in input ? 3 : 2;
   if (tdims.length !== 2 || pdims.length !== rank || pdims[0] !== tdims[0] || pdims[1] !== tdims[1]) {
-    throw new BurnError(op, `predictions ${fmt(pdims)} and targets ${fmt(tdims)}; expected [batch, seq] tokens (or [batch, seq, vocab] logits) and [batch, seq] targets`);
+    throw new BurnError(
+      op,
+      `predictions ${fmt(pdims)} and targets ${fmt(tdims)}; expected [batch, seq] tokens (or [batch, seq, vocab] logits) and [batch, seq] targets`,
+    );
   }
   const [batch, seq] = tdims as [number, number];
-  const predicted = 'output' in input ? input.output.argmax(2).reshape([batch, seq]) : (input.predictions as Tensor<2, Int>);
-  const p = (await predicted.toData()).toArray(), t = (await targets.toData()).toArray();
+  const predicted =
+    'output' in input ? input.output.argmax(2).reshape([batch, seq]) : (input.predictions as Tensor<2, Int>);
+  const p = (await predicted.toData()).toArray(),
+    t = (await targets.toData()).toArray();
   const strip = (values: ArrayLike<number>, start: number): number[] => {
     const out: number[] = [];
     for (let j = 0; j < seq; j++) {
@@ -87,7 +100,8 @@ export abstract class ErrorRateMetric extends NumericMetric<ErrorRateInput> {
 
   async update(input: ErrorRateInput): Promise<MetricEntry> {
     const pairs = await errorRatePairs(input, this.name, this.options.padToken, (t) => this.units(t));
-    let edits = 0, length = 0;
+    let edits = 0,
+      length = 0;
     for (const [prediction, reference] of pairs) {
       edits += editDistance(reference, prediction);
       length += reference.length;

@@ -60,14 +60,18 @@ export async function readClassificationBatch(input: ConfusionStatsInput, op: st
       if (c === 1) {
         labels[i] = t !== 0 ? 1 : 0;
       } else {
-        if (!(Number.isInteger(t) && t >= 0 && t < c)) throw new BurnError(op, `target class ${t} at sample ${i}; expected an index in [0, ${c})`);
+        if (!(Number.isInteger(t) && t >= 0 && t < c))
+          throw new BurnError(op, `target class ${t} at sample ${i}; expected an index in [0, ${c})`);
         labels[i * c + t] = 1;
       }
     }
   } else if (tdims.length === 2 && tdims[0] === n && tdims[1] === c) {
     for (let i = 0; i < n * c; i++) labels[i] = targets[i] !== 0 ? 1 : 0;
   } else {
-    throw new BurnError(op, `outputs ${fmt(dims)} and targets ${fmt(tdims)}; expected targets [${n}] (class indices) or [${n}, ${c}] (0/1 labels)`);
+    throw new BurnError(
+      op,
+      `outputs ${fmt(dims)} and targets ${fmt(tdims)}; expected targets [${n}] (class indices) or [${n}, ${c}] (0/1 labels)`,
+    );
   }
   return { n, c, scores, labels };
 }
@@ -102,15 +106,20 @@ export function topIndices(scores: ArrayLike<number>, offset: number, c: number,
 }
 
 /** Checks a decision rule and reduction, returning them with Burn's defaults filled in. */
-export function resolveConfig(config: ClassificationMetricConfig, op: string): { rule: DecisionRule; reduction: ClassReduction } {
+export function resolveConfig(
+  config: ClassificationMetricConfig,
+  op: string,
+): { rule: DecisionRule; reduction: ClassReduction } {
   const rule = config.decisionRule ?? { threshold: 0.5 };
   if ('topK' in rule) {
-    if (!(Number.isInteger(rule.topK) && rule.topK > 0)) throw new BurnError(op, `topK ${rule.topK}; expected a positive integer`);
+    if (!(Number.isInteger(rule.topK) && rule.topK > 0))
+      throw new BurnError(op, `topK ${rule.topK}; expected a positive integer`);
   } else if (!Number.isFinite(rule.threshold)) {
     throw new BurnError(op, `threshold ${rule.threshold}; expected a finite number`);
   }
   const reduction = config.classReduction ?? 'macro';
-  if (reduction !== 'micro' && reduction !== 'macro') throw new BurnError(op, `class reduction ${String(reduction)}; expected 'micro' or 'macro'`);
+  if (reduction !== 'micro' && reduction !== 'macro')
+    throw new BurnError(op, `class reduction ${String(reduction)}; expected 'micro' or 'macro'`);
   return { rule, reduction };
 }
 
@@ -140,12 +149,25 @@ export interface ClassIndexInput {
 }
 
 /** Reads scores as `rows × c` and one target index per row, checking shapes. */
-export async function readClassIndexBatch(input: ClassIndexInput, op: string): Promise<{ rows: number; c: number; scores: NumericArray; targets: NumericArray }> {
+export async function readClassIndexBatch(
+  input: ClassIndexInput,
+  op: string,
+): Promise<{ rows: number; c: number; scores: NumericArray; targets: NumericArray }> {
   const dims = input.output.dims();
   const tdims = input.targets.dims();
-  const ok = dims.length === tdims.length + 1 && tdims.every((d, i) => d === dims[i]) && dims.length >= 2 && dims.length <= 3;
-  if (!ok) throw new BurnError(op, `outputs ${fmt(dims)} and targets ${fmt(tdims)}; expected [batch, classes] with [batch], or [batch, seq, vocab] with [batch, seq]`);
+  const ok =
+    dims.length === tdims.length + 1 && tdims.every((d, i) => d === dims[i]) && dims.length >= 2 && dims.length <= 3;
+  if (!ok)
+    throw new BurnError(
+      op,
+      `outputs ${fmt(dims)} and targets ${fmt(tdims)}; expected [batch, classes] with [batch], or [batch, seq, vocab] with [batch, seq]`,
+    );
   const c = dims[dims.length - 1]!;
   const rows = tdims.reduce((a, b) => a * b, 1);
-  return { rows, c, scores: (await input.output.toData()).toArray(), targets: (await input.targets.toData()).toArray() };
+  return {
+    rows,
+    c,
+    scores: (await input.output.toData()).toArray(),
+    targets: (await input.targets.toData()).toArray(),
+  };
 }

@@ -1,8 +1,14 @@
 import { BurnError } from '../../core/errors.js';
 import { formatValue, type Metric, type MetricEntry } from './base.js';
 import {
-  predictionMask, readClassificationBatch, resolveConfig,
-  type ClassificationBatch, type ClassificationMetricConfig, type ClassReduction, type ConfusionStatsInput, type DecisionRule,
+  predictionMask,
+  readClassificationBatch,
+  resolveConfig,
+  type ClassificationBatch,
+  type ClassificationMetricConfig,
+  type ClassReduction,
+  type ConfusionStatsInput,
+  type DecisionRule,
 } from './classification.js';
 
 /** Per-class confusion counts (length `classes`). */
@@ -17,10 +23,14 @@ export interface ConfusionCounts {
 export function confusionCounts(batch: ClassificationBatch, rule: DecisionRule): ConfusionCounts {
   const { n, c, labels } = batch;
   const predicted = predictionMask(batch, rule);
-  const tp = new Float64Array(c), fp = new Float64Array(c), fn = new Float64Array(c), tn = new Float64Array(c);
+  const tp = new Float64Array(c),
+    fp = new Float64Array(c),
+    fn = new Float64Array(c),
+    tn = new Float64Array(c);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < c; j++) {
-      const p = predicted[i * c + j]!, t = labels[i * c + j]!;
+      const p = predicted[i * c + j]!,
+        t = labels[i * c + j]!;
       if (p && t) tp[j]!++;
       else if (p) fp[j]!++;
       else if (t) fn[j]!++;
@@ -52,13 +62,27 @@ export class ConfusionStatsState {
   private totals: ConfusionCounts | undefined;
 
   /** Adds a batch's counts; returns the batch value and the epoch value so far. */
-  update(batch: ConfusionCounts, reduction: ClassReduction, score: ConfusionScore, op: string): { batch: number; epoch: number } {
+  update(
+    batch: ConfusionCounts,
+    reduction: ClassReduction,
+    score: ConfusionScore,
+    op: string,
+  ): { batch: number; epoch: number } {
     if (!this.totals) {
-      this.totals = { tp: new Float64Array(batch.tp.length), fp: new Float64Array(batch.tp.length), fn: new Float64Array(batch.tp.length), tn: new Float64Array(batch.tp.length) };
+      this.totals = {
+        tp: new Float64Array(batch.tp.length),
+        fp: new Float64Array(batch.tp.length),
+        fn: new Float64Array(batch.tp.length),
+        tn: new Float64Array(batch.tp.length),
+      };
     } else if (this.totals.tp.length !== batch.tp.length) {
-      throw new BurnError(op, `a batch with ${batch.tp.length} classes after batches with ${this.totals.tp.length}; expected the same number of classes in every batch of an epoch`);
+      throw new BurnError(
+        op,
+        `a batch with ${batch.tp.length} classes after batches with ${this.totals.tp.length}; expected the same number of classes in every batch of an epoch`,
+      );
     }
-    for (const key of ['tp', 'fp', 'fn', 'tn'] as const) for (let j = 0; j < batch[key].length; j++) this.totals[key][j]! += batch[key][j]!;
+    for (const key of ['tp', 'fp', 'fn', 'tn'] as const)
+      for (let j = 0; j < batch[key].length; j++) this.totals[key][j]! += batch[key][j]!;
     return { batch: reduceScore(batch, reduction, score), epoch: reduceScore(this.totals, reduction, score) };
   }
 

@@ -44,7 +44,12 @@ export class CpuMemory implements Metric<unknown> {
   async update(): Promise<MetricEntry> {
     if (Date.now() - this.lastRefresh >= (this.options.refreshMs ?? 200)) this.refresh();
     const used = this.usedBytes / 1e9;
-    return { name: this.name, formatted: `RAM Used: ${used.toFixed(2)} / ${(this.totalBytes / 1e9).toFixed(2)} Gb`, serialized: String(used), batch: used };
+    return {
+      name: this.name,
+      formatted: `RAM Used: ${used.toFixed(2)} / ${(this.totalBytes / 1e9).toFixed(2)} Gb`,
+      serialized: String(used),
+      batch: used,
+    };
   }
 
   value(): number {

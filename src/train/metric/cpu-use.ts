@@ -17,7 +17,8 @@ export function nodeOs(op: string): Os {
 
 /** Busy and total CPU time over every core so far (milliseconds). */
 function cpuTimes(): { busy: number; total: number } {
-  let busy = 0, total = 0;
+  let busy = 0,
+    total = 0;
   for (const { times } of nodeOs('CpuUse').cpus()) {
     const all = times.user + times.nice + times.sys + times.idle + times.irq;
     total += all;
@@ -68,7 +69,12 @@ export class CpuUse implements Metric<unknown> {
 
   async update(): Promise<MetricEntry> {
     if (Date.now() - this.lastRefresh >= (this.options.refreshMs ?? 200)) this.refresh();
-    return { name: this.name, formatted: `${this.current.toFixed(2)} %`, serialized: this.current.toFixed(2), batch: this.current };
+    return {
+      name: this.name,
+      formatted: `${this.current.toFixed(2)} %`,
+      serialized: this.current.toFixed(2),
+      batch: this.current,
+    };
   }
 
   value(): number {

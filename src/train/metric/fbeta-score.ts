@@ -22,7 +22,8 @@ export class FBetaScoreMetric extends ConfusionStatsMetric {
 
   constructor(beta: number, config: ClassificationMetricConfig = {}) {
     super(config, 'FBetaScoreMetric');
-    if (!(Number.isFinite(beta) && beta > 0)) throw new BurnError('FBetaScoreMetric', `beta ${beta}; expected a positive finite number`);
+    if (!(Number.isFinite(beta) && beta > 0))
+      throw new BurnError('FBetaScoreMetric', `beta ${beta}; expected a positive finite number`);
     this.beta = beta;
     this.name = `FBetaScore (${beta}) @ ${ruleName(this.decisionRule)} ${reductionName(this.classReduction)}`;
   }
@@ -34,12 +35,18 @@ export class FBetaScoreMetric extends ConfusionStatsMetric {
 
   /** Multiclass classification from scores or logits (top-k decision). */
   static multiclass(options: FBetaOptions & MulticlassMetricOptions): FBetaScoreMetric {
-    return new FBetaScoreMetric(options.beta, { decisionRule: { topK: options.topK ?? 1 }, classReduction: options.classReduction ?? 'macro' });
+    return new FBetaScoreMetric(options.beta, {
+      decisionRule: { topK: options.topK ?? 1 },
+      classReduction: options.classReduction ?? 'macro',
+    });
   }
 
   /** Multi-label classification from probabilities (threshold decision). */
   static multilabel(options: FBetaOptions & MultilabelMetricOptions): FBetaScoreMetric {
-    return new FBetaScoreMetric(options.beta, { decisionRule: { threshold: options.threshold ?? 0.5 }, classReduction: options.classReduction ?? 'macro' });
+    return new FBetaScoreMetric(options.beta, {
+      decisionRule: { threshold: options.threshold ?? 0.5 },
+      classReduction: options.classReduction ?? 'macro',
+    });
   }
 
   clone(): FBetaScoreMetric {

@@ -34,7 +34,8 @@ export class HammingScore extends NumericMetric<HammingScoreInput> {
   constructor(options: HammingScoreOptions = {}) {
     super();
     this.threshold = options.threshold ?? 0.5;
-    if (!Number.isFinite(this.threshold)) throw new BurnError('HammingScore', `threshold ${this.threshold}; expected a finite number`);
+    if (!Number.isFinite(this.threshold))
+      throw new BurnError('HammingScore', `threshold ${this.threshold}; expected a finite number`);
     this.sigmoid = options.sigmoid ?? false;
     this.name = `Hamming Score @ Threshold(${this.threshold})`;
   }
@@ -45,9 +46,13 @@ export class HammingScore extends NumericMetric<HammingScoreInput> {
   }
 
   async update(input: HammingScoreInput): Promise<MetricEntry> {
-    const dims = input.output.dims(), tdims = input.targets.dims();
+    const dims = input.output.dims(),
+      tdims = input.targets.dims();
     if (dims.length !== 2 || tdims.length !== 2 || dims[0] !== tdims[0] || dims[1] !== tdims[1]) {
-      throw new BurnError('HammingScore', `outputs ${fmt(dims)} and targets ${fmt(tdims)}; expected the same shape [batch, labels]`);
+      throw new BurnError(
+        'HammingScore',
+        `outputs ${fmt(dims)} and targets ${fmt(tdims)}; expected the same shape [batch, labels]`,
+      );
     }
     const scores = (await input.output.toData()).toArray();
     const targets = (await input.targets.toData()).toArray();
@@ -55,8 +60,12 @@ export class HammingScore extends NumericMetric<HammingScoreInput> {
     let equal = 0;
     for (let i = 0; i < scores.length; i++) {
       const x = scores[i]!;
-      const s = this.sigmoid ? (scores instanceof Float32Array ? Math.fround(1 / (1 + Math.exp(-x))) : 1 / (1 + Math.exp(-x))) : x;
-      if ((s > threshold) === (targets[i] !== 0)) equal++;
+      const s = this.sigmoid
+        ? scores instanceof Float32Array
+          ? Math.fround(1 / (1 + Math.exp(-x)))
+          : 1 / (1 + Math.exp(-x))
+        : x;
+      if (s > threshold === (targets[i] !== 0)) equal++;
     }
     return this.record(scores.length === 0 ? 0 : (100 * equal) / scores.length, dims[0]!);
   }

@@ -45,7 +45,12 @@ export class IterationSpeedMetric implements Metric<unknown> {
     const seconds = (time - this.start.time) / 1000;
     const speed = seconds > 0 ? (count - this.start.count) / seconds : 0;
     this.current = speed;
-    return { name: this.name, formatted: `epoch ${formatValue(speed, this.unit, 2)} - batch ${formatValue(speed, this.unit, 2)}`, serialized: `${speed},1`, batch: speed };
+    return {
+      name: this.name,
+      formatted: `epoch ${formatValue(speed, this.unit, 2)} - batch ${formatValue(speed, this.unit, 2)}`,
+      serialized: `${speed},1`,
+      batch: speed,
+    };
   }
 
   value(): number | undefined {

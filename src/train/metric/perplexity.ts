@@ -34,11 +34,13 @@ export class PerplexityMetric implements Metric<ClassIndexInput> {
 
   async update(input: ClassIndexInput): Promise<MetricEntry> {
     const { rows, c, scores, targets } = await readClassIndexBatch(input, 'PerplexityMetric');
-    let nll = 0, tokens = 0;
+    let nll = 0,
+      tokens = 0;
     for (let i = 0; i < rows; i++) {
       const t = targets[i]!;
       if (this.options.padToken !== undefined && t === this.options.padToken) continue;
-      if (!(Number.isInteger(t) && t >= 0 && t < c)) throw new BurnError('PerplexityMetric', `target ${t} at position ${i}; expected a token index in [0, ${c})`);
+      if (!(Number.isInteger(t) && t >= 0 && t < c))
+        throw new BurnError('PerplexityMetric', `target ${t} at position ${i}; expected a token index in [0, ${c})`);
       let max = -Infinity;
       for (let j = 0; j < c; j++) max = Math.max(max, scores[i * c + j]!);
       let sum = 0;
@@ -50,7 +52,12 @@ export class PerplexityMetric implements Metric<ClassIndexInput> {
     this.tokens += tokens;
     const batch = tokens > 0 ? Math.exp(nll / tokens) : Number.POSITIVE_INFINITY;
     const epoch = this.value() ?? Number.POSITIVE_INFINITY;
-    return { name: this.name, formatted: `epoch ${formatValue(epoch, undefined, 2)} - batch ${formatValue(batch, undefined, 2)}`, serialized: `${batch},${tokens}`, batch };
+    return {
+      name: this.name,
+      formatted: `epoch ${formatValue(epoch, undefined, 2)} - batch ${formatValue(batch, undefined, 2)}`,
+      serialized: `${batch},${tokens}`,
+      batch,
+    };
   }
 
   value(): number | undefined {

@@ -44,12 +44,18 @@ export class PrecisionMetric extends ConfusionStatsMetric {
 
   /** Multiclass classification from scores or logits (top-k decision). */
   static multiclass(options: MulticlassMetricOptions = {}): PrecisionMetric {
-    return new PrecisionMetric({ decisionRule: { topK: options.topK ?? 1 }, classReduction: options.classReduction ?? 'macro' });
+    return new PrecisionMetric({
+      decisionRule: { topK: options.topK ?? 1 },
+      classReduction: options.classReduction ?? 'macro',
+    });
   }
 
   /** Multi-label classification from probabilities (threshold decision). */
   static multilabel(options: MultilabelMetricOptions = {}): PrecisionMetric {
-    return new PrecisionMetric({ decisionRule: { threshold: options.threshold ?? 0.5 }, classReduction: options.classReduction ?? 'macro' });
+    return new PrecisionMetric({
+      decisionRule: { threshold: options.threshold ?? 0.5 },
+      classReduction: options.classReduction ?? 'macro',
+    });
   }
 
   clone(): PrecisionMetric {
@@ -57,6 +63,9 @@ export class PrecisionMetric extends ConfusionStatsMetric {
   }
 
   protected score(tp: Float64Array, fp: Float64Array): Float64Array {
-    return safeRatio(tp, tp.map((v, i) => v + fp[i]!));
+    return safeRatio(
+      tp,
+      tp.map((v, i) => v + fp[i]!),
+    );
   }
 }

@@ -1,6 +1,11 @@
 import { BurnError } from '../../core/errors.js';
 import type { Metric, MetricEntry } from './base.js';
-import { readClassificationBatch, reductionName, type ClassReduction, type ConfusionStatsInput } from './classification.js';
+import {
+  readClassificationBatch,
+  reductionName,
+  type ClassReduction,
+  type ConfusionStatsInput,
+} from './classification.js';
 
 /** Column views of all accumulated samples: per column, the scores and their 0/1 labels. */
 export interface ScoreColumns {
@@ -23,8 +28,16 @@ export class PredictionAccumulator {
 
   /** Appends a batch of `n × c` scores and labels. */
   add(scores: ArrayLike<number>, labels: ArrayLike<number>, n: number, c: number, op: string): void {
-    if (this.scores.length === 0) for (let j = 0; j < c; j++) { this.scores.push([]); this.labels.push([]); }
-    if (this.scores.length !== c) throw new BurnError(op, `a batch with ${c} classes after batches with ${this.scores.length}; expected the same number of classes in every batch of an epoch`);
+    if (this.scores.length === 0)
+      for (let j = 0; j < c; j++) {
+        this.scores.push([]);
+        this.labels.push([]);
+      }
+    if (this.scores.length !== c)
+      throw new BurnError(
+        op,
+        `a batch with ${c} classes after batches with ${this.scores.length}; expected the same number of classes in every batch of an epoch`,
+      );
     for (let i = 0; i < n; i++) {
       for (let j = 0; j < c; j++) {
         this.scores[j]!.push(scores[i * c + j]!);
@@ -35,7 +48,11 @@ export class PredictionAccumulator {
 
   /** One column per class (macro), or every score in one column (micro). */
   columns(reduction: ClassReduction): ScoreColumns {
-    if (reduction === 'macro') return { scores: this.scores.map((s) => Float64Array.from(s)), labels: this.labels.map((l) => Uint8Array.from(l)) };
+    if (reduction === 'macro')
+      return {
+        scores: this.scores.map((s) => Float64Array.from(s)),
+        labels: this.labels.map((l) => Uint8Array.from(l)),
+      };
     return { scores: [Float64Array.from(this.scores.flat())], labels: [Uint8Array.from(this.labels.flat())] };
   }
 }
@@ -60,8 +77,12 @@ export abstract class RankMetric implements Metric<ConfusionStatsInput> {
   private acc = new PredictionAccumulator();
   private cached: number | undefined;
 
-  constructor(prefix: string, readonly classReduction: ClassReduction) {
-    if (classReduction !== 'micro' && classReduction !== 'macro') throw new BurnError(prefix, `class reduction ${String(classReduction)}; expected 'micro' or 'macro'`);
+  constructor(
+    prefix: string,
+    readonly classReduction: ClassReduction,
+  ) {
+    if (classReduction !== 'micro' && classReduction !== 'macro')
+      throw new BurnError(prefix, `class reduction ${String(classReduction)}; expected 'micro' or 'macro'`);
     this.name = `${prefix} ${reductionName(classReduction)}`;
   }
 
@@ -84,7 +105,12 @@ export abstract class RankMetric implements Metric<ConfusionStatsInput> {
     if (this.acc.length === 0) return undefined;
     if (this.cached === undefined) {
       const { scores, labels } = this.acc.columns(this.classReduction);
-      this.cached = 100 * meanDefined(scores.map((s, j) => this.column(s, labels[j]!)), this.undefinedValue);
+      this.cached =
+        100 *
+        meanDefined(
+          scores.map((s, j) => this.column(s, labels[j]!)),
+          this.undefinedValue,
+        );
     }
     return this.cached;
   }

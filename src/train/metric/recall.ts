@@ -22,12 +22,18 @@ export class RecallMetric extends ConfusionStatsMetric {
 
   /** Multiclass classification from scores or logits (top-k decision). */
   static multiclass(options: MulticlassMetricOptions = {}): RecallMetric {
-    return new RecallMetric({ decisionRule: { topK: options.topK ?? 1 }, classReduction: options.classReduction ?? 'macro' });
+    return new RecallMetric({
+      decisionRule: { topK: options.topK ?? 1 },
+      classReduction: options.classReduction ?? 'macro',
+    });
   }
 
   /** Multi-label classification from probabilities (threshold decision). */
   static multilabel(options: MultilabelMetricOptions = {}): RecallMetric {
-    return new RecallMetric({ decisionRule: { threshold: options.threshold ?? 0.5 }, classReduction: options.classReduction ?? 'macro' });
+    return new RecallMetric({
+      decisionRule: { threshold: options.threshold ?? 0.5 },
+      classReduction: options.classReduction ?? 'macro',
+    });
   }
 
   clone(): RecallMetric {
@@ -35,6 +41,9 @@ export class RecallMetric extends ConfusionStatsMetric {
   }
 
   protected score(tp: Float64Array, _fp: Float64Array, fn: Float64Array): Float64Array {
-    return safeRatio(tp, tp.map((v, i) => v + fn[i]!));
+    return safeRatio(
+      tp,
+      tp.map((v, i) => v + fn[i]!),
+    );
   }
 }

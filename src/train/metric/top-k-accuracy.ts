@@ -20,9 +20,13 @@ export class TopKAccuracyMetric extends NumericMetric<ClassIndexInput> {
   /** Options it was built with. */
   readonly options: TopKAccuracyOptions;
 
-  constructor(readonly k: number, options: TopKAccuracyOptions = {}) {
+  constructor(
+    readonly k: number,
+    options: TopKAccuracyOptions = {},
+  ) {
     super();
-    if (!(Number.isInteger(k) && k > 0)) throw new BurnError('TopKAccuracyMetric', `k ${k}; expected a positive integer`);
+    if (!(Number.isInteger(k) && k > 0))
+      throw new BurnError('TopKAccuracyMetric', `k ${k}; expected a positive integer`);
     this.name = `Top-K Accuracy @ TopK(${k})`;
     this.options = options;
   }
@@ -35,7 +39,8 @@ export class TopKAccuracyMetric extends NumericMetric<ClassIndexInput> {
   async update(input: ClassIndexInput): Promise<MetricEntry> {
     const { rows, c, scores, targets } = await readClassIndexBatch(input, this.name);
     const k = Math.min(this.k, c);
-    let correct = 0, counted = 0;
+    let correct = 0,
+      counted = 0;
     for (let i = 0; i < rows; i++) {
       const t = targets[i]!;
       if (this.options.padToken !== undefined && t === this.options.padToken) continue;

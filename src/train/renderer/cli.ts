@@ -23,7 +23,9 @@ export class CliRenderer implements MetricsRenderer {
   constructor(options: CliRendererOptions = {}) {
     checkOptions(options, ['write', 'intervalMs'], 'CliRenderer');
     // Pages have no process.stdout: lines go to the console there.
-    this.write = options.write ?? (globalThis.process?.stdout ? (line) => void process.stdout.write(`${line}\n`) : (line) => console.log(line));
+    this.write =
+      options.write ??
+      (globalThis.process?.stdout ? (line) => void process.stdout.write(`${line}\n`) : (line) => console.log(line));
     this.intervalMs = options.intervalMs ?? 1000;
   }
 
@@ -38,7 +40,9 @@ export class CliRenderer implements MetricsRenderer {
     this.lastPrint = now;
     const pct = p.itemsTotal > 0 ? ((100 * p.itemsProcessed) / p.itemsTotal).toFixed(0) : '0';
     const metrics = [...this.latest[p.split].values()].map((m) => `${m.name}: ${m.formatted}`).join(' | ');
-    this.write(`[${p.split}] epoch ${p.epoch}/${p.epochTotal} iteration ${p.iteration} items ${p.itemsProcessed}/${p.itemsTotal} (${pct}%)${metrics ? ` - ${metrics}` : ''}`);
+    this.write(
+      `[${p.split}] epoch ${p.epoch}/${p.epochTotal} iteration ${p.iteration} items ${p.itemsProcessed}/${p.itemsTotal} (${pct}%)${metrics ? ` - ${metrics}` : ''}`,
+    );
   }
 
   epochEnd(split: Split, epoch: number, history: MetricHistory): void {
@@ -53,5 +57,9 @@ export class CliRenderer implements MetricsRenderer {
 }
 
 function fmt(v: number | undefined): string {
-  return v === undefined || Number.isNaN(v) ? 'n/a' : Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(3) : v.toFixed(4);
+  return v === undefined || Number.isNaN(v)
+    ? 'n/a'
+    : Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0)
+      ? v.toExponential(3)
+      : v.toFixed(4);
 }

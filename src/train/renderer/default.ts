@@ -6,7 +6,8 @@ export const dashboardFactory: { create?: () => MetricsRenderer } = {};
 
 /** Whether this process would show the dashboard: stdout is a terminal and `BURN_NO_DASHBOARD` is not `1`. */
 export function wantsDashboard(): boolean {
-  const proc = (globalThis as { process?: { stdout?: { isTTY?: boolean }; env?: Record<string, string | undefined> } }).process;
+  const proc = (globalThis as { process?: { stdout?: { isTTY?: boolean }; env?: Record<string, string | undefined> } })
+    .process;
   return proc?.stdout?.isTTY === true && proc.env?.['BURN_NO_DASHBOARD'] !== '1';
 }
 
@@ -21,7 +22,9 @@ export async function preloadDashboard(): Promise<void> {
     const { TuiRenderer } = await import('./tui/renderer.js');
     dashboardFactory.create = () => new TuiRenderer();
   } catch (error) {
-    process.stderr.write(`burn-ts: the terminal dashboard could not be loaded (${(error as Error).message}); using plain output\n`);
+    process.stderr.write(
+      `burn-ts: the terminal dashboard could not be loaded (${(error as Error).message}); using plain output\n`,
+    );
   }
 }
 

@@ -36,7 +36,17 @@ async function run(): Promise<WasmPageResult> {
   const js = Device.cpu({ engine: 'js' });
   const runtime = wasmRuntime()!;
   const tensor = (shape: number[], seed: number, device: Device): Tensor<number, Float> =>
-    Tensor.fromData(new TensorData(values(shape.reduce((a, b) => a * b, 1), seed), shape, 'f32'), device);
+    Tensor.fromData(
+      new TensorData(
+        values(
+          shape.reduce((a, b) => a * b, 1),
+          seed,
+        ),
+        shape,
+        'f32',
+      ),
+      device,
+    );
   const ops: Record<string, (d: Device) => Tensor<number, Float>> = {
     matmul: (d) => tensor([256, 256], 1, d).matmul(tensor([256, 256], 2, d)),
     add: (d) => tensor([100003], 3, d).add(tensor([100003], 4, d).mul(0.5)),
@@ -45,19 +55,31 @@ async function run(): Promise<WasmPageResult> {
   };
   const errors: Record<string, number> = {};
   for (const [name, op] of Object.entries(ops)) {
-    const got = (await op(wasm).toData()).values as Float32Array, want = (await op(js).toData()).values as Float32Array;
-    errors[name] = got.length === want.length ? want.reduce((worst, w, i) => Math.max(worst, Math.abs(got[i]! - w) / (1 + Math.abs(w))), 0) : Infinity;
+    const got = (await op(wasm).toData()).values as Float32Array,
+      want = (await op(js).toData()).values as Float32Array;
+    errors[name] =
+      got.length === want.length
+        ? want.reduce((worst, w, i) => Math.max(worst, Math.abs(got[i]! - w) / (1 + Math.abs(w))), 0)
+        : Infinity;
   }
   // Workers start asynchronously: give them a few products to join.
-  const a = tensor([256, 256], 7, wasm), b = tensor([256, 256], 8, wasm);
-  const workerJobs = () => runtime.jobsRun().slice(1).reduce((s, n) => s + n, 0);
+  const a = tensor([256, 256], 7, wasm),
+    b = tensor([256, 256], 8, wasm);
+  const workerJobs = () =>
+    runtime
+      .jobsRun()
+      .slice(1)
+      .reduce((s, n) => s + n, 0);
   for (let i = 0; i < 50 && runtime.threads > 1 && workerJobs() === 0; i++) {
     a.matmul(b);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   wasm.seed(5);
   js.seed(5);
-  const draw = async (d: Device) => Array.from((await Tensor.random([70001], Distribution.Uniform(-1, 2), { device: d }).toData()).values as Float32Array);
+  const draw = async (d: Device) =>
+    Array.from(
+      (await Tensor.random([70001], Distribution.Uniform(-1, 2), { device: d }).toData()).values as Float32Array,
+    );
   const [r1, r2] = [await draw(wasm), await draw(js)];
   return {
     isolated: (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true,
@@ -70,4 +92,6 @@ async function run(): Promise<WasmPageResult> {
   };
 }
 
-(globalThis as { burnResult?: Promise<WasmPageResult | { error: string }> }).burnResult = run().catch((e: unknown) => ({ error: e instanceof Error ? `${e.message}\n${e.stack}` : String(e) }));
+(globalThis as { burnResult?: Promise<WasmPageResult | { error: string }> }).burnResult = run().catch((e: unknown) => ({
+  error: e instanceof Error ? `${e.message}\n${e.stack}` : String(e),
+}));

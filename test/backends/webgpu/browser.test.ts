@@ -16,9 +16,33 @@ import type { PageResult } from './browser/page.js';
 /** The same computations as the page, on the CPU. */
 async function expected(): Promise<Omit<PageResult, 'device' | 'runtime' | 'badIndex' | 'afterBadIndex'>> {
   const cpu = Device.cpu({ engine: 'js' });
-  const product = Tensor.fromFloats([[1, 2], [3, 4], [5, 6]], cpu).matmul(Tensor.fromFloats([[1, 0, -1], [0.5, 2, 1]], cpu));
+  const product = Tensor.fromFloats(
+    [
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ],
+    cpu,
+  ).matmul(
+    Tensor.fromFloats(
+      [
+        [1, 0, -1],
+        [0.5, 2, 1],
+      ],
+      cpu,
+    ),
+  );
   const ad = cpu.autodiff();
-  const x = Tensor.fromFloats([[1, 0], [0, 1], [1, 1], [2, 1], [0.5, -1]], ad);
+  const x = Tensor.fromFloats(
+    [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+      [2, 1],
+      [0.5, -1],
+    ],
+    ad,
+  );
   const y = Tensor.fromFloats([[2.5], [-0.5], [1.5], [3.5], [2.5]], ad);
   let w = Tensor.zeros([2, 1], ad).requireGrad();
   let bias = Tensor.zeros([1], ad).requireGrad();
@@ -36,17 +60,24 @@ async function expected(): Promise<Omit<PageResult, 'device' | 'runtime' | 'badI
   return {
     product: Array.from(product.toDataSync().toArray()),
     softmax: Array.from(product.softmax(1).toDataSync().toArray()),
-    grad, losses, weights: Array.from(w.toDataSync().toArray()),
+    grad,
+    losses,
+    weights: Array.from(w.toDataSync().toArray()),
   };
 }
 
 function close(got: readonly number[], want: readonly number[], label: string, tol = 1e-5): void {
   assert.equal(got.length, want.length, `${label}: length`);
-  got.forEach((v, i) => assert.ok(Math.abs(v - want[i]!) <= tol * Math.max(1, Math.abs(want[i]!)), `${label}[${i}]: ${v} vs ${want[i]}`));
+  got.forEach((v, i) =>
+    assert.ok(Math.abs(v - want[i]!) <= tol * Math.max(1, Math.abs(want[i]!)), `${label}[${i}]: ${v} vs ${want[i]}`),
+  );
 }
 
 describe('WebGPU in headless Chromium (navigator.gpu)', () => {
-  it('a bundled page runs matmul + softmax and a training loop with the CPU\'s values', { skip: browserMissing ?? false, timeout: 180_000 }, async () => {
+  it("a bundled page runs matmul + softmax and a training loop with the CPU's values", {
+    skip: browserMissing ?? false,
+    timeout: 180_000,
+  }, async () => {
     const result = await runPage<PageResult>(fileURLToPath(new URL('./browser/page.ts', import.meta.url)));
     assert.match(result.device, /^webgpu\(/);
     assert.equal(result.runtime, 'browser (navigator.gpu)');
@@ -56,7 +87,10 @@ describe('WebGPU in headless Chromium (navigator.gpu)', () => {
     close(result.grad, want.grad, 'gradient');
     close(result.losses, want.losses, 'losses', 1e-4);
     close(result.weights, want.weights, 'weights', 1e-4);
-    assert.ok(result.losses[29]! < result.losses[0]! / 10, `the loss falls: ${result.losses[0]} → ${result.losses[29]}`);
+    assert.ok(
+      result.losses[29]! < result.losses[0]! / 10,
+      `the loss falls: ${result.losses[0]} → ${result.losses[29]}`,
+    );
     assert.match(result.badIndex, /^BurnError select: index 3 is out of bounds for dim 0 of size 3/);
     assert.deepEqual(result.afterBadIndex, [2, 3, 4, 5, 6, 7]);
   });

@@ -34,7 +34,18 @@ async function settle(): Promise<void> {
 
 describe('WebGPU buffer pool and tensor handles', { skip }, () => {
   it('size classes: 256-byte steps up to 64 KiB, then quarters of a power of two', () => {
-    assert.deepEqual([sizeClass(1), sizeClass(256), sizeClass(257), sizeClass(65536), sizeClass(65537), sizeClass(100000), sizeClass(1 << 20)], [256, 256, 512, 65536, 81920, 114688, 1 << 20]);
+    assert.deepEqual(
+      [
+        sizeClass(1),
+        sizeClass(256),
+        sizeClass(257),
+        sizeClass(65536),
+        sizeClass(65537),
+        sizeClass(100000),
+        sizeClass(1 << 20),
+      ],
+      [256, 256, 512, 65536, 81920, 114688, 1 << 20],
+    );
   });
 
   it('dispose returns the buffer to the pool; freed buffers are reused; views and clones keep theirs', async () => {
@@ -56,7 +67,10 @@ describe('WebGPU buffer pool and tensor handles', { skip }, () => {
     again.dispose();
     again.dispose();
     assert.equal(live(), base, 'dispose is idempotent');
-    assert.throws(() => again.add(1), (e: unknown) => e instanceof BurnError && /used after dispose\(\)/.test(e.message));
+    assert.throws(
+      () => again.add(1),
+      (e: unknown) => e instanceof BurnError && /used after dispose\(\)/.test(e.message),
+    );
   });
 
   it('Tensor.scope releases what the function created and its result does not reach', async () => {
@@ -79,7 +93,14 @@ describe('WebGPU buffer pool and tensor handles', { skip }, () => {
       assert.ok(live() > expected);
     });
     assert.equal(live(), expected);
-    assert.throws(() => Tensor.scope(() => { x.add(3); throw new Error('boom'); }), /boom/);
+    assert.throws(
+      () =>
+        Tensor.scope(() => {
+          x.add(3);
+          throw new Error('boom');
+        }),
+      /boom/,
+    );
     assert.equal(live(), expected);
     const refusal = (e: unknown) => e instanceof BurnError && e.op === 'Tensor.scope' && /synchronous/.test(e.message);
     // @ts-expect-error an async function is a type error too; at run time it throws
@@ -135,7 +156,8 @@ describe('WebGPU buffer pool and tensor handles', { skip }, () => {
     let w1 = Tensor.random([8, 16], Distribution.Normal(0, 0.3), ad).requireGrad();
     let w2 = Tensor.random([16, 1], Distribution.Normal(0, 0.3), ad).requireGrad();
     const allocated: number[] = [];
-    let first = 0, last = 0;
+    let first = 0,
+      last = 0;
     for (let step = 1; step <= 1000; step++) {
       const loss = x.matmul(w1).relu().matmul(w2).sub(y).square().mean();
       const grads = loss.backward();
@@ -160,7 +182,10 @@ describe('WebGPU buffer pool and tensor handles', { skip }, () => {
       x.matmul(w1).relu().matmul(w2).sub(y).square().mean().backward();
       if (step % 10 === 9) await device.sync();
     }
-    assert.ok(stats().created - created < 20, `100 more steps create ${stats().created - created} buffers: the pool serves them`);
+    assert.ok(
+      stats().created - created < 20,
+      `100 more steps create ${stats().created - created} buffers: the pool serves them`,
+    );
   });
 
   it('an nn model trained with Adam keeps flat GPU memory with no memory calls', async () => {
@@ -173,7 +198,8 @@ describe('WebGPU buffer pool and tensor handles', { skip }, () => {
     const x = Tensor.random([32, 8], Distribution.Normal(0, 1), ad);
     const y = x.sumDim(1).mul(0.5);
     const allocated: number[] = [];
-    let first = 0, last = 0;
+    let first = 0,
+      last = 0;
     for (let step = 1; step <= 300; step++) {
       const loss = model.forward(x).sub(y).square().mean();
       const grads = GradientsParams.fromGrads(loss.backward(), model);

@@ -6,7 +6,16 @@
 // cross-entropy targets surface as BurnErrors at the read, and their results are never returned.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BurnError, Device, functional as F, Tensor, TensorData, type DType, type Int, type Kind } from '../../../src/index.js';
+import {
+  BurnError,
+  Device,
+  functional as F,
+  Tensor,
+  TensorData,
+  type DType,
+  type Int,
+  type Kind,
+} from '../../../src/index.js';
 import type { WebGpuBackend } from '../../../src/backends/webgpu/backend.js';
 import { BufferUsage } from '../../../src/backends/webgpu/gpu-types.js';
 import { LinearConfig } from '../../../src/nn/index.js';
@@ -26,7 +35,8 @@ async function values(t: Tensor<number, Kind>): Promise<number[]> {
 /** A BurnError whose op is `op` and whose message matches every pattern. */
 function burn(op: string | undefined, ...patterns: RegExp[]): (e: unknown) => boolean {
   return (e: unknown) => {
-    if (!(e instanceof BurnError)) throw new assert.AssertionError({ message: `expected a BurnError, got ${String(e)}`, actual: e });
+    if (!(e instanceof BurnError))
+      throw new assert.AssertionError({ message: `expected a BurnError, got ${String(e)}`, actual: e });
     if (op !== undefined) assert.equal(e.op, op, e.message);
     for (const p of patterns) assert.match(e.message, p);
     return true;
@@ -55,7 +65,11 @@ describe('WebGPU uploads honour typed-array views', { skip }, () => {
       for (const pad of [1, 3, 4]) {
         const data = viewOf(dtype, vals, pad);
         const got = await values(Tensor.fromData(data, gpu));
-        assert.deepEqual(got, Array.from(Tensor.fromData(data, cpu).toDataSync().toArray()), `${dtype} at offset ${pad}`);
+        assert.deepEqual(
+          got,
+          Array.from(Tensor.fromData(data, cpu).toDataSync().toArray()),
+          `${dtype} at offset ${pad}`,
+        );
         assert.deepEqual(got, vals, `${dtype} at offset ${pad}`);
       }
     }
@@ -64,10 +78,16 @@ describe('WebGPU uploads honour typed-array views', { skip }, () => {
   it('fromBytes over a larger buffer (aligned views and unaligned copies), sizes not a multiple of 4 bytes', async () => {
     const bytes = new Uint8Array(64).fill(0xff);
     new Float32Array(bytes.buffer, 8, 3).set([1.25, -2, 3]);
-    assert.deepEqual(await values(Tensor.fromData(TensorData.fromBytes(bytes.subarray(8, 20), [3], 'f32'), gpu)), [1.25, -2, 3]);
+    assert.deepEqual(
+      await values(Tensor.fromData(TensorData.fromBytes(bytes.subarray(8, 20), [3], 'f32'), gpu)),
+      [1.25, -2, 3],
+    );
     const ints = new Uint8Array(40).fill(0xee);
     new Int32Array(ints.buffer, 12, 2).set([-7, 123456]);
-    assert.deepEqual(await values(Tensor.fromData(TensorData.fromBytes(ints.subarray(12, 20), [2], 'i32'), gpu)), [-7, 123456]);
+    assert.deepEqual(
+      await values(Tensor.fromData(TensorData.fromBytes(ints.subarray(12, 20), [2], 'i32'), gpu)),
+      [-7, 123456],
+    );
     const u8 = new Uint8Array([200, 1, 0, 3, 250]);
     assert.deepEqual(await values(Tensor.fromData(TensorData.fromBytes(u8.subarray(1, 4), [3], 'u8'), gpu)), [1, 0, 3]);
     assert.deepEqual(await values(Tensor.fromData(TensorData.fromBytes(u8.subarray(1, 3), [2], 'bool'), gpu)), [1, 0]);
@@ -96,13 +116,23 @@ describe('WebGPU uploads honour typed-array views', { skip }, () => {
 });
 
 describe('WebGPU sizes over the adapter limits are BurnErrors', { skip }, () => {
-  const limit = () => Math.min(backend().info().limits['maxBufferSize']!, backend().info().limits['maxStorageBufferBindingSize']!);
+  const limit = () =>
+    Math.min(backend().info().limits['maxBufferSize']!, backend().info().limits['maxStorageBufferBindingSize']!);
 
   it('a tensor over the buffer limit throws at the op, naming op, shape, bytes and limit; the batch it would have joined stays intact', async () => {
     const x = Tensor.fromFloats([1, 2, 3], gpu);
     const pending = x.add(1); // encoded, not yet submitted
     const n = limit() / 4 + 1;
-    assert.throws(() => Tensor.zeros([n], gpu), burn(undefined, new RegExp(`\\[${n}\\]`), new RegExp(`${n * 4} bytes`), new RegExp(`${limit()}`), /maxBufferSize|maxStorageBufferBindingSize/));
+    assert.throws(
+      () => Tensor.zeros([n], gpu),
+      burn(
+        undefined,
+        new RegExp(`\\[${n}\\]`),
+        new RegExp(`${n * 4} bytes`),
+        new RegExp(`${limit()}`),
+        /maxBufferSize|maxStorageBufferBindingSize/,
+      ),
+    );
     const after = x.mul(2);
     assert.deepEqual(await values(pending), [2, 3, 4]);
     assert.deepEqual(await values(after), [2, 4, 6]);
@@ -114,7 +144,14 @@ describe('WebGPU sizes over the adapter limits are BurnErrors', { skip }, () => 
     assert.throws(() => Tensor.zeros([1e10], gpu), burn(undefined));
     assert.throws(() => Tensor.arange(0, 1e12, gpu), burn(undefined));
     assert.throws(() => x.repeat([limit() / 4]), burn(undefined));
-    assert.throws(() => x.reshape([2, 1]).expand([2, limit() / 4]).add(1), burn(undefined));
+    assert.throws(
+      () =>
+        x
+          .reshape([2, 1])
+          .expand([2, limit() / 4])
+          .add(1),
+      burn(undefined),
+    );
     assert.throws(() => Tensor.ones([65536, 65536], gpu), burn(undefined));
     assert.deepEqual(await values(pending), [11, 12]);
   });
@@ -181,20 +218,45 @@ describe('out-of-range indices on WebGPU are BurnErrors at the read', { skip }, 
       const bad = Tensor.fromInts([0, 5], gpu);
       const sel = x.select(0, bad);
       await assert.rejects(values(sel), burn('select', message('select', 5, 0, 3)), dtype);
-      await assert.rejects(values(x.take(0, Tensor.fromInts([[2, -1]], gpu))), burn('take', message('take', -1, 0, 3)), dtype);
-      assert.deepEqual(await values(x.select(1, Tensor.fromInts([1, 0], gpu))), [0, 1, 1, 1, 1, 0], `${dtype}: valid indices still work`);
+      await assert.rejects(
+        values(x.take(0, Tensor.fromInts([[2, -1]], gpu))),
+        burn('take', message('take', -1, 0, 3)),
+        dtype,
+      );
+      assert.deepEqual(
+        await values(x.select(1, Tensor.fromInts([1, 0], gpu))),
+        [0, 1, 1, 1, 1, 0],
+        `${dtype}: valid indices still work`,
+      );
     }
-    const x = Tensor.fromFloats([[1, 2], [3, 4], [5, 6]], gpu);
+    const x = Tensor.fromFloats(
+      [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ],
+      gpu,
+    );
     for (const idt of ['i32', 'i16', 'i8', 'u32', 'u16', 'u8'] as const) {
       const idx = Tensor.fromData<1, Int>(new TensorData([1, 3], [2], idt), gpu);
       await assert.rejects(values(x.select(0, idx)), burn('select', message('select', 3, 0, 3)), idt);
     }
     // u32 indices past 2^31 are out of range too (they do not wrap to negatives that read memory).
-    await assert.rejects(values(x.select(0, Tensor.fromData<1, Int>(new TensorData([3000000000], [1], 'u32'), gpu))), burn('select', /out of bounds for dim 0 of size 3/));
+    await assert.rejects(
+      values(x.select(0, Tensor.fromData<1, Int>(new TensorData([3000000000], [1], 'u32'), gpu))),
+      burn('select', /out of bounds for dim 0 of size 3/),
+    );
   });
 
   it('a result computed from a bad select throws too; unrelated tensors read normally; sync reports an error nobody read', async () => {
-    const x = Tensor.fromFloats([[1, 2], [3, 4], [5, 6]], gpu);
+    const x = Tensor.fromFloats(
+      [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ],
+      gpu,
+    );
     const sel = x.select(0, Tensor.fromInts([7], gpu));
     const derived = sel.mul(2).sum();
     const unrelated = x.add(1);
@@ -209,16 +271,63 @@ describe('out-of-range indices on WebGPU are BurnErrors at the read', { skip }, 
 
   it('gather and scatter (every update op, strided and atomic paths) and selectAssign', async () => {
     for (const dtype of DTYPES) {
-      const x = Tensor.fromData<2>(new TensorData([1, 2, 3, 4, 5, 6].map((v) => (dtype === 'bool' ? v % 2 : v)), [2, 3], dtype), gpu);
-      await assert.rejects(values(x.gather(1, Tensor.fromInts([[0, 3], [1, 1]], gpu))), burn('gather', message('gather', 3, 1, 3)), dtype);
-      await assert.rejects(values(x.gather(0, Tensor.fromInts([[0, 1, -2]], gpu))), burn('gather', message('gather', -2, 0, 2)), dtype);
+      const x = Tensor.fromData<2>(
+        new TensorData(
+          [1, 2, 3, 4, 5, 6].map((v) => (dtype === 'bool' ? v % 2 : v)),
+          [2, 3],
+          dtype,
+        ),
+        gpu,
+      );
+      await assert.rejects(
+        values(
+          x.gather(
+            1,
+            Tensor.fromInts(
+              [
+                [0, 3],
+                [1, 1],
+              ],
+              gpu,
+            ),
+          ),
+        ),
+        burn('gather', message('gather', 3, 1, 3)),
+        dtype,
+      );
+      await assert.rejects(
+        values(x.gather(0, Tensor.fromInts([[0, 1, -2]], gpu))),
+        burn('gather', message('gather', -2, 0, 2)),
+        dtype,
+      );
       if (dtype !== 'bool') {
         const vals = Tensor.fromData<2>(new TensorData([1, 1, 1, 1], [2, 2], dtype), gpu);
         for (const op of ['assign', 'add', 'mul', 'min', 'max'] as const) {
-          await assert.rejects(values(x.scatter(1, Tensor.fromInts([[0, 4], [1, 2]], gpu), vals, op)), burn('scatter', message('scatter', 4, 1, 3)), `${dtype} ${op}`);
+          await assert.rejects(
+            values(
+              x.scatter(
+                1,
+                Tensor.fromInts(
+                  [
+                    [0, 4],
+                    [1, 2],
+                  ],
+                  gpu,
+                ),
+                vals,
+                op,
+              ),
+            ),
+            burn('scatter', message('scatter', 4, 1, 3)),
+            `${dtype} ${op}`,
+          );
         }
         const rows = Tensor.fromData<2>(new TensorData([1, 1, 1, 1, 1, 1], [2, 3], dtype), gpu);
-        await assert.rejects(values(x.selectAssign(0, Tensor.fromInts([1, 2], gpu), rows, 'add')), burn('selectAssign', message('selectAssign', 2, 0, 2)), dtype);
+        await assert.rejects(
+          values(x.selectAssign(0, Tensor.fromInts([1, 2], gpu), rows, 'add')),
+          burn('selectAssign', message('selectAssign', 2, 0, 2)),
+          dtype,
+        );
       }
     }
     // The atomic scatter-add path (a long index line): one bad index among many.
@@ -233,24 +342,79 @@ describe('out-of-range indices on WebGPU are BurnErrors at the read', { skip }, 
 
   it('oneHot (also on the autodiff device) and cross-entropy with label smoothing', async () => {
     for (const device of [gpu!, gpu!.autodiff()]) {
-      await assert.rejects(values(Tensor.fromInts([1, 4], device).oneHot(3)), burn('oneHot', /class index 4 is out of range for 3 classes/), String(device));
-      await assert.rejects(values(Tensor.fromInts([[0], [-4]], device).oneHot(3).float().sum()), burn('oneHot', /class index -4 is out of range for 3 classes/));
+      await assert.rejects(
+        values(Tensor.fromInts([1, 4], device).oneHot(3)),
+        burn('oneHot', /class index 4 is out of range for 3 classes/),
+        String(device),
+      );
+      await assert.rejects(
+        values(
+          Tensor.fromInts([[0], [-4]], device)
+            .oneHot(3)
+            .float()
+            .sum(),
+        ),
+        burn('oneHot', /class index -4 is out of range for 3 classes/),
+      );
       assert.deepEqual(await values(Tensor.fromInts([2, -1, 0], device).oneHot(3)), [0, 0, 1, 0, 0, 1, 1, 0, 0]);
     }
     const smoothed = new CrossEntropyLossConfig({ smoothing: 0.1 }).init(gpu!);
-    const logits = Tensor.fromFloats([[0.1, 0.2, 0.7], [0.5, 0.2, 0.3]], gpu);
-    await assert.rejects(values(smoothed.forward(logits, Tensor.fromInts([0, 5], gpu))), burn(undefined, /index 5 is out of (bounds|range)/));
+    const logits = Tensor.fromFloats(
+      [
+        [0.1, 0.2, 0.7],
+        [0.5, 0.2, 0.3],
+      ],
+      gpu,
+    );
+    await assert.rejects(
+      values(smoothed.forward(logits, Tensor.fromInts([0, 5], gpu))),
+      burn(undefined, /index 5 is out of (bounds|range)/),
+    );
   });
 
   it('embedding and cross-entropy targets', async () => {
-    const table = Tensor.fromFloats([[1, 2], [3, 4], [5, 6]], gpu);
-    await assert.rejects(values(F.embedding(table, Tensor.fromInts([[0, 3]], gpu))), burn(undefined, /index 3 is out of (bounds|range)/, /3/));
+    const table = Tensor.fromFloats(
+      [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ],
+      gpu,
+    );
+    await assert.rejects(
+      values(F.embedding(table, Tensor.fromInts([[0, 3]], gpu))),
+      burn(undefined, /index 3 is out of (bounds|range)/, /3/),
+    );
     const loss = new CrossEntropyLossConfig().init(gpu!);
-    const logits = Tensor.fromFloats([[0.1, 0.2, 0.7], [0.5, 0.2, 0.3]], gpu);
-    await assert.rejects(values(loss.forward(logits, Tensor.fromInts([0, 3], gpu))), burn(undefined, /index 3 is out of (bounds|range)/));
-    await assert.rejects(values(loss.forward(logits, Tensor.fromInts([-1, 2], gpu))), burn(undefined, /index -1 is out of (bounds|range)/));
+    const logits = Tensor.fromFloats(
+      [
+        [0.1, 0.2, 0.7],
+        [0.5, 0.2, 0.3],
+      ],
+      gpu,
+    );
+    await assert.rejects(
+      values(loss.forward(logits, Tensor.fromInts([0, 3], gpu))),
+      burn(undefined, /index 3 is out of (bounds|range)/),
+    );
+    await assert.rejects(
+      values(loss.forward(logits, Tensor.fromInts([-1, 2], gpu))),
+      burn(undefined, /index -1 is out of (bounds|range)/),
+    );
     const ok = await values(loss.forward(logits, Tensor.fromInts([2, 0], gpu)));
-    const want = new CrossEntropyLossConfig().init(cpu).forward(Tensor.fromFloats([[0.1, 0.2, 0.7], [0.5, 0.2, 0.3]], cpu), Tensor.fromInts([2, 0], cpu));
-    assert.ok(Math.abs(ok[0]! - want.toDataSync().toArray()[0]!) < 1e-5, `${ok[0]} vs ${want.toDataSync().toArray()[0]}`);
+    const want = new CrossEntropyLossConfig().init(cpu).forward(
+      Tensor.fromFloats(
+        [
+          [0.1, 0.2, 0.7],
+          [0.5, 0.2, 0.3],
+        ],
+        cpu,
+      ),
+      Tensor.fromInts([2, 0], cpu),
+    );
+    assert.ok(
+      Math.abs(ok[0]! - want.toDataSync().toArray()[0]!) < 1e-5,
+      `${ok[0]} vs ${want.toDataSync().toArray()[0]}`,
+    );
   });
 });

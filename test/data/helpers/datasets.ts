@@ -45,7 +45,11 @@ export class SlowDataset implements Dataset<Traced> {
     return this.n;
   }
   workerRecipe(): WorkerRecipe {
-    return { module: import.meta.url, export: 'openSlowDataset', args: { n: this.n, ms: this.ms, failAt: this.failAt } };
+    return {
+      module: import.meta.url,
+      export: 'openSlowDataset',
+      args: { n: this.n, ms: this.ms, failAt: this.failAt },
+    };
   }
 }
 
@@ -99,7 +103,10 @@ export class AsyncDataset implements Dataset<Traced> {
   ) {}
   get(index: number): Traced | undefined {
     if (index < 0 || index >= this.n) return undefined;
-    const item = index === this.rejectAt ? Promise.reject(new Error(`item ${index} rejected`)) : Promise.resolve({ index, thread: threadId });
+    const item =
+      index === this.rejectAt
+        ? Promise.reject(new Error(`item ${index} rejected`))
+        : Promise.resolve({ index, thread: threadId });
     return item as unknown as Traced;
   }
   len(): number {
@@ -134,11 +141,19 @@ export class HangingDataset implements Dataset<Traced> {
     return this.n;
   }
   workerRecipe(): WorkerRecipe {
-    return { module: import.meta.url, export: 'openHangingDataset', args: { n: this.n, hangAt: this.hangAt, hung: this.hung } };
+    return {
+      module: import.meta.url,
+      export: 'openHangingDataset',
+      args: { n: this.n, hangAt: this.hangAt, hung: this.hung },
+    };
   }
 }
 
 /** Worker factory of {@link HangingDataset}. */
-export function openHangingDataset(args: { n: number; hangAt: number; hung: Int32Array<SharedArrayBuffer> }): HangingDataset {
+export function openHangingDataset(args: {
+  n: number;
+  hangAt: number;
+  hung: Int32Array<SharedArrayBuffer>;
+}): HangingDataset {
   return new HangingDataset(args.n, args.hangAt, args.hung);
 }

@@ -7,7 +7,15 @@ import { DataLoaderBuilder, InMemDataset } from 'burn-ts/data';
 import { CrossEntropyLossConfig, LinearConfig } from 'burn-ts/nn';
 import { GradientsParams, SgdConfig } from 'burn-ts/optim';
 import { IndexedDbStorage } from 'burn-ts/store';
-import { AccuracyMetric, ClassificationOutput, IndexedDbCheckpointer, Learner, LossMetric, SupervisedTraining, TrainOutput } from 'burn-ts/train';
+import {
+  AccuracyMetric,
+  ClassificationOutput,
+  IndexedDbCheckpointer,
+  Learner,
+  LossMetric,
+  SupervisedTraining,
+  TrainOutput,
+} from 'burn-ts/train';
 
 const values = async (t) => Array.from((await t.toData()).values);
 
@@ -42,14 +50,33 @@ class Classifier extends Module {
 async function supervised(device) {
   const items = [];
   for (let i = 0; i < 64; i++) {
-    const a = Math.sin(i * 1.7), b = Math.cos(i * 2.3);
+    const a = Math.sin(i * 1.7),
+      b = Math.cos(i * 2.3);
     items.push({ x: [a, b], y: a + b > 0 ? 1 : 0 });
   }
-  const batcher = { batch: (batch, d) => ({ x: Tensor.fromFloats(batch.map((e) => e.x), d), y: Tensor.fromInts(batch.map((e) => e.y), d) }) };
-  const loader = (d) => new DataLoaderBuilder(batcher).batchSize(16).shuffle(7).numWorkers(2).setDevice(d).build(new InMemDataset(items));
+  const batcher = {
+    batch: (batch, d) => ({
+      x: Tensor.fromFloats(
+        batch.map((e) => e.x),
+        d,
+      ),
+      y: Tensor.fromInts(
+        batch.map((e) => e.y),
+        d,
+      ),
+    }),
+  };
+  const loader = (d) =>
+    new DataLoaderBuilder(batcher).batchSize(16).shuffle(7).numWorkers(2).setDevice(d).build(new InMemDataset(items));
   const train = device.autodiff();
   const epochLines = [];
-  const renderer = { update() {}, render() {}, epochEnd: (split, epoch, history) => epochLines.push(`${split} ${epoch} ${history[split].get('Loss')?.[epoch - 1]}`), close() {} };
+  const renderer = {
+    update() {},
+    render() {},
+    epochEnd: (split, epoch, history) =>
+      epochLines.push(`${split} ${epoch} ${history[split].get('Loss')?.[epoch - 1]}`),
+    close() {},
+  };
   await IndexedDbStorage.deleteDatabase('burn-ts-bundle-train');
   const checkpointer = await IndexedDbCheckpointer.open('run', 'burn-ts-bundle-train');
   const result = await new SupervisedTraining('artifacts', loader(train), loader(device))
@@ -76,15 +103,38 @@ async function run() {
   const device = mode === 'wasm' ? await Device.cpuAsync({ engine: 'wasm' }) : await Device.defaultAsync();
 
   // A tensor op.
-  const a = Tensor.fromFloats([[1, 2, 3], [4, 5, 6]], device);
-  const b = Tensor.fromFloats([[1, 0], [0, 1], [2, -1]], device);
+  const a = Tensor.fromFloats(
+    [
+      [1, 2, 3],
+      [4, 5, 6],
+    ],
+    device,
+  );
+  const b = Tensor.fromFloats(
+    [
+      [1, 0],
+      [0, 1],
+      [2, -1],
+    ],
+    device,
+  );
   const product = await values(a.matmul(b).add(0.5));
 
   // A training step: a Linear 3 → 2 on the autodiff device, mean squared error, one SGD step.
   const train = device.autodiff();
   const model = new LinearConfig({ dInput: 3, dOutput: 2 }).init(train);
-  const x = [[0.5, -1, 2], [1.5, 0.25, -0.5], [-2, 1, 0.75], [0, 0.5, 1]];
-  const target = [[1, -1], [0.5, 2], [-1, 0], [0.25, 0.75]];
+  const x = [
+    [0.5, -1, 2],
+    [1.5, 0.25, -0.5],
+    [-2, 1, 0.75],
+    [0, 0.5, 1],
+  ];
+  const target = [
+    [1, -1],
+    [0.5, 2],
+    [-1, 0],
+    [0.25, 0.75],
+  ];
   const weight = await values(model.weight.val());
   const bias = await values(model.bias.val());
   const loss = model.forward(Tensor.fromFloats(x, train)).sub(Tensor.fromFloats(target, train)).powf(2).mean();
@@ -111,8 +161,22 @@ async function run() {
 
   return {
     training,
-    device: String(device), isolated: globalThis.crossOriginIsolated === true, cores: navigator.hardwareConcurrency,
-    product, x, target, weight, bias, lossValue, lr, weightAfter, biasAfter, keys, loadedWeight, loadedBias, missing,
+    device: String(device),
+    isolated: globalThis.crossOriginIsolated === true,
+    cores: navigator.hardwareConcurrency,
+    product,
+    x,
+    target,
+    weight,
+    bias,
+    lossValue,
+    lr,
+    weightAfter,
+    biasAfter,
+    keys,
+    loadedWeight,
+    loadedBias,
+    missing,
   };
 }
 

@@ -33,15 +33,28 @@ async function run(): Promise<DataWorkersResult> {
   await inWorkers.close();
   const pageBatches = await epoch(builder().build(dataset));
   const unknown = builder().numWorkers(1).webWorker(spawn).build(new Squares(4, 'openUnknown'));
-  const unknownFactory = await epoch(unknown).then(() => 'no error', (e: Error) => `${e.name}: ${e.message}`);
+  const unknownFactory = await epoch(unknown).then(
+    () => 'no error',
+    (e: Error) => `${e.name}: ${e.message}`,
+  );
   await unknown.close();
-  const badEntry = builder().numWorkers(1).webWorker(() => new Worker('/missing.js', { type: 'module' })).timeout(20_000).build(new Squares(4));
-  const missingEntry = await epoch(badEntry).then(() => 'no error', (e: Error) => `${e.name}: ${e.message}`);
+  const badEntry = builder()
+    .numWorkers(1)
+    .webWorker(() => new Worker('/missing.js', { type: 'module' }))
+    .timeout(20_000)
+    .build(new Squares(4));
+  const missingEntry = await epoch(badEntry).then(
+    () => 'no error',
+    (e: Error) => `${e.name}: ${e.message}`,
+  );
   await badEntry.close();
   return {
     mode: inWorkers.loadingMode(),
     modeWithoutWebWorker: builder().numWorkers(2).build(dataset).loadingMode(),
-    workerBatches, pageBatches, unknownFactory, missingEntry,
+    workerBatches,
+    pageBatches,
+    unknownFactory,
+    missingEntry,
   };
 }
 

@@ -22,7 +22,12 @@ export class Squares extends DatasetBase<Square> {
   get(index: number): Square | undefined {
     if (index >= this.n) return undefined;
     const inPage = typeof (globalThis as { document?: unknown }).document !== 'undefined';
-    return { i: index, square: index * index, row: Array.from({ length: 20 }, (_, k) => index + k / 2), loadedIn: inPage ? 'page' : 'worker' };
+    return {
+      i: index,
+      square: index * index,
+      row: Array.from({ length: 20 }, (_, k) => index + k / 2),
+      loadedIn: inPage ? 'page' : 'worker',
+    };
   }
 
   len(): number {

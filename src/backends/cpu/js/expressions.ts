@@ -20,11 +20,33 @@ function classOf(dtype: DType): DTypeClass {
 
 // sign: `x + 0` keeps NaN and turns -0 into +0 (Burn's sign(-0.0) is +0.0).
 const FLOAT_UNARY: Record<Exclude<UnaryOp, 'not'>, string> = {
-  neg: '-x', abs: 'Math.abs(x)', sign: '(x > 0 ? 1 : x < 0 ? -1 : x + 0)', exp: 'Math.exp(x)', expm1: 'Math.expm1(x)',
-  log: 'Math.log(x)', log1p: 'Math.log1p(x)', sqrt: 'Math.sqrt(x)', recip: '1 / x', sigmoid: '1 / (1 + Math.exp(-x))',
-  sin: 'Math.sin(x)', cos: 'Math.cos(x)', tan: 'Math.tan(x)', asin: 'Math.asin(x)', acos: 'Math.acos(x)', atan: 'Math.atan(x)',
-  sinh: 'Math.sinh(x)', cosh: 'Math.cosh(x)', tanh: 'Math.tanh(x)', asinh: 'Math.asinh(x)', acosh: 'Math.acosh(x)', atanh: 'Math.atanh(x)',
-  erf: 'H.erf(x)', round: 'H.roundHalfEven(x)', floor: 'Math.floor(x)', ceil: 'Math.ceil(x)', trunc: 'Math.trunc(x)',
+  neg: '-x',
+  abs: 'Math.abs(x)',
+  sign: '(x > 0 ? 1 : x < 0 ? -1 : x + 0)',
+  exp: 'Math.exp(x)',
+  expm1: 'Math.expm1(x)',
+  log: 'Math.log(x)',
+  log1p: 'Math.log1p(x)',
+  sqrt: 'Math.sqrt(x)',
+  recip: '1 / x',
+  sigmoid: '1 / (1 + Math.exp(-x))',
+  sin: 'Math.sin(x)',
+  cos: 'Math.cos(x)',
+  tan: 'Math.tan(x)',
+  asin: 'Math.asin(x)',
+  acos: 'Math.acos(x)',
+  atan: 'Math.atan(x)',
+  sinh: 'Math.sinh(x)',
+  cosh: 'Math.cosh(x)',
+  tanh: 'Math.tanh(x)',
+  asinh: 'Math.asinh(x)',
+  acosh: 'Math.acosh(x)',
+  atanh: 'Math.atanh(x)',
+  erf: 'H.erf(x)',
+  round: 'H.roundHalfEven(x)',
+  floor: 'Math.floor(x)',
+  ceil: 'Math.ceil(x)',
+  trunc: 'Math.trunc(x)',
 };
 
 /** The expression of a unary op for `dtype`. */
@@ -41,7 +63,10 @@ export function unaryExpr(op: UnaryOp, dtype: DType): string {
   return FLOAT_UNARY[op];
 }
 
-const PREDICATE: Record<PredicateOp, string> = { isnan: '(x !== x ? 1 : 0)', isinf: '(x === Infinity || x === -Infinity ? 1 : 0)' };
+const PREDICATE: Record<PredicateOp, string> = {
+  isnan: '(x !== x ? 1 : 0)',
+  isinf: '(x === Infinity || x === -Infinity ? 1 : 0)',
+};
 
 /** The expression of a predicate. */
 export function predicateExpr(op: PredicateOp): string {
@@ -51,16 +76,42 @@ export function predicateExpr(op: PredicateOp): string {
 // Bool: the logical ops, and max/min as or/and.
 const notForBool = notDefined(() => 'is not defined for bool tensors');
 const BOOL_BINARY: Record<BinaryOp, string | NotDefined> = {
-  and: '(x & y)', or: '(x | y)', xor: '(x ^ y)', max: '(x | y)', min: '(x & y)',
-  add: notForBool, sub: notForBool, mul: notForBool, div: notForBool, rem: notForBool, fmod: notForBool,
-  pow: notForBool, atan2: notForBool, shl: notForBool, shr: notForBool, hypot: notForBool,
+  and: '(x & y)',
+  or: '(x | y)',
+  xor: '(x ^ y)',
+  max: '(x | y)',
+  min: '(x & y)',
+  add: notForBool,
+  sub: notForBool,
+  mul: notForBool,
+  div: notForBool,
+  rem: notForBool,
+  fmod: notForBool,
+  pow: notForBool,
+  atan2: notForBool,
+  shl: notForBool,
+  shr: notForBool,
+  hypot: notForBool,
 };
 
 const intOrBoolOnly = notDefined((dtype) => `needs int or bool tensors, got ${dtype}`);
 const FLOAT_BINARY: Record<BinaryOp, string | NotDefined> = {
-  add: 'x + y', sub: 'x - y', mul: 'x * y', div: 'x / y', rem: 'x - Math.floor(x / y) * y', fmod: 'x % y',
-  pow: 'Math.pow(x, y)', atan2: 'Math.atan2(x, y)', hypot: 'H.hypot(x, y)', max: 'Math.max(x, y)', min: 'Math.min(x, y)',
-  and: intOrBoolOnly, or: intOrBoolOnly, xor: intOrBoolOnly, shl: intOrBoolOnly, shr: intOrBoolOnly,
+  add: 'x + y',
+  sub: 'x - y',
+  mul: 'x * y',
+  div: 'x / y',
+  rem: 'x - Math.floor(x / y) * y',
+  fmod: 'x % y',
+  pow: 'Math.pow(x, y)',
+  atan2: 'Math.atan2(x, y)',
+  hypot: 'H.hypot(x, y)',
+  max: 'Math.max(x, y)',
+  min: 'Math.min(x, y)',
+  and: intOrBoolOnly,
+  or: intOrBoolOnly,
+  xor: intOrBoolOnly,
+  shl: intOrBoolOnly,
+  shr: intOrBoolOnly,
 };
 
 // Ints: i64 values are doubles (helpers for the bit ops); 32-bit ones multiply with Math.imul.
@@ -68,7 +119,10 @@ const isI64 = (dtype: DType) => dtype === 'i64';
 const INT_BINARY: Record<BinaryOp, (dtype: DType) => string> = {
   add: () => 'x + y',
   sub: () => 'x - y',
-  mul: (dtype) => (isI64(dtype) || dtype === 'i16' || dtype === 'i8' || dtype === 'u16' || dtype === 'u8' ? 'x * y' : 'Math.imul(x, y)'),
+  mul: (dtype) =>
+    isI64(dtype) || dtype === 'i16' || dtype === 'i8' || dtype === 'u16' || dtype === 'u8'
+      ? 'x * y'
+      : 'Math.imul(x, y)',
   div: () => '(y === 0 ? 0 : Math.trunc(x / y))',
   rem: () => '(y === 0 ? 0 : ((x % y) + y) % y)',
   fmod: () => '(y === 0 ? 0 : x % y)',
@@ -93,7 +147,12 @@ export function binaryExpr(op: BinaryOp, dtype: DType): string {
 }
 
 const COMPARE: Record<CompareOp, string> = {
-  eq: '(x === y ? 1 : 0)', ne: '(x !== y ? 1 : 0)', gt: '(x > y ? 1 : 0)', ge: '(x >= y ? 1 : 0)', lt: '(x < y ? 1 : 0)', le: '(x <= y ? 1 : 0)',
+  eq: '(x === y ? 1 : 0)',
+  ne: '(x !== y ? 1 : 0)',
+  gt: '(x > y ? 1 : 0)',
+  ge: '(x >= y ? 1 : 0)',
+  lt: '(x < y ? 1 : 0)',
+  le: '(x <= y ? 1 : 0)',
 };
 
 /** The expression of a comparison. */

@@ -73,7 +73,9 @@ function negativePower(x: number, y: number): number {
  */
 export function powInt32(x: number, y: number): number {
   if (y < 0) return negativePower(x, y);
-  let r = 1, b = x | 0, n = y;
+  let r = 1,
+    b = x | 0,
+    n = y;
   while (n > 0) {
     if (n % 2 === 1) r = Math.imul(r, b);
     n = Math.floor(n / 2);
@@ -89,15 +91,19 @@ export function powInt32(x: number, y: number): number {
  */
 function powInt64(x: number, y: number): number {
   if (y < 0) return negativePower(x, y);
-  let r = 1, b = x, n = y;
+  let r = 1,
+    b = x,
+    n = y;
   for (;;) {
     // An integer product whose true value is within 2^53 is exact in doubles; past it, BigInt.
-    if (n % 2 === 1 && !(Math.abs(r *= b) <= Number.MAX_SAFE_INTEGER)) break;
+    if (n % 2 === 1 && !(Math.abs((r *= b)) <= Number.MAX_SAFE_INTEGER)) break;
     n = Math.floor(n / 2);
     if (n === 0) return r;
-    if (!(Math.abs(b *= b) <= Number.MAX_SAFE_INTEGER)) break;
+    if (!(Math.abs((b *= b)) <= Number.MAX_SAFE_INTEGER)) break;
   }
-  let rb = 1n, bb = big(x), nb = big(y);
+  let rb = 1n,
+    bb = big(x),
+    nb = big(y);
   while (nb > 0n) {
     if (nb & 1n) rb = BigInt.asIntN(64, rb * bb);
     nb >>= 1n;

@@ -21,10 +21,19 @@ type Arr = Float32Array | Float64Array | Int32Array | Int16Array | Int8Array | U
  * operand needs no copy); likewise for B. C is written (not accumulated) at `cOff` with row stride N.
  */
 export function gemm(
-  M: number, N: number, K: number,
-  A: Arr, aOff: number, aRs: number, aCs: number,
-  B: Arr, bOff: number, bRs: number, bCs: number,
-  C: Arr, cOff: number,
+  M: number,
+  N: number,
+  K: number,
+  A: Arr,
+  aOff: number,
+  aRs: number,
+  aCs: number,
+  B: Arr,
+  bOff: number,
+  bRs: number,
+  bCs: number,
+  C: Arr,
+  cOff: number,
 ): void {
   if (M === 0 || N === 0) return;
   if (K === 0) {
@@ -36,7 +45,8 @@ export function gemm(
     for (let i = 0; i < M; i++) {
       for (let j = 0; j < N; j++) {
         let acc = 0;
-        for (let p = 0, ap = aOff + i * aRs, bp = bOff + j * bCs; p < K; p++, ap += aCs, bp += bRs) acc += A[ap]! * B[bp]!;
+        for (let p = 0, ap = aOff + i * aRs, bp = bOff + j * bCs; p < K; p++, ap += aCs, bp += bRs)
+          acc += A[ap]! * B[bp]!;
         C[cOff + i * N + j] = acc;
       }
     }
@@ -73,7 +83,10 @@ function packPanelsB(B: Arr, off: number, rs: number, cs: number, kc: number, n:
     for (let k = 0; k < kc; k++) {
       const base = off + k * rs + j * cs;
       if (nr === NR) {
-        p[w] = B[base]!; p[w + 1] = B[base + cs]!; p[w + 2] = B[base + 2 * cs]!; p[w + 3] = B[base + 3 * cs]!;
+        p[w] = B[base]!;
+        p[w + 1] = B[base + cs]!;
+        p[w + 2] = B[base + 2 * cs]!;
+        p[w + 3] = B[base + 3 * cs]!;
       } else {
         for (let c = 0; c < NR; c++) p[w + c] = c < nr ? B[base + c * cs]! : 0;
       }
@@ -91,7 +104,10 @@ function packPanelsA(A: Arr, off: number, rs: number, cs: number, mc: number, kc
     for (let k = 0; k < kc; k++) {
       const base = off + i * rs + k * cs;
       if (mr === MR) {
-        p[w] = A[base]!; p[w + 1] = A[base + rs]!; p[w + 2] = A[base + 2 * rs]!; p[w + 3] = A[base + 3 * rs]!;
+        p[w] = A[base]!;
+        p[w + 1] = A[base + rs]!;
+        p[w + 2] = A[base + 2 * rs]!;
+        p[w + 3] = A[base + 3 * rs]!;
       } else {
         for (let r = 0; r < MR; r++) p[w + r] = r < mr ? A[base + r * rs]! : 0;
       }
@@ -102,27 +118,73 @@ function packPanelsA(A: Arr, off: number, rs: number, cs: number, mc: number, kc
 
 /** 4×4 micro-kernel: acc[i..i+4][j..j+4] += Apanel · Bpanel over kc. */
 function micro(kc: number, ai: number, bi: number, acc: Arr, ci: number, ldc: number, mr: number, nr: number): void {
-  const a = packA, b = packB;
-  let c00 = 0, c01 = 0, c02 = 0, c03 = 0;
-  let c10 = 0, c11 = 0, c12 = 0, c13 = 0;
-  let c20 = 0, c21 = 0, c22 = 0, c23 = 0;
-  let c30 = 0, c31 = 0, c32 = 0, c33 = 0;
+  const a = packA,
+    b = packB;
+  let c00 = 0,
+    c01 = 0,
+    c02 = 0,
+    c03 = 0;
+  let c10 = 0,
+    c11 = 0,
+    c12 = 0,
+    c13 = 0;
+  let c20 = 0,
+    c21 = 0,
+    c22 = 0,
+    c23 = 0;
+  let c30 = 0,
+    c31 = 0,
+    c32 = 0,
+    c33 = 0;
   for (let k = 0; k < kc; k++) {
-    const a0 = a[ai]!, a1 = a[ai + 1]!, a2 = a[ai + 2]!, a3 = a[ai + 3]!;
-    const b0 = b[bi]!, b1 = b[bi + 1]!, b2 = b[bi + 2]!, b3 = b[bi + 3]!;
-    c00 += a0 * b0; c01 += a0 * b1; c02 += a0 * b2; c03 += a0 * b3;
-    c10 += a1 * b0; c11 += a1 * b1; c12 += a1 * b2; c13 += a1 * b3;
-    c20 += a2 * b0; c21 += a2 * b1; c22 += a2 * b2; c23 += a2 * b3;
-    c30 += a3 * b0; c31 += a3 * b1; c32 += a3 * b2; c33 += a3 * b3;
+    const a0 = a[ai]!,
+      a1 = a[ai + 1]!,
+      a2 = a[ai + 2]!,
+      a3 = a[ai + 3]!;
+    const b0 = b[bi]!,
+      b1 = b[bi + 1]!,
+      b2 = b[bi + 2]!,
+      b3 = b[bi + 3]!;
+    c00 += a0 * b0;
+    c01 += a0 * b1;
+    c02 += a0 * b2;
+    c03 += a0 * b3;
+    c10 += a1 * b0;
+    c11 += a1 * b1;
+    c12 += a1 * b2;
+    c13 += a1 * b3;
+    c20 += a2 * b0;
+    c21 += a2 * b1;
+    c22 += a2 * b2;
+    c23 += a2 * b3;
+    c30 += a3 * b0;
+    c31 += a3 * b1;
+    c32 += a3 * b2;
+    c33 += a3 * b3;
     ai += 4;
     bi += 4;
   }
   if (mr === 4 && nr === 4) {
     let r = ci;
-    acc[r]! += c00; acc[r + 1]! += c01; acc[r + 2]! += c02; acc[r + 3]! += c03; r += ldc;
-    acc[r]! += c10; acc[r + 1]! += c11; acc[r + 2]! += c12; acc[r + 3]! += c13; r += ldc;
-    acc[r]! += c20; acc[r + 1]! += c21; acc[r + 2]! += c22; acc[r + 3]! += c23; r += ldc;
-    acc[r]! += c30; acc[r + 1]! += c31; acc[r + 2]! += c32; acc[r + 3]! += c33;
+    acc[r]! += c00;
+    acc[r + 1]! += c01;
+    acc[r + 2]! += c02;
+    acc[r + 3]! += c03;
+    r += ldc;
+    acc[r]! += c10;
+    acc[r + 1]! += c11;
+    acc[r + 2]! += c12;
+    acc[r + 3]! += c13;
+    r += ldc;
+    acc[r]! += c20;
+    acc[r + 1]! += c21;
+    acc[r + 2]! += c22;
+    acc[r + 3]! += c23;
+    r += ldc;
+    acc[r]! += c30;
+    acc[r + 1]! += c31;
+    acc[r + 2]! += c32;
+    acc[r + 3]! += c33;
     return;
   }
   const tile = [c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33];

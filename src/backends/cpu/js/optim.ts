@@ -35,14 +35,16 @@ export function adamStepInto(a: AdamArrays, o: AdamStepOptions): void {
 
 function adamF32(a: AdamArrays, o: AdamStepOptions): void {
   const { beta1, beta2, factor, epsilon } = o;
-  const c1 = 1 - beta1, c2 = 1 - beta2;
+  const c1 = 1 - beta1,
+    c2 = 1 - beta2;
   const { n, p, g, m, v, outP, outM, outV, pOffset, gOffset, mOffset, vOffset } = a;
   if (m === undefined || v === undefined) {
     for (let i = 0; i < n; i++) {
       const gi = g[gOffset + i]!;
       const mi = Math.fround(gi * c1);
       const vi = Math.fround(Math.fround(gi * gi) * c2);
-      outP[i] = p[pOffset + i]! - Math.fround(Math.fround(mi * factor) / Math.fround(Math.fround(Math.sqrt(vi)) + epsilon));
+      outP[i] =
+        p[pOffset + i]! - Math.fround(Math.fround(mi * factor) / Math.fround(Math.fround(Math.sqrt(vi)) + epsilon));
       outM[i] = mi;
       outV[i] = vi;
     }
@@ -52,7 +54,8 @@ function adamF32(a: AdamArrays, o: AdamStepOptions): void {
     const gi = g[gOffset + i]!;
     const mi = Math.fround(Math.fround(m[mOffset + i]! * beta1) + Math.fround(gi * c1));
     const vi = Math.fround(Math.fround(v[vOffset + i]! * beta2) + Math.fround(Math.fround(gi * gi) * c2));
-    outP[i] = p[pOffset + i]! - Math.fround(Math.fround(mi * factor) / Math.fround(Math.fround(Math.sqrt(vi)) + epsilon));
+    outP[i] =
+      p[pOffset + i]! - Math.fround(Math.fround(mi * factor) / Math.fround(Math.fround(Math.sqrt(vi)) + epsilon));
     outM[i] = mi;
     outV[i] = vi;
   }
@@ -60,7 +63,8 @@ function adamF32(a: AdamArrays, o: AdamStepOptions): void {
 
 function adamF64(a: AdamArrays, o: AdamStepOptions): void {
   const { beta1, beta2, factor, epsilon } = o;
-  const c1 = 1 - beta1, c2 = 1 - beta2;
+  const c1 = 1 - beta1,
+    c2 = 1 - beta2;
   const { n, p, g, m, v, outP, outM, outV, pOffset, gOffset, mOffset, vOffset } = a;
   for (let i = 0; i < n; i++) {
     const gi = g[gOffset + i]!;

@@ -6,7 +6,8 @@ import type { CpuArray } from '../storage.js';
  */
 export function softmaxRows(out: CpuArray, x: CpuArray, offset: number, rows: number, len: number, log: boolean): void {
   for (let r = 0; r < rows; r++) {
-    const base = offset + r * len, ob = r * len;
+    const base = offset + r * len,
+      ob = r * len;
     let max = -Infinity;
     for (let j = 0; j < len; j++) {
       const v = x[base + j]!;

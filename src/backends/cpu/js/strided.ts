@@ -37,7 +37,9 @@ export function buildMapKernels(expr: string, inputs: readonly OperandName[]): M
 
 function buildFlat(expr: string, inputs: readonly OperandName[]): FlatKernel {
   const params = inputs.map((v) => (v === 's' ? 'scalar' : `${v.toUpperCase()}, ${v}o`));
-  const reads = inputs.map((v) => (v === 's' ? 'const y = scalar;' : `const ${v} = ${v.toUpperCase()}[${v}o + i];`)).join(' ');
+  const reads = inputs
+    .map((v) => (v === 's' ? 'const y = scalar;' : `const ${v} = ${v.toUpperCase()}[${v}o + i];`))
+    .join(' ');
   const src = `"use strict"; return function flat(n, O, ${params.join(', ')}) { for (let i = 0; i < n; i++) { ${reads} O[i] = ${expr}; } };`;
   return new Function('H', src)(helpers) as FlatKernel;
 }
@@ -46,9 +48,13 @@ function buildStrided(expr: string, inputs: readonly OperandName[]): StridedKern
   const arrays = inputs.filter((v) => v !== 's') as ('x' | 'y' | 'c')[];
   const all = ['o', ...arrays];
   const params = ['shape', 'O', ...inputs.map((v) => (v === 's' ? 'scalar' : v.toUpperCase()))];
-  const reads = arrays.map((v) => `const ${v} = ${v}a[${v}p];`).join(' ') + (inputs.includes('s') ? ' const y = scalar;' : '');
+  const reads =
+    arrays.map((v) => `const ${v} = ${v}a[${v}p];`).join(' ') + (inputs.includes('s') ? ' const y = scalar;' : '');
   const unpack = all
-    .map((v) => `const ${v}a = ${v.toUpperCase()}.data, ${v}s = ${v.toUpperCase()}.strides; let ${v}b = ${v.toUpperCase()}.offset;`)
+    .map(
+      (v) =>
+        `const ${v}a = ${v.toUpperCase()}.data, ${v}s = ${v.toUpperCase()}.strides; let ${v}b = ${v.toUpperCase()}.offset;`,
+    )
     .join('\n');
   const body = `
 ${unpack}
@@ -72,7 +78,9 @@ for (let r = 0; r < outer; r++) {
     ${all.map((v) => `${v}b -= ${v}s[d] * shape[d];`).join(' ')}
   }
 }`;
-  return new Function('H', `"use strict"; return function map(${params.join(', ')}) {${body}\n};`)(helpers) as StridedKernel;
+  return new Function('H', `"use strict"; return function map(${params.join(', ')}) {${body}\n};`)(
+    helpers,
+  ) as StridedKernel;
 }
 
 /**

@@ -36,18 +36,29 @@ fn philox(counter: u32, stream: u32, key0: u32, key1: u32) -> vec4<u32> {
 fn unit(w: u32) -> f32 { return f32(w >> 8u) * 5.960464477539063e-8; }`;
 
 /** Fills contiguous `dst` (`n` elements of `dtype`) with draws of `dist` under `key`. */
-export function runRandom(rt: GpuRuntime, dst: GPUBuffer, n: number, dist: Distribution, dtype: DType, key: RandomKey): void {
+export function runRandom(
+  rt: GpuRuntime,
+  dst: GPUBuffer,
+  n: number,
+  dist: Distribution,
+  dtype: DType,
+  key: RandomKey,
+): void {
   if (n === 0) return;
   const t = ctype(dtype, 'random');
   const float = isFloatDType(dtype);
   const p = new Params();
-  const N = p.u(n), k0 = p.u(key.key0), k1 = p.u(key.key1), stream = p.u(key.stream);
+  const N = p.u(n),
+    k0 = p.u(key.key0),
+    k1 = p.u(key.key1),
+    stream = p.u(key.stream);
   const helpers: string[] = [...storeHelpers(dtype)];
   const lines = [LINEAR_MAIN, `  if (i >= ${N}) { return; }`];
   let value: string;
   let from: DType = 'f32';
   if (dist.kind === 'normal') {
-    const mean = p.f(dist.mean), std = p.f(dist.std);
+    const mean = p.f(dist.mean),
+      std = p.f(dist.std);
     lines.push(`  let w = philox(i >> 1u, ${stream}, ${k0}, ${k1});`, '  let h = (i & 1u) * 2u;');
     lines.push('  let u1 = 1.0 - unit(w[h]);', '  let u2 = unit(w[h + 1u]);');
     lines.push(`  let v = ${mean} + ${std} * sqrt(-2.0 * f_log(u1)) * f_cos(6.283185307179586 * u2);`);
@@ -58,17 +69,27 @@ export function runRandom(rt: GpuRuntime, dst: GPUBuffer, n: number, dist: Distr
     switch (dist.kind) {
       case 'default':
         if (float) value = 'u';
-        else if (dtype === 'bool') { value = '(w & 1u)'; from = 'bool'; }
-        else {
+        else if (dtype === 'bool') {
+          value = '(w & 1u)';
+          from = 'bool';
+        } else {
           // As the CPU (wordAsInt in src/backend/rng.ts): the word's low bits read as the dtype.
           const bits = dtypeSize(dtype) * 8;
           const shift = 32 - bits;
-          value = t === 'i32' ? (shift === 0 ? 'bitcast<i32>(w)' : `(bitcast<i32>(w << ${shift}u) >> ${shift}u)`) : shift === 0 ? 'w' : `(w & ${2 ** bits - 1}u)`;
+          value =
+            t === 'i32'
+              ? shift === 0
+                ? 'bitcast<i32>(w)'
+                : `(bitcast<i32>(w << ${shift}u) >> ${shift}u)`
+              : shift === 0
+                ? 'w'
+                : `(w & ${2 ** bits - 1}u)`;
           from = t === 'i32' ? 'i32' : 'u32';
         }
         break;
       case 'uniform': {
-        const lo = p.f(dist.low), hi = p.f(dist.high);
+        const lo = p.f(dist.low),
+          hi = p.f(dist.high);
         lines.push(`  let v = ${lo} + (${hi} - ${lo}) * u;`);
         value = float ? 'v' : 'floor(v)';
         break;

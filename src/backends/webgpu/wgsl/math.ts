@@ -14,11 +14,17 @@ interface Helper {
 const H: Record<string, Helper> = {
   is_nan: { deps: [], code: 'fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }' },
   is_inf: { deps: [], code: 'fn is_inf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }' },
-  is_finite: { deps: [], code: 'fn is_finite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }' },
+  is_finite: {
+    deps: [],
+    code: 'fn is_finite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }',
+  },
   // Read through private variables: a constant bitcast to a non-finite value is a compile error.
   nan: { deps: [], code: 'var<private> k_nan: u32 = 0x7fc00000u;\nfn nan() -> f32 { return bitcast<f32>(k_nan); }' },
   inf: { deps: [], code: 'var<private> k_inf: u32 = 0x7f800000u;\nfn inf() -> f32 { return bitcast<f32>(k_inf); }' },
-  copy_sign: { deps: [], code: 'fn copy_sign(m: f32, s: f32) -> f32 { return bitcast<f32>((bitcast<u32>(m) & 0x7fffffffu) | (bitcast<u32>(s) & 0x80000000u)); }' },
+  copy_sign: {
+    deps: [],
+    code: 'fn copy_sign(m: f32, s: f32) -> f32 { return bitcast<f32>((bitcast<u32>(m) & 0x7fffffffu) | (bitcast<u32>(s) & 0x80000000u)); }',
+  },
   round_f16: {
     deps: [],
     code: `fn round_f16(x: f32) -> f32 {
@@ -67,8 +73,14 @@ const H: Record<string, Helper> = {
   return i32(clamp(trunc(x), lo, hi));
 }`,
   },
-  f_max: { deps: ['is_nan'], code: 'fn f_max(x: f32, y: f32) -> f32 { if (is_nan(x)) { return x; } if (is_nan(y)) { return y; } return select(y, x, x > y || (x == y && (bitcast<u32>(x) == 0u))); }' },
-  f_min: { deps: ['is_nan'], code: 'fn f_min(x: f32, y: f32) -> f32 { if (is_nan(x)) { return x; } if (is_nan(y)) { return y; } return select(y, x, x < y || (x == y && (bitcast<u32>(x) == 0x80000000u))); }' },
+  f_max: {
+    deps: ['is_nan'],
+    code: 'fn f_max(x: f32, y: f32) -> f32 { if (is_nan(x)) { return x; } if (is_nan(y)) { return y; } return select(y, x, x > y || (x == y && (bitcast<u32>(x) == 0u))); }',
+  },
+  f_min: {
+    deps: ['is_nan'],
+    code: 'fn f_min(x: f32, y: f32) -> f32 { if (is_nan(x)) { return x; } if (is_nan(y)) { return y; } return select(y, x, x < y || (x == y && (bitcast<u32>(x) == 0x80000000u))); }',
+  },
   f_exp: {
     deps: ['is_nan', 'inf'],
     code: `fn f_exp(x: f32) -> f32 {
@@ -150,7 +162,10 @@ fn f_sincos(x: f32) -> vec2<f32> {
   },
   f_sin: { deps: ['f_sincos'], code: 'fn f_sin(x: f32) -> f32 { if (x == 0.0) { return x; } return f_sincos(x).x; }' },
   f_cos: { deps: ['f_sincos'], code: 'fn f_cos(x: f32) -> f32 { return f_sincos(x).y; }' },
-  f_tan: { deps: ['f_sincos'], code: 'fn f_tan(x: f32) -> f32 { if (x == 0.0) { return x; } let v = f_sincos(x); return v.x / v.y; }' },
+  f_tan: {
+    deps: ['f_sincos'],
+    code: 'fn f_tan(x: f32) -> f32 { if (x == 0.0) { return x; } let v = f_sincos(x); return v.x / v.y; }',
+  },
   f_asin: {
     deps: ['nan', 'is_nan'],
     code: `fn f_asin(x: f32) -> f32 {

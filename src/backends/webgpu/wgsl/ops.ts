@@ -20,16 +20,34 @@ export interface Expr {
 const e = (expr: string, ...helpers: string[]): Expr => ({ expr, helpers });
 
 const FLOAT_UNARY: Record<Exclude<UnaryOp, 'not'>, Expr> = {
-  neg: e('-x'), abs: e('abs(x)'),
+  neg: e('-x'),
+  abs: e('abs(x)'),
   // sign: NaN stays NaN, ±0 gives +0 (Burn's sign(-0.0) is +0.0).
   sign: e('select(select(select(x, 0.0, x == 0.0), -1.0, x < 0.0), 1.0, x > 0.0)'),
-  exp: e('f_exp(x)', 'f_exp'), expm1: e('f_expm1(x)', 'f_expm1'), log: e('f_log(x)', 'f_log'), log1p: e('f_log1p(x)', 'f_log1p'),
-  sqrt: e('f_sqrt(x)', 'f_sqrt'), recip: e('1.0 / x'), sigmoid: e('f_sigmoid(x)', 'f_sigmoid'),
-  sin: e('f_sin(x)', 'f_sin'), cos: e('f_cos(x)', 'f_cos'), tan: e('f_tan(x)', 'f_tan'),
-  asin: e('f_asin(x)', 'f_asin'), acos: e('f_acos(x)', 'f_acos'), atan: e('f_atan(x)', 'f_atan'),
-  sinh: e('f_sinh(x)', 'f_sinh'), cosh: e('f_cosh(x)', 'f_cosh'), tanh: e('f_tanh(x)', 'f_tanh'),
-  asinh: e('f_asinh(x)', 'f_asinh'), acosh: e('f_acosh(x)', 'f_acosh'), atanh: e('f_atanh(x)', 'f_atanh'),
-  erf: e('f_erf(x)', 'f_erf'), round: e('round(x)'), floor: e('floor(x)'), ceil: e('ceil(x)'), trunc: e('trunc(x)'),
+  exp: e('f_exp(x)', 'f_exp'),
+  expm1: e('f_expm1(x)', 'f_expm1'),
+  log: e('f_log(x)', 'f_log'),
+  log1p: e('f_log1p(x)', 'f_log1p'),
+  sqrt: e('f_sqrt(x)', 'f_sqrt'),
+  recip: e('1.0 / x'),
+  sigmoid: e('f_sigmoid(x)', 'f_sigmoid'),
+  sin: e('f_sin(x)', 'f_sin'),
+  cos: e('f_cos(x)', 'f_cos'),
+  tan: e('f_tan(x)', 'f_tan'),
+  asin: e('f_asin(x)', 'f_asin'),
+  acos: e('f_acos(x)', 'f_acos'),
+  atan: e('f_atan(x)', 'f_atan'),
+  sinh: e('f_sinh(x)', 'f_sinh'),
+  cosh: e('f_cosh(x)', 'f_cosh'),
+  tanh: e('f_tanh(x)', 'f_tanh'),
+  asinh: e('f_asinh(x)', 'f_asinh'),
+  acosh: e('f_acosh(x)', 'f_acosh'),
+  atanh: e('f_atanh(x)', 'f_atanh'),
+  erf: e('f_erf(x)', 'f_erf'),
+  round: e('round(x)'),
+  floor: e('floor(x)'),
+  ceil: e('ceil(x)'),
+  trunc: e('trunc(x)'),
 };
 
 /** The expression of a unary op on `dtype`. */
@@ -55,10 +73,17 @@ export function unaryExpr(op: UnaryOp, dtype: DType): Expr {
   // Other math on ints: computed in f32, truncated back (the CPU truncates its double result).
   const f = FLOAT_UNARY[op];
   const conv = t === 'i32' ? 'sat_i32' : 'sat_u32';
-  return { expr: `${conv}(trunc(unary_f(f32(x))))`, helpers: [...f.helpers, conv], code: `fn unary_f(x: f32) -> f32 { return ${f.expr}; }` };
+  return {
+    expr: `${conv}(trunc(unary_f(f32(x))))`,
+    helpers: [...f.helpers, conv],
+    code: `fn unary_f(x: f32) -> f32 { return ${f.expr}; }`,
+  };
 }
 
-const PREDICATE: Record<PredicateOp, Expr> = { isnan: e('select(0u, 1u, is_nan(x))', 'is_nan'), isinf: e('select(0u, 1u, is_inf(x))', 'is_inf') };
+const PREDICATE: Record<PredicateOp, Expr> = {
+  isnan: e('select(0u, 1u, is_nan(x))', 'is_nan'),
+  isinf: e('select(0u, 1u, is_inf(x))', 'is_inf'),
+};
 
 /** The expression of a predicate (result u32 0/1); ints and bools are never NaN nor infinite. */
 export function predicateExpr(op: PredicateOp, dtype: DType): Expr {
@@ -69,18 +94,42 @@ export function predicateExpr(op: PredicateOp, dtype: DType): Expr {
 // Bool: the logical ops, and max/min as or/and.
 const notForBool = notDefined(() => 'is not defined for bool tensors');
 const BOOL_BINARY: Record<BinaryOp, Expr | NotDefined> = {
-  and: e('(x & y)'), min: e('(x & y)'), or: e('(x | y)'), max: e('(x | y)'), xor: e('(x ^ y)'),
-  add: notForBool, sub: notForBool, mul: notForBool, div: notForBool, rem: notForBool, fmod: notForBool,
-  pow: notForBool, atan2: notForBool, shl: notForBool, shr: notForBool, hypot: notForBool,
+  and: e('(x & y)'),
+  min: e('(x & y)'),
+  or: e('(x | y)'),
+  max: e('(x | y)'),
+  xor: e('(x ^ y)'),
+  add: notForBool,
+  sub: notForBool,
+  mul: notForBool,
+  div: notForBool,
+  rem: notForBool,
+  fmod: notForBool,
+  pow: notForBool,
+  atan2: notForBool,
+  shl: notForBool,
+  shr: notForBool,
+  hypot: notForBool,
 };
 
 const intOrBoolOnly = notDefined((dtype) => `needs int or bool tensors, got ${dtype}`);
 const FLOAT_BINARY: Record<BinaryOp, Expr | NotDefined> = {
-  add: e('x + y'), sub: e('x - y'), mul: e('x * y'), div: e('x / y'), rem: e('x - floor(x / y) * y'),
-  fmod: e('f_fmod(x, y)', 'f_fmod'), pow: e('f_pow(x, y)', 'f_pow'), atan2: e('f_atan2(x, y)', 'f_atan2'),
+  add: e('x + y'),
+  sub: e('x - y'),
+  mul: e('x * y'),
+  div: e('x / y'),
+  rem: e('x - floor(x / y) * y'),
+  fmod: e('f_fmod(x, y)', 'f_fmod'),
+  pow: e('f_pow(x, y)', 'f_pow'),
+  atan2: e('f_atan2(x, y)', 'f_atan2'),
   hypot: e('f_hypot(x, y)', 'f_hypot'),
-  max: e('f_max(x, y)', 'f_max'), min: e('f_min(x, y)', 'f_min'),
-  and: intOrBoolOnly, or: intOrBoolOnly, xor: intOrBoolOnly, shl: intOrBoolOnly, shr: intOrBoolOnly,
+  max: e('f_max(x, y)', 'f_max'),
+  min: e('f_min(x, y)', 'f_min'),
+  and: intOrBoolOnly,
+  or: intOrBoolOnly,
+  xor: intOrBoolOnly,
+  shl: intOrBoolOnly,
+  shr: intOrBoolOnly,
 };
 
 // Ints in compute type `t` (i32 or u32); `unsigned` is the storage dtype's signedness.
@@ -90,11 +139,20 @@ const INT_BINARY: Record<BinaryOp, (c: IntCompute) => Expr> = {
   sub: () => e('x - y'),
   mul: () => e('x * y'),
   div: ({ zero }) => e(`select(x / y, ${zero}, y == ${zero})`),
-  rem: ({ unsigned }) => (unsigned ? e(`select(x % y, 0u, y == 0u)`) : e('select(select(x % y, (x % y) + y, (x % y) != 0 && (((x % y) < 0) != (y < 0))), 0, y == 0)')),
+  rem: ({ unsigned }) =>
+    unsigned
+      ? e(`select(x % y, 0u, y == 0u)`)
+      : e('select(select(x % y, (x % y) + y, (x % y) != 0 && (((x % y) < 0) != (y < 0))), 0, y == 0)'),
   fmod: ({ zero }) => e(`select(x % y, ${zero}, y == ${zero})`),
   pow: ({ t }) => (t === 'i32' ? e('i_pow(x, y)', 'i_pow') : e('u_pow(x, y)', 'u_pow')),
-  atan2: ({ t }) => (t === 'i32' ? e('sat_i32(trunc(f_atan2(f32(x), f32(y))))', 'sat_i32', 'f_atan2') : e('sat_u32(trunc(f_atan2(f32(x), f32(y))))', 'sat_u32', 'f_atan2')),
-  hypot: ({ t }) => (t === 'i32' ? e('sat_i32(trunc(f_hypot(f32(x), f32(y))))', 'sat_i32', 'f_hypot') : e('sat_u32(trunc(f_hypot(f32(x), f32(y))))', 'sat_u32', 'f_hypot')),
+  atan2: ({ t }) =>
+    t === 'i32'
+      ? e('sat_i32(trunc(f_atan2(f32(x), f32(y))))', 'sat_i32', 'f_atan2')
+      : e('sat_u32(trunc(f_atan2(f32(x), f32(y))))', 'sat_u32', 'f_atan2'),
+  hypot: ({ t }) =>
+    t === 'i32'
+      ? e('sat_i32(trunc(f_hypot(f32(x), f32(y))))', 'sat_i32', 'f_hypot')
+      : e('sat_u32(trunc(f_hypot(f32(x), f32(y))))', 'sat_u32', 'f_hypot'),
   max: () => e('max(x, y)'),
   min: () => e('min(x, y)'),
   and: () => e('(x & y)'),
@@ -133,12 +191,19 @@ export interface ReduceCode {
 }
 
 // The identities and steps of the reductions (scans use sum, prod, max and min) in compute type `t`.
-type ReduceCtx = { readonly t: 'f32' | 'i32' | 'u32'; readonly dtype: DType; readonly zero: string; readonly one: string };
-const extreme = (op: 'max' | 'min') => ({ t, dtype }: ReduceCtx): ReduceCode => {
-  const fn = t === 'f32' ? `f_${op}` : dtype === 'bool' ? (op === 'max' ? 'max' : 'min') : op;
-  // The identity is never read: the first element seeds the accumulator.
-  return { init: 'FIRST', step: `${fn}(acc, v)`, combine: `${fn}(a, b)`, helpers: t === 'f32' ? [fn] : [] };
+type ReduceCtx = {
+  readonly t: 'f32' | 'i32' | 'u32';
+  readonly dtype: DType;
+  readonly zero: string;
+  readonly one: string;
 };
+const extreme =
+  (op: 'max' | 'min') =>
+  ({ t, dtype }: ReduceCtx): ReduceCode => {
+    const fn = t === 'f32' ? `f_${op}` : dtype === 'bool' ? (op === 'max' ? 'max' : 'min') : op;
+    // The identity is never read: the first element seeds the accumulator.
+    return { init: 'FIRST', step: `${fn}(acc, v)`, combine: `${fn}(a, b)`, helpers: t === 'f32' ? [fn] : [] };
+  };
 const REDUCE: Record<ReduceOp, (c: ReduceCtx) => ReduceCode> = {
   sum: ({ zero }) => ({ init: zero, step: 'acc + v', combine: 'a + b', helpers: [] }),
   prod: ({ one }) => ({ init: one, step: 'acc * v', combine: 'a * b', helpers: [] }),
@@ -152,7 +217,12 @@ const REDUCE: Record<ReduceOp, (c: ReduceCtx) => ReduceCode> = {
 /** The accumulation code of a reduction in compute type `t`. */
 export function reduceCode(op: ReduceOp | ScanOp, dtype: DType): ReduceCode {
   const t = ctype(dtype, op);
-  return REDUCE[op]({ t, dtype, zero: t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u', one: t === 'f32' ? '1.0' : t === 'i32' ? '1' : '1u' });
+  return REDUCE[op]({
+    t,
+    dtype,
+    zero: t === 'f32' ? '0.0' : t === 'i32' ? '0' : '0u',
+    one: t === 'f32' ? '1.0' : t === 'i32' ? '1' : '1u',
+  });
 }
 
 function nonZero(t: 'f32' | 'i32' | 'u32'): string {

@@ -57,7 +57,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 /** Storage binding declarations: `bindings[k] = [name, elementType, writable]` at binding k. */
 export function storageDecls(bindings: readonly (readonly [string, CType, boolean])[]): string {
-  return bindings.map(([name, t, rw], k) => `@group(0) @binding(${k}) var<storage, ${rw ? 'read_write' : 'read'}> ${name}: array<${t}>;`).join('\n');
+  return bindings
+    .map(
+      ([name, t, rw], k) =>
+        `@group(0) @binding(${k}) var<storage, ${rw ? 'read_write' : 'read'}> ${name}: array<${t}>;`,
+    )
+    .join('\n');
 }
 
 /** Assembles a shader: helpers (deduplicated), extra code, bindings, parameters, body. */

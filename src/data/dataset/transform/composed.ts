@@ -11,7 +11,8 @@ export class ComposedDataset<I> extends DatasetBase<I> {
 
   constructor(datasets: readonly Dataset<I>[]) {
     super();
-    if (!Array.isArray(datasets)) throw new BurnError('ComposedDataset', `datasets ${String(datasets)}; expected an array of datasets`);
+    if (!Array.isArray(datasets))
+      throw new BurnError('ComposedDataset', `datasets ${String(datasets)}; expected an array of datasets`);
     this.datasets = [...datasets];
   }
 
@@ -41,7 +42,10 @@ export class ComposedDataset<I> extends DatasetBase<I> {
 }
 
 /** Worker factory of {@link ComposedDataset}. */
-export async function openComposedDataset(args: { parts: WorkerRecipe[] }, revive: Revive): Promise<ComposedDataset<unknown>> {
+export async function openComposedDataset(
+  args: { parts: WorkerRecipe[] },
+  revive: Revive,
+): Promise<ComposedDataset<unknown>> {
   const parts: Dataset<unknown>[] = [];
   for (const p of args.parts) parts.push((await revive(p)) as Dataset<unknown>);
   return new ComposedDataset(parts);

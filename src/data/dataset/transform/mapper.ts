@@ -27,7 +27,11 @@ export class MapperDataset<I, O> extends DatasetBase<O> {
     super();
     if (typeof mapper === 'function') this.mapper = { map: mapper };
     else if (mapper !== null && typeof mapper === 'object' && typeof mapper.map === 'function') this.mapper = mapper;
-    else throw new BurnError('MapperDataset', `mapper ${String(mapper)}; expected a Mapper (an object with map(item)) or a function`);
+    else
+      throw new BurnError(
+        'MapperDataset',
+        `mapper ${String(mapper)}; expected a Mapper (an object with map(item)) or a function`,
+      );
   }
 
   get(index: number): O | undefined {
@@ -53,6 +57,12 @@ export class MapperDataset<I, O> extends DatasetBase<O> {
 }
 
 /** Worker factory of {@link MapperDataset}. */
-export async function openMapperDataset(args: { dataset: WorkerRecipe; mapper: WorkerRecipe }, revive: Revive): Promise<MapperDataset<unknown, unknown>> {
-  return new MapperDataset((await revive(args.dataset)) as Dataset<unknown>, (await revive(args.mapper)) as Mapper<unknown, unknown>);
+export async function openMapperDataset(
+  args: { dataset: WorkerRecipe; mapper: WorkerRecipe },
+  revive: Revive,
+): Promise<MapperDataset<unknown, unknown>> {
+  return new MapperDataset(
+    (await revive(args.dataset)) as Dataset<unknown>,
+    (await revive(args.mapper)) as Mapper<unknown, unknown>,
+  );
 }

@@ -23,10 +23,14 @@ export class PartialDataset<I> extends DatasetBase<I> {
    * remainder), as Burn's `PartialDataset::split`.
    */
   static split<I>(dataset: Dataset<I>, num: number): PartialDataset<I>[] {
-    if (!Number.isSafeInteger(num) || num < 1) throw new BurnError('PartialDataset.split', `num ${num}; expected a positive integer`);
+    if (!Number.isSafeInteger(num) || num < 1)
+      throw new BurnError('PartialDataset.split', `num ${num}; expected a positive integer`);
     const len = dataset.len();
     const size = Math.floor(len / num);
-    return Array.from({ length: num }, (_, i) => new PartialDataset(dataset, i * size, i === num - 1 ? len : (i + 1) * size));
+    return Array.from(
+      { length: num },
+      (_, i) => new PartialDataset(dataset, i * size, i === num - 1 ? len : (i + 1) * size),
+    );
   }
 
   /**
@@ -34,8 +38,10 @@ export class PartialDataset<I> extends DatasetBase<I> {
    * first parts take one batch more when they do not divide evenly), as Burn's `split_chunks`.
    */
   static splitChunks<I>(dataset: Dataset<I>, num: number, batchSize: number): PartialDataset<I>[] {
-    if (!Number.isSafeInteger(num) || num < 1) throw new BurnError('PartialDataset.splitChunks', `num ${num}; expected a positive integer`);
-    if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new BurnError('PartialDataset.splitChunks', `batchSize ${batchSize}; expected a positive integer`);
+    if (!Number.isSafeInteger(num) || num < 1)
+      throw new BurnError('PartialDataset.splitChunks', `num ${num}; expected a positive integer`);
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1)
+      throw new BurnError('PartialDataset.splitChunks', `batchSize ${batchSize}; expected a positive integer`);
     const total = dataset.len();
     const batches = Math.ceil(total / batchSize);
     const per = Math.floor(batches / num);
@@ -61,7 +67,8 @@ export class PartialDataset<I> extends DatasetBase<I> {
     return getMany(
       this.dataset,
       indices.map((i) => {
-        if (!Number.isInteger(i) || i < 0 || i >= len) throw new BurnError('PartialDataset.getMany', `index ${i} is out of range for ${len} items`);
+        if (!Number.isInteger(i) || i < 0 || i >= len)
+          throw new BurnError('PartialDataset.getMany', `index ${i} is out of range for ${len} items`);
         return this.start + i;
       }),
     );
@@ -75,11 +82,18 @@ export class PartialDataset<I> extends DatasetBase<I> {
   workerRecipe(): WorkerRecipe | undefined {
     const dataset = recipeOf(this.dataset);
     if (!dataset) return undefined;
-    return { module: import.meta.url, export: 'openPartialDataset', args: { dataset, start: this.start, end: this.end } };
+    return {
+      module: import.meta.url,
+      export: 'openPartialDataset',
+      args: { dataset, start: this.start, end: this.end },
+    };
   }
 }
 
 /** Worker factory of {@link PartialDataset}. */
-export async function openPartialDataset(args: { dataset: WorkerRecipe; start: number; end: number }, revive: Revive): Promise<PartialDataset<unknown>> {
+export async function openPartialDataset(
+  args: { dataset: WorkerRecipe; start: number; end: number },
+  revive: Revive,
+): Promise<PartialDataset<unknown>> {
   return new PartialDataset((await revive(args.dataset)) as Dataset<unknown>, args.start, args.end);
 }

@@ -27,11 +27,18 @@ export interface RandomSplitOptions {
  * const [train, valid] = randomSplit(dataset, [0.8, 0.2], { seed: 42 });
  * ```
  */
-export function randomSplit<I, const L extends readonly number[]>(dataset: Dataset<I>, lengthsOrFractions: L, options: RandomSplitOptions = {}): { -readonly [K in keyof L]: SelectionDataset<I> } {
+export function randomSplit<I, const L extends readonly number[]>(
+  dataset: Dataset<I>,
+  lengthsOrFractions: L,
+  options: RandomSplitOptions = {},
+): { -readonly [K in keyof L]: SelectionDataset<I> } {
   const op = 'randomSplit';
   checkOptions(options, ['seed'], op);
   if (!Array.isArray(lengthsOrFractions) || lengthsOrFractions.length === 0) {
-    throw new BurnError(op, `lengthsOrFractions ${Array.isArray(lengthsOrFractions) ? '[]' : fmtValues([lengthsOrFractions])}; expected a non-empty list of lengths or fractions`);
+    throw new BurnError(
+      op,
+      `lengthsOrFractions ${Array.isArray(lengthsOrFractions) ? '[]' : fmtValues([lengthsOrFractions])}; expected a non-empty list of lengths or fractions`,
+    );
   }
   const len = dataset.len();
   const lengths = splitLengths(lengthsOrFractions, len, op);
@@ -50,7 +57,10 @@ export function randomSplit<I, const L extends readonly number[]>(dataset: Datas
 function splitLengths(values: readonly number[], len: number, op: string): number[] {
   for (const [i, v] of values.entries()) {
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
-      throw new BurnError(op, `entry ${i} of ${fmtValues(values)} is ${describeValue(v)}; expected a non-negative length or a fraction in [0, 1]`);
+      throw new BurnError(
+        op,
+        `entry ${i} of ${fmtValues(values)} is ${describeValue(v)}; expected a non-negative length or a fraction in [0, 1]`,
+      );
     }
   }
   const total = values.reduce((s, v) => s + v, 0);
@@ -63,10 +73,16 @@ function splitLengths(values: readonly number[], len: number, op: string): numbe
   }
   const notInt = values.findIndex((v) => !Number.isSafeInteger(v));
   if (notInt >= 0) {
-    throw new BurnError(op, `${fmtValues(values)} are neither lengths (entry ${notInt}, ${values[notInt]}, is not an integer) nor fractions (they add up to ${total}, not 1)`);
+    throw new BurnError(
+      op,
+      `${fmtValues(values)} are neither lengths (entry ${notInt}, ${values[notInt]}, is not an integer) nor fractions (they add up to ${total}, not 1)`,
+    );
   }
   if (total !== len) {
-    throw new BurnError(op, `lengths ${fmtValues(values)} add up to ${total}, but the dataset has ${len} items; expected lengths adding up to ${len} or fractions adding up to 1`);
+    throw new BurnError(
+      op,
+      `lengths ${fmtValues(values)} add up to ${total}, but the dataset has ${len} items; expected lengths adding up to ${len} or fractions adding up to 1`,
+    );
   }
   return [...values];
 }

@@ -41,15 +41,24 @@ export class SamplerDataset<I> extends DatasetBase<I> {
     super();
     const o: SamplerOptions = typeof options === 'number' ? { size: options } : options;
     const len = dataset.len();
-    if (o.size !== undefined && o.ratio !== undefined) throw new BurnError('SamplerDataset', `both size ${o.size} and ratio ${o.ratio} given; expected one of them`);
-    if (o.size !== undefined && (!Number.isSafeInteger(o.size) || o.size < 0)) throw new BurnError('SamplerDataset', `size ${o.size}; expected a non-negative integer`);
-    if (o.ratio !== undefined && !(o.ratio >= 0 && Number.isFinite(o.ratio))) throw new BurnError('SamplerDataset', `ratio ${o.ratio}; expected a finite number >= 0`);
+    if (o.size !== undefined && o.ratio !== undefined)
+      throw new BurnError('SamplerDataset', `both size ${o.size} and ratio ${o.ratio} given; expected one of them`);
+    if (o.size !== undefined && (!Number.isSafeInteger(o.size) || o.size < 0))
+      throw new BurnError('SamplerDataset', `size ${o.size}; expected a non-negative integer`);
+    if (o.ratio !== undefined && !(o.ratio >= 0 && Number.isFinite(o.ratio)))
+      throw new BurnError('SamplerDataset', `ratio ${o.ratio}; expected a finite number >= 0`);
     this.size = o.size ?? (o.ratio !== undefined ? Math.floor(len * o.ratio) : len);
-    if (this.size > 0 && len === 0) throw new BurnError('SamplerDataset', `cannot draw ${this.size} items from an empty dataset`);
+    if (this.size > 0 && len === 0)
+      throw new BurnError('SamplerDataset', `cannot draw ${this.size} items from an empty dataset`);
     this.replacement = o.replacement ?? true;
     this.seed = o.seed ?? randomSeed();
-    if (!Number.isSafeInteger(this.seed) || this.seed < 0) throw new BurnError('SamplerDataset', `seed ${this.seed}; expected a non-negative safe integer`);
-    this.key = { key0: this.seed % 0x100000000 >>> 0, key1: Math.floor(this.seed / 0x100000000) >>> 0, stream: 0x5a3d };
+    if (!Number.isSafeInteger(this.seed) || this.seed < 0)
+      throw new BurnError('SamplerDataset', `seed ${this.seed}; expected a non-negative safe integer`);
+    this.key = {
+      key0: (this.seed % 0x100000000) >>> 0,
+      key1: Math.floor(this.seed / 0x100000000) >>> 0,
+      stream: 0x5a3d,
+    };
   }
 
   /** True when items are drawn with replacement. */
@@ -94,11 +103,22 @@ export class SamplerDataset<I> extends DatasetBase<I> {
   workerRecipe(): WorkerRecipe | undefined {
     const dataset = recipeOf(this.dataset);
     if (!dataset) return undefined;
-    return { module: import.meta.url, export: 'openSamplerDataset', args: { dataset, size: this.size, replacement: this.replacement, seed: this.seed } };
+    return {
+      module: import.meta.url,
+      export: 'openSamplerDataset',
+      args: { dataset, size: this.size, replacement: this.replacement, seed: this.seed },
+    };
   }
 }
 
 /** Worker factory of {@link SamplerDataset}. */
-export async function openSamplerDataset(args: { dataset: WorkerRecipe; size: number; replacement: boolean; seed: number }, revive: Revive): Promise<SamplerDataset<unknown>> {
-  return new SamplerDataset((await revive(args.dataset)) as Dataset<unknown>, { size: args.size, replacement: args.replacement, seed: args.seed });
+export async function openSamplerDataset(
+  args: { dataset: WorkerRecipe; size: number; replacement: boolean; seed: number },
+  revive: Revive,
+): Promise<SamplerDataset<unknown>> {
+  return new SamplerDataset((await revive(args.dataset)) as Dataset<unknown>, {
+    size: args.size,
+    replacement: args.replacement,
+    seed: args.seed,
+  });
 }

@@ -20,7 +20,11 @@ export class SelectionDataset<I> extends DatasetBase<I> {
     const len = dataset.len();
     for (let k = 0; k < indices.length; k++) {
       const i = indices[k]!;
-      if (!Number.isInteger(i) || i < 0 || i >= len) throw new BurnError('SelectionDataset.fromIndicesChecked', `index ${i} (position ${k}) is out of range for a dataset of ${len} items`);
+      if (!Number.isInteger(i) || i < 0 || i >= len)
+        throw new BurnError(
+          'SelectionDataset.fromIndicesChecked',
+          `index ${i} (position ${k}) is out of range for a dataset of ${len} items`,
+        );
     }
     return new SelectionDataset(dataset, Uint32Array.from(indices));
   }
@@ -61,13 +65,18 @@ export class SelectionDataset<I> extends DatasetBase<I> {
   slice(start: number, end: number): SelectionDataset<I> {
     checkIndex('SelectionDataset.slice', 'start', start);
     checkIndex('SelectionDataset.slice', 'end', end);
-    if (start > end || end > this.indices.length) throw new BurnError('SelectionDataset.slice', `range [${start}, ${end}) of a selection of ${this.indices.length}; expected 0 <= start <= end <= ${this.indices.length}`);
+    if (start > end || end > this.indices.length)
+      throw new BurnError(
+        'SelectionDataset.slice',
+        `range [${start}, ${end}) of a selection of ${this.indices.length}; expected 0 <= start <= end <= ${this.indices.length}`,
+      );
     return new SelectionDataset(this.dataset, this.indices.slice(start, end));
   }
 
   /** Splits the selection into `num` consecutive parts (the last takes the remainder). */
   split(num: number): SelectionDataset<I>[] {
-    if (!Number.isSafeInteger(num) || num < 1) throw new BurnError('SelectionDataset.split', `num ${num}; expected a positive integer`);
+    if (!Number.isSafeInteger(num) || num < 1)
+      throw new BurnError('SelectionDataset.split', `num ${num}; expected a positive integer`);
     const n = this.indices.length;
     const size = Math.floor(n / num);
     return Array.from({ length: num }, (_, i) => this.slice(i * size, i === num - 1 ? n : (i + 1) * size));
@@ -83,7 +92,8 @@ export class SelectionDataset<I> extends DatasetBase<I> {
     return getMany(
       this.dataset,
       indices.map((i) => {
-        if (!Number.isInteger(i) || i < 0 || i >= n) throw new BurnError('SelectionDataset.getMany', `index ${i} is out of range for ${n} items`);
+        if (!Number.isInteger(i) || i < 0 || i >= n)
+          throw new BurnError('SelectionDataset.getMany', `index ${i} is out of range for ${n} items`);
         return this.indices[i]!;
       }),
     );
@@ -102,6 +112,9 @@ export class SelectionDataset<I> extends DatasetBase<I> {
 }
 
 /** Worker factory of {@link SelectionDataset}. */
-export async function openSelectionDataset(args: { dataset: WorkerRecipe; indices: Uint32Array }, revive: Revive): Promise<SelectionDataset<unknown>> {
+export async function openSelectionDataset(
+  args: { dataset: WorkerRecipe; indices: Uint32Array },
+  revive: Revive,
+): Promise<SelectionDataset<unknown>> {
   return SelectionDataset.fromIndicesUnchecked((await revive(args.dataset)) as Dataset<unknown>, args.indices);
 }

@@ -3,14 +3,19 @@ import { DatasetBase, getMany, type Dataset } from '../dataset.js';
 import { recipeOf, type Revive, type WorkerRecipe } from '../recipe.js';
 
 function checkSize(op: string, size: number): void {
-  if (!Number.isSafeInteger(size) || size < 1) throw new BurnError(op, `window size ${size}; expected a positive integer`);
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new BurnError(op, `window size ${size}; expected a positive integer`);
 }
 
 /** The window of `size` consecutive items starting at `start`, or `undefined` when it does not fit (Burn's `Window::window`). */
 export function window<I>(dataset: Dataset<I>, start: number, size: number): I[] | undefined {
   checkSize('window', size);
   if (!Number.isInteger(start) || start < 0 || start + size > dataset.len()) return undefined;
-  return getMany(dataset, Array.from({ length: size }, (_, k) => start + k), 'window');
+  return getMany(
+    dataset,
+    Array.from({ length: size }, (_, k) => start + k),
+    'window',
+  );
 }
 
 /** Every window of `size` consecutive items, sliding by one (Burn's `Windows::windows`). */
@@ -51,6 +56,9 @@ export class WindowsDataset<I> extends DatasetBase<I[]> {
 }
 
 /** Worker factory of {@link WindowsDataset}. */
-export async function openWindowsDataset(args: { dataset: WorkerRecipe; size: number }, revive: Revive): Promise<WindowsDataset<unknown>> {
+export async function openWindowsDataset(
+  args: { dataset: WorkerRecipe; size: number },
+  revive: Revive,
+): Promise<WindowsDataset<unknown>> {
   return new WindowsDataset((await revive(args.dataset)) as Dataset<unknown>, args.size);
 }

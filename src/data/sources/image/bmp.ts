@@ -23,13 +23,17 @@ export function decodeBmp(bytes: Uint8Array, file: string, maxPixels: number): D
   const bits = view.getUint16(28, true);
   const compression = view.getUint32(30, true);
   if (headerSize < 40) throw bad(`header size ${headerSize}; expected a BITMAPINFOHEADER (40 bytes or more)`);
-  if (compression !== 0 && !(compression === 3 && bits === 32)) throw bad(`compression ${compression}; only uncompressed images are supported`);
+  if (compression !== 0 && !(compression === 3 && bits === 32))
+    throw bad(`compression ${compression}; only uncompressed images are supported`);
   if (bits !== 8 && bits !== 24 && bits !== 32) throw bad(`${bits} bits per pixel; expected 8, 24 or 32`);
   const height = Math.abs(rawHeight);
   if (width <= 0 || height === 0) throw bad(`size ${width}x${rawHeight}`);
   checkPixels(file, width, height, maxPixels);
   const stride = Math.ceil((width * bits) / 32) * 4;
-  if (offset + stride * height > bytes.length) throw bad(`truncated: ${width}x${height} at ${bits} bits need ${offset + stride * height} bytes, the file has ${bytes.length}`);
+  if (offset + stride * height > bytes.length)
+    throw bad(
+      `truncated: ${width}x${height} at ${bits} bits need ${offset + stride * height} bytes, the file has ${bytes.length}`,
+    );
   const channels = bits === 32 ? 4 : 3;
   const out = new Uint8Array(width * height * channels);
   const paletteAt = 14 + headerSize;

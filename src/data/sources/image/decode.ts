@@ -20,7 +20,10 @@ export function decodeImage(bytes: Uint8Array, file: string, options: ImageDecod
   if (isJpeg(bytes)) return decodeJpeg(bytes, file, maxPixels);
   if (isBmp(bytes)) return decodeBmp(bytes, file, maxPixels);
   const head = [...bytes.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-  throw new BurnError('decodeImage', `${file} is not a PNG, JPEG or BMP image (first bytes: ${head || 'none, the file is empty'})`);
+  throw new BurnError(
+    'decodeImage',
+    `${file} is not a PNG, JPEG or BMP image (first bytes: ${head || 'none, the file is empty'})`,
+  );
 }
 
 /** Reads and decodes an image file (`options` as {@link decodeImage}). */

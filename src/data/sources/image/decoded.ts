@@ -10,7 +10,12 @@ export interface DecodedImage {
 }
 
 /** Keeps `channels` of every pixel of an RGBA buffer (`pick` lists the RGBA offsets to keep). */
-export function fromRgba<T extends Uint8Array | Uint16Array>(rgba: T, pixels: number, pick: readonly number[], make: (n: number) => T): T {
+export function fromRgba<T extends Uint8Array | Uint16Array>(
+  rgba: T,
+  pixels: number,
+  pick: readonly number[],
+  make: (n: number) => T,
+): T {
   const out = make(pixels * pick.length);
   for (let p = 0, o = 0; p < pixels; p++) for (const c of pick) out[o++] = rgba[p * 4 + c]!;
   return out;

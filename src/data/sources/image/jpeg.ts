@@ -6,7 +6,13 @@ import { checkPixels } from './limits.js';
 interface JpegJs {
   decode(
     data: Uint8Array,
-    options: { useTArray: true; formatAsRGBA: boolean; tolerantDecoding: boolean; maxResolutionInMP: number; maxMemoryUsageInMB: number },
+    options: {
+      useTArray: true;
+      formatAsRGBA: boolean;
+      tolerantDecoding: boolean;
+      maxResolutionInMP: number;
+      maxMemoryUsageInMB: number;
+    },
   ): { width: number; height: number; data: Uint8Array };
 }
 
@@ -42,7 +48,11 @@ function frameOf(bytes: Uint8Array): JpegFrame | undefined {
     if (marker === 0xd9 || marker === 0xda || i + 3 >= bytes.length) return undefined; // EOI or SOS: no frame before the data
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
       if (i + 9 >= bytes.length) return undefined;
-      return { height: (bytes[i + 5]! << 8) | bytes[i + 6]!, width: (bytes[i + 7]! << 8) | bytes[i + 8]!, components: bytes[i + 9]! };
+      return {
+        height: (bytes[i + 5]! << 8) | bytes[i + 6]!,
+        width: (bytes[i + 7]! << 8) | bytes[i + 8]!,
+        components: bytes[i + 9]!,
+      };
     }
     i += 2 + ((bytes[i + 2]! << 8) | bytes[i + 3]!);
   }
@@ -62,12 +72,25 @@ export function decodeJpeg(bytes: Uint8Array, file: string, maxPixels: number): 
   try {
     // jpeg-js's own memory cap (512 MB by default) raised for images the pixel limit allows: coefficients, planes and RGBA take about 16 bytes per pixel.
     const memoryMB = Math.max(512, Math.ceil((maxPixels * 16) / 2 ** 20));
-    img = jpegjs.decode(bytes, { useTArray: true, formatAsRGBA: true, tolerantDecoding: false, maxResolutionInMP: maxPixels / 1e6, maxMemoryUsageInMB: memoryMB });
+    img = jpegjs.decode(bytes, {
+      useTArray: true,
+      formatAsRGBA: true,
+      tolerantDecoding: false,
+      maxResolutionInMP: maxPixels / 1e6,
+      maxMemoryUsageInMB: memoryMB,
+    });
   } catch (e) {
     throw new BurnError('decodeImage', `${file} is not a valid JPEG: ${(e as Error).message}`);
   }
-  if (img.width === 0 || img.height === 0) throw new BurnError('decodeImage', `${file} is not a valid JPEG: no image data`);
+  if (img.width === 0 || img.height === 0)
+    throw new BurnError('decodeImage', `${file} is not a valid JPEG: no image data`);
   const gray = frame?.components === 1;
   const pick = gray ? [0] : [0, 1, 2];
-  return { width: img.width, height: img.height, channels: gray ? 1 : 3, depth: 8, data: fromRgba(img.data, img.width * img.height, pick, (n) => new Uint8Array(n)) };
+  return {
+    width: img.width,
+    height: img.height,
+    channels: gray ? 1 : 3,
+    depth: 8,
+    data: fromRgba(img.data, img.width * img.height, pick, (n) => new Uint8Array(n)),
+  };
 }

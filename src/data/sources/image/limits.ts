@@ -26,6 +26,9 @@ export function maxPixelsOf(op: string, options: ImageDecodeOptions): number {
 /** Throws a `BurnError` naming `file`, its size and the limit when a `width` × `height` image is over `max` pixels. */
 export function checkPixels(file: string, width: number, height: number, max: number): void {
   if (width * height > max) {
-    throw new BurnError('decodeImage', `${file} is ${width}x${height} pixels (${width * height}), over the limit of ${max} pixels; pass a larger maxPixels option to decode it`);
+    throw new BurnError(
+      'decodeImage',
+      `${file} is ${width}x${height} pixels (${width * height}), over the limit of ${max} pixels; pass a larger maxPixels option to decode it`,
+    );
   }
 }

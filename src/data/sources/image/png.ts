@@ -50,7 +50,14 @@ function interlacedSize(width: number, height: number, bitsPerPixel: number): nu
  * pngjs bounds the inflation of non-interlaced images by their size, but inflates interlaced ones
  * without a limit, so a small file could expand to gigabytes.
  */
-function checkInterlacedData(bytes: Uint8Array, file: string, width: number, height: number, depth: number, colorType: number): void {
+function checkInterlacedData(
+  bytes: Uint8Array,
+  file: string,
+  width: number,
+  height: number,
+  depth: number,
+  colorType: number,
+): void {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const parts: Uint8Array[] = [];
   for (let at = 8; at + 8 <= bytes.length; ) {
@@ -66,7 +73,10 @@ function checkInterlacedData(bytes: Uint8Array, file: string, width: number, hei
     inflateSync(Buffer.concat(parts), { maxOutputLength: Math.max(1, need), finishFlush: zlibConstants.Z_SYNC_FLUSH });
   } catch (e) {
     if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new BurnError('decodeImage', `${file} is not a valid PNG: its image data inflates to more than the ${need} bytes a ${width}x${height} interlaced image of ${channels} channel(s) at ${depth} bits needs`);
+      throw new BurnError(
+        'decodeImage',
+        `${file} is not a valid PNG: its image data inflates to more than the ${need} bytes a ${width}x${height} interlaced image of ${channels} channel(s) at ${depth} bits needs`,
+      );
     }
     // Other faults are pngjs's to report, with its own words.
   }
@@ -79,7 +89,8 @@ function checkInterlacedData(bytes: Uint8Array, file: string, width: number, hei
  * An image over `maxPixels` is refused from its header, before anything is decoded.
  */
 export function decodePng(bytes: Uint8Array, file: string, maxPixels: number): DecodedImage {
-  if (bytes.length < 33 || String.fromCharCode(...bytes.subarray(12, 16)) !== 'IHDR') throw new BurnError('decodeImage', `${file} is not a valid PNG: no IHDR header`);
+  if (bytes.length < 33 || String.fromCharCode(...bytes.subarray(12, 16)) !== 'IHDR')
+    throw new BurnError('decodeImage', `${file} is not a valid PNG: no IHDR header`);
   const header = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const width = header.getUint32(16, false);
   const height = header.getUint32(20, false);
@@ -90,7 +101,10 @@ export function decodePng(bytes: Uint8Array, file: string, maxPixels: number): D
   pngjs ??= createRequire(import.meta.url)('pngjs') as PngJs;
   let png: PngImage & { transColor?: unknown };
   try {
-    png = pngjs.PNG.sync.read(bytes instanceof Buffer ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { skipRescale: depth === 16 });
+    png = pngjs.PNG.sync.read(
+      bytes instanceof Buffer ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      { skipRescale: depth === 16 },
+    );
   } catch (e) {
     throw new BurnError('decodeImage', `${file} is not a valid PNG: ${(e as Error).message}`);
   }
@@ -108,5 +122,11 @@ export function decodePng(bytes: Uint8Array, file: string, maxPixels: number): D
     for (let p = 0; p < pixels && opaque; p++) opaque = rgba[p * 4 + 3] === 255;
     pick = opaque ? [0, 1, 2] : [0, 1, 2, 3];
   }
-  return { width: png.width, height: png.height, channels: pick.length as 1 | 2 | 3 | 4, depth: wide ? 16 : 8, data: fromRgba(rgba, pixels, pick, make) };
+  return {
+    width: png.width,
+    height: png.height,
+    channels: pick.length as 1 | 2 | 3 | 4,
+    depth: wide ? 16 : 8,
+    data: fromRgba(rgba, pixels, pick, make),
+  };
 }

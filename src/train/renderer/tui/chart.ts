@@ -28,13 +28,22 @@ const DOT_BITS = [
  * color wins. Non-finite values are skipped (they break the line).
  */
 export function brailleChart(series: readonly ChartSeries[], width: number, height: number): BrailleChart {
-  const w = Math.max(1, Math.floor(width)), h = Math.max(1, Math.floor(height));
+  const w = Math.max(1, Math.floor(width)),
+    h = Math.max(1, Math.floor(height));
   const finite = series.flatMap((s) => s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y)));
   let [x0, x1] = finite.length ? [Math.min(...finite.map((p) => p[0])), Math.max(...finite.map((p) => p[0]))] : [0, 1];
   let [y0, y1] = finite.length ? [Math.min(...finite.map((p) => p[1])), Math.max(...finite.map((p) => p[1]))] : [0, 1];
-  if (x1 === x0) { x0 -= 0.5; x1 += 0.5; }
-  if (y1 === y0) { const pad = Math.abs(y0) * 0.05 || 0.5; y0 -= pad; y1 += pad; }
-  const dotsX = w * 2, dotsY = h * 4;
+  if (x1 === x0) {
+    x0 -= 0.5;
+    x1 += 0.5;
+  }
+  if (y1 === y0) {
+    const pad = Math.abs(y0) * 0.05 || 0.5;
+    y0 -= pad;
+    y1 += pad;
+  }
+  const dotsX = w * 2,
+    dotsY = h * 4;
   const bits = new Uint8Array(w * h);
   const colors: (string | undefined)[] = new Array(w * h).fill(undefined);
   const toDot = (x: number, y: number): [number, number] => [
@@ -50,7 +59,10 @@ export function brailleChart(series: readonly ChartSeries[], width: number, heig
   for (const s of series) {
     let prev: [number, number] | undefined;
     for (const [x, y] of s.points) {
-      if (!Number.isFinite(x) || !Number.isFinite(y)) { prev = undefined; continue; }
+      if (!Number.isFinite(x) || !Number.isFinite(y)) {
+        prev = undefined;
+        continue;
+      }
       const cur = toDot(x, y);
       if (prev) line(prev, cur, (dx, dy) => plot(dx, dy, s.color));
       else plot(cur[0], cur[1], s.color);
@@ -60,12 +72,16 @@ export function brailleChart(series: readonly ChartSeries[], width: number, heig
   const rows: ChartSegment[][] = [];
   for (let r = 0; r < h; r++) {
     const row: ChartSegment[] = [];
-    let text = '', color: string | undefined;
+    let text = '',
+      color: string | undefined;
     for (let c = 0; c < w; c++) {
       const i = r * w + c;
       const ch = bits[i] ? String.fromCharCode(0x2800 + bits[i]!) : ' ';
       const cc = bits[i] ? colors[i] : color;
-      if (cc !== color && text) { row.push(color ? { text, color } : { text }); text = ''; }
+      if (cc !== color && text) {
+        row.push(color ? { text, color } : { text });
+        text = '';
+      }
       color = cc;
       text += ch;
     }
@@ -77,15 +93,25 @@ export function brailleChart(series: readonly ChartSeries[], width: number, heig
 
 /** Bresenham's line between two dots (both ends included). */
 function line([ax, ay]: [number, number], [bx, by]: [number, number], plot: (x: number, y: number) => void): void {
-  const dx = Math.abs(bx - ax), dy = -Math.abs(by - ay);
-  const sx = ax < bx ? 1 : -1, sy = ay < by ? 1 : -1;
-  let err = dx + dy, x = ax, y = ay;
+  const dx = Math.abs(bx - ax),
+    dy = -Math.abs(by - ay);
+  const sx = ax < bx ? 1 : -1,
+    sy = ay < by ? 1 : -1;
+  let err = dx + dy,
+    x = ax,
+    y = ay;
   for (;;) {
     plot(x, y);
     if (x === bx && y === by) return;
     const e2 = 2 * err;
-    if (e2 >= dy) { err += dy; x += sx; }
-    if (e2 <= dx) { err += dx; y += sy; }
+    if (e2 >= dy) {
+      err += dy;
+      x += sx;
+    }
+    if (e2 <= dx) {
+      err += dx;
+      y += sy;
+    }
   }
 }
 

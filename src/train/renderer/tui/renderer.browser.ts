@@ -7,7 +7,10 @@ import type { MetricsRenderer } from '../base.js';
 /** The terminal dashboard: Node-only (a page renders metrics with its own `MetricsRenderer`). */
 export class TuiRenderer implements MetricsRenderer {
   constructor() {
-    throw new BurnError('TuiRenderer', 'the terminal dashboard is Node-only; in a browser pass your own renderer to SupervisedTraining.renderer()');
+    throw new BurnError(
+      'TuiRenderer',
+      'the terminal dashboard is Node-only; in a browser pass your own renderer to SupervisedTraining.renderer()',
+    );
   }
 
   update(): void {}

@@ -32,7 +32,11 @@ export class MetricTrack {
   private readonly pending: Record<Split, Point[]> = { train: [], valid: [] };
   private readonly stride: Record<Split, number> = { train: 1, valid: 1 };
 
-  constructor(readonly name: string, public unit: string | undefined, public higherIsBetter: boolean) {}
+  constructor(
+    readonly name: string,
+    public unit: string | undefined,
+    public higherIsBetter: boolean,
+  ) {}
 
   /** Adds one iteration's value at `position` (epoch − 1 + fraction of the epoch done). */
   push(split: Split, value: number | undefined, position: number): void {
@@ -50,7 +54,8 @@ export class MetricTrack {
       pending.length = 0;
       if (full.length >= 2 * FULL_POINTS) {
         const merged: Point[] = [];
-        for (let i = 0; i + 1 < full.length; i += 2) merged.push([full[i + 1]![0], (full[i]![1] + full[i + 1]![1]) / 2]);
+        for (let i = 0; i + 1 < full.length; i += 2)
+          merged.push([full[i + 1]![0], (full[i]![1] + full[i + 1]![1]) / 2]);
         full.splice(0, full.length, ...merged);
         this.stride[split] *= 2;
       }
@@ -124,8 +129,10 @@ export class DashboardState {
       previous.progress = progress;
     }
     this.current = progress.split;
-    const position = progress.epoch - 1 + (progress.itemsTotal > 0 ? Math.min(1, progress.itemsProcessed / progress.itemsTotal) : 0);
-    for (const [split, track, value] of this.queued) track.push(split, value, split === progress.split ? position : progress.epoch - 1);
+    const position =
+      progress.epoch - 1 + (progress.itemsTotal > 0 ? Math.min(1, progress.itemsProcessed / progress.itemsTotal) : 0);
+    for (const [split, track, value] of this.queued)
+      track.push(split, value, split === progress.split ? position : progress.epoch - 1);
     this.queued.length = 0;
   }
 
@@ -193,9 +200,10 @@ export class DashboardState {
     const validItems = this.splits.valid?.progress.itemsTotal ?? 0;
     const perEpoch = trainItems + validItems;
     const epochIndex = train.epoch - first;
-    let done = this.current === 'valid' && this.splits.valid?.progress.epoch === train.epoch
-      ? trainItems + (this.splits.valid?.progress.itemsProcessed ?? 0)
-      : train.itemsProcessed;
+    let done =
+      this.current === 'valid' && this.splits.valid?.progress.epoch === train.epoch
+        ? trainItems + (this.splits.valid?.progress.itemsProcessed ?? 0)
+        : train.itemsProcessed;
     if (this.current === 'train' && train.itemsProcessed >= trainItems) done = trainItems;
     return perEpoch > 0 ? Math.min(1, (epochIndex * perEpoch + done) / (epochs * perEpoch)) : 0;
   }
@@ -219,7 +227,9 @@ export class DashboardState {
 export function formatDuration(seconds: number | undefined): string {
   if (seconds === undefined || !Number.isFinite(seconds)) return '---';
   const s = Math.round(seconds);
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  const h = Math.floor(s / 3600),
+    m = Math.floor((s % 3600) / 60),
+    r = s % 60;
   if (h > 0) return `${h}h ${String(m).padStart(2, '0')}m ${String(r).padStart(2, '0')}s`;
   if (m > 0) return `${m}m ${String(r).padStart(2, '0')}s`;
   return `${r}s`;

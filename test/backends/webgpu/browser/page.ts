@@ -19,13 +19,35 @@ export interface PageResult {
 
 async function run(): Promise<PageResult> {
   const device = await Device.webgpu();
-  const a = Tensor.fromFloats([[1, 2], [3, 4], [5, 6]], device);
-  const b = Tensor.fromFloats([[1, 0, -1], [0.5, 2, 1]], device);
+  const a = Tensor.fromFloats(
+    [
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ],
+    device,
+  );
+  const b = Tensor.fromFloats(
+    [
+      [1, 0, -1],
+      [0.5, 2, 1],
+    ],
+    device,
+  );
   const product = a.matmul(b);
   const softmax = product.softmax(1);
   // A tiny linear regression: y = x · [2, -1] + 0.5, fitted by gradient descent on the autodiff device.
   const ad = device.autodiff();
-  const x = Tensor.fromFloats([[1, 0], [0, 1], [1, 1], [2, 1], [0.5, -1]], ad);
+  const x = Tensor.fromFloats(
+    [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+      [2, 1],
+      [0.5, -1],
+    ],
+    ad,
+  );
   const y = Tensor.fromFloats([[2.5], [-0.5], [1.5], [3.5], [2.5]], ad);
   let w = Tensor.zeros([2, 1], ad).requireGrad();
   let bias = Tensor.zeros([1], ad).requireGrad();
@@ -62,4 +84,6 @@ async function run(): Promise<PageResult> {
   };
 }
 
-(globalThis as { burnResult?: Promise<PageResult | { error: string }> }).burnResult = run().catch((e: unknown) => ({ error: e instanceof Error ? `${e.message}\n${e.stack}` : String(e) }));
+(globalThis as { burnResult?: Promise<PageResult | { error: string }> }).burnResult = run().catch((e: unknown) => ({
+  error: e instanceof Error ? `${e.message}\n${e.stack}` : String(e),
+}));
