@@ -101,21 +101,10 @@ export class TuiRenderer implements MetricsRenderer {
     const now = Date.now();
     if (!force && now - this.lastDraw < Math.max(this.intervalMs, 4 * this.drawCost)) return;
     const element = (
-      <Dashboard
-        state={this.state}
-        columns={this.stdout.columns ?? 100}
-        rows={this.stdout.rows ?? 40}
-        onAction={(a) => this.act(a)}
-      />
+      <Dashboard state={this.state} columns={this.stdout.columns ?? 100} rows={this.stdout.rows ?? 40} onAction={(a) => this.act(a)} />
     );
     if (this.instance) this.instance.rerender(element);
-    else
-      this.instance = render(element, {
-        stdout: this.stdout,
-        stdin: this.stdin,
-        exitOnCtrlC: false,
-        patchConsole: true,
-      });
+    else this.instance = render(element, { stdout: this.stdout, stdin: this.stdin, exitOnCtrlC: false, patchConsole: true });
     this.lastDraw = Date.now();
     this.drawCost = this.lastDraw - now;
   }
