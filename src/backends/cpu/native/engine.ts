@@ -19,7 +19,8 @@ import type {
 import type { AdamArrays } from '../js/optim.js';
 import type { CpuArray } from '../storage.js';
 import type { NativeAddon } from './addon.js';
-import { BINARY_COST, nativeOpCodes, UNARY_COST, type NativeOpCodes } from './ops.js';
+import { BINARY_COST, UNARY_COST } from '../op-cost.js';
+import { nativeOpCodes, type NativeOpCodes } from './ops.js';
 
 /** Thresholds below which the engine declines work (the `js` kernels are faster there). */
 export interface NativeEngineOptions {

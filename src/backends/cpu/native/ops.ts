@@ -1,6 +1,6 @@
 /**
- * The native engine's op tables: the addon's codes matched by name (see ../op-codes.ts), and the
- * cost class of each op, which picks the size from which a call into the addon pays.
+ * The native engine's op tables: the addon's codes matched by name (see ../op-codes.ts); the ops'
+ * cost classes, which pick the size from which a call into the addon pays, are in ../op-cost.ts.
  */
 import {
   BINARY_OPS,
@@ -35,58 +35,3 @@ export function nativeOpCodes(ops: NativeOpNames): NativeOpCodes {
     compare: opCodesByName('native addon ops.compare', COMPARE_OPS, ops.compare),
   };
 }
-
-/** `costly`: a libm call per element in JavaScript, worth the addon from a few elements; `cheap`: worth it from thousands. */
-export type OpCost = 'cheap' | 'costly';
-
-/** The cost class of each unary op. */
-export const UNARY_COST: Readonly<Record<UnaryOp, OpCost>> = {
-  neg: 'cheap',
-  abs: 'cheap',
-  sign: 'cheap',
-  exp: 'costly',
-  expm1: 'costly',
-  log: 'costly',
-  log1p: 'costly',
-  sqrt: 'cheap',
-  recip: 'cheap',
-  sigmoid: 'costly',
-  sin: 'costly',
-  cos: 'costly',
-  tan: 'costly',
-  asin: 'costly',
-  acos: 'costly',
-  atan: 'costly',
-  sinh: 'costly',
-  cosh: 'costly',
-  tanh: 'costly',
-  asinh: 'costly',
-  acosh: 'costly',
-  atanh: 'costly',
-  erf: 'costly',
-  round: 'cheap',
-  floor: 'cheap',
-  ceil: 'cheap',
-  trunc: 'cheap',
-  not: 'cheap',
-};
-
-/** The cost class of each binary op. */
-export const BINARY_COST: Readonly<Record<BinaryOp, OpCost>> = {
-  add: 'cheap',
-  sub: 'cheap',
-  mul: 'cheap',
-  div: 'cheap',
-  rem: 'costly',
-  fmod: 'costly',
-  pow: 'costly',
-  atan2: 'costly',
-  hypot: 'costly',
-  max: 'cheap',
-  min: 'cheap',
-  and: 'cheap',
-  or: 'cheap',
-  xor: 'cheap',
-  shl: 'cheap',
-  shr: 'cheap',
-};

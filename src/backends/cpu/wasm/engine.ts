@@ -27,7 +27,8 @@ import type {
   UniformDistribution,
 } from '../engine.js';
 import type { AdamArrays } from '../js/optim.js';
-import { requiredKinds, UNARY_COST, wasmOpCodes, type TaskKind, type WasmOpCodes } from './ops.js';
+import { UNARY_COST } from '../op-cost.js';
+import { requiredKinds, wasmOpCodes, type TaskKind, type WasmOpCodes } from './ops.js';
 import { MAX_JOBS } from './pool.js';
 import { GEMM_MAX_TILE, type WasmRuntime } from './runtime.js';
 

@@ -1,7 +1,7 @@
 /**
  * The wasm engine's op tables: the module's op codes and task kinds, which it exports by name
- * (`UNARY_exp`, `KIND_gemm`, … in wasm/assembly/), matched by name (see ../op-codes.ts), and the
- * cost class of each unary op.
+ * (`UNARY_exp`, `KIND_gemm`, … in wasm/assembly/), matched by name (see ../op-codes.ts); the ops'
+ * cost classes are in ../op-cost.ts.
  */
 import { BINARY_OPS, REDUCE_OPS, UNARY_OPS, type BinaryOp, type ReduceOp, type UnaryOp } from '../../../backend/ops.js';
 import type { UniformDistribution } from '../engine.js';
@@ -64,35 +64,3 @@ export function requiredKinds(codes: OpCodes<TaskKind>): Readonly<Record<TaskKin
   }
   return out;
 }
-
-/** `costly`: transcendental, worth the module from about a hundred elements and spread over the threads; `cheap`: memory-bound. */
-export const UNARY_COST: Readonly<Record<UnaryOp, 'cheap' | 'costly'>> = {
-  neg: 'cheap',
-  abs: 'cheap',
-  sign: 'cheap',
-  exp: 'costly',
-  expm1: 'costly',
-  log: 'costly',
-  log1p: 'costly',
-  sqrt: 'cheap',
-  recip: 'cheap',
-  sigmoid: 'costly',
-  sin: 'costly',
-  cos: 'costly',
-  tan: 'costly',
-  asin: 'costly',
-  acos: 'costly',
-  atan: 'costly',
-  sinh: 'costly',
-  cosh: 'costly',
-  tanh: 'costly',
-  asinh: 'costly',
-  acosh: 'costly',
-  atanh: 'costly',
-  erf: 'costly',
-  round: 'cheap',
-  floor: 'cheap',
-  ceil: 'cheap',
-  trunc: 'cheap',
-  not: 'cheap',
-};
