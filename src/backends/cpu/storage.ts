@@ -1,6 +1,7 @@
 import type { TensorPrimitive } from '../../backend/backend.js';
 import { inScope, trackAllocation } from '../../backend/memory.js';
 import type { DType } from '../../core/dtype.js';
+import type { NumericArray } from '../../core/element.js';
 import { BurnError } from '../../core/errors.js';
 import { contiguousStrides, numel } from '../../core/shape.js';
 import { isContiguous } from '../../core/strided.js';
@@ -10,15 +11,7 @@ import { isContiguous } from '../../core/strided.js';
  * rounded to half precision (every op rounds its result), i64 in a Float64Array (exact within
  * ±2^53), bool in a Uint8Array of 0/1.
  */
-export type CpuArray =
-  | Float32Array
-  | Float64Array
-  | Int32Array
-  | Int16Array
-  | Int8Array
-  | Uint32Array
-  | Uint16Array
-  | Uint8Array;
+export type CpuArray = NumericArray;
 
 type CpuArrayCtor = new (n: number) => CpuArray;
 
