@@ -16,6 +16,7 @@ import type {
 } from './options.js';
 import type { AutodiffOps } from './autodiff.js';
 import type { CustomCall } from './custom.js';
+import type { FusedCall } from './fusion/program.js';
 import type { RandomKey } from './rng.js';
 
 /** What every backend's tensor handle exposes; everything else about it is private to the backend. */
@@ -195,6 +196,21 @@ export interface Backend<P extends TensorPrimitive = TensorPrimitive> extends Re
    * and the backend). Decorators record it: autodiff uses `call.backward`.
    */
   customOp?(call: CustomCall, inputs: readonly P[]): P | undefined;
+
+  // --- fused kernels (the fusion decorator's code generators; src/backend/fusion/) ---
+  /**
+   * Optional: runs a fused program (a block of elementwise ops and row reductions recorded by the
+   * fusion decorator) as one kernel, returning one new primitive per program output, or undefined
+   * where this backend has no fused kernel for it (the decorator then replays the program op by op
+   * with `replayFused`). Follows the optional-kernel protocol below (3 and 4): its values equal the
+   * replay's.
+   */
+  fused?(call: FusedCall<P>): P[] | undefined;
+  /**
+   * The most tensors (inputs plus outputs) one fused kernel of this backend can bind (WebGPU's
+   * storage-buffer limit); the fusion decorator cuts blocks to fit. Absent: no limit.
+   */
+  readonly maxFusedBindings?: number;
 
   // --- optional kernels ---
   /*

@@ -29,7 +29,10 @@ type Capabilities =
   | 'toDataMany'
   | 'info'
   | 'checkIndices'
-  | 'customOp';
+  | 'customOp'
+  // Fused programs of the fusion decorator (follow rules 3 and 4, like customOp).
+  | 'fused'
+  | 'maxFusedBindings';
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const classified: Same<Exclude<OptionalMembers, Capabilities>, (typeof OPTIONAL_KERNELS)[number]> = true;
 

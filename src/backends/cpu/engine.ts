@@ -6,6 +6,7 @@ import type {
   MaxPoolOptions,
   UnfoldOptions,
 } from '../../backend/options.js';
+import type { FusedProgram } from '../../backend/fusion/program.js';
 import type { AdamArrays } from './js/optim.js';
 import type { RandomKey } from '../../backend/rng.js';
 import type { Distribution } from '../../core/distribution.js';
@@ -70,6 +71,32 @@ export interface ConvTranspose2dArgs {
   readonly out: FloatArray;
   readonly outShape: readonly [number, number, number, number];
   readonly options: ConvTransposeOptions;
+}
+
+/** One operand of a fused program for an engine: an array read at `offset + Σ index_d · strides_d`. */
+export interface FusedOperand {
+  readonly data: CpuArray;
+  readonly offset: number;
+  /** One stride per dim of {@link FusedEngineArgs.shape}; 0 where the operand broadcasts. */
+  readonly strides: readonly number[];
+}
+
+/**
+ * A fused program (src/backend/fusion/program.ts) for an engine. The iteration space is `shape`,
+ * whose last `innerRank` dims are the row (reduced) dims; the CPU backend has already collapsed the
+ * dims every operand allows to merge (a contiguous elementwise program is one flat dim). Row inputs
+ * have stride 0 along the inner dims. Outputs are fresh contiguous arrays: element outputs hold
+ * `numel(shape)` values, row outputs one per row (`numel(shape[0 .. rank − innerRank])`), in the
+ * dtype of their value; each must be written completely. Scalars are raw numbers: the program's
+ * `scalar` instruction converts them to its dtype (as `fill` would).
+ */
+export interface FusedEngineArgs {
+  readonly program: FusedProgram;
+  readonly shape: readonly number[];
+  readonly innerRank: number;
+  readonly inputs: readonly FusedOperand[];
+  readonly outputs: readonly CpuArray[];
+  readonly scalars: readonly number[];
 }
 
 /**
@@ -260,6 +287,12 @@ export interface CpuEngineKernels {
     planes: number,
     plane: number,
   ): FloatArray | undefined;
+  /**
+   * Runs a fused program (the fusion decorator's blocks) into `args.outputs`, or declines the
+   * dtypes, layouts or instructions it does not take; the backend then runs its generated
+   * JavaScript, which takes every program.
+   */
+  fused?(args: FusedEngineArgs): readonly CpuArray[] | undefined;
   /** 2-d max pooling of a contiguous NCHW tensor into `out` (and the flat per-channel argmax into `indices` when given). */
   maxPool2d?(
     x: FloatArray,
