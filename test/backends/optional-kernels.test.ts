@@ -10,6 +10,7 @@ import type { Backend, TensorPrimitive } from '../../src/backend/backend.js';
 import { jsEngine, type CpuEngineKernels, type FloatArray } from '../../src/backends/cpu/engine.js';
 import { NativeEngine, nativeAddon } from '../../src/backends/cpu/native/index.js';
 import { wasmEngine, wasmRuntime } from '../../src/backends/cpu/wasm/index.js';
+import { fusedProgram } from '../../src/backend/fusion/program.js';
 import { Device, Tensor, TensorData } from '../../src/index.js';
 import { nativeTestDevice, wasmTestDevice } from '../helpers/devices.js';
 import { requiredOnlyDevice } from '../helpers/required-backend.js';
@@ -118,6 +119,7 @@ const ENGINE_KERNELS = [
   'unfold2d',
   'maxPoolBackward',
   'maxPool2d',
+  'fused',
 ] as const;
 type EngineKernel = (typeof ENGINE_KERNELS)[number];
 // A kernel added to CpuEngineKernels and not listed above does not compile here.
@@ -236,6 +238,24 @@ function engineCalls(
       const out = arr(4);
       const pool = { kernelSize: [2, 2], stride: [1, 1], padding: [0, 0], dilation: [1, 1], ceilMode: false };
       return [e.maxPool2d?.(arr(9), image, out, [1, 1, 2, 2], new Int32Array(4), pool), out];
+    },
+    fused: (e) => {
+      // out = x * s over 4 elements: the kernel returns its outputs array; compare its first.
+      const out = arr(4);
+      const dtype = F === Float32Array ? 'f32' : 'f64';
+      const program = fusedProgram({
+        inputs: [{ dtype, level: 'element' }],
+        scalars: 1,
+        instrs: [
+          { kind: 'load', input: 0, dtype },
+          { kind: 'scalar', index: 0, dtype },
+          { kind: 'binary', op: 'mul', x: 0, y: 1, dtype },
+        ],
+        outputs: [{ value: 2 }],
+      });
+      const args = { program, shape: [4], innerRank: 0, scalars: [2] };
+      const r = e.fused?.({ ...args, inputs: [{ data: arr(4), offset: 0, strides: [1] }], outputs: [out] });
+      return [r === undefined ? undefined : r[0], out];
     },
   };
 }
