@@ -31,6 +31,7 @@ const COVERED = [
   '09-layers',
   '10-datasets',
   '11-onnx',
+  '12-fusion',
 ];
 
 /** 08-backends needs a WebGPU adapter (SwiftShader serves without a GPU): it skips without one, which fails under BURN_TEST_STRICT=1. */

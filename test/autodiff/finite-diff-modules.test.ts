@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { activation, Device, functional as F, linalg, Tensor, type FloatDType, type Int } from '../../src/index.js';
-import { webgpu } from '../helpers/devices.js';
+import { bestCpuTestDevice, webgpu } from '../helpers/devices.js';
 import { gradCheck, type GradCheckOptions, type GradInput } from '../helpers/grad-check.js';
 import { requiredOnlyDevice } from '../helpers/required-backend.js';
 
@@ -183,14 +183,25 @@ const CASES: Case[] = [
 
 // WebGPU has no f64: there the autodiff pass runs in f32, checked against the CPU's f64 finite differences.
 const gpu = webgpu.device;
+const best = bestCpuTestDevice();
 const devices: [string, () => Device, GradCheckOptions, number][] = [
   ['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff(), {}, 1e-5],
   ['autodiff<required-only>', () => requiredOnlyDevice().autodiff(), {}, 1e-5],
+  // The fusion decorator under autodiff (Burn's Autodiff<Fusion<B>>): forward and backward recorded
+  // lazily and run as fused programs, over js and the best engine (its kernels at every size).
+  ['autodiff<fusion<cpu(js)>>', () => Device.cpu({ engine: 'js' }).fusion().autodiff(), {}, 1e-5],
+  [`autodiff<fusion<${best.name}>>`, () => best.device.fusion().autodiff(), {}, 1e-5],
   ...(gpu
     ? [
         [
           'autodiff<webgpu> (f32)',
           () => gpu.autodiff(),
+          { dtype: 'f32', reference: Device.cpu({ engine: 'js' }) },
+          2e-3,
+        ] as [string, () => Device, GradCheckOptions, number],
+        [
+          'autodiff<fusion<webgpu>> (f32)',
+          () => gpu.fusion().autodiff(),
           { dtype: 'f32', reference: Device.cpu({ engine: 'js' }) },
           2e-3,
         ] as [string, () => Device, GradCheckOptions, number],

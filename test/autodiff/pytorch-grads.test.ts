@@ -30,7 +30,7 @@ import {
 } from '../../src/index.js';
 import type { Norm } from '../../src/tensor/linalg/vector-norm.js';
 import { expectClose, fxTensor, fxValues, loadFixture, type FixtureCase, type Tol } from '../helpers/fixtures.js';
-import { webgpu } from '../helpers/devices.js';
+import { bestCpuTestDevice, webgpu } from '../helpers/devices.js';
 import { requiredOnlyDevice } from '../helpers/required-backend.js';
 
 type T<D extends number = number> = Tensor<D, Float>;
@@ -341,13 +341,24 @@ describe('PyTorch gradient fixtures: coverage', () => {
 
 // WebGPU (when an adapter is available) runs the f32 cases: it has no f64.
 const gpu = webgpu.device;
+const best = bestCpuTestDevice();
 const BOTH = ['f32', 'f64'] as const satisfies readonly DType[];
 const devices: [string, () => Device, readonly ('f32' | 'f64')[]][] = [
   ['autodiff<cpu(js)>', () => Device.cpu({ engine: 'js' }).autodiff(), BOTH],
   ['autodiff<required-only>', () => requiredOnlyDevice().autodiff(), BOTH],
   ['checkpointing<cpu(js)>', () => Device.cpu({ engine: 'js' }).gradientCheckpointing(), BOTH],
+  // The fusion decorator under autodiff, over js and the best engine (its kernels at every size).
+  ['autodiff<fusion<cpu(js)>>', () => Device.cpu({ engine: 'js' }).fusion().autodiff(), BOTH],
+  [`autodiff<fusion<${best.name}>>`, () => best.device.fusion().autodiff(), BOTH],
   ...(gpu
-    ? [['autodiff<webgpu>', () => gpu.autodiff(), ['f32']] as [string, () => Device, readonly ('f32' | 'f64')[]]]
+    ? [
+        ['autodiff<webgpu>', () => gpu.autodiff(), ['f32']] as [string, () => Device, readonly ('f32' | 'f64')[]],
+        ['autodiff<fusion<webgpu>>', () => gpu.fusion().autodiff(), ['f32']] as [
+          string,
+          () => Device,
+          readonly ('f32' | 'f64')[],
+        ],
+      ]
     : []),
 ];
 

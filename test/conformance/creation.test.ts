@@ -1,7 +1,7 @@
 // Conformance of tensor creation that PyTorch fixtures cannot pin: constructors from host values
 // (every dtype), empty, the random distributions (seeding reproducibility, identical streams on every
 // device, ranges and rough statistics), categorical sampling statistics, and reading data back
-// (toData, toDataSync, intoScalar). Runs on every device of conformanceDevices(); values are read
+// (toData, toDataSync, intoScalar). Runs on every device of conformanceDevices({ fusion: true }); values are read
 // with `await toData()` (devices such as WebGPU cannot read synchronously: there the sync reads must
 // throw a BurnError saying to await) and dtypes a device does not store must be refused clearly.
 import assert from 'node:assert/strict';
@@ -33,7 +33,7 @@ async function vals(t: Tensor<number, Kind>): Promise<number[]> {
   return Array.from((await t.toData()).toArray());
 }
 
-for (const { name, device: makeDevice, dtypes, readsSync = true } of conformanceDevices()) {
+for (const { name, device: makeDevice, dtypes, readsSync = true } of conformanceDevices({ fusion: true })) {
   describe(`conformance: creation on ${name}`, () => {
     const device = (): Device => makeDevice();
     const stores = (dtype: DType) => !dtypes || dtypes.has(dtype);
@@ -149,7 +149,7 @@ for (const { name, device: makeDevice, dtypes, readsSync = true } of conformance
       )
         .flip([1])
         .transpose();
-      for (const other of conformanceDevices()) {
+      for (const other of conformanceDevices({ fusion: true })) {
         const o = other.device();
         // toDevice reads synchronously: from a device that cannot, it says to use toDeviceAsync.
         const moves = readsSync || o.equals(d) ? [t.toDevice(o), await t.toDeviceAsync(o)] : [await t.toDeviceAsync(o)];
@@ -182,7 +182,7 @@ for (const { name, device: makeDevice, dtypes, readsSync = true } of conformance
       assert.deepEqual(a, b);
       assert.notDeepEqual(a, a2);
       assert.notDeepEqual(a, c);
-      for (const other of conformanceDevices()) {
+      for (const other of conformanceDevices({ fusion: true })) {
         const o = other.device();
         o.seed(42);
         assert.deepEqual(await vals(Tensor.random([64], Distribution.Default, o)), a, other.name);
@@ -192,7 +192,7 @@ for (const { name, device: makeDevice, dtypes, readsSync = true } of conformance
       d.seed(7);
       assert.deepEqual(await vals(Tensor.zeros([5, 5], d).randomLike(Distribution.Normal(0, 1))), n1);
       // Normal draws agree across devices to float precision (a GPU computes Box-Muller in f32).
-      const cpu = conformanceDevices()[0]!.device();
+      const cpu = conformanceDevices({ fusion: true })[0]!.device();
       cpu.seed(7);
       const ref = await vals(Tensor.random([5, 5], Distribution.Normal(0, 1), cpu));
       n1.forEach((v, i) =>

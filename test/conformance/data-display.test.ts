@@ -264,7 +264,7 @@ describe('conformance: float formatting (Rust {:?} and {:.p})', () => {
 
 // Display prints values only where they are readable synchronously; devices that cannot (WebGPU)
 // print shape, device and dtype without values (test/backends/webgpu/backend.test.ts).
-for (const { name, device: makeDevice } of conformanceDevices().filter((d) => d.readsSync !== false)) {
+for (const { name, device: makeDevice } of conformanceDevices({ fusion: true }).filter((d) => d.readsSync !== false)) {
   describe(`conformance: display on ${name}`, () => {
     const wrap = (body: string, shape: string, kind: string, dtype: string) =>
       `Tensor {\n  data:\n${body},\n  shape:  ${shape},\n  device:  ${name},\n  kind:  "${kind}",\n  dtype:  "${dtype}",\n}`;

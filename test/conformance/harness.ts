@@ -1,5 +1,5 @@
 // The table-driven conformance runner: every fixture case (generated from real PyTorch by
-// test/fixtures/gen_conformance_*.py) runs on every device of conformanceDevices(), once per input
+// test/fixtures/gen_conformance_*.py) runs on every device of conformanceDevices() and its fused devices, once per input
 // layout (contiguous, permuted, flipped = negative strides, strided = a step-2 slice of a larger
 // buffer), and its outputs are compared with the fixture: dtype and shape exactly, values exactly
 // for ints and bools and within the dtype's precision for floats.
@@ -265,7 +265,7 @@ export function conformance(fixture: string, table: Table): void {
         'table entries without cases',
       );
     });
-    for (const { name: devName, device, dtypes, readsSync } of conformanceDevices()) {
+    for (const { name: devName, device, dtypes, readsSync } of conformanceDevices({ fusion: true })) {
       describe(devName, () => {
         for (const [op, list] of byOp) {
           const fn = table[op];

@@ -16,7 +16,7 @@ const RANGES: [DType, number, number][] = [
 
 let reference: Map<DType, number[]> | undefined;
 
-for (const { name, device: makeDevice, dtypes } of conformanceDevices()) {
+for (const { name, device: makeDevice, dtypes } of conformanceDevices({ fusion: true })) {
   describe(`default integer random draws on ${name}`, () => {
     for (const [dtype, lo, hi] of RANGES) {
       it(`${dtype} spans [${lo}, ${hi}] and matches the first device`, async () => {

@@ -111,7 +111,7 @@ export function wasmTestDevice(): Device | undefined {
  * not, test/backends/native.test.ts reports a skip; under BURN_TEST_STRICT=1 its entries stay in
  * the list and every one of their tests fails with the reason.
  */
-export function conformanceDevices(): ConformanceDevice[] {
+export function conformanceDevices(options: { readonly fusion?: boolean } = {}): ConformanceDevice[] {
   const devices: ConformanceDevice[] = [
     { name: 'cpu(js)', device: () => Device.cpu({ engine: 'js' }) },
     { name: 'required-only', device: requiredOnlyDevice },
@@ -153,9 +153,58 @@ export function conformanceDevices(): ConformanceDevice[] {
   }
   // The remote backend, against a server on the CPU (js engine) in this process.
   devices.push({ name: 'remote', device: () => Device.remote(remoteServer.url), readsSync: false });
+  if (options.fusion || process.env['BURN_TEST_FUSION'] === '1') devices.push(...fusedDevices());
   // BURN_TEST_DEVICES=name,name narrows the list (for development).
   const only = process.env['BURN_TEST_DEVICES'];
   return only ? devices.filter((d) => only.split(',').includes(d.name)) : devices;
+}
+
+/**
+ * The fusion decorator over every engine and WebGPU (each over the same test device as its plain
+ * entry: size thresholds at 0, pools that reuse every array), and `fusion().autodiff()` over `js`
+ * and the best engine: their values must equal the plain devices'. The conformance suite
+ * (test/conformance/) runs them; other suites opt in with `conformanceDevices({ fusion: true })`,
+ * and BURN_TEST_FUSION=1 adds them to every suite (for development: six more devices on every
+ * suite would cost CI minutes). Engines and WebGPU join as their plain entries do.
+ */
+export function fusedDevices(): ConformanceDevice[] {
+  const strict = process.env['BURN_TEST_STRICT'] === '1';
+  const devices: ConformanceDevice[] = [
+    { name: 'fusion<cpu(js)>', device: () => jsReuseDevice().fusion() },
+    { name: 'autodiff<fusion<cpu(js)>>', device: () => jsReuseDevice().fusion().autodiff() },
+  ];
+  if (nativeAddon() || strict) {
+    const native = (): Device => {
+      const device = nativeTestDevice();
+      if (!device) throw new Error(`the native CPU engine is unavailable: ${nativeUnavailableReason()}`);
+      return device.fusion();
+    };
+    devices.push(
+      { name: 'fusion<cpu(native)>', device: native },
+      { name: 'autodiff<fusion<cpu(native)>>', device: () => native().autodiff() },
+    );
+  }
+  if (wasmRuntime() || strict) {
+    const wasm = (): Device => {
+      const device = wasmTestDevice();
+      if (!device) throw new Error(`the wasm CPU engine is unavailable: ${wasmUnavailableReason()}`);
+      return device.fusion();
+    };
+    devices.push({ name: 'fusion<cpu(wasm)>', device: wasm });
+  }
+  const gpu = webgpu.device;
+  if (gpu)
+    devices.push({ name: 'fusion<webgpu>', device: () => gpu.fusion(), dtypes: WEBGPU_DTYPES, readsSync: false });
+  return devices;
+}
+
+/** The best CPU test device: `native` when its addon loads, else `wasm`, else `js` (with its name). */
+export function bestCpuTestDevice(): { name: string; device: Device } {
+  const native = nativeTestDevice();
+  if (native) return { name: 'cpu(native)', device: native };
+  const wasm = wasmTestDevice();
+  if (wasm) return { name: 'cpu(wasm)', device: wasm };
+  return { name: 'cpu(js)', device: jsReuseDevice() };
 }
 
 /**
