@@ -25,7 +25,7 @@
         },
         {
           "target_name": "burn_native",
-          "sources": ["src/addon.cc", "src/conv.cc", "src/dispatch.cc", "src/elementwise.cc", "src/isa_generic.cc", "src/pool.cc", "src/scratch.cc"],
+          "sources": ["src/addon.cc", "src/conv.cc", "src/dispatch.cc", "src/elementwise.cc", "src/fused_program.cc", "src/isa_generic.cc", "src/pool.cc", "src/scratch.cc"],
           "dependencies": ["burn_avx512", "burn_avx2"],
           "libraries": ["-pthread"],
         },
@@ -34,7 +34,7 @@
       "targets": [
         {
           "target_name": "burn_native",
-          "sources": ["src/addon.cc", "src/conv.cc", "src/dispatch.cc", "src/elementwise.cc", "src/isa_generic.cc", "src/pool.cc", "src/scratch.cc"],
+          "sources": ["src/addon.cc", "src/conv.cc", "src/dispatch.cc", "src/elementwise.cc", "src/fused_program.cc", "src/isa_generic.cc", "src/pool.cc", "src/scratch.cc"],
           "libraries": ["-pthread"],
         },
       ],

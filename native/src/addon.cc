@@ -16,6 +16,7 @@
 
 #include "conv.h"
 #include "elementwise.h"
+#include "fused_program.h"
 #include "gemm.h"
 #include "kernels.h"
 #include "pool.h"
@@ -769,6 +770,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"conv2dWeightGrad", nullptr, ConvWeightGrad, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"maxPool2d", nullptr, MaxPool, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"maxPoolBackward", nullptr, MaxPoolBackward, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"fused", nullptr, FusedProgramCall, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"bandwidth", nullptr, Bandwidth, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"ops", nullptr, nullptr, nullptr, nullptr, op_tables(env), napi_enumerable, nullptr},
   };

@@ -4,6 +4,7 @@
  * into a folder without an addon to check the advice it prints.
  */
 import type { FloatArray } from '../engine.js';
+import type { CpuArray } from '../storage.js';
 
 /**
  * The addon's op codes by name (native/src/ops.h): `unary.exp` is the code `unary` takes for exp.
@@ -88,6 +89,12 @@ export interface NativeAddon {
   whereStrided(p: Float64Array, out: FloatArray, cond: Uint8Array, a: FloatArray, b: FloatArray): void;
   reduceStrided(p: Float64Array, out: FloatArray, a: FloatArray): void;
   bandwidth(n: number, reps: number): number;
+  /**
+   * Runs a fused program encoded by ./fused.ts: `p` = [rank, innerRank, shape…, per input: offset,
+   * strides…, scalars…]; `arrays`: the inputs' arrays, then the outputs'. Absent in addons built
+   * before fused programs.
+   */
+  fused?(code: Int32Array, p: Float64Array, arrays: readonly CpuArray[]): void;
 }
 
 /** The addon as built by scripts/build-native.mjs, relative to this file in src/ and in dist/ (four folders up). */

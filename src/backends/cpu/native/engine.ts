@@ -13,6 +13,7 @@ import type {
   ConvTranspose2dArgs,
   CpuEngineKernels,
   FloatArray,
+  FusedEngineArgs,
   GemmArgs,
   UniformDistribution,
 } from '../engine.js';
@@ -21,6 +22,7 @@ import type { CpuArray } from '../storage.js';
 import type { NativeAddon } from './addon.js';
 import { BINARY_COST, UNARY_COST } from '../op-cost.js';
 import { nativeOpCodes, type NativeOpCodes } from './ops.js';
+import { encodeFusedProgram, type EncodedFused } from './fused.js';
 
 /** Thresholds below which the engine declines work (the `js` kernels are faster there). */
 export interface NativeEngineOptions {
@@ -68,6 +70,8 @@ export class NativeEngine implements CpuEngineKernels {
   private params = new Float64Array(64);
   /** Convolution weights packed for the addon, by the key that stands for their values (see Conv2dArgs.weightKey). */
   private readonly packed = new WeakMap<object, PackedWeights>();
+  /** Fused programs encoded for the addon by structural key (null: the interpreter does not take it). */
+  private readonly fusedCode = new Map<string, EncodedFused | null>();
 
   /** `codes`: the addon's op codes by name (default: matched from `addon.ops`). */
   constructor(
@@ -478,6 +482,44 @@ export class NativeEngine implements CpuEngineKernels {
       indices ?? null,
     );
     return out;
+  }
+
+  /**
+   * Runs a fused program in the addon's tiled interpreter (native/src/fused_program.cc): f32 or f64
+   * programs (with bool masks) of the ops the addon has, rank ≤ 8; declines everything else, and
+   * iteration spaces below `minElements` (the generated JavaScript is faster there).
+   */
+  fused(args: FusedEngineArgs): readonly CpuArray[] | undefined {
+    if (typeof this.addon.fused !== 'function') return undefined; // an addon built before fused programs
+    const { program, shape, innerRank, inputs, outputs, scalars } = args;
+    if (shape.length > MAX_RANK || innerRank > shape.length || numel(shape) < this.minElements) return undefined;
+    let enc = this.fusedCode.get(program.key);
+    if (enc === undefined) {
+      enc = encodeFusedProgram(program, this.codes) ?? null;
+      if (this.fusedCode.size >= 4096) this.fusedCode.clear(); // a bound, for programs generated without end
+      this.fusedCode.set(program.key, enc);
+    }
+    if (enc === null) return undefined;
+    const Float = enc.dtype === 'f32' ? Float32Array : Float64Array;
+    const typeOk = (a: CpuArray, bool: boolean) => (bool ? a instanceof Uint8Array : a instanceof Float);
+    for (let i = 0; i < inputs.length; i++)
+      if (!typeOk(inputs[i]!.data, program.inputs[i]!.dtype === 'bool')) return undefined;
+    for (let k = 0; k < outputs.length; k++)
+      if (!typeOk(outputs[k]!, program.instrs[program.outputs[k]!.value]!.dtype === 'bool')) return undefined;
+    // A rank-0 space is one element: rank 1 with stride 0.
+    const rank = Math.max(shape.length, 1);
+    const p = this.block(2 + rank + inputs.length * (1 + rank) + scalars.length);
+    let w = 0;
+    p[w++] = rank;
+    p[w++] = innerRank;
+    for (let d = 0; d < rank; d++) p[w++] = shape[d] ?? 1;
+    for (const x of inputs) {
+      p[w++] = x.offset;
+      for (let d = 0; d < rank; d++) p[w++] = x.strides[d] ?? 0;
+    }
+    for (const s of scalars) p[w++] = s;
+    this.addon.fused(enc.code, p, [...inputs.map((x) => x.data), ...outputs]);
+    return outputs;
   }
 
   /** Least elements of an elementwise op of this cost for the addon to pay. */
