@@ -40,6 +40,8 @@ import { BurnError, fmt } from '../../core/errors.js';
 import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../core/shape.js';
 import type { GpuContext, WebGpuInfo } from './context.js';
 import { runCustom } from './kernels/custom.js';
+import { fusedSupported, runFused } from './kernels/fused.js';
+import { fusedOutputDtype, fusedOutputShape, type FusedCall } from '../../backend/fusion/program.js';
 import { runCheckIndices, runGather, runScatter } from './kernels/indexing.js';
 import { selectsEmptySlices } from '../../backend/defaults/indexing.js';
 import { runMap, type MapInput, type MapScalar } from './kernels/map.js';
@@ -768,6 +770,49 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     const rounded = this.cast(out, call.dtype);
     out.release();
     return rounded;
+  }
+
+  /**
+   * The most tensors one fused kernel binds: the device's storage-buffer limit per shader stage
+   * (raised to the adapter's maximum when the device was requested).
+   */
+  get maxFusedBindings(): number {
+    return this.ctx.info.limits['maxStorageBuffersPerShaderStage'] ?? 8;
+  }
+
+  /**
+   * A fused program (src/backend/fusion/program.ts) as one generated WGSL kernel (kernels/fused.ts)
+   * writing fresh pool buffers; undefined where the generator has none (a dtype WGSL lacks, an op
+   * undefined for its dtype, more tensors than {@link maxFusedBindings}): the decorator replays.
+   */
+  fused(call: FusedCall<WebGpuTensor>): WebGpuTensor[] | undefined {
+    const { program } = call;
+    if (!fusedSupported(program) || call.inputs.length + program.outputs.length > this.maxFusedBindings)
+      return undefined;
+    const outs: WebGpuTensor[] = [];
+    try {
+      program.outputs.forEach((_, k) =>
+        outs.push(this.alloc(fusedOutputShape(call, k), fusedOutputDtype(program, k), 'fused')),
+      );
+      const ran = runFused(
+        this.rt,
+        call,
+        call.inputs.map((p) => ({
+          buffer: p.buffer,
+          shape: p.shape,
+          strides: p.strides,
+          offset: p.offset,
+          dtype: p.dtype,
+        })),
+        outs.map((o) => o.buffer),
+      );
+      if (ran) return outs;
+    } catch (e) {
+      for (const o of outs) o.release();
+      throw e;
+    }
+    for (const o of outs) o.release();
+    return undefined;
   }
 
   /** @internal Kernel-level access for the module ops (./module-ops.ts). */
