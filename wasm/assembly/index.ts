@@ -8,11 +8,13 @@ import { reduceJob, softmaxJob } from './rows';
 import { col2imJob, dotJob, im2colJob, maxPoolJob } from './conv';
 import { randomJob } from './random';
 import { adamJob } from './optim';
+import { fusedJob } from './fused';
 
 export { MR, NR, KC, gemmScratchBytes } from './gemm';
 export * from './elementwise';
 export { REDUCE_sum, REDUCE_prod, REDUCE_max, REDUCE_min } from './rows';
 export { RANDOM_default, RANDOM_uniform, RANDOM_bernoulli } from './random';
+export * from './fused';
 
 export const KIND_gemm: i32 = 0;
 export const KIND_unary: i32 = 1;
@@ -29,6 +31,7 @@ export const KIND_gemmRows: i32 = 11;
 export const KIND_random: i32 = 12;
 export const KIND_adam: i32 = 13;
 export const KIND_dot: i32 = 14;
+export const KIND_fused: i32 = 15;
 
 /** Runs job `job` of a task of `kind` whose argument block is at `args`, on thread `tid`. */
 export function run(kind: i32, args: usize, job: i32, tid: i32): void {
@@ -47,6 +50,7 @@ export function run(kind: i32, args: usize, job: i32, tid: i32): void {
     case KIND_random: randomJob(args, job); break;
     case KIND_adam: adamJob(args); break;
     case KIND_dot: dotJob(args, job); break;
+    case KIND_fused: fusedJob(args); break;
     default: stridedJob(args, job); break;
   }
 }

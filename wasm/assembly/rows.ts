@@ -10,7 +10,7 @@ export const REDUCE_min: i32 = 3;
 // Argument block (u32 fields): op (or log flag), rows, len, out, a, rows per job.
 const OP = 0, ROWS = 4, LEN = 8, OUT = 12, A = 16, PER_JOB = 20;
 
-@inline function combine(op: i32, x: v128, y: v128): v128 {
+@inline export function combine(op: i32, x: v128, y: v128): v128 {
   switch (op) {
     case REDUCE_sum: return f32x4.add(x, y);
     case REDUCE_prod: return f32x4.mul(x, y);
@@ -19,7 +19,7 @@ const OP = 0, ROWS = 4, LEN = 8, OUT = 12, A = 16, PER_JOB = 20;
   }
 }
 
-@inline function combine1(op: i32, x: f32, y: f32): f32 {
+@inline export function combine1(op: i32, x: f32, y: f32): f32 {
   switch (op) {
     case REDUCE_sum: return x + y;
     case REDUCE_prod: return x * y;

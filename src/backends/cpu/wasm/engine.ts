@@ -23,11 +23,14 @@ import type {
   ConvTranspose2dArgs,
   CpuEngineKernels,
   FloatArray,
+  FusedEngineArgs,
   GemmArgs,
   UniformDistribution,
 } from '../engine.js';
 import type { AdamArrays } from '../js/optim.js';
 import { UNARY_COST } from '../op-cost.js';
+import type { CpuArray } from '../storage.js';
+import { compileFused, operandPattern, type FusedCode } from './fused.js';
 import { requiredKinds, wasmOpCodes, type TaskKind, type WasmOpCodes } from './ops.js';
 import { MAX_JOBS } from './pool.js';
 import { GEMM_MAX_TILE, type WasmRuntime } from './runtime.js';
@@ -77,6 +80,8 @@ export class WasmEngine implements CpuEngineKernels {
   private readonly NR: number;
   private readonly KC: number;
   private readonly threads: number;
+  /** Compiled fused programs by program key (null: declined), so a program compiles once. */
+  private readonly fusedCodes = new Map<string, FusedCode | null>();
 
   constructor(
     private readonly rt: WasmRuntime,
@@ -96,6 +101,118 @@ export class WasmEngine implements CpuEngineKernels {
     this.NR = rt.constant('NR');
     this.KC = rt.constant('KC');
     this.threads = rt.threads;
+  }
+
+  /**
+   * Runs a fused program with the module's tiled interpreter (wasm/assembly/fused.ts): the operands
+   * stream through the memory in blocks of rows (an elementwise program: blocks of elements) on the
+   * calling thread, as the cheap elementwise ops do, and each block runs every instruction tile by
+   * tile in registers that stay in the L1 cache. Declines (undefined) what the compiler does not
+   * take (./fused.ts), operand layouts other than contiguous or broadcast runs (`operandPattern`),
+   * empty and small programs.
+   */
+  fused(args: FusedEngineArgs): readonly CpuArray[] | undefined {
+    const { program, shape, innerRank, inputs, outputs, scalars } = args;
+    let code = this.fusedCodes.get(program.key);
+    if (code === undefined) {
+      code =
+        compileFused(program, {
+          unary: this.codes.unary,
+          binary: this.codes.binary,
+          reduce: this.codes.reduce,
+          fused: this.stream.constantsNamed('FUSED'),
+        }) ?? null;
+      this.fusedCodes.set(program.key, code);
+    }
+    if (code === null) return undefined;
+    const rank = shape.length,
+      outerRank = rank - innerRank;
+    const numel = shape.reduce((a, d) => a * d, 1);
+    const outerShape = shape.slice(0, outerRank);
+    const rows = program.reduces ? outerShape.reduce((a, d) => a * d, 1) : 1;
+    const len = program.reduces ? numel / Math.max(rows, 1) : numel;
+    if (numel === 0 || numel >= 2 ** 31 || numel < (code.costly ? this.minCostly : this.minElements)) return undefined;
+    if (program.reduces ? innerRank === 0 : innerRank !== 0) return undefined;
+    if (!outputs.every((o) => o instanceof Float32Array)) return undefined;
+    // Each input's layout: element inputs over the whole space, row inputs over the rows.
+    const plans: { data: Float32Array; offset: number; P: number; Q: number; streamed: boolean }[] = [];
+    for (let i = 0; i < inputs.length; i++) {
+      const x = inputs[i]!;
+      if (!(x.data instanceof Float32Array)) return undefined;
+      const row = program.inputs[i]!.level === 'row';
+      if (row && x.strides.slice(outerRank).some((s, d) => s !== 0 && shape[outerRank + d] !== 1)) return undefined;
+      const pat = row ? operandPattern(outerShape, x.strides.slice(0, outerRank)) : operandPattern(shape, x.strides);
+      if (!pat || x.offset < 0 || x.offset + pat.P > x.data.length) return undefined;
+      // Whole operands that repeat (a bias) are copied once; the rest stream with the blocks.
+      const streamed = !row && pat.P * pat.Q === numel && pat.P > FUSED_RESIDENT;
+      plans.push({ data: x.data, offset: x.offset, P: pat.P, Q: pat.Q, streamed });
+    }
+    const s = this.stream;
+    s.reset();
+    // A block: whole rows of at most FUSED_BLOCK elements (at least one row).
+    const blockRows = program.reduces ? Math.max(1, Math.min(rows, Math.floor(FUSED_BLOCK / len))) : 1;
+    const blockElems = program.reduces ? blockRows * len : Math.min(numel, FUSED_BLOCK);
+    const T = FUSED_TILE;
+    const nOut = outputs.length;
+    const rowOut = program.outputs.map((o) => program.reduces && program.levels[o.value] === 'row');
+    const codeAt = s.alloc(code.words.length * 4),
+      scalarsAt = s.alloc(scalars.length * 8 + 8),
+      operandsAt = s.alloc(inputs.length * 16 + 16),
+      outputsAt = s.alloc(nOut * 4),
+      regsAt = s.alloc(code.elementSlots * T * 4),
+      ptrsAt = s.alloc(code.elementSlots * 4),
+      rowSlotsAt = s.alloc(code.rowSlots * 16 + 16),
+      redAt = s.alloc(code.reduces * 80 + 16),
+      argsAt = s.alloc(64);
+    const inAt = plans.map((p) =>
+      p.streamed ? s.alloc((Math.ceil(blockElems / p.Q) + 1) * 4) : s.copyIn(p.data, p.offset, p.offset + p.P),
+    );
+    const outAt = rowOut.map((row) => s.alloc((row ? blockRows : blockElems) * 4));
+    if (
+      [codeAt, scalarsAt, operandsAt, outputsAt, regsAt, ptrsAt, rowSlotsAt, redAt, argsAt, ...inAt, ...outAt].some(
+        (a) => a < 0,
+      )
+    )
+      return undefined;
+    s.i32.set(code.words, codeAt >>> 2);
+    s.f64.set(scalars, scalarsAt >>> 3);
+    plans.forEach((p, i) => s.fields(operandsAt + i * 16, [inAt[i]!, p.P, p.Q, 0]));
+    s.fields(outputsAt, outAt);
+    const total = program.reduces ? rows : numel;
+    const step = program.reduces ? blockRows : blockElems;
+    for (let b0 = 0; b0 < total; b0 += step) {
+      const count = Math.min(step, total - b0);
+      const start = program.reduces ? b0 * len : b0,
+        end = start + (program.reduces ? count * len : count);
+      plans.forEach((p, i) => {
+        if (!p.streamed) return;
+        const lo = Math.floor(start / p.Q),
+          hi = Math.floor((end - 1) / p.Q) + 1;
+        s.write(inAt[i]!, p.data, p.offset + lo, p.offset + hi);
+        s.u32[((operandsAt + i * 16) >>> 2) + 3] = lo;
+      });
+      s.fields(argsAt, [
+        codeAt,
+        program.reduces ? count : 1,
+        program.reduces ? len : count,
+        program.reduces ? b0 : 0,
+        start,
+        operandsAt,
+        outputsAt,
+        scalarsAt,
+        regsAt,
+        ptrsAt,
+        rowSlotsAt,
+        redAt,
+        T,
+      ]);
+      s.run(this.kind.fused, argsAt, 1, false);
+      rowOut.forEach((row, k) => {
+        if (row) s.read(outAt[k]!, outputs[k] as Float32Array, count, b0);
+        else s.read(outAt[k]!, outputs[k] as Float32Array, end - start, start);
+      });
+    }
+    return outputs;
   }
 
   gemm(g: GemmArgs): FloatArray | undefined {
@@ -919,6 +1036,13 @@ export class WasmEngine implements CpuEngineKernels {
 
 /** Relative cost per element of a transcendental op (a cheap op costs 2, a multiply-add 1). */
 const COSTLY_COST = 16;
+
+/** Values per register of the fused interpreter (a multiple of 16: see wasm/assembly/fused.ts). */
+const FUSED_TILE = 1024;
+/** Elements per block of a fused program's operands streamed through the memory. */
+const FUSED_BLOCK = 32768;
+/** Operands of at most this many distinct values are copied once per call, not per block. */
+const FUSED_RESIDENT = 4096;
 
 /** Elements per block of a streamed elementwise op (128 KiB per operand: fits the L2 cache with room to spare). */
 const STREAM_BLOCK = 32768;

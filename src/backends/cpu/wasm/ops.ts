@@ -28,6 +28,7 @@ export const TASK_KINDS = [
   'random',
   'adam',
   'dot',
+  'fused',
 ] as const;
 /** One of the module's tasks. */
 export type TaskKind = (typeof TASK_KINDS)[number];

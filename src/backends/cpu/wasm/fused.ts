@@ -1,0 +1,266 @@
+/**
+ * The wasm engine's fused programs: compiles a {@link FusedProgram} into the i32 code of the
+ * module's tiled interpreter (wasm/assembly/fused.ts, whose top comment describes the slots and
+ * operand references), once per program key. The interpreter runs each instruction over a tile of
+ * values with the unfused kernels' vector ops, so a fused program gives the values of its ops run
+ * one by one on this engine (replayFused): the same f32 operations in the same order, reductions
+ * included.
+ *
+ * Taken: f32 inputs and outputs; loads, scalars, the unary and binary ops the module has, compares
+ * and isnan/isinf as lane masks feeding `where`, f32→f32 casts, and sum/prod/max/min reductions.
+ * Anything else (other dtypes, a bool output, an op the module lacks) is declined (undefined), and
+ * the backend's generated JavaScript runs the program.
+ */
+import { scheduleFused, type FusedInstr, type FusedProgram } from '../../../backend/fusion/program.js';
+import type { BinaryOp, CompareOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
+import type { OpCodes } from '../op-codes.js';
+import { UNARY_COST } from '../op-cost.js';
+import type { WasmBinaryOp } from './ops.js';
+
+/** The module's fused-interpreter constants (`FUSED_*` exports, by name without the prefix). */
+export type FusedConstants = Readonly<Record<string, number>>;
+
+/** The op codes the compiler needs. */
+export interface FusedCodeTables {
+  readonly unary: OpCodes<UnaryOp>;
+  readonly binary: OpCodes<WasmBinaryOp>;
+  readonly reduce: OpCodes<ReduceOp>;
+  readonly fused: FusedConstants;
+}
+
+/** A program compiled for the interpreter: its code and the memory it needs per call. */
+export interface FusedCode {
+  readonly words: Int32Array;
+  /** Element slots (registers of one tile each). */
+  readonly elementSlots: number;
+  /** Row slots (16 bytes each). */
+  readonly rowSlots: number;
+  /** Reductions (one accumulator state each). */
+  readonly reduces: number;
+  /** Whether an instruction is transcendental (exp, log, …): the program pays from fewer elements. */
+  readonly costly: boolean;
+}
+
+const COMPARE_CODES: Readonly<Record<CompareOp, string>> = {
+  eq: 'CMP_eq',
+  ne: 'CMP_ne',
+  gt: 'CMP_gt',
+  ge: 'CMP_ge',
+  lt: 'CMP_lt',
+  le: 'CMP_le',
+};
+
+/** Why a program is declined (internal: only `undefined` leaves this module). */
+class Decline extends Error {}
+
+/** The interpreter code of `program`, or undefined when the interpreter does not take it. */
+export function compileFused(program: FusedProgram, tables: FusedCodeTables): FusedCode | undefined {
+  try {
+    return compile(program, tables);
+  } catch (e) {
+    if (e instanceof Decline) return undefined;
+    throw e;
+  }
+}
+
+function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
+  const { instrs, levels } = program;
+  const K = (name: string): number => {
+    const v = tables.fused[name];
+    if (v === undefined) throw new Decline(name);
+    return v;
+  };
+  const need = <T>(v: T | undefined): T => {
+    if (v === undefined) throw new Decline('op');
+    return v;
+  };
+  if (program.inputs.some((x) => x.dtype !== 'f32')) throw new Decline('dtype');
+  const dtypeOf = (v: number) => instrs[v]!.dtype;
+  let costly = false;
+  // Check every instruction; bool values are lane masks and may only feed `where`'s condition.
+  const boolOk = new Set<number>();
+  instrs.forEach((ins, i) => {
+    switch (ins.kind) {
+      case 'load':
+      case 'scalar':
+        if (ins.dtype !== 'f32') throw new Decline('dtype');
+        return;
+      case 'unary':
+        if (ins.dtype !== 'f32' || dtypeOf(ins.x) !== 'f32') throw new Decline('dtype');
+        need(tables.unary[ins.op]);
+        if (UNARY_COST[ins.op] === 'costly') costly = true;
+        return;
+      case 'binary':
+        if (ins.dtype !== 'f32' || dtypeOf(ins.x) !== 'f32' || dtypeOf(ins.y) !== 'f32') throw new Decline('dtype');
+        need(tables.binary[ins.op as BinaryOp]);
+        return;
+      case 'compare':
+        if (dtypeOf(ins.x) !== 'f32' || dtypeOf(ins.y) !== 'f32' || ins.dtype !== 'bool') throw new Decline('dtype');
+        boolOk.add(i);
+        return;
+      case 'predicate':
+        if (dtypeOf(ins.x) !== 'f32' || ins.dtype !== 'bool') throw new Decline('dtype');
+        boolOk.add(i);
+        return;
+      case 'where':
+        if (!boolOk.has(ins.c) || ins.dtype !== 'f32' || dtypeOf(ins.x) !== 'f32' || dtypeOf(ins.y) !== 'f32')
+          throw new Decline('dtype');
+        return;
+      case 'cast':
+        if (ins.dtype !== 'f32' || dtypeOf(ins.x) !== 'f32') throw new Decline('dtype');
+        return;
+      case 'reduce':
+        if (ins.dtype !== 'f32' || dtypeOf(ins.x) !== 'f32') throw new Decline('dtype');
+        if (ins.op !== 'sum' && ins.op !== 'prod' && ins.op !== 'max' && ins.op !== 'min') throw new Decline('op');
+        need(tables.reduce[ins.op]);
+        return;
+    }
+  });
+  // A mask read by anything but `where`'s condition, or stored, has no f32 lanes to give.
+  instrs.forEach((ins) => {
+    const args =
+      ins.kind === 'where' ? [ins.x, ins.y] : ins.kind === 'load' || ins.kind === 'scalar' ? [] : argsOf(ins);
+    for (const a of args) if (dtypeOf(a) === 'bool') throw new Decline('bool');
+  });
+  for (const o of program.outputs) if (dtypeOf(o.value) !== 'f32') throw new Decline('dtype');
+
+  const schedule = scheduleFused(program);
+  const words: number[] = [];
+  // Row slots: scalars (always: constants of the whole call) and, in row programs, row-level values.
+  const rowSlot = new Map<number, number>();
+  const isRowValue = (v: number) => instrs[v]!.kind === 'scalar' || (program.reduces && levels[v] === 'row');
+  instrs.forEach((_, i) => {
+    if (isRowValue(i)) rowSlot.set(i, rowSlot.size);
+  });
+  const scalarInits = instrs.flatMap((ins, i) => (ins.kind === 'scalar' ? [[rowSlot.get(i)!, ins.index]] : []));
+  words.push(scalarInits.length);
+  for (const [slot, index] of scalarInits) words.push(slot!, index!);
+
+  let elementSlots = 0;
+  const instrWords = (ins: FusedInstr, dst: number, ref: (v: number) => number, out: number): number[] => {
+    switch (ins.kind) {
+      case 'load':
+        return [dst < 0 ? K('loadRow') : K('loadElement'), 0, dst, ins.input, 0, 0, out, 0];
+      case 'unary':
+        return [K('unary'), tables.unary[ins.op]!, dst, ref(ins.x), 0, 0, out, 0];
+      case 'binary': {
+        const code = tables.binary[ins.op as BinaryOp]!;
+        const y = instrs[ins.y]!;
+        // A scalar rhs is applied as binaryScalar applies it (replayFused records it so).
+        if (y.kind === 'scalar') return [K('binaryScalar'), code, dst, ref(ins.x), y.index, 0, out, 0];
+        return [K('binary'), code, dst, ref(ins.x), ref(ins.y), 0, out, 0];
+      }
+      case 'compare':
+        return [K('compare'), K(COMPARE_CODES[ins.op]), dst, ref(ins.x), ref(ins.y), 0, out, 0];
+      case 'predicate':
+        return [K('predicate'), ins.op === 'isnan' ? 0 : 1, dst, ref(ins.x), 0, 0, out, 0];
+      case 'where':
+        return [K('where'), 0, dst, ref(ins.c), ref(ins.x), ref(ins.y), out, 0];
+      case 'cast':
+        return [K('copy'), 0, dst, ref(ins.x), 0, 0, out, 0];
+      default:
+        throw new Decline('instr');
+    }
+  };
+  const rowPhase = (ids: readonly number[]) => {
+    const list = ids.filter((v) => instrs[v]!.kind !== 'scalar');
+    if (list.length === 0) return;
+    words.push(K('PHASE_row'), list.length);
+    for (const v of list) words.push(...instrWords(instrs[v]!, ~rowSlot.get(v)!, (a) => ~rowSlot.get(a)!, -1));
+  };
+  let reduceCount = 0;
+  schedule.passes.forEach((pass, p) => {
+    rowPhase(schedule.rowBefore[p]!);
+    const list = pass.elementInstrs.filter((v) => !rowSlot.has(v));
+    // Slots by liveness within the pass: a value read by a reduction or a store lives to the tile's end.
+    const lastUse = new Map<number, number>();
+    for (const v of list) for (const a of argsOf(instrs[v]!)) lastUse.set(a, v);
+    for (const r of pass.reduces) lastUse.set((instrs[r] as { x: number }).x, Infinity);
+    for (const k of pass.stores) lastUse.set(program.outputs[k]!.value, Infinity);
+    const slot = new Map<number, number>();
+    const free: number[] = [];
+    let next = 0;
+    const ref = (v: number) => (rowSlot.has(v) ? ~rowSlot.get(v)! : slot.get(v)!);
+    // A stored value is computed straight into its output (the first output listing it).
+    const homes = new Map<number, number>();
+    for (const k of pass.stores) {
+      const v = program.outputs[k]!.value;
+      if (!homes.has(v) && instrs[v]!.kind !== 'load' && !rowSlot.has(v)) homes.set(v, k);
+    }
+    const body: number[] = [];
+    for (const v of list) {
+      const ins = instrs[v]!;
+      const refs = ins.kind === 'binary' && instrs[ins.y]!.kind === 'scalar' ? [ins.x] : argsOf(ins);
+      for (const a of new Set(refs)) if (slot.has(a) && lastUse.get(a) === v) free.push(slot.get(a)!);
+      const s = free.pop() ?? next++;
+      slot.set(v, s);
+      body.push(...instrWords(ins, s, ref, homes.get(v) ?? -1));
+    }
+    elementSlots = Math.max(elementSlots, next);
+    words.push(K('PHASE_pass'), list.length, pass.reduces.length, pass.stores.length, ...body);
+    for (const r of pass.reduces) {
+      const ins = instrs[r] as Extract<FusedInstr, { kind: 'reduce' }>;
+      words.push(tables.reduce[ins.op]!, ref(ins.x), ~rowSlot.get(r)!, reduceCount++);
+    }
+    for (const k of pass.stores) words.push(ref(program.outputs[k]!.value), k);
+  });
+  rowPhase(schedule.rowBefore[schedule.passes.length] ?? []);
+  if (schedule.rowStores.length > 0) {
+    words.push(K('PHASE_rowStore'), schedule.rowStores.length);
+    for (const k of schedule.rowStores) words.push(rowSlot.get(program.outputs[k]!.value)!, k);
+  }
+  words.push(K('PHASE_end'));
+  return {
+    words: Int32Array.from(words),
+    elementSlots: Math.max(1, elementSlots),
+    rowSlots: rowSlot.size,
+    reduces: reduceCount,
+    costly,
+  };
+}
+
+function argsOf(ins: FusedInstr): number[] {
+  switch (ins.kind) {
+    case 'load':
+    case 'scalar':
+      return [];
+    case 'unary':
+    case 'predicate':
+    case 'cast':
+    case 'reduce':
+      return [ins.x];
+    case 'binary':
+    case 'compare':
+      return [ins.x, ins.y];
+    case 'where':
+      return [ins.c, ins.x, ins.y];
+  }
+}
+
+/**
+ * How an operand reads its array over an iteration space of `dims`: value at flat index i is
+ * element `(⌊i / Q⌋ mod P)` from its offset. That is dims of stride 0 (broadcast) on the outside,
+ * then dims contiguous with one another, then dims of stride 0 inside (a bias [C] over [N, C]:
+ * P = C, Q = 1; a per-row value [N, 1] over [N, C]: P = N, Q = C). Undefined for any other layout.
+ */
+export function operandPattern(
+  dims: readonly number[],
+  strides: readonly number[],
+): { P: number; Q: number } | undefined {
+  // Dims of size 1 have no stride to speak of.
+  const ds: number[] = [],
+    ss: number[] = [];
+  dims.forEach((n, i) => {
+    if (n !== 1) {
+      ds.push(n);
+      ss.push(strides[i]!);
+    }
+  });
+  let d = ds.length - 1;
+  let Q = 1,
+    P = 1;
+  for (; d >= 0 && ss[d] === 0; d--) Q *= ds[d]!;
+  for (; d >= 0 && ss[d] === P; d--) P *= ds[d]!;
+  for (; d >= 0; d--) if (ss[d] !== 0) return undefined;
+  return { P, Q };
+}

@@ -1,0 +1,424 @@
+// Fused programs (src/backend/fusion/program.ts): a tiled interpreter. The JavaScript side
+// (src/backends/cpu/wasm/fused.ts) compiles a program once into the i32 code read here; each call
+// runs it over a block of rows (an elementwise program is one row: the block), tile by tile: every
+// instruction runs over at most T values held in a tile-sized register in this memory (a few KiB,
+// so a chain's registers stay in the L1 cache), with the vector ops of the unfused kernels
+// (ops4.ts, rows.ts), so a fused program's values are those of its ops run one by one.
+//
+// Values live in *element slots* (a register of T f32 per slot; `ptrs[slot]` is where the current
+// tile's values are: the slot's register, an output block, or straight in an input block) or *row
+// slots* (16 bytes: one value splatted over a vector; row-level values and scalars). An operand
+// reference `ref` >= 0 is element slot `ref` (read with a step of 16 bytes per vector); < 0 is row
+// slot `~ref` (read with a step of 0, so the same loops broadcast it along the row).
+import { binary2d, binary4, tailLoad, tailStore, unary4 } from './ops4';
+import { combine, combine1 } from './rows';
+
+// Instruction op codes (the first word of an 8-word instruction: op, sub, dst, a, b, c, out, 0).
+/** Element load of input `a` into element slot `dst`. */
+export const FUSED_loadElement: i32 = 1;
+/** Row load of input `a` (at the current row) into row slot `~dst`. */
+export const FUSED_loadRow: i32 = 2;
+/** dst = unary `sub`(a). */
+export const FUSED_unary: i32 = 3;
+/** dst = a (binary `sub`) b, both f32 vectors. */
+export const FUSED_binary: i32 = 4;
+/** dst = a (binary `sub`) scalar `b` (f64; applied in f32 when it is an f32, else in f64, as the scalar kernel). */
+export const FUSED_binaryScalar: i32 = 5;
+/** dst = a (compare `sub`) b: a lane mask. */
+export const FUSED_compare: i32 = 6;
+/** dst = predicate `sub`(a) (0: isnan, 1: isinf): a lane mask. */
+export const FUSED_predicate: i32 = 7;
+/** dst = a ? b : c (a lane mask). */
+export const FUSED_where: i32 = 8;
+/** dst = a (a cast to the same dtype). */
+export const FUSED_copy: i32 = 9;
+
+// Compare codes.
+export const FUSED_CMP_eq: i32 = 0;
+export const FUSED_CMP_ne: i32 = 1;
+export const FUSED_CMP_gt: i32 = 2;
+export const FUSED_CMP_ge: i32 = 3;
+export const FUSED_CMP_lt: i32 = 4;
+export const FUSED_CMP_le: i32 = 5;
+
+// Phases of the code after the scalar table: row-level instructions, a pass over the row, row stores.
+export const FUSED_PHASE_end: i32 = 0;
+export const FUSED_PHASE_row: i32 = 1;
+export const FUSED_PHASE_pass: i32 = 2;
+export const FUSED_PHASE_rowStore: i32 = 3;
+
+/** Words per instruction in the code. */
+export const FUSED_INSTR_WORDS: i32 = 8;
+/** Bytes of one reduction's state (four vector accumulators, the scalar one). */
+export const FUSED_REDUCE_STATE: i32 = 80;
+
+// Argument block (u32 fields).
+const CODE = 0, ROWS = 4, LEN = 8, FIRST_ROW = 12, FLAT_BASE = 16, OPERANDS = 20, OUTPUTS = 24;
+const SCALARS = 28, REGS = 32, PTRS = 36, ROW_SLOTS = 40, RED_STATE = 44, TILE = 48;
+/** Operand table entries: address, period P, repeat Q, first index held (u32 each). */
+const OPERAND_BYTES = 16;
+
+/** Where operand `ref` is (see the top of the file); its step is {@link step}. */
+@inline function addr(ref: i32, ptrs: usize, rowSlots: usize): usize {
+  return ref >= 0 ? <usize>load<u32>(ptrs + <usize>ref * 4) : rowSlots + <usize>(~ref) * 16;
+}
+
+@inline function step(ref: i32): usize {
+  return ref >= 0 ? 16 : 0;
+}
+
+/** Runs a fused program over one block of rows (see the argument block above). */
+export function fusedJob(args: usize): void {
+  const code = <usize>load<u32>(args, CODE);
+  const rows = load<i32>(args, ROWS), len = load<i32>(args, LEN), firstRow = load<i32>(args, FIRST_ROW);
+  const flatBase = load<i32>(args, FLAT_BASE);
+  const scalars = <usize>load<u32>(args, SCALARS), rowSlots = <usize>load<u32>(args, ROW_SLOTS);
+  // Scalars into their row slots, rounded to f32 as `fill` does.
+  const nInit = load<i32>(code);
+  for (let i = 0; i < nInit; i++) {
+    const slot = load<i32>(code + <usize>(1 + 2 * i) * 4), index = load<i32>(code + <usize>(2 + 2 * i) * 4);
+    v128.store(rowSlots + <usize>slot * 16, f32x4.splat(<f32>load<f64>(scalars + <usize>index * 8)));
+  }
+  const phases = code + <usize>(1 + 2 * nInit) * 4;
+  for (let r = 0; r < rows; r++) {
+    let p = phases;
+    while (true) {
+      const phase = load<i32>(p);
+      if (phase == FUSED_PHASE_end) break;
+      const count = load<i32>(p, 4);
+      if (phase == FUSED_PHASE_row) {
+        p += 8;
+        for (let i = 0; i < count; i++) {
+          exec(args, p, 4, 0, firstRow + r);
+          p += <usize>FUSED_INSTR_WORDS * 4;
+        }
+      } else if (phase == FUSED_PHASE_pass) {
+        p = pass(args, p, r, len, flatBase + r * len);
+      } else {
+        // Row stores: lane 0 of each row slot into its output's block.
+        const outputs = <usize>load<u32>(args, OUTPUTS);
+        p += 8;
+        for (let i = 0; i < count; i++) {
+          const slot = load<i32>(p), out = load<i32>(p, 4);
+          store<f32>(<usize>load<u32>(outputs + <usize>out * 4) + <usize>r * 4, load<f32>(rowSlots + <usize>slot * 16));
+          p += 8;
+        }
+      }
+    }
+  }
+}
+
+/** One pass over row `r` (flat index of its first element `g0`), tile by tile; returns the next phase's address. */
+function pass(args: usize, p: usize, r: i32, len: i32, g0: i32): usize {
+  const nInstr = load<i32>(p, 4), nRed = load<i32>(p, 8), nStore = load<i32>(p, 12);
+  const instrs = p + 16;
+  const reds = instrs + <usize>(nInstr * FUSED_INSTR_WORDS) * 4;
+  const stores = reds + <usize>nRed * 16;
+  const T = load<i32>(args, TILE), flatBase = load<i32>(args, FLAT_BASE);
+  const ptrs = <usize>load<u32>(args, PTRS), rowSlots = <usize>load<u32>(args, ROW_SLOTS);
+  const outputs = <usize>load<u32>(args, OUTPUTS), redState = <usize>load<u32>(args, RED_STATE);
+  for (let t0 = 0; t0 < len; t0 += T) {
+    const n = min(T, len - t0), g = g0 + t0;
+    let q = instrs;
+    for (let i = 0; i < nInstr; i++) {
+      exec(args, q, n, g, 0);
+      q += <usize>FUSED_INSTR_WORDS * 4;
+    }
+    for (let i = 0; i < nRed; i++) {
+      const e = reds + <usize>i * 16;
+      const op = load<i32>(e), src = load<i32>(e, 4), dst = load<i32>(e, 8), st = load<i32>(e, 12);
+      reduceTile(op, redState + <usize>st * FUSED_REDUCE_STATE, addr(src, ptrs, rowSlots), t0, n, len, rowSlots + <usize>(~dst) * 16);
+    }
+    for (let i = 0; i < nStore; i++) {
+      const e = stores + <usize>i * 8;
+      const src = load<i32>(e), out = load<i32>(e, 4);
+      const to = <usize>load<u32>(outputs + <usize>out * 4) + <usize>(g - flatBase) * 4;
+      const from = addr(src, ptrs, rowSlots);
+      if (from != to) {
+        if (src >= 0) memory.copy(to, from, <usize>n * 4);
+        else fill(to, load<f32>(from), n);
+      }
+    }
+  }
+  return stores + <usize>nStore * 8;
+}
+
+@inline function fill(to: usize, v: f32, n: i32): void {
+  const s = f32x4.splat(v);
+  let i = 0;
+  for (; i + 4 <= n; i += 4) v128.store(to + <usize>i * 4, s);
+  for (; i < n; i++) store<f32>(to + <usize>i * 4, v);
+}
+
+/**
+ * Accumulates `n` values at `x` (elements [c0, c0 + n) of a row of `len`) into a reduction's state
+ * with rows.ts's `reduceRow` order (four vector accumulators over blocks of 16, then blocks of 4
+ * into the first, then the rest one by one), so the result equals the unfused reduction: tiles are
+ * multiples of 16 except the row's last. The last tile writes the result, splatted, to `dst`.
+ */
+@inline function reduceTile(op: i32, st: usize, x: usize, c0: i32, n: i32, len: i32, dst: usize): void {
+  switch (op) {
+    case 0: reduceTileOp(0, st, x, c0, n, len, dst); break;
+    case 1: reduceTileOp(1, st, x, c0, n, len, dst); break;
+    case 2: reduceTileOp(2, st, x, c0, n, len, dst); break;
+    default: reduceTileOp(3, st, x, c0, n, len, dst); break;
+  }
+}
+
+@inline function reduceTileOp(op: i32, st: usize, x: usize, c0: i32, n: i32, len: i32, dst: usize): void {
+  let acc: f32;
+  let j = 0;
+  if (len >= 16) {
+    let v0: v128, v1: v128, v2: v128, v3: v128;
+    if (c0 == 0) {
+      v0 = v128.load(x); v1 = v128.load(x, 16); v2 = v128.load(x, 32); v3 = v128.load(x, 48);
+      j = 16;
+    } else {
+      v0 = v128.load(st); v1 = v128.load(st, 16); v2 = v128.load(st, 32); v3 = v128.load(st, 48);
+    }
+    for (; j + 16 <= n; j += 16) {
+      const q = x + <usize>j * 4;
+      v0 = combine(op, v0, v128.load(q)); v1 = combine(op, v1, v128.load(q, 16));
+      v2 = combine(op, v2, v128.load(q, 32)); v3 = combine(op, v3, v128.load(q, 48));
+    }
+    if (c0 + n < len) {
+      v128.store(st, v0); v128.store(st, v1, 16); v128.store(st, v2, 32); v128.store(st, v3, 48);
+      return;
+    }
+    for (; j + 4 <= n; j += 4) v0 = combine(op, v0, v128.load(x + <usize>j * 4));
+    const v = combine(op, combine(op, v0, v1), combine(op, v2, v3));
+    acc = combine1(op, combine1(op, f32x4.extract_lane(v, 0), f32x4.extract_lane(v, 1)), combine1(op, f32x4.extract_lane(v, 2), f32x4.extract_lane(v, 3)));
+  } else {
+    // The whole row is this tile (tiles hold at least 16 values).
+    acc = load<f32>(x);
+    j = 1;
+  }
+  for (; j < n; j++) acc = combine1(op, acc, load<f32>(x + <usize>j * 4));
+  v128.store(dst, f32x4.splat(acc));
+}
+
+/**
+ * Runs the instruction at `ins` over `n` values: a tile of the row starting at flat index `g`, or
+ * (row-level, `n` = 4) the row `row`'s one value in every lane.
+ */
+function exec(args: usize, ins: usize, n: i32, g: i32, row: i32): void {
+  const ptrs = <usize>load<u32>(args, PTRS), rowSlots = <usize>load<u32>(args, ROW_SLOTS);
+  const op = load<i32>(ins), sub = load<i32>(ins, 4), dst = load<i32>(ins, 8);
+  const a = load<i32>(ins, 12), b = load<i32>(ins, 16), c = load<i32>(ins, 20), outIndex = load<i32>(ins, 24);
+  // The destination: an output's block (a value that is stored), the slot's register, or a row slot.
+  let out: usize;
+  if (dst < 0) out = rowSlots + <usize>(~dst) * 16;
+  else {
+    if (outIndex >= 0)
+      out =
+        <usize>load<u32>(<usize>load<u32>(args, OUTPUTS) + <usize>outIndex * 4) +
+        <usize>(g - load<i32>(args, FLAT_BASE)) * 4;
+    else out = <usize>load<u32>(args, REGS) + <usize>dst * <usize>load<i32>(args, TILE) * 4;
+  }
+  switch (op) {
+    case FUSED_loadElement: {
+      const o = <usize>load<u32>(args, OPERANDS) + <usize>a * OPERAND_BYTES;
+      const base = <usize>load<u32>(o), P = load<u32>(o, 4), Q = load<u32>(o, 8), lo = load<u32>(o, 12);
+      out = loadElement(out, base, P, Q, lo, <u32>g, n);
+      break;
+    }
+    case FUSED_loadRow: {
+      const o = <usize>load<u32>(args, OPERANDS) + <usize>a * OPERAND_BYTES;
+      const base = <usize>load<u32>(o), P = load<u32>(o, 4), Q = load<u32>(o, 8), lo = load<u32>(o, 12);
+      v128.store(out, v128.load32_splat(base + <usize>((<u32>row / Q) % P - lo) * 4));
+      break;
+    }
+    case FUSED_unary: unary(sub, out, addr(a, ptrs, rowSlots), step(a), n); break;
+    case FUSED_binary:
+      binary(sub, out, addr(a, ptrs, rowSlots), step(a), addr(b, ptrs, rowSlots), step(b), n);
+      break;
+    case FUSED_binaryScalar:
+      binaryScalar(sub, out, addr(a, ptrs, rowSlots), step(a), load<f64>(<usize>load<u32>(args, SCALARS) + <usize>b * 8), n);
+      break;
+    case FUSED_compare:
+      compare(sub, out, addr(a, ptrs, rowSlots), step(a), addr(b, ptrs, rowSlots), step(b), n);
+      break;
+    case FUSED_predicate: predicate(sub, out, addr(a, ptrs, rowSlots), step(a), n); break;
+    case FUSED_where:
+      where(out, addr(a, ptrs, rowSlots), step(a), addr(b, ptrs, rowSlots), step(b), addr(c, ptrs, rowSlots), step(c), n);
+      break;
+    default: where(out, addr(a, ptrs, rowSlots), step(a), addr(a, ptrs, rowSlots), step(a), addr(a, ptrs, rowSlots), step(a), n); break;
+  }
+  if (dst >= 0) store<u32>(ptrs + <usize>dst * 4, <u32>out);
+}
+
+/**
+ * Input values at flat indices [g, g + n) into `out`: value k = (i / Q) mod P of the input, held
+ * from index `lo` at `base`. A run that is contiguous in the input is not copied: the slot then
+ * points into the input (the returned address).
+ */
+function loadElement(out: usize, base: usize, P: u32, Q: u32, lo: u32, g: u32, n: i32): usize {
+  if (Q == 1) {
+    let k = g % P;
+    if (k + <u32>n <= P) return base + <usize>(k - lo) * 4;
+    let i = 0;
+    while (i < n) {
+      const run = min(<u32>(n - i), P - k);
+      memory.copy(out + <usize>i * 4, base + <usize>(k - lo) * 4, <usize>run * 4);
+      i += <i32>run;
+      k = 0;
+    }
+    return out;
+  }
+  let k = (g / Q) % P, q = g % Q;
+  let i = 0;
+  while (i < n) {
+    const run = min(<u32>(n - i), Q - q);
+    fill(out + <usize>i * 4, load<f32>(base + <usize>(k - lo) * 4), <i32>run);
+    i += <i32>run;
+    q = 0;
+    k = k + 1 == P ? 0 : k + 1;
+  }
+  return out;
+}
+
+// The loops: `sa`, `sb`, `sc` are 16 (a vector per step) or 0 (a row slot: the same vector). The
+// op is a constant in each case of the switches, so each loop is compiled for its op.
+
+function unary(op: i32, out: usize, a: usize, sa: usize, n: i32): void {
+  switch (op) {
+    case 0: unaryLoop(0, out, a, sa, n); break;
+    case 1: unaryLoop(1, out, a, sa, n); break;
+    case 2: unaryLoop(2, out, a, sa, n); break;
+    case 3: unaryLoop(3, out, a, sa, n); break;
+    case 4: unaryLoop(4, out, a, sa, n); break;
+    case 5: unaryLoop(5, out, a, sa, n); break;
+    case 6: unaryLoop(6, out, a, sa, n); break;
+    case 7: unaryLoop(7, out, a, sa, n); break;
+    case 8: unaryLoop(8, out, a, sa, n); break;
+    case 9: unaryLoop(9, out, a, sa, n); break;
+    case 10: unaryLoop(10, out, a, sa, n); break;
+    case 11: unaryLoop(11, out, a, sa, n); break;
+    default: unaryLoop(12, out, a, sa, n); break;
+  }
+}
+
+@inline function unaryLoop(op: i32, out: usize, a: usize, sa: usize, n: i32): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    v128.store(out, unary4(op, v128.load(a)));
+    out += 16; a += sa;
+  }
+  if (i < n) tailStore(out, unary4(op, tailLoad(a, n - i)), n - i);
+}
+
+function binary(op: i32, out: usize, a: usize, sa: usize, b: usize, sb: usize, n: i32): void {
+  switch (op) {
+    case 0: binaryLoop(0, out, a, sa, b, sb, n); break;
+    case 1: binaryLoop(1, out, a, sa, b, sb, n); break;
+    case 2: binaryLoop(2, out, a, sa, b, sb, n); break;
+    case 3: binaryLoop(3, out, a, sa, b, sb, n); break;
+    case 4: binaryLoop(4, out, a, sa, b, sb, n); break;
+    case 6: binaryLoop(6, out, a, sa, b, sb, n); break;
+    default: binaryLoop(5, out, a, sa, b, sb, n); break;
+  }
+}
+
+@inline function binaryLoop(op: i32, out: usize, a: usize, sa: usize, b: usize, sb: usize, n: i32): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    v128.store(out, binary4(op, v128.load(a), v128.load(b)));
+    out += 16; a += sa; b += sb;
+  }
+  if (i < n) tailStore(out, binary4(op, tailLoad(a, n - i), tailLoad(b, n - i)), n - i);
+}
+
+/** elementwise.ts's `scalarJob` over a tile: f32 when the scalar is an f32 (or NaN), else f64 rounded once. */
+function binaryScalar(op: i32, out: usize, a: usize, sa: usize, s: f64, n: i32): void {
+  if (<f64><f32>s == s || s != s) {
+    const sv = f32x4.splat(<f32>s);
+    switch (op) {
+      case 0: scalarLoop(0, out, a, sa, sv, n); break;
+      case 1: scalarLoop(1, out, a, sa, sv, n); break;
+      case 2: scalarLoop(2, out, a, sa, sv, n); break;
+      case 3: scalarLoop(3, out, a, sa, sv, n); break;
+      case 4: scalarLoop(4, out, a, sa, sv, n); break;
+      case 6: scalarLoop(6, out, a, sa, sv, n); break;
+      default: scalarLoop(5, out, a, sa, sv, n); break;
+    }
+    return;
+  }
+  const sd = f64x2.splat(s);
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const x = v128.load(a);
+    const lo = binary2d(op, f64x2.promote_low_f32x4(x), sd);
+    const hi = binary2d(op, f64x2.promote_low_f32x4(v128.shuffle<f32>(x, x, 2, 3, 0, 1)), sd);
+    v128.store(out, v128.shuffle<f32>(f32x4.demote_f64x2_zero(lo), f32x4.demote_f64x2_zero(hi), 0, 1, 4, 5));
+    out += 16; a += sa;
+  }
+  for (; i < n; i++) {
+    const lo = binary2d(op, f64x2.splat(<f64>load<f32>(a + <usize>(i & 3) * 4)), sd);
+    store<f32>(out, <f32>f64x2.extract_lane(lo, 0));
+    out += 4;
+  }
+}
+
+@inline function scalarLoop(op: i32, out: usize, a: usize, sa: usize, sv: v128, n: i32): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    v128.store(out, binary4(op, v128.load(a), sv));
+    out += 16; a += sa;
+  }
+  if (i < n) tailStore(out, binary4(op, tailLoad(a, n - i), sv), n - i);
+}
+
+@inline function compare4(op: i32, x: v128, y: v128): v128 {
+  switch (op) {
+    case FUSED_CMP_eq: return f32x4.eq(x, y);
+    case FUSED_CMP_ne: return f32x4.ne(x, y);
+    case FUSED_CMP_gt: return f32x4.gt(x, y);
+    case FUSED_CMP_ge: return f32x4.ge(x, y);
+    case FUSED_CMP_lt: return f32x4.lt(x, y);
+    default: return f32x4.le(x, y);
+  }
+}
+
+function compare(op: i32, out: usize, a: usize, sa: usize, b: usize, sb: usize, n: i32): void {
+  switch (op) {
+    case 0: compareLoop(0, out, a, sa, b, sb, n); break;
+    case 1: compareLoop(1, out, a, sa, b, sb, n); break;
+    case 2: compareLoop(2, out, a, sa, b, sb, n); break;
+    case 3: compareLoop(3, out, a, sa, b, sb, n); break;
+    case 4: compareLoop(4, out, a, sa, b, sb, n); break;
+    default: compareLoop(5, out, a, sa, b, sb, n); break;
+  }
+}
+
+@inline function compareLoop(op: i32, out: usize, a: usize, sa: usize, b: usize, sb: usize, n: i32): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    v128.store(out, compare4(op, v128.load(a), v128.load(b)));
+    out += 16; a += sa; b += sb;
+  }
+  if (i < n) tailStore(out, compare4(op, tailLoad(a, n - i), tailLoad(b, n - i)), n - i);
+}
+
+function predicate(op: i32, out: usize, a: usize, sa: usize, n: i32): void {
+  const inf = f32x4.splat(Infinity);
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const x = v128.load(a);
+    v128.store(out, op == 0 ? f32x4.ne(x, x) : f32x4.eq(f32x4.abs(x), inf));
+    out += 16; a += sa;
+  }
+  if (i < n) {
+    const x = tailLoad(a, n - i);
+    tailStore(out, op == 0 ? f32x4.ne(x, x) : f32x4.eq(f32x4.abs(x), inf), n - i);
+  }
+}
+
+/** out = c ? x : y per lane (`c` a lane mask); with c = x = y it copies. */
+function where(out: usize, c: usize, sc: usize, x: usize, sx: usize, y: usize, sy: usize, n: i32): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    v128.store(out, v128.bitselect(v128.load(x), v128.load(y), v128.load(c)));
+    out += 16; c += sc; x += sx; y += sy;
+  }
+  if (i < n) tailStore(out, v128.bitselect(tailLoad(x, n - i), tailLoad(y, n - i), tailLoad(c, n - i)), n - i);
+}
