@@ -9,6 +9,13 @@
 /** A handle on device memory that can be released once. */
 export interface Releasable {
   release(): void;
+  /**
+   * Optional: called by {@link runScope} on each handle that survives the scope, before the
+   * unreachable ones are released, so a lazy handle (the fusion decorator's) computes its values
+   * now and the inputs created inside the scope can be freed with it ("the stream is flushed at
+   * scope end").
+   */
+  settle?(): void;
 }
 
 /** Objects carrying this symbol (devices, backends) are not searched for handles. */
@@ -17,6 +24,8 @@ export const NO_SCAN: unique symbol = Symbol.for('burn-ts.noScan');
 interface Scope {
   readonly created: Set<Releasable>;
   readonly roots: unknown[];
+  /** Set on the marker {@link untracked} pushes: allocations under it are not recorded. */
+  readonly hidden?: boolean;
 }
 
 const scopes: Scope[] = [];
@@ -24,7 +33,21 @@ const scopes: Scope[] = [];
 /** Records a new handle in the innermost open scope (no-op outside scopes). */
 export function trackAllocation(handle: Releasable): void {
   const top = scopes[scopes.length - 1];
-  if (top) top.created.add(handle);
+  if (top && !top.hidden) top.created.add(handle);
+}
+
+/**
+ * Runs `fn` with allocation tracking off: handles created meanwhile belong to no scope. For
+ * decorators that own their inner handles' lifetimes themselves (the fusion decorator counts
+ * references), so that a scope never releases an inner handle that one of theirs still holds.
+ */
+export function untracked<T>(fn: () => T): T {
+  scopes.push({ created: new Set(), roots: [], hidden: true });
+  try {
+    return fn();
+  } finally {
+    scopes.pop();
+  }
 }
 
 /**
@@ -36,9 +59,10 @@ export function keepInAllScopes(root: unknown): void {
   for (const scope of scopes) scope.roots.push(root);
 }
 
-/** True while a scope is open. */
+/** True while a scope is open (and tracking is not turned off by {@link untracked}). */
 export function inScope(): boolean {
-  return scopes.length > 0;
+  const top = scopes[scopes.length - 1];
+  return top !== undefined && !top.hidden;
 }
 
 /**
@@ -62,6 +86,8 @@ export function runScope<T>(fn: () => T, keep: readonly unknown[] = []): T {
   scopes.pop();
   if (created.size === 0) return result;
   const reachable = reachableHandles([result, ...scope.roots], created);
+  // Survivors settle first (lazy handles compute), so what only they held can go below.
+  for (const h of created) if (reachable.has(h)) h.settle?.();
   const parent = scopes[scopes.length - 1];
   for (const h of created) {
     if (reachable.has(h)) parent?.created.add(h);

@@ -2,6 +2,7 @@ import type { Backend, TensorPrimitive } from '../backend/backend.js';
 import type { RandomKey } from '../backend/rng.js';
 import { AutodiffBackend } from '../backends/autodiff/backend.js';
 import { CpuBackend } from '../backends/cpu/backend.js';
+import { FusionBackend } from '../backends/fusion/backend.js';
 import { jsEngine, type CpuEngineKernels } from '../backends/cpu/engine.js';
 import { NativeEngine, nativeAddon, nativeUnavailableReason } from '../backends/cpu/native/index.js';
 import { initWasmEngine, wasmEngine, wasmRuntime, wasmUnavailableReason } from '../backends/cpu/wasm/index.js';
@@ -9,11 +10,22 @@ import { BurnError, describeValue } from '../core/errors.js';
 import { DTYPES, isFloatDType, isIntDType, type DType, type FloatDType, type IntDType } from '../core/dtype.js';
 import { checkOptions } from '../core/options.js';
 import { NO_SCAN } from '../backend/memory.js';
-import type { WebGpuOptions } from '../backends/webgpu/context.js';
+import type { WebGpuOptions as WebGpuBackendOptions } from '../backends/webgpu/context.js';
 import { RemoteBackend, type RemoteOptions } from '../backends/remote/client.js';
 
-export type { WebGpuOptions } from '../backends/webgpu/context.js';
 export type { RemoteOptions } from '../backends/remote/client.js';
+
+/**
+ * Whether `Device.cpu()` and `Device.webgpu()` return the fused device ({@link Device.fusion}) when
+ * the options do not say: off until the benchmarks show where fusion pays (bench/RESULTS.md).
+ */
+const FUSION_BY_DEFAULT = false;
+
+/** Options of {@link Device.webgpu}: the backend's, plus `fusion`. */
+export interface WebGpuOptions extends WebGpuBackendOptions {
+  /** Return the fused device ({@link Device.fusion}); default off. */
+  readonly fusion?: boolean;
+}
 
 /** A CPU kernel engine: `js` (plain TypeScript, always available), `wasm`, `native`. */
 export type CpuEngine = 'js' | 'wasm' | 'native';
@@ -28,6 +40,8 @@ export type DeviceType = 'cpu' | 'webgpu' | { readonly remote: string; readonly 
 export interface CpuOptions {
   /** Kernel engine; default: the best available (or `BURN_CPU_ENGINE`). */
   readonly engine?: CpuEngine;
+  /** Return the fused device ({@link Device.fusion}); default off. */
+  readonly fusion?: boolean;
 }
 
 /**
@@ -99,6 +113,7 @@ export class Device {
   private readonly innerDevice: Device | undefined;
   private autodiffDevice: Device | undefined;
   private checkpointingDevice: Device | undefined;
+  private fusionDevice: Device | undefined;
 
   /**
    * Wraps a backend as a device; `label` is what `toString()` prints. Decorator devices pass the
@@ -211,6 +226,31 @@ export class Device {
     return this.backend.autodiff !== undefined;
   }
 
+  /**
+   * The fused device over this device (Burn's `Fusion<B>`); the same object on every call. Its
+   * elementwise ops, casts, wheres and reductions are recorded lazily and run as one fused kernel
+   * per block when their values are needed (a read, an op that cannot fuse, the end of a
+   * `Tensor.scope`); other ops run on this device's backend. It shares this device's random state
+   * and default dtypes, so it gives the same values. `fusion().autodiff()` trains with the
+   * backward pass fused too; on an autodiff device `autodiff().fusion()` is that same device
+   * (autodiff always goes outside fusion, as Burn's `Autodiff<Fusion<B>>`). On a fused device it
+   * returns the device itself.
+   */
+  fusion(): Device {
+    if (this.isFusion()) return this;
+    if (this.isAutodiff()) {
+      const base = this.inner().fusion();
+      return this.label.endsWith('(checkpointing)') ? base.gradientCheckpointing() : base.autodiff();
+    }
+    this.fusionDevice ??= new Device(new FusionBackend(this.backend), `fusion<${this.label}>`, this);
+    return this.fusionDevice;
+  }
+
+  /** True for fused devices ({@link fusion}) and autodiff devices over them. */
+  isFusion(): boolean {
+    return this.inner().backend instanceof FusionBackend;
+  }
+
   /** The device an autodiff device wraps; the device itself otherwise. */
   inner(): Device {
     return this.isAutodiff() && this.innerDevice ? this.innerDevice : this;
@@ -227,6 +267,7 @@ export class Device {
    * an engine that is not available throws a `BurnError` that says why.
    */
   static cpu(options: CpuOptions = {}): Device {
+    if (options.fusion ?? FUSION_BY_DEFAULT) return Device.cpu({ ...options, fusion: false }).fusion();
     const engine = options.engine ?? envEngine() ?? bestCpuEngine();
     let device = cpuDevices.get(engine);
     if (!device) {
@@ -284,6 +325,13 @@ export class Device {
    * is no WebGPU implementation or no adapter. The backend is loaded only when asked for.
    */
   static webgpu(options: WebGpuOptions = {}): Promise<Device> {
+    const { fusion, ...rest } = options;
+    if (fusion ?? FUSION_BY_DEFAULT) return Device.webgpu(rest).then((d) => d.fusion());
+    return Device.webgpuPlain(rest);
+  }
+
+  /** {@link Device.webgpu} without the fusion option: the plain device, one per distinct options. */
+  private static webgpuPlain(options: WebGpuBackendOptions): Promise<Device> {
     const key = JSON.stringify(options);
     let device = webgpuDevices.get(key);
     if (!device) {
@@ -392,7 +440,9 @@ export class Device {
    * happens: their memory is released per tensor (`dispose`, scopes, the garbage collector).
    */
   close(): void {
-    const base = this.inner();
+    const inner = this.inner();
+    // A fused device closes the device it wraps.
+    const base = inner.backend instanceof FusionBackend && inner.innerDevice ? inner.innerDevice : inner;
     if (!(base.backend instanceof RemoteBackend)) return;
     base.backend.close();
     for (const [url, device] of remoteDevices) if (device === base) remoteDevices.delete(url);

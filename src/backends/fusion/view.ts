@@ -1,0 +1,87 @@
+import type { SliceSpecs, TensorPrimitive } from '../../backend/backend.js';
+import { sameShape } from '../../core/shape.js';
+import { Node } from './node.js';
+import { materialize, own, type FusionCore } from './plan.js';
+
+/** A layout op applied to an expression: it re-indexes the DAG instead of becoming a node. */
+export type View =
+  | { readonly kind: 'reshape'; readonly shape: readonly number[] }
+  | { readonly kind: 'permute'; readonly axes: readonly number[] }
+  | { readonly kind: 'expand'; readonly shape: readonly number[] }
+  | { readonly kind: 'slice'; readonly specs: SliceSpecs };
+
+/** The shape `view` gives a tensor of `shape`. */
+export function viewShape(shape: readonly number[], view: View): number[] {
+  switch (view.kind) {
+    case 'reshape':
+    case 'expand':
+      return [...view.shape];
+    case 'permute':
+      return view.axes.map((a) => shape[a]!);
+    case 'slice':
+      return view.specs.map((s) => s.size);
+  }
+}
+
+/** True when a reshape only inserts or removes size-1 dims (a view of any strided layout). */
+export function isUnitReshape(from: readonly number[], to: readonly number[]): boolean {
+  const a = from.filter((s) => s !== 1);
+  const b = to.filter((s) => s !== 1);
+  return sameShape(a, b);
+}
+
+/**
+ * `view` of `node` as a new node (no reference held yet). A leaf gets the inner backend's view op;
+ * a pending elementwise DAG is rebuilt with the view applied to each of its leaves and scalars
+ * (shared parts stay shared). What cannot be re-indexed is computed first and viewed as a leaf: a
+ * reduction (except an expand back along its reduced dims, which becomes a `bcast` node) and a
+ * reshape that is more than inserting or removing size-1 dims (the inner backend might copy).
+ */
+export function applyView<P extends TensorPrimitive>(core: FusionCore<P>, node: Node<P>, view: View): Node<P> {
+  if (
+    view.kind === 'reshape' &&
+    node.kind !== 'leaf' &&
+    node.kind !== 'scalar' &&
+    !isUnitReshape(node.shape, view.shape)
+  )
+    materialize(core, node);
+  const memo = new Map<Node<P>, Node<P>>();
+  const rebuild = (n: Node<P>): Node<P> => {
+    const known = memo.get(n);
+    if (known !== undefined) return known;
+    let out: Node<P>;
+    const shape = viewShape(n.shape, view);
+    if (n.kind === 'reduce' && view.kind === 'expand' && sameShape(view.shape, n.args[0]!.shape)) out = Node.bcast(n);
+    else {
+      if (n.kind === 'reduce' || n.kind === 'bcast') materialize(core, n);
+      switch (n.kind) {
+        case 'leaf':
+          out = Node.leaf(own(core, n.p!, leafView(core, n.p!, view)));
+          break;
+        case 'scalar':
+          out = Node.scalar(shape, n.value, n.dtype);
+          break;
+        default:
+          out = Node.op(n.op!, shape, n.dtype, n.args.map(rebuild));
+      }
+    }
+    memo.set(n, out);
+    return out;
+  };
+  return rebuild(node);
+}
+
+/** The inner backend's view op. */
+function leafView<P extends TensorPrimitive>(core: FusionCore<P>, p: P, view: View): P {
+  const { inner } = core;
+  switch (view.kind) {
+    case 'reshape':
+      return inner.reshape(p, view.shape);
+    case 'permute':
+      return inner.permute(p, view.axes);
+    case 'expand':
+      return inner.expand(p, view.shape);
+    case 'slice':
+      return inner.slice(p, view.specs);
+  }
+}
