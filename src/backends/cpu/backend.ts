@@ -1,5 +1,6 @@
 import type { SliceSpecs } from '../../backend/backend.js';
 import type { CustomCall } from '../../backend/custom.js';
+import type { FusedCall } from '../../backend/fusion/program.js';
 import { BaseBackend } from '../../backend/base.js';
 import type {
   ArgOp,
@@ -33,6 +34,7 @@ import { buildMapKernels, KernelCache, type MapKernels, type Operand, type Opera
 import { forEachOffset2 } from './js/walk.js';
 import { isEngineFloat, isFloatArray, jsEngine, type CpuEngineKernels, type FloatArray } from './engine.js';
 import * as modules from './module-ops.js';
+import { runFused } from './fusion/run.js';
 import { BufferPool } from './pool.js';
 import { randomInto, type RandomKey } from '../../backend/rng.js';
 import type { Distribution } from '../../core/distribution.js';
@@ -719,6 +721,15 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
     const indices = new Int32Array(p.numel);
     sortInto(values, indices, p, p.shape, dim, descending);
     return [this.own(values, [...p.shape], p.dtype), this.own(indices, [...p.shape], 'i32')];
+  }
+
+  /**
+   * A fused program (the fusion decorator's block) as one kernel: the engine's where it takes the
+   * program, else generated JavaScript (or, where `eval` is forbidden, a closure interpreter),
+   * which takes every program. Outputs are fresh pooled arrays.
+   */
+  fused(call: FusedCall<CpuTensor>): CpuTensor[] {
+    return runFused(this.host, call);
   }
 
   // --- helpers ---

@@ -1,0 +1,71 @@
+import type { FusedCall } from '../../../backend/fusion/program.js';
+import { contiguousStrides, numel } from '../../../core/shape.js';
+import { alignStrides, collapse } from '../../../core/strided.js';
+import type { FusedOperand } from '../engine.js';
+import type { CpuTensor } from '../storage.js';
+
+/**
+ * The layout of one fused call: every input as (array, offset, strides over the iteration space
+ * `outer ++ inner`), then the outer dims and the inner dims each collapsed as far as every operand
+ * (the contiguous outputs included) allows, so a contiguous elementwise program is one flat dim.
+ */
+export interface FusedLayout {
+  /** The collapsed iteration space: `outerRank` outer dims, then `innerRank` inner ones. */
+  readonly shape: number[];
+  readonly innerRank: number;
+  readonly inputs: FusedOperand[];
+  /** Rows (the product of the outer dims) and elements per row (of the inner dims). */
+  readonly rows: number;
+  readonly innerN: number;
+}
+
+/** Lays out `call`'s inputs over its iteration space and collapses the dims. */
+export function fusedLayout(call: FusedCall<CpuTensor>): FusedLayout {
+  const { program, outer, inner, inputs } = call;
+  const full = [...outer, ...inner];
+  const zerosInner = inner.map(() => 0);
+  const sets = inputs.map((t, k) => {
+    // Element inputs have the full shape, row inputs `outer` (or outer with size-1 inner dims).
+    if (program.inputs[k]!.level === 'element' || t.shape.length === full.length)
+      return alignStrides(t.shape, t.strides, full);
+    return [...alignStrides(t.shape, t.strides, outer), ...zerosInner];
+  });
+  // The outputs are contiguous: element ones over outer ++ inner, row ones over outer.
+  const elementOut = contiguousStrides(full);
+  const rowOut = [...contiguousStrides(outer), ...zerosInner];
+  const all = [...sets, elementOut, rowOut];
+  const o = collapse(
+    outer,
+    all.map((s) => s.slice(0, outer.length)),
+  );
+  const i = collapse(
+    inner,
+    all.map((s) => s.slice(outer.length)),
+  );
+  const shape = [...o.shape, ...i.shape];
+  return {
+    shape,
+    innerRank: i.shape.length,
+    inputs: inputs.map((t, k) => ({ data: t.data, offset: t.offset, strides: [...o.strides[k]!, ...i.strides[k]!] })),
+    rows: numel(outer),
+    innerN: numel(inner),
+  };
+}
+
+/**
+ * The layout signature of a generated kernel: per input, its stride along the innermost dim of
+ * the loop (`u` unit, `z` zero, `g` other; `-` for a row input, which does not move along it).
+ */
+export function layoutSignature(levels: readonly ('element' | 'row')[], layout: FusedLayout, loopRank: number): string {
+  const last = layout.shape.length - 1;
+  let sig = '';
+  for (let k = 0; k < layout.inputs.length; k++) {
+    if (levels[k] === 'row') sig += '-';
+    else if (loopRank === 0) sig += 'z';
+    else {
+      const s = layout.inputs[k]!.strides[last]!;
+      sig += s === 1 ? 'u' : s === 0 ? 'z' : 'g';
+    }
+  }
+  return sig;
+}
