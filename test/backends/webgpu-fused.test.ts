@@ -181,3 +181,401 @@ describe('WebGPU fused kernels: elementwise programs', { skip }, () => {
     }
   });
 });
+
+describe('WebGPU fused kernels: views, broadcasts and dtypes', { skip }, () => {
+  const add3 = () =>
+    program([el(), el(), el()], 0, [load(0), load(1), load(2), bin('mul', 0, 1), bin('add', 3, 2), un('sin', 4)]);
+
+  it('broadcast inputs (stride 0, a smaller rank, a scalar) and permuted and sliced views', async () => {
+    const b = backend();
+    const m = 37,
+      n = 129;
+    const base = tensor([n, m], f32, 3); // permuted to [m, n]
+    const big = tensor([m + 4, 2 * n + 3], f32, 4); // sliced to [m, n] with a step
+    const colv = tensor([m, 1], f32, 5);
+    const rowv = tensor([n], f32, 6);
+    const one = tensor([], f32, 7);
+    const perm = b.permute(base, [1, 0]);
+    const spec: SliceSpecs = [
+      { start: 2, size: m, step: 1 },
+      { start: 1, size: n, step: 2 },
+    ];
+    const sliced = b.slice(big, spec);
+    const colE = b.expand(colv, [m, n]);
+    const oneE = b.expand(one, [m, n]);
+    const cases: [string, WebGpuTensor[]][] = [
+      ['permuted, sliced, column', [perm, sliced, colE]],
+      ['row of smaller rank, scalar, permuted', [b.expand(rowv, [m, n]), oneE, perm]],
+      ['sliced only', [sliced, sliced, sliced]],
+    ];
+    for (const [what, inputs] of cases) {
+      const outs = await check({ program: add3(), outer: [m, n], inner: [], inputs, scalars: [] }, what);
+      dispose(...outs);
+    }
+    // A smaller-rank input that is not expanded first reads as its broadcast.
+    const outs = b.fused({ program: add3(), outer: [m, n], inner: [], inputs: [perm, colv, rowv], scalars: [] })!;
+    const want = replayFused(b, {
+      program: add3(),
+      outer: [m, n],
+      inner: [],
+      inputs: [perm, b.expand(colv, [m, n]), b.expand(rowv, [m, n])],
+      scalars: [],
+    });
+    assertSame(await read(outs[0]!), await read(want[0]!), 'unexpanded broadcasts');
+    dispose(base, big, colv, rowv, one, perm, sliced, colE, oneE, ...outs, ...want);
+  });
+
+  it('int chains wrap as the unfused ops store them (i8, u8, i16, i32, u32)', async () => {
+    for (const dtype of ['i8', 'u8', 'i16', 'u16', 'i32', 'u32'] as const) {
+      const p = program(
+        [el(dtype), el(dtype)],
+        1,
+        [
+          load(0, dtype),
+          load(1, dtype),
+          scalar(0, dtype),
+          bin('mul', 0, 2, dtype),
+          bin('add', 3, 1, dtype),
+          bin('mul', 4, 4, dtype),
+          bin('div', 5, 1, dtype),
+          bin('rem', 6, 0, dtype),
+          un('neg', 7, dtype),
+          un('abs', 8, dtype),
+          bin('xor', 9, 0, dtype),
+          un('exp', 10, dtype),
+        ],
+        [11, 9, 5],
+      );
+      const n = 1000;
+      const lo = dtype.startsWith('u') ? 0 : -100;
+      const a = tensor([n], dtype, 1, values(n, 1, dtype, lo, 100)),
+        c = tensor([n], dtype, 2, values(n, 2, dtype, lo, 100));
+      const outs = await check({ program: p, outer: [n], inner: [], inputs: [a, c], scalars: [77] }, dtype);
+      dispose(a, c, ...outs);
+    }
+  });
+
+  it('f16 and bf16 chains round every instruction as the unfused stores do', async () => {
+    for (const dtype of ['f16', 'bf16'] as const) {
+      const p = program(
+        [el(dtype), el(dtype)],
+        1,
+        [
+          load(0, dtype),
+          load(1, dtype),
+          scalar(0, dtype),
+          bin('mul', 0, 2, dtype),
+          bin('add', 3, 1, dtype),
+          un('exp', 4, dtype),
+          bin('div', 5, 1, dtype),
+          un('log1p', 6, dtype),
+          { kind: 'cast', x: 7, dtype: f32 },
+          un('sqrt', 8),
+        ],
+        [9, 7],
+      );
+      const n = 777;
+      const a = tensor([n], dtype, 1),
+        c = tensor([n], dtype, 2);
+      const outs = await check({ program: p, outer: [n], inner: [], inputs: [a, c], scalars: [1.1] }, dtype);
+      dispose(a, c, ...outs);
+    }
+  });
+
+  it('compare, where, predicate, cast and bool logic', async () => {
+    const p = program(
+      [el(), el(), el('bool'), el('i32')],
+      1,
+      [
+        load(0), // 0
+        load(1), // 1
+        load(2, 'bool'), // 2
+        load(3, 'i32'), // 3
+        { kind: 'compare', op: 'gt', x: 0, y: 1, dtype: 'bool' }, // 4
+        bin('xor', 4, 2, 'bool'), // 5
+        { kind: 'where', c: 5, x: 0, y: 1, dtype: f32 }, // 6
+        { kind: 'cast', x: 6, dtype: 'i32' }, // 7
+        bin('add', 7, 3, 'i32'), // 8
+        { kind: 'cast', x: 8, dtype: 'u8' }, // 9
+        un('log', 0), // 10: NaN for negatives
+        { kind: 'predicate', op: 'isnan', x: 10, dtype: 'bool' }, // 11
+        scalar(0), // 12
+        { kind: 'compare', op: 'le', x: 10, y: 12, dtype: 'bool' }, // 13
+        bin('or', 11, 13, 'bool'), // 14
+        { kind: 'cast', x: 14, dtype: f32 }, // 15
+        { kind: 'cast', x: 9, dtype: 'bool' }, // 16
+      ],
+      [9, 14, 15, 16, 6],
+    );
+    const n = 500;
+    const inputs = [
+      tensor([n], f32, 1, values(n, 1, f32, -300, 300)),
+      tensor([n], f32, 2, values(n, 2, f32, -300, 300)),
+      tensor([n], 'bool', 3),
+      tensor([n], 'i32', 4, values(n, 4, 'i32', -1000, 1000)),
+    ];
+    const outs = await check({ program: p, outer: [n], inner: [], inputs, scalars: [0.5] }, 'logic');
+    dispose(...inputs, ...outs);
+  });
+});
+
+describe('WebGPU fused kernels: row programs', { skip }, () => {
+  it('softmax and its row sums (rows of 1, 7, 63, 64, 1023, 4097: narrow and workgroup rows)', async () => {
+    for (const d of [1, 7, 63, 64, 1023, 4097]) {
+      const rows = d > 1000 ? 5 : 33;
+      const x = tensor([rows, d], f32, d);
+      const outs = await check({ program: softmax(), outer: [rows], inner: [d], inputs: [x], scalars: [] }, `d=${d}`);
+      dispose(x, ...outs);
+    }
+  });
+
+  it('softmax over a permuted view and over two inner dims', async () => {
+    const b = backend();
+    const x = tensor([96, 3, 5], f32, 9);
+    const v = b.permute(x, [1, 2, 0]); // [3, 5, 96], rows non-contiguous
+    const outs = await check({ program: softmax(), outer: [3, 5], inner: [96], inputs: [v], scalars: [] }, 'permuted');
+    const y = tensor([4, 9, 17], f32, 10);
+    const outs2 = await check({ program: softmax(), outer: [4], inner: [9, 17], inputs: [y], scalars: [] }, '2 inner');
+    const t = b.permute(y, [2, 0, 1]); // [17, 4, 9]; reduce the last two dims: a strided inner walk
+    const outs3 = await check(
+      { program: softmax(), outer: [17], inner: [4, 9], inputs: [t], scalars: [] },
+      'strided inner',
+    );
+    dispose(x, v, y, t, ...outs, ...outs2, ...outs3);
+  });
+
+  it('LayerNorm with affine weights broadcast along the rows, its mean and variance', async () => {
+    const b = backend();
+    for (const d of [7, 512, 1000]) {
+      const rows = 19;
+      const x = tensor([rows, d], f32, d);
+      const w = tensor([d], f32, 2),
+        bias = tensor([d], f32, 3);
+      const we = b.expand(w, [rows, d]),
+        be = b.expand(bias, [rows, d]);
+      const outs = await check(
+        { program: layerNorm(), outer: [rows], inner: [d], inputs: [x, we, be], scalars: [1 / d, 1e-5] },
+        `d=${d}`,
+      );
+      dispose(x, w, bias, we, be, ...outs);
+    }
+  });
+
+  it('a row input, scalars and row math after the last pass; var as E[x²] − E[x]²', async () => {
+    const p = program(
+      [el(), row()],
+      1,
+      [
+        load(0), // 0
+        load(1), // 1 per-row scale
+        scalar(0), // 2 1/n
+        bin('mul', 0, 1), // 3
+        red('sum', 3), // 4
+        bin('mul', 3, 3), // 5
+        red('sum', 5), // 6
+        bin('mul', 4, 2), // 7 mean
+        bin('mul', 6, 2), // 8 E[x²]
+        bin('mul', 7, 7), // 9
+        bin('sub', 8, 9), // 10 var
+        red('min', 3), // 11
+        red('prod', 0), // 12
+      ],
+      [10, 11, 7, 12],
+    );
+    for (const d of [5, 300]) {
+      const x = tensor([6, d], f32, 1, values(6 * d, 1, f32, 0.9, 1.1)),
+        s = tensor([6], f32, 2);
+      const outs = await check({ program: p, outer: [6], inner: [d], inputs: [x, s], scalars: [1 / d] }, `d=${d}`);
+      dispose(x, s, ...outs);
+    }
+  });
+
+  it('a sum of squared errors to a scalar (outer = [])', async () => {
+    const p = program(
+      [el(), el()],
+      1,
+      [load(0), load(1), bin('sub', 0, 1), bin('mul', 2, 2), red('sum', 3), scalar(0), bin('mul', 4, 5)],
+      [6],
+    );
+    for (const n of [1, 50, 4097, 100000]) {
+      const a = tensor([n], f32, 1),
+        c = tensor([n], f32, 2);
+      const outs = await check({ program: p, outer: [], inner: [n], inputs: [a, c], scalars: [1 / n] }, `n=${n}`);
+      assert.deepEqual(outs[0]!.shape, []);
+      dispose(a, c, ...outs);
+    }
+  });
+
+  it('NaN in max and min, any and all, and int and bool reductions', async () => {
+    const floats = program(
+      [el()],
+      0,
+      [
+        load(0), // 0
+        red('max', 0), // 1
+        red('min', 0), // 2
+        red('any', 0, 'bool'), // 3
+        red('all', 0, 'bool'), // 4
+        bin('sub', 0, 1), // 5: x − max, NaN rows stay NaN
+      ],
+      [1, 2, 3, 4, 5],
+    );
+    const others = program(
+      [el('i32'), el('bool')],
+      0,
+      [
+        load(0, 'i32'), // 0
+        red('max', 0, 'i32'), // 1
+        red('min', 0, 'i32'), // 2
+        red('sum', 0, 'i32'), // 3
+        load(1, 'bool'), // 4
+        red('any', 4, 'bool'), // 5
+        red('all', 4, 'bool'), // 6
+        red('max', 4, 'bool'), // 7
+      ],
+      [1, 2, 3, 5, 6, 7],
+    );
+    for (const d of [9, 200]) {
+      const rows = 6;
+      const xs = values(rows * d, 3, f32);
+      xs[d + 3] = Number.NaN; // row 1
+      xs[2 * d + d - 1] = Number.NaN; // row 2, last
+      for (let j = 0; j < d; j++) xs[3 * d + j] = 0; // row 3 all zero: any false
+      xs[4 * d + 5] = -0; // row 4
+      xs[5 * d] = Number.NEGATIVE_INFINITY;
+      const x = tensor([rows, d], f32, 0, xs);
+      const outs = await check({ program: floats, outer: [rows], inner: [d], inputs: [x], scalars: [] }, `f32 d=${d}`);
+      const max = await read(outs[0]!);
+      assert.ok(Number.isNaN(max[1]!) && Number.isNaN(max[2]!), 'NaN wins max');
+      assert.equal((await read(outs[2]!))[3], 0, 'any of zeros');
+      const ints = tensor([rows, d], 'i32', 0, values(rows * d, 5, 'i32', -2e9, 2e9));
+      const bools = tensor([rows, d], 'bool', 0, values(rows * d, 6, 'bool', -1, 40));
+      const outs2 = await check(
+        { program: others, outer: [rows], inner: [d], inputs: [ints, bools], scalars: [] },
+        `ints d=${d}`,
+      );
+      dispose(x, ints, bools, ...outs, ...outs2);
+    }
+  });
+
+  it('f16 LayerNorm rounds every step as the unfused ops do', async () => {
+    const h = 'f16' as const;
+    const p = program(
+      [el(h)],
+      2,
+      [
+        load(0, h),
+        scalar(0, h),
+        scalar(1, h),
+        red('sum', 0, h),
+        bin('mul', 3, 1, h),
+        bin('sub', 0, 4, h),
+        bin('mul', 5, 5, h),
+        red('sum', 6, h),
+        bin('mul', 7, 1, h),
+        bin('add', 8, 2, h),
+        un('sqrt', 9, h),
+        bin('div', 5, 10, h),
+      ],
+      [11],
+    );
+    const x = tensor([8, 300], h, 4);
+    const outs = await check({ program: p, outer: [8], inner: [300], inputs: [x], scalars: [1 / 300, 1e-5] }, 'f16');
+    dispose(x, ...outs);
+  });
+});
+
+describe('WebGPU fused kernels: compilation, dispatches and memory', { skip }, () => {
+  it('one dispatch per call; one shader per program and layout, whatever the sizes', async () => {
+    const b = backend();
+    await b.sync();
+    // A program no other test runs: scaled softmax.
+    const p = program(
+      [el()],
+      1,
+      [
+        load(0),
+        scalar(0),
+        bin('mul', 0, 1),
+        red('max', 2),
+        bin('sub', 2, 3),
+        un('exp', 4),
+        red('sum', 5),
+        bin('div', 5, 6),
+      ],
+      [7],
+    );
+    const before = b.info().stream;
+    const gen0 = fusedKernelStats(b.rt).generated;
+    for (const rows of [3, 10, 40]) {
+      const x = tensor([rows, 300], f32, rows);
+      const d0 = b.info().stream.dispatches;
+      const outs = b.fused({ program: p, outer: [rows], inner: [300], inputs: [x], scalars: [0.125] })!;
+      assert.equal(b.info().stream.dispatches - d0, 1, 'one dispatch');
+      dispose(x, ...outs);
+    }
+    assert.equal(fusedKernelStats(b.rt).generated - gen0, 1, 'generated once');
+    assert.equal(b.info().stream.pipelines - before.pipelines, 1, 'compiled once');
+    // The same program rebuilt (an equal key) reuses the shader too.
+    const x = tensor([4, 300], f32, 1);
+    const p0 = b.info().stream.pipelines;
+    const again = program([el()], 1, [...p.instrs], [7]);
+    const outs = b.fused({ program: again, outer: [4], inner: [300], inputs: [x], scalars: [3] })!;
+    assert.equal(b.info().stream.pipelines, p0);
+    assert.equal(fusedKernelStats(b.rt).generated - gen0, 1);
+    dispose(x, ...outs);
+  });
+
+  it('declines what it has no kernel for: more tensors than the binding limit, f64, undefined ops', () => {
+    const b = backend();
+    assert.ok(b.maxFusedBindings >= 8, `maxFusedBindings ${b.maxFusedBindings}`);
+    const many = b.maxFusedBindings;
+    const inputs = Array.from({ length: many }, () => el());
+    const instrs: FusedInstr[] = inputs.map((_, k) => load(k));
+    for (let k = 1; k < many; k++) instrs.push(bin('add', k === 1 ? 0 : instrs.length - 1, k));
+    const x = tensor([4], f32, 1);
+    assert.equal(
+      b.fused({ program: program(inputs, 0, instrs), outer: [4], inner: [], inputs: inputs.map(() => x), scalars: [] }),
+      undefined,
+    );
+    const f64 = program([el()], 0, [load(0), { kind: 'cast', x: 0, dtype: 'f64' }]);
+    assert.equal(b.fused({ program: f64, outer: [4], inner: [], inputs: [x], scalars: [] }), undefined);
+    const notF = program([el()], 0, [load(0), un('not', 0)]);
+    assert.equal(b.fused({ program: notF, outer: [4], inner: [], inputs: [x], scalars: [] }), undefined);
+    dispose(x);
+  });
+
+  it('200 runs disposing the outputs keep the pool flat', async () => {
+    const b = backend();
+    const x = tensor([16, 256], f32, 1);
+    const w = tensor([256], f32, 2);
+    const we = b.expand(w, [16, 256]);
+    const flat = b.reshape(x, [16 * 256]);
+    const run = () => {
+      const outs = b.fused({
+        program: layerNorm(),
+        outer: [16],
+        inner: [256],
+        inputs: [x, we, we],
+        scalars: [1 / 256, 1e-5],
+      })!;
+      const e = b.fused({
+        program: chain8(),
+        outer: [16 * 256],
+        inner: [],
+        inputs: [flat, flat],
+        scalars: [2],
+      });
+      dispose(...outs, ...e!);
+    };
+    for (let i = 0; i < 10; i++) run();
+    await b.sync();
+    const m0 = b.memory();
+    for (let i = 0; i < 200; i++) run();
+    await b.sync();
+    const m1 = b.memory();
+    assert.equal(m1.liveBytes, m0.liveBytes, 'live bytes');
+    assert.equal(m1.allocatedBytes, m0.allocatedBytes, 'allocated bytes');
+    dispose(x, w, we, flat);
+  });
+});

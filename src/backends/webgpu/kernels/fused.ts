@@ -346,6 +346,8 @@ function generate(program: FusedProgram, plan: Plan): string | undefined {
 class Gen {
   readonly helpers = new Set<string>();
   readonly fns: string[] = [];
+  /** The `let` of each instruction generated so far (element values recur in later passes). */
+  private readonly lets = new Map<number, string>();
 
   constructor(readonly program: FusedProgram) {}
 
@@ -385,12 +387,16 @@ class Gen {
 
   /** The `let` of a non-load, non-reduce instruction `i`, rounded to its dtype. */
   instr(i: number, scalars: readonly string[]): string {
+    const known = this.lets.get(i);
+    if (known !== undefined) return known;
     const instr = this.program.instrs[i]!;
     const d = instr.dtype;
     const t = ctype(d);
     for (const h of storeHelpers(d)) this.helpers.add(h);
     const value = this.value(i, instr, t, scalars);
-    return `let v${i}: ${t} = ${storeExpr(d, value)};`;
+    const line = `let v${i}: ${t} = ${storeExpr(d, value)};`;
+    this.lets.set(i, line);
+    return line;
   }
 
   private value(i: number, instr: FusedInstr, t: CType, scalars: readonly string[]): string {
