@@ -247,8 +247,11 @@ describe('fusion().autodiff(): a 1,000-step training loop keeps memory flat', ()
       }
     });
     assert.ok(losses[losses.length - 1]! < losses[0]! / 2, `the loop learns: ${losses.join(', ')}`);
+    // Flat: no checkpoint holds more than 8 KiB above the first (a leak of one 256-byte buffer per
+    // step would add 12.5 KiB every 50 steps); an occasional handle whose finalizer has not run yet
+    // shows as a small transient.
     assert.ok(
-      live.slice(1).every((b) => b === live[0]),
+      live.every((b) => b <= live[0]! + 8192),
       `live bytes every 50 steps: ${live.join(', ')}`,
     );
   });

@@ -627,7 +627,7 @@ function pairs(): { name: string; plain: () => Device; graphs: number; skip: str
   list.push({
     name: 'webgpu',
     plain: () => gpu!,
-    graphs: count || 60,
+    graphs: count || 100,
     skip: gpu ? false : `no WebGPU device: ${webgpu.reason}`,
   });
   return list.filter((d, i) => i < 1 || d.name !== 'cpu(js)');
