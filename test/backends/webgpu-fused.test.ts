@@ -304,8 +304,10 @@ describe('WebGPU fused kernels: views, broadcasts and dtypes', { skip }, () => {
         bin('or', 11, 13, 'bool'), // 14
         { kind: 'cast', x: 14, dtype: f32 }, // 15
         { kind: 'cast', x: 9, dtype: 'bool' }, // 16
+        scalar(0, 'i32'), // 17: the same scalar read as an int (truncated)
+        bin('mul', 3, 17, 'i32'), // 18
       ],
-      [9, 14, 15, 16, 6],
+      [9, 14, 15, 16, 6, 18],
     );
     const n = 500;
     const inputs = [
@@ -314,7 +316,7 @@ describe('WebGPU fused kernels: views, broadcasts and dtypes', { skip }, () => {
       tensor([n], 'bool', 3),
       tensor([n], 'i32', 4, values(n, 4, 'i32', -1000, 1000)),
     ];
-    const outs = await check({ program: p, outer: [n], inner: [], inputs, scalars: [0.5] }, 'logic');
+    const outs = await check({ program: p, outer: [n], inner: [], inputs, scalars: [2.5] }, 'logic');
     dispose(...inputs, ...outs);
   });
 });

@@ -110,7 +110,8 @@ interface Plan {
   readonly gInputs: readonly number[];
   /** Row programs: the dims of the row index, strides of every used input. */
   readonly outerDims: readonly IndexDim[];
-  readonly scalars: readonly string[];
+  /** The uniform word of each `scalar` instruction (by instruction id), in its dtype. */
+  readonly scalars: ReadonlyMap<number, string>;
   readonly wide: boolean;
 }
 
@@ -143,13 +144,7 @@ export function runFused(
 
 /** Whether `runFused` can run `call`'s program at all (dtypes and ops; layouts are always fine). */
 export function fusedSupported(program: FusedProgram): boolean {
-  try {
-    for (const x of program.inputs) ctype(x.dtype);
-    for (const instr of program.instrs) ctype(instr.dtype);
-    return true;
-  } catch {
-    return false;
-  }
+  return analyze(program).supported;
 }
 
 function broadcastable(shape: readonly number[], target: readonly number[]): boolean {
@@ -171,6 +166,8 @@ interface Analysis {
   readonly schedule: FusedSchedule | undefined;
   /** The inputs the generated code loads, ascending. */
   readonly used: readonly number[];
+  /** False when a dtype of the program has no WGSL type (f64, i64). */
+  readonly supported: boolean;
 }
 
 const analyses = new WeakMap<FusedProgram, Analysis>();
@@ -196,7 +193,14 @@ function analyze(program: FusedProgram): Analysis {
     const instr = program.instrs[i]!;
     if (instr.kind === 'load') used.add(instr.input);
   }
-  a = { live, schedule, used: [...used].sort((x, y) => x - y) };
+  let supported = true;
+  try {
+    for (const x of program.inputs) ctype(x.dtype);
+    for (const instr of program.instrs) ctype(instr.dtype);
+  } catch {
+    supported = false;
+  }
+  a = { live, schedule, used: [...used].sort((x, y) => x - y), supported };
   analyses.set(program, a);
   return a;
 }
@@ -217,11 +221,15 @@ function planOf(call: Omit<FusedCall, 'inputs'>, inputs: readonly FusedOperand[]
     if (!broadcastable(x.shape, want.level === 'row' ? outer : full)) return undefined;
   }
   const p = new Params();
-  const scalarsOf = () =>
-    call.scalars.map((v, s) => {
-      const instr = program.instrs.find((x) => x.kind === 'scalar' && x.index === s);
-      return instr ? p.of(scalarFor(v, instr.dtype), ctype(instr.dtype)) : '';
+  // One word per scalar instruction: two reads of one scalar may convert it to different dtypes.
+  const scalarsOf = () => {
+    const out = new Map<number, string>();
+    program.instrs.forEach((instr, i) => {
+      if (instr.kind === 'scalar')
+        out.set(i, p.of(scalarFor(call.scalars[instr.index]!, instr.dtype), ctype(instr.dtype)));
     });
+    return out;
+  };
   const offsets = new Map<number, string>();
   const access = new Map<number, Access>();
   if (!program.reduces) {
@@ -386,7 +394,7 @@ class Gen {
   }
 
   /** The `let` of a non-load, non-reduce instruction `i`, rounded to its dtype. */
-  instr(i: number, scalars: readonly string[]): string {
+  instr(i: number, scalars: ReadonlyMap<number, string>): string {
     const known = this.lets.get(i);
     if (known !== undefined) return known;
     const instr = this.program.instrs[i]!;
@@ -399,11 +407,11 @@ class Gen {
     return line;
   }
 
-  private value(i: number, instr: FusedInstr, t: CType, scalars: readonly string[]): string {
+  private value(i: number, instr: FusedInstr, t: CType, scalars: ReadonlyMap<number, string>): string {
     const d = instr.dtype;
     switch (instr.kind) {
       case 'scalar':
-        return scalars[instr.index]!;
+        return scalars.get(i)!;
       case 'unary':
         return `${this.fn(i, unaryExpr(instr.op, d), ['x'], [t], t)}(${this.arg(instr.x, d)})`;
       case 'predicate': {
