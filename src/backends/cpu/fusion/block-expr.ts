@@ -29,7 +29,8 @@ type Node =
   | { readonly t: 'bin'; readonly op: string; readonly a: Node; readonly b: Node }
   | { readonly t: 'cond'; readonly c: Node; readonly a: Node; readonly b: Node };
 
-const TOKEN = /\s*(?:(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|([A-Za-z_$][\w$]*)|(>>>|===|!==|<<|>>|<=|>=|&&|\|\||[-+*/%&|^~!<>?:(),.]))/y;
+const TOKEN =
+  /\s*(?:(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|([A-Za-z_$][\w$]*)|(>>>|===|!==|<<|>>|<=|>=|&&|\|\||[-+*/%&|^~!<>?:(),.]))/y;
 
 function tokenize(src: string): string[] {
   const out: string[] = [];
@@ -117,7 +118,8 @@ export function parseExpr(src: string): Node {
   };
   const primary = (): Node => {
     const t = toks[i++];
-    if (t === undefined) throw new BurnError('fusion', `unexpected end of the kernel expression ${JSON.stringify(src)}`);
+    if (t === undefined)
+      throw new BurnError('fusion', `unexpected end of the kernel expression ${JSON.stringify(src)}`);
     if (t === '(') {
       const e = cond();
       expect(')');
@@ -128,7 +130,8 @@ export function parseExpr(src: string): Node {
     throw new BurnError('fusion', `unexpected ${t} in the kernel expression ${JSON.stringify(src)}`);
   };
   const e = cond();
-  if (i !== toks.length) throw new BurnError('fusion', `trailing ${toks[i]} in the kernel expression ${JSON.stringify(src)}`);
+  if (i !== toks.length)
+    throw new BurnError('fusion', `trailing ${toks[i]} in the kernel expression ${JSON.stringify(src)}`);
   return e;
 }
 
@@ -295,7 +298,8 @@ export function compileBlockExpr(src: string, env: BlockEnv, steps: Step[]): { r
   type Value = { readonly k: number } | { readonly r: Reg };
   const resolve = (node: Node): unknown => {
     if (node.t === 'id') {
-      if (!(node.name in env.globals)) throw new BurnError('fusion', `unknown name ${node.name} in a kernel expression`);
+      if (!(node.name in env.globals))
+        throw new BurnError('fusion', `unknown name ${node.name} in a kernel expression`);
       return env.globals[node.name];
     }
     if (node.t === 'member') return (resolve(node.obj) as Record<string, unknown>)[node.prop];

@@ -87,7 +87,10 @@ export function opExpr(program: FusedProgram, instr: FusedInstr): { expr: string
 }
 
 /** Replaces the operand names `x`, `y`, `c` of an expression by `names`. */
-export function substitute(expr: string, names: { readonly x?: string; readonly y?: string; readonly c?: string }): string {
+export function substitute(
+  expr: string,
+  names: { readonly x?: string; readonly y?: string; readonly c?: string },
+): string {
   return expr.replace(/\b[xyc]\b/g, (v) => names[v as 'x' | 'y' | 'c'] ?? v);
 }
 

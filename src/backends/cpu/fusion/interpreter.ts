@@ -146,7 +146,12 @@ interface Pass {
   readonly before: readonly RowInstr[];
   readonly loads: readonly { readonly reg: Reg; readonly input: number }[];
   readonly steps: readonly Step[];
-  readonly reduces: readonly { readonly value: number; readonly x: Reg; readonly op: ReduceOp; readonly round: (v: number) => number }[];
+  readonly reduces: readonly {
+    readonly value: number;
+    readonly x: Reg;
+    readonly op: ReduceOp;
+    readonly round: (v: number) => number;
+  }[];
   readonly stores: readonly { readonly output: number; readonly reg: Reg }[];
 }
 

@@ -27,7 +27,11 @@ export type FusedJsKernel = (
 ) => void;
 
 /** The source of the kernel of `program` for a layout signature (layout.ts), and its scalar plan. */
-export function fusedKernelSource(program: FusedProgram, signature: string, plan: ScalarPlan = planScalars(program)): string {
+export function fusedKernelSource(
+  program: FusedProgram,
+  signature: string,
+  plan: ScalarPlan = planScalars(program),
+): string {
   const { instrs, inputs, outputs } = program;
   const schedule = scheduleFused(program);
   const L: string[] = [];
@@ -79,7 +83,8 @@ export function fusedKernelSource(program: FusedProgram, signature: string, plan
       const instr = instrs[i]!;
       if (instr.kind === 'load') loaded.add(instr.input);
     }
-    for (const r of pass.reduces) L.push(`let acc${r} = ${REDUCE_ACC[(instrs[r] as { op: keyof typeof REDUCE_ACC }).op].init};`);
+    for (const r of pass.reduces)
+      L.push(`let acc${r} = ${REDUCE_ACC[(instrs[r] as { op: keyof typeof REDUCE_ACC }).op].init};`);
     const moving = [...loaded];
     L.push(`${moving.map((k) => `p${k} = b${k};`).join(' ')} q = e;`);
     L.push('for (let l = 0; l < lines; l++) {');

@@ -115,7 +115,8 @@ export function runFused(host: CpuKernelHost, call: FusedCall<CpuTensor>): CpuTe
       if (useInterpreter) {
         // Elementwise programs run as one row over the whole space (full blocks whatever the layout).
         if (!program.reduces) innerRank = layout.shape.length;
-        kernel = compiled.interpreter ??= (cpuFusedStats.interpreted++, compileFusedInterpreter(program, compiled.plan));
+        kernel = compiled.interpreter ??=
+          (cpuFusedStats.interpreted++, compileFusedInterpreter(program, compiled.plan));
       } else {
         // Elementwise programs loop over the innermost dim, the outer ones as rows.
         if (!program.reduces) innerRank = Math.min(1, layout.shape.length);
