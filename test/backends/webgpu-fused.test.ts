@@ -4,6 +4,8 @@
 // to a scalar, NaN in max), compiles each program once, and keeps the pool flat.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import type { SliceSpecs } from '../../src/backend/backend.js';
 import {
   fusedProgram,
@@ -84,6 +86,16 @@ async function check(call: FusedCall<WebGpuTensor>, what: string, ulps = 0): Pro
   }
   for (const r of replayed) b.dispose(r);
   return fused;
+}
+
+/** Full collections with pauses, so finalizers of handles dropped earlier have run before counting bytes. */
+async function settle(): Promise<void> {
+  v8.setFlagsFromString('--expose-gc');
+  const collect = vm.runInNewContext('gc') as () => void;
+  for (let i = 0; i < 3; i++) {
+    collect();
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 function dispose(...ps: WebGpuTensor[]): void {
@@ -203,9 +215,10 @@ describe('WebGPU fused kernels: views, broadcasts and dtypes', { skip }, () => {
     const sliced = b.slice(big, spec);
     const colE = b.expand(colv, [m, n]);
     const oneE = b.expand(one, [m, n]);
+    const rowE = b.expand(rowv, [m, n]);
     const cases: [string, WebGpuTensor[]][] = [
       ['permuted, sliced, column', [perm, sliced, colE]],
-      ['row of smaller rank, scalar, permuted', [b.expand(rowv, [m, n]), oneE, perm]],
+      ['row of smaller rank, scalar, permuted', [rowE, oneE, perm]],
       ['sliced only', [sliced, sliced, sliced]],
     ];
     for (const [what, inputs] of cases) {
@@ -214,15 +227,9 @@ describe('WebGPU fused kernels: views, broadcasts and dtypes', { skip }, () => {
     }
     // A smaller-rank input that is not expanded first reads as its broadcast.
     const outs = b.fused({ program: add3(), outer: [m, n], inner: [], inputs: [perm, colv, rowv], scalars: [] })!;
-    const want = replayFused(b, {
-      program: add3(),
-      outer: [m, n],
-      inner: [],
-      inputs: [perm, b.expand(colv, [m, n]), b.expand(rowv, [m, n])],
-      scalars: [],
-    });
+    const want = replayFused(b, { program: add3(), outer: [m, n], inner: [], inputs: [perm, colE, rowE], scalars: [] });
     assertSame(await read(outs[0]!), await read(want[0]!), 'unexpanded broadcasts');
-    dispose(base, big, colv, rowv, one, perm, sliced, colE, oneE, ...outs, ...want);
+    dispose(base, big, colv, rowv, one, perm, sliced, colE, oneE, rowE, ...outs, ...want);
   });
 
   it('int chains wrap as the unfused ops store them (i8, u8, i16, i32, u32)', async () => {
@@ -572,12 +579,16 @@ describe('WebGPU fused kernels: compilation, dispatches and memory', { skip }, (
     };
     for (let i = 0; i < 10; i++) run();
     await b.sync();
+    await settle();
     const m0 = b.memory();
     for (let i = 0; i < 200; i++) run();
     await b.sync();
     const m1 = b.memory();
+    // Every output came from the free lists: no buffer was created, none is left live.
+    assert.equal(m1.created, m0.created, 'buffers created');
     assert.equal(m1.liveBytes, m0.liveBytes, 'live bytes');
     assert.equal(m1.allocatedBytes, m0.allocatedBytes, 'allocated bytes');
+    assert.ok(m1.reused - m0.reused >= 200 * 4, 'outputs served by the pool');
     dispose(x, w, we, flat);
   });
 });
