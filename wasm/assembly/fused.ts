@@ -52,9 +52,15 @@ export const FUSED_INSTR_WORDS: i32 = 8;
 /** Bytes of one reduction's state (four vector accumulators, the scalar one). */
 export const FUSED_REDUCE_STATE: i32 = 80;
 
-// Argument block (u32 fields).
-const CODE = 0, ROWS = 4, LEN = 8, FIRST_ROW = 12, FLAT_BASE = 16, OPERANDS = 20, OUTPUTS = 24;
-const SCALARS = 28, REGS = 32, PTRS = 36, ROW_SLOTS = 40, RED_STATE = 44, TILE = 48;
+// Argument block (u32 fields, 80 bytes). A task is TOTAL rows (an elementwise program: TOTAL
+// elements, one row per job) split into jobs of PER_JOB; ROW_ORIGIN and FLAT_ORIGIN are the row and
+// the flat index that the outputs' blocks and streamed inputs start at. REGS, PTRS, ROW_SLOTS,
+// RED_STATE and CTX are thread 0's; thread `tid`'s are THREAD_STRIDE · tid bytes further.
+const CODE = 0, TOTAL = 4, LEN = 8, ROW_ORIGIN = 12, FLAT_ORIGIN = 16, OPERANDS = 20, OUTPUTS = 24;
+const SCALARS = 28, REGS = 32, PTRS = 36, ROW_SLOTS = 40, RED_STATE = 44, TILE = 48, PER_JOB = 52;
+const ELEMENTWISE = 56, THREAD_STRIDE = 60, CTX = 64;
+/** Bytes of the argument block (each thread copies it into its context, with its own scratch). */
+export const FUSED_ARGS_BYTES: i32 = 80;
 /** Operand table entries: address, period P, repeat Q, first index held (u32 each). */
 const OPERAND_BYTES = 16;
 
@@ -67,12 +73,24 @@ const OPERAND_BYTES = 16;
   return ref >= 0 ? 16 : 0;
 }
 
-/** Runs a fused program over one block of rows (see the argument block above). */
-export function fusedJob(args: usize): void {
-  const code = <usize>load<u32>(args, CODE);
-  const rows = load<i32>(args, ROWS), len = load<i32>(args, LEN), firstRow = load<i32>(args, FIRST_ROW);
-  const flatBase = load<i32>(args, FLAT_BASE);
-  const scalars = <usize>load<u32>(args, SCALARS), rowSlots = <usize>load<u32>(args, ROW_SLOTS);
+/** Runs job `job` of a fused task (see the argument block above) on thread `tid`. */
+export function fusedJob(args: usize, job: i32, tid: i32): void {
+  // This thread's context: the arguments with its own registers and slots.
+  const stride = <usize>load<u32>(args, THREAD_STRIDE) * <usize>tid;
+  const ctx = <usize>load<u32>(args, CTX) + stride;
+  memory.copy(ctx, args, FUSED_ARGS_BYTES);
+  store<u32>(ctx, <u32>(<usize>load<u32>(args, REGS) + stride), REGS);
+  store<u32>(ctx, <u32>(<usize>load<u32>(args, PTRS) + stride), PTRS);
+  store<u32>(ctx, <u32>(<usize>load<u32>(args, ROW_SLOTS) + stride), ROW_SLOTS);
+  store<u32>(ctx, <u32>(<usize>load<u32>(args, RED_STATE) + stride), RED_STATE);
+  const per = load<i32>(ctx, PER_JOB), total = load<i32>(ctx, TOTAL);
+  const s0 = job * per, cnt = min(per, total - s0);
+  const elementwise = load<i32>(ctx, ELEMENTWISE) != 0;
+  const rows = elementwise ? 1 : cnt, len = elementwise ? cnt : load<i32>(ctx, LEN);
+  const row0 = load<i32>(ctx, ROW_ORIGIN) + (elementwise ? 0 : s0);
+  const flat0 = elementwise ? load<i32>(ctx, FLAT_ORIGIN) + s0 : row0 * len;
+  const code = <usize>load<u32>(ctx, CODE);
+  const scalars = <usize>load<u32>(ctx, SCALARS), rowSlots = <usize>load<u32>(ctx, ROW_SLOTS);
   // Scalars into their row slots, rounded to f32 as `fill` does.
   const nInit = load<i32>(code);
   for (let i = 0; i < nInit; i++) {
@@ -80,6 +98,7 @@ export function fusedJob(args: usize): void {
     v128.store(rowSlots + <usize>slot * 16, f32x4.splat(<f32>load<f64>(scalars + <usize>index * 8)));
   }
   const phases = code + <usize>(1 + 2 * nInit) * 4;
+  const rowOrigin = load<i32>(ctx, ROW_ORIGIN);
   for (let r = 0; r < rows; r++) {
     let p = phases;
     while (true) {
@@ -89,18 +108,21 @@ export function fusedJob(args: usize): void {
       if (phase == FUSED_PHASE_row) {
         p += 8;
         for (let i = 0; i < count; i++) {
-          exec(args, p, 4, 0, firstRow + r);
+          exec(ctx, p, 4, 0, row0 + r);
           p += <usize>FUSED_INSTR_WORDS * 4;
         }
       } else if (phase == FUSED_PHASE_pass) {
-        p = pass(args, p, r, len, flatBase + r * len);
+        p = pass(ctx, p, len, flat0 + r * len);
       } else {
         // Row stores: lane 0 of each row slot into its output's block.
-        const outputs = <usize>load<u32>(args, OUTPUTS);
+        const outputs = <usize>load<u32>(ctx, OUTPUTS);
         p += 8;
         for (let i = 0; i < count; i++) {
           const slot = load<i32>(p), out = load<i32>(p, 4);
-          store<f32>(<usize>load<u32>(outputs + <usize>out * 4) + <usize>r * 4, load<f32>(rowSlots + <usize>slot * 16));
+          store<f32>(
+            <usize>load<u32>(outputs + <usize>out * 4) + <usize>(row0 + r - rowOrigin) * 4,
+            load<f32>(rowSlots + <usize>slot * 16),
+          );
           p += 8;
         }
       }
@@ -108,13 +130,13 @@ export function fusedJob(args: usize): void {
   }
 }
 
-/** One pass over row `r` (flat index of its first element `g0`), tile by tile; returns the next phase's address. */
-function pass(args: usize, p: usize, r: i32, len: i32, g0: i32): usize {
+/** One pass over a row (flat index of its first element `g0`), tile by tile; returns the next phase's address. */
+function pass(args: usize, p: usize, len: i32, g0: i32): usize {
   const nInstr = load<i32>(p, 4), nRed = load<i32>(p, 8), nStore = load<i32>(p, 12);
   const instrs = p + 16;
   const reds = instrs + <usize>(nInstr * FUSED_INSTR_WORDS) * 4;
   const stores = reds + <usize>nRed * 16;
-  const T = load<i32>(args, TILE), flatBase = load<i32>(args, FLAT_BASE);
+  const T = load<i32>(args, TILE), flatBase = load<i32>(args, FLAT_ORIGIN);
   const ptrs = <usize>load<u32>(args, PTRS), rowSlots = <usize>load<u32>(args, ROW_SLOTS);
   const outputs = <usize>load<u32>(args, OUTPUTS), redState = <usize>load<u32>(args, RED_STATE);
   for (let t0 = 0; t0 < len; t0 += T) {
@@ -212,7 +234,7 @@ function exec(args: usize, ins: usize, n: i32, g: i32, row: i32): void {
     if (outIndex >= 0)
       out =
         <usize>load<u32>(<usize>load<u32>(args, OUTPUTS) + <usize>outIndex * 4) +
-        <usize>(g - load<i32>(args, FLAT_BASE)) * 4;
+        <usize>(g - load<i32>(args, FLAT_ORIGIN)) * 4;
     else out = <usize>load<u32>(args, REGS) + <usize>dst * <usize>load<i32>(args, TILE) * 4;
   }
   switch (op) {
@@ -300,6 +322,16 @@ function unary(op: i32, out: usize, a: usize, sa: usize, n: i32): void {
 
 @inline function unaryLoop(op: i32, out: usize, a: usize, sa: usize, n: i32): void {
   let i = 0;
+  // Four vectors a step: the loop's own instructions are a large part of a cheap op's.
+  const sa4 = sa * 4;
+  for (; i + 16 <= n; i += 16) {
+    const x0 = v128.load(a), x1 = v128.load(a + sa), x2 = v128.load(a + sa * 2), x3 = v128.load(a + sa * 3);
+    v128.store(out, unary4(op, x0));
+    v128.store(out, unary4(op, x1), 16);
+    v128.store(out, unary4(op, x2), 32);
+    v128.store(out, unary4(op, x3), 48);
+    out += 64; a += sa4;
+  }
   for (; i + 4 <= n; i += 4) {
     v128.store(out, unary4(op, v128.load(a)));
     out += 16; a += sa;
@@ -321,6 +353,16 @@ function binary(op: i32, out: usize, a: usize, sa: usize, b: usize, sb: usize, n
 
 @inline function binaryLoop(op: i32, out: usize, a: usize, sa: usize, b: usize, sb: usize, n: i32): void {
   let i = 0;
+  const sa4 = sa * 4, sb4 = sb * 4;
+  for (; i + 16 <= n; i += 16) {
+    const x0 = v128.load(a), x1 = v128.load(a + sa), x2 = v128.load(a + sa * 2), x3 = v128.load(a + sa * 3);
+    const y0 = v128.load(b), y1 = v128.load(b + sb), y2 = v128.load(b + sb * 2), y3 = v128.load(b + sb * 3);
+    v128.store(out, binary4(op, x0, y0));
+    v128.store(out, binary4(op, x1, y1), 16);
+    v128.store(out, binary4(op, x2, y2), 32);
+    v128.store(out, binary4(op, x3, y3), 48);
+    out += 64; a += sa4; b += sb4;
+  }
   for (; i + 4 <= n; i += 4) {
     v128.store(out, binary4(op, v128.load(a), v128.load(b)));
     out += 16; a += sa; b += sb;
@@ -361,6 +403,15 @@ function binaryScalar(op: i32, out: usize, a: usize, sa: usize, s: f64, n: i32):
 
 @inline function scalarLoop(op: i32, out: usize, a: usize, sa: usize, sv: v128, n: i32): void {
   let i = 0;
+  const sa4 = sa * 4;
+  for (; i + 16 <= n; i += 16) {
+    const x0 = v128.load(a), x1 = v128.load(a + sa), x2 = v128.load(a + sa * 2), x3 = v128.load(a + sa * 3);
+    v128.store(out, binary4(op, x0, sv));
+    v128.store(out, binary4(op, x1, sv), 16);
+    v128.store(out, binary4(op, x2, sv), 32);
+    v128.store(out, binary4(op, x3, sv), 48);
+    out += 64; a += sa4;
+  }
   for (; i + 4 <= n; i += 4) {
     v128.store(out, binary4(op, v128.load(a), sv));
     out += 16; a += sa;

@@ -50,7 +50,7 @@ export function run(kind: i32, args: usize, job: i32, tid: i32): void {
     case KIND_random: randomJob(args, job); break;
     case KIND_adam: adamJob(args); break;
     case KIND_dot: dotJob(args, job); break;
-    case KIND_fused: fusedJob(args); break;
+    case KIND_fused: fusedJob(args, job, tid); break;
     default: stridedJob(args, job); break;
   }
 }

@@ -147,66 +147,87 @@ export class WasmEngine implements CpuEngineKernels {
       const streamed = !row && pat.P * pat.Q === numel && pat.P > FUSED_RESIDENT;
       plans.push({ data: x.data, offset: x.offset, P: pat.P, Q: pat.Q, streamed });
     }
-    const s = this.stream;
+    // Work per element (a transcendental op about 16, a cheap one 2): large programs with enough
+    // work run on the threads (the whole operands copied once), the rest stream on this thread.
+    const cost = code.cost;
+    const parallel = this.threads > 1 && cost >= FUSED_MIN_PARALLEL_COST && numel * cost >= this.minParallel;
+    const s = parallel ? this.rt : this.stream;
     s.reset();
-    // A block: whole rows of at most FUSED_BLOCK elements (at least one row).
-    const blockRows = program.reduces ? Math.max(1, Math.min(rows, Math.floor(FUSED_BLOCK / len))) : 1;
-    const blockElems = program.reduces ? blockRows * len : Math.min(numel, FUSED_BLOCK);
     const T = FUSED_TILE;
     const nOut = outputs.length;
     const rowOut = program.outputs.map((o) => program.reduces && program.levels[o.value] === 'row');
+    const total = program.reduces ? rows : numel;
+    // Streamed: blocks of whole rows of at most FUSED_BLOCK elements (at least one row). On the
+    // threads: one block of everything, in jobs of rows (or elements).
+    const step = parallel
+      ? total
+      : program.reduces
+        ? Math.max(1, Math.min(rows, Math.floor(FUSED_BLOCK / len)))
+        : Math.min(numel, FUSED_BLOCK);
+    const blockElems = program.reduces ? step * len : step;
+    // Per-thread scratch: context, slot pointers, row slots, reduction states, registers.
+    const threads = parallel ? this.threads : 1;
+    const ptrsOff = 128,
+      rowSlotsOff = roundUp(ptrsOff + code.elementSlots * 4, 64),
+      redOff = roundUp(rowSlotsOff + code.rowSlots * 16 + 16, 64),
+      regsOff = roundUp(redOff + code.reduces * 80 + 16, 64),
+      stride = roundUp(regsOff + code.elementSlots * T * 4, 64);
     const codeAt = s.alloc(code.words.length * 4),
       scalarsAt = s.alloc(scalars.length * 8 + 8),
       operandsAt = s.alloc(inputs.length * 16 + 16),
       outputsAt = s.alloc(nOut * 4),
-      regsAt = s.alloc(code.elementSlots * T * 4),
-      ptrsAt = s.alloc(code.elementSlots * 4),
-      rowSlotsAt = s.alloc(code.rowSlots * 16 + 16),
-      redAt = s.alloc(code.reduces * 80 + 16),
-      argsAt = s.alloc(64);
+      scratchAt = s.alloc(stride * threads),
+      argsAt = s.alloc(128);
     const inAt = plans.map((p) =>
-      p.streamed ? s.alloc((Math.ceil(blockElems / p.Q) + 1) * 4) : s.copyIn(p.data, p.offset, p.offset + p.P),
+      p.streamed && !parallel
+        ? s.alloc((Math.ceil(blockElems / p.Q) + 1) * 4)
+        : s.copyIn(p.data, p.offset, p.offset + p.P),
     );
-    const outAt = rowOut.map((row) => s.alloc((row ? blockRows : blockElems) * 4));
-    if (
-      [codeAt, scalarsAt, operandsAt, outputsAt, regsAt, ptrsAt, rowSlotsAt, redAt, argsAt, ...inAt, ...outAt].some(
-        (a) => a < 0,
-      )
-    )
+    const outAt = rowOut.map((row) => s.alloc((row ? (program.reduces ? step : 1) : blockElems) * 4));
+    if ([codeAt, scalarsAt, operandsAt, outputsAt, scratchAt, argsAt, ...inAt, ...outAt].some((a) => a < 0))
       return undefined;
     s.i32.set(code.words, codeAt >>> 2);
     s.f64.set(scalars, scalarsAt >>> 3);
     plans.forEach((p, i) => s.fields(operandsAt + i * 16, [inAt[i]!, p.P, p.Q, 0]));
     s.fields(outputsAt, outAt);
-    const total = program.reduces ? rows : numel;
-    const step = program.reduces ? blockRows : blockElems;
+    let per = step;
+    if (parallel) {
+      // Several jobs per thread (a thread slow to wake is not waited for); tiles stay whole.
+      per = Math.max(Math.ceil(total / (this.threads * 4)), Math.ceil(total / MAX_JOBS));
+      if (!program.reduces) per = roundUp(per, T);
+    }
     for (let b0 = 0; b0 < total; b0 += step) {
       const count = Math.min(step, total - b0);
       const start = program.reduces ? b0 * len : b0,
         end = start + (program.reduces ? count * len : count);
-      plans.forEach((p, i) => {
-        if (!p.streamed) return;
-        const lo = Math.floor(start / p.Q),
-          hi = Math.floor((end - 1) / p.Q) + 1;
-        s.write(inAt[i]!, p.data, p.offset + lo, p.offset + hi);
-        s.u32[((operandsAt + i * 16) >>> 2) + 3] = lo;
-      });
+      if (!parallel)
+        plans.forEach((p, i) => {
+          if (!p.streamed) return;
+          const lo = Math.floor(start / p.Q),
+            hi = Math.floor((end - 1) / p.Q) + 1;
+          s.write(inAt[i]!, p.data, p.offset + lo, p.offset + hi);
+          s.u32[((operandsAt + i * 16) >>> 2) + 3] = lo;
+        });
       s.fields(argsAt, [
         codeAt,
-        program.reduces ? count : 1,
-        program.reduces ? len : count,
+        count,
+        len,
         program.reduces ? b0 : 0,
         start,
         operandsAt,
         outputsAt,
         scalarsAt,
-        regsAt,
-        ptrsAt,
-        rowSlotsAt,
-        redAt,
+        scratchAt + regsOff,
+        scratchAt + ptrsOff,
+        scratchAt + rowSlotsOff,
+        scratchAt + redOff,
         T,
+        parallel ? per : count,
+        program.reduces ? 0 : 1,
+        stride,
+        scratchAt,
       ]);
-      s.run(this.kind.fused, argsAt, 1, false);
+      s.run(this.kind.fused, argsAt, Math.ceil(count / (parallel ? per : count)), parallel);
       rowOut.forEach((row, k) => {
         if (row) s.read(outAt[k]!, outputs[k] as Float32Array, count, b0);
         else s.read(outAt[k]!, outputs[k] as Float32Array, end - start, start);
@@ -1041,6 +1062,8 @@ const COSTLY_COST = 16;
 const FUSED_TILE = 1024;
 /** Elements per block of a fused program's operands streamed through the memory. */
 const FUSED_BLOCK = 32768;
+/** Least work per element (see `WasmEngine.fused`) for a fused program to run on the threads: a transcendental op, or four cheap ones. */
+const FUSED_MIN_PARALLEL_COST = 8;
 /** Operands of at most this many distinct values are copied once per call, not per block. */
 const FUSED_RESIDENT = 4096;
 

@@ -39,6 +39,8 @@ export interface FusedCode {
   readonly reduces: number;
   /** Whether an instruction is transcendental (exp, log, …): the program pays from fewer elements. */
   readonly costly: boolean;
+  /** Work per element: 16 per transcendental op, 2 per other computing instruction (../op-cost.ts's classes). */
+  readonly cost: number;
 }
 
 const COMPARE_CODES: Readonly<Record<CompareOp, string>> = {
@@ -216,6 +218,16 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
     rowSlots: rowSlot.size,
     reduces: reduceCount,
     costly,
+    cost: instrs.reduce(
+      (c, ins) =>
+        c +
+        (ins.kind === 'load' || ins.kind === 'scalar'
+          ? 0
+          : ins.kind === 'unary' && UNARY_COST[ins.op] === 'costly'
+            ? 16
+            : 2),
+      0,
+    ),
   };
 }
 
