@@ -494,6 +494,38 @@ describe('WebGPU fused kernels: row programs', { skip }, () => {
   });
 });
 
+describe('WebGPU fused kernels: edge cases', { skip }, () => {
+  it('inputs the outputs do not need are not bound; dead instructions are not generated', async () => {
+    const p = program([el(), el(), el()], 0, [load(0), load(1), un('exp', 1), load(2), bin('add', 0, 3)], [4]);
+    const xs = [tensor([9], f32, 1), tensor([9], f32, 2), tensor([9], f32, 3)];
+    const outs = await check({ program: p, outer: [9], inner: [], inputs: xs, scalars: [] }, 'elementwise');
+    const r = program(
+      [el(), el(), row()],
+      0,
+      [load(0), load(1), un('exp', 1), load(2), red('sum', 0), bin('add', 4, 3)],
+      [5, 4],
+    );
+    const ys = [tensor([3, 70], f32, 1), tensor([3, 70], f32, 2), tensor([3], f32, 3)];
+    const outs2 = await check({ program: r, outer: [3], inner: [70], inputs: ys, scalars: [] }, 'rows');
+    dispose(...xs, ...ys, ...outs, ...outs2);
+  });
+
+  it('empty outer spaces give empty outputs without a dispatch; empty rows are declined', async () => {
+    const b = backend();
+    const x = tensor([0, 5], f32, 1);
+    const d0 = b.info().stream.dispatches;
+    const outs = b.fused({ program: chain8(), outer: [0, 5], inner: [], inputs: [x, x], scalars: [1] })!;
+    assert.deepEqual(outs[0]!.shape, [0, 5]);
+    const rows = b.fused({ program: softmax(), outer: [0], inner: [5], inputs: [x], scalars: [] })!;
+    assert.deepEqual(rows[1]!.shape, [0]);
+    assert.equal(b.info().stream.dispatches, d0);
+    assert.deepEqual(await read(outs[0]!), []);
+    const y = tensor([3, 0], f32, 1);
+    assert.equal(b.fused({ program: softmax(), outer: [3], inner: [0], inputs: [y], scalars: [] }), undefined);
+    dispose(x, y, ...outs, ...rows);
+  });
+});
+
 describe('WebGPU fused kernels: compilation, dispatches and memory', { skip }, () => {
   it('one dispatch per call; one shader per program and layout, whatever the sizes', async () => {
     const b = backend();
