@@ -17,7 +17,7 @@ import {
 import { replayFused } from '../../src/backend/fusion/replay.js';
 import type { CpuBackend } from '../../src/backends/cpu/backend.js';
 import type { FusedEngineArgs } from '../../src/backends/cpu/engine.js';
-import { wasmUnavailableReason, type WasmEngine } from '../../src/backends/cpu/wasm/index.js';
+import { wasmRuntime, wasmUnavailableReason, type WasmEngine } from '../../src/backends/cpu/wasm/index.js';
 import type { CpuArray, CpuTensor } from '../../src/backends/cpu/storage.js';
 import { TensorData, type DType } from '../../src/index.js';
 import { wasmTestDevice } from '../helpers/devices.js';
@@ -190,5 +190,178 @@ describe('wasm fused programs', { skip }, () => {
       const x = tensor(values(n, n + 1), [n]);
       check(call(sumSquaresProgram(), [], [n], [x]));
     }
+  });
+
+  it('an inexact scalar operand is the op’s double scalar (binaryScalar), as unfused', () => {
+    const n = 999;
+    const x = tensor(values(n, 4), [n]);
+    check(call(chainProgram(), [n], [], [x], [0.1, 1 / 3]));
+  });
+
+  it('broadcasts: a bias [C] over [N, C] and a column [N, 1] (lhs broadcast too); a transposed view is declined', () => {
+    const N = 37;
+    const C = 129;
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: f32 }, // x [N, C]
+      { kind: 'load', input: 1, dtype: f32 }, // bias [C] expanded
+      { kind: 'load', input: 2, dtype: f32 }, // col [N, 1] expanded
+      { kind: 'load', input: 3, dtype: f32 }, // y
+      { kind: 'binary', op: 'add', x: 0, y: 1, dtype: f32 },
+      { kind: 'binary', op: 'sub', x: 2, y: 4, dtype: f32 }, // lhs broadcast, not commutative
+      { kind: 'binary', op: 'mul', x: 5, y: 3, dtype: f32 },
+      { kind: 'unary', op: 'tanh', x: 6, dtype: f32 },
+    ];
+    const p = fusedProgram({
+      inputs: [el(), el(), el(), el()],
+      scalars: 0,
+      instrs,
+      outputs: [{ value: 7 }, { value: 4 }],
+    });
+    const x = tensor(values(N * C, 1), [N, C]);
+    const bias = backend!.expand(tensor(values(C, 2), [C]), [N, C]);
+    const col = backend!.expand(tensor(values(N, 3), [N, 1]), [N, C]);
+    const y = tensor(values(C * N, 5), [N, C]);
+    check(call(p, [N, C], [], [x, bias, col, y]));
+    // Large enough that the column and the rows stream in several blocks.
+    const M = 1000;
+    const xl = tensor(values(M * C, 6), [M, C]);
+    const biasl = backend!.expand(tensor(values(C, 7), [C]), [M, C]);
+    const coll = backend!.expand(tensor(values(M, 8), [M, 1]), [M, C]);
+    check(call(p, [M, C], [], [xl, biasl, coll, tensor(values(M * C, 9), [M, C])]));
+    const yt = backend!.permute(tensor(values(C * N, 5), [C, N]), [1, 0]);
+    assert.equal(engine!.fused(engineArgs(call(p, [N, C], [], [x, bias, col, yt]))), undefined);
+  });
+
+  it('compare, where and isnan as lane masks; a bool output is declined', () => {
+    const n = 3001;
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: f32 }, // 0 x
+      { kind: 'load', input: 1, dtype: f32 }, // 1 y
+      { kind: 'compare', op: 'gt', x: 0, y: 1, dtype: 'bool' }, // 2
+      { kind: 'where', c: 2, x: 0, y: 1, dtype: f32 }, // 3 max-like
+      { kind: 'scalar', index: 0, dtype: f32 }, // 4 fill
+      { kind: 'predicate', op: 'isnan', x: 0, dtype: 'bool' }, // 5
+      { kind: 'where', c: 5, x: 4, y: 3, dtype: f32 }, // 6 NaN filled
+      { kind: 'compare', op: 'le', x: 6, y: 4, dtype: 'bool' }, // 7
+      { kind: 'where', c: 7, x: 4, y: 6, dtype: f32 }, // 8 clamp below
+      { kind: 'cast', x: 8, dtype: f32 }, // 9
+    ];
+    // The cast's argument is an output too: replayFused disposes a dead argument, and the CPU
+    // backend's same-dtype cast returns its argument's handle.
+    const p = fusedProgram({
+      inputs: [el(), el()],
+      scalars: 1,
+      instrs,
+      outputs: [{ value: 9 }, { value: 3 }, { value: 8 }],
+    });
+    const xs = values(n, 7);
+    for (let i = 0; i < n; i += 97) xs[i] = Number.NaN;
+    check(call(p, [n], [], [tensor(xs, [n]), tensor(values(n, 9), [n])], [-0.25]));
+    const withBool = fusedProgram({ inputs: [el(), el()], scalars: 1, instrs, outputs: [{ value: 9 }, { value: 7 }] });
+    const args = engineArgs(call(withBool, [n], [], [tensor(xs, [n]), tensor(values(n, 9), [n])], [-0.25]));
+    assert.equal(engine!.fused(args), undefined);
+  });
+
+  it('softmax over a long row (tiled reduction, 20000 values): bit-equal', () => {
+    const len = 20000;
+    check(call(softmaxProgram(), [2], [len], [tensor(values(2 * len, 11), [2, len])]));
+  });
+
+  it('sum of squares over a row longer than a streamed block: within 1e-6 (the unfused op sums its blocks in f64)', () => {
+    const n = 100003;
+    check(call(sumSquaresProgram(), [], [n], [tensor(values(n, 5), [n])]), 1e-6);
+  });
+
+  it('max and min propagate NaN per row; a row input and a column broadcast along the row', () => {
+    const rows = 300;
+    const len = 300;
+    const xs = values(rows * len, 16);
+    xs[1 * len + 5] = Number.NaN; // row 1
+    xs[4 * len + len - 1] = Number.NaN; // row 4, last element
+    xs[200 * len] = Number.NaN; // row 200, first element (a later block)
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: f32 },
+      { kind: 'reduce', op: 'max', x: 0, dtype: f32 }, // 1
+      { kind: 'reduce', op: 'min', x: 0, dtype: f32 }, // 2
+      { kind: 'load', input: 1, dtype: f32 }, // 3 row input
+      { kind: 'binary', op: 'mul', x: 1, y: 3, dtype: f32 }, // 4 row value
+      { kind: 'binary', op: 'sub', x: 0, y: 4, dtype: f32 }, // 5 element
+      { kind: 'load', input: 2, dtype: f32 }, // 6 a column, element level
+      { kind: 'binary', op: 'mul', x: 5, y: 6, dtype: f32 }, // 7
+    ];
+    const p = fusedProgram({
+      inputs: [el(), row(), el()],
+      scalars: 0,
+      instrs,
+      outputs: [{ value: 1 }, { value: 2 }, { value: 7 }],
+    });
+    const col = backend!.expand(tensor(values(rows, 18), [rows, 1]), [rows, len]);
+    check(call(p, [rows], [len], [tensor(xs, [rows, len]), tensor(values(rows, 17), [rows]), col]));
+  });
+
+  it('a 4M chain (on the worker threads where there are several): bit-equal, and the same program compiles once', () => {
+    const n = 1 << 22;
+    const x = tensor(values(n, 21), [n]);
+    const before = wasmRuntime()!.jobsRun();
+    check(call(chainProgram(), [n], [], [x], [0.5, 1]));
+    check(call(chainProgram(), [n], [], [x], [0.5, 1]));
+    const after = wasmRuntime()!.jobsRun();
+    if (after.length > 1)
+      assert.ok(
+        after.slice(1).some((j, t) => j > before[t + 1]!),
+        'no worker ran a job',
+      );
+  });
+
+  it('declines what it does not take: f16, integer dtypes, ops the module lacks, any/all, a permuted reduction', () => {
+    const n = 16;
+    const unary = (dtype: DType, op: 'exp' | 'erf') =>
+      fusedProgram({
+        inputs: [el(dtype)],
+        scalars: 0,
+        instrs: [
+          { kind: 'load', input: 0, dtype },
+          { kind: 'unary', op, x: 0, dtype },
+        ],
+        outputs: [{ value: 1 }],
+      });
+    assert.equal(
+      engine!.fused(engineArgs(call(unary('f16', 'exp'), [n], [], [tensor(values(n, 1), [n], 'f16')]))),
+      undefined,
+    );
+    assert.equal(engine!.fused(engineArgs(call(unary('f32', 'erf'), [n], [], [tensor(values(n, 1), [n])]))), undefined);
+    const i32 = fusedProgram({
+      inputs: [el('i32')],
+      scalars: 0,
+      instrs: [
+        { kind: 'load', input: 0, dtype: 'i32' },
+        { kind: 'binary', op: 'add', x: 0, y: 0, dtype: 'i32' },
+      ],
+      outputs: [{ value: 1 }],
+    });
+    assert.equal(engine!.fused(engineArgs(call(i32, [n], [], [tensor(new Array(n).fill(3), [n], 'i32')]))), undefined);
+    const pow = fusedProgram({
+      inputs: [el()],
+      scalars: 0,
+      instrs: [
+        { kind: 'load', input: 0, dtype: f32 },
+        { kind: 'binary', op: 'pow', x: 0, y: 0, dtype: f32 },
+      ],
+      outputs: [{ value: 1 }],
+    });
+    assert.equal(engine!.fused(engineArgs(call(pow, [n], [], [tensor(values(n, 2), [n])]))), undefined);
+    const x = backend!.permute(tensor(values(6 * 5 * 9, 15), [6, 5, 9]), [2, 0, 1]); // [9, 6, 5]
+    assert.equal(engine!.fused(engineArgs(call(sumSquaresProgram(), [9], [6, 5], [x]))), undefined);
+  });
+
+  it('through the backend (device.backend.fused) when the CPU backend has it: equal to the replay', {
+    skip: typeof backend?.fused !== 'function' ? 'CpuBackend.fused is not there yet' : false,
+  }, () => {
+    const n = 4097;
+    const c = call(chainProgram(), [n], [], [tensor(values(n, 31), [n])], [0.5, 1]);
+    const got = backend!.fused!(c as never);
+    assert.ok(got !== undefined);
+    const want = replayFused(backend as unknown as Backend<CpuTensor>, c);
+    assert.deepEqual(backend!.toDataSync(got[0] as CpuTensor).values, backend!.toDataSync(want[0]!).values);
   });
 });
