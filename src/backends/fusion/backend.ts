@@ -266,7 +266,12 @@ export class FusionBackend<P extends TensorPrimitive = TensorPrimitive>
   }
 
   private reduceN(op: ReduceOp, x: Node<P>, dims: readonly number[]): Node<P> {
-    return Node.reduce(op, x, dims, op === 'any' || op === 'all' ? 'bool' : x.dtype);
+    const dtype = op === 'any' || op === 'all' ? 'bool' : x.dtype;
+    // Over size-1 dims a reduction is the identity (any/all: a test for non-zero), and a program's
+    // row and element shapes would coincide: recorded as what it is.
+    if (dims.every((d) => x.shape[d] === 1))
+      return dtype === x.dtype ? x : Node.op({ kind: 'cast' }, x.shape, dtype, [x]);
+    return Node.reduce(op, x, dims, dtype);
   }
 
   // --- memory ---

@@ -295,6 +295,7 @@ function build<P extends TensorPrimitive>(
     values.set(n, v);
     return v;
   };
+  if (space !== undefined) elementArgs(core, root, space);
   const rootValue = emit(root);
   if (space !== undefined && !instrs.some((i) => i.kind === 'reduce')) {
     for (const t of temps) core.free(t);
@@ -324,6 +325,40 @@ function build<P extends TensorPrimitive>(
       for (const t of temps) core.free(t);
     },
   };
+}
+
+/**
+ * Makes the arg of every reduction of the space element-level: an arg made only of row values
+ * and scalars (a broadcast row summed again, `ones(shape).sum()`) would reduce a row-level value,
+ * which the IR does not have; such an arg is computed first (an expanded view of its row values).
+ */
+function elementArgs<P extends TensorPrimitive>(core: FusionCore<P>, root: Node<P>, space: Space): void {
+  for (;;) {
+    const level = new Map<Node<P>, boolean>();
+    // True for element-level nodes (as the IR assigns levels: loads of full-shape inputs, and ops over them).
+    const isElement = (n: Node<P>): boolean => {
+      const known = level.get(n);
+      if (known !== undefined) return known;
+      let e: boolean;
+      if (n.kind === 'leaf') e = sameShape(n.shape, space.full);
+      else if (n.kind === 'op') e = n.args.some(isElement);
+      else e = false;
+      level.set(n, e);
+      return e;
+    };
+    const seen = new Set<Node<P>>();
+    const stack = [root];
+    let bad: Node<P> | undefined;
+    while (stack.length > 0 && bad === undefined) {
+      const x = stack.pop()!;
+      if (seen.has(x) || x.kind === 'leaf' || x.kind === 'scalar') continue;
+      seen.add(x);
+      if (x.kind === 'reduce' && sameShape(x.args[0]!.shape, space.full) && !isElement(x.args[0]!)) bad = x.args[0]!;
+      stack.push(...x.args);
+    }
+    if (bad === undefined) return;
+    materialize(core, bad);
+  }
 }
 
 /** Runs a built program and turns `root` (and the kept reductions) into leaves. */
