@@ -156,59 +156,109 @@ const char* parse(int32_t* code, int64_t len, Prog* p) {
   return nullptr;
 }
 
-/** Register plan of one pass: each element value's slot (−1: none, it is written to output `direct`). */
-struct PassPlan {
-  std::vector<int32_t> slot;
+/**
+ * Register plan of a program: for each pass, the element instructions it computes, and for every
+ * element value its slot (−1: none: it is written straight into output `direct`). A *joint* plan
+ * (a block of rows that fits one tile, so every pass walks the same elements) computes each value
+ * once and keeps it in its slot for later passes; otherwise each pass recomputes what it needs.
+ */
+struct Plan {
+  std::vector<std::vector<int32_t>> compute;
+  /** slot[q][v]: the slot of value v in pass q. */
+  std::vector<std::vector<int32_t>> slot;
   std::vector<int32_t> direct;
   int32_t slots = 0;
 };
 
-PassPlan plan_pass(const Prog& p, const Pass& pass) {
+/** The value ids an instruction reads (−1 for none). */
+inline void args_of(const Instr& x, int32_t out[3]) {
+  out[0] = x.kind == kLoad || x.kind == kScalarI ? -1 : x.a;
+  out[1] = x.kind == kBinaryI || x.kind == kCompareI || x.kind == kWhereI ? x.b : -1;
+  out[2] = x.kind == kWhereI ? x.c : -1;
+}
+
+/** Plans passes [q0, q1) as one sequence: values computed once, slots freed after their last read. */
+void plan_range(const Prog& p, size_t q0, size_t q1, bool joint, Plan* plan, std::vector<int32_t>& slot) {
   const size_t n = p.ins.size();
-  PassPlan plan;
-  plan.slot.assign(n, -1);
-  plan.direct.assign(n, -1);
-  std::vector<int32_t> last(n, -1);
-  const int32_t kEnd = 1 << 30;
-  for (size_t j = 0; j < pass.elem.size(); j++) {
-    const Instr& x = p.ins[pass.elem[j]];
-    const int32_t args[3] = {x.kind == kLoad || x.kind == kScalarI ? -1 : x.a, x.kind == kBinaryI || x.kind == kCompareI || x.kind == kWhereI ? x.b : -1, x.kind == kWhereI ? x.c : -1};
-    for (int32_t a : args) {
-      if (a >= 0) last[a] = static_cast<int32_t>(j);
+  std::vector<char> done(n, 0);
+  // Time 2j: the j-th computation; 2j + 1: the reads (reduces, stores) at the end of its pass.
+  std::vector<int64_t> last(n, -1);
+  std::vector<int32_t> order;
+  std::vector<int64_t> at;
+  for (size_t q = q0; q < q1; q++) {
+    const Pass& pass = p.passes[q];
+    for (int32_t v : pass.elem) {
+      if (joint && done[v]) continue;
+      done[v] = 1;
+      int32_t a[3];
+      args_of(p.ins[v], a);
+      for (int32_t x : a) {
+        if (x >= 0) last[x] = std::max<int64_t>(last[x], 2 * static_cast<int64_t>(order.size()));
+      }
+      order.push_back(v);
+      plan->compute[q].push_back(v);
+    }
+    const int64_t end = 2 * static_cast<int64_t>(order.size()) - 1;
+    for (int32_t v : pass.reduces) last[p.ins[v].a] = std::max(last[p.ins[v].a], end);
+    for (int32_t k : pass.stores) {
+      const int32_t v = p.out_val[k];
+      if (p.ins[v].uniform) continue;
+      // Written straight into the output when computed (not loads: they may be read in place).
+      if (p.ins[v].kind != kLoad && plan->direct[v] < 0) plan->direct[v] = k;
+      else last[v] = std::max(last[v], end);
     }
   }
-  // Values stored in this pass: written straight into their output when they are computed (not
-  // loads, which may be read in place), else kept until the end of the tile.
-  for (int32_t k : pass.stores) {
-    const int32_t v = p.out_val[k];
-    if (p.ins[v].uniform) continue;
-    if (p.ins[v].kind != kLoad && plan.direct[v] < 0) plan.direct[v] = k;
-    else last[v] = kEnd;
-  }
-  std::vector<int32_t> free_slots;
-  for (size_t j = 0; j < pass.elem.size(); j++) {
-    const int32_t v = pass.elem[j];
-    const Instr& x = p.ins[v];
-    if (plan.direct[v] < 0) {
-      if (!free_slots.empty()) {
-        plan.slot[v] = free_slots.back();
-        free_slots.pop_back();
+  std::vector<int32_t> live, free_slots;
+  for (size_t j = 0; j < order.size(); j++) {
+    const int64_t t = 2 * static_cast<int64_t>(j);
+    for (size_t i = 0; i < live.size();) {
+      if (last[live[i]] < t) {
+        free_slots.push_back(slot[live[i]]);
+        live[i] = live.back();
+        live.pop_back();
       } else {
-        plan.slot[v] = plan.slots++;
+        i++;
       }
     }
-    // The arguments that die here give their slots back (after the result's slot is taken: no aliasing).
-    const int32_t args[3] = {x.kind == kLoad || x.kind == kScalarI ? -1 : x.a, x.kind == kBinaryI || x.kind == kCompareI || x.kind == kWhereI ? x.b : -1, x.kind == kWhereI ? x.c : -1};
-    for (int i = 0; i < 3; i++) {
-      const int32_t a = args[i];
-      if (a < 0 || last[a] != static_cast<int32_t>(j) || plan.slot[a] < 0 || p.ins[a].uniform) continue;
-      bool seen = false;
-      for (int k = 0; k < i; k++) seen |= args[k] == a;
-      if (!seen) free_slots.push_back(plan.slot[a]);
+    const int32_t v = order[j];
+    if (plan->direct[v] >= 0) continue;
+    if (!free_slots.empty()) {
+      slot[v] = free_slots.back();
+      free_slots.pop_back();
+    } else {
+      slot[v] = plan->slots++;
     }
-    // A value nobody reads (and not stored) frees its slot at once.
-    if (last[v] < 0 && plan.slot[v] >= 0) free_slots.push_back(plan.slot[v]);
+    live.push_back(v);
   }
+}
+
+Plan make_plan(const Prog& p, bool joint) {
+  Plan plan;
+  const size_t n = p.ins.size();
+  plan.compute.resize(p.passes.size());
+  plan.direct.assign(n, -1);
+  if (joint) {
+    std::vector<int32_t> slot(n, -1);
+    plan_range(p, 0, p.passes.size(), true, &plan, slot);
+    plan.slot.assign(p.passes.size(), slot);
+    return plan;
+  }
+  // Separate passes: slots are reused across passes (a pass starts with nothing live).
+  int32_t most = 0;
+  for (size_t q = 0; q < p.passes.size(); q++) {
+    Plan one;
+    one.compute.resize(p.passes.size());
+    one.direct.assign(n, -1);
+    std::vector<int32_t> slot(n, -1);
+    plan_range(p, q, q + 1, false, &one, slot);
+    plan.compute[q] = one.compute[q];
+    plan.slot.push_back(slot);
+    for (size_t v = 0; v < n; v++) {
+      if (one.direct[v] >= 0) plan.direct[v] = one.direct[v];
+    }
+    most = std::max(most, one.slots);
+  }
+  plan.slots = most;
   return plan;
 }
 
@@ -217,14 +267,21 @@ struct Operand {
   const void* data = nullptr;
   int64_t off = 0;
   int64_t strides[kMaxRank] = {0};
-  /** Contiguous (or all-zero) over the sub-space a tile walks (all dims, or the inner dims of a row program). */
+  /** Contiguous over the inner dims (of a row program; all dims otherwise), or over the whole space. */
   bool contiguous = false;
+  bool all_contiguous = false;
   bool zero = false;
+  /** Every row reads the same values (outer strides 0: gamma, beta, a bias along the rows). */
+  bool row_invariant = false;
 };
 
 /** Copies elements [start, start + n) of the row-major walk of `shape` (strides `st`) from `base`. */
 template <class E>
 void gather(E* dst, const E* base, int rank, const int64_t* shape, const int64_t* st, int64_t start, int64_t n) {
+  if (rank == 0) {
+    std::fill_n(dst, n, *base);
+    return;
+  }
   int64_t idx[kMaxRank];
   int64_t off = 0, rem = start;
   for (int d = rank - 1; d >= 0; d--) {
@@ -285,7 +342,7 @@ inline bool compare(int op, double x, double y) {
   }
 }
 
-/** Per-thread state: register slots, row values, reduction accumulators. */
+/** Per-thread state: register slots, row values (one per row of the block), accumulators. */
 template <class T>
 struct Frame {
   std::vector<T> slots;
@@ -293,6 +350,12 @@ struct Frame {
   std::vector<uint8_t> rowB;
   std::vector<double> acc;
   std::vector<const void*> vp;
+  /** base[j · inputs + i]: the offset of row j of the block in input i. */
+  std::vector<int64_t> base;
+  int64_t stride = 0;
+  /** Blocks of row-invariant inputs, gathered once per frame (empty until first read). */
+  std::vector<std::vector<T>> cachedT;
+  std::vector<std::vector<uint8_t>> cachedB;
 };
 
 /** One call of a program. */
@@ -300,34 +363,32 @@ template <class T>
 class Runner {
  public:
   Runner(const Prog& p, int rank, int inner_rank, const int64_t* shape, std::vector<Operand>& in, std::vector<void*>& out, const double* scalars)
-      : p_(p), k_(ew_of<T>(kernels())), rank_(rank), inner_rank_(inner_rank), in_(in), out_(out), scalars_(scalars) {
+      : p_(p), k_(ew_of<T>(kernels())), in_(in), out_(out), scalars_(scalars) {
     std::copy(shape, shape + rank, shape_);
-    outer_rank_ = rank - inner_rank;
-    rows_ = 1;
-    row_len_ = 1;
+    rank_ = rank;
+    outer_rank_ = p_.reduces ? rank - inner_rank : 0;
     for (int d = 0; d < outer_rank_; d++) rows_ *= shape_[d];
     for (int d = outer_rank_; d < rank; d++) row_len_ *= shape_[d];
-    if (!p_.reduces) {
-      // No rows: the tile walks the whole space.
-      outer_rank_ = 0;
-      rows_ = 1;
-      row_len_ = 1;
-      for (int d = 0; d < rank; d++) row_len_ *= shape_[d];
-    }
     sub_rank_ = rank - outer_rank_;
     for (Operand& o : in_) {
-      bool contig = true, zero = true;
+      bool contig = true, zero = true, all = true;
       int64_t expect = 1;
-      for (int d = rank - 1; d >= outer_rank_; d--) {
-        if (shape_[d] != 1 && o.strides[d] != expect) contig = false;
-        if (shape_[d] != 1 && o.strides[d] != 0) zero = false;
+      for (int d = rank - 1; d >= 0; d--) {
+        if (shape_[d] != 1 && o.strides[d] != expect) {
+          all = false;
+          if (d >= outer_rank_) contig = false;
+        }
+        if (d >= outer_rank_ && shape_[d] != 1 && o.strides[d] != 0) zero = false;
         expect *= shape_[d];
       }
       o.contiguous = contig;
+      o.all_contiguous = all;
       o.zero = zero;
+      o.row_invariant = true;
+      for (int d = 0; d < outer_rank_; d++) {
+        if (shape_[d] != 1 && o.strides[d] != 0) o.row_invariant = false;
+      }
     }
-    for (const Pass& pass : p_.passes) plans_.push_back(plan_pass(p_, pass));
-    for (const PassPlan& plan : plans_) max_slots_ = std::max(max_slots_, plan.slots);
   }
 
   /** Runs everything. */
@@ -338,16 +399,20 @@ class Runner {
   }
 
  private:
-  void setup(Frame<T>& f, int64_t tile) {
+  void setup(Frame<T>& f, const Plan& plan, int64_t tile, int64_t block) {
     const size_t n = p_.ins.size();
-    f.slots.resize(static_cast<size_t>(std::max<int32_t>(max_slots_, 1)) * static_cast<size_t>(tile));
-    f.rowT.assign(n, T(0));
-    f.rowB.assign(n, 0);
-    f.acc.assign(n, 0.0);
+    f.stride = tile + 16;  // padded: the slots do not all start at the same offset modulo 4 KiB
+    f.slots.resize(static_cast<size_t>(std::max<int32_t>(plan.slots, 1)) * static_cast<size_t>(f.stride));
+    f.rowT.assign(n * block, T(0));
+    f.rowB.assign(n * block, 0);
+    f.acc.assign(n * block, 0.0);
     f.vp.assign(n, nullptr);
+    f.base.assign(in_.size() * block, 0);
+    f.cachedT.assign(in_.size(), {});
+    f.cachedB.assign(in_.size(), {});
   }
 
-  int64_t tile_size() const {
+  int64_t tuned_tile() const {
     const int32_t t = *p_.tile_slot;
     for (int64_t c : kTiles) {
       if (c == t) return c;
@@ -357,19 +422,21 @@ class Runner {
 
   void run_flat() {
     const int64_t n = row_len_;
+    const Plan plan = make_plan(p_, false);
     int64_t start = 0;
-    int64_t tile = tile_size();
+    int64_t tile = tuned_tile();
     if (*p_.tile_slot == 0 && n >= kTuneElements) {
       // Autotune: each candidate runs 64K elements of this call (twice, alternating); the fastest wins.
       Frame<T> f;
-      setup(f, kMaxTile);
-      row_steps(f, 0, 0);
+      setup(f, plan, kMaxTile, 1);
+      set_bases(f, 0, 1);
+      row_steps(f, 0, 0, 1);
       const int64_t seg = 1 << 16;
       double best[3] = {1e300, 1e300, 1e300};
       for (int round = 0; round < 2; round++) {
         for (int c = 0; c < 3; c++) {
           const auto t0 = std::chrono::steady_clock::now();
-          for (int64_t s = start; s < start + seg; s += kTiles[c]) tile_pass(f, 0, 0, s, std::min(kTiles[c], start + seg - s));
+          for (int64_t s = start; s < start + seg; s += kTiles[c]) tile_pass(f, plan, 0, 0, 1, s, std::min(kTiles[c], start + seg - s));
           best[c] = std::min(best[c], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
           start += seg;
         }
@@ -386,86 +453,118 @@ class Runner {
     const bool serial = rest < kSerial;
     parallel_for(tiles, serial ? tiles : chunk_for(tiles, 1, 1, 8), [&](int64_t b, int64_t e, int) {
       Frame<T> f;
-      setup(f, tile);
-      row_steps(f, 0, 0);
+      setup(f, plan, tile, 1);
+      set_bases(f, 0, 1);
+      row_steps(f, 0, 0, 1);
       for (int64_t t = b; t < e; t++) {
         const int64_t s = start + t * tile;
-        tile_pass(f, 0, 0, s, std::min(tile, n - s));
+        tile_pass(f, plan, 0, 0, 1, s, std::min(tile, n - s));
       }
     }, serial);
   }
 
   void run_rows() {
-    const int64_t tile = row_len_ <= 2 * kMaxTile ? row_len_ : kMaxTile;
-    const bool serial = rows_ * row_len_ < kSerial || rows_ == 1;
-    parallel_for(rows_, serial ? rows_ : chunk_for(rows_, 1, 1, 8), [&](int64_t b, int64_t e, int) {
+    const int64_t target = tuned_tile();
+    // Short rows: blocks of whole rows fill one tile, every pass walks it, values persist across passes.
+    // Long rows: one row at a time, in tiles, each pass recomputing what it needs.
+    const bool joint = row_len_ <= target;
+    const int64_t block = joint ? std::max<int64_t>(1, std::min(rows_, target / row_len_)) : 1;
+    const int64_t tile = joint ? block * row_len_ : target;
+    const Plan plan = make_plan(p_, joint);
+    block_ = block;
+    const int64_t blocks = (rows_ + block - 1) / block;
+    const bool serial = rows_ * row_len_ < kSerial || blocks == 1;
+    parallel_for(blocks, serial ? blocks : chunk_for(blocks, 1, 1, 8), [&](int64_t b, int64_t e, int) {
       Frame<T> f;
-      setup(f, tile);
-      std::vector<int64_t> base(in_.size());
-      for (int64_t r = b; r < e; r++) {
-        // Offsets of this row in each input.
-        for (size_t i = 0; i < in_.size(); i++) {
-          int64_t off = in_[i].off, rem = r;
-          for (int d = outer_rank_ - 1; d >= 0; d--) {
-            off += (rem % shape_[d]) * in_[i].strides[d];
-            rem /= shape_[d];
-          }
-          base[i] = off;
-        }
-        row_base_ = base.data();
+      setup(f, plan, tile, block);
+      for (int64_t bi = b; bi < e; bi++) {
+        const int64_t r0 = bi * block;
+        const int64_t k = std::min(block, rows_ - r0);
+        set_bases(f, r0, k);
         const size_t np = p_.passes.size();
         for (size_t q = 0; q < np; q++) {
-          row_steps(f, q, r);
+          row_steps(f, q, r0, k);
           const Pass& pass = p_.passes[q];
-          for (int32_t v : pass.reduces) f.acc[v] = identity(p_.ins[v].op);
-          for (int64_t s = 0; s < row_len_; s += tile) tile_pass(f, q, r, s, std::min(tile, row_len_ - s));
-          for (int32_t v : pass.reduces) f.rowT[v] = static_cast<T>(f.acc[v]);
+          for (int32_t v : pass.reduces) std::fill_n(&f.acc[v * block_], k, identity(p_.ins[v].op));
+          if (joint) {
+            tile_pass(f, plan, q, r0, k, 0, k * row_len_);
+          } else {
+            for (int64_t s = 0; s < row_len_; s += tile) tile_pass(f, plan, q, r0, 1, s, std::min(tile, row_len_ - s));
+          }
+          for (int32_t v : pass.reduces) {
+            for (int64_t j = 0; j < k; j++) f.rowT[v * block_ + j] = static_cast<T>(f.acc[v * block_ + j]);
+          }
         }
-        row_steps(f, np, r);
-        for (int32_t k : p_.row_stores) {
-          const int32_t v = p_.out_val[k];
-          if (p_.ins[v].dt == kDtBool) static_cast<uint8_t*>(out_[k])[r] = f.rowB[v];
-          else static_cast<T*>(out_[k])[r] = f.rowT[v];
+        row_steps(f, np, r0, k);
+        for (int32_t ko : p_.row_stores) {
+          const int32_t v = p_.out_val[ko];
+          if (p_.ins[v].dt == kDtBool) std::memcpy(static_cast<uint8_t*>(out_[ko]) + r0, &f.rowB[v * block_], k);
+          else std::memcpy(static_cast<T*>(out_[ko]) + r0, &f.rowT[v * block_], sizeof(T) * k);
         }
       }
     }, serial);
   }
 
-  /** The row-level (uniform) instructions before pass `q` (q = passes: after the last). */
-  void row_steps(Frame<T>& f, size_t q, int64_t row) {
-    (void)row;
+  /** The offsets of rows r0 .. r0 + k in every input. */
+  void set_bases(Frame<T>& f, int64_t r0, int64_t k) {
+    const size_t ni = in_.size();
+    for (int64_t j = 0; j < k; j++) {
+      for (size_t i = 0; i < ni; i++) {
+        int64_t off = in_[i].off, rem = r0 + j;
+        for (int d = outer_rank_ - 1; d >= 0; d--) {
+          off += (rem % shape_[d]) * in_[i].strides[d];
+          rem /= shape_[d];
+        }
+        f.base[j * ni + i] = off;
+      }
+    }
+  }
+
+  /** The row-level (uniform) instructions before pass `q` (q = passes: after the last), for rows r0 .. r0 + k. */
+  void row_steps(Frame<T>& f, size_t q, int64_t r0, int64_t k) {
+    (void)r0;
+    const int64_t B = block_;
+    const size_t ni = in_.size();
     for (int32_t v : p_.row_before[q]) {
       const Instr& x = p_.ins[v];
-      T& r = f.rowT[v];
-      uint8_t& rb = f.rowB[v];
+      T* r = &f.rowT[v * B];
+      uint8_t* rb = &f.rowB[v * B];
+      const T* ta = x.a >= 0 && x.a < static_cast<int32_t>(p_.ins.size()) ? &f.rowT[x.a * B] : nullptr;
+      const uint8_t* ba = x.a >= 0 && x.a < static_cast<int32_t>(p_.ins.size()) ? &f.rowB[x.a * B] : nullptr;
       switch (x.kind) {
         case kLoad: {
           const Operand& o = in_[x.a];
-          const int64_t at = p_.reduces ? row_base_[x.a] : o.off;
-          if (x.dt == kDtBool) rb = static_cast<const uint8_t*>(o.data)[at];
-          else r = static_cast<const T*>(o.data)[at];
+          for (int64_t j = 0; j < k; j++) {
+            const int64_t at = f.base[j * ni + x.a];
+            if (x.dt == kDtBool) rb[j] = static_cast<const uint8_t*>(o.data)[at];
+            else r[j] = static_cast<const T*>(o.data)[at];
+          }
           break;
         }
-        case kScalarI: r = static_cast<T>(scalars_[x.a]); break;
-        case kUnaryI: k_.unary(x.op, &r, &f.rowT[x.a], 1, false); break;
-        case kPredicateI: {
-          const T a = f.rowT[x.a];
-          rb = x.op == kIsNan ? a != a : std::isinf(a);
+        case kScalarI: std::fill_n(r, k, static_cast<T>(scalars_[x.a])); break;
+        case kUnaryI: k_.unary(x.op, r, ta, k, false); break;
+        case kPredicateI:
+          for (int64_t j = 0; j < k; j++) rb[j] = x.op == kIsNan ? ta[j] != ta[j] : std::isinf(ta[j]);
           break;
-        }
         case kBinaryI:
-          if (p_.ins[x.b].kind == kScalarI) k_.binary_scalar(x.op, &r, &f.rowT[x.a], scalars_[p_.ins[x.b].a], 1, false);
-          else k_.binary(x.op, &r, &f.rowT[x.a], &f.rowT[x.b], 1, false);
+          if (p_.ins[x.b].kind == kScalarI) k_.binary_scalar(x.op, r, ta, scalars_[p_.ins[x.b].a], k, false);
+          else k_.binary(x.op, r, ta, &f.rowT[x.b * B], k, false);
           break;
-        case kCompareI: rb = compare(x.op, f.rowT[x.a], f.rowT[x.b]); break;
+        case kCompareI:
+          for (int64_t j = 0; j < k; j++) rb[j] = compare(x.op, ta[j], f.rowT[x.b * B + j]);
+          break;
         case kWhereI:
-          if (x.dt == kDtBool) rb = f.rowB[x.a] ? f.rowB[x.b] : f.rowB[x.c];
-          else r = f.rowB[x.a] ? f.rowT[x.b] : f.rowT[x.c];
+          for (int64_t j = 0; j < k; j++) {
+            if (x.dt == kDtBool) rb[j] = ba[j] ? f.rowB[x.b * B + j] : f.rowB[x.c * B + j];
+            else r[j] = ba[j] ? f.rowT[x.b * B + j] : f.rowT[x.c * B + j];
+          }
           break;
         case kCastI: {
           const bool from_bool = p_.ins[x.a].dt == kDtBool;
-          if (x.dt == kDtBool) rb = from_bool ? f.rowB[x.a] : f.rowT[x.a] != T(0);
-          else r = from_bool ? T(f.rowB[x.a] ? 1 : 0) : f.rowT[x.a];
+          for (int64_t j = 0; j < k; j++) {
+            if (x.dt == kDtBool) rb[j] = from_bool ? ba[j] : ta[j] != T(0);
+            else r[j] = from_bool ? T(ba[j] ? 1 : 0) : ta[j];
+          }
           break;
         }
         default: break;
@@ -473,24 +572,25 @@ class Runner {
     }
   }
 
-  /** Evaluates pass `q` over elements [s, s + n) of row `row` (of the whole space for elementwise programs). */
-  void tile_pass(Frame<T>& f, size_t q, int64_t row, int64_t s, int64_t n) {
+  /**
+   * Evaluates pass `q` over elements [s, s + n) of the block of rows r0 .. r0 + k (k > 1: whole
+   * rows, s = 0; elementwise programs: one row, the whole space).
+   */
+  void tile_pass(Frame<T>& f, const Plan& plan, size_t q, int64_t r0, int64_t k, int64_t s, int64_t n) {
     const Pass& pass = p_.passes[q];
-    const PassPlan& plan = plans_[q];
-    const int64_t out_at = row * row_len_ + s;
-    const int64_t stride = static_cast<int64_t>(f.slots.size()) / std::max<int32_t>(max_slots_, 1);
-    for (int32_t v : pass.elem) {
+    const int64_t out_at = r0 * row_len_ + s;
+    for (int32_t v : plan.compute[q]) {
       const Instr& x = p_.ins[v];
       void* dst;
       if (plan.direct[v] >= 0) {
-        const int32_t k = plan.direct[v];
-        dst = x.dt == kDtBool ? static_cast<void*>(static_cast<uint8_t*>(out_[k]) + out_at) : static_cast<void*>(static_cast<T*>(out_[k]) + out_at);
+        const int32_t ko = plan.direct[v];
+        dst = x.dt == kDtBool ? static_cast<void*>(static_cast<uint8_t*>(out_[ko]) + out_at) : static_cast<void*>(static_cast<T*>(out_[ko]) + out_at);
       } else {
-        dst = f.slots.data() + static_cast<int64_t>(plan.slot[v]) * stride;
+        dst = f.slots.data() + static_cast<int64_t>(plan.slot[q][v]) * f.stride;
       }
       f.vp[v] = dst;
       switch (x.kind) {
-        case kLoad: load(f, v, x, dst, s, n); break;
+        case kLoad: load(f, v, x, dst, r0, k, s, n); break;
         case kUnaryI: k_.unary(x.op, static_cast<T*>(dst), elem<T>(f, x.a), n, false); break;
         case kPredicateI: {
           const T* a = elem<T>(f, x.a);
@@ -499,28 +599,31 @@ class Runner {
           else for (int64_t i = 0; i < n; i++) o[i] = std::isinf(a[i]);
           break;
         }
-        case kBinaryI: binary(f, x, static_cast<T*>(dst), n); break;
-        case kCompareI: compare_elems(f, x, static_cast<uint8_t*>(dst), n); break;
-        case kWhereI: where(f, x, dst, n); break;
+        case kBinaryI: binary(f, x, static_cast<T*>(dst), k, n); break;
+        case kCompareI: compare_elems(f, x, static_cast<uint8_t*>(dst), k, n); break;
+        case kWhereI: where(f, x, dst, k, n); break;
         case kCastI: cast(f, x, dst, n); break;
         default: break;
       }
     }
     for (int32_t v : pass.reduces) {
       const Instr& x = p_.ins[v];
-      f.acc[v] = combine(x.op, f.acc[v], k_.reduce(x.op, elem<T>(f, x.a), n));
+      const T* a = elem<T>(f, x.a);
+      double* acc = &f.acc[v * block_];
+      if (k == 1) acc[0] = combine(x.op, acc[0], k_.reduce(x.op, a, n));
+      else for (int64_t j = 0; j < k; j++) acc[j] = combine(x.op, acc[j], k_.reduce(x.op, a + j * row_len_, row_len_));
     }
-    for (int32_t k : pass.stores) {
-      const int32_t v = p_.out_val[k];
-      if (plan.direct[v] == k) continue;
+    for (int32_t ko : pass.stores) {
+      const int32_t v = p_.out_val[ko];
+      if (plan.direct[v] == ko) continue;
       const Instr& x = p_.ins[v];
       if (x.dt == kDtBool) {
-        uint8_t* o = static_cast<uint8_t*>(out_[k]) + out_at;
-        if (x.uniform) std::fill_n(o, n, f.rowB[v]);
+        uint8_t* o = static_cast<uint8_t*>(out_[ko]) + out_at;
+        if (x.uniform) std::fill_n(o, n, f.rowB[v * block_]);
         else std::memcpy(o, f.vp[v], n);
       } else {
-        T* o = static_cast<T*>(out_[k]) + out_at;
-        if (x.uniform) std::fill_n(o, n, f.rowT[v]);
+        T* o = static_cast<T*>(out_[ko]) + out_at;
+        if (x.uniform) std::fill_n(o, n, f.rowT[v * block_]);
         else std::memcpy(o, f.vp[v], sizeof(T) * n);
       }
     }
@@ -531,78 +634,135 @@ class Runner {
     return static_cast<const E*>(f.vp[v]);
   }
 
-  void load(Frame<T>& f, int32_t v, const Instr& x, void* dst, int64_t s, int64_t n) {
+  template <class E>
+  void load_one(const Operand& o, E* dst, const void** vp, int64_t base, int64_t s, int64_t n) {
+    const E* src = static_cast<const E*>(o.data) + base;
+    if (o.contiguous) *vp = src + s;
+    else if (o.zero) std::fill_n(dst, n, *src);
+    else gather<E>(dst, src, sub_rank_, shape_ + outer_rank_, o.strides + outer_rank_, s, n);
+  }
+
+  void load(Frame<T>& f, int32_t v, const Instr& x, void* dst, int64_t r0, int64_t k, int64_t s, int64_t n) {
     const Operand& o = in_[x.a];
-    const int64_t base = p_.reduces ? row_base_[x.a] : o.off;
-    const int64_t* shape = shape_ + outer_rank_;
-    const int64_t* st = o.strides + outer_rank_;
-    if (x.dt == kDtBool) {
-      const uint8_t* src = static_cast<const uint8_t*>(o.data) + base;
-      if (o.contiguous) f.vp[v] = src + s;
-      else if (o.zero) std::fill_n(static_cast<uint8_t*>(dst), n, *src);
-      else gather<uint8_t>(static_cast<uint8_t*>(dst), src, sub_rank_, shape, st, s, n);
-    } else {
-      const T* src = static_cast<const T*>(o.data) + base;
-      if (o.contiguous) f.vp[v] = src + s;
-      else if (o.zero) std::fill_n(static_cast<T*>(dst), n, *src);
-      else gather<T>(static_cast<T*>(dst), src, sub_rank_, shape, st, s, n);
+    const size_t ni = in_.size();
+    const bool b = x.dt == kDtBool;
+    if (k > 1 && o.all_contiguous) {
+      // Rows of the block consecutive in the input: read in place.
+      f.vp[v] = b ? static_cast<const void*>(static_cast<const uint8_t*>(o.data) + o.off + r0 * row_len_)
+                  : static_cast<const void*>(static_cast<const T*>(o.data) + o.off + r0 * row_len_);
+      return;
+    }
+    if (k > 1 && o.row_invariant) {
+      // The same rows in every block: gathered once (for a whole block) and kept.
+      if (b ? f.cachedB[x.a].empty() : f.cachedT[x.a].empty()) {
+        const int64_t len = block_ * row_len_;
+        if (b) f.cachedB[x.a].resize(static_cast<size_t>(len));
+        else f.cachedT[x.a].resize(static_cast<size_t>(len));
+        void* buf = b ? static_cast<void*>(f.cachedB[x.a].data()) : static_cast<void*>(f.cachedT[x.a].data());
+        const size_t size = b ? 1 : sizeof(T);
+        for (int64_t j = 0; j < block_; j++) {
+          const void* p = nullptr;
+          char* at = static_cast<char*>(buf) + j * row_len_ * size;
+          if (b) load_one<uint8_t>(o, reinterpret_cast<uint8_t*>(at), &p, f.base[x.a], 0, row_len_);
+          else load_one<T>(o, reinterpret_cast<T*>(at), &p, f.base[x.a], 0, row_len_);
+          if (p != nullptr) std::memcpy(at, p, size * row_len_);
+        }
+      }
+      f.vp[v] = b ? static_cast<const void*>(f.cachedB[x.a].data()) : static_cast<const void*>(f.cachedT[x.a].data());
+      return;
+    }
+    for (int64_t j = 0; j < k; j++) {
+      const int64_t base = f.base[j * ni + x.a];
+      const int64_t m = k == 1 ? n : row_len_;
+      const void* p = nullptr;
+      if (b) load_one<uint8_t>(o, static_cast<uint8_t*>(dst) + j * row_len_, &p, base, k == 1 ? s : 0, m);
+      else load_one<T>(o, static_cast<T*>(dst) + j * row_len_, &p, base, k == 1 ? s : 0, m);
+      if (p != nullptr) {
+        if (k == 1) {
+          f.vp[v] = p;
+          return;
+        }
+        if (b) std::memcpy(static_cast<uint8_t*>(dst) + j * row_len_, p, row_len_);
+        else std::memcpy(static_cast<T*>(dst) + j * row_len_, p, sizeof(T) * row_len_);
+      }
     }
   }
 
-  void binary(Frame<T>& f, const Instr& x, T* dst, int64_t n) {
+  void binary(Frame<T>& f, const Instr& x, T* dst, int64_t k, int64_t n) {
     const Instr& xa = p_.ins[x.a];
     const Instr& xb = p_.ins[x.b];
     if (!xa.uniform && !xb.uniform) {
       k_.binary(x.op, dst, elem<T>(f, x.a), elem<T>(f, x.b), n, false);
-    } else if (!xa.uniform) {
-      // A scalar rhs is the op's own double scalar (binaryScalar); a row value is broadcast as the strided op does.
-      const double sv = xb.kind == kScalarI ? scalars_[xb.a] : static_cast<double>(f.rowT[x.b]);
-      k_.binary_scalar(x.op, dst, elem<T>(f, x.a), sv, n, false);
-    } else if (x.op == kAdd || x.op == kMul || x.op == kMax || x.op == kMin) {
-      k_.binary_scalar(x.op, dst, elem<T>(f, x.b), static_cast<double>(f.rowT[x.a]), n, false);
-    } else {
-      std::fill_n(dst, n, f.rowT[x.a]);
-      k_.binary(x.op, dst, dst, elem<T>(f, x.b), n, false);
+      return;
+    }
+    if (!xa.uniform && xb.kind == kScalarI) {
+      // A scalar rhs is the op's own double scalar (binaryScalar), as the unfused op.
+      k_.binary_scalar(x.op, dst, elem<T>(f, x.a), scalars_[xb.a], n, false);
+      return;
+    }
+    // A row value against elements, row by row: the calls the strided broadcast of the unfused op makes.
+    const int64_t m = k == 1 ? n : row_len_;
+    for (int64_t j = 0; j < k; j++) {
+      T* o = dst + j * m;
+      if (!xa.uniform) {
+        k_.binary_scalar(x.op, o, elem<T>(f, x.a) + j * m, static_cast<double>(f.rowT[x.b * block_ + j]), m, false);
+      } else if (x.op == kAdd || x.op == kMul || x.op == kMax || x.op == kMin) {
+        k_.binary_scalar(x.op, o, elem<T>(f, x.b) + j * m, static_cast<double>(f.rowT[x.a * block_ + j]), m, false);
+      } else {
+        std::fill_n(o, m, f.rowT[x.a * block_ + j]);
+        k_.binary(x.op, o, o, elem<T>(f, x.b) + j * m, m, false);
+      }
     }
   }
 
-  void compare_elems(Frame<T>& f, const Instr& x, uint8_t* dst, int64_t n) {
+  void compare_elems(Frame<T>& f, const Instr& x, uint8_t* dst, int64_t k, int64_t n) {
     const bool ua = p_.ins[x.a].uniform, ub = p_.ins[x.b].uniform;
     if (!ua && !ub) {
       const T* a = elem<T>(f, x.a);
       const T* b = elem<T>(f, x.b);
       for (int64_t i = 0; i < n; i++) dst[i] = compare(x.op, a[i], b[i]);
-    } else if (!ua) {
-      k_.compare_scalar(x.op, dst, elem<T>(f, x.a), static_cast<double>(f.rowT[x.b]), n);
-    } else {
-      const T a = f.rowT[x.a];
-      const T* b = elem<T>(f, x.b);
-      for (int64_t i = 0; i < n; i++) dst[i] = compare(x.op, a, b[i]);
+      return;
+    }
+    const int64_t m = k == 1 ? n : row_len_;
+    for (int64_t j = 0; j < k; j++) {
+      uint8_t* o = dst + j * m;
+      if (!ua) {
+        k_.compare_scalar(x.op, o, elem<T>(f, x.a) + j * m, static_cast<double>(f.rowT[x.b * block_ + j]), m);
+      } else {
+        const T av = f.rowT[x.a * block_ + j];
+        const T* b = elem<T>(f, x.b) + j * m;
+        for (int64_t i = 0; i < m; i++) o[i] = compare(x.op, av, b[i]);
+      }
     }
   }
 
-  void where(Frame<T>& f, const Instr& x, void* dst, int64_t n) {
+  void where(Frame<T>& f, const Instr& x, void* dst, int64_t k, int64_t n) {
     const bool uc = p_.ins[x.a].uniform, ux = p_.ins[x.b].uniform, uy = p_.ins[x.c].uniform;
-    if (x.dt == kDtBool) {
-      uint8_t* o = static_cast<uint8_t*>(dst);
-      const uint8_t* c = uc ? &f.rowB[x.a] : elem<uint8_t>(f, x.a);
-      const uint8_t* a = ux ? &f.rowB[x.b] : elem<uint8_t>(f, x.b);
-      const uint8_t* b = uy ? &f.rowB[x.c] : elem<uint8_t>(f, x.c);
-      const int64_t cs = uc ? 0 : 1, as = ux ? 0 : 1, bs = uy ? 0 : 1;
-      for (int64_t i = 0; i < n; i++) o[i] = c[i * cs] ? a[i * as] : b[i * bs];
-      return;
+    const int64_t B = block_;
+    const int64_t m = k == 1 ? n : row_len_;
+    for (int64_t j = 0; j < k; j++) {
+      const int64_t at = j * m;
+      if (x.dt == kDtBool) {
+        uint8_t* o = static_cast<uint8_t*>(dst) + at;
+        const uint8_t* c = uc ? &f.rowB[x.a * B + j] : elem<uint8_t>(f, x.a) + at;
+        const uint8_t* a = ux ? &f.rowB[x.b * B + j] : elem<uint8_t>(f, x.b) + at;
+        const uint8_t* b = uy ? &f.rowB[x.c * B + j] : elem<uint8_t>(f, x.c) + at;
+        const int64_t cs = uc ? 0 : 1, as = ux ? 0 : 1, bs = uy ? 0 : 1;
+        for (int64_t i = 0; i < m; i++) o[i] = c[i * cs] ? a[i * as] : b[i * bs];
+        continue;
+      }
+      T* o = static_cast<T*>(dst) + at;
+      const T* a = ux ? &f.rowT[x.b * B + j] : elem<T>(f, x.b) + at;
+      const T* b = uy ? &f.rowT[x.c * B + j] : elem<T>(f, x.c) + at;
+      if (uc) {
+        const bool c = f.rowB[x.a * B + j] != 0;
+        const T* src = c ? a : b;
+        if (c ? ux : uy) std::fill_n(o, m, *src);
+        else std::memcpy(o, src, sizeof(T) * m);
+        continue;
+      }
+      k_.select(o, elem<uint8_t>(f, x.a) + at, a, ux ? 0 : 1, b, uy ? 0 : 1, m);
     }
-    T* o = static_cast<T*>(dst);
-    const T* a = ux ? &f.rowT[x.b] : elem<T>(f, x.b);
-    const T* b = uy ? &f.rowT[x.c] : elem<T>(f, x.c);
-    if (uc) {
-      const bool c = f.rowB[x.a] != 0;
-      const T* src = c ? a : b;
-      if (c ? ux : uy) std::fill_n(o, n, *src);
-      else std::memcpy(o, src, sizeof(T) * n);
-      return;
-    }
-    k_.select(o, elem<uint8_t>(f, x.a), a, ux ? 0 : 1, b, uy ? 0 : 1, n);
   }
 
   void cast(Frame<T>& f, const Instr& x, void* dst, int64_t n) {
@@ -627,20 +787,15 @@ class Runner {
 
   const Prog& p_;
   const Elementwise<T>& k_;
-  int rank_, inner_rank_, outer_rank_ = 0, sub_rank_ = 0;
+  int rank_ = 0, outer_rank_ = 0, sub_rank_ = 0;
   int64_t shape_[kMaxRank] = {0};
   int64_t rows_ = 1, row_len_ = 1;
   std::vector<Operand>& in_;
   std::vector<void*>& out_;
   const double* scalars_;
-  std::vector<PassPlan> plans_;
-  int32_t max_slots_ = 0;
-  /** The current row's offset in each input (row programs; per thread: set before each row). */
-  static thread_local const int64_t* row_base_;
+  /** Rows per block (the row values' stride in a frame); the same in every thread of a call. */
+  int64_t block_ = 1;
 };
-
-template <class T>
-thread_local const int64_t* Runner<T>::row_base_ = nullptr;
 
 napi_value fail(napi_env env, const char* message) {
   napi_throw_error(env, "BURN_NATIVE", message);
