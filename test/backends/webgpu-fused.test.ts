@@ -567,6 +567,20 @@ describe('WebGPU fused kernels: compilation, dispatches and memory', { skip }, (
     dispose(x, ...outs);
   });
 
+  it('a program binding exactly maxFusedBindings tensors runs', async () => {
+    const b = backend();
+    const n = b.maxFusedBindings - 1;
+    const inputs = Array.from({ length: n }, () => el());
+    const instrs: FusedInstr[] = inputs.map((_, k) => load(k));
+    for (let k = 1; k < n; k++) instrs.push(bin(k % 2 ? 'add' : 'mul', k === 1 ? 0 : instrs.length - 1, k));
+    const xs = inputs.map((_, k) => tensor([33], f32, k + 1));
+    const outs = await check(
+      { program: program(inputs, 0, instrs), outer: [33], inner: [], inputs: xs, scalars: [] },
+      'limit',
+    );
+    dispose(...xs, ...outs);
+  });
+
   it('declines what it has no kernel for: more tensors than the binding limit, f64, undefined ops', () => {
     const b = backend();
     assert.ok(b.maxFusedBindings >= 8, `maxFusedBindings ${b.maxFusedBindings}`);

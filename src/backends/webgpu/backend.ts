@@ -40,7 +40,7 @@ import { BurnError, fmt } from '../../core/errors.js';
 import { broadcastShapes, contiguousStrides, numel, sameShape } from '../../core/shape.js';
 import type { GpuContext, WebGpuInfo } from './context.js';
 import { runCustom } from './kernels/custom.js';
-import { fusedSupported, runFused } from './kernels/fused.js';
+import { fusedSupported, prepareFused } from './kernels/fused.js';
 import { fusedOutputDtype, fusedOutputShape, type FusedCall } from '../../backend/fusion/program.js';
 import { runCheckIndices, runGather, runScatter } from './kernels/indexing.js';
 import { selectsEmptySlices } from '../../backend/defaults/indexing.js';
@@ -789,30 +789,29 @@ export class WebGpuBackend extends BaseBackend<WebGpuTensor> implements StorageO
     const { program } = call;
     if (!fusedSupported(program) || call.inputs.length + program.outputs.length > this.maxFusedBindings)
       return undefined;
+    const kernel = prepareFused(
+      this.rt,
+      call,
+      call.inputs.map((p) => ({
+        buffer: p.buffer,
+        shape: p.shape,
+        strides: p.strides,
+        offset: p.offset,
+        dtype: p.dtype,
+      })),
+    );
+    if (kernel === undefined) return undefined;
     const outs: WebGpuTensor[] = [];
     try {
       program.outputs.forEach((_, k) =>
         outs.push(this.alloc(fusedOutputShape(call, k), fusedOutputDtype(program, k), 'fused')),
       );
-      const ran = runFused(
-        this.rt,
-        call,
-        call.inputs.map((p) => ({
-          buffer: p.buffer,
-          shape: p.shape,
-          strides: p.strides,
-          offset: p.offset,
-          dtype: p.dtype,
-        })),
-        outs.map((o) => o.buffer),
-      );
-      if (ran) return outs;
+      kernel.run(outs.map((o) => o.buffer));
     } catch (e) {
       for (const o of outs) o.release();
       throw e;
     }
-    for (const o of outs) o.release();
-    return undefined;
+    return outs;
   }
 
   /** @internal Kernel-level access for the module ops (./module-ops.ts). */

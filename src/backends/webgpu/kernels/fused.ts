@@ -65,7 +65,8 @@ export interface FusedKernelStats {
 }
 
 interface Cache {
-  readonly code: Map<string, string>;
+  /** Shader text per program key and layout signature; null where the generator declined. */
+  readonly code: Map<string, string | null>;
   generated: number;
   reused: number;
 }
@@ -115,34 +116,46 @@ interface Plan {
   readonly wide: boolean;
 }
 
+/** A fused call ready to dispatch: its shader is generated, its parameters laid out. */
+export interface PreparedFused {
+  /** Encodes the one dispatch writing the fresh contiguous `outputs` (one per program output, of its shape and dtype). */
+  run(outputs: readonly GPUBuffer[]): void;
+}
+
 /**
- * Runs `call` into the fresh contiguous `outputs` (one buffer per program output, of its shape and
- * dtype). Returns false, having encoded nothing, where the generator has no kernel: a dtype WGSL
- * lacks, an op undefined for its dtype, inputs of the wrong dtype or shape, or empty rows.
+ * Prepares `call` (generating its shader on the first call of its program and layout), or
+ * returns undefined where the generator has no kernel: a dtype WGSL lacks, an op undefined for
+ * its dtype, inputs of the wrong dtype or shape, empty rows.
  */
-export function runFused(
+export function prepareFused(
   rt: GpuRuntime,
   call: Omit<FusedCall, 'inputs'>,
   inputs: readonly FusedOperand[],
-  outputs: readonly GPUBuffer[],
-): boolean {
+): PreparedFused | undefined {
   const plan = planOf(call, inputs);
-  if (plan === undefined) return false;
+  if (plan === undefined) return undefined;
   const cache = cacheOf(rt);
   const key = `${call.program.key}#${plan.sig}`;
   let code = cache.code.get(key);
   if (code === undefined) {
-    code = generate(call.program, plan);
-    if (code === undefined) return false;
+    // A program the generator declines is remembered too (null): it is not generated again.
+    code = generate(call.program, plan) ?? null;
     cache.code.set(key, code);
-    cache.generated++;
-  } else cache.reused++;
-  if (numel(call.outer) === 0 || numel(call.inner) === 0) return true;
-  rt.dispatch(code, [...outputs, ...plan.used.map((k) => inputs[k]!.buffer)], plan.params.words, plan.groups);
-  return true;
+    if (code !== null) cache.generated++;
+  } else if (code !== null) cache.reused++;
+  if (code === null) return undefined;
+  const shaderCode = code;
+  const empty = numel(call.outer) === 0 || numel(call.inner) === 0;
+  return {
+    run(outputs) {
+      if (empty) return;
+      const buffers = [...outputs, ...plan.used.map((k) => inputs[k]!.buffer)];
+      rt.dispatch(shaderCode, buffers, plan.params.words, plan.groups);
+    },
+  };
 }
 
-/** Whether `runFused` can run `call`'s program at all (dtypes and ops; layouts are always fine). */
+/** Whether `prepareFused` can run `call`'s program at all (dtypes and ops; layouts are always fine). */
 export function fusedSupported(program: FusedProgram): boolean {
   return analyze(program).supported;
 }
