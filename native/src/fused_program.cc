@@ -472,6 +472,10 @@ class Runner {
     const int64_t tile = joint ? block * row_len_ : target;
     const Plan plan = make_plan(p_, joint);
     block_ = block;
+    if (!joint && rows_ < 2 * pool_size() && row_len_ >= 8 * tile) {
+      run_long_rows(plan, tile);
+      return;
+    }
     const int64_t blocks = (rows_ + block - 1) / block;
     const bool serial = rows_ * row_len_ < kSerial || blocks == 1;
     parallel_for(blocks, serial ? blocks : chunk_for(blocks, 1, 1, 8), [&](int64_t b, int64_t e, int) {
@@ -503,6 +507,50 @@ class Runner {
         }
       }
     }, serial);
+  }
+
+  /**
+   * Few long rows (a loss over everything): each pass over a row is split over the threads in
+   * chunks of tiles; the chunks' partial reductions are combined in chunk order.
+   */
+  void run_long_rows(const Plan& plan, int64_t tile) {
+    Frame<T> main;
+    setup(main, plan, tile, 1);
+    const int64_t tiles = (row_len_ + tile - 1) / tile;
+    const int64_t chunk = chunk_for(tiles, 4, 1);
+    const int64_t nchunks = (tiles + chunk - 1) / chunk;
+    for (int64_t r = 0; r < rows_; r++) {
+      set_bases(main, r, 1);
+      const size_t np = p_.passes.size();
+      for (size_t q = 0; q < np; q++) {
+        row_steps(main, q, r, 1);
+        const std::vector<int32_t>& reds = p_.passes[q].reduces;
+        const size_t nr = reds.size();
+        std::vector<double> part(static_cast<size_t>(nchunks) * nr, 0.0);
+        parallel_for(tiles, chunk, [&](int64_t b, int64_t e, int) {
+          Frame<T> f;
+          setup(f, plan, tile, 1);
+          f.rowT = main.rowT;
+          f.rowB = main.rowB;
+          f.base = main.base;
+          for (int32_t v : reds) f.acc[v] = identity(p_.ins[v].op);
+          for (int64_t t = b; t < e; t++) tile_pass(f, plan, q, r, 1, t * tile, std::min(tile, row_len_ - t * tile));
+          for (size_t i = 0; i < nr; i++) part[static_cast<size_t>(b / chunk) * nr + i] = f.acc[reds[i]];
+        });
+        for (size_t i = 0; i < nr; i++) {
+          const int op = p_.ins[reds[i]].op;
+          double acc = identity(op);
+          for (int64_t c = 0; c < nchunks; c++) acc = combine(op, acc, part[static_cast<size_t>(c) * nr + i]);
+          main.rowT[reds[i]] = static_cast<T>(acc);
+        }
+      }
+      row_steps(main, np, r, 1);
+      for (int32_t ko : p_.row_stores) {
+        const int32_t v = p_.out_val[ko];
+        if (p_.ins[v].dt == kDtBool) static_cast<uint8_t*>(out_[ko])[r] = main.rowB[v];
+        else static_cast<T*>(out_[ko])[r] = main.rowT[v];
+      }
+    }
   }
 
   /** The offsets of rows r0 .. r0 + k in every input. */

@@ -298,6 +298,47 @@ describe('native fused programs', { skip: fusedSkip }, () => {
     check(call(chainProgram(), [n], [], [x], [0.5, 1]));
   });
 
+  it('row values in compare, where and non-commutative binaries over blocks of short rows', () => {
+    const rows = 50;
+    const len = 24;
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: f32 }, // 0
+      { kind: 'reduce', op: 'sum', x: 0, dtype: f32 }, // 1 row
+      { kind: 'scalar', index: 0, dtype: f32 }, // 2 row
+      { kind: 'binary', op: 'mul', x: 1, y: 2, dtype: f32 }, // 3 mean (row)
+      { kind: 'compare', op: 'gt', x: 0, y: 3, dtype: 'bool' }, // 4 element vs row
+      { kind: 'compare', op: 'lt', x: 3, y: 0, dtype: 'bool' }, // 5 row vs element
+      { kind: 'binary', op: 'sub', x: 3, y: 0, dtype: f32 }, // 6 row − element
+      { kind: 'binary', op: 'div', x: 0, y: 3, dtype: f32 }, // 7 element / row
+      { kind: 'compare', op: 'gt', x: 3, y: 2, dtype: 'bool' }, // 8 row bool
+      { kind: 'where', c: 4, x: 6, y: 3, dtype: f32 }, // 9
+      { kind: 'where', c: 8, x: 7, y: 0, dtype: f32 }, // 10 row condition
+      { kind: 'cast', x: 5, dtype: f32 }, // 11
+      { kind: 'binary', op: 'add', x: 9, y: 10, dtype: f32 }, // 12
+      { kind: 'binary', op: 'add', x: 12, y: 11, dtype: f32 }, // 13
+    ];
+    const p = fusedProgram({
+      inputs: [el()],
+      scalars: 1,
+      instrs,
+      outputs: [{ value: 13 }, { value: 3 }, { value: 4 }],
+    });
+    check(call(p, [rows], [len], [tensor(values(rows * len, 31), [rows, len])], [1 / len]));
+  });
+
+  it('a rank-0 space, an empty space, and an output that is a scalar', () => {
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: f32 },
+      { kind: 'scalar', index: 0, dtype: f32 },
+      { kind: 'unary', op: 'exp', x: 1, dtype: f32 },
+      { kind: 'binary', op: 'add', x: 0, y: 2, dtype: f32 },
+    ];
+    const p = fusedProgram({ inputs: [el()], scalars: 1, instrs, outputs: [{ value: 3 }, { value: 2 }] });
+    check(call(p, [], [], [tensor([1.5], [])], [0.3]));
+    check(call(p, [0], [], [tensor([], [0])], [0.3]));
+    check(call(p, [5, 3], [], [tensor(values(15, 32), [5, 3])], [0.3]));
+  });
+
   it('declines what it does not take: f16, integer dtypes, ops the addon lacks', () => {
     const n = 16;
     const f16 = fusedProgram({
