@@ -17,6 +17,7 @@ import {
 import { replayFused } from '../../src/backend/fusion/replay.js';
 import type { CpuBackend } from '../../src/backends/cpu/backend.js';
 import type { FusedEngineArgs } from '../../src/backends/cpu/engine.js';
+import { cpuFusedStats } from '../../src/backends/cpu/fusion/run.js';
 import { NativeEngine, nativeAddon, nativeUnavailableReason } from '../../src/backends/cpu/native/index.js';
 import type { CpuArray, CpuTensor } from '../../src/backends/cpu/storage.js';
 import { TensorData, type DType } from '../../src/index.js';
@@ -337,6 +338,30 @@ describe('native fused programs', { skip: fusedSkip }, () => {
     check(call(p, [], [], [tensor([1.5], [])], [0.3]));
     check(call(p, [0], [], [tensor([], [0])], [0.3]));
     check(call(p, [5, 3], [], [tensor(values(15, 32), [5, 3])], [0.3]));
+  });
+
+  it('through the CPU backend (Backend.fused): the engine runs it, values as the replay', () => {
+    const [a, b, c] = [3, 10, 96];
+    const x = backend!.permute(tensor(values(a * b * c, 41), [b, a, c]), [1, 0, 2]); // [a, b, c], a view
+    const gamma = backend!.expand(tensor(values(c, 42), [c]), [a, b, c]);
+    const beta = backend!.expand(tensor(values(c, 43), [c]), [a, b, c]);
+    const cases: FusedCall<CpuTensor>[] = [
+      call(layerNormProgram(), [a, b], [c], [x, gamma, beta], [1 / c, 1e-5]),
+      call(softmaxProgram(), [a * b], [c], [backend!.reshape(tensor(values(a * b * c, 44), [a, b, c]), [a * b, c])]),
+      call(chainProgram(), [a, b, c], [], [x], [0.5, 1]),
+    ];
+    for (const fc of cases) {
+      const before = cpuFusedStats.engineRuns;
+      const got = backend!.fused(fc).map((t) => backend!.toDataSync(t).values as ArrayLike<number>);
+      assert.equal(cpuFusedStats.engineRuns, before + 1, 'the native engine took the program');
+      const want = replayFused(backend as unknown as Backend<CpuTensor>, fc).map(
+        (t) => backend!.toDataSync(t).values as ArrayLike<number>,
+      );
+      got.forEach((g, k) => {
+        for (let i = 0; i < g.length; i++)
+          assert.ok(g[i] === want[k]![i], `output ${k}[${i}]: ${g[i]} vs ${want[k]![i]}`);
+      });
+    }
   });
 
   it('declines what it does not take: f16, integer dtypes, ops the addon lacks', () => {
