@@ -19,7 +19,7 @@ import { jsEngine } from '../../src/backends/cpu/engine.js';
 import { cpuFusedStats, setCpuFusedCodegen } from '../../src/backends/cpu/fusion/run.js';
 import { BufferPool } from '../../src/backends/cpu/pool.js';
 import type { CpuTensor } from '../../src/backends/cpu/storage.js';
-import { Device, TensorData, type DType } from '../../src/index.js';
+import { TensorData, type DType } from '../../src/index.js';
 import { nativeTestDevice, wasmTestDevice } from '../helpers/devices.js';
 
 type Spec = { inputs: FusedInput[]; scalars: number; instrs: FusedInstr[]; outputs: number[] };

@@ -1,7 +1,6 @@
 import { scheduleFused, type FusedProgram } from '../../../backend/fusion/program.js';
 import type { ReduceOp } from '../../../backend/ops.js';
 import type { DType } from '../../../core/dtype.js';
-import type { FusedOperand } from '../engine.js';
 import { cpuArrayCtor, type CpuArray } from '../storage.js';
 import { compileBlockExpr, type Reg, type Step } from './block-expr.js';
 import { fusedHelpers, instrExpr, planScalars, roundBf16, roundF16, type ScalarPlan } from './expr.js';
