@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Device, Tensor, TensorData, type Bool, type DType, type Float, type Int, type Kind } from '../../src/index.js';
-import { bestCpuTestDevice, jsReuseDevice, webgpu } from '../helpers/devices.js';
+import { jsReuseDevice, nativeTestDevice, wasmTestDevice, webgpu } from '../helpers/devices.js';
 
 type AnyT = Tensor<number, Kind>;
 type FT = Tensor<number, Float>;
@@ -422,6 +422,8 @@ function generate(seed: number): Graph {
     if (fitsBound(x.bound ** n)) choices.push([`$0.prodDim(${d})`, (a) => a.prodDim(d), x.bound ** n, x.kind === 'i']);
     const [text, fn, bound, exact] = rng.pick(choices.filter(([, , b]) => fitsBound(b)));
     const r = op([x], { shape: rshape, kind: x.kind, bound, exact }, text, ([a]) => fn(a as FT));
+    // A reduction of the reduction (over the now size-1 dim or another one): nested row values.
+    if (rng.chance(0.15)) return reduce(r);
     // Broadcast back along the reduced dim: softmax's x - max(x), a normalisation, a residual.
     if (rng.chance(0.7)) {
       const back: [string, (a: FT, b: FT) => FT, number][] = [
@@ -505,6 +507,20 @@ function generate(seed: number): Graph {
       const result = rng.pick(made);
       for (const id of made) if (id !== result) live.delete(id);
       steps.push({ t: 'scope', body, result });
+    } else if (r < 0.2) {
+      // A long chain on the newest float value: blocks of 16-40 instructions (the generators'
+      // register and naming limits), with a broadcast partner now and then.
+      let x =
+        values()
+          .filter((m) => m.kind === 'f')
+          .pop() ?? floatValue();
+      const k = rng.range(16, 40);
+      for (let j = 0; j < k; j++) {
+        if (rng.chance(0.25)) binary(x);
+        else if (rng.chance(0.4)) scalar(x);
+        else unaryFloat(x);
+        x = values().pop()!;
+      }
     } else compute();
   }
   // Read a few values at the end (always the newest); the rest stay pending and are never read.
@@ -614,14 +630,19 @@ function diff(g: Graph, plain: Read[], fused: Read[]): string[] {
   return problems;
 }
 
-/** The devices: a plain device and its fused device (f32/i32/bool only, so WebGPU runs every graph). */
+/**
+ * The devices: a plain device and its fused device (f32/i32/bool only, so WebGPU runs every
+ * graph): js, every engine that loads (thresholds at 0: their fused kernels at every size), WebGPU.
+ */
 function pairs(): { name: string; plain: () => Device; graphs: number; skip: string | false }[] {
   const count = Number(process.env['BURN_FUSION_GRAPHS'] ?? 0);
-  const best = bestCpuTestDevice();
-  const list = [
-    { name: 'cpu(js)', plain: jsReuseDevice, graphs: count || 200, skip: false as string | false },
-    { name: best.name, plain: () => best.device, graphs: count || 200, skip: false as string | false },
+  const list: { name: string; plain: () => Device; graphs: number; skip: string | false }[] = [
+    { name: 'cpu(js)', plain: jsReuseDevice, graphs: count || 200, skip: false },
   ];
+  const native = nativeTestDevice();
+  if (native) list.push({ name: 'cpu(native)', plain: () => native, graphs: count || 200, skip: false });
+  const wasm = wasmTestDevice();
+  if (wasm) list.push({ name: 'cpu(wasm)', plain: () => wasm, graphs: count || 200, skip: false });
   const gpu = webgpu.device;
   // SwiftShader compiles every new fused kernel on the CPU: fewer graphs keep it within bounds.
   list.push({
@@ -630,7 +651,7 @@ function pairs(): { name: string; plain: () => Device; graphs: number; skip: str
     graphs: count || 100,
     skip: gpu ? false : `no WebGPU device: ${webgpu.reason}`,
   });
-  return list.filter((d, i) => i < 1 || d.name !== 'cpu(js)');
+  return list;
 }
 
 describe('fusion: random op graphs give the unfused values', () => {
