@@ -321,16 +321,19 @@ export class FusionBackend<P extends TensorPrimitive = TensorPrimitive>
 
   /** A scalar node: nothing is allocated until the values are demanded on their own. */
   fill(shape: readonly number[], value: number, dtype: DType): F<P> {
-    if (!this.checked.has(dtype)) {
-      // The inner backend's refusal of a dtype (f64 on WebGPU) surfaces here, once per dtype.
-      const inner = this.innerBackend;
-      this.run(() => {
-        const q = inner.fill([], 0, dtype);
-        inner.dispose?.(q);
-      });
-      this.checked.add(dtype);
-    }
+    this.checkDtype(dtype);
     return this.handle(Node.scalar(shape, value, dtype));
+  }
+
+  /** The inner backend's refusal of a dtype (f64 on WebGPU) at the call that creates it: one fill per dtype it accepts. */
+  private checkDtype(dtype: DType): void {
+    if (this.checked.has(dtype)) return;
+    const inner = this.innerBackend;
+    this.run(() => {
+      const q = inner.fill([], 0, dtype);
+      inner.dispose?.(q);
+    });
+    this.checked.add(dtype);
   }
 
   // --- layout: re-indexing ---
@@ -384,6 +387,7 @@ export class FusionBackend<P extends TensorPrimitive = TensorPrimitive>
   cast(p: F<P>, dtype: DType): F<P> {
     const x = p.live();
     if (dtype === x.dtype) return this.retain(p);
+    this.checkDtype(dtype);
     return this.record(() => Node.op({ kind: 'cast' }, x.shape, dtype, [x]));
   }
   override binaryScalar(op: BinaryOp, a: F<P>, scalar: number): F<P> {
