@@ -1,4 +1,4 @@
-import { scheduleFused, type FusedProgram } from '../../../backend/fusion/program.js';
+import { instrArgs, scheduleFused, type FusedProgram, type FusedSchedule } from '../../../backend/fusion/program.js';
 import type { FusedOperand } from '../engine.js';
 import type { CpuArray } from '../storage.js';
 import { fusedHelpers, instrExpr, planScalars, REDUCE_ACC, roundExpr, substitute, type ScalarPlan } from './expr.js';
@@ -26,7 +26,92 @@ export type FusedJsKernel = (
   K: readonly number[],
 ) => void;
 
-/** The source of the kernel of `program` for a layout signature (layout.ts), and its scalar plan. */
+/** Elements per block where a pass is split into segments (see {@link fusedKernelSource}). */
+const SEGMENT_BLOCK = 256;
+
+/** Rows up to this many elements keep expensive element values for later passes (row cache). */
+export const ROW_CACHE_LIMIT = 65536;
+
+// Calls that V8 does not inline (libm-style functions, BigInt helpers): each costs tens of cycles.
+const EXPENSIVE =
+  /Math\.(exp|expm1|log|log1p|log2|log10|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|pow|cbrt)\(|H\.(erf|powInt32|i64)/;
+
+/** How one pass of a row runs: what it computes, what it reads back from the row cache, what it keeps there. */
+interface PassPlan {
+  /** Element instructions computed in the pass (ascending; no scalars, no cache reads). */
+  readonly compute: readonly number[];
+  /** Element values read from the row cache (computed by an earlier pass). */
+  readonly cacheReads: ReadonlySet<number>;
+  /** Element values this pass writes to the row cache for later passes. */
+  readonly cacheWrites: readonly number[];
+}
+
+/**
+ * Per pass, the element work: the schedule recomputes element values in every pass that needs
+ * them; with the row cache, an expensive value (a call V8 does not inline) computed in one pass is
+ * kept in a row-long array and read back by later passes (softmax's exp is computed once).
+ */
+function planPasses(program: FusedProgram, schedule: FusedSchedule, rowCache: boolean): PassPlan[] {
+  const { instrs, levels, outputs } = program;
+  const expensive = (i: number) => {
+    const instr = instrs[i]!;
+    return (
+      instr.kind !== 'load' &&
+      instr.kind !== 'scalar' &&
+      instr.kind !== 'reduce' &&
+      EXPENSIVE.test(instrExpr(program, instr))
+    );
+  };
+  const roots = (p: number) => [
+    ...schedule.passes[p]!.reduces.map((r) => (instrs[r] as { x: number }).x),
+    ...schedule.passes[p]!.stores.map((k) => outputs[k]!.value),
+  ];
+  let cached = new Set<number>();
+  if (rowCache)
+    schedule.passes.forEach((pass, p) => {
+      for (const v of pass.elementInstrs)
+        if (expensive(v) && schedule.passes.slice(p + 1).some((later) => later.elementInstrs.includes(v)))
+          cached.add(v);
+    });
+  for (;;) {
+    const firstPass = new Map<number, number>();
+    const plans = schedule.passes.map((_, p) => {
+      const compute = new Set<number>(),
+        reads = new Set<number>();
+      const stack = roots(p);
+      while (stack.length > 0) {
+        const v = stack.pop()!;
+        if (levels[v] !== 'element' || compute.has(v) || reads.has(v) || instrs[v]!.kind === 'scalar') continue;
+        const first = firstPass.get(v);
+        if (cached.has(v) && first !== undefined && first < p) {
+          reads.add(v);
+          continue;
+        }
+        compute.add(v);
+        stack.push(...instrArgs(instrs[v]!));
+      }
+      for (const v of compute) if (!firstPass.has(v)) firstPass.set(v, p);
+      return { compute: [...compute].sort((a, b) => a - b), cacheReads: reads };
+    });
+    // Keep only the cached values some later pass reads.
+    const read = new Set(plans.flatMap((pl) => [...pl.cacheReads]));
+    const next = new Set([...cached].filter((v) => read.has(v)));
+    if (next.size === cached.size)
+      return plans.map((pl, p) => ({
+        ...pl,
+        cacheWrites: pl.compute.filter((v) => cached.has(v) && firstPass.get(v) === p),
+      }));
+    cached = next;
+  }
+}
+
+/**
+ * The source of the kernel of `program` for a layout signature (layout.ts; a trailing `C` turns
+ * the row cache on). A pass computing more than one expensive value is split into segments, one
+ * loop each over blocks of the row: a chain of calls V8 does not inline runs much faster as one
+ * tight loop per call (their latencies overlap across elements) than all in one loop; values that
+ * cross segments go through block registers, loads are read again.
+ */
 export function fusedKernelSource(
   program: FusedProgram,
   signature: string,
@@ -34,6 +119,8 @@ export function fusedKernelSource(
 ): string {
   const { instrs, inputs, outputs } = program;
   const schedule = scheduleFused(program);
+  const rowCache = signature.endsWith('C');
+  const plans = planPasses(program, schedule, rowCache);
   const L: string[] = [];
   const name = (v: number) => `v${v}`;
   const nIn = inputs.length;
@@ -50,17 +137,21 @@ export function fusedKernelSource(
   plan.slots.forEach((_, k) => L.push(`const k${k} = K[${k}];`));
   // Scalars are constants of the call: hoisted out of every loop.
   for (const [i, slot] of plan.valueSlot) L.push(`const ${name(i)} = k${slot};`);
-  L.push('let e = 0, q = 0;');
+  for (const pl of plans) for (const v of pl.cacheWrites) L.push(`const c${v} = new Float64Array(innerN);`);
+  L.push('let e = 0, q = 0, c = 0;');
+  // Block registers of values crossing segments, declared here (filled in below).
+  const regsAt = L.length;
+  const regs: string[] = [];
 
-  /** The statement defining value `i` (not a scalar, not a reduce). */
-  const define = (i: number, element: boolean): string => {
+  /** The expression of value `i` (not a scalar, not a reduce) at inner index `j`. */
+  const valueExpr = (i: number, element: boolean, cacheRead: boolean): string => {
+    if (cacheRead) return `c${i}[c + j]`;
     const instr = instrs[i]!;
     if (instr.kind === 'load') {
       const k = instr.input;
-      if (!element) return `const ${name(i)} = a${k}[b${k}];`;
+      if (!element) return `a${k}[b${k}]`;
       const cls = signature[k];
-      const at = cls === 'u' ? `p${k} + j` : cls === 'z' ? `p${k}` : `p${k} + j * j${k}`;
-      return `const ${name(i)} = a${k}[${at}];`;
+      return `a${k}[${cls === 'u' ? `p${k} + j` : cls === 'z' ? `p${k}` : `p${k} + j * j${k}`}]`;
     }
     const names: { x?: string; y?: string; c?: string } = {};
     if ('x' in instr) names.x = name(instr.x);
@@ -69,35 +160,85 @@ export function fusedKernelSource(
       names.y = slot !== undefined ? `k${slot}` : name(instr.y);
     }
     if ('c' in instr) names.c = name(instr.c);
-    return `const ${name(i)} = ${substitute(instrExpr(program, instr), names)};`;
+    return substitute(instrExpr(program, instr), names);
   };
   const rowStatements = (list: readonly number[]) => {
-    for (const i of list) if (instrs[i]!.kind !== 'scalar') L.push(define(i, false));
+    for (const i of list) if (instrs[i]!.kind !== 'scalar') L.push(`const ${name(i)} = ${valueExpr(i, false, false)};`);
   };
+  const elementArgs = (i: number) =>
+    instrArgs(instrs[i]!).filter((a) => program.levels[a] === 'element' && instrs[a]!.kind !== 'scalar');
 
   L.push('for (let r = 0; r < rows; r++) {');
   schedule.passes.forEach((pass, p) => {
     rowStatements(schedule.rowBefore[p]!);
-    const loaded = new Set<number>();
-    for (const i of pass.elementInstrs) {
-      const instr = instrs[i]!;
-      if (instr.kind === 'load') loaded.add(instr.input);
+    const pl = plans[p]!;
+    // Loads and cache reads are read again in each segment that needs them; the rest is split so
+    // that each segment computes at most one expensive value.
+    const remat = (v: number) => pl.cacheReads.has(v) || instrs[v]!.kind === 'load';
+    const segments: number[][] = [[]];
+    let costly = 0;
+    for (const v of pl.compute) {
+      if (remat(v)) continue;
+      const isCostly = EXPENSIVE.test(valueExpr(v, true, false));
+      if (isCostly && costly > 0) {
+        segments.push([]);
+        costly = 0;
+      }
+      if (isCostly) costly++;
+      segments[segments.length - 1]!.push(v);
     }
+    const segOf = new Map<number, number>();
+    segments.forEach((seg, k) => {
+      for (const v of seg) segOf.set(v, k);
+    });
+    const last = segments.length - 1;
+    const reduceXs = pass.reduces.map((r) => (instrs[r] as { x: number }).x);
+    const storeVs = pass.stores.map((k) => outputs[k]!.value);
+    // Values used in a later segment than the one computing them live in block registers.
+    const crossing = new Set<number>();
+    const needsOf = segments.map((seg, k) => {
+      const needs = new Set<number>();
+      for (const v of seg) for (const a of elementArgs(v)) needs.add(a);
+      if (k === last)
+        for (const v of [...reduceXs, ...storeVs])
+          if (program.levels[v] === 'element' && instrs[v]!.kind !== 'scalar') needs.add(v);
+      for (const v of needs) if (!remat(v) && segOf.get(v) !== k) crossing.add(v);
+      return needs;
+    });
+    const blocked = segments.length > 1;
+    for (const v of crossing) regs.push(`const t${v}_${p} = new Float64Array(${SEGMENT_BLOCK});`);
     for (const r of pass.reduces)
       L.push(`let acc${r} = ${REDUCE_ACC[(instrs[r] as { op: keyof typeof REDUCE_ACC }).op].init};`);
-    const moving = [...loaded];
-    L.push(`${moving.map((k) => `p${k} = b${k};`).join(' ')} q = e;`);
+    const moving = [
+      ...new Set(
+        pl.compute.filter((v) => instrs[v]!.kind === 'load').map((v) => (instrs[v] as { input: number }).input),
+      ),
+    ];
+    L.push(`${moving.map((k) => `p${k} = b${k};`).join(' ')} q = e; c = 0;`);
     L.push('for (let l = 0; l < lines; l++) {');
-    L.push('for (let j = 0; j < n; j++) {');
-    for (const i of pass.elementInstrs) if (instrs[i]!.kind !== 'scalar') L.push(define(i, true));
-    for (const r of pass.reduces) {
-      const instr = instrs[r]!;
-      if (instr.kind !== 'reduce') continue;
-      L.push(REDUCE_ACC[instr.op].step.replace(/\bacc\b/g, `acc${r}`).replace(/\bv\b/g, name(instr.x)));
-    }
-    for (const k of pass.stores) L.push(`o${k}[q + j] = ${name(outputs[k]!.value)};`);
-    L.push('}');
-    L.push('q += n;');
+    if (blocked) L.push(`for (let s = 0; s < n; s += ${SEGMENT_BLOCK}) { const m = Math.min(${SEGMENT_BLOCK}, n - s);`);
+    segments.forEach((seg, k) => {
+      L.push(blocked ? 'for (let i = 0; i < m; i++) { const j = s + i;' : 'for (let j = 0; j < n; j++) {');
+      const needs = needsOf[k]!;
+      for (const v of [...needs].sort((a, b) => a - b)) {
+        if (remat(v)) L.push(`const ${name(v)} = ${valueExpr(v, true, pl.cacheReads.has(v))};`);
+        else if (segOf.get(v) !== k) L.push(`const ${name(v)} = t${v}_${p}[i];`);
+      }
+      for (const v of seg) L.push(`const ${name(v)} = ${valueExpr(v, true, false)};`);
+      for (const v of seg) if (crossing.has(v)) L.push(`t${v}_${p}[i] = ${name(v)};`);
+      for (const v of pl.cacheWrites) if (segOf.get(v) === k) L.push(`c${v}[c + j] = ${name(v)};`);
+      if (k === last) {
+        for (const r of pass.reduces) {
+          const instr = instrs[r]!;
+          if (instr.kind === 'reduce')
+            L.push(REDUCE_ACC[instr.op].step.replace(/\bacc\b/g, `acc${r}`).replace(/\bv\b/g, name(instr.x)));
+        }
+        for (const k2 of pass.stores) L.push(`o${k2}[q + j] = ${name(outputs[k2]!.value)};`);
+      }
+      L.push('}');
+    });
+    if (blocked) L.push('}');
+    L.push('q += n; c += n;');
     // The inner odometer over the row's dims but the last.
     if (moving.length > 0) {
       L.push('for (let d = rank - 2; d >= oRank; d--) {');
@@ -127,6 +268,7 @@ export function fusedKernelSource(
     L.push('}');
   }
   L.push('}');
+  L.splice(regsAt, 0, ...regs);
   return `"use strict";\nreturn function fused(shape, innerRank, I, O, K) {\n${L.join('\n')}\n};`;
 }
 

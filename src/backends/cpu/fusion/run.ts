@@ -6,7 +6,7 @@ import type { CpuKernelHost } from '../module-ops.js';
 import type { CpuArray, CpuTensor } from '../storage.js';
 import { planScalars, slotValue, type ScalarPlan } from './expr.js';
 import { compileFusedInterpreter } from './interpreter.js';
-import { compileFusedKernel, type FusedJsKernel } from './js-codegen.js';
+import { compileFusedKernel, ROW_CACHE_LIMIT, type FusedJsKernel } from './js-codegen.js';
 import { fusedLayout, layoutSignature } from './layout.js';
 
 /**
@@ -120,11 +120,13 @@ export function runFused(host: CpuKernelHost, call: FusedCall<CpuTensor>): CpuTe
       } else {
         // Elementwise programs loop over the innermost dim, the outer ones as rows.
         if (!program.reduces) innerRank = Math.min(1, layout.shape.length);
-        const sig = layoutSignature(
+        let sig = layoutSignature(
           program.inputs.map((x) => x.level),
           layout,
           innerRank,
         );
+        // Rows short enough keep expensive element values for later passes.
+        if (program.reduces && innerN <= ROW_CACHE_LIMIT) sig += 'C';
         let k = compiled.kernels.get(sig);
         if (k === undefined) {
           cpuFusedStats.compiled++;
