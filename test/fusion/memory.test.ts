@@ -10,7 +10,7 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import type { Backend, TensorPrimitive } from '../../src/backend/backend.js';
 import { CpuBackend } from '../../src/backends/cpu/backend.js';
-import { jsEngine, type CpuEngine } from '../../src/backends/cpu/engine.js';
+import { jsEngine, type CpuEngineKernels as CpuEngine } from '../../src/backends/cpu/engine.js';
 import { NativeEngine, nativeAddon } from '../../src/backends/cpu/native/index.js';
 import { BufferPool } from '../../src/backends/cpu/pool.js';
 import { wasmEngine, wasmRuntime } from '../../src/backends/cpu/wasm/index.js';
