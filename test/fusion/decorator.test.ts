@@ -300,3 +300,83 @@ describe('fusion memory', () => {
     }
   });
 });
+
+describe('fusion limits and lifetimes', () => {
+  it('a program never binds more tensors than the inner backend allows', () => {
+    const cpu = new CpuBackend(jsEngine);
+    const bindings: number[] = [];
+    // The CPU backend with a binding limit of 4 (as WebGPU's storage-buffer limit), counting each program's.
+    const inner = Object.create(cpu, {
+      maxFusedBindings: { value: 4 },
+      fused: {
+        value: (call: Parameters<NonNullable<CpuBackend['fused']>>[0]) => {
+          bindings.push(call.inputs.length + call.program.outputs.length);
+          return cpu.fused?.(call);
+        },
+      },
+    }) as CpuBackend;
+    const device = new Device(new FusionBackend(inner) as unknown as Backend<TensorPrimitive>, 'fusion<limited>');
+    const plain = Device.cpu({ engine: 'js' });
+    const run = (d: Device) => {
+      const xs = [1, 2, 3, 4, 5, 6, 7].map((k) => Tensor.fromFloats([k, k * 2, -k], d));
+      return values(xs.reduce((a, b, i) => (i % 2 ? a.add(b) : a.mul(b.exp())), xs[0]!.neg()).softmax(0));
+    };
+    close(run(device), run(plain), 'limited');
+    assert.ok(bindings.length > 1, 'the block was cut');
+    assert.ok(
+      bindings.every((n) => n <= 4),
+      `bindings per program: ${bindings.join(', ')}`,
+    );
+  });
+
+  it('a block past the size limit is computed at record time, with the same values', () => {
+    const plain = Device.cpu({ engine: 'js' });
+    const f = plain.fusion();
+    const run = (d: Device) => {
+      let y = Tensor.fromFloats([0.1, 0.2, 0.3], d);
+      for (let i = 0; i < 200; i++) y = i % 2 ? y.mul(0.99) : y.add(0.01);
+      return y;
+    };
+    const before = stats(f).programs;
+    const y = run(f);
+    assert.ok(stats(f).programs - before >= 2, 'flushed on the way');
+    close(values(y), values(run(plain)), 'long chain');
+  });
+
+  it('a pending tensor made outside a scope and computed inside one stays readable after it', () => {
+    const f = Device.cpu({ engine: 'js' }).fusion();
+    const x = Tensor.fromFloats(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      f,
+    );
+    const y = x.mul(2).add(1);
+    const z = Tensor.scope(() => y.matmul(x));
+    assert.deepEqual(values(y), [3, 5, 7, 9]);
+    assert.deepEqual(values(z), [18, 26, 34, 50]);
+  });
+
+  it('autodiff().fusion() of the checkpointing device keeps checkpointing', () => {
+    const plain = Device.cpu({ engine: 'js' });
+    assert.equal(plain.gradientCheckpointing().fusion(), plain.fusion().gradientCheckpointing());
+  });
+});
+
+describe('fusion on WebGPU', async () => {
+  const gpu = await Device.webgpu().catch(() => undefined);
+  it('values equal the plain WebGPU device; Device.webgpu({ fusion: true }) is the fused device', {
+    skip: gpu ? false : 'no WebGPU device',
+  }, async () => {
+    const fused = await Device.webgpu({ fusion: true });
+    assert.equal(fused, gpu!.fusion());
+    const run = async (d: Device) => {
+      d.seed(2);
+      const x = Tensor.random([8, 32], Distribution.Normal(0, 1), d);
+      const y = activation.softmax(x.mul(0.5).add(1).exp().sub(x), 1).add(x.meanDim(1));
+      return Array.from((await y.toData()).toArray() as ArrayLike<number>);
+    };
+    close(await run(fused), await run(gpu!), 'webgpu', 1e-4);
+  });
+});
