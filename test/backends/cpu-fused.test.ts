@@ -162,6 +162,37 @@ function layerNorm(dtype: DType): FusedProgram {
   });
 }
 
+/** tanh(GELU(x)) then LayerNorm without affine: two expensive calls in a pass, a value every pass needs. */
+function geluLayerNorm(dtype: DType): FusedProgram {
+  return prog({
+    inputs: [el(dtype)],
+    scalars: 4,
+    instrs: [
+      { kind: 'load', input: 0, dtype }, // 0
+      { kind: 'scalar', index: 0, dtype }, // 1 1/√2
+      { kind: 'binary', op: 'mul', x: 0, y: 1, dtype }, // 2
+      { kind: 'unary', op: 'erf', x: 2, dtype }, // 3
+      { kind: 'scalar', index: 1, dtype }, // 4 1
+      { kind: 'binary', op: 'add', x: 3, y: 4, dtype }, // 5
+      { kind: 'binary', op: 'mul', x: 0, y: 5, dtype }, // 6
+      { kind: 'scalar', index: 2, dtype }, // 7 0.5
+      { kind: 'binary', op: 'mul', x: 6, y: 7, dtype }, // 8 gelu
+      { kind: 'unary', op: 'tanh', x: 8, dtype }, // 9
+      { kind: 'reduce', op: 'sum', x: 9, dtype }, // 10
+      { kind: 'scalar', index: 3, dtype }, // 11 1/n
+      { kind: 'binary', op: 'mul', x: 10, y: 11, dtype }, // 12 mean
+      { kind: 'binary', op: 'sub', x: 9, y: 12, dtype }, // 13
+      { kind: 'binary', op: 'mul', x: 13, y: 13, dtype }, // 14
+      { kind: 'reduce', op: 'sum', x: 14, dtype }, // 15
+      { kind: 'binary', op: 'mul', x: 15, y: 11, dtype }, // 16
+      { kind: 'unary', op: 'sqrt', x: 16, dtype }, // 17
+      { kind: 'binary', op: 'div', x: 13, y: 17, dtype }, // 18
+      { kind: 'binary', op: 'add', x: 18, y: 9, dtype }, // 19
+    ],
+    outputs: [19, 8],
+  });
+}
+
 /** Unbiased variance over the row: Σ(x − Σx/n)² / (n − 1). */
 function variance(dtype: DType): FusedProgram {
   return prog({
@@ -442,6 +473,30 @@ function cases(): [string, (b: CpuBackend, tol: number) => void][] {
           'layerNorm f64',
           tol,
         );
+      },
+    ],
+    [
+      'GELU then LayerNorm: expensive values kept across passes, short and long (uncached) rows',
+      (b, tol) => {
+        for (const [rows, d] of [
+          [6, 100],
+          [2, 300],
+          [1, 70000],
+        ] as const) {
+          const x = tensor(b, values(rows * d, 31, 2), [rows, d], 'f32');
+          check(
+            b,
+            {
+              program: geluLayerNorm('f32'),
+              outer: [rows],
+              inner: [d],
+              inputs: [x],
+              scalars: [Math.SQRT1_2, 1, 0.5, 1 / d],
+            },
+            `gelu+layerNorm ${rows}x${d}`,
+            tol,
+          );
+        }
       },
     ],
     [
