@@ -32,6 +32,12 @@ export const FUSED_predicate: i32 = 7;
 export const FUSED_where: i32 = 8;
 /** dst = a (a cast to the same dtype). */
 export const FUSED_copy: i32 = 9;
+/** Row slot `dst` = reduction `sub` of element slot `a` over whole rows (linear programs). */
+export const FUSED_reduce: i32 = 10;
+/** Element output `b` = `a` (linear programs; nothing when `a` was computed into it). */
+export const FUSED_store: i32 = 11;
+/** Row output `b` = row slot `a` (linear programs). */
+export const FUSED_rowStore: i32 = 12;
 
 // Compare codes.
 export const FUSED_CMP_eq: i32 = 0;
@@ -46,6 +52,8 @@ export const FUSED_PHASE_end: i32 = 0;
 export const FUSED_PHASE_row: i32 = 1;
 export const FUSED_PHASE_pass: i32 = 2;
 export const FUSED_PHASE_rowStore: i32 = 3;
+/** The whole program as one list of instructions (elementwise programs; rows that fit a tile). */
+export const FUSED_PHASE_linear: i32 = 4;
 
 /** Words per instruction in the code. */
 export const FUSED_INSTR_WORDS: i32 = 8;
@@ -55,22 +63,29 @@ export const FUSED_REDUCE_STATE: i32 = 80;
 // Argument block (u32 fields, 80 bytes). A task is TOTAL rows (an elementwise program: TOTAL
 // elements, one row per job) split into jobs of PER_JOB; ROW_ORIGIN and FLAT_ORIGIN are the row and
 // the flat index that the outputs' blocks and streamed inputs start at. REGS, PTRS, ROW_SLOTS,
-// RED_STATE and CTX are thread 0's; thread `tid`'s are THREAD_STRIDE · tid bytes further.
+// RED_STATE and CTX are thread 0's; thread `tid`'s are THREAD_STRIDE · tid bytes further. GROUP:
+// rows per tile of a linear program (short rows); ROW_SLOT_BYTES: 16 · GROUP (a row slot holds one
+// vector per row of the tile); CONSTS: the scalars, one splatted vector each (written by the caller).
 const CODE = 0, TOTAL = 4, LEN = 8, ROW_ORIGIN = 12, FLAT_ORIGIN = 16, OPERANDS = 20, OUTPUTS = 24;
 const SCALARS = 28, REGS = 32, PTRS = 36, ROW_SLOTS = 40, RED_STATE = 44, TILE = 48, PER_JOB = 52;
-const ELEMENTWISE = 56, THREAD_STRIDE = 60, CTX = 64;
+const ELEMENTWISE = 56, THREAD_STRIDE = 60, CTX = 64, GROUP = 68, CONSTS = 72, ROW_SLOT_BYTES = 76;
 /** Bytes of the argument block (each thread copies it into its context, with its own scratch). */
 export const FUSED_ARGS_BYTES: i32 = 80;
 /** Operand table entries: address, period P, repeat Q, first index held (u32 each). */
 const OPERAND_BYTES = 16;
+/** Operand references at or below this are constants: `FUSED_CONST_REF - ref` is the constant. */
+export const FUSED_CONST_REF: i32 = -(1 << 20);
 
-/** Where operand `ref` is (see the top of the file); its step is {@link step}. */
-@inline function addr(ref: i32, ptrs: usize, rowSlots: usize): usize {
-  return ref >= 0 ? <usize>load<u32>(ptrs + <usize>ref * 4) : rowSlots + <usize>(~ref) * 16;
+/** The kind of an operand reference: 0 element slot, 1 row slot, 2 constant. */
+@inline function kindOf(ref: i32): i32 {
+  return ref >= 0 ? 0 : ref > FUSED_CONST_REF ? 1 : 2;
 }
 
-@inline function step(ref: i32): usize {
-  return ref >= 0 ? 16 : 0;
+/** Where operand `ref` is: an element slot's current values, a row slot, a constant. */
+@inline function addr(ctx: usize, ref: i32): usize {
+  if (ref >= 0) return <usize>load<u32>(<usize>load<u32>(ctx, PTRS) + <usize>ref * 4);
+  if (ref > FUSED_CONST_REF) return <usize>load<u32>(ctx, ROW_SLOTS) + <usize>(~ref) * <usize>load<u32>(ctx, ROW_SLOT_BYTES);
+  return <usize>load<u32>(ctx, CONSTS) + <usize>(FUSED_CONST_REF - ref) * 16;
 }
 
 /** Runs job `job` of a fused task (see the argument block above) on thread `tid`. */
@@ -89,18 +104,22 @@ export function fusedJob(args: usize, job: i32, tid: i32): void {
   const rows = elementwise ? 1 : cnt, len = elementwise ? cnt : load<i32>(ctx, LEN);
   const row0 = load<i32>(ctx, ROW_ORIGIN) + (elementwise ? 0 : s0);
   const flat0 = elementwise ? load<i32>(ctx, FLAT_ORIGIN) + s0 : row0 * len;
+  const T = load<i32>(ctx, TILE);
   const code = <usize>load<u32>(ctx, CODE);
-  const scalars = <usize>load<u32>(ctx, SCALARS), rowSlots = <usize>load<u32>(ctx, ROW_SLOTS);
-  // Scalars into their row slots, rounded to f32 as `fill` does.
-  const nInit = load<i32>(code);
-  for (let i = 0; i < nInit; i++) {
-    const slot = load<i32>(code + <usize>(1 + 2 * i) * 4), index = load<i32>(code + <usize>(2 + 2 * i) * 4);
-    v128.store(rowSlots + <usize>slot * 16, f32x4.splat(<f32>load<f64>(scalars + <usize>index * 8)));
+  if (load<i32>(code) == FUSED_PHASE_linear) {
+    // One pass: elementwise programs tile by tile, short rows GROUP rows a tile.
+    const count = load<i32>(code, 4), instrs = code + 8;
+    if (elementwise) {
+      for (let t0 = 0; t0 < len; t0 += T) linear(ctx, instrs, count, flat0 + t0, 0, 1, min(T, len - t0));
+    } else {
+      const group = load<i32>(ctx, GROUP);
+      for (let r = 0; r < rows; r += group)
+        linear(ctx, instrs, count, flat0 + r * len, row0 + r, min(group, rows - r), len);
+    }
+    return;
   }
-  const phases = code + <usize>(1 + 2 * nInit) * 4;
-  const rowOrigin = load<i32>(ctx, ROW_ORIGIN);
   for (let r = 0; r < rows; r++) {
-    let p = phases;
+    let p = code;
     while (true) {
       const phase = load<i32>(p);
       if (phase == FUSED_PHASE_end) break;
@@ -108,21 +127,16 @@ export function fusedJob(args: usize, job: i32, tid: i32): void {
       if (phase == FUSED_PHASE_row) {
         p += 8;
         for (let i = 0; i < count; i++) {
-          exec(ctx, p, 4, 0, row0 + r);
+          exec(ctx, p, 0, row0 + r, 1, 0);
           p += <usize>FUSED_INSTR_WORDS * 4;
         }
       } else if (phase == FUSED_PHASE_pass) {
         p = pass(ctx, p, len, flat0 + r * len);
       } else {
         // Row stores: lane 0 of each row slot into its output's block.
-        const outputs = <usize>load<u32>(ctx, OUTPUTS);
         p += 8;
         for (let i = 0; i < count; i++) {
-          const slot = load<i32>(p), out = load<i32>(p, 4);
-          store<f32>(
-            <usize>load<u32>(outputs + <usize>out * 4) + <usize>(row0 + r - rowOrigin) * 4,
-            load<f32>(rowSlots + <usize>slot * 16),
-          );
+          rowStore(ctx, load<i32>(p), load<i32>(p, 4), row0 + r, 1);
           p += 8;
         }
       }
@@ -130,36 +144,54 @@ export function fusedJob(args: usize, job: i32, tid: i32): void {
   }
 }
 
-/** One pass over a row (flat index of its first element `g0`), tile by tile; returns the next phase's address. */
-function pass(args: usize, p: usize, len: i32, g0: i32): usize {
+/** Runs a linear program's `count` instructions at `ins` over a tile of `R` rows of `L` values from flat index `g`, row `row`. */
+function linear(ctx: usize, ins: usize, count: i32, g: i32, row: i32, R: i32, L: i32): void {
+  for (let i = 0; i < count; i++) {
+    exec(ctx, ins, g, row, R, L);
+    ins += <usize>FUSED_INSTR_WORDS * 4;
+  }
+}
+
+/** Lane 0 of row slot `ref`'s vectors for rows [row, row + R) into output `out`. */
+function rowStore(ctx: usize, ref: i32, out: i32, row: i32, R: i32): void {
+  const to = <usize>load<u32>(<usize>load<u32>(ctx, OUTPUTS) + <usize>out * 4) + <usize>(row - load<i32>(ctx, ROW_ORIGIN)) * 4;
+  const from = addr(ctx, ref);
+  const step = kindOf(ref) == 1 ? 16 : 0;
+  for (let r = 0; r < R; r++) store<f32>(to + <usize>r * 4, load<f32>(from + <usize>(r * step)));
+}
+
+/** Stores `n` values of `ref` as output `out` from flat index `g` (nothing to do when computed there). */
+function storeElements(ctx: usize, ref: i32, out: i32, g: i32, n: i32): void {
+  const to = <usize>load<u32>(<usize>load<u32>(ctx, OUTPUTS) + <usize>out * 4) + <usize>(g - load<i32>(ctx, FLAT_ORIGIN)) * 4;
+  const from = addr(ctx, ref);
+  if (from == to) return;
+  if (ref >= 0) memory.copy(to, from, <usize>n * 4);
+  else fill(to, load<f32>(from), n);
+}
+
+/** One pass over a long row (flat index of its first element `g0`), tile by tile; returns the next phase's address. */
+function pass(ctx: usize, p: usize, len: i32, g0: i32): usize {
   const nInstr = load<i32>(p, 4), nRed = load<i32>(p, 8), nStore = load<i32>(p, 12);
   const instrs = p + 16;
   const reds = instrs + <usize>(nInstr * FUSED_INSTR_WORDS) * 4;
   const stores = reds + <usize>nRed * 16;
-  const T = load<i32>(args, TILE), flatBase = load<i32>(args, FLAT_ORIGIN);
-  const ptrs = <usize>load<u32>(args, PTRS), rowSlots = <usize>load<u32>(args, ROW_SLOTS);
-  const outputs = <usize>load<u32>(args, OUTPUTS), redState = <usize>load<u32>(args, RED_STATE);
+  const T = load<i32>(ctx, TILE);
+  const redState = <usize>load<u32>(ctx, RED_STATE);
   for (let t0 = 0; t0 < len; t0 += T) {
     const n = min(T, len - t0), g = g0 + t0;
     let q = instrs;
     for (let i = 0; i < nInstr; i++) {
-      exec(args, q, n, g, 0);
+      exec(ctx, q, g, 0, 1, n);
       q += <usize>FUSED_INSTR_WORDS * 4;
     }
     for (let i = 0; i < nRed; i++) {
       const e = reds + <usize>i * 16;
       const op = load<i32>(e), src = load<i32>(e, 4), dst = load<i32>(e, 8), st = load<i32>(e, 12);
-      reduceTile(op, redState + <usize>st * FUSED_REDUCE_STATE, addr(src, ptrs, rowSlots), t0, n, len, rowSlots + <usize>(~dst) * 16);
+      reduceTile(op, redState + <usize>st * FUSED_REDUCE_STATE, addr(ctx, src), t0, n, len, addr(ctx, dst));
     }
     for (let i = 0; i < nStore; i++) {
       const e = stores + <usize>i * 8;
-      const src = load<i32>(e), out = load<i32>(e, 4);
-      const to = <usize>load<u32>(outputs + <usize>out * 4) + <usize>(g - flatBase) * 4;
-      const from = addr(src, ptrs, rowSlots);
-      if (from != to) {
-        if (src >= 0) memory.copy(to, from, <usize>n * 4);
-        else fill(to, load<f32>(from), n);
-      }
+      storeElements(ctx, load<i32>(e), load<i32>(e, 4), g, n);
     }
   }
   return stores + <usize>nStore * 8;
@@ -178,7 +210,7 @@ function pass(args: usize, p: usize, len: i32, g0: i32): usize {
  * into the first, then the rest one by one), so the result equals the unfused reduction: tiles are
  * multiples of 16 except the row's last. The last tile writes the result, splatted, to `dst`.
  */
-@inline function reduceTile(op: i32, st: usize, x: usize, c0: i32, n: i32, len: i32, dst: usize): void {
+function reduceTile(op: i32, st: usize, x: usize, c0: i32, n: i32, len: i32, dst: usize): void {
   switch (op) {
     case 0: reduceTileOp(0, st, x, c0, n, len, dst); break;
     case 1: reduceTileOp(1, st, x, c0, n, len, dst); break;
@@ -220,53 +252,80 @@ function pass(args: usize, p: usize, len: i32, g0: i32): usize {
 }
 
 /**
- * Runs the instruction at `ins` over `n` values: a tile of the row starting at flat index `g`, or
- * (row-level, `n` = 4) the row `row`'s one value in every lane.
+ * Runs the instruction at `ins` over a tile: `R` rows of `L` values from flat index `g` and row
+ * `row` (a long row's tile: R = 1, L its length). A row-level instruction computes the R rows'
+ * vectors of its row slot; an element-level one reading a row value runs row by row.
  */
-function exec(args: usize, ins: usize, n: i32, g: i32, row: i32): void {
-  const ptrs = <usize>load<u32>(args, PTRS), rowSlots = <usize>load<u32>(args, ROW_SLOTS);
+function exec(ctx: usize, ins: usize, g: i32, row: i32, R: i32, L: i32): void {
   const op = load<i32>(ins), sub = load<i32>(ins, 4), dst = load<i32>(ins, 8);
   const a = load<i32>(ins, 12), b = load<i32>(ins, 16), c = load<i32>(ins, 20), outIndex = load<i32>(ins, 24);
+  const n = R * L;
+  if (op == FUSED_store) {
+    storeElements(ctx, a, b, g, n);
+    return;
+  }
+  if (op == FUSED_rowStore) {
+    rowStore(ctx, a, b, row, R);
+    return;
+  }
   // The destination: an output's block (a value that is stored), the slot's register, or a row slot.
   let out: usize;
-  if (dst < 0) out = rowSlots + <usize>(~dst) * 16;
-  else {
-    if (outIndex >= 0)
-      out =
-        <usize>load<u32>(<usize>load<u32>(args, OUTPUTS) + <usize>outIndex * 4) +
-        <usize>(g - load<i32>(args, FLAT_ORIGIN)) * 4;
-    else out = <usize>load<u32>(args, REGS) + <usize>dst * <usize>load<i32>(args, TILE) * 4;
-  }
+  if (dst < 0) out = addr(ctx, dst);
+  else if (outIndex >= 0)
+    out = <usize>load<u32>(<usize>load<u32>(ctx, OUTPUTS) + <usize>outIndex * 4) + <usize>(g - load<i32>(ctx, FLAT_ORIGIN)) * 4;
+  else out = <usize>load<u32>(ctx, REGS) + <usize>dst * <usize>load<i32>(ctx, TILE) * 4;
+  if (op == FUSED_loadElement) {
+    const o = <usize>load<u32>(ctx, OPERANDS) + <usize>a * OPERAND_BYTES;
+    out = loadElement(out, <usize>load<u32>(o), load<u32>(o, 4), load<u32>(o, 8), load<u32>(o, 12), <u32>g, n);
+  } else if (op == FUSED_loadRow) {
+    const o = <usize>load<u32>(ctx, OPERANDS) + <usize>a * OPERAND_BYTES;
+    const base = <usize>load<u32>(o), P = load<u32>(o, 4), Q = load<u32>(o, 8), lo = load<u32>(o, 12);
+    for (let r = 0; r < R; r++)
+      v128.store(out + <usize>r * 16, v128.load32_splat(base + <usize>((<u32>(row + r) / Q) % P - lo) * 4));
+  } else if (op == FUSED_reduce) {
+    // Whole rows of L values each (a linear program's short rows).
+    const x = addr(ctx, a);
+    for (let r = 0; r < R; r++) reduceTile(sub, 0, x + <usize>(r * L) * 4, 0, L, L, out + <usize>r * 16);
+  } else if (dst < 0) {
+    // Row level: the R rows' vectors (a constant operand's one vector serves every row).
+    compute(ctx, op, sub, out, a, b, c, 4 * R, 0, 0, true);
+  } else if (R > 1 && (kindOf(a) == 1 || kindOf(b) == 1 || kindOf(c) == 1)) {
+    for (let r = 0; r < R; r++) compute(ctx, op, sub, out + <usize>(r * L) * 4, a, b, c, L, r * L * 4, r * 16, false);
+  } else compute(ctx, op, sub, out, a, b, c, n, 0, 0, false);
+  if (dst >= 0) store<u32>(<usize>load<u32>(ctx, PTRS) + <usize>dst * 4, <u32>out);
+}
+
+/**
+ * One computing instruction over `n` values into `out`. Operands: element slots from byte offset
+ * `eOff` (a vector a step), row slots from `rOff` (a step of 16 when `rowLevel`, `n` = 4 · rows;
+ * else one vector for all `n`), constants one vector for all.
+ */
+function compute(ctx: usize, op: i32, sub: i32, out: usize, a: i32, b: i32, c: i32, n: i32, eOff: i32, rOff: i32, rowLevel: bool): void {
+  const pa = operand(ctx, a, eOff, rOff), sa = stepOf(a, rowLevel);
   switch (op) {
-    case FUSED_loadElement: {
-      const o = <usize>load<u32>(args, OPERANDS) + <usize>a * OPERAND_BYTES;
-      const base = <usize>load<u32>(o), P = load<u32>(o, 4), Q = load<u32>(o, 8), lo = load<u32>(o, 12);
-      out = loadElement(out, base, P, Q, lo, <u32>g, n);
-      break;
-    }
-    case FUSED_loadRow: {
-      const o = <usize>load<u32>(args, OPERANDS) + <usize>a * OPERAND_BYTES;
-      const base = <usize>load<u32>(o), P = load<u32>(o, 4), Q = load<u32>(o, 8), lo = load<u32>(o, 12);
-      v128.store(out, v128.load32_splat(base + <usize>((<u32>row / Q) % P - lo) * 4));
-      break;
-    }
-    case FUSED_unary: unary(sub, out, addr(a, ptrs, rowSlots), step(a), n); break;
-    case FUSED_binary:
-      binary(sub, out, addr(a, ptrs, rowSlots), step(a), addr(b, ptrs, rowSlots), step(b), n);
-      break;
+    case FUSED_unary: unary(sub, out, pa, sa, n); break;
+    case FUSED_binary: binary(sub, out, pa, sa, operand(ctx, b, eOff, rOff), stepOf(b, rowLevel), n); break;
     case FUSED_binaryScalar:
-      binaryScalar(sub, out, addr(a, ptrs, rowSlots), step(a), load<f64>(<usize>load<u32>(args, SCALARS) + <usize>b * 8), n);
+      binaryScalar(sub, out, pa, sa, load<f64>(<usize>load<u32>(ctx, SCALARS) + <usize>b * 8), n);
       break;
-    case FUSED_compare:
-      compare(sub, out, addr(a, ptrs, rowSlots), step(a), addr(b, ptrs, rowSlots), step(b), n);
-      break;
-    case FUSED_predicate: predicate(sub, out, addr(a, ptrs, rowSlots), step(a), n); break;
+    case FUSED_compare: compare(sub, out, pa, sa, operand(ctx, b, eOff, rOff), stepOf(b, rowLevel), n); break;
+    case FUSED_predicate: predicate(sub, out, pa, sa, n); break;
     case FUSED_where:
-      where(out, addr(a, ptrs, rowSlots), step(a), addr(b, ptrs, rowSlots), step(b), addr(c, ptrs, rowSlots), step(c), n);
+      where(out, pa, sa, operand(ctx, b, eOff, rOff), stepOf(b, rowLevel), operand(ctx, c, eOff, rOff), stepOf(c, rowLevel), n);
       break;
-    default: where(out, addr(a, ptrs, rowSlots), step(a), addr(a, ptrs, rowSlots), step(a), addr(a, ptrs, rowSlots), step(a), n); break;
+    default: where(out, pa, sa, pa, sa, pa, sa, n); break;
   }
-  if (dst >= 0) store<u32>(ptrs + <usize>dst * 4, <u32>out);
+}
+
+@inline function operand(ctx: usize, ref: i32, eOff: i32, rOff: i32): usize {
+  const k = kindOf(ref);
+  return addr(ctx, ref) + <usize>(k == 0 ? eOff : k == 1 ? rOff : 0);
+}
+
+/** The byte step of an operand's vectors: element slots 16; row slots 16 at row level, else 0; constants 0. */
+@inline function stepOf(ref: i32, rowLevel: bool): usize {
+  const k = kindOf(ref);
+  return k == 0 || (k == 1 && rowLevel) ? 16 : 0;
 }
 
 /**

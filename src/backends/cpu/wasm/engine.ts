@@ -165,15 +165,20 @@ export class WasmEngine implements CpuEngineKernels {
         ? Math.max(1, Math.min(rows, Math.floor(FUSED_BLOCK / len)))
         : Math.min(numel, FUSED_BLOCK);
     const blockElems = program.reduces ? step * len : step;
-    // Per-thread scratch: context, slot pointers, row slots, reduction states, registers.
+    // Rows that fit a tile run the linear code, several rows a tile; longer ones pass over each row.
+    const linear = !program.reduces || len <= T;
+    const words = linear ? code.linear : code.passes!;
+    const group = program.reduces && linear ? Math.max(1, Math.floor(T / len)) : 1;
+    // Per-thread scratch: context, slot pointers, row slots (a vector per row of a tile), reduction states, registers.
     const threads = parallel ? this.threads : 1;
     const ptrsOff = 128,
       rowSlotsOff = roundUp(ptrsOff + code.elementSlots * 4, 64),
-      redOff = roundUp(rowSlotsOff + code.rowSlots * 16 + 16, 64),
+      redOff = roundUp(rowSlotsOff + code.rowSlots * 16 * group + 16, 64),
       regsOff = roundUp(redOff + code.reduces * 80 + 16, 64),
       stride = roundUp(regsOff + code.elementSlots * T * 4, 64);
-    const codeAt = s.alloc(code.words.length * 4),
+    const codeAt = s.alloc(words.length * 4),
       scalarsAt = s.alloc(scalars.length * 8 + 8),
+      constsAt = s.alloc(code.consts.length * 16 + 16),
       operandsAt = s.alloc(inputs.length * 16 + 16),
       outputsAt = s.alloc(nOut * 4),
       scratchAt = s.alloc(stride * threads),
@@ -184,10 +189,14 @@ export class WasmEngine implements CpuEngineKernels {
         : s.copyIn(p.data, p.offset, p.offset + p.P),
     );
     const outAt = rowOut.map((row) => s.alloc((row ? (program.reduces ? step : 1) : blockElems) * 4));
-    if ([codeAt, scalarsAt, operandsAt, outputsAt, scratchAt, argsAt, ...inAt, ...outAt].some((a) => a < 0))
+    if ([codeAt, scalarsAt, constsAt, operandsAt, outputsAt, scratchAt, argsAt, ...inAt, ...outAt].some((a) => a < 0))
       return undefined;
-    s.i32.set(code.words, codeAt >>> 2);
+    s.i32.set(words, codeAt >>> 2);
     s.f64.set(scalars, scalarsAt >>> 3);
+    // Constants rounded to f32 as `fill` rounds them, one splatted vector each.
+    code.consts.forEach((index, k) =>
+      s.f32.fill(Math.fround(scalars[index]!), (constsAt >>> 2) + 4 * k, (constsAt >>> 2) + 4 * k + 4),
+    );
     plans.forEach((p, i) => s.fields(operandsAt + i * 16, [inAt[i]!, p.P, p.Q, 0]));
     s.fields(outputsAt, outAt);
     let per = step;
@@ -226,6 +235,9 @@ export class WasmEngine implements CpuEngineKernels {
         program.reduces ? 0 : 1,
         stride,
         scratchAt,
+        group,
+        constsAt,
+        16 * group,
       ]);
       s.run(this.kind.fused, argsAt, Math.ceil(count / (parallel ? per : count)), parallel);
       rowOut.forEach((row, k) => {

@@ -30,7 +30,12 @@ export interface FusedCodeTables {
 
 /** A program compiled for the interpreter: its code and the memory it needs per call. */
 export interface FusedCode {
-  readonly words: Int32Array;
+  /** The whole program as one list (elementwise programs, and rows that fit a tile). */
+  readonly linear: Int32Array;
+  /** Passes over rows longer than a tile (row programs only). */
+  readonly passes: Int32Array | undefined;
+  /** The scalar index of each constant (the `scalar` instructions), written splatted before a run. */
+  readonly consts: readonly number[];
   /** Element slots (registers of one tile each). */
   readonly elementSlots: number;
   /** Row slots (16 bytes each). */
@@ -126,19 +131,19 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
   });
   for (const o of program.outputs) if (dtypeOf(o.value) !== 'f32') throw new Decline('dtype');
 
-  const schedule = scheduleFused(program);
-  const words: number[] = [];
-  // Row slots: scalars (always: constants of the whole call) and, in row programs, row-level values.
+  // Scalars are constants of the whole call; in row programs, row-level values live in row slots.
+  const constOf = new Map<number, number>();
   const rowSlot = new Map<number, number>();
-  const isRowValue = (v: number) => instrs[v]!.kind === 'scalar' || (program.reduces && levels[v] === 'row');
-  instrs.forEach((_, i) => {
-    if (isRowValue(i)) rowSlot.set(i, rowSlot.size);
+  const consts: number[] = [];
+  instrs.forEach((ins, i) => {
+    if (ins.kind === 'scalar') {
+      constOf.set(i, consts.length);
+      consts.push(ins.index);
+    } else if (program.reduces && levels[i] === 'row') rowSlot.set(i, rowSlot.size);
   });
-  const scalarInits = instrs.flatMap((ins, i) => (ins.kind === 'scalar' ? [[rowSlot.get(i)!, ins.index]] : []));
-  words.push(scalarInits.length);
-  for (const [slot, index] of scalarInits) words.push(slot!, index!);
-
-  let elementSlots = 0;
+  const CONST_REF = K('CONST_REF');
+  const fixedRef = (v: number): number | undefined =>
+    constOf.has(v) ? CONST_REF - constOf.get(v)! : rowSlot.has(v) ? ~rowSlot.get(v)! : undefined;
   const instrWords = (ins: FusedInstr, dst: number, ref: (v: number) => number, out: number): number[] => {
     switch (ins.kind) {
       case 'load':
@@ -160,61 +165,109 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
         return [K('where'), 0, dst, ref(ins.c), ref(ins.x), ref(ins.y), out, 0];
       case 'cast':
         return [K('copy'), 0, dst, ref(ins.x), 0, 0, out, 0];
+      case 'reduce':
+        return [K('reduce'), tables.reduce[ins.op]!, dst, ref(ins.x), 0, 0, -1, 0];
       default:
         throw new Decline('instr');
     }
   };
-  const rowPhase = (ids: readonly number[]) => {
-    const list = ids.filter((v) => instrs[v]!.kind !== 'scalar');
-    if (list.length === 0) return;
-    words.push(K('PHASE_row'), list.length);
-    for (const v of list) words.push(...instrWords(instrs[v]!, ~rowSlot.get(v)!, (a) => ~rowSlot.get(a)!, -1));
-  };
-  let reduceCount = 0;
-  schedule.passes.forEach((pass, p) => {
-    rowPhase(schedule.rowBefore[p]!);
-    const list = pass.elementInstrs.filter((v) => !rowSlot.has(v));
-    // Slots by liveness within the pass: a value read by a reduction or a store lives to the tile's end.
+  /** Element slots for `list` (ascending ids) by liveness; values in `keep` live to the end. */
+  const allocate = (list: readonly number[], keep: ReadonlySet<number>) => {
     const lastUse = new Map<number, number>();
-    for (const v of list) for (const a of argsOf(instrs[v]!)) lastUse.set(a, v);
-    for (const r of pass.reduces) lastUse.set((instrs[r] as { x: number }).x, Infinity);
-    for (const k of pass.stores) lastUse.set(program.outputs[k]!.value, Infinity);
+    for (const v of list) for (const a of operandsOf(instrs[v]!)) lastUse.set(a, v);
+    for (const v of keep) lastUse.set(v, Infinity);
     const slot = new Map<number, number>();
     const free: number[] = [];
     let next = 0;
-    const ref = (v: number) => (rowSlot.has(v) ? ~rowSlot.get(v)! : slot.get(v)!);
-    // A stored value is computed straight into its output (the first output listing it).
-    const homes = new Map<number, number>();
-    for (const k of pass.stores) {
-      const v = program.outputs[k]!.value;
-      if (!homes.has(v) && instrs[v]!.kind !== 'load' && !rowSlot.has(v)) homes.set(v, k);
-    }
-    const body: number[] = [];
     for (const v of list) {
-      const ins = instrs[v]!;
-      const refs = ins.kind === 'binary' && instrs[ins.y]!.kind === 'scalar' ? [ins.x] : argsOf(ins);
-      for (const a of new Set(refs)) if (slot.has(a) && lastUse.get(a) === v) free.push(slot.get(a)!);
-      const s = free.pop() ?? next++;
-      slot.set(v, s);
-      body.push(...instrWords(ins, s, ref, homes.get(v) ?? -1));
+      if (fixedRef(v) !== undefined) continue;
+      for (const a of new Set(operandsOf(instrs[v]!))) if (slot.has(a) && lastUse.get(a) === v) free.push(slot.get(a)!);
+      slot.set(v, free.pop() ?? next++);
     }
-    elementSlots = Math.max(elementSlots, next);
-    words.push(K('PHASE_pass'), list.length, pass.reduces.length, pass.stores.length, ...body);
-    for (const r of pass.reduces) {
-      const ins = instrs[r] as Extract<FusedInstr, { kind: 'reduce' }>;
-      words.push(tables.reduce[ins.op]!, ref(ins.x), ~rowSlot.get(r)!, reduceCount++);
+    return { slot, count: next, ref: (v: number) => fixedRef(v) ?? slot.get(v)! };
+  };
+  /** The output each stored value is computed into: the first listing it (not loads: they may point into inputs). */
+  const homesOf = (stores: readonly number[]) => {
+    const homes = new Map<number, number>();
+    for (const k of stores) {
+      const v = program.outputs[k]!.value;
+      if (!homes.has(v) && instrs[v]!.kind !== 'load' && fixedRef(v) === undefined) homes.set(v, k);
     }
-    for (const k of pass.stores) words.push(ref(program.outputs[k]!.value), k);
-  });
-  rowPhase(schedule.rowBefore[schedule.passes.length] ?? []);
-  if (schedule.rowStores.length > 0) {
-    words.push(K('PHASE_rowStore'), schedule.rowStores.length);
-    for (const k of schedule.rowStores) words.push(rowSlot.get(program.outputs[k]!.value)!, k);
+    return homes;
+  };
+  const elementOutputs = program.outputs.flatMap((o, k) => (rowSlot.has(o.value) ? [] : [k]));
+  const rowOutputs = program.outputs.flatMap((o, k) => (rowSlot.has(o.value) ? [k] : []));
+
+  // Linear: every needed instruction once, in order (elementwise programs; rows that fit a tile).
+  const needed = new Set<number>();
+  const stack = program.outputs.map((o) => o.value);
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (needed.has(v)) continue;
+    needed.add(v);
+    stack.push(...argsOf(instrs[v]!));
   }
-  words.push(K('PHASE_end'));
+  const order = [...needed].sort((x, y) => x - y).filter((v) => !constOf.has(v));
+  const lin = allocate(
+    order.filter((v) => !rowSlot.has(v)),
+    new Set(program.outputs.map((o) => o.value)),
+  );
+  const linHomes = homesOf(elementOutputs);
+  const linBody: number[] = [];
+  for (const v of order) {
+    const dst = rowSlot.has(v) ? ~rowSlot.get(v)! : lin.slot.get(v)!;
+    linBody.push(...instrWords(instrs[v]!, dst, lin.ref, linHomes.get(v) ?? -1));
+  }
+  for (const k of elementOutputs) linBody.push(K('store'), 0, 0, lin.ref(program.outputs[k]!.value), k, 0, -1, 0);
+  for (const k of rowOutputs) linBody.push(K('rowStore'), 0, 0, lin.ref(program.outputs[k]!.value), k, 0, -1, 0);
+  const linear = Int32Array.from([K('PHASE_linear'), linBody.length / 8, ...linBody]);
+
+  // Passes over long rows (scheduleFused): element values are recomputed in each pass that needs them.
+  let passes: Int32Array | undefined;
+  let passSlots = 0;
+  let reduceCount = 0;
+  if (program.reduces) {
+    const schedule = scheduleFused(program);
+    const words: number[] = [];
+    const rowPhase = (ids: readonly number[]) => {
+      const list = ids.filter((v) => !constOf.has(v));
+      if (list.length === 0) return;
+      words.push(K('PHASE_row'), list.length);
+      for (const v of list) words.push(...instrWords(instrs[v]!, ~rowSlot.get(v)!, (a) => fixedRef(a)!, -1));
+    };
+    schedule.passes.forEach((pass, p) => {
+      rowPhase(schedule.rowBefore[p]!);
+      const list = pass.elementInstrs.filter((v) => fixedRef(v) === undefined);
+      // A value read by a reduction or a store lives to the tile's end.
+      const keep = new Set([
+        ...pass.reduces.map((r) => (instrs[r] as { x: number }).x),
+        ...pass.stores.map((k) => program.outputs[k]!.value),
+      ]);
+      const al = allocate(list, keep);
+      passSlots = Math.max(passSlots, al.count);
+      const homes = homesOf(pass.stores);
+      const body: number[] = [];
+      for (const v of list) body.push(...instrWords(instrs[v]!, al.slot.get(v)!, al.ref, homes.get(v) ?? -1));
+      words.push(K('PHASE_pass'), list.length, pass.reduces.length, pass.stores.length, ...body);
+      for (const r of pass.reduces) {
+        const ins = instrs[r] as Extract<FusedInstr, { kind: 'reduce' }>;
+        words.push(tables.reduce[ins.op]!, al.ref(ins.x), ~rowSlot.get(r)!, reduceCount++);
+      }
+      for (const k of pass.stores) words.push(al.ref(program.outputs[k]!.value), k);
+    });
+    rowPhase(schedule.rowBefore[schedule.passes.length] ?? []);
+    if (schedule.rowStores.length > 0) {
+      words.push(K('PHASE_rowStore'), schedule.rowStores.length);
+      for (const k of schedule.rowStores) words.push(fixedRef(program.outputs[k]!.value)!, k);
+    }
+    words.push(K('PHASE_end'));
+    passes = Int32Array.from(words);
+  }
   return {
-    words: Int32Array.from(words),
-    elementSlots: Math.max(1, elementSlots),
+    linear,
+    passes,
+    consts,
+    elementSlots: Math.max(1, lin.count, passSlots),
     rowSlots: rowSlot.size,
     reduces: reduceCount,
     costly,
@@ -229,6 +282,11 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
       0,
     ),
   };
+}
+
+/** The element-slot operands an instruction reads (a scalar rhs of a binary op is an immediate). */
+function operandsOf(ins: FusedInstr): number[] {
+  return ins.kind === 'binary' ? [ins.x, ins.y] : argsOf(ins);
 }
 
 function argsOf(ins: FusedInstr): number[] {
