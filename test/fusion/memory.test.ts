@@ -195,39 +195,40 @@ async function train(device: Device, steps: number, probe: (step: number) => voi
 }
 
 describe('fusion().autodiff(): a 1,000-step training loop keeps memory flat', () => {
-  it('on the CPU (js): the same losses as the plain device; fresh arrays per step and pooled bytes flat', async () => {
-    const fused = counting(jsEngine, 'cpu(js)');
-    const fresh: number[] = [];
-    const held: number[] = [];
-    let last = 0;
-    const pool = fused.pool;
-    const losses = await train(fused.device.fusion().autodiff(), 1000, (step) => {
-      fresh.push(pool.misses - last);
-      last = pool.misses;
-      if (step % 100 === 0) held.push(pool.heldBytes);
-    });
-    assert.ok(losses[losses.length - 1]! < losses[0]! / 2, `the loop learns: ${losses.join(', ')}`);
-    // After warm-up each step allocates only what it keeps (new parameters, Adam's moments): the
-    // same small count every step; the pool's bytes stop growing.
-    const steady = fresh.slice(100);
-    assert.ok(
-      steady.every((n) => n === steady[0]),
-      `fresh arrays per step vary: ${[...new Set(steady)].join(', ')}`,
-    );
-    assert.ok(steady[0]! <= 3 * 4, `fresh arrays per step ${steady[0]}: more than the kept state`);
-    assert.ok(
-      held.slice(2).every((b) => b === held[1]),
-      `pooled bytes every 100 steps: ${held.join(', ')}`,
-    );
-    // The plain autodiff device gives the same losses (fusion changes no value beyond rounding).
-    const plainLosses = await train(Device.cpu({ engine: 'js' }).autodiff(), 1000, () => {});
-    losses.forEach((l, i) =>
+  for (const { name, engine } of engines())
+    it(`on the CPU (${name}): the same losses as the plain device; fresh arrays per step and pooled bytes flat`, async () => {
+      const fused = counting(engine(), `cpu(${name})`);
+      const fresh: number[] = [];
+      const held: number[] = [];
+      let last = 0;
+      const pool = fused.pool;
+      const losses = await train(fused.device.fusion().autodiff(), 1000, (step) => {
+        fresh.push(pool.misses - last);
+        last = pool.misses;
+        if (step % 100 === 0) held.push(pool.heldBytes);
+      });
+      assert.ok(losses[losses.length - 1]! < losses[0]! / 2, `the loop learns: ${losses.join(', ')}`);
+      // After warm-up each step allocates only what it keeps (new parameters, Adam's moments): the
+      // same small count every step; the pool's bytes stop growing.
+      const steady = fresh.slice(100);
       assert.ok(
-        Math.abs(l - plainLosses[i]!) <= 1e-4 * Math.abs(plainLosses[i]!),
-        `loss ${i}: fused ${l}, plain ${plainLosses[i]}`,
-      ),
-    );
-  });
+        steady.every((n) => n === steady[0]),
+        `fresh arrays per step vary: ${[...new Set(steady)].join(', ')}`,
+      );
+      assert.ok(steady[0]! <= 3 * 4, `fresh arrays per step ${steady[0]}: more than the kept state`);
+      assert.ok(
+        held.slice(2).every((b) => b === held[1]),
+        `pooled bytes every 100 steps: ${held.join(', ')}`,
+      );
+      // The plain autodiff device gives the same losses (fusion changes no value beyond rounding).
+      const plainLosses = await train(counting(engine(), `cpu(${name})`).device.autodiff(), 1000, () => {});
+      losses.forEach((l, i) =>
+        assert.ok(
+          Math.abs(l - plainLosses[i]!) <= 1e-4 * Math.abs(plainLosses[i]!),
+          `loss ${i}: fused ${l}, plain ${plainLosses[i]}`,
+        ),
+      );
+    });
 
   it('on WebGPU: the buffer pool’s live bytes stay flat', {
     skip: webgpu.device ? false : `no WebGPU device: ${webgpu.reason}`,
