@@ -34,6 +34,8 @@ constexpr int64_t kMaxTile = 4096;
 constexpr int64_t kTuneElements = int64_t{1} << 20;
 /** Elements below which a program runs on one thread. */
 constexpr int64_t kSerial = int64_t{1} << 14;
+/** Output bytes from which outputs are written with non-temporal stores (kStreamBytes of elementwise.cc). */
+constexpr int64_t kStreamBytes = 8 << 20;
 
 struct Instr {
   int32_t kind, op, a, b, c, dt, uniform;
@@ -370,6 +372,8 @@ class Runner {
     for (int d = 0; d < outer_rank_; d++) rows_ *= shape_[d];
     for (int d = outer_rank_; d < rank; d++) row_len_ *= shape_[d];
     sub_rank_ = rank - outer_rank_;
+    // Outputs far larger than the caches: written with non-temporal stores, as the unfused ops write theirs.
+    stream_ = rows_ * row_len_ * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
     for (Operand& o : in_) {
       bool contig = true, zero = true, all = true;
       int64_t expect = 1;
@@ -639,7 +643,7 @@ class Runner {
       f.vp[v] = dst;
       switch (x.kind) {
         case kLoad: load(f, v, x, dst, r0, k, s, n); break;
-        case kUnaryI: k_.unary(x.op, static_cast<T*>(dst), elem<T>(f, x.a), n, false); break;
+        case kUnaryI: k_.unary(x.op, static_cast<T*>(dst), elem<T>(f, x.a), n, stream_ && plan.direct[v] >= 0); break;
         case kPredicateI: {
           const T* a = elem<T>(f, x.a);
           uint8_t* o = static_cast<uint8_t*>(dst);
@@ -647,7 +651,7 @@ class Runner {
           else for (int64_t i = 0; i < n; i++) o[i] = std::isinf(a[i]);
           break;
         }
-        case kBinaryI: binary(f, x, static_cast<T*>(dst), k, n); break;
+        case kBinaryI: binary(f, x, static_cast<T*>(dst), k, n, stream_ && plan.direct[v] >= 0); break;
         case kCompareI: compare_elems(f, x, static_cast<uint8_t*>(dst), k, n); break;
         case kWhereI: where(f, x, dst, k, n); break;
         case kCastI: cast(f, x, dst, n); break;
@@ -736,16 +740,16 @@ class Runner {
     }
   }
 
-  void binary(Frame<T>& f, const Instr& x, T* dst, int64_t k, int64_t n) {
+  void binary(Frame<T>& f, const Instr& x, T* dst, int64_t k, int64_t n, bool stream) {
     const Instr& xa = p_.ins[x.a];
     const Instr& xb = p_.ins[x.b];
     if (!xa.uniform && !xb.uniform) {
-      k_.binary(x.op, dst, elem<T>(f, x.a), elem<T>(f, x.b), n, false);
+      k_.binary(x.op, dst, elem<T>(f, x.a), elem<T>(f, x.b), n, stream);
       return;
     }
     if (!xa.uniform && xb.kind == kScalarI) {
       // A scalar rhs is the op's own double scalar (binaryScalar), as the unfused op.
-      k_.binary_scalar(x.op, dst, elem<T>(f, x.a), scalars_[xb.a], n, false);
+      k_.binary_scalar(x.op, dst, elem<T>(f, x.a), scalars_[xb.a], n, stream);
       return;
     }
     // A row value against elements, row by row: the calls the strided broadcast of the unfused op makes.
@@ -841,6 +845,7 @@ class Runner {
   std::vector<Operand>& in_;
   std::vector<void*>& out_;
   const double* scalars_;
+  bool stream_ = false;
   /** Rows per block (the row values' stride in a frame); the same in every thread of a call. */
   int64_t block_ = 1;
 };
