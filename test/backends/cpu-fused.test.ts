@@ -16,7 +16,12 @@ import {
 import { replayFused } from '../../src/backend/fusion/replay.js';
 import { CpuBackend } from '../../src/backends/cpu/backend.js';
 import { jsEngine } from '../../src/backends/cpu/engine.js';
-import { cpuFusedStats, setCpuFusedCodegen } from '../../src/backends/cpu/fusion/run.js';
+import {
+  cpuFusedChoices,
+  cpuFusedStats,
+  setCpuFusedAutotune,
+  setCpuFusedCodegen,
+} from '../../src/backends/cpu/fusion/run.js';
 import { BufferPool } from '../../src/backends/cpu/pool.js';
 import type { CpuTensor } from '../../src/backends/cpu/storage.js';
 import { TensorData, type DType } from '../../src/index.js';
@@ -623,6 +628,56 @@ describe('CpuBackend.fused: caches and memory', () => {
       assert.equal(cpuFusedStats.compiled - before, 2);
     } finally {
       setCpuFusedCodegen('auto');
+    }
+  });
+
+  it('autotune: times fused and replay on big calls, keeps the faster per (program, size class); values never change', () => {
+    for (const replayFaster of [false, true]) {
+      // A clock that makes each timed interval 10 ms, or 1 ms when the replay's ops ran in it (replayFaster).
+      let t = 0,
+        replayed = false;
+      const previous = setCpuFusedAutotune({
+        minElements: 1000,
+        now: () => {
+          t += replayed && replayFaster ? 1 : 10;
+          replayed = false;
+          return t;
+        },
+      });
+      try {
+        const b = js();
+        const unary = b.unary.bind(b);
+        b.unary = (op, p) => {
+          replayed = true;
+          return unary(op, p);
+        };
+        const n = 3000;
+        const x = tensor(b, values(n, 1), [n], 'f32');
+        const call = ew(chain8('f32'), [n], [x, x], [0.5, 1]);
+        const expected = read(b, replayFused(b, call)[0]!);
+        const results = Array.from({ length: 8 }, () => b.fused(call));
+        // Calls 0, 2, 4 run fused, 1 and 3 replay; then the choice holds.
+        results.slice(0, 5).forEach((out, i) => assert.deepEqual(read(b, out![0]!), expected, `call ${i}`));
+        const choice = replayFaster ? 'replay' : 'fused';
+        assert.deepEqual([...cpuFusedChoices(b).values()], [choice]);
+        for (const out of results.slice(5))
+          if (replayFaster) assert.equal(out, undefined, 'declined: the decorator replays');
+          else assert.deepEqual(read(b, out![0]!), expected);
+        // Another size class is tuned on its own; small calls are never timed.
+        assert.ok(
+          b.fused(
+            ew(
+              chain8('f32'),
+              [10],
+              [x, x].map((v) => b.slice(v, [{ start: 0, size: 10, step: 1 }])),
+              [0.5, 1],
+            ),
+          ),
+        );
+        assert.equal(cpuFusedChoices(b).size, 1);
+      } finally {
+        setCpuFusedAutotune(previous);
+      }
     }
   });
 

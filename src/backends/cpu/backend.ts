@@ -726,10 +726,11 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
   /**
    * A fused program (the fusion decorator's block) as one kernel: the engine's where it takes the
    * program, else generated JavaScript (or, where `eval` is forbidden, a closure interpreter),
-   * which takes every program. Outputs are fresh pooled arrays.
+   * which takes every program. Outputs are fresh pooled arrays. Undefined where the autotune
+   * (fusion/run.ts) measured the op-by-op replay faster for this program and size.
    */
-  fused(call: FusedCall<CpuTensor>): CpuTensor[] {
-    return runFused(this.host, call);
+  fused(call: FusedCall<CpuTensor>): CpuTensor[] | undefined {
+    return runFused(this.host, this, call);
   }
 
   // --- helpers ---

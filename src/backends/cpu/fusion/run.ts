@@ -1,4 +1,6 @@
+import type { Backend } from '../../../backend/backend.js';
 import { fusedOutputDtype, type FusedCall, type FusedProgram } from '../../../backend/fusion/program.js';
+import { replayFused } from '../../../backend/fusion/replay.js';
 import type { DType } from '../../../core/dtype.js';
 import { numel } from '../../../core/shape.js';
 import type { FusedEngineArgs } from '../engine.js';
@@ -76,8 +78,75 @@ function offerable(program: FusedProgram): boolean {
 
 const offerCache = new Map<string, boolean>();
 
-/** Runs `call` on the CPU backend behind `host`; returns one new tensor per program output. */
-export function runFused(host: CpuKernelHost, call: FusedCall<CpuTensor>): CpuTensor[] {
+/**
+ * Autotune of the fused-vs-replay choice for the JavaScript path (the engine's own kernel decides
+ * for itself): on a backend, the first calls of a program at a size class (a power of two of
+ * elements, from `minElements`) alternate the generated kernel and the op-by-op replay, timed;
+ * after two timings of each the faster is kept for that (program, size class). The replay must be
+ * clearly faster (by `margin`) to win, since fusion also spares the intermediates' memory. When it
+ * wins, `fused` declines (returns undefined) and the fusion decorator replays.
+ */
+export interface CpuFusedAutotune {
+  /** Off: always the fused kernel. */
+  readonly enabled: boolean;
+  /** Least elements (rows × row length) a call needs to be timed; smaller ones always run fused. */
+  readonly minElements: number;
+  /** The replay wins when its best time is below `margin` × the fused kernel's best. */
+  readonly margin: number;
+  /** The clock (ms). */
+  readonly now: () => number;
+}
+
+let autotune: CpuFusedAutotune = { enabled: true, minElements: 1 << 16, margin: 0.8, now: () => performance.now() };
+
+/** Changes the autotune's settings (tests, benchmarks); returns the previous ones. */
+export function setCpuFusedAutotune(settings: Partial<CpuFusedAutotune>): CpuFusedAutotune {
+  const previous = autotune;
+  autotune = { ...autotune, ...settings };
+  return previous;
+}
+
+/** One (program, size class) being tuned: the timings so far, or the choice made. */
+interface Tuning {
+  calls: number;
+  fused: number[];
+  replay: number[];
+  choice?: 'fused' | 'replay';
+}
+
+/** Tunings per backend, program key and size class. */
+const tunings = new WeakMap<object, Map<string, Tuning>>();
+
+/** The choices made on `backend` (`program key @ size class` → choice), for tests and reports. */
+export function cpuFusedChoices(backend: object): Map<string, 'fused' | 'replay'> {
+  const out = new Map<string, 'fused' | 'replay'>();
+  for (const [k, t] of tunings.get(backend) ?? []) if (t.choice) out.set(k, t.choice);
+  return out;
+}
+
+function tuningOf(backend: object, program: FusedProgram, n: number): Tuning {
+  let byKey = tunings.get(backend);
+  if (byKey === undefined) tunings.set(backend, (byKey = new Map()));
+  const key = `${program.key}@${Math.floor(Math.log2(n))}`;
+  let t = byKey.get(key);
+  if (t === undefined) byKey.set(key, (t = { calls: 0, fused: [], replay: [] }));
+  return t;
+}
+
+function decide(t: Tuning): void {
+  if (t.fused.length < 2 || t.replay.length < 2) return;
+  t.choice = Math.min(...t.replay) < autotune.margin * Math.min(...t.fused) ? 'replay' : 'fused';
+}
+
+/**
+ * Runs `call` on `backend` (whose kernel host is `host`); returns one new tensor per program
+ * output, or undefined where the autotune found the op-by-op replay faster.
+ */
+export function runFused(
+  host: CpuKernelHost,
+  backend: Backend<CpuTensor>,
+  call: FusedCall<CpuTensor>,
+): CpuTensor[] | undefined {
   const { program } = call;
   const layout = fusedLayout(call);
   const { rows, innerN } = layout;
@@ -107,7 +176,25 @@ export function runFused(host: CpuKernelHost, call: FusedCall<CpuTensor>): CpuTe
         if (done) cpuFusedStats.engineRuns++;
       }
     }
+    let tuning: Tuning | undefined;
+    if (!done && autotune.enabled && rows * innerN >= autotune.minElements) {
+      tuning = tuningOf(backend, program, rows * innerN);
+      // Calls 1 and 3 replay (call 0 warms the kernel up), until a choice is made.
+      const replayTurn = tuning.choice === 'replay' || (tuning.choice === undefined && tuning.calls % 2 === 1);
+      if (replayTurn) {
+        for (const o of outs) host.give(o);
+        if (tuning.choice === 'replay') return undefined;
+        tuning.calls++;
+        const t0 = autotune.now();
+        const result = replayFused(backend, call);
+        tuning.replay.push(autotune.now() - t0);
+        decide(tuning);
+        return result;
+      }
+      if (tuning.choice !== undefined) tuning = undefined;
+    }
     if (!done) {
+      const t0 = tuning ? autotune.now() : 0;
       const K = compiled.plan.slots.map((s) => slotValue(s, call.scalars));
       const useInterpreter = mode === 'interpreter' || (mode === 'auto' && !canEval());
       let kernel: FusedJsKernel;
@@ -135,6 +222,10 @@ export function runFused(host: CpuKernelHost, call: FusedCall<CpuTensor>): CpuTe
         kernel = k;
       }
       kernel(layout.shape, innerRank, layout.inputs, outs, K);
+      if (tuning) {
+        if (tuning.calls++ > 0) tuning.fused.push(autotune.now() - t0);
+        decide(tuning);
+      }
     }
   }
   return outs.map((o, k) => host.own(o, outShapes[k]!, dtypes[k]!));
