@@ -34,6 +34,8 @@ constexpr int64_t kMaxTile = 4096;
 constexpr int64_t kTuneElements = int64_t{1} << 20;
 /** Elements below which a program runs on one thread. */
 constexpr int64_t kSerial = int64_t{1} << 14;
+/** Rows shorter than this get their row values spread along them (one kernel call per block). */
+constexpr int64_t kShortRow = 64;
 /** Output bytes from which outputs are written with non-temporal stores (kStreamBytes of elementwise.cc). */
 constexpr int64_t kStreamBytes = 8 << 20;
 
@@ -355,6 +357,8 @@ struct Frame {
   /** base[j · inputs + i]: the offset of row j of the block in input i. */
   std::vector<int64_t> base;
   int64_t stride = 0;
+  /** A tile-sized buffer of row values spread along short rows. */
+  std::vector<T> spread;
   /** Blocks of row-invariant inputs, gathered once per frame (empty until first read). */
   std::vector<std::vector<T>> cachedT;
   std::vector<std::vector<uint8_t>> cachedB;
@@ -412,6 +416,7 @@ class Runner {
     f.acc.assign(n * block, 0.0);
     f.vp.assign(n, nullptr);
     f.base.assign(in_.size() * block, 0);
+    if (block > 1 && row_len_ < kShortRow) f.spread.resize(static_cast<size_t>(tile));
     f.cachedT.assign(in_.size(), {});
     f.cachedB.assign(in_.size(), {});
   }
@@ -750,6 +755,15 @@ class Runner {
     if (!xa.uniform && xb.kind == kScalarI) {
       // A scalar rhs is the op's own double scalar (binaryScalar), as the unfused op.
       k_.binary_scalar(x.op, dst, elem<T>(f, x.a), scalars_[xb.a], n, stream);
+      return;
+    }
+    if (k > 1 && row_len_ < kShortRow) {
+      // Short rows: the row value spread along its rows, then one call (per-row calls would cost more
+      // than the work); the same values, the vector ops being lane-wise.
+      T* bc = f.spread.data();
+      const int32_t u = xa.uniform ? x.a : x.b;
+      for (int64_t j = 0; j < k; j++) std::fill_n(bc + j * row_len_, row_len_, f.rowT[u * block_ + j]);
+      k_.binary(x.op, dst, xa.uniform ? bc : elem<T>(f, x.a), xb.uniform ? bc : elem<T>(f, x.b), n, false);
       return;
     }
     // A row value against elements, row by row: the calls the strided broadcast of the unfused op makes.
