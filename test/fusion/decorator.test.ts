@@ -239,8 +239,11 @@ describe('fusion device', () => {
 
   it('the default dtype checks and fills go through the inner backend', () => {
     const f = plain.fusion();
-    for (const dtype of ['f64', 'i64', 'u8', 'bool'] as DType[])
-      assert.deepEqual(values(Tensor.zeros([2], f, dtype as never)), [0, 0]);
+    for (const dtype of ['f64', 'i64', 'u8', 'bool'] as DType[]) {
+      const t = Tensor.zeros([2], { device: f, dtype });
+      assert.equal(t.dtype(), dtype);
+      assert.deepEqual(values(t), [0, 0]);
+    }
   });
 });
 
