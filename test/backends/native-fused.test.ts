@@ -108,16 +108,16 @@ function chainProgram(dtype: 'f32' | 'f64' = f32): FusedProgram {
 }
 
 /** softmax over the row, also storing the row sums. */
-function softmaxProgram(): FusedProgram {
+function softmaxProgram(d: 'f32' | 'f64' = f32): FusedProgram {
   const instrs: FusedInstr[] = [
-    { kind: 'load', input: 0, dtype: f32 },
-    { kind: 'reduce', op: 'max', x: 0, dtype: f32 },
-    { kind: 'binary', op: 'sub', x: 0, y: 1, dtype: f32 },
-    { kind: 'unary', op: 'exp', x: 2, dtype: f32 },
-    { kind: 'reduce', op: 'sum', x: 3, dtype: f32 },
-    { kind: 'binary', op: 'div', x: 3, y: 4, dtype: f32 },
+    { kind: 'load', input: 0, dtype: d },
+    { kind: 'reduce', op: 'max', x: 0, dtype: d },
+    { kind: 'binary', op: 'sub', x: 0, y: 1, dtype: d },
+    { kind: 'unary', op: 'exp', x: 2, dtype: d },
+    { kind: 'reduce', op: 'sum', x: 3, dtype: d },
+    { kind: 'binary', op: 'div', x: 3, y: 4, dtype: d },
   ];
-  return fusedProgram({ inputs: [el()], scalars: 0, instrs, outputs: [{ value: 5 }, { value: 4 }] });
+  return fusedProgram({ inputs: [el(d)], scalars: 0, instrs, outputs: [{ value: 5 }, { value: 4 }] });
 }
 
 /** LayerNorm with gamma and beta (broadcast along the rows): mean, variance of x − mean, affine. */
@@ -241,6 +241,18 @@ describe('native fused programs', { skip: fusedSkip }, () => {
       const rows = len > 1000 ? 3 : 33;
       const x = tensor(values(rows * len, len), [rows, len]);
       check(call(softmaxProgram(), [rows], [len], [x]), len > 4096 ? 1e-6 : 0);
+    }
+  });
+
+  it('f64 softmax over short and long rows', () => {
+    for (const [rows, len] of [
+      [40, 33],
+      [3, 9000],
+    ] as const) {
+      check(
+        call(softmaxProgram('f64'), [rows], [len], [tensor(values(rows * len, len), [rows, len], 'f64')]),
+        len > 4096 ? 1e-12 : 0,
+      );
     }
   });
 
