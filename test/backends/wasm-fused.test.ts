@@ -232,6 +232,28 @@ describe('wasm fused programs', { skip }, () => {
     assert.equal(engine!.fused(engineArgs(call(p, [N, C], [], [x, bias, col, yt]))), undefined);
   });
 
+  it('a column over more rows than are copied once streams with the blocks (blocks that split a row)', () => {
+    const N = 5003;
+    const C = 9;
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: f32 },
+      { kind: 'load', input: 1, dtype: f32 },
+      { kind: 'binary', op: 'mul', x: 0, y: 1, dtype: f32 },
+      { kind: 'unary', op: 'exp', x: 2, dtype: f32 },
+    ];
+    const p = fusedProgram({ inputs: [el(), el()], scalars: 0, instrs, outputs: [{ value: 3 }] });
+    const col = backend!.expand(tensor(values(N, 3), [N, 1]), [N, C]);
+    check(call(p, [N, C], [], [tensor(values(N * C, 4), [N, C]), col]));
+    // The same column in a row program (element level, stride 0 along the row).
+    const sum = fusedProgram({
+      inputs: [el(), el()],
+      scalars: 0,
+      instrs: [...instrs, { kind: 'reduce', op: 'sum', x: 3, dtype: f32 }],
+      outputs: [{ value: 4 }, { value: 3 }],
+    });
+    check(call(sum, [N], [C], [tensor(values(N * C, 4), [N, C]), col]));
+  });
+
   it('compare, where and isnan as lane masks; a bool output is declined', () => {
     const n = 3001;
     const instrs: FusedInstr[] = [
