@@ -74,6 +74,7 @@ function assertSame(actual: number[], expected: number[], what: string, tol: num
 /** Runs `call` fused and replayed on `b`; compares every output. */
 function check(b: CpuBackend, call: FusedCall<CpuTensor>, what: string, tol = 0): number[][] {
   const fused = b.fused(call);
+  assert.ok(fused, `${what}: fused ran`);
   const replay = replayFused(b, call);
   assert.equal(fused.length, replay.length);
   const out = fused.map((t, k) => {
@@ -686,10 +687,10 @@ describe('CpuBackend.fused: caches and memory', () => {
     const n = 4096;
     const x = tensor(b, values(n, 1), [n], 'f32');
     const call = ew(chain8('f32'), [n], [x, x], [0.5, 1]);
-    const first = b.fused(call);
+    const first = b.fused(call)!;
     const reusedBefore = b.pool.reused;
     b.dispose(first[0]!);
-    const second = b.fused(call);
+    const second = b.fused(call)!;
     assert.equal(b.pool.reused, reusedBefore + 1, 'the released output array was reused');
     assert.deepEqual(read(b, second[0]!), read(b, replayFused(b, call)[0]!));
   });
@@ -706,7 +707,7 @@ describe('CpuBackend.fused: caches and memory', () => {
       ],
       outputs: [0, 1],
     });
-    const [a] = b.fused(ew(p, [3], [x]));
+    const [a] = b.fused(ew(p, [3], [x]))!;
     assert.notEqual(a!.data, x.data);
     assert.deepEqual(read(b, a!), [1, 2, 3]);
   });
