@@ -284,6 +284,27 @@ describe('wasm fused programs', { skip }, () => {
     assert.equal(engine!.fused(args), undefined);
   });
 
+  it('casts between masks and f32: isnan as 1/0, x != 0 as a mask', () => {
+    const n = 2049;
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: f32 }, // 0 x
+      { kind: 'predicate', op: 'isnan', x: 0, dtype: 'bool' }, // 1
+      { kind: 'cast', x: 1, dtype: f32 }, // 2 1 or 0
+      { kind: 'cast', x: 0, dtype: 'bool' }, // 3 x != 0
+      { kind: 'scalar', index: 0, dtype: f32 }, // 4
+      { kind: 'where', c: 3, x: 2, y: 4, dtype: f32 }, // 5
+      { kind: 'predicate', op: 'isinf', x: 0, dtype: 'bool' }, // 6
+      { kind: 'cast', x: 6, dtype: f32 }, // 7
+      { kind: 'binary', op: 'add', x: 5, y: 7, dtype: f32 }, // 8
+    ];
+    const p = fusedProgram({ inputs: [el()], scalars: 1, instrs, outputs: [{ value: 8 }] });
+    const xs = values(n, 19);
+    for (let i = 0; i < n; i += 13) xs[i] = 0;
+    for (let i = 5; i < n; i += 29) xs[i] = Number.NaN;
+    for (let i = 7; i < n; i += 31) xs[i] = i % 2 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+    check(call(p, [n], [], [tensor(xs, [n])], [3]));
+  });
+
   it('softmax over a long row (tiled reduction, 20000 values): bit-equal', () => {
     const len = 20000;
     check(call(softmaxProgram(), [2], [len], [tensor(values(2 * len, 11), [2, len])]));

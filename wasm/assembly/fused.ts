@@ -30,7 +30,7 @@ export const FUSED_compare: i32 = 6;
 export const FUSED_predicate: i32 = 7;
 /** dst = a ? b : c (a lane mask). */
 export const FUSED_where: i32 = 8;
-/** dst = a (a cast to the same dtype). */
+/** dst = a cast: `sub` 0 the same dtype (a copy), 1 a mask to f32 (1 or 0), 2 f32 to a mask (x != 0). */
 export const FUSED_copy: i32 = 9;
 /** Row slot `dst` = reduction `sub` of element slot `a` over whole rows (linear programs). */
 export const FUSED_reduce: i32 = 10;
@@ -313,7 +313,7 @@ function compute(ctx: usize, op: i32, sub: i32, out: usize, a: i32, b: i32, c: i
     case FUSED_where:
       where(out, pa, sa, operand(ctx, b, eOff, rOff), stepOf(b, rowLevel), operand(ctx, c, eOff, rOff), stepOf(c, rowLevel), n);
       break;
-    default: where(out, pa, sa, pa, sa, pa, sa, n); break;
+    default: cast(sub, out, pa, sa, n); break;
   }
 }
 
@@ -531,4 +531,19 @@ function where(out: usize, c: usize, sc: usize, x: usize, sx: usize, y: usize, s
     out += 16; c += sc; x += sx; y += sy;
   }
   if (i < n) tailStore(out, v128.bitselect(tailLoad(x, n - i), tailLoad(y, n - i), tailLoad(c, n - i)), n - i);
+}
+
+/** Casts: 0 a copy, 1 a lane mask to 1.0 / 0.0, 2 an f32 to a mask (true where x != 0, NaN included). */
+function cast(op: i32, out: usize, a: usize, sa: usize, n: i32): void {
+  const one = f32x4.splat(1), zero = f32x4.splat(0);
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const x = v128.load(a);
+    v128.store(out, op == 0 ? x : op == 1 ? v128.and(x, one) : f32x4.ne(x, zero));
+    out += 16; a += sa;
+  }
+  if (i < n) {
+    const x = tailLoad(a, n - i);
+    tailStore(out, op == 0 ? x : op == 1 ? v128.and(x, one) : f32x4.ne(x, zero), n - i);
+  }
 }

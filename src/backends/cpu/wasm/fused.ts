@@ -7,7 +7,8 @@
  * included.
  *
  * Taken: f32 inputs and outputs; loads, scalars, the unary and binary ops the module has, compares
- * and isnan/isinf as lane masks feeding `where`, f32→f32 casts, and sum/prod/max/min reductions.
+ * and isnan/isinf as lane masks feeding `where` or a cast, casts between f32 and masks, and
+ * sum/prod/max/min reductions.
  * Anything else (other dtypes, a bool output, an op the module lacks) is declined (undefined), and
  * the backend's generated JavaScript runs the program.
  */
@@ -114,8 +115,13 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
           throw new Decline('dtype');
         return;
       case 'cast':
-        if (ins.dtype !== 'f32' || dtypeOf(ins.x) !== 'f32') throw new Decline('dtype');
-        return;
+        // f32 → f32, a mask → f32 (1 or 0), f32 → a mask.
+        if (ins.dtype === 'f32' && (dtypeOf(ins.x) === 'f32' || boolOk.has(ins.x))) return;
+        if (ins.dtype === 'bool' && dtypeOf(ins.x) === 'f32') {
+          boolOk.add(i);
+          return;
+        }
+        throw new Decline('dtype');
       case 'reduce':
         if (ins.dtype !== 'f32' || dtypeOf(ins.x) !== 'f32') throw new Decline('dtype');
         if (ins.op !== 'sum' && ins.op !== 'prod' && ins.op !== 'max' && ins.op !== 'min') throw new Decline('op');
@@ -126,7 +132,11 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
   // A mask read by anything but `where`'s condition, or stored, has no f32 lanes to give.
   instrs.forEach((ins) => {
     const args =
-      ins.kind === 'where' ? [ins.x, ins.y] : ins.kind === 'load' || ins.kind === 'scalar' ? [] : argsOf(ins);
+      ins.kind === 'where'
+        ? [ins.x, ins.y]
+        : ins.kind === 'load' || ins.kind === 'scalar' || ins.kind === 'cast'
+          ? []
+          : argsOf(ins);
     for (const a of args) if (dtypeOf(a) === 'bool') throw new Decline('bool');
   });
   for (const o of program.outputs) if (dtypeOf(o.value) !== 'f32') throw new Decline('dtype');
@@ -164,7 +174,7 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
       case 'where':
         return [K('where'), 0, dst, ref(ins.c), ref(ins.x), ref(ins.y), out, 0];
       case 'cast':
-        return [K('copy'), 0, dst, ref(ins.x), 0, 0, out, 0];
+        return [K('copy'), ins.dtype === 'bool' ? 2 : dtypeOf(ins.x) === 'bool' ? 1 : 0, dst, ref(ins.x), 0, 0, out, 0];
       case 'reduce':
         return [K('reduce'), tables.reduce[ins.op]!, dst, ref(ins.x), 0, 0, -1, 0];
       default:
