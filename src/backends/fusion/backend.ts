@@ -98,7 +98,7 @@ export class FusionBackend<P extends TensorPrimitive = TensorPrimitive>
     super();
     const inner = innerBackend;
     this.name = `fusion<${inner.name}>`;
-    const stats: FusionStats = { programs: 0, fused: 0, replays: 0, materialized: 0 };
+    const stats: FusionStats = { programs: 0, fused: 0, replays: 0, materialized: 0, direct: 0 };
     this.core = { inner, stats, free: (p) => inner.dispose?.(p) };
     // Optional members exist exactly where the inner backend has them (callers test for them).
     if (inner.checkIndices)

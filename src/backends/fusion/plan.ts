@@ -19,8 +19,10 @@ export interface FusionStats {
   fused: number;
   /** Programs replayed op by op (`replayFused`) because the inner backend has no kernel for them. */
   replays: number;
-  /** Pending nodes computed (by programs, fills and expands). */
+  /** Pending nodes computed (by programs, single ops, fills and expands). */
   materialized: number;
+  /** Blocks of one op over computed inputs, run as the inner backend's own op (its tuned kernel, no program). */
+  direct: number;
 }
 
 /** What the planner uses of the decorator: the inner backend, its counters, and how to free a primitive. */
@@ -74,6 +76,16 @@ export function materialize<P extends TensorPrimitive>(core: FusionCore<P>, node
     toLeaf(node, inner.fill(node.shape, 0, node.dtype), core.free);
     return;
   }
+  let single = direct(inner, node);
+  if (single !== undefined) {
+    const out = single;
+    const input = node.args.find((a) => a.p === out);
+    if (input !== undefined) single = own(core, input.p!, out);
+    core.stats.direct++;
+    core.stats.materialized++;
+    toLeaf(node, single, core.free);
+    return;
+  }
   const limit = inner.maxFusedBindings ?? Number.POSITIVE_INFINITY;
   for (;;) {
     const space = chooseSpace(core, node);
@@ -93,6 +105,47 @@ export function materialize<P extends TensorPrimitive>(core: FusionCore<P>, node
     }
     run(core, node, space, built);
     return;
+  }
+}
+
+/**
+ * A block that is one op over computed inputs (and a scalar rhs) is the inner backend's own op: the
+ * same values (the IR is defined by these ops), its tuned kernel, and no program to build.
+ */
+function direct<P extends TensorPrimitive>(inner: Backend<P>, n: Node<P>): P | undefined {
+  const leaf = (k: number) => (n.args[k]?.kind === 'leaf' ? n.args[k].p : undefined);
+  const scalar = (k: number) => (n.args[k]?.kind === 'scalar' ? n.args[k].value : undefined);
+  if (n.kind === 'reduce') {
+    const x = leaf(0);
+    return x && inner.reduce(n.rop!, x, n.dims);
+  }
+  const op = n.op;
+  if (n.kind !== 'op' || op === undefined) return undefined;
+  const x = leaf(0);
+  if (x === undefined) return undefined;
+  switch (op.kind) {
+    case 'unary':
+      return inner.unary(op.op, x);
+    case 'predicate':
+      return inner.predicate(op.op, x);
+    case 'cast':
+      return inner.cast(x, n.dtype);
+    case 'binary':
+    case 'compare': {
+      const y = leaf(1),
+        s = scalar(1);
+      if (y !== undefined) return op.kind === 'binary' ? inner.binary(op.op, x, y) : inner.compare(op.op, x, y);
+      if (s === undefined) return undefined;
+      return op.kind === 'binary' ? inner.binaryScalar(op.op, x, s) : inner.compareScalar(op.op, x, s);
+    }
+    case 'where': {
+      const a = leaf(1),
+        b = leaf(2),
+        s = scalar(1);
+      if (a !== undefined && b !== undefined) return inner.where(x, a, b);
+      // `c ? value : b` is maskFill, a single pass on the engines.
+      return s !== undefined && b !== undefined ? inner.maskFill(b, x, s) : undefined;
+    }
   }
 }
 
