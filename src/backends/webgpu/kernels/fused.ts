@@ -41,8 +41,8 @@ import { grid2 } from './reduce.js';
  *   and tree as kernels/reduce.ts, so the fused sums are bit-for-bit the unfused ones.
  *
  * Every instruction's result is stored through `storeExpr` (f16/bf16 rounding, narrow-int
- * wrapping) exactly as the unfused kernel's output store would, so the values equal the op-by-op
- * replay's. Shapes, strides, offsets and scalars are uniform words ({@link Params}); the shader
+ * wrapping) exactly as the unfused kernel's output store would, and f32 results are kept from
+ * being contracted into FMAs across instructions, so the values equal the op-by-op replay's. Shapes, strides, offsets and scalars are uniform words ({@link Params}); the shader
  * text depends on the program's key and the layout signature only (rank, mode, which inputs are
  * contiguous or broadcast scalars), and it is generated once per runtime and signature.
  */
@@ -114,6 +114,8 @@ interface Plan {
   /** The uniform word of each `scalar` instruction (by instruction id), in its dtype. */
   readonly scalars: ReadonlyMap<number, string>;
   readonly wide: boolean;
+  /** A uniform word holding 0, opaque to the compiler (see {@link Gen.instr}). */
+  readonly zero: string;
 }
 
 /** A fused call ready to dispatch: its shader is generated, its parameters laid out. */
@@ -234,6 +236,7 @@ function planOf(call: Omit<FusedCall, 'inputs'>, inputs: readonly FusedOperand[]
     if (!broadcastable(x.shape, want.level === 'row' ? outer : full)) return undefined;
   }
   const p = new Params();
+  const zero = p.u(0);
   // One word per scalar instruction: two reads of one scalar may convert it to different dtypes.
   const scalarsOf = () => {
     const out = new Map<number, string>();
@@ -277,6 +280,7 @@ function planOf(call: Omit<FusedCall, 'inputs'>, inputs: readonly FusedOperand[]
       outerDims: [],
       scalars,
       wide: false,
+      zero,
     };
   }
   const nO = numel(outer),
@@ -326,6 +330,7 @@ function planOf(call: Omit<FusedCall, 'inputs'>, inputs: readonly FusedOperand[]
     outerDims,
     scalars,
     wide,
+    zero,
   };
 }
 
@@ -370,7 +375,10 @@ class Gen {
   /** The `let` of each instruction generated so far (element values recur in later passes). */
   private readonly lets = new Map<number, string>();
 
-  constructor(readonly program: FusedProgram) {}
+  constructor(
+    readonly program: FusedProgram,
+    private readonly zero: string,
+  ) {}
 
   t(v: number): CType {
     return ctype(this.program.instrs[v]!.dtype);
@@ -414,7 +422,12 @@ class Gen {
     const d = instr.dtype;
     const t = ctype(d);
     for (const h of storeHelpers(d)) this.helpers.add(h);
-    const value = this.value(i, instr, t, scalars);
+    let value = this.value(i, instr, t, scalars);
+    // An f32 result passes through an XOR with a uniform zero: the compiler cannot see through it,
+    // so it cannot contract a product with the next instruction's sum into an FMA (one rounding
+    // where the unfused ops, storing the product, round twice). f16/bf16 stores are integer code already.
+    if (d === 'f32' && (instr.kind === 'unary' || instr.kind === 'binary'))
+      value = `bitcast<f32>(bitcast<u32>(${value}) ^ ${this.zero})`;
     const line = `let v${i}: ${t} = ${storeExpr(d, value)};`;
     this.lets.set(i, line);
     return line;
@@ -451,7 +464,7 @@ class Gen {
 }
 
 function generateElementwise(program: FusedProgram, plan: Plan): string {
-  const g = new Gen(program);
+  const g = new Gen(program, plan.zero);
   const { live } = analyze(program);
   const lines: string[] = [LINEAR_MAIN, `  if (i >= ${plan.n}) { return; }`];
   for (const k of plan.used) {
@@ -486,7 +499,7 @@ function assemble(g: Gen, program: FusedProgram, plan: Plan, body: readonly stri
 }
 
 function generateRows(program: FusedProgram, plan: Plan): string {
-  const g = new Gen(program);
+  const g = new Gen(program, plan.zero);
   const schedule = analyze(program).schedule!;
   const { instrs } = program;
   const wide = plan.wide;
