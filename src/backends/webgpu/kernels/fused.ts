@@ -185,10 +185,15 @@ interface Analysis {
   readonly supported: boolean;
 }
 
-const analyses = new WeakMap<FusedProgram, Analysis>();
+/**
+ * Analyses by program key (the decorator builds a new program object for every block it runs, so
+ * the key, not the object, is what recurs); cleared when it grows past {@link MAX_ANALYSES}.
+ */
+const analyses = new Map<string, Analysis>();
+const MAX_ANALYSES = 4096;
 
 function analyze(program: FusedProgram): Analysis {
-  let a = analyses.get(program);
+  let a = analyses.get(program.key);
   if (a) return a;
   const live = program.instrs.map(() => false);
   const stack = program.outputs.map((o) => o.value);
@@ -216,7 +221,8 @@ function analyze(program: FusedProgram): Analysis {
     supported = false;
   }
   a = { live, schedule, used: [...used].sort((x, y) => x - y), supported };
-  analyses.set(program, a);
+  if (analyses.size >= MAX_ANALYSES) analyses.clear();
+  analyses.set(program.key, a);
   return a;
 }
 
