@@ -108,16 +108,26 @@ for (const [name, base] of DEVICES) {
           x.var(0),
           x.sub(x.exp()).powf(2).mean(),
           activation.softmax(x.reshape([2, 3, 10]).permute([0, 2, 1]), 2),
+          activation
+            .softmax(x.reshape([2, 3, 10]), 1)
+            .permute([2, 0, 1])
+            .mul(2),
+          layerNorm(x, [10])
+            .permute([1, 0])
+            .sub(x.meanDim(0).permute([1, 0])),
         ] as AnyTensor[];
       });
     });
 
-    it('softmax is one program', () => {
+    it('softmax is one program, permuted afterwards too', () => {
       const f = base.fusion();
       const x = rand(f, [8, 16], 8);
       values(x);
-      const before = stats(f).programs;
+      let before = stats(f).programs;
       values(activation.softmax(x.mul(0.125), 1));
+      assert.equal(stats(f).programs - before, 1);
+      before = stats(f).programs;
+      values(activation.softmax(x.mul(0.125), 1).permute([1, 0]).add(1));
       assert.equal(stats(f).programs - before, 1);
     });
 

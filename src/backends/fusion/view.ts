@@ -33,9 +33,9 @@ export function isUnitReshape(from: readonly number[], to: readonly number[]): b
 /**
  * `view` of `node` as a new node (no reference held yet). A leaf gets the inner backend's view op;
  * a pending elementwise DAG is rebuilt with the view applied to each of its leaves and scalars
- * (shared parts stay shared). What cannot be re-indexed is computed first and viewed as a leaf: a
- * reduction (except an expand back along its reduced dims, which becomes a `bcast` node) and a
- * reshape that is more than inserting or removing size-1 dims (the inner backend might copy).
+ * (shared parts stay shared); a permute goes through reductions too. What cannot be re-indexed is
+ * computed first and viewed as a leaf: a reduction under another view (except an expand back along
+ * its reduced dims, which becomes a `bcast` node) and a reshape that is more than inserting or removing size-1 dims (the inner backend might copy).
  */
 export function applyView<P extends TensorPrimitive>(core: FusionCore<P>, node: Node<P>, view: View): Node<P> {
   if (
@@ -52,6 +52,11 @@ export function applyView<P extends TensorPrimitive>(core: FusionCore<P>, node: 
     let out: Node<P>;
     const shape = viewShape(n.shape, view);
     if (n.kind === 'reduce' && view.kind === 'expand' && sameShape(view.shape, n.args[0]!.shape)) out = Node.bcast(n);
+    else if (view.kind === 'permute' && n.kind === 'reduce') {
+      // A permuted reduction is the reduction of the permuted arg over the dims' new positions.
+      const dims = view.axes.flatMap((a, i) => (n.dims.includes(a) ? [i] : []));
+      out = Node.reduce(n.rop!, rebuild(n.args[0]!), dims, n.dtype);
+    } else if (view.kind === 'permute' && n.kind === 'bcast') out = Node.bcast(rebuild(n.args[0]!));
     else {
       if (n.kind === 'reduce' || n.kind === 'bcast') materialize(core, n);
       switch (n.kind) {
