@@ -141,76 +141,141 @@ type UnLoop = (o: Reg, a: Reg) => Step;
 // One loop per operator: each closure's code is specialized to its operator.
 const BIN: Record<string, BinLoop> = {
   '+': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! + b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! + B[i]!;
   },
   '-': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! - b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! - B[i]!;
   },
   '*': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! * b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! * B[i]!;
   },
   '/': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! / b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! / B[i]!;
   },
   '%': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! % b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! % B[i]!;
   },
   '&': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! & b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! & B[i]!;
   },
   '|': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! | b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! | B[i]!;
   },
   '^': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! ^ b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! ^ B[i]!;
   },
   '<<': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! << b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! << B[i]!;
   },
   '>>': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! >> b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! >> B[i]!;
   },
   '>>>': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! >>> b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! >>> B[i]!;
   },
   '===': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i] === b[i] ? 1 : 0;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i] === B[i] ? 1 : 0;
   },
   '!==': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i] !== b[i] ? 1 : 0;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i] !== B[i] ? 1 : 0;
   },
   '<': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! < b[i]! ? 1 : 0;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! < B[i]! ? 1 : 0;
   },
   '<=': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! <= b[i]! ? 1 : 0;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! <= B[i]! ? 1 : 0;
   },
   '>': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! > b[i]! ? 1 : 0;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! > B[i]! ? 1 : 0;
   },
   '>=': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! >= b[i]! ? 1 : 0;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! >= B[i]! ? 1 : 0;
   },
   '&&': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! && b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! && B[i]!;
   },
   '||': (o, a, b) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i]! || b[i]!;
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = A[i]! || B[i]!;
   },
 };
 
 const UN: Record<string, UnLoop> = {
   '-': (o, a) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = -a[i]!;
+    const O = o,
+      A = a;
+    for (let i = 0; i < n; i++) O[i] = -A[i]!;
   },
   '+': (o, a) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = +a[i]!;
+    const O = o,
+      A = a;
+    for (let i = 0; i < n; i++) O[i] = +A[i]!;
   },
   '~': (o, a) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = ~a[i]!;
+    const O = o,
+      A = a;
+    for (let i = 0; i < n; i++) O[i] = ~A[i]!;
   },
   '!': (o, a) => (n) => {
-    for (let i = 0; i < n; i++) o[i] = a[i] ? 0 : 1;
+    const O = o,
+      A = a;
+    for (let i = 0; i < n; i++) O[i] = A[i] ? 0 : 1;
   },
 };
 
@@ -219,37 +284,49 @@ const CALL1 = new Map<Function, UnLoop>([
   [
     Math.exp,
     (o, a) => (n) => {
-      for (let i = 0; i < n; i++) o[i] = Math.exp(a[i]!);
+      const O = o,
+        A = a;
+      for (let i = 0; i < n; i++) O[i] = Math.exp(A[i]!);
     },
   ],
   [
     Math.fround,
     (o, a) => (n) => {
-      for (let i = 0; i < n; i++) o[i] = Math.fround(a[i]!);
+      const O = o,
+        A = a;
+      for (let i = 0; i < n; i++) O[i] = Math.fround(A[i]!);
     },
   ],
   [
     Math.sqrt,
     (o, a) => (n) => {
-      for (let i = 0; i < n; i++) o[i] = Math.sqrt(a[i]!);
+      const O = o,
+        A = a;
+      for (let i = 0; i < n; i++) O[i] = Math.sqrt(A[i]!);
     },
   ],
   [
     Math.tanh,
     (o, a) => (n) => {
-      for (let i = 0; i < n; i++) o[i] = Math.tanh(a[i]!);
+      const O = o,
+        A = a;
+      for (let i = 0; i < n; i++) O[i] = Math.tanh(A[i]!);
     },
   ],
   [
     Math.log,
     (o, a) => (n) => {
-      for (let i = 0; i < n; i++) o[i] = Math.log(a[i]!);
+      const O = o,
+        A = a;
+      for (let i = 0; i < n; i++) O[i] = Math.log(A[i]!);
     },
   ],
   [
     Math.abs,
     (o, a) => (n) => {
-      for (let i = 0; i < n; i++) o[i] = Math.abs(a[i]!);
+      const O = o,
+        A = a;
+      for (let i = 0; i < n; i++) O[i] = Math.abs(A[i]!);
     },
   ],
 ]);
@@ -257,19 +334,76 @@ const CALL2 = new Map<Function, BinLoop>([
   [
     Math.max,
     (o, a, b) => (n) => {
-      for (let i = 0; i < n; i++) o[i] = Math.max(a[i]!, b[i]!);
+      const O = o,
+        A = a,
+        B = b;
+      for (let i = 0; i < n; i++) O[i] = Math.max(A[i]!, B[i]!);
     },
   ],
   [
     Math.min,
     (o, a, b) => (n) => {
-      for (let i = 0; i < n; i++) o[i] = Math.min(a[i]!, b[i]!);
+      const O = o,
+        A = a,
+        B = b;
+      for (let i = 0; i < n; i++) O[i] = Math.min(A[i]!, B[i]!);
     },
   ],
   [
     Math.imul,
     (o, a, b) => (n) => {
-      for (let i = 0; i < n; i++) o[i] = Math.imul(a[i]!, b[i]!);
+      const O = o,
+        A = a,
+        B = b;
+      for (let i = 0; i < n; i++) O[i] = Math.imul(A[i]!, B[i]!);
+    },
+  ],
+]);
+
+// `Math.fround(a op b)`: the f32 rounding in the same loop as the arithmetic (f32 programs' common case).
+const FROUND_BIN: Record<string, BinLoop> = {
+  '+': (o, a, b) => (n) => {
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = Math.fround(A[i]! + B[i]!);
+  },
+  '-': (o, a, b) => (n) => {
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = Math.fround(A[i]! - B[i]!);
+  },
+  '*': (o, a, b) => (n) => {
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = Math.fround(A[i]! * B[i]!);
+  },
+  '/': (o, a, b) => (n) => {
+    const O = o,
+      A = a,
+      B = b;
+    for (let i = 0; i < n; i++) O[i] = Math.fround(A[i]! / B[i]!);
+  },
+};
+const FROUND_CALL2 = new Map<Function, BinLoop>([
+  [
+    Math.max,
+    (o, a, b) => (n) => {
+      const O = o,
+        A = a,
+        B = b;
+      for (let i = 0; i < n; i++) O[i] = Math.fround(Math.max(A[i]!, B[i]!));
+    },
+  ],
+  [
+    Math.min,
+    (o, a, b) => (n) => {
+      const O = o,
+        A = a,
+        B = b;
+      for (let i = 0; i < n; i++) O[i] = Math.fround(Math.min(A[i]!, B[i]!));
     },
   ],
 ]);
@@ -356,7 +490,11 @@ export function compileBlockExpr(src: string, env: BlockEnv, steps: Step[]): { r
         written.add(o);
         const [cr, ar, br] = [c.r, reg(a), reg(b)];
         steps.push((n) => {
-          for (let i = 0; i < n; i++) o[i] = cr[i] ? ar[i]! : br[i]!;
+          const O = o,
+            C = cr,
+            A = ar,
+            B = br;
+          for (let i = 0; i < n; i++) O[i] = C[i] ? A[i]! : B[i]!;
         });
         return { r: o };
       }
@@ -364,6 +502,27 @@ export function compileBlockExpr(src: string, env: BlockEnv, steps: Step[]): { r
         const f = resolve(node.callee);
         if (typeof f !== 'function') throw new BurnError('fusion', 'a call of a non-function in a kernel expression');
         const fn = f as Fn;
+        // f32 rounding of an arithmetic result: one loop for both (half the passes over the block).
+        const inner = node.args[0];
+        if (fn === Math.fround && node.args.length === 1 && inner !== undefined) {
+          const fused =
+            inner.t === 'bin'
+              ? FROUND_BIN[inner.op]
+              : inner.t === 'call' && inner.args.length === 2
+                ? FROUND_CALL2.get(resolve(inner.callee) as Function)
+                : undefined;
+          if (fused !== undefined) {
+            const [x, y] = inner.t === 'bin' ? [inner.a, inner.b] : (inner as { args: readonly Node[] }).args;
+            const a = visit(x!),
+              b = visit(y!);
+            if (!('k' in a && 'k' in b)) {
+              const o = new Float64Array(env.block);
+              written.add(o);
+              steps.push(fused(o, reg(a), reg(b)));
+              return { r: o };
+            }
+          }
+        }
         const args = node.args.map(visit);
         if (args.every((a) => 'k' in a)) return { k: fn(...args.map((a) => (a as { k: number }).k)) };
         const o = new Float64Array(env.block);
@@ -374,17 +533,26 @@ export function compileBlockExpr(src: string, env: BlockEnv, steps: Step[]): { r
         else if (rs.length === 1) {
           const a = rs[0]!;
           steps.push((n) => {
-            for (let i = 0; i < n; i++) o[i] = fn(a[i]!);
+            const O = o,
+              A = a;
+            for (let i = 0; i < n; i++) O[i] = fn(A[i]!);
           });
         } else if (rs.length === 2) {
           const [a, b] = [rs[0]!, rs[1]!];
           steps.push((n) => {
-            for (let i = 0; i < n; i++) o[i] = fn(a[i]!, b[i]!);
+            const O = o,
+              A = a,
+              B = b;
+            for (let i = 0; i < n; i++) O[i] = fn(A[i]!, B[i]!);
           });
         } else if (rs.length === 3) {
           const [a, b, c] = [rs[0]!, rs[1]!, rs[2]!];
           steps.push((n) => {
-            for (let i = 0; i < n; i++) o[i] = fn(a[i]!, b[i]!, c[i]!);
+            const O = o,
+              A = a,
+              B = b,
+              C = c;
+            for (let i = 0; i < n; i++) O[i] = fn(A[i]!, B[i]!, C[i]!);
           });
         } else throw new BurnError('fusion', `a call with ${rs.length} arguments in a kernel expression`);
         return { r: o };
