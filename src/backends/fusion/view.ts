@@ -56,7 +56,8 @@ export function applyView<P extends TensorPrimitive>(core: FusionCore<P>, node: 
       // A permuted reduction is the reduction of the permuted arg over the dims' new positions.
       const dims = view.axes.flatMap((a, i) => (n.dims.includes(a) ? [i] : []));
       out = Node.reduce(n.rop!, rebuild(n.args[0]!), dims, n.dtype);
-    } else if (view.kind === 'permute' && n.kind === 'bcast') out = Node.bcast(rebuild(n.args[0]!));
+    } else if (view.kind === 'permute' && n.kind === 'bcast' && n.args[0]!.kind === 'reduce')
+      out = Node.bcast(rebuild(n.args[0]!));
     else {
       if (n.kind === 'reduce' || n.kind === 'bcast') materialize(core, n);
       switch (n.kind) {
