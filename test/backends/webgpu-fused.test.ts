@@ -19,7 +19,8 @@ import { replayFused } from '../../src/backend/fusion/replay.js';
 import type { WebGpuBackend } from '../../src/backends/webgpu/backend.js';
 import { fusedKernelStats } from '../../src/backends/webgpu/kernels/fused.js';
 import type { WebGpuTensor } from '../../src/backends/webgpu/tensor.js';
-import { TensorData, type DType } from '../../src/index.js';
+import { activation, Device, Distribution, Tensor, TensorData, type DType } from '../../src/index.js';
+import { layerNorm as layerNormOp } from '../../src/tensor/functional/norm.js';
 import { webgpu } from '../helpers/devices.js';
 
 const gpu = webgpu.device;
@@ -636,5 +637,53 @@ describe('WebGPU fused kernels: compilation, dispatches and memory', { skip }, (
     assert.equal(m1.allocatedBytes, m0.allocatedBytes, 'allocated bytes');
     assert.ok(m1.reused - m0.reused >= 200 * 4, 'outputs served by the pool');
     dispose(x, w, we, flat);
+  });
+});
+
+describe('WebGPU fused kernels under device.fusion()', { skip }, () => {
+  type AnyTensor = Tensor<number, never>;
+  const rand = (d: Device, shape: number[], seed: number) => {
+    d.seed(seed);
+    return Tensor.random(shape, Distribution.Normal(0, 1), d);
+  };
+  const info = (d: Device) =>
+    (
+      d.backend as unknown as { info(): { fusion: { fused: number; replays: number }; stream: { dispatches: number } } }
+    ).info();
+
+  it('chains, softmax, LayerNorm and a loss run as fused kernels (no replay) with the plain values', async () => {
+    const plain = gpu!;
+    const fused = plain.fusion();
+    const work = (d: Device) => {
+      const x = rand(d, [24, 300], 5).mul(3);
+      const w = rand(d, [300], 6);
+      const b = rand(d, [300], 7);
+      return [
+        x.mul(0.5).add(1).exp().sub(0.25).tanh().mul(3).sigmoid().sqrt(),
+        activation.softmax(x.mul(0.125), 1),
+        activation.logSoftmax(x, 0),
+        layerNormOp(x, [300], { weight: w, bias: b }),
+        x.var(1),
+        x.sub(x.exp()).powf(2).mean(),
+      ] as AnyTensor[];
+    };
+    const want = work(plain);
+    const f0 = info(fused).fusion;
+    const got = work(fused);
+    for (let i = 0; i < want.length; i++) {
+      const a = Array.from((await got[i]!.toData()).toArray() as ArrayLike<number>);
+      const e = Array.from((await want[i]!.toData()).toArray() as ArrayLike<number>);
+      assert.deepEqual(got[i]!.shape(), want[i]!.shape());
+      assertSame(a, e, `result ${i}`, 8);
+    }
+    const f1 = info(fused).fusion;
+    assert.equal(f1.replays - f0.replays, 0, 'nothing replayed');
+    assert.ok(f1.fused - f0.fused >= want.length, `fused programs: ${f1.fused - f0.fused}`);
+    // An 8-op chain on a computed input is one dispatch.
+    const x = rand(fused, [1000], 3);
+    await x.toData();
+    const d0 = info(fused).stream.dispatches;
+    await x.mul(0.5).add(1).exp().sub(0.25).tanh().mul(3).sigmoid().sqrt().toData();
+    assert.equal(info(fused).stream.dispatches - d0, 1, 'one dispatch for the chain');
   });
 });
