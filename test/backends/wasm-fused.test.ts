@@ -169,6 +169,40 @@ describe('wasm fused programs', { skip }, () => {
     }
   });
 
+  it('cheap elementwise chains run emitted WebAssembly: bit-equal at odd sizes, a splatted input, every cheap op', () => {
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: f32 }, // 0 x
+      { kind: 'load', input: 1, dtype: f32 }, // 1 s: one value expanded
+      { kind: 'scalar', index: 0, dtype: f32 }, // 2
+      { kind: 'binary', op: 'mul', x: 0, y: 2, dtype: f32 }, // 3
+      { kind: 'binary', op: 'add', x: 3, y: 1, dtype: f32 }, // 4
+      { kind: 'unary', op: 'sign', x: 4, dtype: f32 }, // 5
+      { kind: 'binary', op: 'sub', x: 0, y: 5, dtype: f32 }, // 6
+      { kind: 'unary', op: 'recip', x: 6, dtype: f32 }, // 7
+      { kind: 'unary', op: 'round', x: 7, dtype: f32 }, // 8
+      { kind: 'binary', op: 'max', x: 8, y: 0, dtype: f32 }, // 9
+      { kind: 'binary', op: 'min', x: 1, y: 9, dtype: f32 }, // 10
+      { kind: 'unary', op: 'sqrt', x: 10, dtype: f32 }, // 11 NaN below 0
+      { kind: 'unary', op: 'abs', x: 6, dtype: f32 }, // 12
+      { kind: 'unary', op: 'floor', x: 12, dtype: f32 }, // 13
+      { kind: 'binary', op: 'div', x: 13, y: 4, dtype: f32 }, // 14
+      { kind: 'unary', op: 'neg', x: 14, dtype: f32 }, // 15
+    ];
+    const p = fusedProgram({ inputs: [el(), el()], scalars: 1, instrs, outputs: [{ value: 11 }, { value: 15 }] });
+    for (const n of [1, 7, 1023, 4097, 70001]) {
+      const xs = values(n, n + 3);
+      if (n > 7) xs[3] = Number.NaN;
+      const sv = backend!.expand(tensor([0.75], [1]), [n]);
+      const before = engine!.fusedRuns.emitted;
+      check(call(p, [n], [], [tensor(xs, [n]), sv], [3]));
+      assert.equal(engine!.fusedRuns.emitted, before + 1, `n=${n}: the emitted kernel ran`);
+      // An inexact scalar is applied in f64 (binaryScalar): the interpreter runs it.
+      const interpreted = engine!.fusedRuns.interpreted;
+      check(call(p, [n], [], [tensor(xs, [n]), sv], [0.1]));
+      assert.equal(engine!.fusedRuns.interpreted, interpreted + 1);
+    }
+  });
+
   it('softmax over rows of 1, 7, 128, 1023 and 4097 values (row sums as a row output)', () => {
     for (const len of [1, 7, 128, 1023, 4097]) {
       const rows = len > 1000 ? 3 : 33;

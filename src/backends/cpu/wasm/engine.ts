@@ -30,7 +30,9 @@ import type {
 import type { AdamArrays } from '../js/optim.js';
 import { UNARY_COST } from '../op-cost.js';
 import type { CpuArray } from '../storage.js';
+import { emitElementwise, type EmittedKernel } from './emit.js';
 import { compileFused, operandPattern, type FusedCode } from './fused.js';
+import { webAssembly } from './wasm-api.js';
 import { requiredKinds, wasmOpCodes, type TaskKind, type WasmOpCodes } from './ops.js';
 import { MAX_JOBS } from './pool.js';
 import { GEMM_MAX_TILE, type WasmRuntime } from './runtime.js';
@@ -82,6 +84,10 @@ export class WasmEngine implements CpuEngineKernels {
   private readonly threads: number;
   /** Compiled fused programs by program key (null: declined), so a program compiles once. */
   private readonly fusedCodes = new Map<string, FusedCode | null>();
+  /** Fused calls run so far by each path: the emitted kernels (./emit.ts) and the interpreter (./fused.ts). */
+  readonly fusedRuns = { emitted: 0, interpreted: 0 };
+  /** Emitted kernels by program key and splatted inputs (null: the emitter does not take it). */
+  private readonly emitted = new Map<string, EmittedKernel | null>();
 
   constructor(
     private readonly rt: WasmRuntime,
@@ -147,6 +153,15 @@ export class WasmEngine implements CpuEngineKernels {
       const streamed = !row && pat.P * pat.Q === numel && pat.P > FUSED_RESIDENT;
       plans.push({ data: x.data, offset: x.offset, P: pat.P, Q: pat.Q, streamed });
     }
+    // Cheap elementwise programs over contiguous or single-value inputs: the emitted kernel (./emit.ts).
+    if (!program.reduces && plans.every((p) => p.P === 1 || (p.Q === 1 && p.P === numel))) {
+      const kernel = this.emittedKernel(
+        program,
+        plans.map((p) => p.P === 1 && numel > 1),
+      );
+      if (kernel && kernel.f32Scalars.every((i) => isF32(scalars[i]!)))
+        return this.runEmitted(kernel, code, plans, outputs as readonly Float32Array[], scalars, numel);
+    }
     // Work per element (a transcendental op about 16, a cheap one 2): large programs with enough
     // work run on the threads (the whole operands copied once), the rest stream on this thread.
     const cost = code.cost;
@@ -192,6 +207,7 @@ export class WasmEngine implements CpuEngineKernels {
     if ([codeAt, scalarsAt, constsAt, operandsAt, outputsAt, scratchAt, argsAt, ...inAt, ...outAt].some((a) => a < 0))
       return undefined;
     s.i32.set(words, codeAt >>> 2);
+    this.fusedRuns.interpreted++;
     s.f64.set(scalars, scalarsAt >>> 3);
     // Constants rounded to f32 as `fill` rounds them, one splatted vector each.
     code.consts.forEach((index, k) =>
@@ -244,6 +260,56 @@ export class WasmEngine implements CpuEngineKernels {
         if (row) s.read(outAt[k]!, outputs[k] as Float32Array, count, b0);
         else s.read(outAt[k]!, outputs[k] as Float32Array, end - start, start);
       });
+    }
+    return outputs;
+  }
+
+  /** The emitted kernel of an elementwise program (cached), or undefined. */
+  private emittedKernel(program: FusedEngineArgs['program'], splat: readonly boolean[]): EmittedKernel | undefined {
+    const key = `${program.key}|${splat.map((b) => (b ? 's' : 'v')).join('')}`;
+    let kernel = this.emitted.get(key);
+    if (kernel === undefined) {
+      const api = webAssembly();
+      const memory = this.stream.memory;
+      // A shared memory would need a shared import (and the threads' instances): the interpreter serves there.
+      const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
+      kernel = (api && !shared ? emitElementwise(program, splat, api, memory) : undefined) ?? null;
+      this.emitted.set(key, kernel);
+    }
+    return kernel ?? undefined;
+  }
+
+  /** Streams an elementwise program through its emitted kernel on this thread, block by block. */
+  private runEmitted(
+    kernel: EmittedKernel,
+    code: FusedCode,
+    plans: readonly { data: Float32Array; offset: number }[],
+    outputs: readonly Float32Array[],
+    scalars: readonly number[],
+    numel: number,
+  ): readonly CpuArray[] | undefined {
+    const s = this.stream;
+    s.reset();
+    this.fusedRuns.emitted++;
+    const block = Math.min(numel, FUSED_BLOCK);
+    // Every buffer has a vector of room past its end: the kernel runs whole vectors.
+    const inAt = plans.map((_, i) => s.alloc((kernel.splatInputs[i] ? 1 : block) * 4 + 16));
+    const constsAt = s.alloc(code.consts.length * 16 + 16);
+    const outAt = outputs.map(() => s.alloc(block * 4 + 16));
+    if ([...inAt, constsAt, ...outAt].some((a) => a < 0)) return undefined;
+    plans.forEach((p, i) => {
+      if (kernel.splatInputs[i]) s.write(inAt[i]!, p.data, p.offset, p.offset + 1);
+    });
+    code.consts.forEach((index, k) =>
+      s.f32.fill(Math.fround(scalars[index]!), (constsAt >>> 2) + 4 * k, (constsAt >>> 2) + 4 * k + 4),
+    );
+    for (let start = 0; start < numel; start += block) {
+      const count = Math.min(block, numel - start);
+      plans.forEach((p, i) => {
+        if (!kernel.splatInputs[i]) s.write(inAt[i]!, p.data, p.offset + start, p.offset + start + count);
+      });
+      kernel.run(...inAt, constsAt, ...outAt, roundUp(count, 4) * 4);
+      outputs.forEach((o, k) => s.read(outAt[k]!, o, count, start));
     }
     return outputs;
   }
@@ -1086,6 +1152,11 @@ const STREAM_BLOCK = 32768;
 const COL_BUDGET = 64 << 20;
 /** The same on one thread, where the columns are packed right after they are written: they stay in the L2 cache. */
 const CACHED_COL_BUDGET = 256 << 10;
+
+/** Whether `v` is an f32 (or NaN): binaryScalar applies it in f32 then. */
+function isF32(v: number): boolean {
+  return Math.fround(v) === v || v !== v;
+}
 
 function roundUp(v: number, m: number): number {
   return Math.ceil(v / m) * m;
