@@ -4,7 +4,7 @@ import type { DType } from '../../../core/dtype.js';
 import { cpuArrayCtor, type CpuArray } from '../storage.js';
 import { compileBlockExpr, type Reg, type Step } from './block-expr.js';
 import { fusedHelpers, instrExpr, planScalars, roundBf16, roundF16, type ScalarPlan } from './expr.js';
-import type { FusedJsKernel } from './js-codegen.js';
+import { planPasses, type FusedJsKernel } from './js-codegen.js';
 
 /**
  * The fused-program path without `eval` (pages whose Content-Security-Policy forbids
@@ -12,8 +12,9 @@ import type { FusedJsKernel } from './js-codegen.js';
  * (block-expr.ts) and run block by block: per row, per pass of the schedule, the row's inner
  * elements in blocks — gather the loads, run each instruction's steps over the block, accumulate
  * the reductions, store the outputs. Row-level values are computed once per row and broadcast
- * into their registers. The same expressions and roundings as the generated kernel, in the same
- * order, so the same values.
+ * into their registers. With `rowCache`, expensive element values a later pass needs are kept
+ * in row-long arrays instead of being recomputed (as the generated kernel does). The same
+ * expressions and roundings as the generated kernel, in the same order, so the same values.
  */
 
 /** Elements per block of the interpreter (see bench/RESULTS.md: 512 ran fastest of 128–4096 on the 8-op chain). */
@@ -144,6 +145,9 @@ interface Pass {
   /** Row-level instructions before the pass: loads (input index) or steps. */
   readonly before: readonly RowInstr[];
   readonly loads: readonly { readonly reg: Reg; readonly input: number }[];
+  /** Element values read back from (written to) the row cache: an array per value, one entry per row element. */
+  readonly cacheReads: readonly { readonly reg: Reg; readonly slot: number }[];
+  readonly cacheWrites: readonly { readonly reg: Reg; readonly slot: number }[];
   readonly steps: readonly Step[];
   readonly reduces: readonly {
     readonly value: number;
@@ -161,6 +165,7 @@ export function compileFusedInterpreter(
   program: FusedProgram,
   plan: ScalarPlan = planScalars(program),
   block = INTERPRETER_BLOCK,
+  rowCache = false,
 ): FusedJsKernel {
   const { instrs, outputs } = program;
   const schedule = scheduleFused(program);
@@ -201,13 +206,18 @@ export function compileFusedInterpreter(
     if (instr.kind === 'load') return { reg: regs[i]!, input: instr.input };
     return { reg: regs[i]!, steps: stepsOf[i]! };
   };
+  const plans = planPasses(program, schedule, rowCache);
+  const cachedValues = [...new Set(plans.flatMap((pl) => pl.cacheWrites))];
+  const cacheSlot = new Map(cachedValues.map((v, k) => [v, k]));
   const passes: Pass[] = schedule.passes.map((pass, p) => ({
     before: schedule.rowBefore[p]!.flatMap((i) => rowInstr(i) ?? []),
-    loads: pass.elementInstrs.flatMap((i) => {
+    loads: plans[p]!.compute.flatMap((i) => {
       const instr = instrs[i]!;
       return instr.kind === 'load' ? [{ reg: regs[i]!, input: instr.input }] : [];
     }),
-    steps: pass.elementInstrs.flatMap((i) => stepsOf[i]!),
+    cacheReads: [...plans[p]!.cacheReads].map((v) => ({ reg: regs[v]!, slot: cacheSlot.get(v)! })),
+    cacheWrites: plans[p]!.cacheWrites.map((v) => ({ reg: regs[v]!, slot: cacheSlot.get(v)! })),
+    steps: plans[p]!.compute.flatMap((i) => stepsOf[i]!),
     reduces: pass.reduces.map((i) => {
       const instr = instrs[i]!;
       if (instr.kind !== 'reduce') throw new Error('a pass reduces a non-reduce');
@@ -219,6 +229,8 @@ export function compileFusedInterpreter(
   const rowStores = schedule.rowStores.map((k) => ({ output: k, reg: regs[outputs[k]!.value]! }));
   const nIn = program.inputs.length;
   const accs = new Float64Array(instrs.length);
+  // The row cache's arrays, kept between calls (grown to the longest row).
+  let caches: Float64Array[] = [];
 
   return (shape, innerRank, I, O, K) => {
     const rank = shape.length,
@@ -229,6 +241,8 @@ export function compileFusedInterpreter(
     let innerN = 1;
     for (const s of innerShape) innerN *= s;
     const m = Math.min(innerN, block);
+    if (cachedValues.length > 0 && (caches[0]?.length ?? -1) < innerN)
+      caches = cachedValues.map(() => new Float64Array(innerN));
     slotRegs.forEach((r, k) => r.fill(K[k]!));
     const base = I.map((x) => x.offset);
     const innerStrides = I.map((x) => x.strides.slice(oRank));
@@ -251,7 +265,9 @@ export function compileFusedInterpreter(
           const n = Math.min(block, innerN - start);
           for (const ld of pass.loads)
             gather(ld.reg, n, datas[ld.input]!, base[ld.input]!, innerShape, innerStrides[ld.input]!, start, gIdx);
+          for (const cr of pass.cacheReads) cr.reg.set(caches[cr.slot]!.subarray(start, start + n));
           for (const s of pass.steps) s(n);
+          for (const cw of pass.cacheWrites) caches[cw.slot]!.set(n === block ? cw.reg : cw.reg.subarray(0, n), start);
           for (const red of pass.reduces) accs[red.value] = ACCUMULATE[red.op].step(red.x, n, accs[red.value]!);
           for (const st of pass.stores) {
             const out = O[st.output]!,

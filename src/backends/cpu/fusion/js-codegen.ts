@@ -37,7 +37,7 @@ const EXPENSIVE =
   /Math\.(exp|expm1|log|log1p|log2|log10|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|pow|cbrt)\(|H\.(erf|powInt32|i64)/;
 
 /** How one pass of a row runs: what it computes, what it reads back from the row cache, what it keeps there. */
-interface PassPlan {
+export interface PassPlan {
   /** Element instructions computed in the pass (ascending; no scalars, no cache reads). */
   readonly compute: readonly number[];
   /** Element values read from the row cache (computed by an earlier pass). */
@@ -51,7 +51,7 @@ interface PassPlan {
  * them; with the row cache, an expensive value (a call V8 does not inline) computed in one pass is
  * kept in a row-long array and read back by later passes (softmax's exp is computed once).
  */
-function planPasses(program: FusedProgram, schedule: FusedSchedule, rowCache: boolean): PassPlan[] {
+export function planPasses(program: FusedProgram, schedule: FusedSchedule, rowCache: boolean): PassPlan[] {
   const { instrs, levels, outputs } = program;
   const expensive = (i: number) => {
     const instr = instrs[i]!;

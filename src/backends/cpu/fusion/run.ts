@@ -49,7 +49,9 @@ interface Compiled {
   readonly plan: ScalarPlan;
   /** Generated kernels by layout signature. */
   readonly kernels: Map<string, FusedJsKernel>;
+  /** The interpreter without and with the row cache. */
   interpreter?: FusedJsKernel;
+  interpreterCached?: FusedJsKernel;
 }
 
 /** Compiled programs by structural key: the same program never compiles twice. */
@@ -202,8 +204,12 @@ export function runFused(
       if (useInterpreter) {
         // Elementwise programs run as one row over the whole space (full blocks whatever the layout).
         if (!program.reduces) innerRank = layout.shape.length;
-        kernel = compiled.interpreter ??=
-          (cpuFusedStats.interpreted++, compileFusedInterpreter(program, compiled.plan));
+        if (program.reduces && innerN <= ROW_CACHE_LIMIT)
+          kernel = compiled.interpreterCached ??=
+            (cpuFusedStats.interpreted++, compileFusedInterpreter(program, compiled.plan, undefined, true));
+        else
+          kernel = compiled.interpreter ??=
+            (cpuFusedStats.interpreted++, compileFusedInterpreter(program, compiled.plan));
       } else {
         // Elementwise programs loop over the innermost dim, the outer ones as rows.
         if (!program.reduces) innerRank = Math.min(1, layout.shape.length);
