@@ -339,6 +339,21 @@ describe('WebGPU fused kernels: row programs', { skip }, () => {
     }
   });
 
+  it('reversed views (negative strides) in elementwise and row programs', async () => {
+    const b = backend();
+    const x = tensor([6, 130], f32, 12);
+    const rev = b.slice(x, [
+      { start: 5, size: 6, step: -1 },
+      { start: 129, size: 130, step: -1 },
+    ]);
+    const outs = await check({ program: softmax(), outer: [6], inner: [130], inputs: [rev], scalars: [] }, 'rows');
+    const outs2 = await check(
+      { program: chain8(), outer: [6, 130], inner: [], inputs: [rev, x], scalars: [0.3] },
+      'elementwise',
+    );
+    dispose(x, rev, ...outs, ...outs2);
+  });
+
   it('softmax over a permuted view and over two inner dims', async () => {
     const b = backend();
     const x = tensor([96, 3, 5], f32, 9);
