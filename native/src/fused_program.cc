@@ -34,6 +34,10 @@ constexpr int64_t kMaxTile = 4096;
 constexpr int64_t kTuneElements = int64_t{1} << 20;
 /** Elements below which a program runs on one thread. */
 constexpr int64_t kSerial = int64_t{1} << 14;
+/** Bytes of the rows a column-mode block takes side by side (two cache lines). */
+constexpr int64_t kColBytes = 128;
+/** Column programs with at most this many rows take them all in one block. */
+constexpr int64_t kColAll = 1024;
 /** Rows shorter than this get their row values spread along them (one kernel call per block). */
 constexpr int64_t kShortRow = 64;
 /** Output bytes from which outputs are written with non-temporal stores (kStreamBytes of elementwise.cc). */
@@ -182,7 +186,7 @@ inline void args_of(const Instr& x, int32_t out[3]) {
 }
 
 /** Plans passes [q0, q1) as one sequence: values computed once, slots freed after their last read. */
-void plan_range(const Prog& p, size_t q0, size_t q1, bool joint, Plan* plan, std::vector<int32_t>& slot) {
+void plan_range(const Prog& p, size_t q0, size_t q1, bool joint, bool direct, Plan* plan, std::vector<int32_t>& slot) {
   const size_t n = p.ins.size();
   std::vector<char> done(n, 0);
   // Time 2j: the j-th computation; 2j + 1: the reads (reduces, stores) at the end of its pass.
@@ -208,7 +212,7 @@ void plan_range(const Prog& p, size_t q0, size_t q1, bool joint, Plan* plan, std
       const int32_t v = p.out_val[k];
       if (p.ins[v].uniform) continue;
       // Written straight into the output when computed (not loads: they may be read in place).
-      if (p.ins[v].kind != kLoad && plan->direct[v] < 0) plan->direct[v] = k;
+      if (direct && p.ins[v].kind != kLoad && plan->direct[v] < 0) plan->direct[v] = k;
       else last[v] = std::max(last[v], end);
     }
   }
@@ -236,14 +240,14 @@ void plan_range(const Prog& p, size_t q0, size_t q1, bool joint, Plan* plan, std
   }
 }
 
-Plan make_plan(const Prog& p, bool joint) {
+Plan make_plan(const Prog& p, bool joint, bool direct = true) {
   Plan plan;
   const size_t n = p.ins.size();
   plan.compute.resize(p.passes.size());
   plan.direct.assign(n, -1);
   if (joint) {
     std::vector<int32_t> slot(n, -1);
-    plan_range(p, 0, p.passes.size(), true, &plan, slot);
+    plan_range(p, 0, p.passes.size(), true, direct, &plan, slot);
     plan.slot.assign(p.passes.size(), slot);
     return plan;
   }
@@ -254,7 +258,7 @@ Plan make_plan(const Prog& p, bool joint) {
     one.compute.resize(p.passes.size());
     one.direct.assign(n, -1);
     std::vector<int32_t> slot(n, -1);
-    plan_range(p, q, q + 1, false, &one, slot);
+    plan_range(p, q, q + 1, false, direct, &one, slot);
     plan.compute[q] = one.compute[q];
     plan.slot.push_back(slot);
     for (size_t v = 0; v < n; v++) {
@@ -357,8 +361,9 @@ struct Frame {
   /** base[j · inputs + i]: the offset of row j of the block in input i. */
   std::vector<int64_t> base;
   int64_t stride = 0;
-  /** A tile-sized buffer of row values spread along short rows. */
+  /** A tile-sized buffer of row values spread along short rows (or across a column-mode tile). */
   std::vector<T> spread;
+  std::vector<uint8_t> spreadB;
   /** Blocks of row-invariant inputs, gathered once per frame (empty until first read). */
   std::vector<std::vector<T>> cachedT;
   std::vector<std::vector<uint8_t>> cachedB;
@@ -376,6 +381,18 @@ class Runner {
     for (int d = 0; d < outer_rank_; d++) rows_ *= shape_[d];
     for (int d = outer_rank_; d < rank; d++) row_len_ *= shape_[d];
     sub_rank_ = rank - outer_rank_;
+    // Column programs (reductions over a dim that is not the innermost in memory: bias and gamma
+    // gradients): blocks of rows adjacent in memory, each tile laid out element-major.
+    if (p_.reduces && sub_rank_ == 1 && outer_rank_ >= 1) {
+      bool any = false, against = false;
+      for (size_t i = 0; i < in_.size(); i++) {
+        if (p_.in_level[i] != 0) continue;
+        const int64_t si = in_[i].strides[rank - 1], so = in_[i].strides[outer_rank_ - 1];
+        if (si == 1 && shape_[rank - 1] > 1) against = true;
+        if (so == 1 && si != 1 && si != 0) any = true;
+      }
+      col_ = any && !against && shape_[outer_rank_ - 1] > 1;
+    }
     // Outputs far larger than the caches: written with non-temporal stores, as the unfused ops write theirs.
     stream_ = rows_ * row_len_ * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
     for (Operand& o : in_) {
@@ -473,6 +490,10 @@ class Runner {
   }
 
   void run_rows() {
+    if (col_) {
+      run_cols();
+      return;
+    }
     const int64_t target = tuned_tile();
     // Short rows: blocks of whole rows fill one tile, every pass walks it, values persist across passes.
     // Long rows: one row at a time, in tiles, each pass recomputing what it needs.
@@ -516,6 +537,93 @@ class Runner {
         }
       }
     }, serial);
+  }
+
+  /** Column mode: blocks of kColRows rows, tiles of m elements of each (element-major), reductions per row in order. */
+  void run_cols() {
+    // Blocks of rows adjacent in memory; all of them at once when they fit (a whole memory row per
+    // tile line: loads read in place), the elements then split over the threads.
+    const int64_t line = kColBytes / static_cast<int64_t>(sizeof(T));
+    const int64_t K = rows_ <= kColAll ? rows_ : std::min(rows_, line);
+    const int64_t M = std::max<int64_t>(1, tuned_tile() / K);
+    const bool joint = M >= row_len_;
+    const int64_t m_tile = std::min(M, row_len_);
+    const Plan plan = make_plan(p_, joint, false);
+    block_ = K;
+    const int64_t blocks = (rows_ + K - 1) / K;
+    const int64_t tiles = (row_len_ + m_tile - 1) / m_tile;
+    const bool serial = rows_ * row_len_ < kSerial;
+    const size_t np = p_.passes.size();
+    auto frame = [&](Frame<T>& f) {
+      setup(f, plan, K * m_tile, K);
+      f.spread.resize(static_cast<size_t>(K * m_tile));
+    };
+    auto finish_block = [&](Frame<T>& f, int64_t r0, int64_t k) {
+      row_steps(f, np, r0, k);
+      for (int32_t ko : p_.row_stores) {
+        const int32_t v = p_.out_val[ko];
+        if (p_.ins[v].dt == kDtBool) std::memcpy(static_cast<uint8_t*>(out_[ko]) + r0, &f.rowB[v * block_], k);
+        else std::memcpy(static_cast<T*>(out_[ko]) + r0, &f.rowT[v * block_], sizeof(T) * k);
+      }
+    };
+    if (blocks >= 2 * pool_size() || serial || tiles < 2) {
+      parallel_for(blocks, serial ? blocks : chunk_for(blocks, 1, 1, 4), [&](int64_t b, int64_t e, int) {
+        Frame<T> f;
+        frame(f);
+        for (int64_t bi = b; bi < e; bi++) {
+          const int64_t r0 = bi * K;
+          const int64_t k = std::min(K, rows_ - r0);
+          set_bases(f, r0, k);
+          for (size_t q = 0; q < np; q++) {
+            row_steps(f, q, r0, k);
+            const Pass& pass = p_.passes[q];
+            for (int32_t v : pass.reduces) std::fill_n(&f.acc[v * block_], k, identity(p_.ins[v].op));
+            for (int64_t i0 = 0; i0 < row_len_; i0 += m_tile) tile_pass(f, plan, q, r0, k, i0, std::min(m_tile, row_len_ - i0) * k);
+            for (int32_t v : pass.reduces) {
+              for (int64_t j = 0; j < k; j++) f.rowT[v * block_ + j] = static_cast<T>(f.acc[v * block_ + j]);
+            }
+          }
+          finish_block(f, r0, k);
+        }
+      }, serial);
+      return;
+    }
+    // Few blocks: each pass over a block split over the threads in chunks of tiles, the partial
+    // reductions combined in chunk order.
+    const int64_t chunk = chunk_for(tiles, 1, 1);
+    const int64_t nchunks = (tiles + chunk - 1) / chunk;
+    Frame<T> main;
+    frame(main);
+    for (int64_t bi = 0; bi < blocks; bi++) {
+      const int64_t r0 = bi * K;
+      const int64_t k = std::min(K, rows_ - r0);
+      set_bases(main, r0, k);
+      for (size_t q = 0; q < np; q++) {
+        row_steps(main, q, r0, k);
+        const std::vector<int32_t>& reds = p_.passes[q].reduces;
+        const size_t nr = reds.size();
+        std::vector<double> part(static_cast<size_t>(nchunks * k) * nr, 0.0);
+        parallel_for(tiles, chunk, [&](int64_t b, int64_t e, int) {
+          Frame<T> f;
+          frame(f);
+          f.rowT = main.rowT;
+          f.rowB = main.rowB;
+          f.base = main.base;
+          for (int32_t v : reds) std::fill_n(&f.acc[v * block_], k, identity(p_.ins[v].op));
+          for (int64_t t = b; t < e; t++) tile_pass(f, plan, q, r0, k, t * m_tile, std::min(m_tile, row_len_ - t * m_tile) * k);
+          for (size_t i = 0; i < nr; i++) std::memcpy(&part[(static_cast<size_t>(b / chunk) * nr + i) * k], &f.acc[reds[i] * block_], sizeof(double) * k);
+        });
+        for (size_t i = 0; i < nr; i++) {
+          const int op = p_.ins[reds[i]].op;
+          for (int64_t j = 0; j < k; j++) {
+            double acc = identity(op);
+            for (int64_t c = 0; c < nchunks; c++) acc = combine(op, acc, part[(static_cast<size_t>(c) * nr + i) * k + j]);
+            main.rowT[reds[i] * block_ + j] = static_cast<T>(acc);
+          }
+        }
+      }
+      finish_block(main, r0, k);
+    }
   }
 
   /**
@@ -647,7 +755,10 @@ class Runner {
       }
       f.vp[v] = dst;
       switch (x.kind) {
-        case kLoad: load(f, v, x, dst, r0, k, s, n); break;
+        case kLoad:
+          if (col_) col_load(f, v, x, dst, k, s, n / k);
+          else load(f, v, x, dst, r0, k, s, n);
+          break;
         case kUnaryI: k_.unary(x.op, static_cast<T*>(dst), elem<T>(f, x.a), n, stream_ && plan.direct[v] >= 0); break;
         case kPredicateI: {
           const T* a = elem<T>(f, x.a);
@@ -667,13 +778,38 @@ class Runner {
       const Instr& x = p_.ins[v];
       const T* a = elem<T>(f, x.a);
       double* acc = &f.acc[v * block_];
-      if (k == 1) acc[0] = combine(x.op, acc[0], k_.reduce(x.op, a, n));
+      if (col_) {
+        // Each row in element order, in double: the order of the unfused strided reduction.
+        const int64_t m = n / k;
+        for (int64_t i = 0; i < m; i++) {
+          const T* at = a + i * k;
+          if (x.op == kSum) for (int64_t j = 0; j < k; j++) acc[j] += static_cast<double>(at[j]);
+          else for (int64_t j = 0; j < k; j++) acc[j] = combine(x.op, acc[j], static_cast<double>(at[j]));
+        }
+      } else if (k == 1) acc[0] = combine(x.op, acc[0], k_.reduce(x.op, a, n));
       else for (int64_t j = 0; j < k; j++) acc[j] = combine(x.op, acc[j], k_.reduce(x.op, a + j * row_len_, row_len_));
     }
     for (int32_t ko : pass.stores) {
       const int32_t v = p_.out_val[ko];
       if (plan.direct[v] == ko) continue;
       const Instr& x = p_.ins[v];
+      if (col_) {
+        // Back to row-major: element i of row j.
+        const int64_t m = n / k;
+        for (int64_t j = 0; j < k; j++) {
+          const int64_t at = (r0 + j) * row_len_ + s;
+          if (x.dt == kDtBool) {
+            const uint8_t* src = elem<uint8_t>(f, v) + j;
+            uint8_t* o = static_cast<uint8_t*>(out_[ko]) + at;
+            for (int64_t i = 0; i < m; i++) o[i] = src[i * k];
+          } else {
+            const T* src = elem<T>(f, v) + j;
+            T* o = static_cast<T*>(out_[ko]) + at;
+            for (int64_t i = 0; i < m; i++) o[i] = src[i * k];
+          }
+        }
+        continue;
+      }
       if (x.dt == kDtBool) {
         uint8_t* o = static_cast<uint8_t*>(out_[ko]) + out_at;
         if (x.uniform) std::fill_n(o, n, f.rowB[v * block_]);
@@ -689,6 +825,45 @@ class Runner {
   template <class E>
   const E* elem(Frame<T>& f, int32_t v) {
     return static_cast<const E*>(f.vp[v]);
+  }
+
+  /** Row value `v` of the k rows repeated across a column-mode tile of n = m·k lanes. */
+  const T* col_spread(Frame<T>& f, int32_t v, int64_t k, int64_t n) {
+    T* bc = f.spread.data();
+    std::memcpy(bc, &f.rowT[v * block_], sizeof(T) * k);
+    for (int64_t i = k; i < n; i += k) std::memcpy(bc + i, bc, sizeof(T) * k);
+    return bc;
+  }
+
+  /** Elements [i0, i0 + m) of the k rows into the element-major tile (runs of k adjacent values when rows are). */
+  void col_load(Frame<T>& f, int32_t v, const Instr& x, void* dst, int64_t k, int64_t i0, int64_t m) {
+    const Operand& o = in_[x.a];
+    const size_t ni = in_.size();
+    const int64_t si = o.strides[rank_ - 1];
+    const int64_t b0 = f.base[x.a];
+    bool adjacent = true;  // row j at b0 + j
+    for (int64_t j = 1; j < k && adjacent; j++) adjacent = f.base[j * ni + x.a] == b0 + j;
+    if (x.dt == kDtBool) {
+      const uint8_t* src = static_cast<const uint8_t*>(o.data);
+      uint8_t* d = static_cast<uint8_t*>(dst);
+      for (int64_t i = 0; i < m; i++) {
+        for (int64_t j = 0; j < k; j++) d[i * k + j] = src[f.base[j * ni + x.a] + (i0 + i) * si];
+      }
+      return;
+    }
+    const T* src = static_cast<const T*>(o.data);
+    T* d = static_cast<T*>(dst);
+    if (adjacent && si == k) {
+      f.vp[v] = src + b0 + i0 * si;  // the tile is a run of memory: read in place
+      return;
+    }
+    if (adjacent) {
+      for (int64_t i = 0; i < m; i++) std::memcpy(d + i * k, src + b0 + (i0 + i) * si, sizeof(T) * k);
+      return;
+    }
+    for (int64_t i = 0; i < m; i++) {
+      for (int64_t j = 0; j < k; j++) d[i * k + j] = src[f.base[j * ni + x.a] + (i0 + i) * si];
+    }
   }
 
   template <class E>
@@ -757,6 +932,11 @@ class Runner {
       k_.binary_scalar(x.op, dst, elem<T>(f, x.a), scalars_[xb.a], n, stream);
       return;
     }
+    if (col_) {
+      const T* bc = col_spread(f, xa.uniform ? x.a : x.b, k, n);
+      k_.binary(x.op, dst, xa.uniform ? bc : elem<T>(f, x.a), xb.uniform ? bc : elem<T>(f, x.b), n, false);
+      return;
+    }
     if (k > 1 && row_len_ < kShortRow) {
       // Short rows: the row value spread along its rows, then one call (per-row calls would cost more
       // than the work); the same values, the vector ops being lane-wise.
@@ -789,6 +969,13 @@ class Runner {
       for (int64_t i = 0; i < n; i++) dst[i] = compare(x.op, a[i], b[i]);
       return;
     }
+    if (col_) {
+      const T* bc = col_spread(f, ua ? x.a : x.b, k, n);
+      const T* a = ua ? bc : elem<T>(f, x.a);
+      const T* b = ub ? bc : elem<T>(f, x.b);
+      for (int64_t i = 0; i < n; i++) dst[i] = compare(x.op, a[i], b[i]);
+      return;
+    }
     const int64_t m = k == 1 ? n : row_len_;
     for (int64_t j = 0; j < k; j++) {
       uint8_t* o = dst + j * m;
@@ -805,6 +992,24 @@ class Runner {
   void where(Frame<T>& f, const Instr& x, void* dst, int64_t k, int64_t n) {
     const bool uc = p_.ins[x.a].uniform, ux = p_.ins[x.b].uniform, uy = p_.ins[x.c].uniform;
     const int64_t B = block_;
+    if (col_ && (uc || ux || uy)) {
+      // Row values per lane of the element-major tile: elementwise, lane i·k + j takes row j's.
+      for (int64_t i = 0; i < n; i++) {
+        const int64_t j = i % k;
+        const bool c = uc ? f.rowB[x.a * B + j] != 0 : elem<uint8_t>(f, x.a)[i] != 0;
+        if (x.dt == kDtBool) {
+          const uint8_t a = ux ? f.rowB[x.b * B + j] : elem<uint8_t>(f, x.b)[i];
+          const uint8_t b = uy ? f.rowB[x.c * B + j] : elem<uint8_t>(f, x.c)[i];
+          static_cast<uint8_t*>(dst)[i] = c ? a : b;
+        } else {
+          const T a = ux ? f.rowT[x.b * B + j] : elem<T>(f, x.b)[i];
+          const T b = uy ? f.rowT[x.c * B + j] : elem<T>(f, x.c)[i];
+          static_cast<T*>(dst)[i] = c ? a : b;
+        }
+      }
+      return;
+    }
+    if (col_) k = 1;  // no row values: one flat run
     const int64_t m = k == 1 ? n : row_len_;
     for (int64_t j = 0; j < k; j++) {
       const int64_t at = j * m;
@@ -860,6 +1065,8 @@ class Runner {
   std::vector<void*>& out_;
   const double* scalars_;
   bool stream_ = false;
+  /** Column mode (see the constructor): tiles hold element i of row j at i·k + j. */
+  bool col_ = false;
   /** Rows per block (the row values' stride in a frame); the same in every thread of a call. */
   int64_t block_ = 1;
 };

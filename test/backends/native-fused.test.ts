@@ -339,6 +339,37 @@ describe('native fused programs', { skip: fusedSkip }, () => {
     check(call(p, [rows], [len], [tensor(values(rows * len, 31), [rows, len])], [1 / len]));
   });
 
+  it('column programs (reducing a dim that is not innermost in memory): softmax down columns, masks, element outputs', () => {
+    // x is [R, C] in memory; the program reduces over R: shape [C, R] with strides [1, C].
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: f32 }, // 0 x
+      { kind: 'reduce', op: 'max', x: 0, dtype: f32 }, // 1
+      { kind: 'binary', op: 'sub', x: 0, y: 1, dtype: f32 }, // 2
+      { kind: 'unary', op: 'exp', x: 2, dtype: f32 }, // 3
+      { kind: 'reduce', op: 'sum', x: 3, dtype: f32 }, // 4
+      { kind: 'binary', op: 'div', x: 3, y: 4, dtype: f32 }, // 5 element output
+      { kind: 'load', input: 1, dtype: f32 }, // 6 row input (per column)
+      { kind: 'compare', op: 'gt', x: 0, y: 6, dtype: 'bool' }, // 7
+      { kind: 'where', c: 7, x: 5, y: 6, dtype: f32 }, // 8
+      { kind: 'reduce', op: 'sum', x: 8, dtype: f32 }, // 9 row output
+    ];
+    const p = fusedProgram({
+      inputs: [el(), row()],
+      scalars: 0,
+      instrs,
+      outputs: [{ value: 5 }, { value: 9 }, { value: 1 }],
+    });
+    for (const [R, C] of [
+      [301, 37],
+      [50, 1500],
+      [3000, 8],
+    ] as const) {
+      const x = backend!.permute(tensor(values(R * C, R + C), [R, C]), [1, 0]);
+      const thr = tensor(values(C, 5), [C]);
+      check(call(p, [C], [R], [x, thr]), 1e-6);
+    }
+  });
+
   it('a rank-0 space, an empty space, and an output that is a scalar', () => {
     const instrs: FusedInstr[] = [
       { kind: 'load', input: 0, dtype: f32 },
