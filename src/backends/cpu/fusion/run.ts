@@ -49,6 +49,8 @@ interface Compiled {
   readonly plan: ScalarPlan;
   /** Generated kernels by layout signature. */
   readonly kernels: Map<string, FusedJsKernel>;
+  /** Whether the engines may be offered the program. */
+  readonly offer: boolean;
   /** The interpreter without and with the row cache. */
   interpreter?: FusedJsKernel;
   interpreterCached?: FusedJsKernel;
@@ -57,9 +59,15 @@ interface Compiled {
 /** Compiled programs by structural key: the same program never compiles twice. */
 const cache = new Map<string, Compiled>();
 
+/** Most programs kept compiled; past it the least recently compiled is dropped (programs built on the fly must not grow the cache forever). */
+const CACHE_LIMIT = 4096;
+
 function compiledOf(program: FusedProgram): Compiled {
   let c = cache.get(program.key);
-  if (c === undefined) cache.set(program.key, (c = { plan: planScalars(program), kernels: new Map() }));
+  if (c === undefined) {
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+    cache.set(program.key, (c = { plan: planScalars(program), kernels: new Map(), offer: offerable(program) }));
+  }
   return c;
 }
 
@@ -77,8 +85,6 @@ function offerable(program: FusedProgram): boolean {
     program.outputs.every((o) => OFFERED.has(program.instrs[o.value]!.dtype))
   );
 }
-
-const offerCache = new Map<string, boolean>();
 
 /**
  * Autotune of the fused-vs-replay choice for the JavaScript path (the engine's own kernel decides
@@ -163,9 +169,7 @@ export function runFused(
     const e = host.engine;
     let done = false;
     if (e.fused && innerN > 0) {
-      let offer = offerCache.get(program.key);
-      if (offer === undefined) offerCache.set(program.key, (offer = offerable(program)));
-      if (offer) {
+      if (compiled.offer) {
         const args: FusedEngineArgs = {
           program,
           shape: layout.shape,
