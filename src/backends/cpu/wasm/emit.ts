@@ -239,7 +239,12 @@ export function emitElementwise(
     ...section(7, [1, ...name('run'), 0, 0]),
     ...section(10, [1, ...leb(body.length), ...body]),
   ]);
-  const instance = new api.Instance(new api.Module(bytes), { env: { memory } });
-  const run = instance.exports['run'] as (...args: number[]) => void;
-  return { run, f32Scalars, splatInputs: [...splat] };
+  try {
+    const instance = new api.Instance(new api.Module(bytes), { env: { memory } });
+    const run = instance.exports['run'] as (...args: number[]) => void;
+    return { run, f32Scalars, splatInputs: [...splat] };
+  } catch {
+    // A browser's main thread compiles at most 4 KiB synchronously (and a CSP may forbid it): the interpreter runs.
+    return undefined;
+  }
 }
