@@ -15,6 +15,7 @@ import { webgpuImpl } from './impls/burn-webgpu.js';
 import { FULL_CONFIG, parseArgs, QUICK_CONFIG, USAGE } from './lib/cli.js';
 import { inputValues } from './lib/data.js';
 import { DATA_BENCH_KEYWORDS, runDataBench } from './cases/data.js';
+import { FUSION_BENCH_KEYWORDS, runFusionBench } from './cases/fusion.js';
 import { errorText } from './lib/measure.js';
 import { unitOf, valueOf } from './lib/metric.js';
 import { describeOutcome, ratiosToPeers, renderTable, rowValues, type CaseResult } from './lib/report.js';
@@ -33,8 +34,16 @@ async function main(): Promise<void> {
   const cases = allCases.filter((c) => matches(`${c.id} ${c.title}`, options.filters));
   // The data-loader family (bench/cases/data.ts) measures whole epochs and prints its own table.
   const dataSelected = matches(DATA_BENCH_KEYWORDS, options.filters);
-  if (cases.length === 0 && !dataSelected) throw new Error(`no case matches --filter ${options.filters.join(',')}`);
-  if (cases.length === 0) return runDataBench({ quick: options.quick });
+  // The fusion family (bench/cases/fusion.ts) compares fused with unfused devices in its own table.
+  const fusionSelected = matches(FUSION_BENCH_KEYWORDS, options.filters);
+  const runOwnTables = async (): Promise<void> => {
+    if (dataSelected) await runDataBench({ quick: options.quick });
+    if (fusionSelected) await runFusionBench({ quick: options.quick, filters: options.filters });
+  };
+  if (cases.length === 0 && !dataSelected && !fusionSelected) {
+    throw new Error(`no case matches --filter ${options.filters.join(',')}`);
+  }
+  if (cases.length === 0) return runOwnTables();
 
   const all: Impl[] = [
     burnImpl({ readback: options.readback }),
@@ -153,7 +162,7 @@ async function main(): Promise<void> {
     writeFileSync(options.json, `${JSON.stringify(raw, null, 2)}\n`);
     console.log(`\nRaw results: ${options.json}`);
   }
-  if (dataSelected) await runDataBench({ quick: options.quick });
+  await runOwnTables();
 }
 
 main().catch((e: unknown) => {
