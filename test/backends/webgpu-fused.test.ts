@@ -185,6 +185,21 @@ function layerNorm(): FusedProgram {
 }
 
 describe('WebGPU fused kernels: elementwise programs', { skip }, () => {
+  it('a 48-op chain (instruction ids 16 and 32 generate functions too)', async () => {
+    const instrs: FusedInstr[] = [load(0), load(1)];
+    const ops = ['add', 'mul', 'sub', 'div', 'max', 'min'] as const;
+    for (let k = 0; k < 46; k++) {
+      const last = instrs.length - 1;
+      instrs.push(k % 3 === 2 ? un('tanh', last) : bin(ops[k % ops.length]!, last, k % 2));
+    }
+    const n = 300;
+    const a = tensor([n], f32, 1),
+      c = tensor([n], f32, 2, values(n, 2, f32, 1, 2));
+    const call = { program: program([el(), el()], 0, instrs), outer: [n], inner: [], inputs: [a, c], scalars: [] };
+    const outs = await check(call, '48 ops');
+    dispose(a, c, ...outs);
+  });
+
   it('an 8-op chain with two outputs equals the replay (odd sizes: 1, 7, 1023, 4097)', async () => {
     for (const n of [1, 7, 1023, 4097]) {
       const a = tensor([n], f32, 1),

@@ -401,7 +401,7 @@ class Gen {
     return c.expr;
   }
 
-  /** A function `f{i}` over params `names` of types `types` returning `ret` by `e`. */
+  /** A function `op{i}` over params `names` of types `types` returning `ret` by `e` (`f{i}` would name `f32` and `f16`). */
   fn(i: number, e: Expr, names: readonly string[], types: readonly CType[], ret: CType): string {
     for (const h of e.helpers) this.helpers.add(h);
     let expr = e.expr;
@@ -416,8 +416,8 @@ class Gen {
       this.fns.push(code);
     }
     const params = names.map((n, k) => `${n}: ${types[k]!}`).join(', ');
-    this.fns.push(`fn f${i}(${params}) -> ${ret} { return ${expr}; }`);
-    return `f${i}`;
+    this.fns.push(`fn op${i}(${params}) -> ${ret} { return ${expr}; }`);
+    return `op${i}`;
   }
 
   /** The `let` of a non-load, non-reduce instruction `i`, rounded to its dtype. */
