@@ -695,6 +695,16 @@ describe('CpuBackend.fused: caches and memory', () => {
     assert.deepEqual(read(b, second[0]!), read(b, replayFused(b, call)[0]!));
   });
 
+  it('a call that does not match its program is a BurnError naming the input', () => {
+    const b = js();
+    const x = tensor(b, [1, 2, 3], [3], 'f32');
+    const p = chain8('f32');
+    assert.throws(() => b.fused(ew(p, [3], [x], [1, 2])), /1 inputs for a program of 2/);
+    assert.throws(() => b.fused(ew(p, [3], [x, b.cast(x, 'f64')], [1, 2])), /input 1 has dtype f64, expected f32/);
+    assert.throws(() => b.fused(ew(p, [4], [x, x], [1, 2])), /input 0 has shape \[3\], expected \[4\]/);
+    assert.throws(() => b.fused(ew(p, [3], [x, x], [1])), /1 scalars for a program of 2/);
+  });
+
   it('an output that is an input value is a new array (the program still writes it)', () => {
     const b = js();
     const x = tensor(b, [1, 2, 3], [3], 'f32');

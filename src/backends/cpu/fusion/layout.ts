@@ -1,4 +1,5 @@
 import type { FusedCall } from '../../../backend/fusion/program.js';
+import { BurnError } from '../../../core/errors.js';
 import { contiguousStrides, numel } from '../../../core/shape.js';
 import { alignStrides, collapse } from '../../../core/strided.js';
 import type { FusedOperand } from '../engine.js';
@@ -19,10 +20,31 @@ export interface FusedLayout {
   readonly innerN: number;
 }
 
+/** Refuses a call whose inputs or scalars do not match its program (a bug of the caller), naming them. */
+function checkCall(call: FusedCall<CpuTensor>, full: readonly number[]): void {
+  const { program, outer, inputs, scalars } = call;
+  const bad = (why: string): never => {
+    throw new BurnError('fused', `${why} (program ${program.key})`);
+  };
+  if (inputs.length !== program.inputs.length) bad(`${inputs.length} inputs for a program of ${program.inputs.length}`);
+  if (scalars.length < program.scalars) bad(`${scalars.length} scalars for a program of ${program.scalars}`);
+  if (!program.reduces && call.inner.length > 0)
+    bad(`inner dims [${call.inner.join(', ')}] for a program without reductions`);
+  inputs.forEach((t, k) => {
+    const spec = program.inputs[k]!;
+    if (t.dtype !== spec.dtype) bad(`input ${k} has dtype ${t.dtype}, expected ${spec.dtype}`);
+    const target = spec.level === 'element' || t.shape.length === full.length ? full : outer;
+    const off = target.length - t.shape.length;
+    if (off < 0 || t.shape.some((s, d) => s !== 1 && s !== target[d + off]))
+      bad(`input ${k} has shape [${t.shape.join(', ')}], expected [${target.join(', ')}] (${spec.level} input)`);
+  });
+}
+
 /** Lays out `call`'s inputs over its iteration space and collapses the dims. */
 export function fusedLayout(call: FusedCall<CpuTensor>): FusedLayout {
   const { program, outer, inner, inputs } = call;
   const full = [...outer, ...inner];
+  checkCall(call, full);
   const zerosInner = inner.map(() => 0);
   const sets = inputs.map((t, k) => {
     // Element inputs have the full shape, row inputs `outer` (or outer with size-1 inner dims).
