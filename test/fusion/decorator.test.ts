@@ -371,9 +371,36 @@ describe('fusion limits and lifetimes', () => {
     assert.deepEqual(values(z), [18, 26, 34, 50]);
   });
 
-  it('autodiff().fusion() of the checkpointing device keeps checkpointing', () => {
+  it('autodiff().fusion() of the checkpointing device keeps checkpointing, with the same gradients', () => {
     const plain = Device.cpu({ engine: 'js' });
     assert.equal(plain.gradientCheckpointing().fusion(), plain.fusion().gradientCheckpointing());
+    const grad = (d: Device) => {
+      const w = Tensor.fromFloats(
+        [
+          [0.5, -1, 2],
+          [1.5, 0.25, -0.75],
+        ],
+        d,
+      ).requireGrad();
+      const loss = activation.softmax(w.mul(2).exp().sub(w).tanh(), 1).powf(2).sum();
+      return values(w.grad(loss.backward())!);
+    };
+    close(grad(plain.fusion().gradientCheckpointing()), grad(plain.autodiff()), 'checkpointing grad');
+  });
+
+  it('what a scope does not return is never computed', () => {
+    const f = Device.cpu({ engine: 'js' }).fusion();
+    const x = Tensor.fromFloats([1, 2, 3], f);
+    values(x);
+    const before = stats(f);
+    const kept = Tensor.scope(() => {
+      x.exp().mul(2);
+      x.sin().add(x.cos());
+      return x.add(1);
+    });
+    const after = stats(f);
+    assert.equal(after.programs + after.direct - before.programs - before.direct, 1, 'only the result');
+    assert.deepEqual(values(kept), [2, 3, 4]);
   });
 });
 
