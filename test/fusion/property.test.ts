@@ -644,11 +644,12 @@ function pairs(): { name: string; plain: () => Device; graphs: number; skip: str
   const wasm = wasmTestDevice();
   if (wasm) list.push({ name: 'cpu(wasm)', plain: () => wasm, graphs: count || 200, skip: false });
   const gpu = webgpu.device;
-  // SwiftShader compiles every new fused kernel on the CPU: fewer graphs keep it within bounds.
+  // SwiftShader compiles every new fused kernel on the CPU (about 0.2 s of CPU per graph, most
+  // graphs bring new programs): 50 graphs keep it near the CPU devices' time.
   list.push({
     name: 'webgpu',
     plain: () => gpu!,
-    graphs: count || 100,
+    graphs: count || 50,
     skip: gpu ? false : `no WebGPU device: ${webgpu.reason}`,
   });
   return list;
@@ -695,7 +696,8 @@ describe('fusion: random op graphs give the unfused values', () => {
       }
       const seconds = (performance.now() - start) / 1000;
       assert.equal(failures.length, 0, `${failures.length} failing graph(s) on ${name}:\n\n${failures.join('\n\n')}`);
-      assert.ok(only || seconds < 60, `${seeds.length} graphs took ${seconds.toFixed(1)} s`);
+      // A guard against a pathological slowdown only (CI shares two cores between test files).
+      assert.ok(only || seconds < 180, `${seeds.length} graphs took ${seconds.toFixed(1)} s`);
     });
   }
 });
