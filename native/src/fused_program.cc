@@ -161,6 +161,38 @@ const char* parse(int32_t* code, int64_t len, Prog* p) {
     }
   }
   if (!list(&p->row_stores, nout)) return "fused: bad row stores";
+  // Every value is computed before it is read: row values by the row steps and reduces before,
+  // element values earlier in the same pass (each pass recomputes what it reads).
+  std::vector<char> row_ok(static_cast<size_t>(nins), 0), el_ok(static_cast<size_t>(nins), 0);
+  auto ready = [&](int32_t a) { return a < 0 || (p->ins[a].uniform ? row_ok[a] != 0 : el_ok[a] != 0); };
+  auto args_ready = [&](const Instr& x) {
+    if (x.kind == kLoad || x.kind == kScalarI) return true;
+    const bool two = x.kind == kBinaryI || x.kind == kCompareI || x.kind == kWhereI;
+    return ready(x.a) && (!two || ready(x.b)) && (x.kind != kWhereI || ready(x.c));
+  };
+  for (int32_t q = 0; q <= npass; q++) {
+    for (int32_t v : p->row_before[q]) {
+      if (!args_ready(p->ins[v]) || p->ins[v].kind == kReduceI) return "fused: a row step reads a value not yet computed";
+      row_ok[v] = 1;
+    }
+    if (q == npass) break;
+    std::fill(el_ok.begin(), el_ok.end(), 0);
+    const Pass& pass = p->passes[q];
+    for (int32_t v : pass.elem) {
+      if (!args_ready(p->ins[v]) || p->ins[v].kind == kReduceI) return "fused: an element step reads a value not yet computed";
+      el_ok[v] = 1;
+    }
+    for (int32_t v : pass.reduces) {
+      if (!ready(p->ins[v].a)) return "fused: a reduce reads a value not yet computed";
+    }
+    for (int32_t k : pass.stores) {
+      if (!ready(p->out_val[k])) return "fused: a store of a value not yet computed";
+    }
+    for (int32_t v : pass.reduces) row_ok[v] = 1;
+  }
+  for (int32_t k : p->row_stores) {
+    if (!p->ins[p->out_val[k]].uniform || !row_ok[p->out_val[k]]) return "fused: a row store of a value not yet computed";
+  }
   return nullptr;
 }
 
@@ -1108,9 +1140,7 @@ napi_value FusedProgramCall(napi_env env, napi_callback_info info) {
   if (params.length < 2) return fail(env, "fused: params too short");
   const int rank = static_cast<int>(pp[0]), inner_rank = static_cast<int>(pp[1]);
   if (rank < 1 || rank > kMaxRank || inner_rank < 0 || inner_rank > rank) return fail(env, "fused: rank must be 1..8");
-  const int64_t nscalars = p.ins.empty() ? 0 : 0;
-  (void)nscalars;
-  int32_t nsc = static_cast<int32_t*>(code.data)[3];
+  const int32_t nsc = static_cast<int32_t*>(code.data)[3];
   if (params.length < 2 + rank + nin * (1 + rank) + nsc) return fail(env, "fused: params too short");
   int64_t shape[kMaxRank];
   int64_t total = 1, rows = 1;

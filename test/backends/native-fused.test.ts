@@ -18,7 +18,13 @@ import { replayFused } from '../../src/backend/fusion/replay.js';
 import type { CpuBackend } from '../../src/backends/cpu/backend.js';
 import type { FusedEngineArgs } from '../../src/backends/cpu/engine.js';
 import { cpuFusedStats } from '../../src/backends/cpu/fusion/run.js';
-import { NativeEngine, nativeAddon, nativeUnavailableReason } from '../../src/backends/cpu/native/index.js';
+import { encodeFusedProgram } from '../../src/backends/cpu/native/fused.js';
+import {
+  NativeEngine,
+  nativeAddon,
+  nativeOpCodes,
+  nativeUnavailableReason,
+} from '../../src/backends/cpu/native/index.js';
 import type { CpuArray, CpuTensor } from '../../src/backends/cpu/storage.js';
 import { TensorData, type DType } from '../../src/index.js';
 import { nativeTestDevice } from '../helpers/devices.js';
@@ -405,6 +411,25 @@ describe('native fused programs', { skip: fusedSkip }, () => {
           assert.ok(g[i] === want[k]![i], `output ${k}[${i}]: ${g[i]} vs ${want[k]![i]}`);
       });
     }
+  });
+
+  it('the addon refuses malformed bytecode and arguments (a BURN_NATIVE error, no crash)', () => {
+    const addon = nativeAddon()!;
+    const enc = encodeFusedProgram(softmaxProgram(), nativeOpCodes(addon.ops))!;
+    const n = 64;
+    const x = new Float32Array(n);
+    const params = new Float64Array([2, 1, 4, 16, 0, 16, 1]);
+    const arrays = [x, new Float32Array(n), new Float32Array(4)];
+    addon.fused!(enc.code, params, arrays); // well-formed: runs
+    const bad = (mutate: (c: Int32Array) => Int32Array, args = arrays, p = params) =>
+      assert.throws(() => addon.fused!(mutate(enc.code.slice()), p, args), /fused/);
+    bad((c) => c.subarray(0, c.length - 3)); // truncated
+    bad((c) => ((c[0] = 99), c)); // another version
+    bad((c) => ((c[8 + 2 + 7 + 2] = 5), c)); // instruction 1 (reduce) reads value 5, defined later
+    bad((c) => c, [x, new Float32Array(n)]); // an output missing
+    bad((c) => c, [x, new Float32Array(n - 1), new Float32Array(4)]); // an output too small
+    bad((c) => c, [new Float32Array(n - 1), new Float32Array(n), new Float32Array(4)]); // an input out of range
+    bad((c) => c, [new Float64Array(n), new Float32Array(n), new Float32Array(4)]); // an input of another type
   });
 
   it('declines what it does not take: f16, integer dtypes, ops the addon lacks', () => {

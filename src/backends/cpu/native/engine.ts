@@ -493,6 +493,13 @@ export class NativeEngine implements CpuEngineKernels {
     if (typeof this.addon.fused !== 'function') return undefined; // an addon built before fused programs
     const { program, shape, innerRank, inputs, outputs, scalars } = args;
     if (shape.length > MAX_RANK || innerRank > shape.length || numel(shape) < this.minElements) return undefined;
+    // A reduction over an empty row is the generated JavaScript's (identities per op).
+    if (
+      program.reduces &&
+      shape.slice(shape.length - innerRank).includes(0) &&
+      numel(shape.slice(0, shape.length - innerRank)) > 0
+    )
+      return undefined;
     let enc = this.fusedCode.get(program.key);
     if (enc === undefined) {
       enc = encodeFusedProgram(program, this.codes) ?? null;
