@@ -15,7 +15,7 @@ import {
 } from '../../src/backend/fusion/program.js';
 import { replayFused } from '../../src/backend/fusion/replay.js';
 import { CpuBackend } from '../../src/backends/cpu/backend.js';
-import { jsEngine } from '../../src/backends/cpu/engine.js';
+import { jsEngine, type CpuEngineKernels, type FusedEngineArgs } from '../../src/backends/cpu/engine.js';
 import {
   cpuFusedChoices,
   cpuFusedStats,
@@ -693,6 +693,69 @@ describe('CpuBackend.fused: caches and memory', () => {
     const second = b.fused(call)!;
     assert.equal(b.pool.reused, reusedBefore + 1, 'the released output array was reused');
     assert.deepEqual(read(b, second[0]!), read(b, replayFused(b, call)[0]!));
+  });
+
+  it('the engine is offered f32/f64 programs over the collapsed layout, never half, int or empty ones', () => {
+    const offers: FusedEngineArgs[] = [];
+    let accept = false;
+    const engine: CpuEngineKernels = {
+      name: 'fake',
+      fused: (args) => {
+        offers.push(args);
+        if (!accept) return undefined;
+        for (const o of args.outputs) o.fill(7);
+        return args.outputs;
+      },
+    };
+    const b = new CpuBackend(engine, new BufferPool({ minBytes: 0 }));
+    const x = tensor(b, values(24, 1), [2, 3, 4], 'f32');
+    // Contiguous: one flat dim.
+    check(b, ew(chain8('f32'), [2, 3, 4], [x, x], [1, 2]), 'declined f32');
+    assert.equal(offers.length, 1);
+    assert.deepEqual(offers[0]!.shape, [24]);
+    assert.equal(offers[0]!.innerRank, 0);
+    assert.deepEqual(offers[0]!.scalars, [1, 2]);
+    // A row program over a permuted input: outer and inner collapsed apart, row input strides 0 inside.
+    const xt = b.permute(tensor(b, values(24, 2), [4, 2, 3], 'f32'), [1, 2, 0]); // [2, 3, 4]
+    const ln = layerNorm('f32');
+    const g = b.expand(tensor(b, values(4, 3), [4], 'f32'), [2, 3, 4]);
+    const bias = tensor(b, values(6, 4), [2, 3], 'f32');
+    check(
+      b,
+      { program: ln, outer: [2, 3], inner: [4], inputs: [xt, g, g, bias], scalars: [0.25, 1e-5] },
+      'declined rows',
+    );
+    const o = offers[1]!;
+    assert.deepEqual([o.shape, o.innerRank], [[6, 4], 1]);
+    assert.deepEqual(
+      o.inputs.map((i) => i.strides),
+      [
+        [1, 6],
+        [0, 1],
+        [0, 1],
+        [1, 0],
+      ],
+    );
+    // Not offered: f16, int, empty.
+    check(b, ew(chain8('f16'), [2, 3, 4], [b.cast(x, 'f16'), b.cast(x, 'f16')], [1, 2]), 'f16');
+    const xi = b.cast(x, 'i32');
+    const intProg = prog({
+      inputs: [el('i32')],
+      scalars: 0,
+      instrs: [
+        { kind: 'load', input: 0, dtype: 'i32' },
+        { kind: 'binary', op: 'mul', x: 0, y: 0, dtype: 'i32' },
+      ],
+      outputs: [1],
+    });
+    check(b, ew(intProg, [2, 3, 4], [xi]), 'i32');
+    const e0 = tensor(b, [], [0, 3], 'f32');
+    check(b, ew(chain8('f32'), [0, 3], [e0, e0], [1, 2]), 'empty');
+    assert.equal(offers.length, 2);
+    // Taken: the engine's outputs are the result.
+    accept = true;
+    const [out] = b.fused(ew(chain8('f32'), [2, 3, 4], [x, x], [1, 2]))!;
+    assert.deepEqual(read(b, out!), new Array(24).fill(7));
   });
 
   it('a call that does not match its program is a BurnError naming the input', () => {
