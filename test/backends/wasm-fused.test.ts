@@ -219,6 +219,21 @@ describe('wasm fused programs', { skip }, () => {
     check(call(layerNormProgram(), [a, b], [c], [x, gamma, beta], [1 / c, 1e-5]));
   });
 
+  it('LayerNorm over [16, 128, 512] (on the worker threads where there are several): bit-equal', () => {
+    const [a, b, c] = [16, 128, 512];
+    const x = tensor(values(a * b * c, 22), [a, b, c]);
+    const gamma = backend!.expand(tensor(values(c, 23), [c]), [a, b, c]);
+    const beta = backend!.expand(tensor(values(c, 24), [c]), [a, b, c]);
+    const before = wasmRuntime()!.jobsRun();
+    check(call(layerNormProgram(), [a, b], [c], [x, gamma, beta], [1 / c, 1e-5]));
+    const after = wasmRuntime()!.jobsRun();
+    if (after.length > 1)
+      assert.ok(
+        after.slice(1).some((j, t) => j > before[t + 1]!),
+        'no worker ran a job',
+      );
+  });
+
   it('sum of squares to a scalar (one row of everything), odd sizes', () => {
     for (const n of [1, 7, 1023, 4097, 30001]) {
       const x = tensor(values(n, n + 1), [n]);
