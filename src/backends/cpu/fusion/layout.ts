@@ -1,6 +1,6 @@
 import type { FusedCall } from '../../../backend/fusion/program.js';
 import { BurnError } from '../../../core/errors.js';
-import { contiguousStrides, numel } from '../../../core/shape.js';
+import { contiguousStrides, numel, sameShape } from '../../../core/shape.js';
 import { alignStrides, collapse } from '../../../core/strided.js';
 import type { FusedOperand } from '../engine.js';
 import type { CpuTensor } from '../storage.js';
@@ -44,6 +44,37 @@ function checkCall(call: FusedCall<CpuTensor>, full: readonly number[]): void {
 export function fusedLayout(call: FusedCall<CpuTensor>): FusedLayout {
   const { program, outer, inner, inputs } = call;
   const full = [...outer, ...inner];
+  const rows = numel(outer),
+    innerN = numel(inner);
+  // The common case: every input dense in row-major order over its exact shape. Each group then
+  // collapses to one dim (none where it holds one element).
+  if (
+    inputs.length === program.inputs.length &&
+    inputs.every(
+      (t, k) =>
+        t.dtype === program.inputs[k]!.dtype &&
+        sameShape(t.shape, program.inputs[k]!.level === 'element' ? full : outer) &&
+        t.isContiguous(),
+    ) &&
+    call.scalars.length >= program.scalars &&
+    (program.reduces || inner.length === 0)
+  ) {
+    const o = rows === 1 ? 0 : 1,
+      i = innerN === 1 ? 0 : 1;
+    return {
+      shape: [...(o ? [rows] : []), ...(i ? [innerN] : [])],
+      innerRank: i,
+      inputs: inputs.map((t, k) => {
+        const element = program.inputs[k]!.level === 'element';
+        const strides: number[] = [];
+        if (o) strides.push(element ? innerN : 1);
+        if (i) strides.push(element ? 1 : 0);
+        return { data: t.data, offset: t.offset, strides };
+      }),
+      rows,
+      innerN,
+    };
+  }
   checkCall(call, full);
   const zerosInner = inner.map(() => 0);
   const sets = inputs.map((t, k) => {
@@ -69,8 +100,8 @@ export function fusedLayout(call: FusedCall<CpuTensor>): FusedLayout {
     shape,
     innerRank: i.shape.length,
     inputs: inputs.map((t, k) => ({ data: t.data, offset: t.offset, strides: [...o.strides[k]!, ...i.strides[k]!] })),
-    rows: numel(outer),
-    innerN: numel(inner),
+    rows,
+    innerN,
   };
 }
 
