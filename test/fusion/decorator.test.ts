@@ -131,6 +131,28 @@ for (const [name, base] of DEVICES) {
       assert.equal(stats(f).programs - before, 1);
     });
 
+    it('a reshape of a pending block over dense tensors re-indexes it: one program', () => {
+      const f = base.fusion();
+      const x = rand(f, [6, 8], 12);
+      const b = rand(f, [6, 8], 13);
+      values(x);
+      values(b);
+      const before = stats(f).programs;
+      const y = x.add(b).mul(2).reshape([3, 2, 8]).exp().reshape([48]).sub(1);
+      assert.equal(values(y).length, 48);
+      assert.equal(stats(f).programs - before, 1);
+      same(
+        base,
+        'reshape',
+        (d) =>
+          rand(d, [6, 8], 12)
+            .add(rand(d, [8], 13))
+            .mul(2)
+            .reshape([3, 16])
+            .exp() as AnyTensor,
+      );
+    });
+
     it('where, maskFill, clamp, cast, compare chains; int and bool dtypes', () => {
       same(base, 'where', (d) => {
         const x = rand(d, [5, 7], 9);

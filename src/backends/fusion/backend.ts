@@ -168,7 +168,8 @@ export class FusionBackend<P extends TensorPrimitive = TensorPrimitive>
   /** A leaf over an inner result, a handle of its own where the inner op returned one of its inputs. */
   private leafOf(inputs: readonly (P | undefined)[], out: P): Node<P> {
     const input = inputs.find((p) => p === out);
-    return Node.leaf(input === undefined ? out : own(this.core, input, out));
+    // A fresh output of a compute op is dense (a hint; see Node.dense).
+    return input === undefined ? Node.leaf(out, true) : Node.leaf(own(this.core, input, out));
   }
 
   /** Runs an inner op on the computed inputs; its result becomes a leaf. */
@@ -297,7 +298,7 @@ export class FusionBackend<P extends TensorPrimitive = TensorPrimitive>
   // --- data ---
 
   fromData(data: TensorData): F<P> {
-    return this.handle(this.run(() => Node.leaf(this.innerBackend.fromData(data))));
+    return this.handle(this.run(() => Node.leaf(this.innerBackend.fromData(data), true)));
   }
 
   toData(p: F<P>): Promise<TensorData> {

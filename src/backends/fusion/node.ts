@@ -42,6 +42,12 @@ export class Node<P extends TensorPrimitive = TensorPrimitive> {
   dims: readonly number[] = [];
   /** The args (each holds one reference of this node). */
   args: Node<P>[] = [];
+  /**
+   * A leaf whose primitive is (as far as the decorator knows) a dense row-major output, so that any
+   * reshape of it is a view: then a reshape re-indexes a pending DAG over such leaves instead of
+   * computing it first. Only a hint: a reshape of another layout is still right (the inner backend copies).
+   */
+  dense = false;
 
   private constructor(
     kind: NodeKind,
@@ -51,10 +57,11 @@ export class Node<P extends TensorPrimitive = TensorPrimitive> {
     this.kind = kind;
   }
 
-  /** A leaf over `p` (which it owns). */
-  static leaf<P extends TensorPrimitive>(p: P): Node<P> {
+  /** A leaf over `p` (which it owns); `dense`: see {@link Node.dense}. */
+  static leaf<P extends TensorPrimitive>(p: P, dense = false): Node<P> {
     const n = new Node<P>('leaf', p.shape, p.dtype);
     n.p = p;
+    n.dense = dense;
     return n;
   }
 
@@ -123,11 +130,12 @@ export function unref<P extends TensorPrimitive>(n: Node<P>, dispose: (p: P) => 
   }
 }
 
-/** Turns `n` into a leaf over `p` (its computed values), releasing its args. */
-export function toLeaf<P extends TensorPrimitive>(n: Node<P>, p: P, dispose: (p: P) => void): void {
+/** Turns `n` into a leaf over `p` (its computed values; `dense`: see {@link Node.dense}), releasing its args. */
+export function toLeaf<P extends TensorPrimitive>(n: Node<P>, p: P, dispose: (p: P) => void, dense = false): void {
   const args = n.args;
   n.kind = 'leaf';
   n.p = p;
+  n.dense = dense;
   n.args = [];
   n.op = undefined;
   n.rop = undefined;

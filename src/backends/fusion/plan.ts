@@ -60,7 +60,7 @@ export function materialize<P extends TensorPrimitive>(core: FusionCore<P>, node
       return;
     case 'scalar':
       core.stats.materialized++;
-      toLeaf(node, inner.fill(node.shape, node.value, node.dtype), core.free);
+      toLeaf(node, inner.fill(node.shape, node.value, node.dtype), core.free, true);
       return;
     case 'bcast': {
       const r = node.args[0]!;
@@ -73,7 +73,7 @@ export function materialize<P extends TensorPrimitive>(core: FusionCore<P>, node
   }
   if (node.kind === 'op' && numel(node.shape) === 0) {
     core.stats.materialized++;
-    toLeaf(node, inner.fill(node.shape, 0, node.dtype), core.free);
+    toLeaf(node, inner.fill(node.shape, 0, node.dtype), core.free, true);
     return;
   }
   let single = direct(inner, node);
@@ -83,7 +83,7 @@ export function materialize<P extends TensorPrimitive>(core: FusionCore<P>, node
     if (input !== undefined) single = own(core, input.p!, out);
     core.stats.direct++;
     core.stats.materialized++;
-    toLeaf(node, single, core.free);
+    toLeaf(node, single, core.free, input === undefined);
     return;
   }
   const limit = inner.maxFusedBindings ?? Number.POSITIVE_INFINITY;
@@ -454,11 +454,15 @@ function run<P extends TensorPrimitive>(
     const v = swap(out, inner.reshape(out, space.row));
     return sameShape(shape, space.row) ? v : swap(v, inner.expand(v, shape));
   };
+  // Outputs are dense unless permuted back or expanded from a row.
+  const rootLevel = program.levels[built.outputs[0]!.value]!;
+  const rootDense =
+    rootLevel === 'element' ? inverse === undefined : space === undefined || sameShape(root.shape, space.row);
   stats.materialized++;
-  toLeaf(root, fix(outs[0]!, program.levels[built.outputs[0]!.value]!, root.shape), core.free);
+  toLeaf(root, fix(outs[0]!, rootLevel, root.shape), core.free, rootDense);
   built.memo.forEach((r, i) => {
     stats.materialized++;
-    toLeaf(r, fix(outs[i + 1]!, 'row', r.shape), core.free);
+    toLeaf(r, fix(outs[i + 1]!, 'row', r.shape), core.free, true);
   });
 }
 

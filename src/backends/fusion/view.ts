@@ -35,14 +35,16 @@ export function isUnitReshape(from: readonly number[], to: readonly number[]): b
  * a pending elementwise DAG is rebuilt with the view applied to each of its leaves and scalars
  * (shared parts stay shared); a permute goes through reductions too. What cannot be re-indexed is
  * computed first and viewed as a leaf: a reduction under another view (except an expand back along
- * its reduced dims, which becomes a `bcast` node) and a reshape that is more than inserting or removing size-1 dims (the inner backend might copy).
+ * its reduced dims, which becomes a `bcast` node) and a reshape that is more than inserting or
+ * removing size-1 dims, unless every leaf is dense (a reshape of it is then a view).
  */
 export function applyView<P extends TensorPrimitive>(core: FusionCore<P>, node: Node<P>, view: View): Node<P> {
   if (
     view.kind === 'reshape' &&
     node.kind !== 'leaf' &&
     node.kind !== 'scalar' &&
-    !isUnitReshape(node.shape, view.shape)
+    !isUnitReshape(node.shape, view.shape) &&
+    !reshapable(node)
   )
     materialize(core, node);
   const memo = new Map<Node<P>, Node<P>>();
@@ -62,7 +64,7 @@ export function applyView<P extends TensorPrimitive>(core: FusionCore<P>, node: 
       if (n.kind === 'reduce' || n.kind === 'bcast') materialize(core, n);
       switch (n.kind) {
         case 'leaf':
-          out = Node.leaf(own(core, n.p!, leafView(core, n.p!, view)));
+          out = Node.leaf(own(core, n.p!, leafView(core, n.p!, view)), view.kind === 'reshape' && n.dense);
           break;
         case 'scalar':
           out = Node.scalar(shape, n.value, n.dtype);
@@ -75,6 +77,25 @@ export function applyView<P extends TensorPrimitive>(core: FusionCore<P>, node: 
     return out;
   };
   return rebuild(node);
+}
+
+/**
+ * True when a reshape can re-index the pending DAG of `node`: elementwise ops and scalars over dense
+ * leaves only (a reshape of each leaf is then a view; reductions and broadcast rows are not re-indexed).
+ */
+function reshapable<P extends TensorPrimitive>(node: Node<P>): boolean {
+  const seen = new Set<Node<P>>();
+  const stack = [node];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    if (seen.has(x)) continue;
+    seen.add(x);
+    if (x.kind === 'leaf') {
+      if (!x.dense) return false;
+    } else if (x.kind === 'op') stack.push(...x.args);
+    else if (x.kind !== 'scalar') return false;
+  }
+  return true;
 }
 
 /** The inner backend's view op. */
