@@ -578,6 +578,87 @@ function cases(): [string, (b: CpuBackend, tol: number) => void][] {
 
 const js = () => new CpuBackend(jsEngine, new BufferPool({ minBytes: 0 }));
 
+/** A seeded generator of small random programs (row programs with several passes, cached and segmented values). */
+function randomProgram(seed: number): { program: FusedProgram; outer: number[]; inner: number[] } | undefined {
+  let state = seed * 2654435761 + 1;
+  const rnd = () => ((state = (Math.imul(state ^ (state >>> 15), 2246822519) + 0x9e3779b9) | 0) >>> 0) / 2 ** 32;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const dtype = 'f32' as const;
+  const reducing = rnd() < 0.7;
+  const inputs: FusedInput[] = [el(dtype), el(dtype)];
+  if (reducing && rnd() < 0.5) inputs.push(row(dtype));
+  const instrs: FusedInstr[] = inputs.map((_, k) => ({ kind: 'load', input: k, dtype }));
+  const levels: ('element' | 'row')[] = inputs.map((x) => x.level);
+  let scalars = 0;
+  const count = 6 + Math.floor(rnd() * 16);
+  for (let n = 0; n < count; n++) {
+    const i = instrs.length;
+    // An f32 value (compare results are bool: only where's condition reads them).
+    const any = (): number => {
+      for (;;) {
+        // Mostly recent values: deep chains, reductions over values that depend on reductions.
+        const v = rnd() < 0.7 ? Math.max(0, i - 1 - Math.floor(rnd() * 4)) : Math.floor(rnd() * i);
+        if (instrs[v]!.dtype === dtype) return v;
+      }
+    };
+    const r = rnd();
+    let instr: FusedInstr;
+    if (r < 0.25)
+      instr = {
+        kind: 'unary',
+        op: pick(['exp', 'tanh', 'neg', 'abs', 'sin', 'sigmoid', 'erf'] as const),
+        x: any(),
+        dtype,
+      };
+    else if (r < 0.55)
+      instr = {
+        kind: 'binary',
+        op: pick(['add', 'sub', 'mul', 'max', 'min', 'div'] as const),
+        x: any(),
+        y: any(),
+        dtype,
+      };
+    else if (r < 0.65) instr = { kind: 'scalar', index: scalars++, dtype };
+    else if (r < 0.75) {
+      instrs.push({ kind: 'compare', op: pick(['gt', 'le'] as const), x: any(), y: any(), dtype: 'bool' });
+      levels.push(
+        levels[(instrs[i] as { x: number }).x] === 'element' || levels[(instrs[i] as { y: number }).y] === 'element'
+          ? 'element'
+          : 'row',
+      );
+      instr = { kind: 'where', c: i, x: any(), y: any(), dtype };
+    } else if (reducing) {
+      const elements = levels
+        .map((l, v) => [l, v] as const)
+        .filter(([l, v]) => l === 'element' && instrs[v]!.dtype === dtype);
+      if (elements.length === 0) continue;
+      instr = { kind: 'reduce', op: pick(['sum', 'max', 'min', 'prod'] as const), x: pick(elements)[1], dtype };
+    } else continue;
+    const args =
+      'c' in instr ? [instr.c, instr.x, instr.y] : 'y' in instr ? [instr.x, instr.y] : 'x' in instr ? [instr.x] : [];
+    levels.push(
+      instr.kind === 'reduce' || instr.kind === 'scalar'
+        ? 'row'
+        : args.some((a) => levels[a] === 'element')
+          ? 'element'
+          : 'row',
+    );
+    instrs.push(instr);
+  }
+  const f32Values = instrs.map((x, v) => [x, v] as const).filter(([x]) => x.dtype === dtype);
+  const outs = [...new Set([pick(f32Values)[1], pick(f32Values)[1], instrs.length - 1])].filter(
+    (v) => instrs[v]!.dtype === dtype,
+  );
+  try {
+    const program = fusedProgram({ inputs, scalars, instrs, outputs: outs.map((value) => ({ value })) });
+    const outer = pick([[], [3], [2, 3]]);
+    const inner = program.reduces ? pick([[5], [2, 300], [1], [700]]) : [];
+    return { program, outer, inner };
+  } catch {
+    return undefined;
+  }
+}
+
 for (const codegen of ['function', 'interpreter'] as const) {
   describe(`CpuBackend.fused on the js engine (${codegen}): bit-equal to replayFused`, () => {
     after(() => setCpuFusedCodegen('auto'));
@@ -627,6 +708,44 @@ describe('CpuBackend.fused: caches and memory', () => {
       const m = tensor(b, values(20, 2), [4, 5], 'f32');
       for (let i = 0; i < 2; i++) check(b, ew(p(), [5, 4], [b.permute(m, [1, 0])], [0, 0, 2]), 'strided');
       assert.equal(cpuFusedStats.compiled - before, 2);
+    } finally {
+      setCpuFusedCodegen('auto');
+    }
+  });
+
+  it('random row and elementwise programs: the generated kernel and the interpreter equal the replay bit for bit', () => {
+    const b = js();
+    let ran = 0;
+    try {
+      for (let seed = 1; ran < 120; seed++) {
+        const r = randomProgram(seed);
+        if (!r) continue;
+        ran++;
+        const full = [...r.outer, ...r.inner];
+        const n = full.reduce((a, s) => a * s, 1);
+        const inputs = r.program.inputs.map((x, k) =>
+          x.level === 'element'
+            ? tensor(b, values(n, seed + k, 1.5), full, 'f32')
+            : tensor(
+                b,
+                values(
+                  r.outer.reduce((a, s) => a * s, 1),
+                  seed + 9,
+                ),
+                r.outer,
+                'f32',
+              ),
+        );
+        const scalars = Array.from({ length: r.program.scalars }, (_, i) => 0.3 + i * 0.7);
+        for (const mode of ['function', 'interpreter'] as const) {
+          setCpuFusedCodegen(mode);
+          check(
+            b,
+            { program: r.program, outer: r.outer, inner: r.inner, inputs, scalars },
+            `seed ${seed} ${mode} ${r.program.key}`,
+          );
+        }
+      }
     } finally {
       setCpuFusedCodegen('auto');
     }
