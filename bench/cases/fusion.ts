@@ -520,24 +520,29 @@ async function runDispatches(log: (s: string) => void): Promise<Row> {
   const plain = await plainDevice('webgpu');
   const fused = fusedOf(plain);
   const counts: number[] = [];
+  const losses: number[][] = [];
   for (const device of [plain, fused]) {
     const t = tfTrainer(device);
-    await t.step(); // pipelines compiled, pool filled
+    const first = await t.step(); // pipelines compiled, pool filled
     await device.sync();
     // Both devices dispatch on the same runtime: read the counters of the plain device too.
     const before = dispatches(plain);
-    await t.step();
+    const second = await t.step();
     await device.sync();
     counts.push(dispatches(plain) - before);
+    losses.push([first, second]);
   }
-  log(`[fusion] ${title}: unfused ${counts[0]}, fused ${counts[1]}`);
+  const lossDiff = Math.max(...losses[0]!.map((v, i) => Math.abs(v - losses[1]![i]!) / Math.abs(v)));
+  log(
+    `[fusion] ${title}: unfused ${counts[0]}, fused ${counts[1]}; losses unfused ${losses[0]!.join(' ')}, fused ${losses[1]!.join(' ')}`,
+  );
   return {
     title,
     device: 'webgpu',
     unfused: `${counts[0]}`,
     fused: `${counts[1]}`,
     ratio: `${(counts[0]! / counts[1]!).toFixed(2)}× fewer`,
-    target: '',
+    target: lossDiff <= 1e-4 ? 'same losses' : `≠ losses differ (${lossDiff.toExponential(1)})`,
   };
 }
 
