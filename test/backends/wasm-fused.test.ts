@@ -219,6 +219,24 @@ describe('wasm fused programs', { skip }, () => {
     check(call(layerNormProgram(), [a, b], [c], [x, gamma, beta], [1 / c, 1e-5]));
   });
 
+  it('a row value on the left of a binary op over short and long rows (max − x, then x / that, where on a row mask)', () => {
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: f32 }, // 0
+      { kind: 'reduce', op: 'max', x: 0, dtype: f32 }, // 1
+      { kind: 'binary', op: 'sub', x: 1, y: 0, dtype: f32 }, // 2 row − element
+      { kind: 'reduce', op: 'sum', x: 2, dtype: f32 }, // 3
+      { kind: 'binary', op: 'div', x: 3, y: 2, dtype: f32 }, // 4 row / element
+      { kind: 'scalar', index: 0, dtype: f32 }, // 5
+      { kind: 'compare', op: 'gt', x: 3, y: 5, dtype: 'bool' }, // 6 row mask
+      { kind: 'where', c: 6, x: 4, y: 0, dtype: f32 }, // 7
+    ];
+    const p = fusedProgram({ inputs: [el()], scalars: 1, instrs, outputs: [{ value: 7 }, { value: 3 }] });
+    for (const len of [5, 33, 300, 2500]) {
+      const rows = 41;
+      check(call(p, [rows], [len], [tensor(values(rows * len, len + 40), [rows, len])], [len]));
+    }
+  });
+
   it('LayerNorm over [16, 128, 512] (on the worker threads where there are several): bit-equal', () => {
     const [a, b, c] = [16, 128, 512];
     const x = tensor(values(a * b * c, 22), [a, b, c]);

@@ -290,7 +290,13 @@ function exec(ctx: usize, ins: usize, g: i32, row: i32, R: i32, L: i32): void {
     // Row level: the R rows' vectors (a constant operand's one vector serves every row).
     compute(ctx, op, sub, out, a, b, c, 4 * R, 0, 0, true);
   } else if (R > 1 && (kindOf(a) == 1 || kindOf(b) == 1 || kindOf(c) == 1)) {
-    for (let r = 0; r < R; r++) compute(ctx, op, sub, out + <usize>(r * L) * 4, a, b, c, L, r * L * 4, r * 16, false);
+    // Short rows reading a row value (x − max, e / sum): one call for the binary ops, row by row.
+    if (op == FUSED_binary && kindOf(a) != 1 && kindOf(b) == 1)
+      binaryRows(sub, out, addr(ctx, a), kindOf(a) == 0 ? 16 : 0, addr(ctx, b), R, L, false);
+    else if (op == FUSED_binary && kindOf(a) == 1 && kindOf(b) != 1)
+      binaryRows(sub, out, addr(ctx, b), kindOf(b) == 0 ? 16 : 0, addr(ctx, a), R, L, true);
+    else
+      for (let r = 0; r < R; r++) compute(ctx, op, sub, out + <usize>(r * L) * 4, a, b, c, L, r * L * 4, r * 16, false);
   } else compute(ctx, op, sub, out, a, b, c, n, 0, 0, false);
   if (dst >= 0) store<u32>(<usize>load<u32>(ctx, PTRS) + <usize>dst * 4, <u32>out);
 }
@@ -545,5 +551,47 @@ function cast(op: i32, out: usize, a: usize, sa: usize, n: i32): void {
   if (i < n) {
     const x = tailLoad(a, n - i);
     tailStore(out, op == 0 ? x : op == 1 ? v128.and(x, one) : f32x4.ne(x, zero), n - i);
+  }
+}
+
+/**
+ * `R` rows of `L` values: out = x (op) row value, or row value (op) x when `rowFirst`; `x` a vector a
+ * step (`sx` 16) or one vector (`sx` 0), `rows` one vector per row. binary4 per vector, as binaryLoop.
+ */
+function binaryRows(op: i32, out: usize, x: usize, sx: usize, rows: usize, R: i32, L: i32, rowFirst: bool): void {
+  switch (op) {
+    case 0: binaryRowsLoop(0, out, x, sx, rows, R, L, rowFirst); break;
+    case 1: binaryRowsLoop(1, out, x, sx, rows, R, L, rowFirst); break;
+    case 2: binaryRowsLoop(2, out, x, sx, rows, R, L, rowFirst); break;
+    case 3: binaryRowsLoop(3, out, x, sx, rows, R, L, rowFirst); break;
+    case 4: binaryRowsLoop(4, out, x, sx, rows, R, L, rowFirst); break;
+    case 6: binaryRowsLoop(6, out, x, sx, rows, R, L, rowFirst); break;
+    default: binaryRowsLoop(5, out, x, sx, rows, R, L, rowFirst); break;
+  }
+}
+
+@inline function binaryRowsLoop(op: i32, out: usize, x: usize, sx: usize, rows: usize, R: i32, L: i32, rowFirst: bool): void {
+  for (let r = 0; r < R; r++) {
+    const v = v128.load(rows + <usize>r * 16);
+    let i = 0;
+    if (rowFirst) {
+      for (; i + 4 <= L; i += 4) {
+        v128.store(out, binary4(op, v, v128.load(x)));
+        out += 16; x += sx;
+      }
+      if (i < L) {
+        tailStore(out, binary4(op, v, tailLoad(x, L - i)), L - i);
+        out += <usize>(L - i) * 4; x += <usize>(L - i) * (sx >> 2);
+      }
+    } else {
+      for (; i + 4 <= L; i += 4) {
+        v128.store(out, binary4(op, v128.load(x), v));
+        out += 16; x += sx;
+      }
+      if (i < L) {
+        tailStore(out, binary4(op, tailLoad(x, L - i), v), L - i);
+        out += <usize>(L - i) * 4; x += <usize>(L - i) * (sx >> 2);
+      }
+    }
   }
 }
