@@ -565,6 +565,17 @@ function cases(): [string, (b: CpuBackend, tol: number) => void][] {
         const s0 = tensor(b, [0.75], [], 'f32'),
           s1 = tensor(b, [-1.5], [], 'f32');
         check(b, ew(chain8('f32'), [], [s0, s1], [3, 1]), 'rank 0', tol);
+        // No inputs at all: a scalar's math broadcast over the space.
+        const constant = prog({
+          inputs: [],
+          scalars: 1,
+          instrs: [
+            { kind: 'scalar', index: 0, dtype: 'f32' },
+            { kind: 'unary', op: 'exp', x: 0, dtype: 'f32' },
+          ],
+          outputs: [1],
+        });
+        check(b, ew(constant, [2, 3], [], [0.1]), 'no inputs', tol);
         check(
           b,
           { program: softmax('f32', false), outer: [], inner: [], inputs: [s0], scalars: [] },
