@@ -110,12 +110,15 @@ export class WasmEngine implements CpuEngineKernels {
   }
 
   /**
-   * Runs a fused program with the module's tiled interpreter (wasm/assembly/fused.ts): the operands
-   * stream through the memory in blocks of rows (an elementwise program: blocks of elements) on the
-   * calling thread, as the cheap elementwise ops do, and each block runs every instruction tile by
-   * tile in registers that stay in the L1 cache. Declines (undefined) what the compiler does not
-   * take (./fused.ts), operand layouts other than contiguous or broadcast runs (`operandPattern`),
-   * empty and small programs.
+   * Runs a fused program. Cheap elementwise programs over contiguous or single-value inputs run a
+   * kernel emitted for the program (./emit.ts: values stay in vector registers across ops). The rest
+   * run the module's tiled interpreter (wasm/assembly/fused.ts): the operands stream through the
+   * memory in blocks of rows (an elementwise program: blocks of elements) on the calling thread, as
+   * the cheap elementwise ops do, or, with enough work per element, are copied once and split into
+   * jobs over the threads; each block runs every instruction tile by tile in registers that stay
+   * in the L1 cache. Both compute with the unfused kernels' vector ops, so the values are the
+   * unfused ones. Declines (undefined) what the compiler does not take (./fused.ts), operand
+   * layouts other than contiguous or broadcast runs (`operandPattern`), empty and small programs.
    */
   fused(args: FusedEngineArgs): readonly CpuArray[] | undefined {
     const { program, shape, innerRank, inputs, outputs, scalars } = args;
