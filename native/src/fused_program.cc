@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -302,6 +303,21 @@ Plan make_plan(const Prog& p, bool joint, bool direct = true) {
   return plan;
 }
 
+/** A parsed program and its register plans (made on first use), kept on the bytecode's array (napi_wrap). */
+struct Compiled {
+  Prog prog;
+  Plan plans[2][2];
+  bool planned[2][2] = {{false, false}, {false, false}};
+
+  const Plan& plan(bool joint, bool direct) {
+    if (!planned[joint][direct]) {
+      plans[joint][direct] = make_plan(prog, joint, direct);
+      planned[joint][direct] = true;
+    }
+    return plans[joint][direct];
+  }
+};
+
 /** One operand of the iteration space: base array, offset and strides (elements). */
 struct Operand {
   const void* data = nullptr;
@@ -405,8 +421,8 @@ struct Frame {
 template <class T>
 class Runner {
  public:
-  Runner(const Prog& p, int rank, int inner_rank, const int64_t* shape, std::vector<Operand>& in, std::vector<void*>& out, const double* scalars)
-      : p_(p), k_(ew_of<T>(kernels())), in_(in), out_(out), scalars_(scalars) {
+  Runner(Compiled& c, int rank, int inner_rank, const int64_t* shape, std::vector<Operand>& in, std::vector<void*>& out, const double* scalars)
+      : c_(c), p_(c.prog), k_(ew_of<T>(kernels())), in_(in), out_(out), scalars_(scalars) {
     std::copy(shape, shape + rank, shape_);
     rank_ = rank;
     outer_rank_ = p_.reduces ? rank - inner_rank : 0;
@@ -466,8 +482,16 @@ class Runner {
     f.vp.assign(n, nullptr);
     f.base.assign(in_.size() * block, 0);
     if (block > 1 && row_len_ < kShortRow) f.spread.resize(static_cast<size_t>(tile));
-    f.cachedT.assign(in_.size(), {});
-    f.cachedB.assign(in_.size(), {});
+    f.cachedT.resize(in_.size());
+    f.cachedB.resize(in_.size());
+    for (auto& c : f.cachedT) c.clear();
+    for (auto& c : f.cachedB) c.clear();
+  }
+
+  /** This thread's frame for the chunks it runs (kept between calls: no allocation per call). */
+  static Frame<T>& chunk_frame() {
+    static thread_local Frame<T> frame;
+    return frame;
   }
 
   int64_t tuned_tile() const {
@@ -480,9 +504,9 @@ class Runner {
 
   void run_flat() {
     const int64_t n = row_len_;
-    const Plan plan = make_plan(p_, false);
+    const Plan& plan = c_.plan(false, true);
     int64_t start = 0;
-    int64_t tile = tuned_tile();
+    int64_t tile = std::min(tuned_tile(), n);
     if (*p_.tile_slot == 0 && n >= kTuneElements) {
       // Autotune: each candidate runs 64K elements of this call (twice, alternating); the fastest wins.
       Frame<T> f;
@@ -510,7 +534,7 @@ class Runner {
     const int64_t tiles = (rest + tile - 1) / tile;
     const bool serial = rest < kSerial;
     parallel_for(tiles, serial ? tiles : chunk_for(tiles, 1, 1, 8), [&](int64_t b, int64_t e, int) {
-      Frame<T> f;
+      Frame<T>& f = chunk_frame();
       setup(f, plan, tile, 1);
       set_bases(f, 0, 1);
       row_steps(f, 0, 0, 1);
@@ -532,7 +556,7 @@ class Runner {
     const bool joint = row_len_ <= target;
     const int64_t block = joint ? std::max<int64_t>(1, std::min(rows_, target / row_len_)) : 1;
     const int64_t tile = joint ? block * row_len_ : target;
-    const Plan plan = make_plan(p_, joint);
+    const Plan& plan = c_.plan(joint, true);
     block_ = block;
     if (!joint && rows_ < 2 * pool_size() && row_len_ >= 8 * tile) {
       run_long_rows(plan, tile);
@@ -541,7 +565,7 @@ class Runner {
     const int64_t blocks = (rows_ + block - 1) / block;
     const bool serial = rows_ * row_len_ < kSerial || blocks == 1;
     parallel_for(blocks, serial ? blocks : chunk_for(blocks, 1, 1, 8), [&](int64_t b, int64_t e, int) {
-      Frame<T> f;
+      Frame<T>& f = chunk_frame();
       setup(f, plan, tile, block);
       for (int64_t bi = b; bi < e; bi++) {
         const int64_t r0 = bi * block;
@@ -580,7 +604,7 @@ class Runner {
     const int64_t M = std::max<int64_t>(1, tuned_tile() / K);
     const bool joint = M >= row_len_;
     const int64_t m_tile = std::min(M, row_len_);
-    const Plan plan = make_plan(p_, joint, false);
+    const Plan& plan = c_.plan(joint, false);
     block_ = K;
     const int64_t blocks = (rows_ + K - 1) / K;
     const int64_t tiles = (row_len_ + m_tile - 1) / m_tile;
@@ -600,7 +624,7 @@ class Runner {
     };
     if (blocks >= 2 * pool_size() || serial || tiles < 2) {
       parallel_for(blocks, serial ? blocks : chunk_for(blocks, 1, 1, 4), [&](int64_t b, int64_t e, int) {
-        Frame<T> f;
+        Frame<T>& f = chunk_frame();
         frame(f);
         for (int64_t bi = b; bi < e; bi++) {
           const int64_t r0 = bi * K;
@@ -636,7 +660,7 @@ class Runner {
         const size_t nr = reds.size();
         std::vector<double> part(static_cast<size_t>(nchunks * k) * nr, 0.0);
         parallel_for(tiles, chunk, [&](int64_t b, int64_t e, int) {
-          Frame<T> f;
+          Frame<T>& f = chunk_frame();
           frame(f);
           f.rowT = main.rowT;
           f.rowB = main.rowB;
@@ -677,7 +701,7 @@ class Runner {
         const size_t nr = reds.size();
         std::vector<double> part(static_cast<size_t>(nchunks) * nr, 0.0);
         parallel_for(tiles, chunk, [&](int64_t b, int64_t e, int) {
-          Frame<T> f;
+          Frame<T>& f = chunk_frame();
           setup(f, plan, tile, 1);
           f.rowT = main.rowT;
           f.rowB = main.rowB;
@@ -1088,6 +1112,7 @@ class Runner {
     }
   }
 
+  Compiled& c_;
   const Prog& p_;
   const Elementwise<T>& k_;
   int rank_ = 0, outer_rank_ = 0, sub_rank_ = 0;
@@ -1133,8 +1158,21 @@ napi_value FusedProgramCall(napi_env env, napi_callback_info info) {
   TypedArray code, params;
   if (!typed(env, argv[0], &code) || code.type != napi_int32_array) return fail(env, "fused: code must be an Int32Array");
   if (!typed(env, argv[1], &params) || params.type != napi_float64_array) return fail(env, "fused: params must be a Float64Array");
-  Prog p;
-  if (const char* err = parse(static_cast<int32_t*>(code.data), code.length, &p)) return fail(env, err);
+  // The parsed program lives on the code array (parsed once per program, freed with the array).
+  Compiled* compiled = nullptr;
+  std::unique_ptr<Compiled> once;
+  void* wrapped = nullptr;
+  if (napi_unwrap(env, argv[0], &wrapped) == napi_ok && wrapped != nullptr) {
+    compiled = static_cast<Compiled*>(wrapped);
+  } else {
+    once.reset(new Compiled());
+    if (const char* err = parse(static_cast<int32_t*>(code.data), code.length, &once->prog)) return fail(env, err);
+    const napi_finalize del = [](napi_env, void* data, void*) { delete static_cast<Compiled*>(data); };
+    if (napi_wrap(env, argv[0], once.get(), del, nullptr, nullptr) == napi_ok) compiled = once.release();
+    else compiled = once.get();
+  }
+  Prog& p = compiled->prog;
+  p.tile_slot = static_cast<int32_t*>(code.data) + 7;
   const double* pp = static_cast<const double*>(params.data);
   const int64_t nin = static_cast<int64_t>(p.in_dt.size()), nout = static_cast<int64_t>(p.out_val.size());
   if (params.length < 2) return fail(env, "fused: params too short");
@@ -1193,8 +1231,8 @@ napi_value FusedProgramCall(napi_env env, napi_callback_info info) {
     out[k] = a.data;
   }
   if (p.reduces && rows > 0 && total == 0) return fail(env, "fused: a reduction over an empty row");
-  if (p.ftype == 0) Runner<float>(p, rank, inner_rank, shape, in, out, scalars).run();
-  else Runner<double>(p, rank, inner_rank, shape, in, out, scalars).run();
+  if (p.ftype == 0) Runner<float>(*compiled, rank, inner_rank, shape, in, out, scalars).run();
+  else Runner<double>(*compiled, rank, inner_rank, shape, in, out, scalars).run();
   return nullptr;
 }
 
