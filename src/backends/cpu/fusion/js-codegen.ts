@@ -11,7 +11,15 @@ import { fusedHelpers, instrExpr, planScalars, REDUCE_ACC, roundExpr, substitute
  * last) computing that pass's element instructions, accumulating its reductions and storing its
  * element outputs; row outputs are stored at the end of the row. An elementwise program is one
  * pass whose "row" is the innermost dim. Every instruction's result is rounded to its dtype as
- * storing it would round it, so values equal the unfused kernels'.
+ * storing it would round it, so values equal the unfused kernels'; reductions accumulate in the
+ * unfused kernel's order (row-major over the inner dims, in doubles), so they are equal too.
+ *
+ * Two measured departures from "everything in one loop" (CPU time, an 8-op chain with exp, tanh
+ * and sigmoid on 4M f32: 256 ms in one loop, 168 ms segmented, 174 ms unfused; softmax over
+ * [32768, 128]: 89 ms recomputing exp, 53 ms with the row cache, 63 ms unfused):
+ * - a pass computing several values through calls V8 does not inline is split into segments,
+ *   each a tight loop over a block of the row (the calls' latencies overlap across elements);
+ * - an expensive value a later pass needs again is kept in a row-long array (the row cache).
  */
 
 /**
