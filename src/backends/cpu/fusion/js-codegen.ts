@@ -14,9 +14,8 @@ import { fusedHelpers, instrExpr, planScalars, REDUCE_ACC, roundExpr, substitute
  * storing it would round it, so values equal the unfused kernels'; reductions accumulate in the
  * unfused kernel's order (row-major over the inner dims, in doubles), so they are equal too.
  *
- * Two measured departures from "everything in one loop" (CPU time, an 8-op chain with exp, tanh
- * and sigmoid on 4M f32: 256 ms in one loop, 168 ms segmented, 174 ms unfused; softmax over
- * [32768, 128]: 89 ms recomputing exp, 53 ms with the row cache, 63 ms unfused):
+ * Two departures from "everything in one loop", each measured to pay (in one loop the 8-op chain
+ * with exp, tanh and sigmoid ran 1.5x slower than unfused, softmax 1.4x slower):
  * - a pass computing several values through calls V8 does not inline is split into segments,
  *   each a tight loop over a block of the row (the calls' latencies overlap across elements);
  * - an expensive value a later pass needs again is kept in a row-long array (the row cache).
