@@ -258,11 +258,21 @@ export class WasmEngine implements CpuEngineKernels {
         constsAt,
         16 * group,
       ]);
-      s.run(this.kind.fused, argsAt, Math.ceil(count / (parallel ? per : count)), parallel);
-      rowOut.forEach((row, k) => {
-        if (row) s.read(outAt[k]!, outputs[k] as Float32Array, count, b0);
-        else s.read(outAt[k]!, outputs[k] as Float32Array, end - start, start);
-      });
+      // Copies out [r0, r1) of this block (rows, or elements of an elementwise program).
+      const copyOut = (r0: number, r1: number) =>
+        rowOut.forEach((row, k) => {
+          const [lo, hi] = row || !program.reduces ? [r0, r1] : [r0 * len, r1 * len];
+          s.read(outAt[k]! + lo * 4, outputs[k] as Float32Array, hi - lo, (row ? b0 : start) + lo);
+        });
+      if (parallel)
+        // Each job's outputs leave as it finishes, while the others still run.
+        s.run(this.kind.fused, argsAt, Math.ceil(count / per), true, {
+          jobDone: (job) => copyOut(job * per, Math.min(count, (job + 1) * per)),
+        });
+      else {
+        s.run(this.kind.fused, argsAt, 1, false);
+        copyOut(0, count);
+      }
     }
     return outputs;
   }
