@@ -328,6 +328,11 @@ describe('fusion memory', () => {
         );
         const y = activation.softmax(x.mul(w).reshape([16, 16]), 1);
         values(y.sum());
+        // A row sum read by two broadcasts and then disposed: a reduction shared inside the block only.
+        const m = y.sumDim(1);
+        const z = y.sub(m).div(y.mul(m));
+        m.dispose();
+        values(z);
       });
       // Outputs not served by the pool are fresh memory: none once the loop is warm.
       if (step === 5) fresh = pool.takes - pool.reused;

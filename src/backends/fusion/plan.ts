@@ -458,12 +458,14 @@ function run<P extends TensorPrimitive>(
   const rootLevel = program.levels[built.outputs[0]!.value]!;
   const rootDense =
     rootLevel === 'element' ? inverse === undefined : space === undefined || sameShape(root.shape, space.row);
-  stats.materialized++;
-  toLeaf(root, fix(outs[0]!, rootLevel, root.shape), core.free, rootDense);
+  // The kept reductions first: releasing the root's DAG may drop their last reference, which must
+  // then free their new leaves.
   built.memo.forEach((r, i) => {
     stats.materialized++;
     toLeaf(r, fix(outs[i + 1]!, 'row', r.shape), core.free, true);
   });
+  stats.materialized++;
+  toLeaf(root, fix(outs[0]!, rootLevel, root.shape), core.free, rootDense);
 }
 
 function invert(perm: readonly number[]): number[] {
