@@ -1,7 +1,13 @@
-// The tiled interpreter of fused programs (see fused_program.h for the design). Each call: parse
-// the bytecode (checked: a bad program fails the call, it never reads out of bounds), plan the
-// registers of each pass, then run tiles (elementwise programs, split over the pool's threads) or
-// rows (row programs: passes over each row, rows split over the threads).
+// The tiled interpreter of fused programs (see fused_program.h for the design). Each call: the
+// bytecode parsed and checked once per program (a bad program fails the call, it never reads out of
+// bounds; the parse and the register plans stay on the code array), then one of
+// - flat: an elementwise program in tiles of the whole space (size autotuned on the first large
+//   call), split over the pool's threads;
+// - row blocks: short rows side by side in one tile, every pass over it, values kept across passes;
+// - long rows: each row in tiles, each pass recomputing what it reads; few such rows are split over
+//   the threads, partial reductions combined in chunk order;
+// - columns: reductions over a dim that is not innermost in memory (bias and gamma gradients):
+//   tiles of rows adjacent in memory laid out element-major, reduced per row in element order.
 #include "fused_program.h"
 
 #include <algorithm>
