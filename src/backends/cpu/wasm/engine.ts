@@ -131,6 +131,8 @@ export class WasmEngine implements CpuEngineKernels {
           reduce: this.codes.reduce,
           fused: this.stream.constantsNamed('FUSED'),
         }) ?? null;
+      // Bounded: a stream of ever-new programs must not grow the cache (or its modules) without end.
+      if (this.fusedCodes.size >= FUSED_CACHE) this.fusedCodes.clear();
       this.fusedCodes.set(program.key, code);
     }
     if (code === null) return undefined;
@@ -287,6 +289,7 @@ export class WasmEngine implements CpuEngineKernels {
       // A shared memory would need a shared import (and the threads' instances): the interpreter serves there.
       const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
       kernel = (api && !shared ? emitElementwise(program, splat, api, memory) : undefined) ?? null;
+      if (this.emitted.size >= FUSED_CACHE) this.emitted.clear();
       this.emitted.set(key, kernel);
     }
     return kernel ?? undefined;
@@ -1155,6 +1158,8 @@ const FUSED_TILE = 1024;
 const FUSED_BLOCK = 32768;
 /** Least work per element (see `WasmEngine.fused`) for a fused program to run on the threads: a transcendental op, or four cheap ones. */
 const FUSED_MIN_PARALLEL_COST = 8;
+/** Programs each fused cache holds before it starts over. */
+const FUSED_CACHE = 1024;
 /** Operands of at most this many distinct values are copied once per call, not per block. */
 const FUSED_RESIDENT = 4096;
 
