@@ -594,7 +594,9 @@ function randomProgram(seed: number): { program: FusedProgram; outer: number[]; 
   let state = seed * 2654435761 + 1;
   const rnd = () => ((state = (Math.imul(state ^ (state >>> 15), 2246822519) + 0x9e3779b9) | 0) >>> 0) / 2 ** 32;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
-  const dtype = 'f32' as const;
+  // Mostly f32; half precision, f64 and i32 (wrapping) too.
+  const dtype = pick(['f32', 'f32', 'f32', 'f64', 'f16', 'bf16', 'i32'] as const);
+  const int = dtype === 'i32';
   const reducing = rnd() < 0.7;
   const inputs: FusedInput[] = [el(dtype), el(dtype)];
   if (reducing && rnd() < 0.5) inputs.push(row(dtype));
@@ -617,7 +619,9 @@ function randomProgram(seed: number): { program: FusedProgram; outer: number[]; 
     if (r < 0.25)
       instr = {
         kind: 'unary',
-        op: pick(['exp', 'tanh', 'neg', 'abs', 'sin', 'sigmoid', 'erf'] as const),
+        op: pick(
+          int ? (['neg', 'abs', 'sign'] as const) : (['exp', 'tanh', 'neg', 'abs', 'sin', 'sigmoid', 'erf'] as const),
+        ),
         x: any(),
         dtype,
       };
@@ -724,29 +728,31 @@ describe('CpuBackend.fused: caches and memory', () => {
     }
   });
 
-  it('random row and elementwise programs: the generated kernel and the interpreter equal the replay bit for bit', () => {
+  it('random row and elementwise programs in f32, f64, f16, bf16 and i32: both paths equal the replay bit for bit', () => {
     const b = js();
     let ran = 0;
     try {
-      for (let seed = 1; ran < 120; seed++) {
+      for (let seed = 1; ran < 160; seed++) {
         const r = randomProgram(seed);
         if (!r) continue;
         ran++;
         const full = [...r.outer, ...r.inner];
         const n = full.reduce((a, s) => a * s, 1);
-        const inputs = r.program.inputs.map((x, k) =>
-          x.level === 'element'
-            ? tensor(b, values(n, seed + k, 1.5), full, 'f32')
+        const inputs = r.program.inputs.map((x, k) => {
+          const scale = x.dtype === 'i32' ? 1000 : 1.5;
+          return x.level === 'element'
+            ? tensor(b, values(n, seed + k, scale), full, x.dtype)
             : tensor(
                 b,
                 values(
                   r.outer.reduce((a, s) => a * s, 1),
                   seed + 9,
+                  scale,
                 ),
                 r.outer,
-                'f32',
-              ),
-        );
+                x.dtype,
+              );
+        });
         const scalars = Array.from({ length: r.program.scalars }, (_, i) => 0.3 + i * 0.7);
         for (const mode of ['function', 'interpreter'] as const) {
           setCpuFusedCodegen(mode);
