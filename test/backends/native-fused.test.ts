@@ -376,6 +376,25 @@ describe('native fused programs', { skip: fusedSkip }, () => {
     }
   });
 
+  it('f64 column sums of products (a weight-gradient shape), many and few columns', () => {
+    const d = 'f64' as const;
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: d },
+      { kind: 'load', input: 1, dtype: d },
+      { kind: 'binary', op: 'mul', x: 0, y: 1, dtype: d },
+      { kind: 'reduce', op: 'sum', x: 2, dtype: d },
+    ];
+    const p = fusedProgram({ inputs: [el(d), el(d)], scalars: 0, instrs, outputs: [{ value: 3 }] });
+    for (const [R, C] of [
+      [200, 1100],
+      [777, 5],
+    ] as const) {
+      const x = backend!.permute(tensor(values(R * C, 1), [R, C], d), [1, 0]);
+      const y = backend!.permute(tensor(values(R * C, 2), [R, C], d), [1, 0]);
+      check(call(p, [C], [R], [x, y]), 1e-12);
+    }
+  });
+
   it('a rank-0 space, an empty space, and an output that is a scalar', () => {
     const instrs: FusedInstr[] = [
       { kind: 'load', input: 0, dtype: f32 },
