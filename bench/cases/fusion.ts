@@ -214,8 +214,12 @@ interface Row {
 
 const ms = (s: number): string => (s * 1e3 >= 100 ? (s * 1e3).toFixed(0) : (s * 1e3).toPrecision(3));
 
+/**
+ * A row of paired samples (`u[i]` and `f[i]` ran back to back): the ratio is the median of the
+ * pairs' ratios, which a load change between pairs moves less than the ratio of the medians.
+ */
 function ratioRow(title: string, device: string, u: number[], f: number[], target: number | undefined): Row {
-  const ratio = median(u) / median(f);
+  const ratio = median(u.map((v, i) => v / f[i]!));
   return {
     title,
     device,
@@ -584,7 +588,7 @@ export async function runFusionBench(options: { quick: boolean; filters?: readon
   console.log(`\n## Kernel fusion: fused vs unfused${options.quick ? ' (quick)' : ''}\n`);
   console.log(render(rows));
   console.log(
-    `\nMedians of alternating unfused/fused calls; unfused ÷ fused above 1: fusion is faster. Results read into host arrays inside the timing.`,
+    `\nMedians of alternating unfused/fused calls; unfused ÷ fused: median over the back-to-back pairs (PyTorch rows: ratio of the medians), above 1: fusion is faster. Results read into host arrays inside the timing.`,
   );
   console.log(
     `- machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average ${load0.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after; ${((Date.now() - started) / 1000).toFixed(0)} s`,
