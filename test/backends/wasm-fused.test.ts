@@ -265,7 +265,7 @@ describe('wasm fused programs', { skip }, () => {
     check(call(chainProgram(), [n], [], [x], [0.1, 1 / 3]));
   });
 
-  it('broadcasts: a bias [C] over [N, C] and a column [N, 1] (lhs broadcast too); a transposed view is declined', () => {
+  it('broadcasts: a bias [C] over [N, C] and a column [N, 1] (lhs broadcast too); and a transposed view (gathered)', () => {
     const N = 37;
     const C = 129;
     const instrs: FusedInstr[] = [
@@ -296,7 +296,8 @@ describe('wasm fused programs', { skip }, () => {
     const coll = backend!.expand(tensor(values(M, 8), [M, 1]), [M, C]);
     check(call(p, [M, C], [], [xl, biasl, coll, tensor(values(M * C, 9), [M, C])]));
     const yt = backend!.permute(tensor(values(C * N, 5), [C, N]), [1, 0]);
-    assert.equal(engine!.fused(engineArgs(call(p, [N, C], [], [x, bias, col, yt]))), undefined);
+    // Any other view is gathered per tile.
+    check(call(p, [N, C], [], [x, bias, col, yt]));
   });
 
   it('a column over more rows than are copied once streams with the blocks (blocks that split a row)', () => {
@@ -423,7 +424,45 @@ describe('wasm fused programs', { skip }, () => {
       );
   });
 
-  it('declines what it does not take: f16, integer dtypes, ops the module lacks, any/all, a permuted reduction', () => {
+  it('a reduction over several inner dims of a permuted view (gathered), and a permuted rank-4 view', () => {
+    const x = backend!.permute(tensor(values(6 * 5 * 9, 15), [6, 5, 9]), [2, 0, 1]); // [9, 6, 5]
+    check(call(sumSquaresProgram(), [9], [6, 5], [x]), 1e-6);
+    const y = backend!.permute(tensor(values(3 * 4 * 5 * 7, 16), [3, 4, 5, 7]), [3, 1, 0, 2]); // [7, 4, 3, 5]
+    const chain = chainProgram();
+    const n = 7 * 4 * 3 * 5;
+    const args = engineArgs(call(chain, [7, 4, 3, 5], [], [y], [0.5, 1]));
+    const got = engine!.fused(args);
+    assert.ok(got !== undefined);
+    const flat = backend!.reshape(backend!.permute(tensor(values(3 * 4 * 5 * 7, 16), [3, 4, 5, 7]), [3, 1, 0, 2]), [n]);
+    const want = replayFused(backend as unknown as Backend<CpuTensor>, call(chain, [n], [], [flat], [0.5, 1]));
+    assert.deepEqual(
+      Array.from(got[0] as Float32Array),
+      Array.from(backend!.toDataSync(want[0]!).values as Float32Array),
+    );
+  });
+
+  it('a reversed operand (a negative stride) is gathered', () => {
+    const n = 3001;
+    const xs = values(n, 41);
+    const reversed = tensor([...xs].reverse(), [n]);
+    const want = replayFused(
+      backend as unknown as Backend<CpuTensor>,
+      call(chainProgram(), [n], [], [reversed], [0.5, 1]),
+    );
+    const out = new Float32Array(n);
+    const got = engine!.fused({
+      program: chainProgram(),
+      shape: [n],
+      innerRank: 0,
+      inputs: [{ data: Float32Array.from(xs), offset: n - 1, strides: [-1] }],
+      outputs: [out],
+      scalars: [0.5, 1],
+    });
+    assert.ok(got !== undefined);
+    assert.deepEqual(Array.from(out), Array.from(backend!.toDataSync(want[0]!).values as Float32Array));
+  });
+
+  it('declines what it does not take: f16, integer dtypes, ops the module lacks', () => {
     const n = 16;
     const unary = (dtype: DType, op: 'exp' | 'erf') =>
       fusedProgram({
@@ -460,8 +499,6 @@ describe('wasm fused programs', { skip }, () => {
       outputs: [{ value: 1 }],
     });
     assert.equal(engine!.fused(engineArgs(call(pow, [n], [], [tensor(values(n, 2), [n])]))), undefined);
-    const x = backend!.permute(tensor(values(6 * 5 * 9, 15), [6, 5, 9]), [2, 0, 1]); // [9, 6, 5]
-    assert.equal(engine!.fused(engineArgs(call(sumSquaresProgram(), [9], [6, 5], [x]))), undefined);
   });
 
   it('through the backend (device.backend.fused) when the CPU backend has it: equal to the replay', {

@@ -71,8 +71,12 @@ const SCALARS = 28, REGS = 32, PTRS = 36, ROW_SLOTS = 40, RED_STATE = 44, TILE =
 const ELEMENTWISE = 56, THREAD_STRIDE = 60, CTX = 64, GROUP = 68, CONSTS = 72, ROW_SLOT_BYTES = 76;
 /** Bytes of the argument block (each thread copies it into its context, with its own scratch). */
 export const FUSED_ARGS_BYTES: i32 = 80;
-/** Operand table entries: address, period P, repeat Q, first index held (u32 each). */
-const OPERAND_BYTES = 16;
+/**
+ * Operand table entries (64 bytes): address, period P, repeat Q, first index held (u32 each); then
+ * a gather flag and, for a gathered operand (any strided view), its rank-4 dims and signed strides.
+ */
+export const FUSED_OPERAND_BYTES: i32 = 64;
+const OPERAND_BYTES = 64;
 /** Operand references at or below this are constants: `FUSED_CONST_REF - ref` is the constant. */
 export const FUSED_CONST_REF: i32 = -(1 << 20);
 
@@ -276,7 +280,8 @@ function exec(ctx: usize, ins: usize, g: i32, row: i32, R: i32, L: i32): void {
   else out = <usize>load<u32>(ctx, REGS) + <usize>dst * <usize>load<i32>(ctx, TILE) * 4;
   if (op == FUSED_loadElement) {
     const o = <usize>load<u32>(ctx, OPERANDS) + <usize>a * OPERAND_BYTES;
-    out = loadElement(out, <usize>load<u32>(o), load<u32>(o, 4), load<u32>(o, 8), load<u32>(o, 12), <u32>g, n);
+    if (load<u32>(o, 16) != 0) gather(out, o, g, n);
+    else out = loadElement(out, <usize>load<u32>(o), load<u32>(o, 4), load<u32>(o, 8), load<u32>(o, 12), <u32>g, n);
   } else if (op == FUSED_loadRow) {
     const o = <usize>load<u32>(ctx, OPERANDS) + <usize>a * OPERAND_BYTES;
     const base = <usize>load<u32>(o), P = load<u32>(o, 4), Q = load<u32>(o, 8), lo = load<u32>(o, 12);
@@ -591,6 +596,36 @@ function binaryRows(op: i32, out: usize, x: usize, sx: usize, rows: usize, R: i3
       if (i < L) {
         tailStore(out, binary4(op, tailLoad(x, L - i), v), L - i);
         out += <usize>(L - i) * 4; x += <usize>(L - i) * (sx >> 2);
+      }
+    }
+  }
+}
+
+/** A strided operand's values at flat indices [g, g + n) into `out`: rank-4 dims at +20, strides at +36 (elements). */
+function gather(out: usize, o: usize, g: i32, n: i32): void {
+  const base = <usize>load<u32>(o);
+  const d1 = load<i32>(o, 24), d2 = load<i32>(o, 28), d3 = load<i32>(o, 32);
+  const s0 = load<i32>(o, 36), s1 = load<i32>(o, 40), s2 = load<i32>(o, 44), s3 = load<i32>(o, 48);
+  let i3 = g % d3, t = g / d3;
+  let i2 = t % d2;
+  t /= d2;
+  let i1 = t % d1;
+  const i0 = t / d1;
+  let at = i0 * s0 + i1 * s1 + i2 * s2 + i3 * s3;
+  for (let k = 0; k < n; k++) {
+    store<f32>(out + <usize>k * 4, load<f32>(base + <usize>(at * 4)));
+    // The next index, odometer-wise.
+    at += s3;
+    if (++i3 == d3) {
+      i3 = 0;
+      at += s2 - d3 * s3;
+      if (++i2 == d2) {
+        i2 = 0;
+        at += s1 - d2 * s2;
+        if (++i1 == d1) {
+          i1 = 0;
+          at += s0 - d1 * s1;
+        }
       }
     }
   }

@@ -146,20 +146,44 @@ export class WasmEngine implements CpuEngineKernels {
     if (program.reduces ? innerRank === 0 : innerRank !== 0) return undefined;
     if (!outputs.every((o) => o instanceof Float32Array)) return undefined;
     // Each input's layout: element inputs over the whole space, row inputs over the rows.
-    const plans: { data: Float32Array; offset: number; P: number; Q: number; streamed: boolean }[] = [];
+    const plans: {
+      data: Float32Array;
+      offset: number;
+      P: number;
+      Q: number;
+      streamed: boolean;
+      /** Any other strided view of an element input (rank ≤ 4): copied whole, gathered per tile. */
+      gather?: { lo: number; dims: number[]; strides: number[] };
+    }[] = [];
     for (let i = 0; i < inputs.length; i++) {
       const x = inputs[i]!;
       if (!(x.data instanceof Float32Array)) return undefined;
       const row = program.inputs[i]!.level === 'row';
       if (row && x.strides.slice(outerRank).some((s, d) => s !== 0 && shape[outerRank + d] !== 1)) return undefined;
       const pat = row ? operandPattern(outerShape, x.strides.slice(0, outerRank)) : operandPattern(shape, x.strides);
+      if (!pat && !row && rank <= 4) {
+        const pad = 4 - rank;
+        const dims = [...new Array<number>(pad).fill(1), ...shape];
+        const strides = [...new Array<number>(pad).fill(0), ...x.strides];
+        const span = stridedSpan(x.offset, dims, strides);
+        if (span.lo < 0 || span.hi > x.data.length) return undefined;
+        plans.push({
+          data: x.data,
+          offset: span.lo,
+          P: span.hi - span.lo,
+          Q: 1,
+          streamed: false,
+          gather: { lo: x.offset - span.lo, dims, strides },
+        });
+        continue;
+      }
       if (!pat || x.offset < 0 || x.offset + pat.P > x.data.length) return undefined;
       // Whole operands that repeat (a bias) are copied once; the rest stream with the blocks.
       const streamed = !row && pat.P * pat.Q === numel && pat.P > FUSED_RESIDENT;
       plans.push({ data: x.data, offset: x.offset, P: pat.P, Q: pat.Q, streamed });
     }
     // Cheap elementwise programs over contiguous or single-value inputs: the emitted kernel (./emit.ts).
-    if (!program.reduces && plans.every((p) => p.P === 1 || (p.Q === 1 && p.P === numel))) {
+    if (!program.reduces && plans.every((p) => !p.gather && (p.P === 1 || (p.Q === 1 && p.P === numel)))) {
       const kernel = this.emittedKernel(
         program,
         plans.map((p) => p.P === 1 && numel > 1),
@@ -199,7 +223,7 @@ export class WasmEngine implements CpuEngineKernels {
     const codeAt = s.alloc(words.length * 4),
       scalarsAt = s.alloc(scalars.length * 8 + 8),
       constsAt = s.alloc(code.consts.length * 16 + 16),
-      operandsAt = s.alloc(inputs.length * 16 + 16),
+      operandsAt = s.alloc(inputs.length * 64 + 64),
       outputsAt = s.alloc(nOut * 4),
       scratchAt = s.alloc(stride * threads),
       argsAt = s.alloc(128);
@@ -218,7 +242,13 @@ export class WasmEngine implements CpuEngineKernels {
     code.consts.forEach((index, k) =>
       s.f32.fill(Math.fround(scalars[index]!), (constsAt >>> 2) + 4 * k, (constsAt >>> 2) + 4 * k + 4),
     );
-    plans.forEach((p, i) => s.fields(operandsAt + i * 16, [inAt[i]!, p.P, p.Q, 0]));
+    plans.forEach((p, i) => {
+      const g = p.gather;
+      // A gathered operand's address is its view's offset; strides go in as 32-bit two's complement.
+      if (g)
+        s.fields(operandsAt + i * 64, [inAt[i]! + g.lo * 4, p.P, 1, 0, 1, ...g.dims, ...g.strides.map((v) => v >>> 0)]);
+      else s.fields(operandsAt + i * 64, [inAt[i]!, p.P, p.Q, 0, 0]);
+    });
     s.fields(outputsAt, outAt);
     let per = step;
     if (parallel) {
@@ -236,7 +266,7 @@ export class WasmEngine implements CpuEngineKernels {
           const lo = Math.floor(start / p.Q),
             hi = Math.floor((end - 1) / p.Q) + 1;
           s.write(inAt[i]!, p.data, p.offset + lo, p.offset + hi);
-          s.u32[((operandsAt + i * 16) >>> 2) + 3] = lo;
+          s.u32[((operandsAt + i * 64) >>> 2) + 3] = lo;
         });
       s.fields(argsAt, [
         codeAt,
