@@ -549,27 +549,38 @@ interface Read {
   readonly dtype: DType;
   readonly shape: readonly number[];
   readonly values: readonly number[];
+  /** The float tolerance, when not the graph's bound for the value (gradients). */
+  readonly tol?: number | undefined;
 }
 
-/** Runs `g` on `device`; returns every value read (mid-graph reads, then the final reads). */
-async function execute(g: Graph, device: Device): Promise<Read[]> {
+/**
+ * Runs `g` on `device`; returns every value read (mid-graph reads, then the final reads). With
+ * `grads` (an autodiff device) the float inputs made outside scopes require gradients, and the
+ * gradients of the sum of the float values read at the end are read too.
+ */
+async function execute(g: Graph, device: Device, grads = false): Promise<Read[]> {
   const vals = new Map<number, AnyT>();
   const reads: Read[] = [];
-  const read = async (id: number, label: string) => {
-    const data = await vals.get(id)!.toData();
-    reads.push({
-      label,
-      id,
-      dtype: data.dtype,
-      shape: data.shape,
-      values: Array.from(data.toArray() as ArrayLike<number>, Number),
-    });
+  const targets: number[] = [];
+  let depth = 0;
+  const read = async (id: number, label: string, t = vals.get(id)!, relative = false) => {
+    const data = await t.toData();
+    const values = Array.from(data.toArray() as ArrayLike<number>, Number);
+    // Gradients: within 1e-4 of the largest magnitude (backward chains amplify rounding).
+    const tol = relative ? 1e-4 * Math.max(1, ...values.filter(Number.isFinite).map(Math.abs)) : undefined;
+    reads.push({ label, id, dtype: data.dtype, shape: data.shape, values, tol });
   };
   const runSync = (s: Step): void => {
     switch (s.t) {
-      case 'input':
-        vals.set(s.id, Tensor.fromData<number, Kind>(new TensorData([...s.values], s.shape, DTYPE[s.kind]), device));
+      case 'input': {
+        let t = Tensor.fromData<number, Kind>(new TensorData([...s.values], s.shape, DTYPE[s.kind]), device);
+        if (grads && s.kind === 'f' && depth === 0) {
+          t = (t as FT).requireGrad();
+          targets.push(s.id);
+        }
+        vals.set(s.id, t);
         return;
+      }
       case 'op':
         vals.set(s.id, s.fn(s.args.map((a) => vals.get(a)!)));
         return;
@@ -579,10 +590,12 @@ async function execute(g: Graph, device: Device): Promise<Read[]> {
         return;
       case 'scope': {
         const before = new Set(vals.keys());
+        depth++;
         const out = Tensor.scope(() => {
           for (const b of s.body) runSync(b);
           return vals.get(s.result)!;
         });
+        depth--;
         for (const id of [...vals.keys()]) if (!before.has(id) && id !== s.result) vals.delete(id);
         vals.set(s.result, out);
         return;
@@ -597,6 +610,17 @@ async function execute(g: Graph, device: Device): Promise<Read[]> {
     else runSync(s);
   }
   for (const id of g.finals) await read(id, `v${id}`);
+  const floats = g.finals.map((id) => vals.get(id)!).filter((t) => t.dtype() === 'f32');
+  const tracked = floats.filter((t) => t.isRequireGrad());
+  if (grads && tracked.length > 0) {
+    const loss = tracked.map((t) => (t as FT).sum()).reduce((a, b) => a.add(b));
+    const gr = loss.backward();
+    for (const id of targets) {
+      const x = vals.get(id);
+      const gx = x && (x as FT).grad(gr);
+      if (gx) await read(id, `grad of v${id}`, gx, true);
+    }
+  }
   for (const t of vals.values()) t.dispose();
   return reads;
 }
@@ -611,7 +635,7 @@ function diff(g: Graph, plain: Read[], fused: Read[]): string[] {
       problems.push(`${p.label}: ${f.dtype} [${f.shape}], expected ${p.dtype} [${p.shape}]`);
       return;
     }
-    const tol = 1e-5 * Math.max(1, g.bounds.get(p.id) ?? 1);
+    const tol = p.tol ?? 1e-5 * Math.max(1, g.bounds.get(p.id) ?? 1);
     const isFloat = p.dtype === 'f32' || p.dtype === 'f64';
     let bad = 0;
     p.values.forEach((e, j) => {
@@ -665,39 +689,53 @@ describe('fusion: random op graphs give the unfused values', () => {
   });
 
   const only = process.env['BURN_FUSION_SEED'];
+  /** Runs the seeds on `plain` and `fused`; returns the failures (at most 3), each with its seed and graph. */
+  const compareRuns = async (plain: Device, fused: Device, seeds: readonly number[], grads: boolean) => {
+    const failures: string[] = [];
+    for (const seed of seeds) {
+      const g = generate(seed);
+      let want: Read[];
+      try {
+        want = await execute(g, plain, grads);
+      } catch (e) {
+        // A graph the plain device refuses is a generator bug.
+        failures.push(`seed ${seed}: the plain device threw ${String(e)}\n${graphText(g)}`);
+        continue;
+      }
+      let problems: string[];
+      try {
+        problems = diff(g, want, await execute(g, fused, grads));
+      } catch (e) {
+        problems = [`threw ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`];
+      }
+      if (problems.length)
+        failures.push(
+          `seed ${seed} (BURN_FUSION_SEED=${seed}):\n  ${problems.slice(0, 8).join('\n  ')}\n${graphText(g)}`,
+        );
+      if (failures.length >= 3) break;
+    }
+    return failures;
+  };
   for (const { name, plain, graphs, skip } of pairs()) {
+    const seeds = only ? [Number(only)] : Array.from({ length: graphs }, (_, i) => 1000 + i);
     it(`on ${name}: ${only ? `seed ${only}` : `${graphs} seeded graphs`} (plain vs fusion())`, { skip }, async () => {
       const dev = plain();
-      const fused = dev.fusion();
-      const seeds = only ? [Number(only)] : Array.from({ length: graphs }, (_, i) => 1000 + i);
-      const failures: string[] = [];
       const start = performance.now();
-      for (const seed of seeds) {
-        const g = generate(seed);
-        let want: Read[];
-        try {
-          want = await execute(g, dev);
-        } catch (e) {
-          // A graph the plain device refuses is a generator bug.
-          failures.push(`seed ${seed}: the plain device threw ${String(e)}\n${graphText(g)}`);
-          continue;
-        }
-        let problems: string[];
-        try {
-          problems = diff(g, want, await execute(g, fused));
-        } catch (e) {
-          problems = [`threw ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`];
-        }
-        if (problems.length)
-          failures.push(
-            `seed ${seed} (BURN_FUSION_SEED=${seed}):\n  ${problems.slice(0, 8).join('\n  ')}\n${graphText(g)}`,
-          );
-        if (failures.length >= 3) break;
-      }
+      const failures = await compareRuns(dev, dev.fusion(), seeds, false);
       const seconds = (performance.now() - start) / 1000;
       assert.equal(failures.length, 0, `${failures.length} failing graph(s) on ${name}:\n\n${failures.join('\n\n')}`);
       // A guard against a pathological slowdown only (CI shares two cores between test files).
       assert.ok(only || seconds < 180, `${seeds.length} graphs took ${seconds.toFixed(1)} s`);
+    });
+    // The backward pass fused too: the same graphs' values and input gradients on
+    // fusion().autodiff() and autodiff() (half the graphs: a backward pass doubles the work).
+    const gradSeeds = only ? seeds : seeds.slice(0, Math.ceil(seeds.length / 2));
+    it(`on ${name}: gradients of ${only ? `seed ${only}` : `${gradSeeds.length} graphs`} (autodiff() vs fusion().autodiff())`, {
+      skip,
+    }, async () => {
+      const dev = plain();
+      const failures = await compareRuns(dev.autodiff(), dev.fusion().autodiff(), gradSeeds, true);
+      assert.equal(failures.length, 0, `${failures.length} failing graph(s) on ${name}:\n\n${failures.join('\n\n')}`);
     });
   }
 });
