@@ -3,8 +3,10 @@
 // reshaped, flipped and expanded views in the middle; reductions in the middle broadcast back;
 // reads of intermediates; disposal mid-stream; Tensor.scope around parts) run on a plain device and
 // on its fused device, and every value read must agree: ints and bools exactly, floats within 1e-5
-// of the magnitudes the graph went through. A failure prints the seed and the graph as text;
-// BURN_FUSION_SEED=<seed> reruns that one graph, BURN_FUSION_GRAPHS=<n> sets the graphs per device.
+// of the magnitudes the graph went through. Half the graphs run again on autodiff() and
+// fusion().autodiff(), whose input gradients must agree too. A failure prints the seed and the
+// graph as text; BURN_FUSION_SEED=<seed> reruns that one graph, BURN_FUSION_GRAPHS=<n> sets the
+// graphs per device.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Device, Tensor, TensorData, type Bool, type DType, type Float, type Int, type Kind } from '../../src/index.js';
