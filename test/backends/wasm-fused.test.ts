@@ -237,6 +237,49 @@ describe('wasm fused programs', { skip }, () => {
     }
   });
 
+  it('a reduction of a value after an element op has read it last among element ops (its register stays live)', () => {
+    // Found by the random-program suite (test/backends/cpu-fused.test.ts, seed 44).
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: f32 }, // 0
+      { kind: 'load', input: 1, dtype: f32 }, // 1 (unused)
+      { kind: 'load', input: 2, dtype: f32 }, // 2 row input
+      { kind: 'binary', op: 'add', x: 2, y: 0, dtype: f32 }, // 3 the last element op reading 0
+      { kind: 'reduce', op: 'max', x: 0, dtype: f32 }, // 4 reads 0 after it
+      { kind: 'scalar', index: 0, dtype: f32 }, // 5
+      { kind: 'reduce', op: 'min', x: 3, dtype: f32 }, // 6 (unused)
+      { kind: 'binary', op: 'mul', x: 4, y: 3, dtype: f32 }, // 7
+      { kind: 'unary', op: 'sigmoid', x: 5, dtype: f32 }, // 8 a row value from a scalar
+    ];
+    const p = fusedProgram({
+      inputs: [el(), el(), row()],
+      scalars: 1,
+      instrs,
+      outputs: [{ value: 7 }, { value: 2 }, { value: 8 }],
+    });
+    for (const [outer, inner] of [
+      [[], [700]],
+      [[3], [5]],
+      [
+        [2, 3],
+        [2, 300],
+      ],
+      [[4], [2000]],
+    ] as const) {
+      const n = [...outer, ...inner].reduce((a, d) => a * d, 1);
+      const rows = outer.reduce((a, d) => a * d, 1);
+      const full = [...outer, ...inner];
+      check(
+        call(
+          p,
+          [...outer],
+          [...inner],
+          [tensor(values(n, 1), full), tensor(values(n, 2), full), tensor(values(rows, 3), [...outer])],
+          [0.3],
+        ),
+      );
+    }
+  });
+
   it('LayerNorm over [16, 128, 512] (on the worker threads where there are several): bit-equal', () => {
     const [a, b, c] = [16, 128, 512];
     const x = tensor(values(a * b * c, 22), [a, b, c]);

@@ -143,7 +143,8 @@ export class WasmEngine implements CpuEngineKernels {
     const rows = program.reduces ? outerShape.reduce((a, d) => a * d, 1) : 1;
     const len = program.reduces ? numel / Math.max(rows, 1) : numel;
     if (numel === 0 || numel >= 2 ** 31 || numel < (code.costly ? this.minCostly : this.minElements)) return undefined;
-    if (program.reduces ? innerRank === 0 : innerRank !== 0) return undefined;
+    // A row program may come with no inner dims (rows of one value, size-1 dims collapsed away).
+    if (!program.reduces && innerRank !== 0) return undefined;
     if (!outputs.every((o) => o instanceof Float32Array)) return undefined;
     // Each input's layout: element inputs over the whole space, row inputs over the rows.
     const plans: {

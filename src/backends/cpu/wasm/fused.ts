@@ -183,6 +183,8 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
   };
   /** Element slots for `list` (ascending ids) by liveness; values in `keep` live to the end. */
   const allocate = (list: readonly number[], keep: ReadonlySet<number>) => {
+    // `list` holds every instruction run in order, row-level ones too (a reduction reads an
+    // element slot: its reads count, though it defines a row slot).
     const lastUse = new Map<number, number>();
     for (const v of list) for (const a of operandsOf(instrs[v]!)) lastUse.set(a, v);
     for (const v of keep) lastUse.set(v, Infinity);
@@ -190,8 +192,8 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
     const free: number[] = [];
     let next = 0;
     for (const v of list) {
-      if (fixedRef(v) !== undefined) continue;
       for (const a of new Set(operandsOf(instrs[v]!))) if (slot.has(a) && lastUse.get(a) === v) free.push(slot.get(a)!);
+      if (fixedRef(v) !== undefined) continue;
       slot.set(v, free.pop() ?? next++);
     }
     return { slot, count: next, ref: (v: number) => fixedRef(v) ?? slot.get(v)! };
@@ -205,8 +207,10 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
     }
     return homes;
   };
-  const elementOutputs = program.outputs.flatMap((o, k) => (rowSlot.has(o.value) ? [] : [k]));
-  const rowOutputs = program.outputs.flatMap((o, k) => (rowSlot.has(o.value) ? [k] : []));
+  // Row outputs by level: a scalar stored by a row program is one value per row too.
+  const isRowOutput = (k: number) => program.reduces && levels[program.outputs[k]!.value] === 'row';
+  const elementOutputs = program.outputs.flatMap((_, k) => (isRowOutput(k) ? [] : [k]));
+  const rowOutputs = program.outputs.flatMap((_, k) => (isRowOutput(k) ? [k] : []));
 
   // Linear: every needed instruction once, in order (elementwise programs; rows that fit a tile).
   const needed = new Set<number>();
@@ -218,10 +222,7 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
     stack.push(...argsOf(instrs[v]!));
   }
   const order = [...needed].sort((x, y) => x - y).filter((v) => !constOf.has(v));
-  const lin = allocate(
-    order.filter((v) => !rowSlot.has(v)),
-    new Set(program.outputs.map((o) => o.value)),
-  );
+  const lin = allocate(order, new Set(program.outputs.map((o) => o.value)));
   const linHomes = homesOf(elementOutputs);
   const linBody: number[] = [];
   for (const v of order) {
