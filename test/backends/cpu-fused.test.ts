@@ -22,9 +22,11 @@ import {
   setCpuFusedAutotune,
   setCpuFusedCodegen,
 } from '../../src/backends/cpu/fusion/run.js';
+import { roundF16, roundF16Bits } from '../../src/backends/cpu/fusion/expr.js';
 import { BufferPool } from '../../src/backends/cpu/pool.js';
 import type { CpuTensor } from '../../src/backends/cpu/storage.js';
 import { TensorData, type DType } from '../../src/index.js';
+import { f16BitsToF32 } from '../../src/core/dtype.js';
 import { nativeTestDevice, wasmTestDevice } from '../helpers/devices.js';
 
 type Spec = { inputs: FusedInput[]; scalars: number; instrs: FusedInstr[]; outputs: number[] };
@@ -749,6 +751,39 @@ for (const [name, make, todo] of [
 }
 
 describe('CpuBackend.fused: caches and memory', () => {
+  it('the arithmetic f16 rounding equals the bit-encoding one (random f32 patterns, every f16 tie, specials)', () => {
+    const f = new Float32Array(1),
+      u = new Uint32Array(f.buffer);
+    const same = (v: number) => {
+      const a = roundF16Bits(v),
+        b = roundF16(v);
+      if (!Object.is(a, b) && !(Number.isNaN(a) && Number.isNaN(b)))
+        assert.fail(`f16 rounding of ${v}: ${b}, expected ${a}`);
+    };
+    let state = 12345;
+    for (let i = 0; i < 1_000_000; i++) {
+      state = (Math.imul(state, 1664525) + 1013904223) | 0;
+      u[0] = state >>> 0;
+      same(f[0]!);
+    }
+    // Every f16 value, its neighbours' midpoints (ties) and just around them.
+    for (let h = 0; h < 0x7c00; h++) {
+      const lo = f16BitsToF32(h),
+        hi = f16BitsToF32(h + 1);
+      for (const v of [
+        lo,
+        (lo + hi) / 2,
+        Math.fround((lo + hi) / 2) * (1 + 2 ** -23),
+        Math.fround((lo + hi) / 2) * (1 - 2 ** -24),
+      ]) {
+        same(v);
+        same(-v);
+      }
+    }
+    for (const v of [0, -0, NaN, Infinity, -Infinity, 65504, 65519.99, 65520, 1e-30, 3.4e38, 2 ** -25, 2 ** -24 * 1.5])
+      same(v);
+  });
+
   it('the same program (the same key) compiles once per layout, whatever the sizes', () => {
     setCpuFusedCodegen('function');
     try {
