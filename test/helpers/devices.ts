@@ -161,8 +161,8 @@ export function conformanceDevices(options: { readonly fusion?: boolean } = {}):
 
 /**
  * The fusion decorator over every engine and WebGPU (each over the same test device as its plain
- * entry: size thresholds at 0, pools that reuse every array), and `fusion().autodiff()` over `js`
- * and the best engine: their values must equal the plain devices'. The conformance suite
+ * entry: size thresholds at 0, pools that reuse every array), and `fusion().autodiff()` over `js`,
+ * `native` and WebGPU: their values must equal the plain devices'. The conformance suite
  * (test/conformance/) runs them; other suites opt in with `conformanceDevices({ fusion: true })`,
  * and BURN_TEST_FUSION=1 adds them to every suite (for development: six more devices on every
  * suite would cost CI minutes). Engines and WebGPU join as their plain entries do.
@@ -194,7 +194,15 @@ export function fusedDevices(): ConformanceDevice[] {
   }
   const gpu = webgpu.device;
   if (gpu)
-    devices.push({ name: 'fusion<webgpu>', device: () => gpu.fusion(), dtypes: WEBGPU_DTYPES, readsSync: false });
+    devices.push(
+      { name: 'fusion<webgpu>', device: () => gpu.fusion(), dtypes: WEBGPU_DTYPES, readsSync: false },
+      {
+        name: 'autodiff<fusion<webgpu>>',
+        device: () => gpu.fusion().autodiff(),
+        dtypes: WEBGPU_DTYPES,
+        readsSync: false,
+      },
+    );
   return devices;
 }
 
