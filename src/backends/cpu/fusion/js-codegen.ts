@@ -39,9 +39,10 @@ const SEGMENT_BLOCK = 256;
 /** Rows up to this many elements keep expensive element values for later passes (row cache). */
 export const ROW_CACHE_LIMIT = 65536;
 
-// Calls that V8 does not inline (libm-style functions, BigInt helpers): each costs tens of cycles.
+// Calls that V8 does not inline in a large kernel (libm-style functions, BigInt helpers, half rounding):
+// each costs tens of cycles.
 const EXPENSIVE =
-  /Math\.(exp|expm1|log|log1p|log2|log10|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|pow|cbrt)\(|H\.(erf|powInt32|i64)/;
+  /Math\.(exp|expm1|log|log1p|log2|log10|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|pow|cbrt)\(|H\.(erf|powInt32|i64|f16|bf16)/;
 
 /** How one pass of a row runs: what it computes, what it reads back from the row cache, what it keeps there. */
 export interface PassPlan {
