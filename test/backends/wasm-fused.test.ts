@@ -416,6 +416,64 @@ describe('wasm fused programs', { skip }, () => {
     check(call(p, [n], [], [tensor(xs, [n])], [3]));
   });
 
+  it('bool inputs as lane masks: a masked softmax (mask fill with −∞), a bool row input, a mask cast to f32, a transposed mask', () => {
+    const instrs: FusedInstr[] = [
+      { kind: 'load', input: 0, dtype: f32 }, // 0 scores
+      { kind: 'load', input: 1, dtype: 'bool' }, // 1 mask
+      { kind: 'scalar', index: 0, dtype: f32 }, // 2 −∞
+      { kind: 'where', c: 1, x: 2, y: 0, dtype: f32 }, // 3 masked
+      { kind: 'reduce', op: 'max', x: 3, dtype: f32 }, // 4
+      { kind: 'binary', op: 'sub', x: 3, y: 4, dtype: f32 }, // 5
+      { kind: 'unary', op: 'exp', x: 5, dtype: f32 }, // 6
+      { kind: 'reduce', op: 'sum', x: 6, dtype: f32 }, // 7
+      { kind: 'binary', op: 'div', x: 6, y: 7, dtype: f32 }, // 8
+      { kind: 'load', input: 2, dtype: 'bool' }, // 9 a row mask
+      { kind: 'cast', x: 1, dtype: f32 }, // 10 the mask as 1 / 0
+      { kind: 'where', c: 9, x: 8, y: 10, dtype: f32 }, // 11
+    ];
+    const p = fusedProgram({
+      inputs: [el(), el('bool'), row('bool')],
+      scalars: 1,
+      instrs,
+      outputs: [{ value: 11 }, { value: 7 }],
+    });
+    for (const len of [7, 128, 1500]) {
+      const rows = 37;
+      const n = rows * len;
+      const mask = values(n, len + 5).map((v) => (v > 1 ? 1 : 0));
+      for (let r = 0; r < rows; r++) mask[r * len] = 0; // one unmasked value a row
+      const rowMask = values(rows, 6).map((v) => (v > 0 ? 1 : 0));
+      const args = [
+        tensor(values(n, len), [rows, len]),
+        tensor(mask, [rows, len], 'bool'),
+        tensor(rowMask, [rows], 'bool'),
+      ];
+      check(call(p, [rows], [len], args, [Number.NEGATIVE_INFINITY]));
+    }
+    // A mask read through a transposed view (gathered).
+    const ew = fusedProgram({
+      inputs: [el(), el('bool')],
+      scalars: 1,
+      instrs: [
+        { kind: 'load', input: 0, dtype: f32 },
+        { kind: 'load', input: 1, dtype: 'bool' },
+        { kind: 'scalar', index: 0, dtype: f32 },
+        { kind: 'where', c: 1, x: 2, y: 0, dtype: f32 },
+        { kind: 'unary', op: 'exp', x: 3, dtype: f32 },
+      ],
+      outputs: [{ value: 4 }],
+    });
+    const m = backend!.permute(
+      tensor(
+        values(40 * 30, 8).map((v) => (v > 0 ? 1 : 0)),
+        [40, 30],
+        'bool',
+      ),
+      [1, 0],
+    );
+    check(call(ew, [30, 40], [], [tensor(values(1200, 9), [30, 40]), m], [-3]));
+  });
+
   it('softmax over a long row (tiled reduction, 20000 values): bit-equal', () => {
     const len = 20000;
     check(call(softmaxProgram(), [2], [len], [tensor(values(2 * len, 11), [2, len])]));

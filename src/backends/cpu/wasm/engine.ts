@@ -148,7 +148,8 @@ export class WasmEngine implements CpuEngineKernels {
     if (!outputs.every((o) => o instanceof Float32Array)) return undefined;
     // Each input's layout: element inputs over the whole space, row inputs over the rows.
     const plans: {
-      data: Float32Array;
+      /** f32 values, or a bool input widened to lane masks (0 or all ones). */
+      data: Float32Array | Int32Array;
       offset: number;
       P: number;
       Q: number;
@@ -158,7 +159,8 @@ export class WasmEngine implements CpuEngineKernels {
     }[] = [];
     for (let i = 0; i < inputs.length; i++) {
       const x = inputs[i]!;
-      if (!(x.data instanceof Float32Array)) return undefined;
+      const mask = program.inputs[i]!.dtype === 'bool';
+      if (!(mask ? x.data instanceof Uint8Array : x.data instanceof Float32Array)) return undefined;
       const row = program.inputs[i]!.level === 'row';
       if (row && x.strides.slice(outerRank).some((s, d) => s !== 0 && shape[outerRank + d] !== 1)) return undefined;
       const pat = row ? operandPattern(outerShape, x.strides.slice(0, outerRank)) : operandPattern(shape, x.strides);
@@ -169,7 +171,7 @@ export class WasmEngine implements CpuEngineKernels {
         const span = stridedSpan(x.offset, dims, strides);
         if (span.lo < 0 || span.hi > x.data.length) return undefined;
         plans.push({
-          data: x.data,
+          data: x.data as Float32Array,
           offset: span.lo,
           P: span.hi - span.lo,
           Q: 1,
@@ -181,8 +183,17 @@ export class WasmEngine implements CpuEngineKernels {
       if (!pat || x.offset < 0 || x.offset + pat.P > x.data.length) return undefined;
       // Whole operands that repeat (a bias) are copied once; the rest stream with the blocks.
       const streamed = !row && pat.P * pat.Q === numel && pat.P > FUSED_RESIDENT;
-      plans.push({ data: x.data, offset: x.offset, P: pat.P, Q: pat.Q, streamed });
+      plans.push({ data: x.data as Float32Array, offset: x.offset, P: pat.P, Q: pat.Q, streamed });
     }
+    // Bool inputs: the span each reads, widened to lane masks once per call.
+    plans.forEach((p, i) => {
+      if (program.inputs[i]!.dtype !== 'bool') return;
+      const bytes = inputs[i]!.data as Uint8Array;
+      const masks = new Int32Array(p.P);
+      for (let k = 0; k < p.P; k++) masks[k] = bytes[p.offset + k] ? -1 : 0;
+      p.data = masks;
+      p.offset = 0;
+    });
     // Cheap elementwise programs over contiguous or single-value inputs: the emitted kernel (./emit.ts).
     if (!program.reduces && plans.every((p) => !p.gather && (p.P === 1 || (p.Q === 1 && p.P === numel)))) {
       const kernel = this.emittedKernel(
@@ -229,9 +240,7 @@ export class WasmEngine implements CpuEngineKernels {
       scratchAt = s.alloc(stride * threads),
       argsAt = s.alloc(128);
     const inAt = plans.map((p) =>
-      p.streamed && !parallel
-        ? s.alloc((Math.ceil(blockElems / p.Q) + 1) * 4)
-        : s.copyIn(p.data, p.offset, p.offset + p.P),
+      p.streamed && !parallel ? s.alloc((Math.ceil(blockElems / p.Q) + 1) * 4) : s.alloc(p.P * 4),
     );
     const outAt = rowOut.map((row) => s.alloc((row ? (program.reduces ? step : 1) : blockElems) * 4));
     if ([codeAt, scalarsAt, constsAt, operandsAt, outputsAt, scratchAt, argsAt, ...inAt, ...outAt].some((a) => a < 0))
@@ -244,6 +253,7 @@ export class WasmEngine implements CpuEngineKernels {
       s.f32.fill(Math.fround(scalars[index]!), (constsAt >>> 2) + 4 * k, (constsAt >>> 2) + 4 * k + 4),
     );
     plans.forEach((p, i) => {
+      if (!(p.streamed && !parallel)) s.write(inAt[i]!, p.data, p.offset, p.offset + p.P);
       const g = p.gather;
       // A gathered operand's address is its view's offset; strides go in as 32-bit two's complement.
       if (g)
@@ -330,7 +340,7 @@ export class WasmEngine implements CpuEngineKernels {
   private runEmitted(
     kernel: EmittedKernel,
     code: FusedCode,
-    plans: readonly { data: Float32Array; offset: number }[],
+    plans: readonly { data: Float32Array | Int32Array; offset: number }[],
     outputs: readonly Float32Array[],
     scalars: readonly number[],
     numel: number,

@@ -6,7 +6,7 @@
  * one by one on this engine (replayFused): the same f32 operations in the same order, reductions
  * included.
  *
- * Taken: f32 inputs and outputs; loads, scalars, the unary and binary ops the module has, compares
+ * Taken: f32 inputs and outputs, bool inputs (as lane masks); loads, scalars, the unary and binary ops the module has, compares
  * and isnan/isinf as lane masks feeding `where` or a cast, casts between f32 and masks, and
  * sum/prod/max/min reductions.
  * Anything else (other dtypes, a bool output, an op the module lacks) is declined (undefined), and
@@ -82,7 +82,8 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
     if (v === undefined) throw new Decline('op');
     return v;
   };
-  if (program.inputs.some((x) => x.dtype !== 'f32')) throw new Decline('dtype');
+  // Bool inputs arrive as lane masks (the engine widens them: 0 or all ones).
+  if (program.inputs.some((x) => x.dtype !== 'f32' && x.dtype !== 'bool')) throw new Decline('dtype');
   const dtypeOf = (v: number) => instrs[v]!.dtype;
   let costly = false;
   // Check every instruction; bool values are lane masks and may only feed `where`'s condition.
@@ -90,6 +91,9 @@ function compile(program: FusedProgram, tables: FusedCodeTables): FusedCode {
   instrs.forEach((ins, i) => {
     switch (ins.kind) {
       case 'load':
+        if (ins.dtype === 'bool') boolOk.add(i);
+        else if (ins.dtype !== 'f32') throw new Decline('dtype');
+        return;
       case 'scalar':
         if (ins.dtype !== 'f32') throw new Decline('dtype');
         return;
