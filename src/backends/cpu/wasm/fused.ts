@@ -6,11 +6,11 @@
  * one by one on this engine (replayFused): the same f32 operations in the same order, reductions
  * included.
  *
- * Taken: f32 inputs and outputs, bool inputs (as lane masks); loads, scalars, the unary and binary ops the module has, compares
- * and isnan/isinf as lane masks feeding `where` or a cast, casts between f32 and masks, and
- * sum/prod/max/min reductions.
- * Anything else (other dtypes, a bool output, an op the module lacks) is declined (undefined), and
- * the backend's generated JavaScript runs the program.
+ * Taken: f32 inputs and outputs and bool inputs (as lane masks); loads, scalars, the unary and
+ * binary ops the module has, compares and isnan/isinf as lane masks feeding `where` or a cast,
+ * casts between f32 and masks, and sum/prod/max/min reductions. Anything else (other dtypes, a
+ * bool output, an op the module lacks) is declined (undefined), and the backend's generated
+ * JavaScript runs the program.
  */
 import { scheduleFused, type FusedInstr, type FusedProgram } from '../../../backend/fusion/program.js';
 import type { BinaryOp, CompareOp, ReduceOp, UnaryOp } from '../../../backend/ops.js';
