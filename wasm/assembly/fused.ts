@@ -6,10 +6,14 @@
 // (ops4.ts, rows.ts), so a fused program's values are those of its ops run one by one.
 //
 // Values live in *element slots* (a register of T f32 per slot; `ptrs[slot]` is where the current
-// tile's values are: the slot's register, an output block, or straight in an input block) or *row
-// slots* (16 bytes: one value splatted over a vector; row-level values and scalars). An operand
-// reference `ref` >= 0 is element slot `ref` (read with a step of 16 bytes per vector); < 0 is row
-// slot `~ref` (read with a step of 0, so the same loops broadcast it along the row).
+// tile's values are: the slot's register, an output block, or straight in an input block), *row
+// slots* (one splatted vector per row of the tile: row-level values) or *constants* (one splatted
+// vector: the scalars). An operand reference `ref` >= 0 is element slot `ref` (a vector a step);
+// FUSED_CONST_REF < ref < 0 is row slot `~ref` (a vector a step at row level; in an element-level
+// instruction the row's one vector, so the same loops broadcast it along the row); ref <=
+// FUSED_CONST_REF is constant FUSED_CONST_REF − ref (one vector everywhere). Bool values are lane
+// masks (0 or all ones). Programs run as one list of instructions per tile (elementwise programs;
+// GROUP short rows a tile) or, for rows longer than a tile, as passes over each row.
 import { binary2d, binary4, tailLoad, tailStore, unary4 } from './ops4';
 import { combine, combine1 } from './rows';
 
