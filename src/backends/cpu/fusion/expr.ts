@@ -49,8 +49,8 @@ export function roundBf16(v: number): number {
   return bf16BitsToF32(f32ToBf16Bits(v));
 }
 
-/** The helpers generated fused kernels call: the unfused kernels' `H` plus half-precision rounding. */
-export const fusedHelpers = { ...helpers, f16: roundF16, bf16: roundBf16 };
+/** The helpers generated fused kernels call: the unfused kernels' `H` plus half-precision rounding (and its table). */
+export const fusedHelpers = { ...helpers, f16: roundF16, bf16: roundBf16, P2: POW2 };
 
 /**
  * The expression rounding `x` to `dtype` as storing it in that dtype's CPU array does (f32:

@@ -1,7 +1,16 @@
 import { instrArgs, scheduleFused, type FusedProgram, type FusedSchedule } from '../../../backend/fusion/program.js';
 import type { FusedOperand } from '../engine.js';
 import type { CpuArray } from '../storage.js';
-import { fusedHelpers, instrExpr, planScalars, REDUCE_ACC, roundExpr, substitute, type ScalarPlan } from './expr.js';
+import {
+  fusedHelpers,
+  instrExpr,
+  opExpr,
+  planScalars,
+  REDUCE_ACC,
+  roundExpr,
+  substitute,
+  type ScalarPlan,
+} from './expr.js';
 
 /**
  * The JavaScript generator of fused programs: one `new Function` kernel per program and layout
@@ -39,10 +48,22 @@ const SEGMENT_BLOCK = 256;
 /** Rows up to this many elements keep expensive element values for later passes (row cache). */
 export const ROW_CACHE_LIMIT = 65536;
 
-// Calls that V8 does not inline in a large kernel (libm-style functions, BigInt helpers, half rounding):
+// Calls that V8 does not inline in a large kernel (libm-style functions, BigInt helpers, bf16 rounding):
 // each costs tens of cycles.
 const EXPENSIVE =
-  /Math\.(exp|expm1|log|log1p|log2|log10|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|pow|cbrt)\(|H\.(erf|powInt32|i64|f16|bf16)/;
+  /Math\.(exp|expm1|log|log1p|log2|log10|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|pow|cbrt)\(|H\.(erf|powInt32|i64|bf16)/;
+
+/**
+ * The f16 rounding of `V` in place, written out: expr.ts's roundF16 (the same values as the
+ * backend's bit-encoding rounding), with `P2` its table of powers of two.
+ */
+const F16_INLINE =
+  'const x_ = Math.fround(V), a_ = Math.abs(x_); let r_; ' +
+  'if (a_ < 6.103515625e-5) r_ = (a_ * 16777216 + 6755399441055744 - 6755399441055744) / 16777216; ' +
+  'else if (a_ < 65520) { const q_ = P2[(a_ < 128 ? 7 - Math.clz32(a_ * 16777216) : 31 - Math.clz32(a_)) + 30]; ' +
+  'r_ = (a_ / q_ + 6755399441055744 - 6755399441055744) * q_; } ' +
+  'else r_ = a_ >= 65520 ? Infinity : NaN; ' +
+  'V = x_ < 0 || (x_ === 0 && 1 / x_ < 0) ? -r_ : r_;';
 
 /** How one pass of a row runs: what it computes, what it reads back from the row cache, what it keeps there. */
 export interface PassPlan {
@@ -131,6 +152,18 @@ export function fusedKernelSource(
   const plans = planPasses(program, schedule, rowCache);
   const L: string[] = [];
   const name = (v: number) => `v${v}`;
+  /** Whether value `i` is an f16 result whose rounding is written inline (see {@link F16_INLINE}). */
+  const halfInline = (i: number): boolean => {
+    const instr = instrs[i]!;
+    return (
+      instr.dtype === 'f16' &&
+      instr.kind !== 'load' &&
+      instr.kind !== 'scalar' &&
+      instr.kind !== 'reduce' &&
+      opExpr(program, instr).rounds
+    );
+  };
+  L.push('const P2 = H.P2;');
   const nIn = inputs.length;
   L.push('const rank = shape.length, oRank = rank - innerRank;');
   L.push('let rows = 1; for (let d = 0; d < oRank; d++) rows *= shape[d];');
@@ -168,10 +201,18 @@ export function fusedKernelSource(
       names.y = slot !== undefined ? `k${slot}` : name(instr.y);
     }
     if ('c' in instr) names.c = name(instr.c);
+    if (halfInline(i)) return substitute(opExpr(program, instr).expr, names);
     return substitute(instrExpr(program, instr), names);
   };
+  /** The statement defining value `i`: f16 rounding is written out inline (a call of it is not inlined in large kernels). */
+  const define = (i: number, element: boolean, cacheRead: boolean): string => {
+    const v = name(i);
+    const e = valueExpr(i, element, cacheRead);
+    if (cacheRead || !halfInline(i)) return `const ${v} = ${e};`;
+    return `let ${v} = ${e}; { ${F16_INLINE.replace(/\bV\b/g, v)} }`;
+  };
   const rowStatements = (list: readonly number[]) => {
-    for (const i of list) if (instrs[i]!.kind !== 'scalar') L.push(`const ${name(i)} = ${valueExpr(i, false, false)};`);
+    for (const i of list) if (instrs[i]!.kind !== 'scalar') L.push(define(i, false, false));
   };
   const elementArgs = (i: number) =>
     instrArgs(instrs[i]!).filter((a) => program.levels[a] === 'element' && instrs[a]!.kind !== 'scalar');
@@ -232,7 +273,7 @@ export function fusedKernelSource(
         if (remat(v)) L.push(`const ${name(v)} = ${valueExpr(v, true, pl.cacheReads.has(v))};`);
         else if (segOf.get(v) !== k) L.push(`const ${name(v)} = t${v}_${p}[i];`);
       }
-      for (const v of seg) L.push(`const ${name(v)} = ${valueExpr(v, true, false)};`);
+      for (const v of seg) L.push(define(v, true, false));
       for (const v of seg) if (crossing.has(v)) L.push(`t${v}_${p}[i] = ${name(v)};`);
       for (const v of pl.cacheWrites) if (segOf.get(v) === k) L.push(`c${v}[c + j] = ${name(v)};`);
       if (k === last) {
