@@ -314,6 +314,10 @@ function build<P extends TensorPrimitive>(
         v = emit(n.args[0]!);
         break;
       case 'reduce': {
+        // A max/min is compared with the values it came from (the gradient's `x == max` mask, a
+        // user's `x.eq(x.max())`): those values must be stored, not recomputed later by another
+        // kernel whose transcendentals may round differently by an ulp.
+        if ((n.rop === 'max' || n.rop === 'min') && hasInexactOp(n.args[0]!)) materialize(core, n.args[0]!);
         const x = emit(n.args[0]!);
         v = push({ kind: 'reduce', op: n.rop!, x, dtype: n.dtype });
         if (n !== root && n.refs > 1) memo.push(n);
@@ -466,6 +470,55 @@ function run<P extends TensorPrimitive>(
   });
   stats.materialized++;
   toLeaf(root, fix(outs[0]!, rootLevel, root.shape), core.free, rootDense);
+}
+
+/**
+ * Ops whose results every implementation rounds the same way (IEEE's correctly rounded
+ * arithmetic, comparisons, selection, casts, integer and bit ops); the rest (exp, erf, tanh, pow, …)
+ * may differ by an ulp between the engines' kernels and the generated code.
+ */
+const EXACT_UNARY: ReadonlySet<string> = new Set([
+  'neg',
+  'abs',
+  'sign',
+  'sqrt',
+  'recip',
+  'round',
+  'floor',
+  'ceil',
+  'trunc',
+  'not',
+]);
+const EXACT_BINARY: ReadonlySet<string> = new Set([
+  'add',
+  'sub',
+  'mul',
+  'div',
+  'max',
+  'min',
+  'and',
+  'or',
+  'xor',
+  'shl',
+  'shr',
+]);
+
+/** True when `n`'s pending DAG has an op whose result may depend on the kernel that computes it. */
+function hasInexactOp<P extends TensorPrimitive>(n: Node<P>): boolean {
+  const seen = new Set<Node<P>>();
+  const stack = [n];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    if (seen.has(x) || x.kind === 'leaf' || x.kind === 'scalar') continue;
+    seen.add(x);
+    const op = x.op;
+    if (x.kind === 'op' && op !== undefined) {
+      if (op.kind === 'unary' && !EXACT_UNARY.has(op.op)) return true;
+      if (op.kind === 'binary' && !EXACT_BINARY.has(op.op)) return true;
+    }
+    stack.push(...x.args);
+  }
+  return false;
 }
 
 function invert(perm: readonly number[]): number[] {
