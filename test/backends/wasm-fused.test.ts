@@ -280,13 +280,18 @@ describe('wasm fused programs', { skip }, () => {
     }
   });
 
-  it('LayerNorm over [16, 128, 512] (on the worker threads where there are several): bit-equal', () => {
+  it('LayerNorm over [16, 128, 512] (streamed: cheap ops stay on the calling thread): bit-equal', () => {
     const [a, b, c] = [16, 128, 512];
     const x = tensor(values(a * b * c, 22), [a, b, c]);
     const gamma = backend!.expand(tensor(values(c, 23), [c]), [a, b, c]);
     const beta = backend!.expand(tensor(values(c, 24), [c]), [a, b, c]);
-    const before = wasmRuntime()!.jobsRun();
     check(call(layerNormProgram(), [a, b], [c], [x, gamma, beta], [1 / c, 1e-5]));
+  });
+
+  it('softmax over [512, 1000] (on the worker threads where there are several): bit-equal', () => {
+    const x = tensor(values(512 * 1000, 25), [512, 1000]);
+    const before = wasmRuntime()!.jobsRun();
+    check(call(softmaxProgram(), [512], [1000], [x]));
     const after = wasmRuntime()!.jobsRun();
     if (after.length > 1)
       assert.ok(

@@ -203,10 +203,13 @@ export class WasmEngine implements CpuEngineKernels {
       if (kernel && kernel.f32Scalars.every((i) => isF32(scalars[i]!)))
         return this.runEmitted(kernel, code, plans, outputs as readonly Float32Array[], scalars, numel);
     }
-    // Work per element (a transcendental op about 16, a cheap one 2): large programs with enough
-    // work run on the threads (the whole operands copied once), the rest stream on this thread.
+    // Programs with a transcendental op and enough work run on the threads (the whole operands
+    // copied once); the rest stream on this thread: cheap ops are memory-bound, and copying whole
+    // operands for the threads costs more than the threads save (LayerNorm over [8192, 512]: 8.2 ms
+    // streamed, 14.7 ms on two threads; a chain with exp, tanh and sigmoid on 4M: 28.5 ms streamed,
+    // 15.7 ms on two threads).
     const cost = code.cost;
-    const parallel = this.threads > 1 && cost >= FUSED_MIN_PARALLEL_COST && numel * cost >= this.minParallel;
+    const parallel = this.threads > 1 && code.costly && numel * cost >= this.minParallel;
     const s = parallel ? this.rt : this.stream;
     s.reset();
     const T = FUSED_TILE;
@@ -1197,8 +1200,6 @@ const COSTLY_COST = 16;
 const FUSED_TILE = 1024;
 /** Elements per block of a fused program's operands streamed through the memory. */
 const FUSED_BLOCK = 32768;
-/** Least work per element (see `WasmEngine.fused`) for a fused program to run on the threads: a transcendental op, or four cheap ones. */
-const FUSED_MIN_PARALLEL_COST = 8;
 /** Programs each fused cache holds before it starts over. */
 const FUSED_CACHE = 1024;
 /** Operands of at most this many distinct values are copied once per call, not per block. */
