@@ -5,6 +5,8 @@
 // ops may round differently) within 1e-6 relative. Also: the kernel cache compiles a program once,
 // outputs come from the backend's pool, empty and rank-0 spaces.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import {
   fusedProgram,
@@ -944,6 +946,44 @@ describe('CpuBackend.fused: caches and memory', () => {
     accept = true;
     const [out] = b.fused(ew(chain8('f32'), [2, 3, 4], [x, x], [1, 2]))!;
     assert.deepEqual(read(b, out!), new Array(24).fill(7));
+  });
+
+  it('where code generation is forbidden (a CSP without unsafe-eval), the interpreter runs: the same values', () => {
+    // A child Node process with eval and new Function disabled, as such a page has them.
+    const url = (path: string) => new URL(`../../src/${path}`, import.meta.url).href;
+    const script = `
+      const { fusedProgram } = await import(${JSON.stringify(url('backend/fusion/program.ts'))});
+      const { CpuBackend } = await import(${JSON.stringify(url('backends/cpu/backend.ts'))});
+      const { cpuFusedStats } = await import(${JSON.stringify(url('backends/cpu/fusion/run.ts'))});
+      const { TensorData } = await import(${JSON.stringify(url('core/data.ts'))});
+      const program = fusedProgram(${JSON.stringify({ ...softmax('f32', false), levels: undefined, key: undefined })});
+      const b = new CpuBackend();
+      const x = b.fromData(new TensorData(Float32Array.from(${JSON.stringify(values(12, 5))}), [3, 4], 'f32'));
+      const out = b.fused({ program, outer: [3], inner: [4], inputs: [x], scalars: [] });
+      console.log(JSON.stringify({ values: out.map((t) => Array.from(b.toDataSync(t).values)), ...cpuFusedStats }));
+    `;
+    const stdout = execFileSync(
+      process.execPath,
+      ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script],
+      { encoding: 'utf8', cwd: fileURLToPath(new URL('../..', import.meta.url)) },
+    );
+    const got = JSON.parse(stdout.trim().split('\n').pop()!) as {
+      values: number[][];
+      interpreted: number;
+      compiled: number;
+    };
+    assert.equal(got.compiled, 0, 'nothing generated');
+    assert.equal(got.interpreted, 1, 'the interpreter compiled the program');
+    const b = js();
+    const x = tensor(b, values(12, 5), [3, 4], 'f32');
+    const expected = replayFused(b, {
+      program: softmax('f32', false),
+      outer: [3],
+      inner: [4],
+      inputs: [x],
+      scalars: [],
+    });
+    got.values.forEach((v, k) => assert.deepEqual(v, Array.from(b.toDataSync(expected[k]!).values as Float32Array)));
   });
 
   it('a call that does not match its program is a BurnError naming the input', () => {
