@@ -166,4 +166,25 @@ describe('replayFused: the reference semantics', () => {
     });
     got.forEach((v, i) => assert.ok(Math.abs(v - want[i]!) < 1e-5, `${v} vs ${want[i]}`));
   });
+
+  it('an op that hands back its operand (a cast to the same dtype) neither frees the input nor a live value', async () => {
+    const x = b.fromData(new TensorData([1, 2, 3], [3], 'f32'));
+    const program = fusedProgram({
+      inputs: [el],
+      scalars: 0,
+      instrs: [
+        { kind: 'load', input: 0, dtype: f32 },
+        { kind: 'cast', x: 0, dtype: f32 }, // the input itself
+        { kind: 'unary', op: 'exp', x: 1, dtype: f32 },
+        { kind: 'cast', x: 2, dtype: f32 }, // the intermediate itself
+        { kind: 'unary', op: 'neg', x: 3, dtype: f32 },
+        { kind: 'binary', op: 'add', x: 4, y: 3, dtype: f32 },
+      ],
+      outputs: [{ value: 5 }, { value: 1 }],
+    });
+    const [out, same] = replayFused(b, { program, outer: [3], inner: [], inputs: [x], scalars: [] });
+    assert.deepEqual(Array.from((await b.toData(out!)).toArray() as ArrayLike<number>), [0, 0, 0]);
+    assert.deepEqual(Array.from((await b.toData(same!)).toArray() as ArrayLike<number>), [1, 2, 3]);
+    assert.deepEqual(Array.from((await b.toData(x)).toArray() as ArrayLike<number>), [1, 2, 3]);
+  });
 });

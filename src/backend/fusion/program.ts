@@ -38,7 +38,11 @@ export interface FusedInput {
 export type FusedInstr =
   /** Input `input` at the current element (or row). */
   | { readonly kind: 'load'; readonly input: number; readonly dtype: DType }
-  /** Runtime scalar `index`, converted to `dtype` as `fill([], value, dtype)` converts it. */
+  /**
+   * Runtime scalar `index`, converted to `dtype` as `fill([], value, dtype)` converts it — except as
+   * the rhs of a `binary`, where it is the scalar of `Backend.binaryScalar` (whose conversion is the
+   * backend's: the CPU's js kernels compute with the unrounded number).
+   */
   | { readonly kind: 'scalar'; readonly index: number; readonly dtype: DType }
   | { readonly kind: 'unary'; readonly op: UnaryOp; readonly x: number; readonly dtype: DType }
   /** Result dtype `bool`. */

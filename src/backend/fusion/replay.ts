@@ -29,20 +29,16 @@ export function replayFused<P extends TensorPrimitive>(backend: Backend<P>, call
       case 'load': {
         const x = inputs[instr.input]!;
         v = program.levels[i] === 'row' && inner.length > 0 ? backend.reshape(x, rowShape) : x;
-        if (v !== x) owned.add(i);
         break;
       }
       case 'scalar':
         v = fill(scalars[instr.index]!, instr.dtype);
-        owned.add(i);
         break;
       case 'unary':
         v = backend.unary(instr.op, values[instr.x]!);
-        owned.add(i);
         break;
       case 'predicate':
         v = backend.predicate(instr.op, values[instr.x]!);
-        owned.add(i);
         break;
       case 'binary':
         v = binaryOf(
@@ -52,34 +48,43 @@ export function replayFused<P extends TensorPrimitive>(backend: Backend<P>, call
           values[instr.y]!,
           instrs[instr.y]!.kind === 'scalar' ? scalars[(instrs[instr.y] as { index: number }).index] : undefined,
         );
-        owned.add(i);
         break;
       case 'compare':
         v = backend.compare(instr.op, values[instr.x]!, values[instr.y]!);
-        owned.add(i);
         break;
       case 'where':
         v = backend.where(values[instr.c]!, values[instr.x]!, values[instr.y]!);
-        owned.add(i);
         break;
       case 'cast':
         v = backend.cast(values[instr.x]!, instr.dtype);
-        owned.add(i);
         break;
       case 'reduce':
         v = backend.reduce(instr.op, values[instr.x]!, innerDims);
-        owned.add(i);
         break;
     }
+    // A backend op may hand back its operand (a cast to the same dtype, a no-op view): an input is
+    // not the replay's to dispose; an intermediate handed back lives on under the new id.
+    if (!inputs.includes(v)) owned.add(i);
     values.push(v);
-    for (const a of argsOf(instr))
-      if (lastUse[a] === i && owned.has(a) && !isOutput.has(a)) backend.dispose?.(values[a]!);
+    for (const a of argsOf(instr)) {
+      const obj = values[a]!;
+      if (lastUse[a] !== i || !owned.has(a) || isOutput.has(a)) continue;
+      // The same handle may live on under another value id (returned as is by a later op).
+      const alive = values.some((w, j) => w === obj && j !== a && (lastUse[j]! > i || isOutput.has(j)));
+      if (!alive) backend.dispose?.(obj);
+    }
   }
+  const returned = new Set<P>();
   const outs = program.outputs.map((o, k) => {
     const v = values[o.value]!;
     const shape = fusedOutputShape(call, k);
     const sameShape = v.shape.length === shape.length && v.shape.every((s, d) => s === shape[d]);
-    if (sameShape) return owned.has(o.value) ? v : backend.retain ? backend.retain(v) : v;
+    if (sameShape) {
+      // Each output is a handle of its own: an input, or a handle already returned, is retained.
+      const fresh = owned.has(o.value) && !returned.has(v);
+      returned.add(v);
+      return fresh ? v : (backend.retain?.(v) ?? v);
+    }
     // A row value stored per row, or a value that did not reach the full shape (a scalar output).
     const numel = v.shape.reduce((a, s) => a * s, 1);
     const target = shape.reduce((a, s) => a * s, 1);
