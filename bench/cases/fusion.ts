@@ -117,6 +117,24 @@ async function plainDevice(name: DeviceName): Promise<Device> {
   }
 }
 
+/** The fused device's counters (`info().fusion`: programs, fused, replays, direct…), when it has them. */
+function fusionCounters(device: Device): Record<string, number> | undefined {
+  return (device.info() as { fusion?: Record<string, number> }).fusion;
+}
+
+/**
+ * What one call does on the fused device, from its counters: programs run as one kernel, replayed
+ * op by op, and single ops run directly (e.g. `3 fused, 0 replayed, 2 direct`).
+ */
+async function perCall(device: Device, body: Body): Promise<string> {
+  const before = fusionCounters(device);
+  await body();
+  const after = fusionCounters(device);
+  if (!before || !after) return 'no fusion counters';
+  const d = (k: string): number => (after[k] ?? 0) - (before[k] ?? 0);
+  return `${d('fused')} fused, ${d('replays')} replayed, ${d('direct')} direct per call`;
+}
+
 /** True for a WebGPU device on a software adapter (SwiftShader): timings are functional only. */
 function isSoftware(device: Device): boolean {
   return (device.info() as { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
@@ -257,7 +275,9 @@ async function runMicro(c: MicroCase, name: DeviceName, budget: Budget, log: (s:
   });
   const [u, f] = await timePair(sides[0]!.body, sides[1]!.body, budget);
   const diff = relDiff(sides[0]!.last()!, sides[1]!.last()!);
-  const row = ratioRow(c.title, name, u, f, c.targetOn.includes(name) ? c.target : undefined);
+  const blocks = await perCall(fused, sides[1]!.body);
+  const row0 = ratioRow(c.title, name, u, f, c.targetOn.includes(name) ? c.target : undefined);
+  const row = { ...row0, target: row0.target ? `${row0.target}; ${blocks}` : blocks };
   log(
     `[fusion] ${c.title} · ${name}: unfused ${row.unfused}, fused ${row.fused}, ${row.ratio}; max rel diff ${diff.toExponential(1)}`,
   );
@@ -412,9 +432,11 @@ async function runTransformer(budget: Budget, log: (s: string) => void): Promise
   }
   const rows: Row[] = [];
   const lossNote = lossDiff <= 1e-4 ? 'same losses' : `≠ losses differ (${lossDiff.toExponential(1)})`;
+  const trainBlocks = await perCall(fused, () => tf.step());
+  const inferBlocks = await perCall(fused, inferBodyF);
   const trainRow = ratioRow(`${title}: training step`, 'native', trainU, trainF, 1.3);
-  rows.push({ ...trainRow, target: `${trainRow.target}; ${lossNote}` });
-  rows.push(ratioRow(`${title}: inference`, 'native', inferU, inferF, undefined));
+  rows.push({ ...trainRow, target: `${trainRow.target}; ${lossNote}; ${trainBlocks}` });
+  rows.push({ ...ratioRow(`${title}: inference`, 'native', inferU, inferF, undefined), target: inferBlocks });
   if (typeof torch === 'string') {
     rows.push(naRow(`${title}: PyTorch`, 'torch', torch));
   } else {
@@ -500,12 +522,15 @@ async function runConvNet(budget: Budget, log: (s: string) => void): Promise<Row
     return body;
   });
   const [iu, iff] = await timePair(infer[0]!, infer[1]!, budget);
+  const trainBlocks = await perCall(fused, async () => pf.run());
+  const inferBlocks = await perCall(fused, infer[1]!);
+  const inferRow = ratioRow('MNIST ConvNet inference, batch 64', 'native', iu, iff, NOT_SLOWER);
   const rows = [
     {
       ...train,
-      target: `${train.target}${lossDiff <= 1e-4 ? '; same losses' : ` ≠ losses differ (${lossDiff.toExponential(1)})`}`,
+      target: `${train.target}${lossDiff <= 1e-4 ? '; same losses' : ` ≠ losses differ (${lossDiff.toExponential(1)})`}; ${trainBlocks}`,
     },
-    ratioRow('MNIST ConvNet inference, batch 64', 'native', iu, iff, NOT_SLOWER),
+    { ...inferRow, target: `${inferRow.target}; ${inferBlocks}` },
   ];
   for (const r of rows) log(`[fusion] ${r.title}: ${r.unfused} | ${r.fused} | ${r.ratio} ${r.target}`);
   return rows;
