@@ -86,6 +86,7 @@ export function materialize<P extends TensorPrimitive>(core: FusionCore<P>, node
     toLeaf(node, single, core.free, input === undefined);
     return;
   }
+  storeComparedValues(core, node);
   const limit = inner.maxFusedBindings ?? Number.POSITIVE_INFINITY;
   for (;;) {
     const space = chooseSpace(core, node);
@@ -314,10 +315,6 @@ function build<P extends TensorPrimitive>(
         v = emit(n.args[0]!);
         break;
       case 'reduce': {
-        // A max/min is compared with the values it came from (the gradient's `x == max` mask, a
-        // user's `x.eq(x.max())`): those values must be stored, not recomputed later by another
-        // kernel whose transcendentals may round differently by an ulp.
-        if ((n.rop === 'max' || n.rop === 'min') && hasInexactOp(n.args[0]!)) materialize(core, n.args[0]!);
         const x = emit(n.args[0]!);
         v = push({ kind: 'reduce', op: n.rop!, x, dtype: n.dtype });
         if (n !== root && n.refs > 1) memo.push(n);
@@ -470,6 +467,28 @@ function run<P extends TensorPrimitive>(
   });
   stats.materialized++;
   toLeaf(root, fix(outs[0]!, rootLevel, root.shape), core.free, rootDense);
+}
+
+/**
+ * A max/min is compared with the values it came from (the gradient's `x == max` mask, a user's
+ * `x.eq(x.max())`): those values are stored, not recomputed later by another kernel whose
+ * transcendentals may round differently by an ulp. Done before a program is built, so no leaf the
+ * program loads is released under it.
+ */
+function storeComparedValues<P extends TensorPrimitive>(core: FusionCore<P>, root: Node<P>): void {
+  const seen = new Set<Node<P>>();
+  const stack = [root];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    if (seen.has(x) || x.kind === 'leaf' || x.kind === 'scalar') continue;
+    seen.add(x);
+    const arg = x.args[0];
+    if (x.kind === 'reduce' && (x.rop === 'max' || x.rop === 'min') && arg !== undefined && hasInexactOp(arg)) {
+      materialize(core, arg);
+      continue;
+    }
+    stack.push(...x.args);
+  }
 }
 
 /**
