@@ -326,7 +326,7 @@ export class Device {
    */
   static webgpu(options: WebGpuOptions = {}): Promise<Device> {
     const { fusion, ...rest } = options;
-    if (fusion ?? FUSION_BY_DEFAULT) return Device.webgpu(rest).then((d) => d.fusion());
+    if (fusion ?? FUSION_BY_DEFAULT) return Device.webgpuPlain(rest).then((d) => d.fusion());
     return Device.webgpuPlain(rest);
   }
 
