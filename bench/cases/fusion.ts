@@ -24,8 +24,10 @@
  *   fused, from the runtime's counters (`device.info().stream.dispatches`).
  *
  * Timing: each side warms up (≥ 2 calls and `warmupSeconds`), then unfused and fused calls
- * alternate (pairs, so both see the same load) until the budget is spent; cells are medians. A
- * cell is `n/a` with the reason when a device (or `device.fusion()`) is missing.
+ * alternate in back-to-back pairs until the budget is spent; times are medians, the ratio is the
+ * median of the pairs' ratios. Each row also compares the values and reports what one fused call
+ * did (`info().fusion` counters). A cell is `n/a` with the reason when a device is missing; WebGPU
+ * on a software adapter runs only the chain, once.
  *
  * `npm run bench` runs it after the main table when there is no `--filter` or one of the filters
  * is part of {@link FUSION_BENCH_KEYWORDS}; `node --import tsx bench/cases/fusion.ts [--quick]
