@@ -61,8 +61,13 @@ import { FOUR_M, inputsOf } from './common.js';
 export const FUSION_BENCH_KEYWORDS = 'fusion fused chain gelu-layernorm softmax transformer convnet dispatches';
 
 /** The devices of the micro rows, in column order. */
-const DEVICES = ['native', 'wasm', 'js', 'webgpu'] as const;
-type DeviceName = (typeof DEVICES)[number];
+const ALL_DEVICES = ['native', 'wasm', 'js', 'webgpu'] as const;
+type DeviceName = (typeof ALL_DEVICES)[number];
+/** `BENCH_FUSION_DEVICES=webgpu` (comma-separated) runs the micro rows on those devices only (a GPU machine's script). */
+const DEVICES: readonly DeviceName[] = (() => {
+  const only = process.env['BENCH_FUSION_DEVICES']?.split(',').map((d) => d.trim());
+  return only ? ALL_DEVICES.filter((d) => only.includes(d)) : ALL_DEVICES;
+})();
 
 /** Transformer shape of the issue (and bench/torch_fusion.py). */
 const TF = { dModel: 128, nHeads: 4, dFf: 512, nLayers: 2, batch: 16, seq: 64, lr: 1e-3 } as const;
