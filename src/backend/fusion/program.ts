@@ -59,7 +59,7 @@ export type FusedInstr =
   | { readonly kind: 'reduce'; readonly op: ReduceOp; readonly x: number; readonly dtype: DType };
 
 /** The kinds of instruction. */
-export type FusedInstrKind = FusedInstr['kind'];
+type FusedInstrKind = FusedInstr['kind'];
 
 /** A program output: value `value`, stored per element (shape outer ++ inner) or per row (shape outer). */
 export interface FusedOutput {
