@@ -58,9 +58,6 @@ export type FusedInstr =
   /** Reduces element-level `x` over the row's inner dims (`Backend.reduce`'s semantics); a row-level value. */
   | { readonly kind: 'reduce'; readonly op: ReduceOp; readonly x: number; readonly dtype: DType };
 
-/** The kinds of instruction. */
-type FusedInstrKind = FusedInstr['kind'];
-
 /** A program output: value `value`, stored per element (shape outer ++ inner) or per row (shape outer). */
 export interface FusedOutput {
   readonly value: number;
