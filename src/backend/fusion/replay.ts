@@ -1,5 +1,16 @@
 import type { Backend, TensorPrimitive } from '../backend.js';
-import { fusedOutputShape, instrArgs as argsOf, type FusedCall } from './program.js';
+import { type FusedIdiom, fusedIdioms, idiomApplies } from './idioms.js';
+import { fusedOutputShape, instrArgs, type FusedCall, type FusedInstr } from './program.js';
+
+/** Options of {@link replayFused}. */
+export interface ReplayOptions {
+  /**
+   * Run the composite ops found in the program (softmax, log-softmax, relu and its backward:
+   * idioms.ts) as the backend's own kernels, as the unfused device would, instead of their
+   * primitive formulas. Off for the IR's reference semantics.
+   */
+  readonly idioms?: boolean;
+}
 
 /**
  * Runs a fused program op by op with `backend`'s own ops: the reference semantics of the IR, and
@@ -8,65 +19,92 @@ import { fusedOutputShape, instrArgs as argsOf, type FusedCall } from './program
  * output that is an input is returned as a second handle (`retain`). Each output is a new handle,
  * so a program must not list one value twice.
  */
-export function replayFused<P extends TensorPrimitive>(backend: Backend<P>, call: FusedCall<P>): P[] {
+export function replayFused<P extends TensorPrimitive>(
+  backend: Backend<P>,
+  call: FusedCall<P>,
+  options: ReplayOptions = {},
+): P[] {
   const { program, outer, inner, inputs, scalars } = call;
   const { instrs } = program;
+  const roots = new Map<number, FusedIdiom>();
+  const covered = new Set<number>();
+  if (options.idioms) {
+    for (const idiom of fusedIdioms(program)) {
+      if (!idiomApplies(idiom, program, scalars)) continue;
+      roots.set(idiom.root, idiom);
+      for (const v of idiom.covered) covered.add(v);
+    }
+  }
+  // What each instruction reads here: an idiom's root reads its operands, what it covers nothing.
+  const argsOf = (instr: FusedInstr, i: number): number[] => {
+    const idiom = roots.get(i);
+    if (idiom) return idiom.kind === 'relu' ? [idiom.x, idiom.grad] : [idiom.x];
+    return covered.has(i) ? [] : instrArgs(instr);
+  };
   const innerDims = inner.map((_, i) => outer.length + i);
   const rowShape = [...outer, ...inner.map(() => 1)];
   const values: (P | undefined)[] = [];
   // Values the replay made (not inputs, not outputs) are disposed after their last use.
   const lastUse = new Array<number>(instrs.length).fill(-1);
   instrs.forEach((instr, i) => {
-    for (const a of argsOf(instr)) lastUse[a] = i;
+    for (const a of argsOf(instr, i)) lastUse[a] = i;
   });
   const isOutput = new Set(program.outputs.map((o) => o.value));
   const owned = new Set<number>();
   const fill = (value: number, dtype: P['dtype']) => backend.fill([], value, dtype);
   for (let i = 0; i < instrs.length; i++) {
     const instr = instrs[i]!;
-    let v: P;
-    switch (instr.kind) {
-      case 'load': {
-        const x = inputs[instr.input]!;
-        v = program.levels[i] === 'row' && inner.length > 0 ? backend.reshape(x, rowShape) : x;
-        break;
-      }
-      case 'scalar':
-        v = fill(scalars[instr.index]!, instr.dtype);
-        break;
-      case 'unary':
-        v = backend.unary(instr.op, values[instr.x]!);
-        break;
-      case 'predicate':
-        v = backend.predicate(instr.op, values[instr.x]!);
-        break;
-      case 'binary':
-        v = binaryOf(
-          backend,
-          instr.op,
-          values[instr.x]!,
-          values[instr.y]!,
-          instrs[instr.y]!.kind === 'scalar' ? scalars[(instrs[instr.y] as { index: number }).index] : undefined,
-        );
-        break;
-      case 'compare':
-        v = backend.compare(instr.op, values[instr.x]!, values[instr.y]!);
-        break;
-      case 'where':
-        v = backend.where(values[instr.c]!, values[instr.x]!, values[instr.y]!);
-        break;
-      case 'cast':
-        v = backend.cast(values[instr.x]!, instr.dtype);
-        break;
-      case 'reduce':
-        v = backend.reduce(instr.op, values[instr.x]!, innerDims);
-        break;
+    // Values inside an idiom, and those only an idiom read (a relu's zeros), are not computed.
+    if (covered.has(i) || (lastUse[i] === -1 && !isOutput.has(i))) {
+      values.push(undefined);
+      continue;
     }
+    const idiom = roots.get(i);
+    let v: P;
+    if (idiom) v = runIdiom(backend, idiom, values, outer.length, inner);
+    else
+      switch (instr.kind) {
+        case 'load': {
+          const x = inputs[instr.input]!;
+          v = program.levels[i] === 'row' && inner.length > 0 ? backend.reshape(x, rowShape) : x;
+          break;
+        }
+        case 'scalar':
+          v = fill(scalars[instr.index]!, instr.dtype);
+          break;
+        case 'unary':
+          v = backend.unary(instr.op, values[instr.x]!);
+          break;
+        case 'predicate':
+          v = backend.predicate(instr.op, values[instr.x]!);
+          break;
+        case 'binary':
+          v = binaryOf(
+            backend,
+            instr.op,
+            values[instr.x]!,
+            values[instr.y]!,
+            instrs[instr.y]!.kind === 'scalar' ? scalars[(instrs[instr.y] as { index: number }).index] : undefined,
+          );
+          break;
+        case 'compare':
+          v = backend.compare(instr.op, values[instr.x]!, values[instr.y]!);
+          break;
+        case 'where':
+          v = backend.where(values[instr.c]!, values[instr.x]!, values[instr.y]!);
+          break;
+        case 'cast':
+          v = backend.cast(values[instr.x]!, instr.dtype);
+          break;
+        case 'reduce':
+          v = backend.reduce(instr.op, values[instr.x]!, innerDims);
+          break;
+      }
     // A backend op may hand back its operand (a cast to the same dtype, a no-op view): an input is
     // not the replay's to dispose; an intermediate handed back lives on under the new id.
     if (!inputs.includes(v)) owned.add(i);
     values.push(v);
-    for (const a of argsOf(instr)) {
+    for (const a of new Set(argsOf(instr, i))) {
       const obj = values[a]!;
       if (lastUse[a] !== i || !owned.has(a) || isOutput.has(a)) continue;
       // The same handle may live on under another value id (returned as is by a later op).
@@ -91,6 +129,28 @@ export function replayFused<P extends TensorPrimitive>(backend: Backend<P>, call
     return numel === target ? backend.reshape(v, shape) : backend.expand(v, shape);
   });
   return outs;
+}
+
+/** An idiom as the backend's kernel over the inner dims (flattened to one when there are several). */
+function runIdiom<P extends TensorPrimitive>(
+  backend: Backend<P>,
+  idiom: FusedIdiom,
+  values: readonly (P | undefined)[],
+  outerRank: number,
+  inner: readonly number[],
+): P {
+  const x = values[idiom.x]!;
+  if (idiom.kind === 'relu')
+    return idiom.grad === idiom.x ? backend.relu(x) : backend.reluBackward(x, values[idiom.grad]!);
+  const row = (p: P) => (idiom.kind === 'softmax' ? backend.softmax(p, outerRank) : backend.logSoftmax(p, outerRank));
+  if (inner.length === 1) return row(x);
+  const full = x.shape;
+  const flat = backend.reshape(x, [...full.slice(0, outerRank), inner.reduce((a, s) => a * s, 1)]);
+  const y = row(flat);
+  if (flat !== x) backend.dispose?.(flat);
+  const out = backend.reshape(y, full);
+  if (out !== y) backend.dispose?.(y);
+  return out;
 }
 
 function binaryOf<P extends TensorPrimitive>(

@@ -440,7 +440,7 @@ function run<P extends TensorPrimitive>(
   let outs = inner.fused?.(call);
   if (outs === undefined) {
     stats.replays++;
-    outs = replayFused(inner, call);
+    outs = replayFused(inner, call, { idioms: true });
   } else stats.fused++;
   built.dispose();
   const inverse = built.perm && invert(built.perm);

@@ -87,12 +87,13 @@ function offerable(program: FusedProgram): boolean {
 }
 
 /**
- * Autotune of the fused-vs-replay choice for the JavaScript path (the engine's own kernel decides
- * for itself): on a backend, the first calls of a program at a size class (a power of two of
- * elements, from `minElements`) alternate the generated kernel and the op-by-op replay, timed;
- * after two timings of each the faster is kept for that (program, size class). The replay must be
- * clearly faster (by `margin`) to win, since fusion also spares the intermediates' memory. When it
- * wins, `fused` declines (returns undefined) and the fusion decorator replays.
+ * Autotune of the fused-vs-unfused choice, as Burn's autotune: on a backend, the first calls of a
+ * program at a size class (a power of two of elements, from `minElements`) alternate the fused
+ * kernel (the engine's, else the generated JavaScript) and the op-by-op replay with the backend's
+ * own kernels for softmax, log-softmax and relu (what the unfused device runs), timed; after two
+ * timings of each the faster is kept for that (program, size class). The replay must be faster by
+ * `margin` to win, since fusion also spares the intermediates' memory. When it wins, `fused`
+ * declines (returns undefined) and the fusion decorator replays the same way.
  */
 export interface CpuFusedAutotune {
   /** Off: always the fused kernel. */
@@ -166,24 +167,8 @@ export function runFused(
   if (rows > 0) {
     cpuFusedStats.runs++;
     const compiled = compiledOf(program);
-    const e = host.engine;
-    let done = false;
-    if (e.fused && innerN > 0) {
-      if (compiled.offer) {
-        const args: FusedEngineArgs = {
-          program,
-          shape: layout.shape,
-          innerRank: layout.innerRank,
-          inputs: layout.inputs,
-          outputs: outs,
-          scalars: call.scalars,
-        };
-        done = e.fused(args) !== undefined;
-        if (done) cpuFusedStats.engineRuns++;
-      }
-    }
     let tuning: Tuning | undefined;
-    if (!done && autotune.enabled && rows * innerN >= autotune.minElements) {
+    if (autotune.enabled && rows * innerN >= autotune.minElements) {
       tuning = tuningOf(backend, program, rows * innerN);
       // Calls 1 and 3 replay (call 0 warms the kernel up), until a choice is made.
       const replayTurn = tuning.choice === 'replay' || (tuning.choice === undefined && tuning.calls % 2 === 1);
@@ -192,15 +177,29 @@ export function runFused(
         if (tuning.choice === 'replay') return undefined;
         tuning.calls++;
         const t0 = autotune.now();
-        const result = replayFused(backend, call);
+        const result = replayFused(backend, call, { idioms: true });
         tuning.replay.push(autotune.now() - t0);
         decide(tuning);
         return result;
       }
       if (tuning.choice !== undefined) tuning = undefined;
     }
+    const t0 = tuning ? autotune.now() : 0;
+    const e = host.engine;
+    let done = false;
+    if (e.fused && innerN > 0 && compiled.offer) {
+      const args: FusedEngineArgs = {
+        program,
+        shape: layout.shape,
+        innerRank: layout.innerRank,
+        inputs: layout.inputs,
+        outputs: outs,
+        scalars: call.scalars,
+      };
+      done = e.fused(args) !== undefined;
+      if (done) cpuFusedStats.engineRuns++;
+    }
     if (!done) {
-      const t0 = tuning ? autotune.now() : 0;
       const K = compiled.plan.slots.map((s) => slotValue(s, call.scalars));
       const useInterpreter = mode === 'interpreter' || (mode === 'auto' && !canEval());
       let kernel: FusedJsKernel;
@@ -232,10 +231,10 @@ export function runFused(
         kernel = k;
       }
       kernel(layout.shape, innerRank, layout.inputs, outs, K);
-      if (tuning) {
-        if (tuning.calls++ > 0) tuning.fused.push(autotune.now() - t0);
-        decide(tuning);
-      }
+    }
+    if (tuning) {
+      if (tuning.calls++ > 0) tuning.fused.push(autotune.now() - t0);
+      decide(tuning);
     }
   }
   return outs.map((o, k) => host.own(o, outShapes[k]!, dtypes[k]!));
