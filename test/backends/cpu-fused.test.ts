@@ -593,6 +593,9 @@ function cases(): [string, (b: CpuBackend, tol: number) => void][] {
 
 const js = () => new CpuBackend(jsEngine, new BufferPool({ minBytes: 0 }));
 
+// These tests check the fused kernels themselves: the fused-vs-replay autotune stays off but in its own test.
+setCpuFusedAutotune({ enabled: false });
+
 /** A seeded generator of small random programs (row programs with several passes, cached and segmented values). */
 function randomProgram(seed: number): { program: FusedProgram; outer: number[]; inner: number[] } | undefined {
   let state = seed * 2654435761 + 1;
@@ -822,12 +825,13 @@ describe('CpuBackend.fused: caches and memory', () => {
     }
   });
 
-  it('autotune: times fused and replay on big calls, keeps the faster per (program, size class); values never change', () => {
+  it('autotune: times fused and replay on a big call, keeps the faster per (program, size class)', () => {
     for (const replayFaster of [false, true]) {
       // A clock that makes each timed interval 10 ms, or 1 ms when the replay's ops ran in it (replayFaster).
       let t = 0,
         replayed = false;
       const previous = setCpuFusedAutotune({
+        enabled: true,
         minElements: 1000,
         now: () => {
           t += replayed && replayFaster ? 1 : 10;
@@ -846,12 +850,11 @@ describe('CpuBackend.fused: caches and memory', () => {
         const x = tensor(b, values(n, 1), [n], 'f32');
         const call = ew(chain8('f32'), [n], [x, x], [0.5, 1]);
         const expected = read(b, replayFused(b, call)[0]!);
-        const results = Array.from({ length: 8 }, () => b.fused(call));
-        // Calls 0, 2, 4 run fused, 1 and 3 replay; then the choice holds.
-        results.slice(0, 5).forEach((out, i) => assert.deepEqual(read(b, out![0]!), expected, `call ${i}`));
+        // The first call tunes (both sides, warm-ups then timed rounds), then the choice holds.
+        const results = Array.from({ length: 4 }, () => b.fused(call));
         const choice = replayFaster ? 'replay' : 'fused';
         assert.deepEqual([...cpuFusedChoices(b).values()], [choice]);
-        for (const out of results.slice(5))
+        for (const out of results)
           if (replayFaster) assert.equal(out, undefined, 'declined: the decorator replays');
           else assert.deepEqual(read(b, out![0]!), expected);
         // Another size class is tuned on its own; small calls are never timed.

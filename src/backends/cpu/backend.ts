@@ -40,6 +40,9 @@ import { randomInto, type RandomKey } from '../../backend/rng.js';
 import type { Distribution } from '../../core/distribution.js';
 import { allocCpu, allocError, cpuArrayCtor, CpuTensor, type CpuArray } from './storage.js';
 
+/** `x (op) y` is `y (SWAPPED[op]) x`. */
+const SWAPPED: Readonly<Record<CompareOp, CompareOp>> = { eq: 'eq', ne: 'ne', lt: 'gt', le: 'ge', gt: 'lt', ge: 'le' };
+
 /**
  * The CPU backend: shapes, strides, views and broadcasting in TypeScript over typed arrays, with
  * kernels from the `js` engine. Transpose, slice, expand, flip and contiguous reshapes are views
@@ -365,6 +368,13 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   compare(op: CompareOp, a: CpuTensor, b: CpuTensor): CpuTensor {
     const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
+    // A one-element float side broadcast against the other is the engine's scalar compare (the
+    // strided broadcast loop is ~70× slower); its value is already of the dtype, so exact.
+    if (a.dtype === b.dtype && isEngineFloat(a) && isEngineFloat(b) && a.numel !== b.numel) {
+      if (b.numel === 1 && sameShape(shape, a.shape)) return this.compareScalar(op, a, b.data[b.offset] as number);
+      if (a.numel === 1 && sameShape(shape, b.shape))
+        return this.compareScalar(SWAPPED[op], b, a.data[a.offset] as number);
+    }
     return this.map(
       this.kernels.compare.get(op, signature(a, b), () => buildMapKernels(compareExpr(op), XY)),
       'bool',

@@ -9,7 +9,7 @@ import type { CpuArray, CpuTensor } from '../storage.js';
 import { planScalars, slotValue, type ScalarPlan } from './expr.js';
 import { compileFusedInterpreter } from './interpreter.js';
 import { compileFusedKernel, ROW_CACHE_LIMIT, type FusedJsKernel } from './js-codegen.js';
-import { fusedLayout, layoutSignature } from './layout.js';
+import { type FusedLayout, fusedLayout, layoutSignature } from './layout.js';
 
 /**
  * `CpuBackend.fused`: runs a fused program (src/backend/fusion/program.ts) as one kernel. The
@@ -87,26 +87,39 @@ function offerable(program: FusedProgram): boolean {
 }
 
 /**
- * Autotune of the fused-vs-unfused choice, as Burn's autotune: on a backend, the first calls of a
- * program at a size class (a power of two of elements, from `minElements`) alternate the fused
- * kernel (the engine's, else the generated JavaScript) and the op-by-op replay with the backend's
- * own kernels for softmax, log-softmax and relu (what the unfused device runs), timed; after two
- * timings of each the faster is kept for that (program, size class). The replay must be faster by
- * `margin` to win, since fusion also spares the intermediates' memory. When it wins, `fused`
- * declines (returns undefined) and the fusion decorator replays the same way.
+ * Autotune of the fused-vs-unfused choice, as Burn's autotune: the first call of a program at a
+ * size class (a power of two of elements, from `minElements`) on a backend runs both candidates —
+ * the fused kernel (the engine's, else the generated JavaScript) and the op-by-op replay with the
+ * backend's own kernels for softmax, log-softmax and relu (what the unfused device runs) — once to
+ * warm up, then `rounds` times each, alternating, and keeps the faster (best times) for that
+ * (program, size class). The replay must be faster by `margin` to win, since fusion also spares
+ * the intermediates' memory. When it wins, `fused` declines (returns undefined) and the fusion
+ * decorator replays the same way. The candidates compute the same values up to the rounding of
+ * their transcendentals, so the choice never changes a result by more than that.
  */
 export interface CpuFusedAutotune {
   /** Off: always the fused kernel. */
   readonly enabled: boolean;
-  /** Least elements (rows × row length) a call needs to be timed; smaller ones always run fused. */
+  /** Least elements (rows × row length) a call needs to be tuned; smaller ones always run fused. */
   readonly minElements: number;
+  /** Untimed runs of each candidate first (the replay's JavaScript is compiled by then). */
+  readonly warmups: number;
+  /** Timed runs of each candidate. */
+  readonly rounds: number;
   /** The replay wins when its best time is below `margin` × the fused kernel's best. */
   readonly margin: number;
   /** The clock (ms). */
   readonly now: () => number;
 }
 
-let autotune: CpuFusedAutotune = { enabled: true, minElements: 1 << 16, margin: 0.8, now: () => performance.now() };
+let autotune: CpuFusedAutotune = {
+  enabled: true,
+  minElements: 1 << 16,
+  warmups: 2,
+  rounds: 5,
+  margin: 0.95,
+  now: () => performance.now(),
+};
 
 /** Changes the autotune's settings (tests, benchmarks); returns the previous ones. */
 export function setCpuFusedAutotune(settings: Partial<CpuFusedAutotune>): CpuFusedAutotune {
@@ -115,36 +128,43 @@ export function setCpuFusedAutotune(settings: Partial<CpuFusedAutotune>): CpuFus
   return previous;
 }
 
-/** One (program, size class) being tuned: the timings so far, or the choice made. */
-interface Tuning {
-  calls: number;
-  fused: number[];
-  replay: number[];
-  choice?: 'fused' | 'replay';
-}
-
-/** Tunings per backend, program key and size class. */
-const tunings = new WeakMap<object, Map<string, Tuning>>();
+/** The choice per backend, program key and size class. */
+const tunings = new WeakMap<object, Map<string, 'fused' | 'replay'>>();
 
 /** The choices made on `backend` (`program key @ size class` → choice), for tests and reports. */
 export function cpuFusedChoices(backend: object): Map<string, 'fused' | 'replay'> {
-  const out = new Map<string, 'fused' | 'replay'>();
-  for (const [k, t] of tunings.get(backend) ?? []) if (t.choice) out.set(k, t.choice);
-  return out;
+  return new Map(tunings.get(backend));
 }
 
-function tuningOf(backend: object, program: FusedProgram, n: number): Tuning {
+/** Times each candidate (the best of `rounds` runs after a warm-up) and records the faster. */
+function tune(
+  backend: Backend<CpuTensor>,
+  key: string,
+  fused: () => CpuTensor[],
+  replay: () => CpuTensor[],
+): 'fused' | 'replay' {
   let byKey = tunings.get(backend);
   if (byKey === undefined) tunings.set(backend, (byKey = new Map()));
-  const key = `${program.key}@${Math.floor(Math.log2(n))}`;
-  let t = byKey.get(key);
-  if (t === undefined) byKey.set(key, (t = { calls: 0, fused: [], replay: [] }));
-  return t;
-}
-
-function decide(t: Tuning): void {
-  if (t.fused.length < 2 || t.replay.length < 2) return;
-  t.choice = Math.min(...t.replay) < autotune.margin * Math.min(...t.fused) ? 'replay' : 'fused';
+  const timed = (run: () => CpuTensor[]): number => {
+    const t0 = autotune.now();
+    const outs = run();
+    const t = autotune.now() - t0;
+    for (const o of outs) backend.dispose?.(o);
+    return t;
+  };
+  for (let w = 0; w < autotune.warmups; w++) {
+    timed(fused);
+    timed(replay);
+  }
+  let bestFused = Number.POSITIVE_INFINITY,
+    bestReplay = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < autotune.rounds; r++) {
+    bestFused = Math.min(bestFused, timed(fused));
+    bestReplay = Math.min(bestReplay, timed(replay));
+  }
+  const choice = bestReplay < autotune.margin * bestFused ? 'replay' : 'fused';
+  byKey.set(key, choice);
+  return choice;
 }
 
 /**
@@ -156,8 +176,26 @@ export function runFused(
   backend: Backend<CpuTensor>,
   call: FusedCall<CpuTensor>,
 ): CpuTensor[] | undefined {
-  const { program } = call;
   const layout = fusedLayout(call);
+  const n = layout.rows * layout.innerN;
+  if (autotune.enabled && n >= autotune.minElements) {
+    const key = `${call.program.key}@${Math.floor(Math.log2(n))}`;
+    const choice =
+      tunings.get(backend)?.get(key) ??
+      tune(
+        backend,
+        key,
+        () => runKernel(host, call, layout),
+        () => replayFused(backend, call, { idioms: true }),
+      );
+    if (choice === 'replay') return undefined;
+  }
+  return runKernel(host, call, layout);
+}
+
+/** The fused kernel: the engine's where it takes the program, else the generated JavaScript. */
+function runKernel(host: CpuKernelHost, call: FusedCall<CpuTensor>, layout: FusedLayout): CpuTensor[] {
+  const { program } = call;
   const { rows, innerN } = layout;
   const outShapes = program.outputs.map((o) =>
     program.levels[o.value] === 'row' ? [...call.outer] : [...call.outer, ...call.inner],
@@ -167,24 +205,6 @@ export function runFused(
   if (rows > 0) {
     cpuFusedStats.runs++;
     const compiled = compiledOf(program);
-    let tuning: Tuning | undefined;
-    if (autotune.enabled && rows * innerN >= autotune.minElements) {
-      tuning = tuningOf(backend, program, rows * innerN);
-      // Calls 1 and 3 replay (call 0 warms the kernel up), until a choice is made.
-      const replayTurn = tuning.choice === 'replay' || (tuning.choice === undefined && tuning.calls % 2 === 1);
-      if (replayTurn) {
-        for (const o of outs) host.give(o);
-        if (tuning.choice === 'replay') return undefined;
-        tuning.calls++;
-        const t0 = autotune.now();
-        const result = replayFused(backend, call, { idioms: true });
-        tuning.replay.push(autotune.now() - t0);
-        decide(tuning);
-        return result;
-      }
-      if (tuning.choice !== undefined) tuning = undefined;
-    }
-    const t0 = tuning ? autotune.now() : 0;
     const e = host.engine;
     let done = false;
     if (e.fused && innerN > 0 && compiled.offer) {
@@ -231,10 +251,6 @@ export function runFused(
         kernel = k;
       }
       kernel(layout.shape, innerRank, layout.inputs, outs, K);
-    }
-    if (tuning) {
-      if (tuning.calls++ > 0) tuning.fused.push(autotune.now() - t0);
-      decide(tuning);
     }
   }
   return outs.map((o, k) => host.own(o, outShapes[k]!, dtypes[k]!));
