@@ -35,11 +35,19 @@ export function replayFused<P extends TensorPrimitive>(
       for (const v of idiom.covered) covered.add(v);
     }
   }
-  // What each instruction reads here: an idiom's root reads its operands, what it covers nothing.
+  /** The value of a binary's scalar rhs (binaryScalar's), or undefined when `y` is no scalar. */
+  const scalarRhs = (y: number): number | undefined => {
+    const s = instrs[y]!;
+    return s.kind === 'scalar' ? scalars[s.index] : undefined;
+  };
+  // What each instruction reads here: an idiom's root reads its operands, what it covers nothing;
+  // a binary with a scalar rhs only its lhs.
   const argsOf = (instr: FusedInstr, i: number): number[] => {
     const idiom = roots.get(i);
     if (idiom) return idiom.kind === 'relu' ? [idiom.x, idiom.grad] : [idiom.x];
-    return covered.has(i) ? [] : instrArgs(instr);
+    if (covered.has(i)) return [];
+    if (instr.kind === 'binary' && scalarRhs(instr.y) !== undefined) return [instr.x];
+    return instrArgs(instr);
   };
   const innerDims = inner.map((_, i) => outer.length + i);
   const rowShape = [...outer, ...inner.map(() => 1)];
@@ -79,13 +87,7 @@ export function replayFused<P extends TensorPrimitive>(
           v = backend.predicate(instr.op, values[instr.x]!);
           break;
         case 'binary':
-          v = binaryOf(
-            backend,
-            instr.op,
-            values[instr.x]!,
-            values[instr.y]!,
-            instrs[instr.y]!.kind === 'scalar' ? scalars[(instrs[instr.y] as { index: number }).index] : undefined,
-          );
+          v = binaryOf(backend, instr.op, values[instr.x]!, values[instr.y], scalarRhs(instr.y));
           break;
         case 'compare':
           v = backend.compare(instr.op, values[instr.x]!, values[instr.y]!);
@@ -157,9 +159,9 @@ function binaryOf<P extends TensorPrimitive>(
   backend: Backend<P>,
   op: Parameters<Backend<P>['binary']>[0],
   x: P,
-  y: P,
+  y: P | undefined,
   scalar: number | undefined,
 ): P {
-  // A scalar rhs goes through binaryScalar, the op the decorator recorded.
-  return scalar !== undefined ? backend.binaryScalar(op, x, scalar) : backend.binary(op, x, y);
+  // A scalar rhs goes through binaryScalar, the op the decorator recorded (its value is never made).
+  return scalar !== undefined ? backend.binaryScalar(op, x, scalar) : backend.binary(op, x, y!);
 }

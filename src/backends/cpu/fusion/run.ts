@@ -128,23 +128,32 @@ export function setCpuFusedAutotune(settings: Partial<CpuFusedAutotune>): CpuFus
   return previous;
 }
 
-/** The choice per backend, program key and size class. */
-const tunings = new WeakMap<object, Map<string, 'fused' | 'replay'>>();
+/** The choice per backend, program key and size class (nested: no key string built per call). */
+const tunings = new WeakMap<object, Map<string, Map<number, 'fused' | 'replay'>>>();
 
 /** The choices made on `backend` (`program key @ size class` → choice), for tests and reports. */
 export function cpuFusedChoices(backend: object): Map<string, 'fused' | 'replay'> {
-  return new Map(tunings.get(backend));
+  const out = new Map<string, 'fused' | 'replay'>();
+  for (const [key, bySize] of tunings.get(backend) ?? []) for (const [size, c] of bySize) out.set(`${key}@${size}`, c);
+  return out;
+}
+
+function choicesOf(backend: object, key: string): Map<number, 'fused' | 'replay'> {
+  let byKey = tunings.get(backend);
+  if (byKey === undefined) tunings.set(backend, (byKey = new Map()));
+  let bySize = byKey.get(key);
+  if (bySize === undefined) byKey.set(key, (bySize = new Map()));
+  return bySize;
 }
 
 /** Times each candidate (the best of `rounds` runs after a warm-up) and records the faster. */
 function tune(
   backend: Backend<CpuTensor>,
-  key: string,
+  choices: Map<number, 'fused' | 'replay'>,
+  size: number,
   fused: () => CpuTensor[],
   replay: () => CpuTensor[],
 ): 'fused' | 'replay' {
-  let byKey = tunings.get(backend);
-  if (byKey === undefined) tunings.set(backend, (byKey = new Map()));
   const timed = (run: () => CpuTensor[]): number => {
     const t0 = autotune.now();
     const outs = run();
@@ -163,7 +172,7 @@ function tune(
     bestReplay = Math.min(bestReplay, timed(replay));
   }
   const choice = bestReplay < autotune.margin * bestFused ? 'replay' : 'fused';
-  byKey.set(key, choice);
+  choices.set(size, choice);
   return choice;
 }
 
@@ -179,12 +188,14 @@ export function runFused(
   const layout = fusedLayout(call);
   const n = layout.rows * layout.innerN;
   if (autotune.enabled && n >= autotune.minElements) {
-    const key = `${call.program.key}@${Math.floor(Math.log2(n))}`;
+    const choices = choicesOf(backend, call.program.key);
+    const size = Math.floor(Math.log2(n));
     const choice =
-      tunings.get(backend)?.get(key) ??
+      choices.get(size) ??
       tune(
         backend,
-        key,
+        choices,
+        size,
         () => runKernel(host, call, layout),
         () => replayFused(backend, call, { idioms: true }),
       );
