@@ -86,13 +86,15 @@ export function runScope<T>(fn: () => T, keep: readonly unknown[] = []): T {
   scopes.pop();
   if (created.size === 0) return result;
   const reachable = reachableHandles([result, ...scope.roots], created);
-  // Survivors settle first (lazy handles compute), so what only they held can go below.
-  for (const h of created) if (reachable.has(h)) h.settle?.();
+  // The rest is released first, then the survivors settle (lazy handles compute): a pending value
+  // that only released handles held is never computed, and one they shared with a survivor is then
+  // read by that survivor alone (a fused program need not store it for them).
   const parent = scopes[scopes.length - 1];
   for (const h of created) {
     if (reachable.has(h)) parent?.created.add(h);
     else h.release();
   }
+  for (const h of created) if (reachable.has(h)) h.settle?.();
   return result;
 }
 

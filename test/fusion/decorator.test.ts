@@ -131,6 +131,28 @@ for (const [name, base] of DEVICES) {
       assert.equal(stats(f).programs - before, 1);
     });
 
+    it('a costly value read by a column sum and held for later is computed once, densely', () => {
+      const f = base.fusion();
+      const x = rand(f, [64, 32], 14);
+      values(x);
+      // 6 × (mul, add) and an exp: a DAG of 25 pending nodes, as a GELU backward's.
+      const costly = (t: Tensor<number>) => {
+        let h = t;
+        for (let i = 0; i < 6; i++) h = h.mul(0.9).add(0.1);
+        return h.exp();
+      };
+      const h = costly(x);
+      const colSum = values(h.sumDim(0));
+      const before = stats(f).programs;
+      const hv = values(h);
+      assert.equal(stats(f).programs - before, 0, 'h was computed by the column sum: reading it runs nothing');
+      const plainX = rand(base, [64, 32], 14);
+      const expected = costly(plainX);
+      assert.deepEqual(hv, values(expected));
+      const sums = values(expected.sumDim(0));
+      colSum.forEach((v, i) => assert.ok(Math.abs(v - sums[i]!) <= 1e-5 * Math.abs(sums[i]!), `sum ${i}`));
+    });
+
     it('a reshape of a pending block over dense tensors re-indexes it: one program', () => {
       const f = base.fusion();
       const x = rand(f, [6, 8], 12);

@@ -9,7 +9,7 @@ import {
 import { replayFused } from '../../backend/fusion/replay.js';
 import { BurnError } from '../../core/errors.js';
 import { numel, sameShape } from '../../core/shape.js';
-import { toLeaf, type Node } from './node.js';
+import { pendingSize, toLeaf, type Node } from './node.js';
 
 /** Counters of the fusion decorator (see `FusionBackend.stats`). */
 export interface FusionStats {
@@ -264,6 +264,15 @@ function build<P extends TensorPrimitive>(
   const inputOf = new Map<P, number>();
   const memo: Node<P>[] = [];
   const push = (instr: FusedInstr) => instrs.push(instr) - 1;
+  // References of each pending node from inside this DAG: a node with more references is also held
+  // outside it (a handle, another pending DAG) and will be read again.
+  const internal = internalRefs(root);
+  const sharedCostly = (n: Node<P>): boolean =>
+    n.kind === 'op' &&
+    !emitting.has(n) &&
+    n.refs > (internal.get(n) ?? 0) &&
+    hasInexactOp(n) &&
+    pendingSize(n, COSTLY_NODES) >= COSTLY_NODES;
   const isFull = (s: readonly number[]) => space === undefined || sameShape(s, space.full);
   const isRow = (s: readonly number[]) => space !== undefined && sameShape(s, space.row);
   const fits = (n: Node<P>): boolean => {
@@ -287,7 +296,10 @@ function build<P extends TensorPrimitive>(
   const emit = (n: Node<P>): number => {
     const known = values.get(n);
     if (known !== undefined) return known;
-    if (n !== root && !fits(n)) materialize(core, n);
+    // A costly value that is read again later, in a permuted space (a column reduction: the bias
+    // gradient of a GELU layer), is computed first by a dense program of its own, which the later
+    // readers then load instead of recomputing it (a permuted program's stores would scatter).
+    if (n !== root && (!fits(n) || (perm !== undefined && sharedCostly(n)))) materialize(core, n);
     if (n.kind === 'bcast' && n.args[0]!.kind === 'leaf') materialize(core, n);
     let v: number;
     switch (n.kind) {
@@ -343,6 +355,8 @@ function build<P extends TensorPrimitive>(
             v = push({ kind: 'cast', x: a[0]!, dtype: n.dtype });
             break;
         }
+        emitted.push(n);
+        emitting.add(n);
         break;
       }
     }
@@ -350,7 +364,13 @@ function build<P extends TensorPrimitive>(
     return v;
   };
   if (space !== undefined) elementArgs(core, root, space);
-  const rootValue = emit(root);
+  const emitted: Node<P>[] = [];
+  let rootValue: number;
+  try {
+    rootValue = emit(root);
+  } finally {
+    for (const n of emitted) emitting.delete(n);
+  }
   if (space !== undefined && !instrs.some((i) => i.kind === 'reduce')) {
     for (const t of temps) core.free(t);
     return undefined;
@@ -538,6 +558,35 @@ function hasInexactOp<P extends TensorPrimitive>(n: Node<P>): boolean {
     stack.push(...x.args);
   }
   return false;
+}
+
+/**
+ * Pending nodes from which a shared value with a transcendental is worth computing once, densely,
+ * before a permuted program that would recompute it: a GELU backward is 20 (its bias gradient, a
+ * column sum, and the input gradient's matmul both read it: 1.79 -> ~0.9 ms a layer in the
+ * transformer bench), a softmax 9 (kept in one program: a handle a user has not dropped yet
+ * looks shared too).
+ */
+const COSTLY_NODES = 16;
+
+/** The op nodes the builds in progress have emitted (a build nested in another, for a cut, must not store them). */
+const emitting = new Set<Node>();
+
+/** How many times each pending node of `root`'s DAG is an arg inside it. */
+function internalRefs<P extends TensorPrimitive>(root: Node<P>): Map<Node<P>, number> {
+  const refs = new Map<Node<P>, number>();
+  const seen = new Set<Node<P>>();
+  const stack = [root];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    if (seen.has(x) || x.kind === 'leaf' || x.kind === 'scalar') continue;
+    seen.add(x);
+    for (const a of x.args) {
+      refs.set(a, (refs.get(a) ?? 0) + 1);
+      stack.push(a);
+    }
+  }
+  return refs;
 }
 
 function invert(perm: readonly number[]): number[] {
