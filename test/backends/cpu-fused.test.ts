@@ -29,6 +29,7 @@ import { BufferPool } from '../../src/backends/cpu/pool.js';
 import type { CpuTensor } from '../../src/backends/cpu/storage.js';
 import { TensorData, type DType } from '../../src/index.js';
 import { f16BitsToF32 } from '../../src/core/dtype.js';
+import { withFakeAutotuneClock } from '../helpers/autotune.js';
 import { nativeTestDevice, wasmTestDevice } from '../helpers/devices.js';
 
 type Spec = { inputs: FusedInput[]; scalars: number; instrs: FusedInstr[]; outputs: number[] };
@@ -827,23 +828,11 @@ describe('CpuBackend.fused: caches and memory', () => {
 
   it('autotune: times fused and replay on a big call, keeps the faster per (program, size class)', () => {
     for (const replayFaster of [false, true]) {
-      // A clock that makes each timed interval 10 ms, or 1 ms when the replay's ops ran in it (replayFaster).
-      let t = 0,
-        replayed = false;
-      const previous = setCpuFusedAutotune({
-        enabled: true,
-        minElements: 1000,
-        now: () => {
-          t += replayed && replayFaster ? 1 : 10;
-          replayed = false;
-          return t;
-        },
-      });
-      try {
+      withFakeAutotuneClock(replayFaster, (replayed) => {
         const b = js();
         const unary = b.unary.bind(b);
         b.unary = (op, p) => {
-          replayed = true;
+          replayed();
           return unary(op, p);
         };
         const n = 3000;
@@ -869,9 +858,7 @@ describe('CpuBackend.fused: caches and memory', () => {
           ),
         );
         assert.equal(cpuFusedChoices(b).size, 1);
-      } finally {
-        setCpuFusedAutotune(previous);
-      }
+      });
     }
   });
 

@@ -11,10 +11,11 @@ import { fusedProgram, type FusedCall, type FusedInstr, type FusedProgram } from
 import { replayFused } from '../../src/backend/fusion/replay.js';
 import { CpuBackend } from '../../src/backends/cpu/backend.js';
 import { jsEngine, type CpuEngineKernels } from '../../src/backends/cpu/engine.js';
-import { cpuFusedChoices, setCpuFusedAutotune } from '../../src/backends/cpu/fusion/run.js';
+import { cpuFusedChoices } from '../../src/backends/cpu/fusion/run.js';
 import { BufferPool } from '../../src/backends/cpu/pool.js';
 import type { CpuTensor } from '../../src/backends/cpu/storage.js';
 import { TensorData } from '../../src/index.js';
+import { withFakeAutotuneClock } from '../helpers/autotune.js';
 
 const f32 = 'f32' as const;
 
@@ -180,18 +181,7 @@ describe('fused program idioms', () => {
 describe('CPU fused autotune on the engine path', () => {
   it("times the engine's kernel against the idiom replay and keeps the faster", () => {
     for (const replayFaster of [false, true]) {
-      let t = 0,
-        replayed = false;
-      const previous = setCpuFusedAutotune({
-        enabled: true,
-        minElements: 1000,
-        now: () => {
-          t += replayed && replayFaster ? 1 : 10;
-          replayed = false;
-          return t;
-        },
-      });
-      try {
+      withFakeAutotuneClock(replayFaster, (replayed) => {
         let engineCalls = 0;
         let expected: Float32Array | undefined;
         const engine: CpuEngineKernels = {
@@ -205,7 +195,7 @@ describe('CPU fused autotune on the engine path', () => {
         const b = js(engine);
         const softmax = b.softmax.bind(b);
         b.softmax = (p, dim) => {
-          replayed = true;
+          replayed();
           return softmax(p, dim);
         };
         const x = tensor(b, [40, 64], 4);
@@ -224,9 +214,7 @@ describe('CPU fused autotune on the engine path', () => {
         for (const out of results)
           if (replayFaster) assert.equal(out, undefined);
           else assert.deepEqual(read(b, out![0]!), Array.from(expected!));
-      } finally {
-        setCpuFusedAutotune(previous);
-      }
+      });
     }
   });
 });

@@ -544,17 +544,22 @@ const EXACT_BINARY: ReadonlySet<string> = new Set([
 
 /** True when `n`'s pending DAG has an op whose result may depend on the kernel that computes it. */
 function hasInexactOp<P extends TensorPrimitive>(n: Node<P>): boolean {
+  return walkPending(n, (x) => {
+    const op = x.op;
+    if (x.kind !== 'op' || op === undefined) return false;
+    return (op.kind === 'unary' && !EXACT_UNARY.has(op.op)) || (op.kind === 'binary' && !EXACT_BINARY.has(op.op));
+  });
+}
+
+/** Visits the distinct pending nodes of `root`'s DAG (not leaves, not scalars) depth first; a visit returning true stops the walk (and makes the result true). */
+function walkPending<P extends TensorPrimitive>(root: Node<P>, visit: (x: Node<P>) => boolean): boolean {
   const seen = new Set<Node<P>>();
-  const stack = [n];
+  const stack = [root];
   while (stack.length > 0) {
     const x = stack.pop()!;
     if (seen.has(x) || x.kind === 'leaf' || x.kind === 'scalar') continue;
     seen.add(x);
-    const op = x.op;
-    if (x.kind === 'op' && op !== undefined) {
-      if (op.kind === 'unary' && !EXACT_UNARY.has(op.op)) return true;
-      if (op.kind === 'binary' && !EXACT_BINARY.has(op.op)) return true;
-    }
+    if (visit(x)) return true;
     stack.push(...x.args);
   }
   return false;
@@ -575,17 +580,10 @@ const emitting = new Set<Node>();
 /** How many times each pending node of `root`'s DAG is an arg inside it. */
 function internalRefs<P extends TensorPrimitive>(root: Node<P>): Map<Node<P>, number> {
   const refs = new Map<Node<P>, number>();
-  const seen = new Set<Node<P>>();
-  const stack = [root];
-  while (stack.length > 0) {
-    const x = stack.pop()!;
-    if (seen.has(x) || x.kind === 'leaf' || x.kind === 'scalar') continue;
-    seen.add(x);
-    for (const a of x.args) {
-      refs.set(a, (refs.get(a) ?? 0) + 1);
-      stack.push(a);
-    }
-  }
+  walkPending(root, (x) => {
+    for (const a of x.args) refs.set(a, (refs.get(a) ?? 0) + 1);
+    return false;
+  });
   return refs;
 }
 
