@@ -574,7 +574,7 @@ function walkPending<P extends TensorPrimitive>(root: Node<P>, visit: (x: Node<P
  */
 const COSTLY_NODES = 16;
 
-/** The op nodes the builds in progress have emitted (a build nested in another, for a cut, must not store them). */
+/** The op nodes the builds in progress have emitted (a build nested in another, for a cut, must not compute them apart). */
 const emitting = new Set<Node>();
 
 /** How many times each pending node of `root`'s DAG is an arg inside it. */
