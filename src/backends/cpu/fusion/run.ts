@@ -90,8 +90,8 @@ function offerable(program: FusedProgram): boolean {
  * Autotune of the fused-vs-unfused choice, as Burn's autotune: the first call of a program at a
  * size class (a power of two of elements, from `minElements`) on a backend runs both candidates —
  * the fused kernel (the engine's, else the generated JavaScript) and the op-by-op replay with the
- * backend's own kernels for softmax, log-softmax and relu (what the unfused device runs) — once to
- * warm up, then `rounds` times each, alternating, and keeps the faster (best times) for that
+ * backend's own kernels for softmax, log-softmax and relu (what the unfused device runs) —
+ * `warmups` times, then `rounds` times each, alternating, and keeps the faster (best times) for that
  * (program, size class). The replay must be faster by `margin` to win, since fusion also spares
  * the intermediates' memory. When it wins, `fused` declines (returns undefined) and the fusion
  * decorator replays the same way. The candidates compute the same values up to the rounding of
@@ -146,7 +146,7 @@ function choicesOf(backend: object, key: string): Map<number, 'fused' | 'replay'
   return bySize;
 }
 
-/** Times each candidate (the best of `rounds` runs after a warm-up) and records the faster. */
+/** Times each candidate (the best of `rounds` runs after `warmups`, from the call's start: allocation included) and records the faster. */
 function tune(
   backend: Backend<CpuTensor>,
   choices: Map<number, 'fused' | 'replay'>,
