@@ -368,8 +368,8 @@ export class CpuBackend extends BaseBackend<CpuTensor> {
 
   compare(op: CompareOp, a: CpuTensor, b: CpuTensor): CpuTensor {
     const shape = sameShape(a.shape, b.shape) ? a.shape : broadcastShapes(a.shape, b.shape, op);
-    // A one-element float side broadcast against the other is the engine's scalar compare (the
-    // strided broadcast loop is ~70× slower); its value is already of the dtype, so exact.
+    // A one-element float side broadcast against the other is the engine's scalar compare (far
+    // faster than the strided broadcast loop); its value is already of the dtype, so exact.
     if (a.dtype === b.dtype && isEngineFloat(a) && isEngineFloat(b) && a.numel !== b.numel) {
       if (b.numel === 1 && sameShape(shape, a.shape)) return this.compareScalar(op, a, b.data[b.offset] as number);
       if (a.numel === 1 && sameShape(shape, b.shape))

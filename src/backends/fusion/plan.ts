@@ -568,9 +568,8 @@ function walkPending<P extends TensorPrimitive>(root: Node<P>, visit: (x: Node<P
 /**
  * Pending nodes from which a shared value with a transcendental is worth computing once, densely,
  * before a permuted program that would recompute it: a GELU backward is 20 (its bias gradient, a
- * column sum, and the input gradient's matmul both read it: 1.79 -> ~0.9 ms a layer in the
- * transformer bench), a softmax 9 (kept in one program: a handle a user has not dropped yet
- * looks shared too).
+ * column sum, and the input gradient's matmul both read it), a softmax 9 (kept in one program: a
+ * handle a user has not dropped yet looks shared too).
  */
 const COSTLY_NODES = 16;
 
